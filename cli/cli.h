@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli: the `gpuhier` command and its subcommands, one file each
+ * (cli/cmd_<name>.c), dispatched from the table in cli/gpuhier.c.
+ *
+ * Adding a subcommand:
+ *   1. write `int cmd_<name>(int argc, const char **argv)` in cli/cmd_<name>.c;
+ *      argv[0] is the subcommand name; return an exit code from below;
+ *   2. declare it here and add a row to the table in cli/gpuhier.c;
+ *   3. add the file to cli/CMakeLists.txt;
+ *   4. document it in docs/cmd-<name>.md and list it in README.md;
+ *   5. test it in tests/e2e/t4xx-<name>.sh.
+ *
+ * Exit codes (documented in docs/exit-codes.md; stable, scripts rely on them).
+ * `gpuhier run` is the exception: it returns the profiled program's status.
+ */
+#ifndef GPUHIER_CLI_CLI_H
+#define GPUHIER_CLI_CLI_H
+
+#include <stdarg.h>
+
+enum gh_exit {
+    GH_EXIT_OK = 0,           /* success; `check`: no finding reached the severity */
+    GH_EXIT_FINDINGS = 1,     /* `check`: at least one finding at or above --fail-on */
+    GH_EXIT_USAGE = 2,        /* bad command line: unknown option, bad value, bad regex */
+    GH_EXIT_NO_REPORT = 3,    /* report missing, unreadable, not a report, or damaged */
+    GH_EXIT_NEWER_REPORT = 4, /* report written by a newer gpuhier (or an older one needing migration) */
+    GH_EXIT_RULES = 5,        /* a rule file is broken (message names file and line) */
+    GH_EXIT_OUTPUT = 6,       /* cannot write the output (exists without -f, or I/O error) */
+    GH_EXIT_NO_GPU = 7,       /* doctor/calibrate: no usable GPU, driver or CUPTI */
+    GH_EXIT_INTERNAL = 70,    /* internal error (EX_SOFTWARE); a bug: please report it */
+    GH_EXIT_NOT_EXEC = 126,   /* run: the program exists but cannot be executed */
+    GH_EXIT_NOT_FOUND = 127,  /* run: the program was not found */
+};
+
+int cmd_run(int argc, const char **argv);
+int cmd_analyze(int argc, const char **argv);
+int cmd_tui(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_export(int argc, const char **argv);
+int cmd_check(int argc, const char **argv);
+int cmd_diff(int argc, const char **argv);
+int cmd_rules(int argc, const char **argv);
+int cmd_doctor(int argc, const char **argv);
+int cmd_demo(int argc, const char **argv);
+
+/* Print "gpuhier: error: <msg>" to stderr. Returns -1. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "gpuhier: warning: <msg>" to stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Map the last store_open() failure to an exit code (GH_EXIT_NO_REPORT / _NEWER_REPORT). */
+int cli_store_exit_code(void);
+
+/* Directory of the running gpuhier executable (static buffer), "" if unknown. */
+const char *cli_self_dir(void);
+
+/*
+ * Where data files (rules/, the collector library, the demo report) are:
+ * GPUHIER_DATA_DIR if set, else the build/install layout around the
+ * executable. Returns a new string (free()) for `rel` under it, or NULL.
+ */
+char *cli_data_path(const char *rel);
+
+#endif

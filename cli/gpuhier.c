@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuhier: subcommand dispatcher, as git.c and perf.c do it: one table,
+ * one cmd_<name>() per subcommand, and a check that stdout was written
+ * out without error before the status is returned.
+ */
+#include "cli/cli.h"
+#include "schema/store.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cmd_struct {
+    const char *name;
+    int (*fn)(int argc, const char **argv);
+    const char *help;
+};
+
+static const struct cmd_struct commands[] = {
+    {"run", cmd_run, "profile a program; prints the top findings at the end"},
+    {"analyze", cmd_analyze, "apply the rules, print ranked findings"},
+    {"tui", cmd_tui, "browse a report in the terminal"},
+    {"report", cmd_report, "the TUI's views as plain text"},
+    {"export", cmd_export, "findings for tickets: md, json, csv, sarif, junit"},
+    {"check", cmd_check, "exit non-zero for CI when findings reach a severity"},
+    {"diff", cmd_diff, "compare two reports: did the fix work"},
+    {"rules", cmd_rules, "list the rule set, or explain one rule"},
+    {"doctor", cmd_doctor, "is this machine ready to profile, and if not, why"},
+    {"demo", cmd_demo, "open the report that ships with gpuhier"},
+};
+
+int
+error(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("gpuhier: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
+void
+warning(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("gpuhier: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int
+cli_store_exit_code(void)
+{
+    switch (store_failure()) {
+    case STORE_ERR_NEWER:
+    case STORE_ERR_OLDER:
+        return GH_EXIT_NEWER_REPORT;
+    default:
+        return GH_EXIT_NO_REPORT;
+    }
+}
+
+const char *
+cli_self_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0])
+        return dir;
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+    if (n <= 0) {
+        dir[0] = '\0';
+        return dir;
+    }
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    return dir;
+}
+
+static int
+exists(const char *p)
+{
+    return access(p, F_OK) == 0;
+}
+
+char *
+cli_data_path(const char *rel)
+{
+    char buf[PATH_MAX];
+    const char *env = getenv("GPUHIER_DATA_DIR");
+    if (env && *env) {
+        snprintf(buf, sizeof(buf), "%s/%s", env, rel);
+        return strdup(buf);
+    }
+    /*
+     * Candidates, in order: next to the executable (build tree: build/cli,
+     * data in build/<rel> or the source tree), then the install layout
+     * (<prefix>/bin -> <prefix>/share/gpuhier).
+     */
+    const char *self = cli_self_dir();
+    const char *prefixes[] = {"", "/..", "/../share/gpuhier", "/../lib/gpuhier"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        snprintf(buf, sizeof(buf), "%s%s/%s", self, prefixes[i], rel);
+        if (exists(buf))
+            return strdup(buf);
+    }
+#ifdef GPUHIER_SOURCE_DIR
+    snprintf(buf, sizeof(buf), "%s/%s", GPUHIER_SOURCE_DIR, rel);
+    if (exists(buf))
+        return strdup(buf);
+#endif
+    return NULL;
+}
+
+static void
+usage(FILE *f)
+{
+    fprintf(f, "usage: gpuhier <command> [options] [args]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n'gpuhier <command> --help' describes a command; docs/cmd-<command>.md has the details.\n");
+}
+
+int
+main(int argc, const char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return GH_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        usage(stdout);
+        return GH_EXIT_OK;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("gpuhier %s (schema %d)\n", GPUHIER_VERSION, STORE_SCHEMA_VERSION);
+        return GH_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(name, commands[i].name))
+            continue;
+        int status = commands[i].fn(argc - 1, argv + 1);
+        /* Somebody closed stdout, or the disk is full: say so, don't hide it. */
+        if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+            if (errno != EPIPE)
+                error("write failure on standard output: %s", strerror(errno));
+            return status ? status : GH_EXIT_OUTPUT;
+        }
+        return status;
+    }
+    error("'%s' is not a gpuhier command; see 'gpuhier --help'", name);
+    return GH_EXIT_USAGE;
+}

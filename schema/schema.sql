@@ -1,0 +1,452 @@
+-- SPDX-License-Identifier: MIT
+--
+-- gpuhier report schema, version 1 (PRAGMA user_version = 1).
+--
+-- This file is the contract between the collector (writer of the raw
+-- tables), the analyzer (writer of the analysis tables) and every reader
+-- (tui, report, export, check, diff). It is compiled into libgh_store and
+-- applied by store_create(). Every table, view and column is documented
+-- here: a user must be able to answer their own questions with
+-- `sqlite3 report.db`.
+--
+-- Conventions
+--   * times are nanoseconds (`_ns`), on CUPTI's timestamp clock
+--     (CLOCK_REALTIME-based on Linux) unless the column says otherwise;
+--   * sizes are bytes (`_bytes`), bandwidths bytes per second (`_bytes_per_s`);
+--   * percentages are 0..100 (`_pct`);
+--   * strings that come from the profiled program (kernel names, command
+--     lines, NVTX names) are untrusted: readers pass them through the
+--     export module's sanitizer before printing;
+--   * a NULL means "not known / not collected", never zero.
+--
+-- Ownership: the collector writes the tables of section 1-3; the analyzer
+-- writes only the tables of section 4 (analysis, rule_run, finding,
+-- finding_evidence, finding_launch, kernel_summary); readers write nothing.
+
+PRAGMA user_version = 1;
+
+-- ===================================================================
+-- 1. The run
+-- ===================================================================
+
+-- One key/value bag describing the file itself.
+-- Keys used: 'schema_version', 'created_by' ('collector', 'synthetic',
+-- 'test'), 'provenance' (free text: where, when, how a report was
+-- recorded or built; synthetic reports say so here), 'tool_version'.
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,  -- name of the property
+    value TEXT               -- its value
+);
+
+-- One row per profiled process (one report = one process; id is 1).
+CREATE TABLE run (
+    id                 INTEGER PRIMARY KEY,
+    command_line       TEXT,     -- JSON array of argv strings, as seen in /proc/self/cmdline
+    program            TEXT,     -- argv[0] resolved to a path when possible
+    cwd                TEXT,     -- working directory at start
+    env                TEXT,     -- JSON object: allowlisted variables only (CUDA_*, NVIDIA_*, LD_*, OMP_*, GPUHIER_*)
+    host               TEXT,     -- gethostname()
+    pid                INTEGER,  -- process id of the profiled process
+    ppid               INTEGER,  -- its parent's process id
+    start_ns           INTEGER,  -- when the collector started (CLOCK_REALTIME ns)
+    end_ns             INTEGER,  -- when the collector finished (NULL if it never finished cleanly)
+    tool_version       TEXT,     -- gpuhier version that wrote the report
+    cuda_driver_version INTEGER, -- cuDriverGetVersion(), e.g. 13000
+    cupti_version      INTEGER,  -- cuptiGetVersion()
+    mode               TEXT,     -- 'trace' (no counters) or 'profile' (counters on sampled launches)
+    options            TEXT,     -- JSON object of the collector options in force (sampling, filters, metrics)
+    metric_set         TEXT,     -- JSON array of the metric names requested for profiled launches
+    profiling_limited  TEXT,     -- NULL when counters worked; else why they are missing or partial (human readable)
+    clean_exit         INTEGER,  -- 1 when the collector flushed and closed at exit; 0/NULL after a crash or kill
+    records_dropped    INTEGER DEFAULT 0, -- records dropped because the collector's queue was full
+    activity_dropped   INTEGER DEFAULT 0, -- records CUPTI itself reported dropped (cuptiActivityGetNumDroppedRecords)
+    ranges_dropped     INTEGER DEFAULT 0  -- profiled ranges discarded because CUPTI's ranges and our launches disagreed
+);
+
+-- Notable events of the collector: why something was not done.
+-- The analyzer and `doctor` read it; `gpuhier run` prints warnings from it.
+CREATE TABLE event (
+    id        INTEGER PRIMARY KEY,
+    time_ns   INTEGER,  -- when it happened
+    level     TEXT,     -- 'info', 'warning', 'error'
+    code      TEXT,     -- stable machine-readable code, e.g. 'cupti_subscribe_failed', 'no_counter_permission', 'capture_skip'
+    message   TEXT      -- human-readable explanation
+);
+
+-- ===================================================================
+-- 2. Devices, kernels, launches, metrics
+-- ===================================================================
+
+-- One row per CUDA device the process used (id = CUDA device ordinal).
+CREATE TABLE device (
+    id                            INTEGER PRIMARY KEY, -- CUDA device ordinal (CUPTI deviceId)
+    name                          TEXT,     -- marketing name, e.g. 'NVIDIA H200'
+    chip                          TEXT,     -- profiler chip name, e.g. 'GH100'
+    uuid                          TEXT,     -- device UUID (hex)
+    cc_major                      INTEGER,  -- compute capability major
+    cc_minor                      INTEGER,  -- compute capability minor
+    sm_count                      INTEGER,  -- streaming multiprocessors
+    warp_size                     INTEGER,  -- threads per warp (32)
+    max_threads_per_block         INTEGER,
+    max_threads_per_sm            INTEGER,
+    max_warps_per_sm              INTEGER,
+    max_blocks_per_sm             INTEGER,
+    regs_per_sm                   INTEGER,  -- 32-bit registers per SM
+    regs_per_block                INTEGER,  -- 32-bit registers per block
+    reg_alloc_unit                INTEGER,  -- registers allocated per warp in units of this many (256 on sm_90)
+    smem_per_sm_bytes             INTEGER,  -- shared memory per SM (maximum carveout)
+    smem_per_block_bytes          INTEGER,  -- shared memory per block without opt-in (48 KB)
+    smem_per_block_optin_bytes    INTEGER,  -- shared memory per block with cudaFuncSetAttribute opt-in
+    smem_reserved_per_block_bytes INTEGER,  -- shared memory the driver reserves per block (1 KB on sm_90)
+    l1_smem_per_sm_bytes          INTEGER,  -- combined L1 + shared memory per SM (256 KB on sm_90), NULL if unknown
+    l2_bytes                      INTEGER,  -- L2 cache size
+    global_mem_bytes              INTEGER,  -- device memory size
+    sm_clock_khz                  INTEGER,  -- SM clock (max)
+    mem_clock_khz                 INTEGER,  -- memory clock (peak)
+    mem_bus_width_bits            INTEGER,  -- memory bus width
+    peak_dram_bw_bytes_per_s      REAL,     -- datasheet formula: 2 * mem_clock * bus_width / 8
+    measured_copy_bw_bytes_per_s  REAL,     -- device-to-device copy bandwidth (read + write bytes / time), from `doctor --calibrate`
+    pcie_gen                      INTEGER,  -- host link generation, NULL if unknown
+    pcie_width                    INTEGER,  -- host link lanes, NULL if unknown
+    is_mig                        INTEGER   -- 1 if a MIG instance
+);
+
+-- One row per distinct kernel function (by mangled name).
+CREATE TABLE kernel (
+    id              INTEGER PRIMARY KEY,
+    mangled_name    TEXT NOT NULL UNIQUE, -- name as in the cubin (may be unmangled for extern "C")
+    demangled_name  TEXT,                 -- full demangled signature (or mangled_name when not a C++ name)
+    short_name      TEXT,                 -- demangled name without parameter list and template arguments
+    source_file     TEXT,                 -- file of the function's first instruction (needs -lineinfo), NULL otherwise
+    source_line     INTEGER               -- its line
+);
+
+-- One row per launch configuration: (kernel, grid, block, dynamic shared
+-- memory) as DESIGN.md defines it, plus the function attributes seen with it.
+-- Written by the collector; `launches` and `total_ns` are maintained as
+-- launches arrive.
+CREATE TABLE config (
+    id                        INTEGER PRIMARY KEY,
+    kernel_id                 INTEGER NOT NULL REFERENCES kernel(id),
+    device_id                 INTEGER REFERENCES device(id),
+    grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,      -- grid dimensions (blocks)
+    block_x INTEGER, block_y INTEGER, block_z INTEGER,   -- block dimensions (threads)
+    cluster_x INTEGER, cluster_y INTEGER, cluster_z INTEGER, -- cluster dimensions (1,1,1 or 0 when none)
+    dynamic_smem_bytes        INTEGER,  -- dynamic shared memory per block
+    static_smem_bytes         INTEGER,  -- static shared memory per block
+    registers_per_thread      INTEGER,
+    local_bytes_per_thread    INTEGER,  -- local memory per thread as the compiler declared it (may be 0 while local traffic exists)
+    carveout_bytes            INTEGER,  -- shared memory per SM the driver configured for these launches (sharedMemoryExecuted)
+    threads_per_block         INTEGER,  -- block_x*block_y*block_z
+    blocks                    INTEGER,  -- grid_x*grid_y*grid_z
+    theoretical_occupancy_pct REAL,     -- active warps per SM / max warps per SM, from the occupancy calculator
+    blocks_per_sm             INTEGER,  -- resident blocks per SM the calculator allows
+    occupancy_limiter         TEXT,     -- 'registers', 'shared_memory', 'warps', 'blocks', 'clusters' (the binding limit)
+    waves                     REAL,     -- blocks / (blocks_per_sm * sm_count)
+    launches                  INTEGER DEFAULT 0, -- traced launches of this configuration
+    total_ns                  INTEGER DEFAULT 0, -- sum of their durations (traced launches only)
+    UNIQUE (kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, dynamic_smem_bytes)
+);
+
+-- One row per traced kernel launch (CUPTI CONCURRENT_KERNEL record).
+CREATE TABLE launch (
+    id                INTEGER PRIMARY KEY,
+    kernel_id         INTEGER NOT NULL REFERENCES kernel(id),
+    config_id         INTEGER REFERENCES config(id),
+    device_id         INTEGER,
+    context_id        INTEGER,   -- CUPTI context id
+    stream_id         INTEGER,   -- CUPTI stream id
+    correlation_id    INTEGER,   -- CUPTI correlation id (driver or runtime API call that launched it)
+    grid_id           INTEGER,   -- CUPTI gridId (unique per launch within a context)
+    start_ns          INTEGER,   -- kernel start on the GPU
+    end_ns            INTEGER,   -- kernel end on the GPU
+    graph_id          INTEGER,   -- CUDA graph id when launched from a graph, else NULL
+    graph_node_id     INTEGER,   -- graph node id, else NULL
+    launch_type       INTEGER,   -- CUpti_ActivityLaunchType (0 regular, 1 cooperative single, 2 cooperative multi, 3 CBL commandlist)
+    is_device_launched INTEGER,  -- 1 for dynamic-parallelism launches
+    config_launch_index INTEGER, -- 0-based index of this launch among launches of its configuration
+    nvtx_path         TEXT,      -- NVTX ranges open on the launching thread, outermost first, joined by ' > '
+    profiled          INTEGER DEFAULT 0, -- 1 if hardware counters were collected for this launch (kernel replay)
+    profile_reason    TEXT       -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped'
+);
+CREATE INDEX launch_by_kernel ON launch(kernel_id);
+CREATE INDEX launch_by_config ON launch(config_id);
+
+-- Dictionary of metric names (keeps per-launch metric rows small).
+CREATE TABLE metric_name (
+    id    INTEGER PRIMARY KEY,
+    name  TEXT NOT NULL UNIQUE  -- full Perfworks metric name, e.g. 'dram__bytes_read.sum'
+);
+
+-- Per profiled launch: how it was profiled.
+CREATE TABLE profile (
+    launch_id   INTEGER PRIMARY KEY REFERENCES launch(id),
+    passes      INTEGER,  -- replay passes the config image needed
+    metric_set  TEXT,     -- 'core' or 'core+extra' etc., name of the group collected
+    duration_ns INTEGER,  -- gpu__time_duration.sum under replay (serialized; not used for time estimates when traced launches exist)
+    overhead_ns INTEGER   -- wall time the profiler spent on this launch (replay + decode), CPU clock
+);
+
+-- Metric values of profiled launches, one row per (launch, metric).
+CREATE TABLE metric (
+    launch_id  INTEGER NOT NULL REFERENCES launch(id),
+    metric_id  INTEGER NOT NULL REFERENCES metric_name(id),
+    value      REAL,      -- value as EvaluateToGpuValues returned it, in the metric's own unit
+    PRIMARY KEY (launch_id, metric_id)
+) WITHOUT ROWID;
+
+-- Launches the driver refused (e.g. > 48 KB dynamic shared memory without opt-in).
+CREATE TABLE launch_failure (
+    id                 INTEGER PRIMARY KEY,
+    time_ns            INTEGER,  -- host time of the failed call
+    api                TEXT,     -- 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaLaunchKernel', ...
+    kernel_name        TEXT,     -- mangled name of the kernel it tried to launch
+    kernel_id          INTEGER REFERENCES kernel(id), -- when the kernel is known
+    error_code         INTEGER,  -- CUresult / cudaError_t value returned
+    error_name         TEXT,     -- e.g. 'CUDA_ERROR_INVALID_VALUE'
+    grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+    block_x INTEGER, block_y INTEGER, block_z INTEGER,
+    dynamic_smem_bytes INTEGER,  -- dynamic shared memory requested
+    max_dynamic_smem_bytes INTEGER, -- the function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES when known
+    thread_id          INTEGER   -- OS thread id of the caller
+);
+
+-- NVTX ranges (push/pop and start/end) per thread.
+CREATE TABLE nvtx_range (
+    id         INTEGER PRIMARY KEY,
+    thread_id  INTEGER,  -- OS thread id (push/pop) or NULL for start/end ranges
+    domain     TEXT,     -- NVTX domain name, NULL for the default domain
+    name       TEXT,     -- range message
+    start_ns   INTEGER,
+    end_ns     INTEGER,  -- NULL if never closed
+    depth      INTEGER,  -- nesting depth (0 = outermost) for push/pop
+    parent_id  INTEGER   -- enclosing range
+);
+
+-- ===================================================================
+-- 3. Host <-> device copies
+-- ===================================================================
+
+-- One row per memcpy or memset (CUPTI MEMCPY/MEMSET records, joined with
+-- the pointers seen in the API callback).
+CREATE TABLE copy (
+    id              INTEGER PRIMARY KEY,
+    op              TEXT,     -- 'memcpy' or 'memset'
+    copy_kind       TEXT,     -- 'HtoD', 'DtoH', 'DtoD', 'HtoH', 'PtoP', 'HtoA', 'AtoH', ... ; NULL for memset
+    src_kind        TEXT,     -- 'pageable', 'pinned', 'device', 'managed', 'array', 'unknown'
+    dst_kind        TEXT,     -- same vocabulary
+    src_ptr         INTEGER,  -- source address from the API call (NULL when unknown)
+    dst_ptr         INTEGER,  -- destination address
+    bytes           INTEGER,
+    start_ns        INTEGER,
+    end_ns          INTEGER,
+    device_id       INTEGER,
+    context_id      INTEGER,
+    stream_id       INTEGER,
+    correlation_id  INTEGER,
+    graph_id        INTEGER,
+    is_async        INTEGER,  -- 1 when issued by an async API
+    api             TEXT      -- API name when known, e.g. 'cudaMemcpy'
+);
+CREATE INDEX copy_by_start ON copy(start_ns);
+
+-- ===================================================================
+-- 4. Analysis (written only by `gpuhier analyze`)
+-- ===================================================================
+
+-- One row per analysis: which rule set produced the findings in this file.
+CREATE TABLE analysis (
+    id               INTEGER PRIMARY KEY,
+    ruleset_version  TEXT,    -- hash/version of the rule files used
+    tool_version     TEXT,
+    analyzed_ns      INTEGER, -- when (CLOCK_REALTIME ns)
+    run_gpu_ns       INTEGER, -- total traced kernel time of the run (the denominator of severity)
+    rules_dir        TEXT     -- where rules were read from
+);
+
+-- One row per rule per analysis: did it run, and if not why.
+CREATE TABLE rule_run (
+    rule_id   TEXT PRIMARY KEY, -- rule identifier, e.g. 'spill-local-traffic'
+    title     TEXT,
+    tier      TEXT,
+    status    TEXT,   -- 'ran', 'skipped'
+    note      TEXT,   -- why skipped, e.g. "metric 'lts__t_sectors_aperture_sysmem.sum' not in report"
+    findings  INTEGER -- how many findings it produced
+);
+
+-- Findings, ranked. One row per (rule, kernel configuration) or per run-level object.
+CREATE TABLE finding (
+    id                 INTEGER PRIMARY KEY,
+    rank               INTEGER,  -- 1 = most time lost across the run
+    rule_id            TEXT NOT NULL,
+    title              TEXT,     -- rule title
+    tier               TEXT,     -- 'registers', 'shared', 'l1', 'l2', 'dram', 'host'
+    severity           TEXT,     -- 'error', 'warning', 'note'
+    kernel_id          INTEGER REFERENCES kernel(id), -- NULL for run-level findings (copies)
+    config_id          INTEGER REFERENCES config(id), -- NULL when it concerns the whole kernel
+    message            TEXT,     -- one-sentence statement with the numbers
+    remedy             TEXT,     -- what to change
+    doc_ref            TEXT,     -- section of the documents, e.g. 'H §4.5 La règle de coalescence'
+    time_lost_ns_per_launch REAL, -- estimated time lost per launch (after capping)
+    time_lost_ns       REAL,     -- estimated over all traced launches concerned (after capping)
+    time_lost_raw_ns   REAL,     -- the rule's estimate before per-kernel capping
+    share_pct          REAL,     -- time_lost_ns / run GPU time * 100
+    launches           INTEGER,  -- traced launches concerned
+    profiled_launch_id INTEGER   -- the profiled launch whose counters are the evidence
+);
+
+-- Evidence of a finding: metric values against the rule's thresholds.
+CREATE TABLE finding_evidence (
+    finding_id  INTEGER NOT NULL REFERENCES finding(id),
+    seq         INTEGER NOT NULL,  -- display order
+    name        TEXT NOT NULL,     -- evidence name, e.g. 'sectors_per_request'
+    value       REAL,
+    text_value  TEXT,              -- for non-numeric evidence
+    unit        TEXT,              -- e.g. 'sectors', '%', 'ns', 'bytes'
+    threshold   REAL,              -- the rule threshold it was compared with, NULL if informative
+    op          TEXT,              -- comparison that fires: '>', '>=', '<', '<='
+    PRIMARY KEY (finding_id, seq)
+) WITHOUT ROWID;
+
+-- Per-kernel (config_id NULL) and per-configuration summaries: the floor,
+-- bytes per tier, occupancy. Readers (TUI, exports, diff) use these
+-- instead of scanning launches.
+CREATE TABLE kernel_summary (
+    id                        INTEGER PRIMARY KEY,
+    kernel_id                 INTEGER NOT NULL REFERENCES kernel(id),
+    config_id                 INTEGER REFERENCES config(id), -- NULL: all configurations of the kernel
+    launches                  INTEGER,  -- traced launches
+    profiled_launches         INTEGER,
+    total_ns                  INTEGER,  -- sum of traced durations
+    mean_ns                   REAL,
+    min_ns                    INTEGER,
+    max_ns                    INTEGER,
+    share_pct                 REAL,     -- total_ns / run GPU time * 100
+    shared_bytes              REAL,     -- shared-memory bytes moved (wavefronts * 128), per launch
+    l1_bytes                  REAL,     -- L1 (LSU global+local) sector bytes, per launch
+    l2_bytes                  REAL,     -- L2 sector bytes (L1<->L2 traffic incl. TMA/LDGSTS), per launch
+    dram_bytes                REAL,     -- device-memory bytes read + written, per launch
+    host_bytes                REAL,     -- system-memory (host link) bytes seen by L2, per launch
+    local_bytes               REAL,     -- local-memory (spill) sector bytes, per launch
+    requested_bytes           REAL,     -- bytes requested by global load/store instructions, per launch
+    useful_bytes              REAL,     -- min(requested_bytes, dram_bytes) when both known; the floor's numerator
+    floor_ns                  REAL,     -- useful_bytes / peak_dram_bw (datasheet)
+    floor_measured_ns         REAL,     -- useful_bytes / measured copy bandwidth
+    floor_ratio               REAL,     -- mean_ns / floor_ns
+    floor_ratio_measured      REAL,     -- mean_ns / floor_measured_ns
+    bound_tier                TEXT,     -- tier whose traffic bounds the kernel: 'registers','shared','l1','l2','dram','host', or 'compute'/'latency'
+    theoretical_occupancy_pct REAL,
+    achieved_occupancy_pct    REAL,
+    occupancy_limiter         TEXT,
+    findings                  INTEGER,  -- number of findings on this kernel/config
+    worst_severity            TEXT,     -- 'error','warning','note' or NULL
+    worst_rule_id             TEXT,     -- rule of the finding with most time lost
+    time_lost_ns              REAL      -- sum of capped time lost of its findings
+);
+CREATE INDEX kernel_summary_by_kernel ON kernel_summary(kernel_id, config_id);
+
+-- Launches a finding concerns (optional; only run-level and copy findings
+-- use it to point at copies or launches).
+CREATE TABLE finding_object (
+    finding_id  INTEGER NOT NULL REFERENCES finding(id),
+    kind        TEXT NOT NULL,   -- 'launch', 'copy', 'launch_failure'
+    object_id   INTEGER NOT NULL,
+    PRIMARY KEY (finding_id, kind, object_id)
+) WITHOUT ROWID;
+
+-- ===================================================================
+-- 5. Documented views (what rules and readers query)
+-- ===================================================================
+
+-- Metric values with their names.
+CREATE VIEW v_metric AS
+SELECT m.launch_id, n.name AS metric, m.value
+FROM metric m JOIN metric_name n ON n.id = m.metric_id;
+
+-- Launch with its kernel, configuration and duration.
+CREATE VIEW v_launch AS
+SELECT l.id AS launch_id, l.kernel_id, l.config_id, k.mangled_name, k.demangled_name, k.short_name,
+       l.device_id, l.stream_id, l.start_ns, l.end_ns, (l.end_ns - l.start_ns) AS duration_ns,
+       l.profiled, l.profile_reason, l.nvtx_path, l.graph_id, l.config_launch_index
+FROM launch l JOIN kernel k ON k.id = l.kernel_id;
+
+-- Configuration with its kernel and the device limits: one row per
+-- configuration; the base of occupancy and launch-shape rules.
+CREATE VIEW v_config AS
+SELECT c.*, k.mangled_name, k.demangled_name, k.short_name,
+       d.sm_count, d.max_warps_per_sm, d.max_threads_per_sm, d.max_blocks_per_sm, d.warp_size,
+       d.regs_per_sm, d.smem_per_sm_bytes, d.smem_per_block_bytes, d.l2_bytes,
+       d.peak_dram_bw_bytes_per_s, d.measured_copy_bw_bytes_per_s,
+       CASE WHEN c.launches > 0 THEN CAST(c.total_ns AS REAL) / c.launches END AS mean_ns
+FROM config c JOIN kernel k ON k.id = c.kernel_id LEFT JOIN device d ON d.id = c.device_id;
+
+-- One row per profiled launch with every default metric as a named
+-- column (NULL when the report lacks it). Rules query this view; the
+-- column names are stable, the metric names behind them are the GH100
+-- Perfworks names the collector's default set collects
+-- (docs/metrics.md maps rule -> metrics).
+CREATE VIEW v_profiled AS
+SELECT l.id AS launch_id, l.kernel_id, l.config_id, l.device_id,
+       p.passes,
+       MAX(CASE WHEN n.name = 'gpu__time_duration.sum' THEN m.value END) AS duration_ns,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst_executed,
+       MAX(CASE WHEN n.name = 'sm__warps_active.avg.pct_of_peak_sustained_active' THEN m.value END) AS achieved_occupancy_pct,
+       MAX(CASE WHEN n.name = 'sm__cycles_active.avg' THEN m.value END) AS sm_cycles_active,
+       MAX(CASE WHEN n.name = 'dram__bytes_read.sum' THEN m.value END) AS dram_read_bytes,
+       MAX(CASE WHEN n.name = 'dram__bytes_write.sum' THEN m.value END) AS dram_write_bytes,
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_sectors,
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_sectors,
+       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_requests,
+       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_requests,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_ld.sum' THEN m.value END) AS gld_inst,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_st.sum' THEN m.value END) AS gst_inst,
+       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_ld.sum' THEN m.value END) AS gld_requested_bytes,
+       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_st.sum' THEN m.value END) AS gst_requested_bytes,
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_32b.sum' THEN m.value END) AS mem_inst_32b,
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_64b.sum' THEN m.value END) AS mem_inst_64b,
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_128b.sum' THEN m.value END) AS mem_inst_128b,
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum' THEN m.value END) AS lld_sectors,
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum' THEN m.value END) AS lst_sectors,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_ld.sum' THEN m.value END) AS lld_inst,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_st.sum' THEN m.value END) AS lst_inst,
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum' THEN m.value END) AS lld_sectors_miss,
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum' THEN m.value END) AS lst_sectors_miss,
+       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum' THEN m.value END) AS shld_conflicts,
+       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum' THEN m.value END) AS shst_conflicts,
+       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum' THEN m.value END) AS shld_wavefronts,
+       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum' THEN m.value END) AS shst_wavefronts,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_ld.sum' THEN m.value END) AS shld_inst,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_st.sum' THEN m.value END) AS shst_inst,
+       MAX(CASE WHEN n.name = 'l1tex__t_sector_hit_rate.pct' THEN m.value END) AS l1_hit_rate_pct,
+       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_hit.sum' THEN m.value END) AS l2_hit_sectors,
+       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_miss.sum' THEN m.value END) AS l2_miss_sectors,
+       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex.sum' THEN m.value END) AS l2_sectors_from_l1,
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum' THEN m.value END) AS tma_load_bytes,
+       MAX(CASE WHEN n.name = 'l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum' THEN m.value END) AS tma_store_bytes,
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum' THEN m.value END) AS ldgsts_access_bytes,
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum' THEN m.value END) AS ldgsts_bypass_bytes,
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes.sum' THEN m.value END) AS l2_to_l1_bytes,
+       MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors,
+       MAX(CASE WHEN n.name = 'idc__requests.sum' THEN m.value END) AS const_requests,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_ldc.sum' THEN m.value END) AS const_inst,
+       MAX(CASE WHEN n.name = 'lts__t_sectors_op_atom.sum' THEN m.value END) AS l2_atom_sectors,
+       MAX(CASE WHEN n.name = 'lts__t_sectors_op_red.sum' THEN m.value END) AS l2_red_sectors,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_atom.sum' THEN m.value END) AS gatom_inst,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_red.sum' THEN m.value END) AS gred_inst
+FROM launch l
+JOIN profile p ON p.launch_id = l.id
+LEFT JOIN metric m ON m.launch_id = l.id
+LEFT JOIN metric_name n ON n.id = m.metric_id
+GROUP BY l.id;
+
+-- Copies with achieved bandwidth.
+CREATE VIEW v_copy AS
+SELECT c.*, (c.end_ns - c.start_ns) AS duration_ns,
+       CASE WHEN c.end_ns > c.start_ns THEN c.bytes * 1e9 / (c.end_ns - c.start_ns) END AS bw_bytes_per_s
+FROM copy c;
+
+-- Findings with kernel names, for readers.
+CREATE VIEW v_finding AS
+SELECT f.*, k.mangled_name, k.demangled_name, k.short_name, k.source_file, k.source_line,
+       c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, c.dynamic_smem_bytes
+FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = f.config_id;

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * store: the one place that opens, creates and version-checks gpuhier
+ * reports (SQLite files whose tables are defined in schema/schema.sql).
+ *
+ * Every module that touches a report goes through here, so the version
+ * check and the error wording are the same everywhere. It does not know
+ * what the tables mean; that is the schema's and the modules' business.
+ *
+ * Errors: functions return 0 / non-NULL on success and -1 / NULL on
+ * failure; the reason is kept in a thread-local buffer read with
+ * store_error(). Nothing here prints or exits.
+ */
+#ifndef GPUHIER_SCHEMA_STORE_H
+#define GPUHIER_SCHEMA_STORE_H
+
+#include <sqlite3.h>
+#include <stdarg.h>
+
+/* Schema version written to PRAGMA user_version by store_create(). */
+#define STORE_SCHEMA_VERSION 1
+
+/* Version string of gpuhier itself (set by the build). */
+#ifndef GPUHIER_VERSION
+#define GPUHIER_VERSION "0.1.0"
+#endif
+
+enum store_mode {
+    STORE_READ_ONLY = 0,  /* readers: SQLITE_OPEN_READONLY; never writes */
+    STORE_READ_WRITE = 1, /* the analyzer: may write its own tables */
+};
+
+/*
+ * Why store_open() failed, for callers that map it to an exit code.
+ * Set together with the message.
+ */
+enum store_failure {
+    STORE_OK = 0,
+    STORE_ERR_MISSING,   /* the file does not exist */
+    STORE_ERR_NOT_REPORT,/* not an SQLite file, or SQLite but not a gpuhier report */
+    STORE_ERR_CORRUPT,   /* SQLite says the file is damaged or truncated */
+    STORE_ERR_NEWER,     /* written by a newer gpuhier (user_version too high) */
+    STORE_ERR_OLDER,     /* older schema; needs an explicit migration */
+    STORE_ERR_IO,        /* anything else (permissions, disk) */
+};
+
+/*
+ * Create a new report at `path` (which must not exist) with the full
+ * schema, WAL journal, and meta rows 'schema_version', 'tool_version',
+ * 'created_by' = `created_by` (e.g. "collector", "synthetic").
+ * On success stores a new connection in *out (close with sqlite3_close).
+ * Pass ":memory:" for an in-memory report.
+ */
+int store_create(const char *path, const char *created_by, sqlite3 **out);
+
+/* Apply schema.sql to an already open, empty connection. */
+int store_apply_schema(sqlite3 *db);
+
+/*
+ * Open an existing report. Checks that it is a gpuhier report of a
+ * version this build understands (refuses newer and older versions with
+ * a message that says what to do). STORE_READ_ONLY connections also get
+ * `PRAGMA query_only`. On failure *out is NULL and store_failure() says
+ * why.
+ */
+int store_open(const char *path, enum store_mode mode, sqlite3 **out);
+
+/*
+ * Copy a report into a new in-memory connection (for readers that must
+ * analyze a report without modifying it). The source is opened read-only.
+ */
+int store_open_memory_copy(const char *path, sqlite3 **out);
+
+/* The schema text compiled into this build (NUL-terminated, static). */
+const char *store_schema_sql(void);
+
+/* Read PRAGMA user_version; -1 on error. */
+int store_user_version(sqlite3 *db);
+
+/* Execute SQL with no results; on error sets the message. */
+int store_exec(sqlite3 *db, const char *sql);
+
+/* Prepare `sql` into *stmt; on error sets the message naming the SQL. */
+int store_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **stmt);
+
+/*
+ * Record an SQLite failure `rc` on `db` with a context string:
+ * "context: sqlite message". Always returns -1.
+ */
+int store_fail(sqlite3 *db, int rc, const char *context);
+
+/* Set the last error message (printf-style). Always returns -1. */
+int store_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The last error message of this thread (static buffer, never NULL). */
+const char *store_error(void);
+
+/* Why the last store_open()/store_create() of this thread failed. */
+enum store_failure store_failure(void);
+
+/* Get/set a meta key. store_meta_get returns a new string (free()) or NULL. */
+int store_meta_set(sqlite3 *db, const char *key, const char *value);
+char *store_meta_get(sqlite3 *db, const char *key);
+
+#endif

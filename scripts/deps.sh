@@ -1,0 +1,15 @@
+#!/bin/sh
+# Install the Debian packages gpuhier needs to build and test, when they
+# are missing and we can (root, or sudo without a password). Prints what
+# it does; exits 0 when everything is present afterwards.
+set -u
+pkgs="cmake make gcc g++ pkg-config libsqlite3-dev libncurses-dev libjansson-dev libxml2-dev libxml2-utils libiberty-dev tmux nodejs npm"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "gpuhier: installing missing packages:$missing" >&2
+if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; else
+  echo "gpuhier: cannot install packages (not root, no sudo); install them yourself:$missing" >&2; exit 1; fi
+$SUDO apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >&2
