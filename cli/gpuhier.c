@@ -111,8 +111,8 @@ cli_data_path(const char *rel)
     const char *self = cli_self_dir();
     const char *prefixes[] = {"", "/..", "/../share/gpuhier", "/../lib/gpuhier"};
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-        snprintf(buf, sizeof(buf), "%s%s/%s", self, prefixes[i], rel);
-        if (exists(buf))
+        int n = snprintf(buf, sizeof(buf), "%s%s/%s", self, prefixes[i], rel);
+        if (n > 0 && (size_t)n < sizeof(buf) && exists(buf))
             return strdup(buf);
     }
 #ifdef GPUHIER_SOURCE_DIR
