@@ -1,0 +1,2 @@
+gh_add_test(NAME boundary.includes COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/boundary/includes.sh LABELS boundary)
+gh_add_test(NAME boundary.binaries COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/boundary/binaries.sh LABELS boundary)
