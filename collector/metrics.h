@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metrics: which hardware metrics gpuhier collects, and the CUPTI Profiler
+ * Host API wrapper that turns names into a config image and counter data
+ * back into values.
+ *
+ * Metric sets. Every sampled launch pays for the core set
+ * (metrics_default_set(), at most 3 replay passes on GH100). Extra groups
+ * (enum metrics_group) cost more passes and are collected only where a
+ * rule needs them, on a later launch of a configuration whose core profile
+ * showed the symptom (metrics_extras_wanted()). docs/metrics.md has the
+ * rule -> metric table and the measured pass count of every group.
+ *
+ * The host wrapper calls CUPTI through cupti_sym() (collector/cupti_load.h);
+ * metrics_host_open() calls cupti_load() itself. It works without a GPU
+ * for chips this CUPTI knows (chip "GH100"): no counter-availability image
+ * is passed (CUPTI-NOTES §8: an image taken inside a callback crashed the
+ * host initialization on the H200).
+ */
+#ifndef GPUHIER_COLLECTOR_METRICS_H
+#define GPUHIER_COLLECTOR_METRICS_H
+#include <stddef.h>
+
+/* Extra metric groups, as flags so a set of them fits in one unsigned. */
+enum metrics_group {
+    METRICS_GROUP_TMA        = 1 << 0, /* TMA / LDGSTS bytes, L2->L1 bytes */
+    METRICS_GROUP_REQUESTS   = 1 << 1, /* LSU global ld/st requests */
+    METRICS_GROUP_HOST       = 1 << 2, /* L2 sectors to system memory */
+    METRICS_GROUP_CONST      = 1 << 3, /* constant-cache requests, LDC instructions */
+    METRICS_GROUP_ATOMIC     = 1 << 4, /* L2 atomic/reduction sectors, atom/red instructions */
+    METRICS_GROUP_SASS_BYTES = 1 << 5, /* requested bytes and instructions by width (SASS-instrumented) */
+};
+#define METRICS_GROUP_ALL 0x3f
+
+/*
+ * The core set every sampled launch pays. Returns a static array of
+ * `*n` names (never NULL).
+ */
+const char *const *metrics_default_set(size_t *n);
+
+/*
+ * The names of one extra group (a single flag). Returns a static array of
+ * `*n` names, or NULL with *n = 0 for an unknown flag.
+ */
+const char *const *metrics_group_set(enum metrics_group g, size_t *n);
+
+/* Short name of a group flag ("tma", "requests", "host", "const", "atomic",
+ * "sass_bytes"), or NULL. */
+const char *metrics_group_name(enum metrics_group g);
+
+/* Group flag for a short name (as above), or 0 if unknown. */
+enum metrics_group metrics_group_from_name(const char *name);
+
+/*
+ * The policy for extras: given the core set's values of one profiled
+ * launch (names[i] -> values[i], in any order, only core names are read;
+ * missing names count as unknown), returns the groups a later launch of
+ * the same configuration should collect (a mask of enum metrics_group).
+ * Pure function. docs/metrics.md states each condition.
+ */
+unsigned metrics_extras_wanted(const char *const *names, const double *values, size_t n);
+
+/*
+ * Builds the list to configure: the core set, then each group in `groups`,
+ * then the comma-separated `added` (GPUHIER_METRICS, may be NULL), without
+ * duplicates. Returns a malloc'd array of `*n` borrowed static/heap names;
+ * free with metrics_list_free(). NULL on allocation failure or an empty
+ * name in `added` (message in err).
+ */
+char **metrics_list_build(unsigned groups, const char *added, size_t *n, char *err, size_t errlen);
+void metrics_list_free(char **list, size_t n);
+
+/* ---------------------------------------------------------------- host */
+
+struct metrics_host;
+
+/*
+ * Initializes the Profiler Host API for `chip` (e.g. "GH100", from
+ * cuptiDeviceGetChipName), validates every name with
+ * cuptiProfilerHostGetMetricProperties, adds them to a config and builds
+ * the config image. On a bad name fails with "unknown metric 'NAME' for
+ * chip 'CHIP'" in err. Copies `names`. Returns 0 and *out (free with
+ * metrics_host_free()), or -1 with a message. Not thread-safe per object;
+ * separate objects may be used from separate threads.
+ */
+int metrics_host_open(const char *chip, const char *const *names, size_t n,
+                      struct metrics_host **out, char *err, size_t errlen);
+
+/* The config image for cuptiRangeProfilerSetConfig; *size gets its size.
+ * Owned by `h`. */
+const void *metrics_host_config_image(const struct metrics_host *h, size_t *size);
+
+/* Replay passes the config image needs (cuptiProfilerHostGetNumOfPasses). */
+int metrics_host_passes(const struct metrics_host *h);
+
+/* The metric names of `h`, in configuration order (owned by `h`). */
+const char *const *metrics_host_names(const struct metrics_host *h, size_t *n);
+
+/*
+ * Evaluates range `range_index` of a counter-data image into values[]
+ * (one double per name of metrics_host_names(), same order). Returns 0 or
+ * -1 (CUPTI's error name in the message of metrics_host_error()).
+ */
+int metrics_host_evaluate(struct metrics_host *h, const void *counter_data, size_t size,
+                          size_t range_index, double *values);
+
+/* Last error message of `h` ("" if none). Owned by `h`. */
+const char *metrics_host_error(const struct metrics_host *h);
+
+/* Deinitializes and frees; NULL is a no-op. */
+void metrics_host_free(struct metrics_host *h);
+
+/*
+ * Passes `n` names would need on `chip`, without keeping a host object
+ * (for docs and `gpuhier doctor`). Returns the pass count or -1 with err.
+ */
+int metrics_count_passes(const char *chip, const char *const *names, size_t n,
+                         char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampling: which traced launches get hardware counters, and why not.
+ *
+ * Pure decisions (no CUDA, no CUPTI): the collector describes a launch in
+ * a struct sampling_launch and sampling_decide() says whether to profile
+ * it, returning the schema's launch.profile_reason vocabulary. It keeps a
+ * count of launches per configuration (kernel, grid, block, dynamic shared
+ * memory) in a table allocated at init, so deciding never allocates.
+ *
+ * Order of the checks (first match wins): stream capture, graph launch,
+ * kernel-name filter, NVTX filter, --launch-skip, --launch-count, then the
+ * sampling mode. Skip and count apply to launches that pass the filters,
+ * like Nsight Compute's --launch-skip / --launch-count.
+ */
+#ifndef GPUHIER_COLLECTOR_SAMPLING_H
+#define GPUHIER_COLLECTOR_SAMPLING_H
+#include <pthread.h>
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sampling_mode {
+    SAMPLING_CONFIG, /* first launch of each configuration (default) */
+    SAMPLING_ALL,    /* every launch */
+    SAMPLING_FIRST,  /* the first n launches of each configuration */
+    SAMPLING_EVERY,  /* launches 0, n, 2n, ... of each configuration */
+};
+
+/* Options, as parsed from the command line / GPUHIER_* variables. */
+struct sampling_opts {
+    enum sampling_mode mode;
+    long n;              /* for SAMPLING_FIRST / SAMPLING_EVERY, >= 1 */
+    const char *kernel;  /* regex (POSIX extended) on mangled or demangled name, or NULL */
+    const char *nvtx;    /* regex on the launch's NVTX path, or NULL */
+    long launch_skip;    /* filtered launches to skip before profiling, >= 0 */
+    long launch_count;   /* profile at most this many launches, -1 = unlimited */
+};
+#define SAMPLING_OPTS_INIT { .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1 }
+
+/*
+ * Parses a --sample value: "config", "all", "first:N", "every:N" (N >= 1).
+ * Returns 0 and fills mode/n, or -1 with a message in err.
+ */
+int sampling_parse_mode(const char *spec, struct sampling_opts *o, char *err, size_t n);
+
+/*
+ * Fills `o` from GPUHIER_SAMPLE, GPUHIER_KERNEL, GPUHIER_NVTX_INCLUDE,
+ * GPUHIER_LAUNCH_SKIP, GPUHIER_LAUNCH_COUNT (unset ones keep defaults).
+ * The strings are borrowed from the environment. -1 with err on a bad value.
+ */
+int sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n);
+
+/* One launch as the collector sees it at its launch callback. */
+struct sampling_launch {
+    const char *mangled;     /* kernel symbol name (may be NULL) */
+    const char *demangled;   /* demangled name, or NULL */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_smem_bytes;
+    const char *nvtx_path;   /* NVTX ranges open on the thread, ' > '-joined, or NULL */
+    int is_capturing;        /* launched while its stream (or the thread) is capturing */
+    int is_graph;            /* a kernel node of a graph launch */
+};
+
+/* Decision state. Embed it and use sampling_init()/sampling_release(). */
+struct sampling {
+    struct sampling_opts opts;
+    regex_t kernel_re, nvtx_re;
+    int has_kernel_re, has_nvtx_re;
+    pthread_mutex_t lock;
+    struct sampling_slot *slots; /* open-addressing table, `cap` entries */
+    size_t cap, used;
+    long filtered_seen;      /* launches that passed the filters */
+    long profiled;           /* launches sampling_decide() chose to profile */
+    long table_full;         /* launches whose configuration found no slot */
+};
+
+/*
+ * Compiles the regexes and allocates the configuration table (`cap`
+ * configurations, 0 = 65536). Copies nothing from `o` but the pointers'
+ * targets are only read here. Returns 0 or -1 with a message in err
+ * (e.g. "bad kernel regex '(': ..."); on failure `s` needs no release.
+ */
+int sampling_init(struct sampling *s, const struct sampling_opts *o, size_t cap,
+                  char *err, size_t n);
+
+/* Frees the table and regexes; safe after a failed init if zeroed. */
+void sampling_release(struct sampling *s);
+
+/*
+ * Decides for one launch. Returns NULL when the launch should be profiled,
+ * with *why set to the reason it was chosen ("first_of_config",
+ * "sample_every", "sample_all"); otherwise returns the reason it is not
+ * ("stream_capture", "graph", "filtered_name", "filtered_nvtx",
+ * "skip_count", "sampled_out") and sets *why to the same string.
+ * *config_index (may be NULL) gets the 0-based index of this launch among
+ * launches of its configuration (-1 if the table was full). Every call
+ * counts the launch. Strings are static. Thread-safe (one mutex, no
+ * allocation).
+ */
+const char *sampling_decide(struct sampling *s, const struct sampling_launch *l,
+                            const char **why, long *config_index);
+
+/* Hash of a configuration (kernel name, grid, block, dynamic smem). */
+uint64_t sampling_config_hash(const struct sampling_launch *l);
+
+#endif
