@@ -5,13 +5,25 @@
  *
  * Strings from a report (kernel names, command lines, NVTX names, rule
  * text from user rule files) are untrusted. After sanitizing:
- *   - the result is valid UTF-8: each invalid byte becomes U+FFFD;
+ *   - the result is valid UTF-8: each invalid byte (bad lead byte, missing
+ *     continuation, overlong form, surrogate, > U+10FFFF) becomes U+FFFD;
  *   - C0/C1 control characters, DEL and ESC never appear raw: they become
- *     visible escapes (\n, \t, \r, \e, \xNN, \u{NNNN} for C1);
+ *     visible escapes: \n, \t, \r, \e for those four, \xNN (lowercase hex)
+ *     for the other C0 controls and DEL, \u{NNNN} (uppercase hex) for C1;
+ *   - characters that reorder or split what a reader sees are escaped the
+ *     same way (\u{NNNN}): the bidirectional controls U+061C, U+200E,
+ *     U+200F, U+202A..U+202E, U+2066..U+2069 ("Trojan Source") and the
+ *     line/paragraph separators U+2028, U+2029;
  *   - the result is at most `max_bytes` bytes (0 = SANITIZE_DEFAULT_MAX),
- *     cut at a character boundary and ending in "…" when cut.
+ *     cut at a character boundary (never inside an escape) and ending in
+ *     "…" (U+2026, 3 bytes) when cut.
+ * Everything else, backslashes included, passes through unchanged: the
+ * escapes are for a human reader, not a reversible encoding.
+ *
  * Format-specific escaping (JSON, XML, Markdown, CSV) is done after this
  * by the writer of that format, on the sanitized text.
+ *
+ * All functions are pure and thread-safe.
  */
 #ifndef GPUHIER_EXPORT_SANITIZE_H
 #define GPUHIER_EXPORT_SANITIZE_H
@@ -24,12 +36,17 @@
 char *sanitize_text(const char *s, size_t max_bytes);
 
 /*
- * Sanitize into a caller buffer of `n` bytes (always NUL-terminated);
- * returns `buf`. For hot paths (TUI drawing) that must not allocate.
+ * Sanitize into a caller buffer of `n` bytes (always NUL-terminated when
+ * n > 0; the text is capped at n - 1 bytes as above); returns `buf`.
+ * A NULL `s` gives "". For hot paths (TUI drawing) that must not allocate.
  */
 char *sanitize_into(char *buf, size_t n, const char *s);
 
-/* Display width in terminal columns of sanitized UTF-8 text (wcwidth-based). */
+/*
+ * Display width in terminal columns of sanitized UTF-8 text
+ * (wcwidth-based in the current locale; a character wcwidth does not
+ * know counts as one column, so the C locale still gives a usable width).
+ */
 int sanitize_width(const char *s);
 
 #endif

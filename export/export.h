@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export: findings for tickets and CI. Writes the findings of an
+ * analyzed report as Markdown tickets, JSON (docs/export-json.md), CSV
+ * (RFC 4180), SARIF 2.1.0 or JUnit XML. Used by `gpuhier export` and by
+ * the TUI ("write a ticket for this finding").
+ *
+ * The report must already hold findings (the caller opens it with
+ * analyzer_open_report(), which analyzes an in-memory copy when needed);
+ * export never writes to the database and never analyzes. A report
+ * without findings gives a valid, empty document in every format.
+ *
+ * Every string read from the report goes through sanitize_text() and
+ * then through the format's own escaping (jansson for JSON and SARIF,
+ * libxml2's xmlTextWriter for XML, our escaping for Markdown and CSV).
+ */
+#ifndef GPUHIER_EXPORT_EXPORT_H
+#define GPUHIER_EXPORT_EXPORT_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Version of the JSON document shape ("schema" member); see docs/export-json.md. */
+#define EXPORT_JSON_SCHEMA "gpuhier-export/1"
+
+/* GitHub code scanning limits for one SARIF run. */
+#define EXPORT_SARIF_MAX_RESULTS 25000
+
+/* Separator line between tickets when several Markdown tickets go to one stream. */
+#define EXPORT_MD_SEPARATOR "<!-- gpuhier:ticket -->"
+
+struct export_opts {
+    const char *format;       /* "md", "json", "csv", "sarif", "junit" (NULL: "md") */
+    const char *rule;         /* only this rule id (NULL: all) */
+    const char *kernel_regex; /* POSIX extended regex on the demangled kernel name (NULL: all) */
+    const char *min_severity; /* "note", "warning", "error": drop findings below it (NULL: "note";
+                               * for junit it is the failure threshold instead, default "warning") */
+    int top;                  /* at most this many findings, by rank (0: no limit) */
+    int one;                  /* md: all findings in one document instead of one ticket each */
+    int redact;               /* 1: redact secrets in the command line (the default); 0: keep */
+    const long long *finding_ids; /* only these finding ids (NULL: all); borrowed */
+    size_t n_ids;
+};
+
+/*
+ * Write the findings of `db` selected by `o` to `out` in `o->format`.
+ * `db` is borrowed and only read. Returns 0, or -1 with the reason in
+ * store_error() (bad option value, bad regex, SQL or library failure,
+ * write error on `out`).
+ */
+int export_write(sqlite3 *db, const struct export_opts *o, FILE *out);
+
+/*
+ * Write each selected finding as its own Markdown ticket file in the
+ * existing directory `dir`, named "<rank>-<rule>-<kernel short name>.md"
+ * (sanitized to [A-Za-z0-9._-], capped). Prints each path written on
+ * `list` when not NULL. Returns the number of files or -1.
+ */
+int export_md_dir(sqlite3 *db, const struct export_opts *o, const char *dir, FILE *list);
+
+/*
+ * Severity helpers shared with `check` and `diff`: rank of "note" (1),
+ * "warning" (2), "error" (3); 0 for NULL or anything else.
+ */
+int export_severity_rank(const char *severity);
+
+/*
+ * Redact secrets in one command-line argument list given as the run
+ * table's JSON array of strings. Returns a new, redacted JSON array
+ * (free()), or NULL on a malformed array. The rules (docs/cmd-export.md):
+ * a key matching /(token|secret|passw(or)?d|api[_-]?key|auth|credential)/i
+ * given as `--key=value`, `key=value` or `--key value` has its value
+ * replaced by "***"; well-known token shapes (ghp_, gho_, ghs_, github_pat_,
+ * glpat-, xox[bpas]-, AKIA..., sk-...) are replaced wherever they appear.
+ */
+char *export_redact_argv(const char *argv_json);
+
+/*
+ * The `gpuhier run` command line that reproduces the run in `db`
+ * (shell-quoted, sanitized, redacted when `redact`). New string (free()),
+ * NULL when the report has no run row.
+ */
+char *export_repro_command(sqlite3 *db, int redact);
+
+#endif

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sanitize: make untrusted report strings safe to print anywhere.
+ *
+ * One pass over the input, one "piece" (at most 10 bytes) of output per
+ * input character, written straight into the destination. The cap is
+ * enforced on whole pieces, so a cut never splits a UTF-8 sequence or an
+ * escape; the position after the last piece that still leaves room for
+ * the ellipsis is remembered so a cut needs no second pass and no
+ * allocation (the TUI calls sanitize_into() while drawing).
+ */
+#include "export/sanitize.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#define ELLIPSIS "\xe2\x80\xa6"
+#define ELLIPSIS_LEN 3
+#define REPLACEMENT "\xef\xbf\xbd"
+
+/*
+ * Decode one UTF-8 character at s (n bytes available, n >= 1).
+ * Returns its length and stores the code point in *cp, or returns 0 when
+ * s does not start a well-formed sequence (RFC 3629 table: no overlongs,
+ * no surrogates, nothing above U+10FFFF).
+ */
+static size_t
+utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned char b = s[0];
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    }
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xbf;
+    uint32_t c;
+    if (b >= 0xc2 && b <= 0xdf) {
+        len = 2;
+        c = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+        len = 3;
+        c = b & 0x0f;
+        if (b == 0xe0)
+            lo = 0xa0;
+        else if (b == 0xed)
+            hi = 0x9f; /* U+D800..U+DFFF are surrogates */
+    } else if (b >= 0xf0 && b <= 0xf4) {
+        len = 4;
+        c = b & 0x07;
+        if (b == 0xf0)
+            lo = 0x90;
+        else if (b == 0xf4)
+            hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        unsigned char t = s[i];
+        if (i == 1 ? (t < lo || t > hi) : (t < 0x80 || t > 0xbf))
+            return 0;
+        c = (c << 6) | (t & 0x3f);
+    }
+    *cp = c;
+    return len;
+}
+
+/* Code points above ASCII that must not reach a reader raw. */
+static int
+is_hidden_control(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+           cp == 0x2029;
+}
+
+/*
+ * The output piece for the character at s: fills piece (>= 16 bytes),
+ * returns its length, stores the input bytes consumed in *used.
+ */
+static size_t
+next_piece(const unsigned char *s, size_t n, char *piece, size_t *used)
+{
+    uint32_t cp;
+    size_t len = utf8_decode(s, n, &cp);
+    if (len == 0) {
+        *used = 1;
+        memcpy(piece, REPLACEMENT, 3);
+        return 3;
+    }
+    *used = len;
+    if (cp < 0x20 || cp == 0x7f) {
+        switch (cp) {
+        case '\n': memcpy(piece, "\\n", 2); return 2;
+        case '\t': memcpy(piece, "\\t", 2); return 2;
+        case '\r': memcpy(piece, "\\r", 2); return 2;
+        case 0x1b: memcpy(piece, "\\e", 2); return 2;
+        default: return (size_t)snprintf(piece, 16, "\\x%02x", (unsigned)cp);
+        }
+    }
+    if (is_hidden_control(cp))
+        return (size_t)snprintf(piece, 16, "\\u{%04X}", (unsigned)cp);
+    memcpy(piece, s, len);
+    return len;
+}
+
+/*
+ * Write the sanitized form of s (slen bytes) into dst, at most cap bytes
+ * (no NUL). Returns the length written.
+ */
+static size_t
+sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t out = 0, mark = 0, i = 0;
+    char piece[16];
+    while (i < slen) {
+        size_t used;
+        size_t k = next_piece(p + i, slen - i, piece, &used);
+        if (out + k > cap) {
+            /* Cut: back to the last boundary that leaves room for "…". */
+            if (cap < ELLIPSIS_LEN)
+                return out;
+            memcpy(dst + mark, ELLIPSIS, ELLIPSIS_LEN);
+            return mark + ELLIPSIS_LEN;
+        }
+        memcpy(dst + out, piece, k);
+        out += k;
+        i += used;
+        if (out + ELLIPSIS_LEN <= cap)
+            mark = out;
+    }
+    return out;
+}
+
+char *
+sanitize_text(const char *s, size_t max_bytes)
+{
+    if (!s)
+        return NULL;
+    size_t cap = max_bytes ? max_bytes : SANITIZE_DEFAULT_MAX;
+    size_t slen = strlen(s);
+    /* A piece is at most 8 bytes per 2 input bytes (C1) or 4 per 1 byte. */
+    size_t worst = slen > SIZE_MAX / 4 ? SIZE_MAX : slen * 4;
+    size_t size = (worst < cap ? worst : cap) + 1;
+    char *buf = malloc(size);
+    if (!buf) {
+        fputs("gpuhier: out of memory\n", stderr);
+        abort();
+    }
+    size_t n = sanitize_core(buf, size - 1, s, slen);
+    buf[n] = '\0';
+    return buf;
+}
+
+char *
+sanitize_into(char *buf, size_t n, const char *s)
+{
+    if (n == 0)
+        return buf;
+    if (!s) {
+        buf[0] = '\0';
+        return buf;
+    }
+    size_t len = sanitize_core(buf, n - 1, s, strlen(s));
+    buf[len] = '\0';
+    return buf;
+}
+
+int
+sanitize_width(const char *s)
+{
+    if (!s)
+        return 0;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    int width = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
+        if (len == 0) {
+            /* Not sanitized text: count the byte as the U+FFFD it becomes. */
+            width++;
+            i++;
+            continue;
+        }
+        i += len;
+        int w = wcwidth((wchar_t)cp);
+        width += w < 0 ? 1 : w;
+    }
+    return width;
+}

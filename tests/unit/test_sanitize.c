@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of export/sanitize.c: the one sanitizer every output uses. */
+#include "export/sanitize.h"
+#include "tests/check.h"
+
+#include <locale.h>
+#include <stdint.h>
+
+/* 1 when s is well-formed UTF-8 with no C0 (but \0), DEL or C1 control. */
+static int
+is_clean(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned char b = *p;
+        if (b < 0x20 || b == 0x7f)
+            return 0;
+        if (b < 0x80) {
+            p++;
+            continue;
+        }
+        int len = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 0;
+        if (len == 0 || b > 0xf4)
+            return 0;
+        for (int i = 1; i < len; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                return 0;
+        if (b == 0xc2 && p[1] <= 0x9f)
+            return 0; /* C1 */
+        p += len;
+    }
+    return 1;
+}
+
+static void
+check_san(const char *in, const char *want)
+{
+    char *got = sanitize_text(in, 0);
+    CHECK_STR(got, want);
+    char buf[256];
+    CHECK_STR(sanitize_into(buf, sizeof(buf), in), want);
+    free(got);
+}
+
+static void
+test_sanitize_plain(void)
+{
+    check_san("", "");
+    check_san("void transpose<float, 32>(float*, float const*, int)",
+              "void transpose<float, 32>(float*, float const*, int)");
+    check_san("<&>\"'`*_[x](y)|#\\", "<&>\"'`*_[x](y)|#\\");
+    check_san("caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80");
+    CHECK(sanitize_text(NULL, 0) == NULL);
+    char buf[8] = "x";
+    CHECK_STR(sanitize_into(buf, sizeof(buf), NULL), "");
+}
+
+static void
+test_sanitize_controls(void)
+{
+    check_san("a\nb\tc\rd", "a\\nb\\tc\\rd");
+    check_san("\x01\x02\x1f\x7f", "\\x01\\x02\\x1f\\x7f");
+    /* C1 controls (U+0085 NEL, U+009B CSI) as \u{NNNN}. */
+    check_san("x\xc2\x85y\xc2\x9bz", "x\\u{0085}y\\u{009B}z");
+}
+
+static void
+test_sanitize_escape_sequences(void)
+{
+    /* A terminal title change, a colour and an OSC 8 link: no raw ESC/BEL survives. */
+    const char *evil = "k\x1b]0;pwned\x07\x1b[31mred\x1b[0m\x1b]8;;http://x\x1b\\l\x1b]8;;\x1b\\";
+    char *s = sanitize_text(evil, 0);
+    CHECK(s && !strchr(s, 0x1b) && !strchr(s, 0x07));
+    CHECK(is_clean(s));
+    CHECK(strstr(s, "\\e]0;pwned\\x07\\e[31mred") != NULL);
+    free(s);
+    /* Bidi overrides (Trojan Source) and line separators are escaped too. */
+    check_san("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\xa8" "d", "a\\u{202E}b\\u{2066}c\\u{2028}d");
+}
+
+static void
+test_sanitize_invalid_utf8(void)
+{
+    check_san("a\xff" "b", "a\xef\xbf\xbd" "b");
+    check_san("\x80", "\xef\xbf\xbd");
+    /* Overlong '/' and overlong NUL. */
+    check_san("\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd");
+    check_san("\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    /* Surrogate U+D800 and a code point above U+10FFFF. */
+    check_san("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    check_san("\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    /* Truncated sequence at the end, and one interrupted by ASCII. */
+    check_san("ab\xe6\xbc", "ab\xef\xbf\xbd\xef\xbf\xbd");
+    check_san("\xe6z", "\xef\xbf\xbdz");
+    /* Every single byte value, alone and in pairs: the output is always clean. */
+    for (int a = 1; a < 256; a++) {
+        for (int b = 0; b < 256; b += 7) {
+            char in[4] = {(char)a, (char)b, 'q', 0};
+            char *s = sanitize_text(in, 0);
+            CHECK(is_clean(s));
+            free(s);
+        }
+    }
+}
+
+static void
+test_sanitize_caps(void)
+{
+    char *s = sanitize_text("abcdefghij", 8);
+    CHECK_STR(s, "abcde\xe2\x80\xa6");
+    free(s);
+    s = sanitize_text("abcdefgh", 8); /* exactly fits: not cut */
+    CHECK_STR(s, "abcdefgh");
+    free(s);
+    /* Never cut inside a multi-byte character... */
+    s = sanitize_text("ab\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2", 9);
+    CHECK_STR(s, "ab\xe6\xbc\xa2\xe2\x80\xa6");
+    free(s);
+    /* ...nor inside an escape. */
+    s = sanitize_text("ab\x01\x02\x03\x04", 10);
+    CHECK_STR(s, "ab\\x01\xe2\x80\xa6");
+    free(s);
+    char buf[7];
+    CHECK_STR(sanitize_into(buf, sizeof(buf), "0123456789"), "012\xe2\x80\xa6");
+    char tiny[3];
+    CHECK_STR(sanitize_into(tiny, sizeof(tiny), "0123"), "01");
+    char one[1];
+    CHECK_STR(sanitize_into(one, sizeof(one), "0123"), "");
+}
+
+static void
+test_sanitize_64k_names(void)
+{
+    size_t n = 64 * 1024;
+    char *big = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        big[i] = "A<&>\"\x1b\xff\n"[i % 8];
+    big[n] = '\0';
+    char *s = sanitize_text(big, 0);
+    CHECK(strlen(s) <= SANITIZE_DEFAULT_MAX);
+    CHECK(is_clean(s));
+    CHECK(strcmp(s + strlen(s) - 3, "\xe2\x80\xa6") == 0);
+    free(s);
+    /* A cap larger than the expansion keeps everything. */
+    s = sanitize_text(big, 1 << 20);
+    CHECK(is_clean(s));
+    CHECK(strstr(s, "\xe2\x80\xa6") == NULL);
+    /* 5 ASCII + 2 (\e) + 3 (U+FFFD) + 2 (\n) bytes per 8 input bytes. */
+    CHECK_EQ_INT(strlen(s), n / 8 * 12);
+    free(s);
+    char buf[100];
+    sanitize_into(buf, sizeof(buf), big);
+    CHECK(strlen(buf) <= 99 && is_clean(buf));
+    free(big);
+}
+
+static void
+test_sanitize_width(void)
+{
+    CHECK_EQ_INT(sanitize_width(""), 0);
+    CHECK_EQ_INT(sanitize_width(NULL), 0);
+    CHECK_EQ_INT(sanitize_width("abc"), 3);
+    CHECK_EQ_INT(sanitize_width("a\xe2\x80\xa6"), 2);
+    if (setlocale(LC_CTYPE, "C.UTF-8")) {
+        CHECK_EQ_INT(sanitize_width("\xe6\xbc\xa2\xe5\xad\x97"), 4); /* two wide CJK */
+        CHECK_EQ_INT(sanitize_width("e\xcc\x81"), 1);                /* e + combining acute */
+    }
+}
+
+static const struct check_test tests[] = {
+    {"sanitize_plain", test_sanitize_plain},
+    {"sanitize_controls", test_sanitize_controls},
+    {"sanitize_escape_sequences", test_sanitize_escape_sequences},
+    {"sanitize_invalid_utf8", test_sanitize_invalid_utf8},
+    {"sanitize_caps", test_sanitize_caps},
+    {"sanitize_64k_names", test_sanitize_64k_names},
+    {"sanitize_width", test_sanitize_width},
+};
+
+CHECK_MAIN(tests)
