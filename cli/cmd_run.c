@@ -1,12 +1,376 @@
 /* SPDX-License-Identifier: MIT */
-/* gpuhier run: placeholder until its issue lands. */
+/*
+ * gpuhier run: run a program with the collector injected, then summarize.
+ *
+ * gpuhier itself never touches CUDA here. It points the program at the
+ * collector (CUDA_INJECTION64_PATH; LD_PRELOAD as a fallback, the
+ * collector guards against initializing twice), passes the options in
+ * GPUHIER_* variables, and gets each CUDA process's outcome back through
+ * a session file. Every process the program starts inherits all of it,
+ * so each process that initializes CUDA writes its own report; the rest
+ * (shells, compilers) load the collector and leave without a trace.
+ *
+ * The exit status is the program's. Nothing here may turn a successful
+ * program run into a failure: a summary or analysis that goes wrong is a
+ * warning line, never a different status.
+ */
+#include "analyzer/analyzer.h"
 #include "cli/cli.h"
+#include "cli/run_int.h"
+#include "schema/outname.h"
+#include "schema/store.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define COLLECTOR_NAME "libgpuhier-collector.so"
+#define TOP_FINDINGS 5
+
+static char *
+xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    if (!p) {
+        fputs("gpuhier: fatal: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+/*
+ * GPUHIER_COLLECTOR, else next to the executable (the build tree puts
+ * gpuhier and the collector in the same directory or collector/ below
+ * it), else the data directories (install layout).
+ */
+static char *
+find_collector(void)
+{
+    char buf[PATH_MAX], real[PATH_MAX];
+    const char *env = getenv("GPUHIER_COLLECTOR");
+    if (env && *env) {
+        if (!realpath(env, real)) {
+            error("run: GPUHIER_COLLECTOR='%s': %s", env, strerror(errno));
+            return NULL;
+        }
+        return xstrdup(real);
+    }
+    const char *self = cli_self_dir();
+    const char *rel[] = {"/" COLLECTOR_NAME, "/collector/" COLLECTOR_NAME};
+    for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+        snprintf(buf, sizeof(buf), "%s%s", self, rel[i]);
+        if (access(buf, R_OK) == 0 && realpath(buf, real))
+            return xstrdup(real);
+    }
+    const char *data[] = {COLLECTOR_NAME, "collector/" COLLECTOR_NAME};
+    for (size_t i = 0; i < sizeof(data) / sizeof(data[0]); i++) {
+        char *p = cli_data_path(data[i]);
+        if (p && realpath(p, real)) {
+            free(p);
+            return xstrdup(real);
+        }
+        free(p);
+    }
+    error("run: cannot find the collector library '%s' next to gpuhier (%s); "
+          "set GPUHIER_COLLECTOR to its path", COLLECTOR_NAME, self);
+    return NULL;
+}
+
+/*
+ * The collector expands the pattern in each process, in that process's
+ * working directory; a relative pattern is anchored to gpuhier's, so the
+ * reports land where the user ran gpuhier even if the program chdir()s.
+ * '%' in the directory name is escaped so it is not read as a macro.
+ */
+static char *
+absolute_pattern(const char *pattern)
+{
+    if (pattern[0] == '/')
+        return xstrdup(pattern);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof(cwd)))
+        return xstrdup(pattern);
+    size_t n = strlen(cwd), extra = 0;
+    for (size_t i = 0; i < n; i++)
+        extra += cwd[i] == '%';
+    char *out = malloc(n + extra + strlen(pattern) + 2);
+    if (!out)
+        return xstrdup(pattern);
+    char *q = out;
+    for (size_t i = 0; i < n; i++) {
+        *q++ = cwd[i];
+        if (cwd[i] == '%')
+            *q++ = '%';
+    }
+    *q++ = '/';
+    strcpy(q, pattern);
+    return out;
+}
+
+/*
+ * Refuse before the run, not after it, when the report cannot be written:
+ * a fixed name that exists (without -f), or a directory we cannot write.
+ * Names that depend on the process (%p, %q{..}) are checked only as far
+ * as they do not.
+ */
+static int
+check_output(const char *pattern, int is_force)
+{
+    int ret = -1;
+    char *a = outname_expand(pattern, 1, NULL, 1);
+    char *b = outname_expand(pattern, 2, NULL, 2);
+    if (!a || !b) {
+        ret = error("run: bad report name pattern '%s'", pattern);
+        goto out;
+    }
+    struct stat st;
+    if (!strcmp(a, b) && !is_force && stat(a, &st) == 0) {
+        ret = error("run: report '%s' already exists; use -f to overwrite it, "
+                    "or %%i in -o for the next free number", a);
+        goto out;
+    }
+    char *slash_a = strrchr(a, '/'), *slash_b = strrchr(b, '/');
+    if (slash_a && slash_b && slash_a - a == slash_b - b && !strncmp(a, b, (size_t)(slash_a - a))) {
+        *slash_a = '\0';
+        const char *dir = a[0] ? a : "/";
+        if (access(dir, W_OK | X_OK) != 0) {
+            ret = error("run: cannot write reports in '%s': %s", dir, strerror(errno));
+            goto out;
+        }
+    }
+    ret = 0;
+out:
+    free(a);
+    free(b);
+    return ret;
+}
+
+static void
+set_or_unset(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+static void
+set_count(const char *name, long v)
+{
+    char num[32];
+    snprintf(num, sizeof(num), "%ld", v);
+    set_or_unset(name, v >= 0 ? num : NULL);
+}
+
+static void
+set_environment(const struct run_opts *o, const char *collector, const char *pattern,
+                const char *session)
+{
+    const char *old = getenv("CUDA_INJECTION64_PATH");
+    if (old && *old && strcmp(old, collector) && !o->is_quiet)
+        fprintf(stderr, "==gpuhier== warning: replacing CUDA_INJECTION64_PATH=%s "
+                        "(another tool's injection cannot run beside gpuhier)\n", old);
+    setenv("CUDA_INJECTION64_PATH", collector, 1);
+
+    /* NVTX ranges reach the collector through the NVTX injection hook (docs/cmd-run.md). */
+    if (!getenv("NVTX_INJECTION64_PATH"))
+        setenv("NVTX_INJECTION64_PATH", collector, 1);
+
+    const char *no_preload = getenv("GPUHIER_NO_PRELOAD");
+    if (!(no_preload && !strcmp(no_preload, "1"))) {
+        const char *pre = getenv("LD_PRELOAD");
+        if (pre && *pre && !strstr(pre, collector)) {
+            size_t n = strlen(collector) + strlen(pre) + 2;
+            char *v = malloc(n);
+            if (v) {
+                snprintf(v, n, "%s:%s", collector, pre);
+                setenv("LD_PRELOAD", v, 1);
+                free(v);
+            }
+        } else if (!pre || !*pre) {
+            setenv("LD_PRELOAD", collector, 1);
+        }
+    }
+
+    setenv("GPUHIER_OUTPUT", pattern, 1);
+    set_or_unset("GPUHIER_FORCE", o->is_force ? "1" : NULL);
+    set_or_unset("GPUHIER_QUIET", o->is_quiet ? "1" : NULL);
+    set_or_unset("GPUHIER_MODE", o->mode);
+    set_or_unset("GPUHIER_METRICS", o->metrics);
+    set_or_unset("GPUHIER_SAMPLE", o->sample);
+    set_or_unset("GPUHIER_KERNEL", o->kernel);
+    set_or_unset("GPUHIER_NVTX_INCLUDE", o->nvtx_include);
+    set_count("GPUHIER_LAUNCH_SKIP", o->launch_skip);
+    set_count("GPUHIER_LAUNCH_COUNT", o->launch_count);
+    setenv("GPUHIER_SESSION_FILE", session, 1);
+    /* Inherited from an outer gpuhier run, it would stop this run's collector. */
+    unsetenv("GPUHIER_COLLECTOR_ACTIVE");
+}
+
+/* Report paths relative to where the user is, when they are below it. */
+static const char *
+display_path(const char *path, const char *cwd)
+{
+    size_t n = strlen(cwd);
+    if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
+/* Copy `text` to `f`, each line prefixed with "==gpuhier== ". */
+static void
+print_prefixed(FILE *f, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "==gpuhier== %.*s\n", (int)n, p);
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
+}
+
+/*
+ * Analyze in place: the report was just written by this run's collector
+ * and is closed, so writing the analysis tables into it now saves every
+ * later reader from analyzing it again (`gpuhier analyze` does the same).
+ */
+static void
+analyze_report(const struct run_opts *o, const char *path, const char *shown)
+{
+    sqlite3 *db = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = NULL;
+    struct analyzer_opts ao = {.rules_dir = o->rules_dir};
+
+    if (store_open(path, STORE_READ_WRITE, &db)) {
+        if (!o->is_quiet)
+            fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown, store_error());
+        goto out;
+    }
+    if (analyzer_analyze(db, &ao)) {
+        if (!o->is_quiet)
+            fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown, analyzer_error());
+        goto out;
+    }
+    if (o->is_quiet)
+        goto out;
+    mem = open_memstream(&text, &len);
+    if (!mem)
+        goto out;
+    int rc = analyzer_print_top(db, mem, TOP_FINDINGS);
+    fclose(mem);
+    if (rc) {
+        fprintf(stderr, "==gpuhier== cannot list findings of %s: %s\n", shown, analyzer_error());
+        goto out;
+    }
+    fprintf(stderr, "==gpuhier== top findings of %s (gpuhier tui %s for all):\n", shown, shown);
+    print_prefixed(stderr, text ? text : "");
+out:
+    free(text);
+    sqlite3_close(db);
+}
+
+static void
+print_status(int status)
+{
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "==gpuhier== the program was killed by signal %d (%s)%s\n", WTERMSIG(status),
+                strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        fprintf(stderr, "==gpuhier== the program exited with status %d\n", WEXITSTATUS(status));
+}
 
 int
 cmd_run(int argc, const char **argv)
 {
-    (void)argc;
-    (void)argv;
-    error("'run' is not implemented yet");
-    return GH_EXIT_INTERNAL;
+    struct run_opts o = RUN_OPTS_INIT;
+    if (run_opts_parse(argc, argv, &o))
+        return GH_EXIT_USAGE;
+    if (o.is_help) {
+        run_usage(stdout);
+        return GH_EXIT_OK;
+    }
+
+    int code = GH_EXIT_INTERNAL;
+    char *path = run_find_program(o.argv[0], &code);
+    if (!path)
+        return code;
+    char *pattern = absolute_pattern(o.output ? o.output : OUTNAME_DEFAULT);
+    char *collector = NULL;
+    char session[PATH_MAX] = "";
+    char cwd[PATH_MAX] = "";
+    if (check_output(pattern, o.is_force)) {
+        code = GH_EXIT_OUTPUT;
+        goto fail;
+    }
+    collector = find_collector();
+    if (!collector)
+        goto fail;
+
+    const char *tmp = getenv("TMPDIR");
+    snprintf(session, sizeof(session), "%s/gpuhier-session-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(session);
+    if (fd < 0) {
+        error("run: cannot create a session file '%s': %s", session, strerror(errno));
+        session[0] = '\0';
+        goto fail;
+    }
+    close(fd);
+    if (!getcwd(cwd, sizeof(cwd)))
+        cwd[0] = '\0';
+
+    set_environment(&o, collector, pattern, session);
+    int status;
+    if (run_spawn(path, o.argv, &status)) {
+        code = status;
+        goto fail;
+    }
+
+    /* The program has ended; from here on, only report. */
+    struct run_session s;
+    int rc = run_session_read(session, &s);
+    unlink(session);
+    if (!o.is_quiet) {
+        print_status(status);
+        if (rc == 0)
+            run_session_print(&s, stderr);
+    }
+    if (rc == 0 && !o.is_no_analyze) {
+        for (size_t i = 0; i < s.n; i++) {
+            const char *shown = display_path(s.procs[i].report, cwd);
+            if (!s.procs[i].has_end) {
+                if (!o.is_quiet)
+                    fprintf(stderr, "==gpuhier== not analyzed: %s was not closed; "
+                                    "'gpuhier analyze %s' reads what it holds\n", shown, shown);
+                continue;
+            }
+            analyze_report(&o, s.procs[i].report, shown);
+        }
+    }
+    run_session_release(&s);
+    free(path);
+    free(pattern);
+    free(collector);
+    /*
+     * Leave as the program left: its code, or death by its signal. Not via
+     * main(): stdout is the program's, and its state is none of our business.
+     */
+    run_exit_like(status);
+
+fail:
+    if (session[0])
+        unlink(session);
+    free(path);
+    free(pattern);
+    free(collector);
+    return code;
 }

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_opts: the command line of `gpuhier run`.
+ *
+ * Not getopt: getopt (even with "+") would let `-o` swallow a program
+ * named like an option and has no notion of "the program's own options
+ * start here". We stop at the first non-option, as ncu and nsys do, so
+ * `gpuhier run ./app -o x` passes `-o x` to the app. Every value is
+ * checked here, before anything runs: a typo must not cost a long run.
+ */
+#include "cli/cli.h"
+#include "cli/run_int.h"
+#include "schema/outname.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum opt_id {
+    OPT_OUTPUT,
+    OPT_FORCE,
+    OPT_QUIET,
+    OPT_MODE,
+    OPT_METRICS,
+    OPT_SAMPLE,
+    OPT_KERNEL,
+    OPT_LAUNCH_SKIP,
+    OPT_LAUNCH_COUNT,
+    OPT_NVTX_INCLUDE,
+    OPT_NO_ANALYZE,
+    OPT_RULES,
+    OPT_HELP,
+};
+
+struct opt {
+    enum opt_id id;
+    char short_name;   /* 0: none */
+    const char *long_name;
+    int has_value;
+    const char *value_name;
+    const char *help;
+};
+
+static const struct opt opts[] = {
+    {OPT_OUTPUT, 'o', "output", 1, "PATTERN",
+     "report name; %p pid, %h host, %q{ENV} variable, %i next free number, %% a '%' (default " OUTNAME_DEFAULT ")"},
+    {OPT_FORCE, 'f', "force", 0, NULL, "overwrite an existing report"},
+    {OPT_QUIET, 'q', "quiet", 0, NULL, "print no ==gpuhier== lines (the program's output is untouched)"},
+    {OPT_MODE, 0, "mode", 1, "trace|profile", "trace: no hardware counters; profile (default): counters on sampled launches"},
+    {OPT_METRICS, 0, "metrics", 1, "LIST", "comma-separated metric names to collect besides the default set"},
+    {OPT_SAMPLE, 0, "sample", 1, "SPEC", "which launches get counters: config (default), all, first:N, every:N"},
+    {OPT_KERNEL, 'k', "kernel", 1, "REGEX", "profile only kernels whose name matches (POSIX extended regex)"},
+    {OPT_LAUNCH_SKIP, 0, "launch-skip", 1, "N", "skip the first N matching launches before profiling"},
+    {OPT_LAUNCH_COUNT, 0, "launch-count", 1, "N", "profile at most N launches"},
+    {OPT_NVTX_INCLUDE, 0, "nvtx-include", 1, "REGEX", "profile only launches inside NVTX ranges whose path matches"},
+    {OPT_NO_ANALYZE, 0, "no-analyze", 0, NULL, "do not analyze the reports or print findings at the end"},
+    {OPT_RULES, 0, "rules", 1, "DIR", "analyze with the rule files in DIR instead of the default rules"},
+    {OPT_HELP, 'h', "help", 0, NULL, "show this help"},
+};
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+void
+run_usage(FILE *f)
+{
+    fprintf(f, "usage: gpuhier run [options] [--] program [args...]\n\n"
+               "Runs the program with the gpuhier collector injected; each process that\n"
+               "initializes CUDA writes one report. Options stop at the program name.\n\n"
+               "options:\n");
+    for (size_t i = 0; i < N_OPTS; i++) {
+        char left[64];
+        const struct opt *o = &opts[i];
+        if (o->short_name)
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->long_name,
+                     o->has_value ? " " : "", o->has_value ? o->value_name : "");
+        else
+            snprintf(left, sizeof(left), "    --%s%s%s", o->long_name, o->has_value ? " " : "",
+                     o->has_value ? o->value_name : "");
+        fprintf(f, "  %-28s %s\n", left, o->help);
+    }
+    fprintf(f, "\nExit status: the program's (gpuhier dies by the same signal if it was killed);\n"
+               "2 bad options, 6 report exists without -f, 126 not executable, 127 not found.\n"
+               "See docs/cmd-run.md.\n");
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+usage_error(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return error("run: %s; see 'gpuhier run --help'", msg);
+}
+
+static int
+parse_count(const char *name, const char *v, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || errno || n < 0 || v[0] == '-' || v[0] == '+')
+        return usage_error("--%s: '%s' is not a whole number >= 0", name, v);
+    *out = n;
+    return 0;
+}
+
+static int
+check_regex(const char *name, const char *re)
+{
+    regex_t r;
+    int rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &r, why, sizeof(why));
+        return error("run: --%s: bad regular expression '%s': %s", name, re, why);
+    }
+    regfree(&r);
+    return 0;
+}
+
+/* config | all | first:N | every:N with N >= 1: what collector/sampling.c accepts. */
+static int
+check_sample(const char *v)
+{
+    if (!strcmp(v, "config") || !strcmp(v, "all"))
+        return 0;
+    const char *n = NULL;
+    if (!strncmp(v, "first:", 6))
+        n = v + 6;
+    else if (!strncmp(v, "every:", 6))
+        n = v + 6;
+    if (n) {
+        char *end;
+        errno = 0;
+        long k = strtol(n, &end, 10);
+        if (*n >= '0' && *n <= '9' && !*end && !errno && k >= 1)
+            return 0;
+    }
+    return usage_error("--sample: '%s' is not config, all, first:N or every:N (N >= 1)", v);
+}
+
+/*
+ * Metric names are checked against the device by the collector (only the
+ * profiler host API on the target chip knows them). Here: the list's
+ * shape, so `--metrics ,` or a pasted sentence fails before the run.
+ */
+static int
+check_metrics(const char *v)
+{
+    const char *p = v;
+    while (1) {
+        size_t n = strcspn(p, ",");
+        if (n == 0)
+            return usage_error("--metrics: empty name in '%s'", v);
+        for (size_t i = 0; i < n; i++) {
+            char c = p[i];
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '.' || c == ':')) {
+                char name[128];
+                snprintf(name, sizeof(name), "%.*s", (int)(n < 100 ? n : 100), p);
+                return usage_error("--metrics: '%s' is not a metric name (letters, digits, _ . :) in '%s'",
+                                   name, v);
+            }
+        }
+        if (!p[n])
+            return 0;
+        p += n + 1;
+    }
+}
+
+static int
+check_output(const char *v)
+{
+    char *s = outname_expand(v, 1, "host", 1);
+    if (!s)
+        return usage_error("-o: bad report name pattern '%s' (macros: %%p %%h %%q{ENV} %%i %%%%)", v);
+    size_t n = strlen(s);
+    int is_dir_like = n == 0 || s[n - 1] == '/';
+    free(s);
+    if (is_dir_like)
+        return usage_error("-o: '%s' names a directory; give a file name", v);
+    return 0;
+}
+
+static int
+check_rules_dir(const char *v)
+{
+    struct stat st;
+    if (stat(v, &st) != 0)
+        return error("run: --rules: cannot use '%s': %s", v, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return error("run: --rules: '%s' is not a directory", v);
+    return 0;
+}
+
+static int
+set_value(struct run_opts *o, const struct opt *op, const char *v)
+{
+    switch (op->id) {
+    case OPT_OUTPUT:
+        o->output = v;
+        return check_output(v);
+    case OPT_MODE:
+        if (strcmp(v, "trace") && strcmp(v, "profile"))
+            return usage_error("--mode: '%s' is not trace or profile", v);
+        o->mode = v;
+        return 0;
+    case OPT_METRICS:
+        o->metrics = v;
+        return check_metrics(v);
+    case OPT_SAMPLE:
+        o->sample = v;
+        return check_sample(v);
+    case OPT_KERNEL:
+        o->kernel = v;
+        return check_regex("kernel", v);
+    case OPT_NVTX_INCLUDE:
+        o->nvtx_include = v;
+        return check_regex("nvtx-include", v);
+    case OPT_LAUNCH_SKIP:
+        return parse_count("launch-skip", v, &o->launch_skip);
+    case OPT_LAUNCH_COUNT:
+        return parse_count("launch-count", v, &o->launch_count);
+    case OPT_RULES:
+        o->rules_dir = v;
+        return check_rules_dir(v);
+    default:
+        return 0;
+    }
+}
+
+static void
+set_flag(struct run_opts *o, const struct opt *op)
+{
+    switch (op->id) {
+    case OPT_FORCE:
+        o->is_force = 1;
+        break;
+    case OPT_QUIET:
+        o->is_quiet = 1;
+        break;
+    case OPT_NO_ANALYZE:
+        o->is_no_analyze = 1;
+        break;
+    case OPT_HELP:
+        o->is_help = 1;
+        break;
+    default:
+        break;
+    }
+}
+
+static const struct opt *
+find_long(const char *name, size_t n)
+{
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (strlen(opts[i].long_name) == n && !strncmp(opts[i].long_name, name, n))
+            return &opts[i];
+    return NULL;
+}
+
+static const struct opt *
+find_short(char c)
+{
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (opts[i].short_name && opts[i].short_name == c)
+            return &opts[i];
+    return NULL;
+}
+
+int
+run_opts_parse(int argc, const char **argv, struct run_opts *o)
+{
+    int i = 1;
+    while (i < argc) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0')
+            break; /* the program */
+        if (a[1] == '-') {
+            const char *name = a + 2;
+            const char *eq = strchr(name, '=');
+            size_t n = eq ? (size_t)(eq - name) : strlen(name);
+            const struct opt *op = find_long(name, n);
+            if (!op)
+                return usage_error("unknown option '%s'", a);
+            if (!op->has_value) {
+                if (eq)
+                    return usage_error("option '--%s' takes no value", op->long_name);
+                set_flag(o, op);
+                i++;
+                continue;
+            }
+            const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+            if (!v)
+                return usage_error("option '--%s' needs a value (%s)", op->long_name, op->value_name);
+            if (set_value(o, op, v))
+                return -1;
+            i += eq ? 1 : 2;
+            continue;
+        }
+        /* Short options: flags may be bundled (-fq); a value is attached or the next word. */
+        const char *p = a + 1;
+        int consumed_next = 0;
+        for (; *p; p++) {
+            const struct opt *op = find_short(*p);
+            if (!op) {
+                char bad[3] = {'-', *p, '\0'};
+                return usage_error("unknown option '%s'", bad);
+            }
+            if (!op->has_value) {
+                set_flag(o, op);
+                continue;
+            }
+            const char *v = p[1] ? p + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+            if (!v) {
+                char name[3] = {'-', *p, '\0'};
+                return usage_error("option '%s' needs a value (%s)", name, op->value_name);
+            }
+            consumed_next = !p[1];
+            if (set_value(o, op, v))
+                return -1;
+            break;
+        }
+        i += consumed_next ? 2 : 1;
+    }
+    if (o->is_help)
+        return 0;
+    if (i >= argc)
+        return usage_error("no program given");
+    o->argv = argv + i;
+    return 0;
+}
