@@ -30,6 +30,15 @@
 /* Separator line between tickets when several Markdown tickets go to one stream. */
 #define EXPORT_MD_SEPARATOR "<!-- gpuhier:ticket -->"
 
+/*
+ * Text of one rule for SARIF's rule descriptions and help, when the
+ * caller has the rule files (the cli loads them through the analyzer;
+ * export itself never reads rules/). All strings borrowed.
+ */
+struct export_rule_doc {
+    const char *id, *title, *tier, *doc, *rationale, *remedy;
+};
+
 struct export_opts {
     const char *format;       /* "md", "json", "csv", "sarif", "junit" (NULL: "md") */
     const char *rule;         /* only this rule id (NULL: all) */
@@ -41,6 +50,8 @@ struct export_opts {
     int redact;               /* 1: redact secrets in the command line (the default); 0: keep */
     const long long *finding_ids; /* only these finding ids (NULL: all); borrowed */
     size_t n_ids;
+    const struct export_rule_doc *rule_docs; /* optional rule texts (NULL: titles from the report) */
+    size_t n_rule_docs;
 };
 
 /*

@@ -70,13 +70,13 @@ utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
-/* Code points above ASCII that must not reach a reader raw. */
+/* Code points above ASCII that must not reach a reader raw (U+FFFE/U+FFFF: not allowed in XML). */
 static int
 is_hidden_control(uint32_t cp)
 {
     return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
            (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-           cp == 0x2029;
+           cp == 0x2029 || cp == 0xfffe || cp == 0xffff;
 }
 
 /*

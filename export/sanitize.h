@@ -13,7 +13,8 @@
  *   - characters that reorder or split what a reader sees are escaped the
  *     same way (\u{NNNN}): the bidirectional controls U+061C, U+200E,
  *     U+200F, U+202A..U+202E, U+2066..U+2069 ("Trojan Source") and the
- *     line/paragraph separators U+2028, U+2029;
+ *     line/paragraph separators U+2028, U+2029, and the noncharacters
+ *     U+FFFE, U+FFFF (which XML forbids);
  *   - the result is at most `max_bytes` bytes (0 = SANITIZE_DEFAULT_MAX),
  *     cut at a character boundary (never inside an escape) and ending in
  *     "…" (U+2026, 3 bytes) when cut.

@@ -75,6 +75,7 @@ test_sanitize_escape_sequences(void)
     CHECK(strstr(s, "\\e]0;pwned\\x07\\e[31mred") != NULL);
     free(s);
     /* Bidi overrides (Trojan Source) and line separators are escaped too. */
+    check_san("\xef\xbf\xbe\xef\xbf\xbf", "\\u{FFFE}\\u{FFFF}");
     check_san("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\xa8" "d", "a\\u{202E}b\\u{2066}c\\u{2028}d");
 }
 

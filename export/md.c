@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * md: Markdown tickets, one per finding, ready for
+ * `gh issue create --body-file` and GitLab issues (CommonMark + GFM
+ * tables). With --one, one document holds a summary table and every
+ * finding; otherwise tickets on one stream are separated by a line
+ * holding EXPORT_MD_SEPARATOR (an HTML comment: invisible when rendered).
+ *
+ * Untrusted text is never interpreted as Markdown: in prose and table
+ * cells every ASCII punctuation character that CommonMark or GFM gives
+ * a meaning to is backslash-escaped (so no emphasis, link, autolink,
+ * HTML, table break or heading can be injected); kernel names and the
+ * command line go in fenced code blocks whose fence is longer than any
+ * backtick run inside.
+ */
+#include "export/export_int.h"
+#include "schema/store.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+/* Characters escaped in prose and table cells. */
+static const char MD_SPECIAL[] = "\\`*_{}[]<>()#+-!|~&@:^$=";
+
+static void
+md_text(FILE *out, const char *s)
+{
+    if (!s)
+        s = "";
+    for (const char *p = s; *p; p++) {
+        if (strchr(MD_SPECIAL, *p))
+            fputc('\\', out);
+        fputc(*p, out);
+    }
+}
+
+static size_t
+max_backtick_run(const char *s)
+{
+    size_t best = 0, run = 0;
+    for (const char *p = s; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run > best)
+            best = run;
+    }
+    return best;
+}
+
+/* A fenced code block holding one (sanitized, newline-free) line per string. */
+static void
+md_code_block(FILE *out, const char *lang, const char *const *lines, size_t n)
+{
+    size_t fence = 3;
+    for (size_t i = 0; i < n; i++)
+        if (lines[i] && max_backtick_run(lines[i]) + 1 > fence)
+            fence = max_backtick_run(lines[i]) + 1;
+    for (size_t i = 0; i < fence; i++)
+        fputc('`', out);
+    fprintf(out, "%s\n", lang);
+    for (size_t i = 0; i < n; i++)
+        if (lines[i])
+            fprintf(out, "%s\n", lines[i]);
+    for (size_t i = 0; i < fence; i++)
+        fputc('`', out);
+    fputs("\n\n", out);
+}
+
+static void
+heading(FILE *out, int level, const char *fixed, const char *untrusted)
+{
+    for (int i = 0; i < level; i++)
+        fputc('#', out);
+    fputc(' ', out);
+    fputs(fixed, out);
+    md_text(out, untrusted);
+    fputs("\n\n", out);
+}
+
+static const char *
+tier_name(const char *tier)
+{
+    static const struct {
+        const char *id, *name;
+    } t[] = {{"registers", "registers"}, {"shared", "shared memory"}, {"l1", "L1"},
+             {"l2", "L2"},               {"dram", "device memory"},   {"host", "host link"}};
+    for (size_t i = 0; tier && i < sizeof(t) / sizeof(t[0]); i++)
+        if (!strcmp(tier, t[i].id))
+            return t[i].name;
+    return tier ? tier : "unknown";
+}
+
+static void
+config_row(FILE *out, const char *name, const char *value)
+{
+    fprintf(out, "| %s | ", name);
+    md_text(out, value);
+    fputs(" |\n", out);
+}
+
+static void
+write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, int level)
+{
+    char a[64], b[64], c[64];
+    const char *kname = f->short_name ? f->short_name : f->demangled_name;
+
+    for (int i = 0; i < level; i++)
+        fputc('#', out);
+    fputc(' ', out);
+    md_text(out, f->title ? f->title : f->rule_id);
+    if (kname) {
+        fputs(" in ", out);
+        md_text(out, kname);
+    }
+    fputs("\n\n", out);
+
+    fputs("**Severity:** ", out);
+    md_text(out, f->severity);
+    fputs(" \xc2\xb7 **Tier:** ", out);
+    md_text(out, tier_name(f->tier));
+    fputs(" \xc2\xb7 **Rule:** ", out);
+    md_text(out, f->rule_id);
+    if (f->rank > 0)
+        fprintf(out, " \xc2\xb7 **Rank:** %lld", f->rank);
+    fputs("\n\n", out);
+
+    fprintf(out, "**Estimated time lost:** %s", ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
+    if (f->launches >= 0)
+        fprintf(out, " over %lld launch%s", f->launches, f->launches == 1 ? "" : "es");
+    if (isfinite(f->time_lost_ns_per_launch))
+        fprintf(out, " (%s per launch)", ex_fmt_ns(b, sizeof(b), f->time_lost_ns_per_launch));
+    if (isfinite(f->share_pct))
+        fprintf(out, ", %.2f %% of the run's GPU time", f->share_pct);
+    fputs("\n\n", out);
+
+    heading(out, level + 1, "Kernel", NULL);
+    if (f->kernel_id >= 0) {
+        const char *lines[1] = {f->demangled_name ? f->demangled_name : "?"};
+        md_code_block(out, "text", lines, 1);
+        fputs("| launch configuration | value |\n| --- | --- |\n", out);
+        config_row(out, "grid", ex_fmt_dim(a, sizeof(a), f->grid));
+        config_row(out, "block", ex_fmt_dim(a, sizeof(a), f->block));
+        if (f->dynamic_smem_bytes >= 0) {
+            snprintf(a, sizeof(a), "%lld bytes", f->dynamic_smem_bytes);
+            config_row(out, "dynamic shared memory", a);
+        }
+        if (f->static_smem_bytes >= 0) {
+            snprintf(a, sizeof(a), "%lld bytes", f->static_smem_bytes);
+            config_row(out, "static shared memory", a);
+        }
+        if (f->registers_per_thread >= 0) {
+            snprintf(a, sizeof(a), "%lld", f->registers_per_thread);
+            config_row(out, "registers per thread", a);
+        }
+        if (f->local_bytes_per_thread >= 0) {
+            snprintf(a, sizeof(a), "%lld bytes", f->local_bytes_per_thread);
+            config_row(out, "local memory per thread", a);
+        }
+        if (isfinite(f->theoretical_occupancy_pct)) {
+            fprintf(out, "| theoretical occupancy | %.1f %%", f->theoretical_occupancy_pct);
+            if (f->occupancy_limiter) {
+                fputs(" \\(limited by ", out);
+                md_text(out, f->occupancy_limiter);
+                fputs("\\)", out);
+            }
+            fputs(" |\n", out);
+        }
+        if (f->source_file) {
+            fputs("| source | ", out);
+            md_text(out, f->source_file);
+            if (f->source_line > 0)
+                fprintf(out, "\\:%lld", f->source_line);
+            fputs(" |\n", out);
+        }
+        if (r->device_name)
+            config_row(out, "device", r->device_name);
+        fputc('\n', out);
+    } else {
+        fputs("This finding concerns the whole run (copies or launches), not one kernel.\n\n", out);
+    }
+
+    heading(out, level + 1, "Finding", NULL);
+    md_text(out, f->message ? f->message : f->title);
+    fputs("\n\n", out);
+
+    heading(out, level + 1, "Evidence", NULL);
+    if (f->n_ev == 0) {
+        fputs("The report holds no evidence rows for this finding.\n\n", out);
+    } else {
+        fputs("| evidence | value | threshold | over the threshold |\n| --- | ---: | ---: | --- |\n", out);
+        for (size_t i = 0; i < f->n_ev; i++) {
+            const struct ex_evidence *e = &f->ev[i];
+            fputs("| ", out);
+            md_text(out, e->name);
+            fputs(" | ", out);
+            md_text(out, e->text_value ? e->text_value : ex_fmt_num(a, sizeof(a), e->value));
+            if (e->unit && !e->text_value) {
+                fputc(' ', out);
+                md_text(out, e->unit);
+            }
+            fputs(" | ", out);
+            if (e->has_threshold) {
+                if (e->op) {
+                    md_text(out, e->op);
+                    fputc(' ', out);
+                }
+                md_text(out, ex_fmt_num(c, sizeof(c), e->threshold));
+                if (e->unit) {
+                    fputc(' ', out);
+                    md_text(out, e->unit);
+                }
+            } else {
+                fputs("informative", out);
+            }
+            const char *fires = "";
+            if (e->has_value && e->has_threshold && e->op) {
+                int y = (!strcmp(e->op, ">") && e->value > e->threshold) ||
+                        (!strcmp(e->op, ">=") && e->value >= e->threshold) ||
+                        (!strcmp(e->op, "<") && e->value < e->threshold) ||
+                        (!strcmp(e->op, "<=") && e->value <= e->threshold);
+                fires = y ? "yes" : "no";
+            }
+            fprintf(out, " | %s |\n", fires);
+        }
+        fputc('\n', out);
+    }
+
+    heading(out, level + 1, "Remedy", NULL);
+    md_text(out, f->remedy ? f->remedy : "See `gpuhier rules explain` for this rule.");
+    fputs("\n\n", out);
+
+    heading(out, level + 1, "Reference", NULL);
+    fputs("The rule comes from the course chapters on the GPU memory hierarchy: ", out);
+    md_text(out, f->doc_ref ? f->doc_ref : "no section recorded");
+    fputs(".\n\n", out);
+
+    heading(out, level + 1, "Reproduce", NULL);
+    if (r->repro) {
+        const char *lines[2] = {r->repro, NULL};
+        md_code_block(out, "sh", lines, 1);
+    } else {
+        fputs("The report does not record the profiled command line.\n\n", out);
+    }
+    fputs("Generated by gpuhier ", out);
+    md_text(out, GPUHIER_VERSION);
+    if (r->ruleset_version) {
+        fputs(", rule set ", out);
+        md_text(out, r->ruleset_version);
+    }
+    if (r->created_by && strcmp(r->created_by, "collector")) {
+        fputs(". The report is ", out);
+        md_text(out, r->created_by);
+        if (r->provenance) {
+            fputs(": ", out);
+            md_text(out, r->provenance);
+        }
+    }
+    fputs(".\n", out);
+}
+
+int
+ex_write_md_one_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out)
+{
+    write_ticket(r, f, out, 1);
+    if (ferror(out))
+        return store_set_error("cannot write Markdown: %s", strerror(errno));
+    return 0;
+}
+
+int
+ex_write_md(const struct ex_report *r, const struct export_opts *o, FILE *out)
+{
+    char a[64];
+    if (o->one) {
+        fprintf(out, "# gpuhier findings: %zu\n\n", r->n);
+        if (r->n == 0) {
+            fputs("No findings match.\n", out);
+        } else {
+            fputs("| rank | severity | rule | kernel | time lost |\n| ---: | --- | --- | --- | ---: |\n", out);
+            for (size_t i = 0; i < r->n; i++) {
+                const struct ex_finding *f = &r->f[i];
+                if (f->rank > 0)
+                    fprintf(out, "| %lld | ", f->rank);
+                else
+                    fputs("|  | ", out);
+                md_text(out, f->severity);
+                fputs(" | ", out);
+                md_text(out, f->rule_id);
+                fputs(" | ", out);
+                md_text(out, f->short_name ? f->short_name : f->demangled_name ? f->demangled_name : "run");
+                fprintf(out, " | %s |\n", ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
+            }
+        }
+        for (size_t i = 0; i < r->n; i++) {
+            fputc('\n', out);
+            write_ticket(r, &r->f[i], out, 2);
+        }
+    } else {
+        for (size_t i = 0; i < r->n; i++) {
+            if (i)
+                fprintf(out, "\n%s\n\n", EXPORT_MD_SEPARATOR);
+            write_ticket(r, &r->f[i], out, 1);
+        }
+    }
+    if (ferror(out))
+        return store_set_error("cannot write Markdown: %s", strerror(errno));
+    return 0;
+}

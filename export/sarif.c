@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sarif: SARIF 2.1.0 for code scanning (GitHub, GitLab, IDEs).
+ *
+ * One reportingDescriptor per analyzer rule (the rules that ran, plus any
+ * rule with a finding), results in rank order with a stable ruleId, a
+ * level from the severity, and partialFingerprints keyed on
+ * (rule, demangled kernel name) only, so a finding keeps its identity
+ * when the launch configuration changes. A result points at the kernel's
+ * source file and line when the report has them (made relative to the
+ * run's working directory when it lies below it, so a repository can
+ * resolve it), otherwise at the program.
+ *
+ * GitHub's upload limits are kept: at most EXPORT_SARIF_MAX_RESULTS
+ * results, and at most SARIF_MAX_GZIP_BYTES once compressed (measured
+ * with zlib at its fastest level, which compresses no better than the
+ * uploader, so the estimate errs on the safe side). What had to be
+ * dropped is said in a toolExecutionNotification, lowest ranks first.
+ */
+#include "export/export_int.h"
+#include "schema/store.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <zlib.h>
+
+#define SARIF_MAX_GZIP_BYTES (10u * 1000u * 1000u)
+
+/* Percent-encode everything but RFC 3986 unreserved characters and '/'. */
+static char *
+uri_encode(const char *s)
+{
+    size_t n = strlen(s);
+    char *o = malloc(n * 3 + 1), *p = o;
+    if (!o)
+        abort();
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (isalnum(*c) || strchr("-._~/", *c))
+            *p++ = (char)*c;
+        else
+            p += sprintf(p, "%%%02X", *c);
+    }
+    *p = '\0';
+    return o;
+}
+
+/*
+ * A path a repository can resolve: relative to `cwd` when below it,
+ * "./" stripped; NULL-safe. Sets *relative. Returns a new encoded URI.
+ */
+static char *
+path_uri(const char *path, const char *cwd, int *relative)
+{
+    const char *p = path;
+    size_t cl = cwd ? strlen(cwd) : 0;
+    while (cl > 1 && cwd[cl - 1] == '/')
+        cl--;
+    if (cwd && p[0] == '/' && cl > 0 && !strncmp(p, cwd, cl) && p[cl] == '/')
+        p += cl + 1;
+    while (p[0] == '.' && p[1] == '/')
+        p += 2;
+    *relative = p[0] != '/';
+    char *enc = uri_encode(*p ? p : ".");
+    if (*relative)
+        return enc;
+    size_t n = strlen(enc) + 8;
+    char *abs = malloc(n);
+    if (!abs)
+        abort();
+    snprintf(abs, n, "file://%s", enc);
+    free(enc);
+    return abs;
+}
+
+static const char *
+level_of(const char *severity)
+{
+    switch (export_severity_rank(severity)) {
+    case 3: return "error";
+    case 2: return "warning";
+    default: return "note";
+    }
+}
+
+/* "l2-reread-miss" -> "L2RereadMiss" (SARIF's optional rule name). */
+static char *
+camel(const char *id)
+{
+    char *o = strdup(id);
+    if (!o)
+        abort();
+    size_t j = 0;
+    int up = 1;
+    for (const char *p = id; *p; p++) {
+        if (*p == '-' || *p == '_' || *p == '.') {
+            up = 1;
+            continue;
+        }
+        o[j++] = up ? (char)toupper((unsigned char)*p) : *p;
+        up = 0;
+    }
+    o[j] = '\0';
+    return o;
+}
+
+static json_t *
+text_obj(const char *s)
+{
+    return json_pack("{s:s}", "text", s && *s ? s : "-");
+}
+
+static json_t *
+rule_json(const struct ex_rule *x)
+{
+    json_t *o = json_object();
+    char *name = camel(x->id);
+    json_object_set_new(o, "id", json_string(x->id));
+    json_object_set_new(o, "name", json_string(name));
+    free(name);
+    const char *title = x->title ? x->title : x->id;
+    json_object_set_new(o, "shortDescription", text_obj(title));
+    size_t n = strlen(title) + (x->rationale ? strlen(x->rationale) : 0) + (x->doc ? strlen(x->doc) : 0) +
+               (x->remedy ? strlen(x->remedy) : 0) + (x->tier ? strlen(x->tier) : 0) + 256;
+    char *full = malloc(n), *help = malloc(n);
+    if (!full || !help)
+        abort();
+    snprintf(full, n, "%s%s%s (tier: %s)%s%s", title, x->rationale ? ". " : "", x->rationale ? x->rationale : "",
+             x->tier ? x->tier : "unknown", x->doc ? " Source: " : "", x->doc ? x->doc : "");
+    snprintf(help, n, "%s%sRun `gpuhier rules explain %s` for the rule in full.%s%s",
+             x->remedy ? x->remedy : "", x->remedy ? " " : "", x->id, x->doc ? " Source: " : "",
+             x->doc ? x->doc : "");
+    json_object_set_new(o, "fullDescription", text_obj(full));
+    json_object_set_new(o, "help", text_obj(help));
+    json_object_set_new(o, "defaultConfiguration", json_pack("{s:s}", "level", "warning"));
+    json_t *props = json_object();
+    json_object_set_new(props, "tier", ex_jstr(x->tier));
+    json_object_set_new(props, "docRef", ex_jstr(x->doc));
+    json_object_set_new(props, "status", ex_jstr(x->status));
+    if (x->note)
+        json_object_set_new(props, "note", ex_jstr(x->note));
+    json_object_set_new(props, "tags", json_pack("[s, s]", "performance", x->tier ? x->tier : "gpu"));
+    json_object_set_new(o, "properties", props);
+    free(full);
+    free(help);
+    return o;
+}
+
+static size_t
+rule_index(const struct ex_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (!strcmp(r->rules[i].id, id))
+            return i;
+    return 0;
+}
+
+static json_t *
+result_json(const struct ex_report *r, const struct ex_finding *f)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "ruleId", json_string(f->rule_id));
+    json_object_set_new(o, "ruleIndex", json_integer((json_int_t)rule_index(r, f->rule_id)));
+    json_object_set_new(o, "level", json_string(level_of(f->severity)));
+    json_object_set_new(o, "message", text_obj(f->message ? f->message : f->title));
+
+    json_t *loc = json_object();
+    const char *file = f->source_file ? f->source_file : r->program;
+    int relative;
+    char *uri = path_uri(file ? file : "unknown", r->cwd, &relative);
+    json_t *art = json_pack("{s:s}", "uri", uri);
+    if (relative)
+        json_object_set_new(art, "uriBaseId", json_string("%SRCROOT%"));
+    free(uri);
+    json_t *phys = json_pack("{s:o}", "artifactLocation", art);
+    if (f->source_file && f->source_line > 0)
+        json_object_set_new(phys, "region", json_pack("{s:I}", "startLine", (json_int_t)f->source_line));
+    json_object_set_new(loc, "physicalLocation", phys);
+    if (f->kernel_id >= 0)
+        json_object_set_new(loc, "logicalLocations",
+                            json_pack("[{s:o, s:o, s:s}]", "name",
+                                      ex_jstr(f->short_name ? f->short_name : f->demangled_name),
+                                      "fullyQualifiedName", ex_jstr(f->demangled_name), "kind", "function"));
+    json_object_set_new(o, "locations", json_pack("[o]", loc));
+    json_object_set_new(o, "partialFingerprints", json_pack("{s:s}", "gpuhierKernelRule/v1", f->fingerprint));
+
+    json_t *p = json_object();
+    json_object_set_new(p, "findingId", json_integer(f->id));
+    json_object_set_new(p, "rank", ex_jint(f->rank));
+    json_object_set_new(p, "severity", ex_jstr(f->severity));
+    json_object_set_new(p, "tier", ex_jstr(f->tier));
+    json_object_set_new(p, "timeLostNs", ex_jreal(f->time_lost_ns));
+    json_object_set_new(p, "timeLostNsPerLaunch", ex_jreal(f->time_lost_ns_per_launch));
+    json_object_set_new(p, "sharePct", ex_jreal(f->share_pct));
+    json_object_set_new(p, "launches", ex_jint(f->launches));
+    json_object_set_new(p, "kernel", ex_jstr(f->demangled_name));
+    json_object_set_new(p, "remedy", ex_jstr(f->remedy));
+    json_object_set_new(p, "docRef", ex_jstr(f->doc_ref));
+    if (f->config_id >= 0) {
+        char g[64], b[64];
+        json_object_set_new(p, "grid", json_string(ex_fmt_dim(g, sizeof(g), f->grid)));
+        json_object_set_new(p, "block", json_string(ex_fmt_dim(b, sizeof(b), f->block)));
+        json_object_set_new(p, "dynamicSmemBytes", ex_jint(f->dynamic_smem_bytes));
+    }
+    json_t *ev = json_array();
+    for (size_t i = 0; i < f->n_ev; i++) {
+        const struct ex_evidence *e = &f->ev[i];
+        json_array_append_new(ev, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "name", ex_jstr(e->name), "value",
+                                            ex_jreal(e->value), "textValue", ex_jstr(e->text_value), "unit",
+                                            ex_jstr(e->unit), "threshold", ex_jreal(e->threshold), "op",
+                                            ex_jstr(e->op)));
+    }
+    json_object_set_new(p, "evidence", ev);
+    json_object_set_new(o, "properties", p);
+    return o;
+}
+
+/* Bytes of `s` once deflated at zlib's fastest level (an upper bound on gzip -6). */
+static size_t
+deflated_size(const char *s, size_t n)
+{
+    uLongf bound = compressBound((uLong)n);
+    Bytef *buf = malloc(bound);
+    if (!buf)
+        abort();
+    size_t out = n;
+    if (compress2(buf, &bound, (const Bytef *)s, (uLong)n, Z_BEST_SPEED) == Z_OK)
+        out = bound + 18; /* gzip header and trailer */
+    free(buf);
+    return out;
+}
+
+static json_t *
+build_log(const struct ex_report *r, size_t n_results, const char *truncation)
+{
+    json_t *driver = json_object();
+    json_object_set_new(driver, "name", json_string("gpuhier"));
+    json_object_set_new(driver, "version", json_string(GPUHIER_VERSION));
+    json_object_set_new(driver, "semanticVersion", json_string(GPUHIER_VERSION));
+    json_t *rules = json_array();
+    for (size_t i = 0; i < r->n_rules; i++)
+        json_array_append_new(rules, rule_json(&r->rules[i]));
+    json_object_set_new(driver, "rules", rules);
+
+    json_t *inv = json_object();
+    json_object_set_new(inv, "executionSuccessful", json_true());
+    if (r->repro)
+        json_object_set_new(inv, "commandLine", json_string(r->repro));
+    if (truncation)
+        json_object_set_new(inv, "toolExecutionNotifications",
+                            json_pack("[{s:s, s:{s:s}, s:{s:s}}]", "level", "warning", "message", "text",
+                                      truncation, "descriptor", "id", "gpuhier/results-truncated"));
+
+    json_t *run = json_object();
+    json_object_set_new(run, "tool", json_pack("{s:o}", "driver", driver));
+    json_object_set_new(run, "invocations", json_pack("[o]", inv));
+    if (r->cwd && r->cwd[0] == '/') {
+        char *enc = uri_encode(r->cwd);
+        size_t n = strlen(enc) + 16;
+        char *base = malloc(n);
+        if (!base)
+            abort();
+        snprintf(base, n, "file://%s%s", enc, enc[strlen(enc) - 1] == '/' ? "" : "/");
+        json_object_set_new(run, "originalUriBaseIds",
+                            json_pack("{s:{s:s}}", "%SRCROOT%", "uri", base));
+        free(base);
+        free(enc);
+    }
+    json_t *results = json_array();
+    for (size_t i = 0; i < n_results; i++)
+        json_array_append_new(results, result_json(r, &r->f[i]));
+    json_object_set_new(run, "results", results);
+    json_t *props = json_object();
+    json_object_set_new(props, "findingsTotal", json_integer((json_int_t)r->n_total));
+    json_object_set_new(props, "reportCreatedBy", ex_jstr(r->created_by));
+    json_object_set_new(props, "reportProvenance", ex_jstr(r->provenance));
+    json_object_set_new(props, "rulesetVersion", ex_jstr(r->ruleset_version));
+    json_object_set_new(props, "device", ex_jstr(r->device_name));
+    json_object_set_new(run, "properties", props);
+
+    json_t *log = json_object();
+    json_object_set_new(log, "$schema", json_string("https://json.schemastore.org/sarif-2.1.0.json"));
+    json_object_set_new(log, "version", json_string("2.1.0"));
+    json_object_set_new(log, "runs", json_pack("[o]", run));
+    return log;
+}
+
+int
+ex_write_sarif(const struct ex_report *r, const struct export_opts *o, FILE *out)
+{
+    (void)o;
+    size_t n = r->n < EXPORT_SARIF_MAX_RESULTS ? r->n : EXPORT_SARIF_MAX_RESULTS;
+    char note[256];
+    char *text = NULL;
+    for (;;) {
+        const char *why = NULL;
+        if (n < r->n) {
+            snprintf(note, sizeof(note),
+                     "%zu of %zu findings kept (the highest ranked): GitHub accepts at most %d results "
+                     "and %u compressed bytes per run",
+                     n, r->n, EXPORT_SARIF_MAX_RESULTS, SARIF_MAX_GZIP_BYTES);
+            why = note;
+        }
+        json_t *log = build_log(r, n, why);
+        text = json_dumps(log, JSON_COMPACT | JSON_REAL_PRECISION(10));
+        json_decref(log);
+        if (!text)
+            return store_set_error("cannot build the SARIF document");
+        size_t len = strlen(text);
+        if (len <= SARIF_MAX_GZIP_BYTES || n == 0)
+            break;
+        size_t z = deflated_size(text, len);
+        if (z <= SARIF_MAX_GZIP_BYTES)
+            break;
+        /* Shrink in proportion, with a margin, and measure again. */
+        size_t next = (size_t)((double)n * SARIF_MAX_GZIP_BYTES / (double)z * 0.95);
+        n = next < n ? next : n - 1;
+        free(text);
+        text = NULL;
+    }
+    int bad = fputs(text, out) == EOF || fputc('\n', out) == EOF;
+    free(text);
+    if (bad)
+        return store_set_error("cannot write SARIF: %s", strerror(errno));
+    return 0;
+}
