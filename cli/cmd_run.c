@@ -213,16 +213,6 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     unsetenv("GPUHIER_COLLECTOR_ACTIVE");
 }
 
-/* Report paths relative to where the user is, when they are below it. */
-static const char *
-display_path(const char *path, const char *cwd)
-{
-    size_t n = strlen(cwd);
-    if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/')
-        return path + n + 1;
-    return path;
-}
-
 /* Copy `text` to `f`, each line prefixed with "==gpuhier== ". */
 static void
 print_prefixed(FILE *f, const char *text)
@@ -342,11 +332,11 @@ cmd_run(int argc, const char **argv)
     if (!o.is_quiet) {
         print_status(status);
         if (rc == 0)
-            run_session_print(&s, stderr);
+            run_session_print(&s, cwd, stderr);
     }
     if (rc == 0 && !o.is_no_analyze) {
         for (size_t i = 0; i < s.n; i++) {
-            const char *shown = display_path(s.procs[i].report, cwd);
+            const char *shown = run_display_path(s.procs[i].report, cwd);
             if (!s.procs[i].has_end) {
                 if (!o.is_quiet)
                     fprintf(stderr, "==gpuhier== not analyzed: %s was not closed; "

@@ -118,8 +118,12 @@ void run_session_release(struct run_session *s);
 
 /*
  * Print the end-of-run summary, one `==gpuhier==` line per process, or
- * the "never initialized CUDA" line when there is none.
+ * the "never initialized CUDA" line when there is none. Report paths
+ * below `cwd` (may be NULL) are shown relative to it.
  */
-void run_session_print(const struct run_session *s, FILE *f);
+void run_session_print(const struct run_session *s, const char *cwd, FILE *f);
+
+/* `path` relative to `cwd` when it lies below it, else `path` (borrowed). */
+const char *run_display_path(const char *path, const char *cwd);
 
 #endif

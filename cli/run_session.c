@@ -89,16 +89,16 @@ run_session_read(const char *path, struct run_session *s)
             s->n_bad_lines++;
             continue;
         }
+        long long v[6] = {0};
+        int bad = 0;
+        for (int i = 0; is_end && i < 6; i++)
+            bad |= to_ll(fld[3 + i], &v[i]);
+        if (bad) {
+            s->n_bad_lines++;
+            continue;
+        }
         struct run_process *p = find_or_add(s, (long)pid, fld[2]);
         if (is_end) {
-            long long v[6];
-            int bad = 0;
-            for (int i = 0; i < 6; i++)
-                bad |= to_ll(fld[3 + i], &v[i]);
-            if (bad) {
-                s->n_bad_lines++;
-                continue;
-            }
             p->has_end = 1;
             p->traced = v[0];
             p->profiled = v[1];
@@ -126,8 +126,17 @@ run_session_release(struct run_session *s)
     s->n = 0;
 }
 
+const char *
+run_display_path(const char *path, const char *cwd)
+{
+    size_t n = cwd ? strlen(cwd) : 0;
+    if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
 void
-run_session_print(const struct run_session *s, FILE *f)
+run_session_print(const struct run_session *s, const char *cwd, FILE *f)
 {
     if (s->n == 0) {
         fprintf(f, "==gpuhier== the program never initialized CUDA: no report written\n");
@@ -135,12 +144,13 @@ run_session_print(const struct run_session *s, FILE *f)
     }
     for (size_t i = 0; i < s->n; i++) {
         const struct run_process *p = &s->procs[i];
+        const char *shown = run_display_path(p->report, cwd);
         if (!p->has_end) {
             fprintf(f, "==gpuhier== process %ld: report %s (not closed: the process ended before "
-                       "the collector finished; it holds what was committed)\n", p->pid, p->report);
+                       "the collector finished; it holds what was committed)\n", p->pid, shown);
             continue;
         }
-        fprintf(f, "==gpuhier== process %ld: report %s\n", p->pid, p->report);
+        fprintf(f, "==gpuhier== process %ld: report %s\n", p->pid, shown);
         fprintf(f, "==gpuhier==   launches: %lld traced, %lld profiled, %lld not profiled, "
                    "%lld records dropped\n", p->traced, p->profiled, p->skipped, p->dropped);
         if (p->profiled > 0)

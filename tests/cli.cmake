@@ -2,3 +2,29 @@
 add_executable(test_outname ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_outname.c)
 target_link_libraries(test_outname PRIVATE gh_store)
 gh_add_test(NAME unit.outname COMMAND test_outname LABELS unit cli)
+
+# run's parsing, program lookup and session file, linked without the rest of the CLI.
+add_executable(test_cli_run ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_run.c
+  ${PROJECT_SOURCE_DIR}/cli/run_opts.c ${PROJECT_SOURCE_DIR}/cli/run_child.c
+  ${PROJECT_SOURCE_DIR}/cli/run_session.c)
+target_link_libraries(test_cli_run PRIVATE gh_store)
+gh_add_test(NAME unit.cli_run COMMAND test_cli_run LABELS unit cli)
+
+# The stand-in program of the e2e tests, and a collector stand-in for builds
+# without the real one (tests prefer the real collector when it is built).
+add_executable(gh_cli_child ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_child.c)
+add_library(gh_cli_stub_collector SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_stub_collector.c)
+
+set(GH_CLI_E2E_ENV
+  "GPUHIER=$<TARGET_FILE:gpuhier>"
+  "GH_CLI_CHILD=$<TARGET_FILE:gh_cli_child>"
+  "GH_CLI_STUB_COLLECTOR=$<TARGET_FILE:gh_cli_stub_collector>")
+file(GLOB GH_CLI_E2E ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t4[0-4]*.sh)
+foreach(script ${GH_CLI_E2E})
+  get_filename_component(name ${script} NAME_WE)
+  if(name MATCHES "-gpu")
+    gh_add_gpu_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e cli ENVIRONMENT "${GH_CLI_E2E_ENV}")
+  else()
+    gh_add_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e cli ENVIRONMENT "${GH_CLI_E2E_ENV}")
+  endif()
+endforeach()

@@ -1,0 +1,49 @@
+#!/bin/sh
+# gpuhier run's own failures: one clear line on stderr and a documented
+# exit code (docs/exit-codes.md); the program is not started.
+. "$(dirname "$0")/t4-cli-lib.sh"
+
+expect_rc 127 "$G" run ./no-such-program 2> err.txt
+contains err.txt "cannot run './no-such-program': no such file"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"
+expect_rc 127 "$G" run gpuhier-no-such-command-xyz 2> err.txt
+contains err.txt "command not found in PATH"
+printf 'echo hi\n' > notexec.sh
+expect_rc 126 "$G" run ./notexec.sh 2> err.txt
+contains err.txt "not executable"
+mkdir adir
+expect_rc 126 "$G" run ./adir 2> err.txt
+contains err.txt "it is a directory"
+# A script without #! runs through /bin/sh, as with a shell.
+printf 'exit 7\n' > noshebang && chmod +x noshebang
+expect_rc 7 "$G" run -q ./noshebang
+
+# Bad options: exit 2, one line, nothing run.
+expect_rc 2 "$G" run -k '(' "$C" cuda "$T/r.db" 2> err.txt
+contains err.txt "bad regular expression '('"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"
+expect_rc 2 "$G" run --mode turbo true 2> err.txt
+expect_rc 2 "$G" run --sample every:0 true 2> err.txt
+expect_rc 2 "$G" run --launch-count -3 true 2> err.txt
+expect_rc 2 "$G" run --bogus true 2> err.txt
+contains err.txt "unknown option '--bogus'"
+expect_rc 2 "$G" run 2> err.txt
+contains err.txt "no program given"
+expect_rc 0 "$G" run --help > help.txt
+contains help.txt "usage: gpuhier run"
+
+# An existing report with a fixed name: refused before the run unless -f.
+: > fixed.db
+expect_rc 6 "$G" run -o fixed.db "$C" cuda "$T/x" 2> err.txt
+contains err.txt "already exists; use -f"
+[ ! -e x ] || fail "program ran"
+expect_rc 0 "$G" run -q -f -o fixed.db true
+# %i never collides, so no check is needed.
+expect_rc 0 "$G" run -q -o 'fixed%i.db' true
+# A directory that does not exist (root may write anywhere, so no permission case).
+expect_rc 6 "$G" run -o nodir/gpuhier-%i.db true 2> err.txt
+contains err.txt "cannot write reports in '$T/nodir'"
+# The collector cannot be found.
+expect_rc 70 env GPUHIER_COLLECTOR=/nonexistent/lib.so "$G" run true 2> err.txt
+contains err.txt "GPUHIER_COLLECTOR"
+echo "ok t402"
