@@ -424,14 +424,14 @@ SELECT l.id AS launch_id, l.kernel_id, l.config_id, l.device_id,
        MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum' THEN m.value END) AS tma_load_bytes,
        MAX(CASE WHEN n.name = 'l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum' THEN m.value END) AS tma_store_bytes,
        MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum' THEN m.value END) AS ldgsts_access_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum' THEN m.value END) AS ldgsts_bypass_bytes,
+       MAX(CASE WHEN n.name = 'sm__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum' THEN m.value END) AS ldgsts_bypass_bytes,
        MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes.sum' THEN m.value END) AS l2_to_l1_bytes,
        MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors,
        MAX(CASE WHEN n.name = 'idc__requests.sum' THEN m.value END) AS const_requests,
        MAX(CASE WHEN n.name = 'smsp__inst_executed_op_ldc.sum' THEN m.value END) AS const_inst,
        MAX(CASE WHEN n.name = 'lts__t_sectors_op_atom.sum' THEN m.value END) AS l2_atom_sectors,
        MAX(CASE WHEN n.name = 'lts__t_sectors_op_red.sum' THEN m.value END) AS l2_red_sectors,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_atom.sum' THEN m.value END) AS gatom_inst,
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_generic_atom.sum' THEN m.value END) AS gatom_inst,
        MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_red.sum' THEN m.value END) AS gred_inst
 FROM launch l
 JOIN profile p ON p.launch_id = l.id
