@@ -1,12 +1,111 @@
 /* SPDX-License-Identifier: MIT */
-/* gpuhier tui: placeholder until its issue lands. */
+/*
+ * gpuhier tui: browse a report in the terminal (tui/tui.h).
+ *
+ * Also holds cli_open_for_reading(), shared with `report` and `demo`:
+ * the TUI never links the analyzer, so a report that was never analyzed
+ * (or analyzed by an older rule set) is handed over as the analyzed
+ * in-memory copy analyzer_open_report() makes. When analysis is
+ * impossible the report is shown without findings, with a warning.
+ */
 #include "cli/cli.h"
+
+#include "analyzer/analyzer.h"
+#include "schema/store.h"
+#include "tui/tui.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int
+cli_open_for_reading(const char *path, int raw, sqlite3 **out)
+{
+    *out = NULL;
+    sqlite3 *db = NULL;
+    if (store_open(path, STORE_READ_ONLY, &db)) {
+        error("%s", store_error());
+        return cli_store_exit_code();
+    }
+    if (raw) {
+        *out = db;
+        return GH_EXIT_OK;
+    }
+    sqlite3_close(db);
+    if (analyzer_open_report(path, NULL, &db) == 0) {
+        *out = db;
+        return GH_EXIT_OK;
+    }
+    warning("cannot analyze '%s': %s; showing what it holds", path, analyzer_error());
+    if (store_open(path, STORE_READ_ONLY, &db)) {
+        error("%s", store_error());
+        return cli_store_exit_code();
+    }
+    *out = db;
+    return GH_EXIT_OK;
+}
+
+static void
+usage(FILE *f)
+{
+    fprintf(f, "usage: gpuhier tui [-C] [--mouse] [--ascii] [--raw] [--view V] report.db\n"
+               "  -C, --monochrome  no colours (also when NO_COLOR is set)\n"
+               "  --mouse           clicks select, the wheel scrolls\n"
+               "  --ascii           draw with ASCII only (automatic outside UTF-8 locales)\n"
+               "  --raw             do not analyze a report that was never analyzed\n"
+               "  --view V          start in summary, kernels, findings or copies\n"
+               "Press ? in the browser for the keys; docs/cmd-tui.md has the details.\n");
+}
 
 int
 cmd_tui(int argc, const char **argv)
 {
-    (void)argc;
-    (void)argv;
-    error("'tui' is not implemented yet");
-    return GH_EXIT_INTERNAL;
+    struct tui_opts o = {0};
+    const char *path = NULL;
+    int raw = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return GH_EXIT_OK;
+        } else if (!strcmp(a, "-C") || !strcmp(a, "--monochrome")) {
+            o.monochrome = 1;
+        } else if (!strcmp(a, "--mouse")) {
+            o.mouse = 1;
+        } else if (!strcmp(a, "--ascii")) {
+            o.ascii = 1;
+        } else if (!strcmp(a, "--raw")) {
+            raw = 1;
+        } else if (!strcmp(a, "--view") && i + 1 < argc) {
+            o.start_view = argv[++i];
+        } else if (!strncmp(a, "--view=", 7)) {
+            o.start_view = a + 7;
+        } else if (a[0] == '-' && a[1]) {
+            error("unknown option '%s'", a);
+            usage(stderr);
+            return GH_EXIT_USAGE;
+        } else if (!path) {
+            path = a;
+        } else {
+            error("one report at a time ('%s' and '%s')", path, a);
+            return GH_EXIT_USAGE;
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return GH_EXIT_USAGE;
+    }
+    if (o.start_view && strcmp(o.start_view, "summary") && strcmp(o.start_view, "kernels") &&
+        strcmp(o.start_view, "findings") && strcmp(o.start_view, "copies")) {
+        error("unknown view '%s' (summary, kernels, findings, copies)", o.start_view);
+        return GH_EXIT_USAGE;
+    }
+    sqlite3 *db;
+    int rc = cli_open_for_reading(path, raw, &db);
+    if (rc)
+        return rc;
+    const char *slash = strrchr(path, '/');
+    o.report_name = slash ? slash + 1 : path;
+    rc = tui_main(db, &o) ? GH_EXIT_INTERNAL : GH_EXIT_OK;
+    sqlite3_close(db);
+    return rc;
 }

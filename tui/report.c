@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report: the TUI's views as plain text (`gpuhier report --view V`).
+ * It opens the very same views as the browser and writes their rows
+ * with the same draw code, without curses: one source of rows, two
+ * outputs.
+ */
+#include "tui/tui_int.h"
+
+#include "export/sanitize.h"
+#include "schema/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Kernel id for a name: exact short, demangled or mangled name, else a unique substring. */
+static int
+find_kernel(sqlite3 *db, const char *name, long long *id)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(db,
+                    "SELECT id FROM kernel WHERE short_name = ?1 OR demangled_name = ?1 OR mangled_name = ?1"
+                    " ORDER BY id LIMIT 1",
+                    &st))
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return 0;
+    }
+    sqlite3_finalize(st);
+    if (tui_prepare(db,
+                    "SELECT id, coalesce(short_name, demangled_name, mangled_name) FROM kernel"
+                    " WHERE instr(coalesce(demangled_name, '') || ' ' || mangled_name, ?1) > 0"
+                    " ORDER BY id LIMIT 6",
+                    &st))
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int n = 0;
+    char list[1024] = "";
+    size_t len = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n++ == 0)
+            *id = sqlite3_column_int64(st, 0);
+        char buf[128];
+        sanitize_into(buf, sizeof(buf), (const char *)sqlite3_column_text(st, 1));
+        int w = snprintf(list + len, sizeof(list) - len, "%s'%s'", n > 1 ? ", " : "", n > 5 ? "..." : buf);
+        if (w > 0 && (size_t)w < sizeof(list) - len)
+            len += (size_t)w;
+    }
+    sqlite3_finalize(st);
+    char shown[256];
+    sanitize_into(shown, sizeof(shown), name);
+    if (n == 0)
+        return store_set_error("no kernel matches '%s'", shown);
+    if (n > 1)
+        return store_set_error("'%s' matches several kernels: %s; give more of the name", shown, list);
+    return 0;
+}
+
+int
+tui_report(sqlite3 *db, const char *view, const char *arg, FILE *out)
+{
+    const struct view_ops *ops = NULL;
+    long long id = -1;
+    int mode = 0;
+    if (!view || !strcmp(view, "summary"))
+        ops = &summary_ops;
+    else if (!strcmp(view, "kernels"))
+        ops = &kernels_ops;
+    else if (!strcmp(view, "configs")) {
+        ops = &configs_ops;
+        mode = 1;
+    } else if (!strcmp(view, "findings"))
+        ops = &findings_ops;
+    else if (!strcmp(view, "copies"))
+        ops = &copies_ops;
+    else if (!strcmp(view, "kernel")) {
+        if (!arg)
+            return store_set_error("--view kernel needs a kernel name");
+        if (find_kernel(db, arg, &id))
+            return -1;
+        ops = &kernel_ops;
+        mode = 1; /* text output lists the raw metrics too */
+    } else if (!strcmp(view, "finding")) {
+        if (!arg)
+            return store_set_error("--view finding needs a rank");
+        char *end;
+        long long rank = strtoll(arg, &end, 10);
+        if (*end || rank < 1)
+            return store_set_error("'%s' is not a finding rank", arg);
+        id = (long long)tui_query_num(db, "SELECT id FROM finding WHERE rank = ?1", rank);
+        if (id < 0 || tui_query_num(db, "SELECT count(*) FROM finding WHERE rank = ?1", rank) < 1)
+            return store_set_error("no finding has rank %lld", rank);
+        ops = &finding_ops;
+    } else {
+        char shown[64];
+        sanitize_into(shown, sizeof(shown), view);
+        return store_set_error("unknown view '%s' (summary, kernels, configs, kernel, findings, finding, copies)",
+                               shown);
+    }
+    struct view *v = view_new(ops, db, id, -1);
+    v->mode = mode;
+    int ret = view_load(v);
+    if (ret == 0) {
+        ret = view_write_text(v, out);
+        if (v->message)
+            fprintf(out, "note: %s\n", v->message);
+    }
+    view_free(v);
+    return ret;
+}

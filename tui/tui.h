@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tui: browse one gpuhier report in the terminal (ncursesw), and print
+ * the same views as plain text for `gpuhier report`.
+ *
+ * The TUI only reads the report. It relies on the analysis tables
+ * (kernel_summary, finding, finding_evidence) that the analyzer writes;
+ * it never links the analyzer. A caller holding a report that was never
+ * analyzed passes the analyzed in-memory copy from analyzer_open_report();
+ * when even that is impossible the views fall back to the collector's
+ * tables (config totals) and say that findings are missing.
+ *
+ * Every string read from the report goes through the export module's
+ * sanitizer before it reaches the terminal or a text file.
+ *
+ * Environment (tests and benchmarks, docs/cmd-tui.md):
+ *   GPUHIER_TUI_SCRIPT=<file>   read keys from <file> instead of the keyboard
+ *   GPUHIER_TUI_NO_DISPLAY=1    never start curses; draw into memory only
+ *                               (80x24 unless a script says `:resize`)
+ *   GPUHIER_TUI_TIMING=<file>   append the time of the first paint and of
+ *                               each key (microseconds) to <file>
+ *   NO_COLOR                    monochrome, like -C
+ */
+#ifndef GPUHIER_TUI_TUI_H
+#define GPUHIER_TUI_TUI_H
+
+#include <sqlite3.h>
+#include <stdio.h>
+
+struct tui_opts {
+    int monochrome;          /* 1: no colours (-C, or NO_COLOR set) */
+    int mouse;               /* 1: enable mouse clicks and wheel */
+    int ascii;               /* 1: force the ASCII fallback even in a UTF-8 locale */
+    const char *report_name; /* shown in the title bar; borrowed, may be NULL */
+    const char *start_view;  /* "summary" (NULL), "kernels", "findings", "copies" */
+};
+
+/*
+ * Run the browser on `db` (borrowed, only read) until the user quits.
+ * Calls setlocale(LC_ALL, "") itself. Returns 0, or -1 with a message
+ * on stderr (terminal unusable, bad script file, SQL error).
+ */
+int tui_main(sqlite3 *db, const struct tui_opts *o);
+
+/*
+ * Print one view as plain text to `out`: `view` is "summary", "kernels",
+ * "configs", "kernel" (with `arg` naming the kernel: exact short,
+ * demangled or mangled name, else a unique substring), "findings",
+ * "finding" (`arg` = rank) or "copies". Rows are built by the same code
+ * as the TUI's. Returns 0; -1 with a message in store_error() for an
+ * unknown view, a kernel that matches nothing or several kernels, or an
+ * SQL error.
+ */
+int tui_report(sqlite3 *db, const char *view, const char *arg, FILE *out);
+
+#endif

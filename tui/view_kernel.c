@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view_kernel: one kernel (or one launch configuration of it): names and
+ * source, launches and the floor, occupancy, the launch configuration,
+ * and the memory hierarchy as a six-tier pyramid (registers, shared, L1,
+ * L2, device memory, host link) with the traffic per launch, an
+ * efficiency bar and the findings at each tier. 'm' adds every raw
+ * metric (mean over the profiled launches).
+ *
+ * Bytes per tier come from kernel_summary when the analyzer wrote it;
+ * efficiencies are computed here from the metric means, because they
+ * are presentation (a ratio against the ideal), not analysis.
+ */
+#include "tui/tui_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WRAP 64
+#define LABEL 12
+
+struct metric_mean {
+    char *name;
+    double value;
+};
+
+struct kernel_priv {
+    struct metric_mean *m;
+    size_t nm;
+    long long *finding_ids;
+    size_t nids;
+};
+
+static double
+metric(const struct kernel_priv *p, const char *name)
+{
+    for (size_t i = 0; i < p->nm; i++)
+        if (!strcmp(p->m[i].name, name))
+            return p->m[i].value;
+    return NAN;
+}
+
+static double
+nz(double a)
+{
+    return isnan(a) ? 0 : a;
+}
+
+static void
+priv_clear(struct kernel_priv *p)
+{
+    for (size_t i = 0; i < p->nm; i++)
+        free(p->m[i].name);
+    free(p->m);
+    free(p->finding_ids);
+    memset(p, 0, sizeof(*p));
+}
+
+static void
+load_metrics(struct view *v, struct kernel_priv *p)
+{
+    sqlite3_stmt *st = NULL;
+    /* The profile table holds only profiled launches: small even when launch is huge. */
+    if (tui_prepare(v->db,
+                    "SELECT n.name, avg(m.value) FROM profile p JOIN launch l ON l.id = p.launch_id"
+                    " JOIN metric m ON m.launch_id = p.launch_id JOIN metric_name n ON n.id = m.metric_id"
+                    " WHERE l.kernel_id = ?1 AND (?2 < 0 OR l.config_id = ?2)"
+                    " GROUP BY n.name ORDER BY n.name",
+                    &st))
+        return;
+    sqlite3_bind_int64(st, 1, v->id);
+    sqlite3_bind_int64(st, 2, v->id2);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (p->nm == cap) {
+            cap = cap ? cap * 2 : 64;
+            p->m = xrealloc(p->m, cap * sizeof(*p->m));
+        }
+        p->m[p->nm].name = xsanitize((const char *)sqlite3_column_text(st, 0), 256);
+        p->m[p->nm].value = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        p->nm++;
+    }
+    sqlite3_finalize(st);
+}
+
+struct summary {
+    bool has;
+    double launches, profiled, total_ns, mean_ns, min_ns, max_ns, share_pct;
+    double bytes[6]; /* registers (spill/local), shared, l1, l2, dram, host */
+    double floor_ns, floor_measured_ns, floor_ratio, floor_ratio_measured;
+    double theo_occ, ach_occ;
+    char bound[32], limiter[32];
+};
+
+static double
+num(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void
+load_summary(struct view *v, struct summary *s)
+{
+    memset(s, 0, sizeof(*s));
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT launches, profiled_launches, total_ns, mean_ns, min_ns, max_ns, share_pct,"
+                    " local_bytes, shared_bytes, l1_bytes, l2_bytes, dram_bytes, host_bytes, floor_ns,"
+                    " floor_measured_ns, floor_ratio, floor_ratio_measured, bound_tier,"
+                    " theoretical_occupancy_pct, achieved_occupancy_pct, occupancy_limiter"
+                    " FROM kernel_summary WHERE kernel_id = ?1 AND config_id IS ?2 LIMIT 1",
+                    &st))
+        return;
+    sqlite3_bind_int64(st, 1, v->id);
+    if (v->id2 >= 0)
+        sqlite3_bind_int64(st, 2, v->id2);
+    else
+        sqlite3_bind_null(st, 2);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        s->has = true;
+        s->launches = num(st, 0);
+        s->profiled = num(st, 1);
+        s->total_ns = num(st, 2);
+        s->mean_ns = num(st, 3);
+        s->min_ns = num(st, 4);
+        s->max_ns = num(st, 5);
+        s->share_pct = num(st, 6);
+        for (int i = 0; i < 6; i++)
+            s->bytes[i] = num(st, 7 + i);
+        s->floor_ns = num(st, 13);
+        s->floor_measured_ns = num(st, 14);
+        s->floor_ratio = num(st, 15);
+        s->floor_ratio_measured = num(st, 16);
+        snprintf(s->bound, sizeof(s->bound), "%.20s", (const char *)sqlite3_column_text(st, 17) ?: "-");
+        s->theo_occ = num(st, 18);
+        s->ach_occ = num(st, 19);
+        snprintf(s->limiter, sizeof(s->limiter), "%.20s", (const char *)sqlite3_column_text(st, 20) ?: "-");
+    }
+    sqlite3_finalize(st);
+    if (!s->has) {
+        /* Never analyzed: the collector's configuration totals. */
+        if (tui_prepare(v->db,
+                        "SELECT sum(launches), sum(total_ns), min(theoretical_occupancy_pct),"
+                        " min(occupancy_limiter) FROM config WHERE kernel_id = ?1 AND (?2 < 0 OR id = ?2)",
+                        &st))
+            return;
+        sqlite3_bind_int64(st, 1, v->id);
+        sqlite3_bind_int64(st, 2, v->id2);
+        for (int i = 0; i < 6; i++)
+            s->bytes[i] = NAN;
+        s->min_ns = s->max_ns = s->share_pct = s->floor_ns = s->floor_measured_ns = NAN;
+        s->floor_ratio = s->floor_ratio_measured = s->profiled = s->ach_occ = NAN;
+        snprintf(s->bound, sizeof(s->bound), "-");
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            s->launches = num(st, 0);
+            s->total_ns = num(st, 1);
+            s->mean_ns = s->launches > 0 ? s->total_ns / s->launches : NAN;
+            s->theo_occ = num(st, 2);
+            snprintf(s->limiter, sizeof(s->limiter), "%.20s", (const char *)sqlite3_column_text(st, 3) ?: "-");
+        }
+        sqlite3_finalize(st);
+    }
+}
+
+static void
+add_config(struct view *v)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT count(*) OVER (), grid_x, grid_y, grid_z, block_x, block_y, block_z,"
+                    " dynamic_smem_bytes, static_smem_bytes, registers_per_thread, local_bytes_per_thread,"
+                    " cluster_x, cluster_y, cluster_z, carveout_bytes, waves"
+                    " FROM config WHERE kernel_id = ?1 AND (?2 < 0 OR id = ?2) ORDER BY total_ns DESC LIMIT 1",
+                    &st))
+        return;
+    sqlite3_bind_int64(st, 1, v->id);
+    sqlite3_bind_int64(st, 2, v->id2);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        long long n = sqlite3_column_int64(st, 0);
+        if (n > 1)
+            view_printf(v, LINE_DIM, "%-*s %lld configurations; the busiest one ('c' in Kernels lists all):",
+                        LABEL, "Config", n);
+        view_printf(v, LINE_DEFAULT, "%-*s grid %lldx%lldx%lld  block %lldx%lldx%lld  cluster %lldx%lldx%lld",
+                    LABEL, n > 1 ? "" : "Config", (long long)sqlite3_column_int64(st, 1),
+                    (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3),
+                    (long long)sqlite3_column_int64(st, 4), (long long)sqlite3_column_int64(st, 5),
+                    (long long)sqlite3_column_int64(st, 6), (long long)sqlite3_column_int64(st, 11),
+                    (long long)sqlite3_column_int64(st, 12), (long long)sqlite3_column_int64(st, 13));
+        char carve[32], waves[32];
+        fmt_bytes(carve, sizeof(carve), num(st, 14));
+        snprintf(waves, sizeof(waves), "%.2f", num(st, 15));
+        view_printf(v, LINE_DEFAULT,
+                    "%-*s shared %lld B dynamic + %lld B static, carveout %s; %lld regs/thread;"
+                    " local %lld B/thread; %s waves",
+                    LABEL, "", (long long)sqlite3_column_int64(st, 7), (long long)sqlite3_column_int64(st, 8),
+                    carve, (long long)sqlite3_column_int64(st, 9), (long long)sqlite3_column_int64(st, 10),
+                    isnan(num(st, 15)) ? "-" : waves);
+    }
+    sqlite3_finalize(st);
+}
+
+/* Peak host-link bandwidth from the PCIe generation and width, NAN when unknown. */
+static double
+host_peak(struct view *v)
+{
+    double gen = tui_query_num(v->db, "SELECT pcie_gen FROM device ORDER BY id LIMIT 1", 0);
+    double lanes = tui_query_num(v->db, "SELECT pcie_width FROM device ORDER BY id LIMIT 1", 0);
+    static const double per_lane[] = {0, 0.25e9, 0.5e9, 0.985e9, 1.969e9, 3.938e9, 7.877e9};
+    if (isnan(gen) || isnan(lanes) || gen < 1 || gen > 6)
+        return NAN;
+    return per_lane[(int)gen] * lanes;
+}
+
+static void
+add_findings_at(struct view *v, struct kernel_priv *p, const char *tier)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT id, severity, rule_id, time_lost_ns, message FROM finding"
+                    " WHERE kernel_id = ?1 AND (?2 < 0 OR config_id = ?2 OR config_id IS NULL)"
+                    " AND tier = ?3 ORDER BY rank",
+                    &st))
+        return;
+    sqlite3_bind_int64(st, 1, v->id);
+    sqlite3_bind_int64(st, 2, v->id2);
+    sqlite3_bind_text(st, 3, tier, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *sev = (const char *)sqlite3_column_text(st, 1);
+        char lost[32];
+        fmt_ns(lost, sizeof(lost), num(st, 3));
+        struct tline *l = view_add_line(v);
+        l->target = TARGET_FINDING;
+        l->id = sqlite3_column_int64(st, 0);
+        line_add(l, LINE_DEFAULT, 0, "      ! ");
+        line_add_untrusted(l, line_of_severity(sev), 8, sev, 16);
+        line_add_untrusted(l, LINE_LABEL, 0, (const char *)sqlite3_column_text(st, 2), 64);
+        line_add(l, LINE_DIM, 0, "  lost %s: ", lost);
+        line_add_untrusted(l, LINE_DEFAULT, 0, (const char *)sqlite3_column_text(st, 4), 512);
+        p->finding_ids = xrealloc(p->finding_ids, (p->nids + 1) * sizeof(*p->finding_ids));
+        p->finding_ids[p->nids++] = l->id;
+    }
+    sqlite3_finalize(st);
+}
+
+struct tier_line {
+    const char *tier, *label;
+    double bytes, frac;
+    char detail[96];
+};
+
+static void
+add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
+{
+    struct tier_line t[6] = {
+        {"registers", "registers"}, {"shared", "shared"}, {"l1", "L1"},
+        {"l2", "L2"}, {"dram", "DRAM"}, {"host", "host link"},
+    };
+    double b[6];
+    for (int i = 0; i < 6; i++)
+        b[i] = s->bytes[i];
+    /* Without summaries, bytes straight from the metric means. */
+    double lsec = nz(metric(p, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum")) +
+                  nz(metric(p, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"));
+    double shw = metric(p, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum") +
+                 nz(metric(p, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"));
+    double shi = metric(p, "smsp__inst_executed_op_shared_ld.sum") +
+                 nz(metric(p, "smsp__inst_executed_op_shared_st.sum"));
+    double gsec = metric(p, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
+    double greq = metric(p, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    double gbytes = metric(p, "smsp__sass_data_bytes_mem_global_op_ld.sum");
+    double ginst = metric(p, "smsp__inst_executed_op_global_ld.sum");
+    double l1hit = metric(p, "l1tex__t_sector_hit_rate.pct");
+    double l2h = metric(p, "lts__t_sectors_lookup_hit.sum"), l2m = metric(p, "lts__t_sectors_lookup_miss.sum");
+    double dram = metric(p, "dram__bytes_read.sum") + nz(metric(p, "dram__bytes_write.sum"));
+    double sys = metric(p, "lts__t_sectors_aperture_sysmem.sum");
+    double dur = metric(p, "gpu__time_duration.sum");
+    if (isnan(b[0]) && p->nm)
+        b[0] = lsec * 32;
+    if (isnan(b[1]))
+        b[1] = shw * 128;
+    if (isnan(b[2]))
+        b[2] = (gsec + nz(metric(p, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")) + lsec) * 32;
+    if (isnan(b[3]))
+        b[3] = metric(p, "lts__t_sectors_srcunit_tex.sum") * 32;
+    if (isnan(b[4]))
+        b[4] = dram;
+    if (isnan(b[5]))
+        b[5] = sys * 32;
+    double mean = !isnan(dur) ? dur : s->mean_ns;
+
+    /* registers: the share of L1 traffic that is spill */
+    double regs = tui_query_num(v->db,
+                                "SELECT max(registers_per_thread) FROM config WHERE kernel_id = ?1", v->id);
+    if (!isnan(b[0]) && !isnan(b[2]) && b[2] > 0) {
+        t[0].frac = 1 - b[0] / b[2];
+        if (b[0] > 0) {
+            char sb[32];
+            fmt_bytes(sb, sizeof(sb), b[0]);
+            snprintf(t[0].detail, sizeof(t[0].detail), "%s spilled; %.0f regs/thread", sb, regs);
+        } else {
+            snprintf(t[0].detail, sizeof(t[0].detail), "no spill; %.0f regs/thread", regs);
+        }
+    } else {
+        t[0].frac = -1;
+        snprintf(t[0].detail, sizeof(t[0].detail), "%.0f regs/thread", regs);
+    }
+    /* shared: bank-conflict ways = wavefronts per instruction (ideal 1) */
+    if (!isnan(shw) && !isnan(shi) && shi > 0) {
+        double ways = shw / shi;
+        t[1].frac = ways > 0 ? 1 / ways : -1;
+        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way (ideal 1.0 wavefront per request)", ways);
+    } else {
+        t[1].frac = -1;
+        snprintf(t[1].detail, sizeof(t[1].detail), "%s", shi == 0 ? "no shared-memory access" : "not measured");
+    }
+    /* L1: sectors per global load request against the ideal for the bytes asked */
+    if (!isnan(gsec) && !isnan(greq) && greq > 0) {
+        double spr = gsec / greq;
+        double ideal = (!isnan(gbytes) && !isnan(ginst) && ginst > 0) ? ceil(gbytes / ginst / 32) : 4;
+        if (ideal < 1)
+            ideal = 1;
+        t[2].frac = spr > 0 ? ideal / spr : -1;
+        snprintf(t[2].detail, sizeof(t[2].detail), "%.1f sectors/request (ideal %.0f); hit %.0f%%", spr, ideal,
+                 nz(l1hit));
+    } else {
+        t[2].frac = -1;
+        snprintf(t[2].detail, sizeof(t[2].detail), "%s", "no global loads measured");
+    }
+    /* L2: hit rate */
+    if (!isnan(l2h) && !isnan(l2m) && l2h + l2m > 0) {
+        t[3].frac = l2h / (l2h + l2m);
+        snprintf(t[3].detail, sizeof(t[3].detail), "hit rate %.0f%%", 100 * t[3].frac);
+    } else {
+        t[3].frac = -1;
+        snprintf(t[3].detail, sizeof(t[3].detail), "%s", "not measured");
+    }
+    /* DRAM and host link: share of the peak bandwidth while the kernel runs */
+    double peak = tui_query_num(v->db, "SELECT peak_dram_bw_bytes_per_s FROM device ORDER BY id LIMIT 1", 0);
+    if (!isnan(b[4]) && mean > 0 && !isnan(peak) && peak > 0) {
+        double bw = b[4] / (mean * 1e-9);
+        char bws[32];
+        fmt_bw(bws, sizeof(bws), bw);
+        t[4].frac = bw / peak;
+        snprintf(t[4].detail, sizeof(t[4].detail), "%s = %.0f%% of peak", bws, 100 * bw / peak);
+    } else {
+        t[4].frac = -1;
+        snprintf(t[4].detail, sizeof(t[4].detail), "%s", "not measured");
+    }
+    double hpeak = host_peak(v);
+    if (!isnan(b[5]) && b[5] > 0 && mean > 0 && !isnan(hpeak)) {
+        double bw = b[5] / (mean * 1e-9);
+        char bws[32];
+        fmt_bw(bws, sizeof(bws), bw);
+        t[5].frac = bw / hpeak;
+        snprintf(t[5].detail, sizeof(t[5].detail), "%s = %.0f%% of the link", bws, 100 * bw / hpeak);
+    } else {
+        t[5].frac = -1;
+        snprintf(t[5].detail, sizeof(t[5].detail), "%s",
+                 isnan(b[5]) ? "not measured" : b[5] == 0 ? "no host-memory access" : "link speed unknown");
+    }
+
+    view_printf(v, LINE_SECTION, "Memory hierarchy, per launch      traffic   efficiency");
+    for (int i = 0; i < 6; i++) {
+        struct tline *l = view_add_line(v);
+        char by[32];
+        fmt_bytes(by, sizeof(by), b[i]);
+        /* A pyramid: the label moves left as the tier widens. */
+        line_add(l, LINE_DEFAULT, 0, "%*s", 6 - i, "");
+        line_add(l, LINE_LABEL, 10 + i, "%s", t[i].label);
+        line_add(l, LINE_DEFAULT, 0, "%*s", 6 - i, "");
+        line_add(l, LINE_DEFAULT, 10, "%s", by);
+        line_add_bar(l, t[i].frac, 10);
+        line_add(l, t[i].frac >= 0 && t[i].frac < 0.5 ? LINE_WARNING : LINE_DEFAULT, 0, "%s", t[i].detail);
+        add_findings_at(v, p, t[i].tier);
+    }
+}
+
+static void
+add_raw_metrics(struct view *v, struct kernel_priv *p)
+{
+    view_printf(v, LINE_DEFAULT, "%s", "");
+    if (!v->mode) {
+        view_printf(v, LINE_DIM, "%zu raw metrics: press 'm' to list them", p->nm);
+        return;
+    }
+    view_printf(v, LINE_SECTION, "Raw metrics (mean over the profiled launches)");
+    if (p->nm == 0)
+        view_printf(v, LINE_DIM, "  none: no launch of this kernel was profiled");
+    for (size_t i = 0; i < p->nm; i++) {
+        struct tline *l = view_add_line(v);
+        line_add(l, LINE_DEFAULT, 2, " ");
+        line_add(l, LINE_LABEL, 62, "%s", p->m[i].name);
+        line_add(l, LINE_DEFAULT, 0, "%.6g", p->m[i].value);
+    }
+}
+
+static int
+kernel_open(struct view *v)
+{
+    struct kernel_priv *p = v->priv;
+    if (!p)
+        p = v->priv = xcalloc(1, sizeof(*p));
+    priv_clear(p);
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT short_name, demangled_name, mangled_name, source_file, source_line"
+                    " FROM kernel WHERE id = ?1",
+                    &st))
+        return -1;
+    sqlite3_bind_int64(st, 1, v->id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        view_printf(v, LINE_ERROR, "kernel %lld is not in the report", v->id);
+        return 0;
+    }
+    const char *shortn = (const char *)sqlite3_column_text(st, 0);
+    const char *dem = (const char *)sqlite3_column_text(st, 1);
+    const char *mang = (const char *)sqlite3_column_text(st, 2);
+    view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", shortn ? shortn : dem ? dem : mang, WRAP);
+    if (dem)
+        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Signature", dem, WRAP);
+    view_add_wrapped(v, LINE_DIM, LABEL, "Mangled", mang, WRAP);
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+        struct tline *l = view_add_line(v);
+        line_add(l, LINE_LABEL, LABEL, "Source");
+        line_add_untrusted(l, LINE_DEFAULT, 0, (const char *)sqlite3_column_text(st, 3), 1024);
+        line_add(l, LINE_DEFAULT, 0, ":%lld", (long long)sqlite3_column_int64(st, 4));
+    } else {
+        view_printf(v, LINE_DIM, "%-*s unknown (build with -lineinfo)", LABEL, "Source");
+    }
+    sqlite3_finalize(st);
+
+    struct summary s;
+    load_summary(v, &s);
+    load_metrics(v, p);
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    fmt_count(a, sizeof(a), s.launches);
+    fmt_count(b, sizeof(b), s.profiled);
+    fmt_ns(c, sizeof(c), s.total_ns);
+    fmt_ns(d, sizeof(d), s.mean_ns);
+    fmt_pct(e, sizeof(e), s.share_pct);
+    view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; total %s (%s of GPU time), mean %s", LABEL,
+                "Launches", a, b, c, e, d);
+    fmt_ns(a, sizeof(a), s.floor_ns);
+    fmt_ratio(b, sizeof(b), s.floor_ratio);
+    fmt_ns(c, sizeof(c), s.floor_measured_ns);
+    fmt_ratio(d, sizeof(d), s.floor_ratio_measured);
+    if (s.has)
+        view_printf(v, s.floor_ratio > 2 ? LINE_WARNING : LINE_DEFAULT,
+                    "%-*s %s at datasheet bandwidth (mean is %s); %s at measured (%s); bound by %s", LABEL,
+                    "Floor", a, b, c, d, s.bound);
+    else
+        view_printf(v, LINE_DIM, "%-*s not analyzed", LABEL, "Floor");
+    fmt_pct(e, sizeof(e), s.theo_occ);
+    double ach = !isnan(s.ach_occ) ? s.ach_occ : metric(p, "sm__warps_active.avg.pct_of_peak_sustained_active");
+    fmt_pct(f, sizeof(f), ach);
+    view_printf(v, LINE_DEFAULT, "%-*s theoretical %s, achieved %s, limited by %s", LABEL, "Occupancy", e, f,
+                s.limiter[0] ? s.limiter : "-");
+    add_config(v);
+    view_printf(v, LINE_DEFAULT, "%s", "");
+    add_pyramid(v, p, &s);
+    /* Findings not tied to a tier we draw (should not happen, but never hide one). */
+    add_findings_at(v, p, "compute");
+    add_findings_at(v, p, "latency");
+    add_raw_metrics(v, p);
+    return 0;
+}
+
+static void
+kernel_title(struct view *v, char *buf, size_t n)
+{
+    if (v->id2 >= 0)
+        snprintf(buf, n, "Kernel %lld, configuration %lld", v->id, v->id2);
+    else
+        snprintf(buf, n, "Kernel %lld", v->id);
+}
+
+static enum request
+kernel_request(struct view *v, enum request req)
+{
+    if (req != REQ_TOGGLE_METRICS)
+        return req;
+    v->mode = !v->mode;
+    view_load(v);
+    return REQ_NONE;
+}
+
+static void
+kernel_done(struct view *v)
+{
+    if (v->priv)
+        priv_clear(v->priv);
+    free(v->priv);
+    v->priv = NULL;
+}
+
+size_t
+kernel_view_finding_ids(struct view *v, const long long **ids)
+{
+    struct kernel_priv *p = v->priv;
+    *ids = p ? p->finding_ids : NULL;
+    return p ? p->nids : 0;
+}
+
+const struct view_ops kernel_ops = {
+    .name = "kernel",
+    .open = kernel_open,
+    .title = kernel_title,
+    .request = kernel_request,
+    .done = kernel_done,
+};

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view_summary: the run at a glance: program, devices, totals, the top
+ * findings by time lost, and the run's time split by kernel. Totals come
+ * from the per-configuration counters and kernel_summary, never from a
+ * scan of the launch table (a million launches must not cost a second).
+ */
+#include "tui/tui_int.h"
+
+#include "schema/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL 11
+#define TOP 8
+
+static const char *
+text(sqlite3_stmt *st, int i)
+{
+    return (const char *)sqlite3_column_text(st, i);
+}
+
+static double
+num(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void
+add_run(struct view *v)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT program, command_line, host, pid, tool_version, mode, profiling_limited,"
+                    " clean_exit, records_dropped + activity_dropped + ranges_dropped FROM run ORDER BY id LIMIT 1",
+                    &st))
+        return;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        view_printf(v, LINE_DIM, "%-*s (no run recorded)", LABEL, "Program");
+        sqlite3_finalize(st);
+        return;
+    }
+    view_add_wrapped(v, LINE_SECTION, LABEL, "Program", text(st, 0) ? text(st, 0) : "-", 66);
+    if (text(st, 1))
+        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Command", text(st, 1), 66);
+    struct tline *l = view_add_line(v);
+    line_add(l, LINE_LABEL, LABEL, "Host");
+    line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 2), 128);
+    line_add(l, LINE_DEFAULT, 0, "  pid %lld  mode ", (long long)sqlite3_column_int64(st, 3));
+    line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 5), 32);
+    line_add(l, LINE_DIM, 0, "  recorded by gpuhier ");
+    line_add_untrusted(l, LINE_DIM, 0, text(st, 4), 32);
+    if (text(st, 6))
+        view_add_wrapped(v, LINE_WARNING, LABEL, "Limited", text(st, 6), 66);
+    if (sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_int(st, 7) == 0)
+        view_printf(v, LINE_WARNING, "%-*s the program did not exit cleanly: the report may be partial", LABEL,
+                    "Warning");
+    if (sqlite3_column_int64(st, 8) > 0)
+        view_printf(v, LINE_WARNING, "%-*s %lld records dropped", LABEL, "Warning",
+                    (long long)sqlite3_column_int64(st, 8));
+    sqlite3_finalize(st);
+}
+
+static void
+add_devices(struct view *v)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT id, name, chip, cc_major, cc_minor, sm_count, global_mem_bytes,"
+                    " peak_dram_bw_bytes_per_s, measured_copy_bw_bytes_per_s FROM device ORDER BY id",
+                    &st))
+        return;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char mem[32], bw[32], mbw[32];
+        fmt_bytes(mem, sizeof(mem), num(st, 6));
+        fmt_bw(bw, sizeof(bw), num(st, 7));
+        fmt_bw(mbw, sizeof(mbw), num(st, 8));
+        struct tline *l = view_add_line(v);
+        line_add(l, LINE_LABEL, LABEL, "Device %lld", (long long)sqlite3_column_int64(st, 0));
+        line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 1), 128);
+        line_add(l, LINE_DEFAULT, 0, "  ");
+        line_add_untrusted(l, LINE_DIM, 0, text(st, 2), 32);
+        line_add(l, LINE_DEFAULT, 0, "  sm_%lld%lld  %lld SMs  %s  %s (copy %s)",
+                 (long long)sqlite3_column_int64(st, 3), (long long)sqlite3_column_int64(st, 4),
+                 (long long)sqlite3_column_int64(st, 5), mem, bw, mbw);
+    }
+    sqlite3_finalize(st);
+}
+
+static void
+add_totals(struct view *v, double *gpu_ns)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT (SELECT sum(launches) FROM config), (SELECT sum(total_ns) FROM config),"
+                    " (SELECT count(*) FROM kernel), (SELECT count(*) FROM config),"
+                    " (SELECT count(*) FROM profile), (SELECT count(*) FROM copy),"
+                    " (SELECT sum(bytes) FROM copy), (SELECT sum(end_ns - start_ns) FROM copy),"
+                    " (SELECT count(*) FROM launch_failure)",
+                    &st))
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        char a[32], b[32], c[32], d[32], e[32], f[32];
+        fmt_count(a, sizeof(a), num(st, 0));
+        fmt_count(b, sizeof(b), num(st, 4));
+        fmt_ns(c, sizeof(c), num(st, 1));
+        *gpu_ns = num(st, 1);
+        view_printf(v, LINE_DEFAULT, "%-*s %s launches (%s profiled) of %lld kernels in %lld configurations",
+                    LABEL, "Launches", a, b, (long long)sqlite3_column_int64(st, 2),
+                    (long long)sqlite3_column_int64(st, 3));
+        fmt_count(d, sizeof(d), num(st, 5));
+        fmt_bytes(e, sizeof(e), num(st, 6));
+        fmt_ns(f, sizeof(f), num(st, 7));
+        view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s copies moving %s in %s", LABEL, "GPU time", c, d,
+                    e, f);
+        if (sqlite3_column_int64(st, 8) > 0)
+            view_printf(v, LINE_ERROR, "%-*s %lld launches failed (see the launch_failure table)", LABEL,
+                        "Failures", (long long)sqlite3_column_int64(st, 8));
+    }
+    sqlite3_finalize(st);
+}
+
+static void
+add_findings(struct view *v, double gpu_ns)
+{
+    if (!tui_has_rows(v->db, "SELECT 1 FROM analysis LIMIT 1")) {
+        view_printf(v, LINE_WARNING, "%-*s not analyzed: run 'gpuhier analyze' for findings", LABEL, "Findings");
+        return;
+    }
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "SELECT count(*), sum(severity = 'error'), sum(severity = 'warning'),"
+                    " sum(severity = 'note'), sum(time_lost_ns) FROM finding",
+                    &st))
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        char lost[32], share[32];
+        fmt_ns(lost, sizeof(lost), num(st, 4));
+        fmt_pct(share, sizeof(share), gpu_ns > 0 ? 100 * num(st, 4) / gpu_ns : NAN);
+        struct tline *l = view_add_line(v);
+        l->target = TARGET_FINDINGS;
+        line_add(l, LINE_LABEL, LABEL, "Findings");
+        line_add(l, LINE_DEFAULT, 0, "%lld: ", (long long)sqlite3_column_int64(st, 0));
+        line_add(l, LINE_ERROR, 0, "%lld error", (long long)sqlite3_column_int64(st, 1));
+        line_add(l, LINE_DEFAULT, 0, ", ");
+        line_add(l, LINE_WARNING, 0, "%lld warning", (long long)sqlite3_column_int64(st, 2));
+        line_add(l, LINE_DEFAULT, 0, ", ");
+        line_add(l, LINE_NOTE, 0, "%lld note", (long long)sqlite3_column_int64(st, 3));
+        line_add(l, LINE_DEFAULT, 0, "; %s lost (%s)", lost, share);
+    }
+    sqlite3_finalize(st);
+    view_printf(v, LINE_DEFAULT, "%s", "");
+    view_printf(v, LINE_SECTION, "Top findings by time lost");
+    if (tui_prepare(v->db,
+                    "SELECT id, rank, severity, time_lost_ns, share_pct, rule_id,"
+                    " coalesce(short_name, demangled_name, mangled_name, '(run)') FROM v_finding"
+                    " ORDER BY rank LIMIT 8",
+                    &st))
+        return;
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char lost[32], share[32];
+        fmt_ns(lost, sizeof(lost), num(st, 3));
+        fmt_pct(share, sizeof(share), num(st, 4));
+        struct tline *l = view_add_line(v);
+        l->target = TARGET_FINDING;
+        l->id = sqlite3_column_int64(st, 0);
+        line_add(l, LINE_DEFAULT, 4, "%3lld", (long long)sqlite3_column_int64(st, 1));
+        line_add_untrusted(l, line_of_severity(text(st, 2)), 8, text(st, 2), 16);
+        line_add(l, LINE_DEFAULT, 9, "%8s", lost);
+        line_add(l, LINE_DEFAULT, 7, "%6s", share);
+        line_add_untrusted(l, LINE_LABEL, 24, text(st, 5), 64);
+        line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 6), 0);
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (n == 0)
+        view_printf(v, LINE_GOOD, "  none: every rule passed");
+}
+
+static void
+add_time_split(struct view *v, double gpu_ns)
+{
+    sqlite3_stmt *st = NULL;
+    /* kernel_summary when analyzed, else the collector's configuration totals. */
+    bool analyzed = tui_has_rows(v->db, "SELECT 1 FROM kernel_summary LIMIT 1");
+    if (tui_prepare(v->db,
+                    analyzed ? "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name), ks.total_ns"
+                               " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
+                               " WHERE ks.config_id IS NULL ORDER BY ks.total_ns DESC LIMIT 9"
+                             : "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name),"
+                               " sum(c.total_ns) AS t FROM config c JOIN kernel k ON k.id = c.kernel_id"
+                               " GROUP BY k.id ORDER BY t DESC LIMIT 9",
+                    &st))
+        return;
+    view_printf(v, LINE_DEFAULT, "%s", "");
+    view_printf(v, LINE_SECTION, "Time by kernel");
+    double shown = 0;
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        double t = num(st, 2);
+        char tt[32], pct[32];
+        fmt_ns(tt, sizeof(tt), t);
+        double frac = gpu_ns > 0 ? t / gpu_ns : NAN;
+        fmt_pct(pct, sizeof(pct), 100 * frac);
+        struct tline *l = view_add_line(v);
+        l->target = TARGET_KERNEL;
+        l->id = sqlite3_column_int64(st, 0);
+        line_add(l, LINE_DEFAULT, 1, " ");
+        line_add_bar(l, isnan(frac) ? -1 : frac, 12);
+        line_add(l, LINE_DEFAULT, 7, "%6s", pct);
+        line_add(l, LINE_DEFAULT, 9, "%8s", tt);
+        line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 1), 0);
+        shown += isnan(t) ? 0 : t;
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (n == 0)
+        view_printf(v, LINE_DIM, "  no kernel launches in this report");
+    else if (gpu_ns > shown * 1.0001)
+        view_printf(v, LINE_DIM, "  ... the other kernels: %.1f%% (Kernels view: press 2)",
+                    100 * (gpu_ns - shown) / gpu_ns);
+}
+
+static int
+summary_open(struct view *v)
+{
+    double gpu_ns = NAN;
+    add_run(v);
+    add_devices(v);
+    add_totals(v, &gpu_ns);
+    char *created = store_meta_get(v->db, "created_by");
+    if (created && !strcmp(created, "synthetic")) {
+        char *prov = store_meta_get(v->db, "provenance");
+        view_add_wrapped(v, LINE_WARNING, LABEL, "Synthetic", prov ? prov : "made-up report", 66);
+        free(prov);
+    }
+    free(created);
+    add_findings(v, gpu_ns);
+    add_time_split(v, gpu_ns);
+    return 0;
+}
+
+static void
+summary_title(struct view *v, char *buf, size_t n)
+{
+    snprintf(buf, n, "Summary");
+}
+
+const struct view_ops summary_ops = {
+    .name = "summary",
+    .open = summary_open,
+    .title = summary_title,
+};
