@@ -52,6 +52,17 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Map the last store_open() failure to an exit code (GH_EXIT_NO_REPORT / _NEWER_REPORT). */
 int cli_store_exit_code(void);
 
+/*
+ * Open a report for the readers (tui, report, demo): the analyzed
+ * in-memory copy from analyzer_open_report() when it needs analysis,
+ * the file itself when it is current; with `raw`, or when analysis
+ * fails (warning printed), the file as it is. Returns GH_EXIT_OK with a
+ * new connection in *out, or an exit code after printing the error.
+ * Defined in cli/cmd_tui.c.
+ */
+struct sqlite3;
+int cli_open_for_reading(const char *path, int raw, struct sqlite3 **out);
+
 /* Directory of the running gpuhier executable (static buffer), "" if unknown. */
 const char *cli_self_dir(void);
 
