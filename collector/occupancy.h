@@ -39,7 +39,9 @@ struct occupancy_launch {
     int regs_per_thread;
     int static_smem_bytes;
     int dynamic_smem_bytes;
-    int carveout_bytes;   /* shared memory per SM the driver configured; 0 = let the calculator pick (max) */
+    int carveout_bytes;   /* shared memory per SM the driver configured; 0 = default (the maximum);
+                             a value a block does not fit in is raised to the step that fits it */
+    int max_dynamic_smem_bytes; /* the function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0 = unknown */
     int cluster_size;     /* blocks per cluster, 0 or 1 = no cluster */
 };
 
@@ -61,9 +63,23 @@ struct occupancy_result {
  * launch at all (block too large, too many registers or too much shared
  * memory per block); then r->blocks_per_sm is 0 and r->limiter names the
  * cause. Ties between limits are broken in the order warps, registers,
- * shared_memory, blocks, clusters... see occupancy.c for why.
+ * shared_memory, blocks, clusters (occupancy.c says why). Pure function.
  */
 int occupancy_compute(const struct occupancy_device *d, const struct occupancy_launch *l,
                       struct occupancy_result *r);
+
+/*
+ * The shared-memory size per SM the driver configures for a request of
+ * `bytes`: the next sm_90 step (0, 8, 16, 32, 64, 100, 132, 164, 196,
+ * 228 KB). -1 if larger than the largest.
+ */
+int occupancy_align_carveout(int bytes);
+
+/*
+ * Carveout for a CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+ * percentage (0..100; anything else = default = the maximum). Returns 1
+ * for a 0 % preference (0 would mean "default" in struct occupancy_launch).
+ */
+int occupancy_carveout_from_pct(const struct occupancy_device *d, int pct);
 
 #endif

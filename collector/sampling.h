@@ -94,6 +94,8 @@ void sampling_release(struct sampling *s);
  * "sample_every", "sample_all"); otherwise returns the reason it is not
  * ("stream_capture", "graph", "filtered_name", "filtered_nvtx",
  * "skip_count", "sampled_out") and sets *why to the same string.
+ * Modes count eligible launches (those past the filters and the skip), so
+ * "config" profiles the first eligible launch of each configuration.
  * *config_index (may be NULL) gets the 0-based index of this launch among
  * launches of its configuration (-1 if the table was full). Every call
  * counts the launch. Strings are static. Thread-safe (one mutex, no
@@ -101,6 +103,23 @@ void sampling_release(struct sampling *s);
  */
 const char *sampling_decide(struct sampling *s, const struct sampling_launch *l,
                             const char **why, long *config_index);
+
+/*
+ * As sampling_decide(), and in config mode also serves the extras policy:
+ * once sampling_request_extras() asked for groups on a configuration, its
+ * next eligible launch is profiled with *why = "extra_metrics" and
+ * *extras set to the groups (enum metrics_group flags); otherwise *extras
+ * is 0. `extras` may be NULL (then extras are never handed out).
+ */
+const char *sampling_decide_ex(struct sampling *s, const struct sampling_launch *l,
+                               const char **why, long *config_index, unsigned *extras);
+
+/*
+ * Asks for one more profile of l's configuration collecting `groups`
+ * (from metrics_extras_wanted()). Returns 0, or -1 if the configuration
+ * is unknown (never decided) or already had its extras.
+ */
+int sampling_request_extras(struct sampling *s, const struct sampling_launch *l, unsigned groups);
 
 /* Hash of a configuration (kernel name, grid, block, dynamic smem). */
 uint64_t sampling_config_hash(const struct sampling_launch *l);

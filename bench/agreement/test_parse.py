@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Unit test of the agreement script's parsers on ncu output recorded on the H200
+(bench/agreement/testdata/, see its README)."""
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import ncu_csv  # noqa: E402
+import compare  # noqa: E402
+
+failed = 0
+
+
+def check(cond, what):
+    global failed
+    if not cond:
+        print("FAIL", what)
+        failed = 1
+
+
+def read(name):
+    with open(os.path.join(here, "testdata", name)) as f:
+        return f.read()
+
+
+# --launch-skip 1 --launch-count 2 on the kernels matching 'scale': launches 1 and 2 of scale
+rows = ncu_csv.parse(read("ncu-raw-skip1-count2.csv"))
+check(len(rows) == 2, "two launches")
+check(rows[0]["kernel"] == "scale(float *, int, float)", "kernel name")
+check(rows[0]["grid"] == "(16384, 1, 1)", "grid")
+m = rows[0]["metrics"]
+check(m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.avg") == 3971.88 and m.get("smsp__sass_data_bytes_mem_global_op_ld.sum") == 16777216.0, "thousands separators removed")
+check(m.get("gpu__time_duration.sum") == 25166160.0 or m.get("gpu__time_duration.sum", 0) > 0, "duration")
+check(abs(m.get("l1tex__t_sector_hit_rate.pct", -1) - 0) >= 0, "pct present")
+check(m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") == 524288.0, "sectors: 4 Mi floats / 8 per sector")
+check("launch__grid_size" in m, "launch__ attributes kept as metrics")
+
+rows = ncu_csv.parse(read("ncu-raw-per-launch-config.csv"))
+check(len(rows) == 3, "per-launch-config: one launch per configuration (3)")
+check([r["kernel"].split("(")[0] for r in rows] == ["scale", "strided", "scale"], "configs in order")
+
+rows = ncu_csv.parse(read("ncu-raw-print-units-base.csv"))
+check(len(rows) == 1, "--print-units base parses")
+
+check(ncu_csv.number("1,980,000") == 1980000.0, "number")
+check(ncu_csv.number("n/a") is None, "n/a")
+check(ncu_csv.number("2", "Kbyte") == 2000.0, "unit scale")
+check(ncu_csv.parse("garbage\nno table") == [], "no table")
+
+# tolerance rules
+check(compare.kind("l1tex__t_sector_hit_rate.pct") == "rate", "pct is a rate")
+check(compare.kind("sm__warps_active.avg.pct_of_peak_sustained_active") == "rate", "pct_of_peak is a rate")
+check(compare.kind("dram__bytes_read.sum") == "counter", "sum is a counter")
+check(compare.kind("gpu__time_duration.sum") == "time", "duration is a time (reported, not gated)")
+ok, diff = compare.agree("dram__bytes_read.sum", 1000.0, 1009.0)
+check(ok and abs(abs(diff) - 900.0 / 1009.0) < 1e-9, "counter within 1 %")
+ok, diff = compare.agree("dram__bytes_read.sum", 1000.0, 1011.0)
+check(not ok, "counter beyond 1 %")
+ok, diff = compare.agree("l1tex__t_sector_hit_rate.pct", 50.0, 51.9)
+check(ok, "rate within 2 points")
+ok, diff = compare.agree("l1tex__t_sector_hit_rate.pct", 50.0, 52.1)
+check(not ok, "rate beyond 2 points")
+ok, diff = compare.agree("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", 0.0, 0.0)
+check(ok, "zero == zero")
+ok, diff = compare.agree("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", 0.0, 3.0)
+check(not ok, "zero vs 3 is a miss")
+check(compare.median([3.0, 1.0, 2.0]) == 2.0, "median")
+
+print("agreement parsers:", "FAIL" if failed else "ok")
+sys.exit(failed)

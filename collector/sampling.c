@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampling: per-configuration launch counting and the profile/skip
+ * decision. Runs inside CUPTI launch callbacks: no allocation after init,
+ * one short critical section per launch. The table stores a 64-bit hash
+ * of the kernel name with the launch geometry instead of the name itself,
+ * so deciding needs no string copies; a collision (two kernels whose
+ * names hash alike with identical geometry) merges two configurations,
+ * which at worst skips one profile.
+ */
+#include "collector/sampling.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sampling_slot {
+    uint64_t hash;           /* 0 = empty */
+    uint32_t grid[3], block[3], smem;
+    long launches;           /* launches seen (config_launch_index of the next) */
+    long eligible;           /* launches past filters and skip */
+    long profiled;
+    unsigned extras;         /* groups requested, not yet collected */
+    int extras_done;
+};
+
+static int
+parse_long(const char *s, long min, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int
+sampling_parse_mode(const char *spec, struct sampling_opts *o, char *err, size_t n)
+{
+    if (!spec || !*spec || !strcmp(spec, "config")) {
+        o->mode = SAMPLING_CONFIG;
+        o->n = 1;
+        return 0;
+    }
+    if (!strcmp(spec, "all")) {
+        o->mode = SAMPLING_ALL;
+        o->n = 1;
+        return 0;
+    }
+    const char *arg = NULL;
+    enum sampling_mode m;
+    if (!strncmp(spec, "first:", 6)) {
+        m = SAMPLING_FIRST;
+        arg = spec + 6;
+    } else if (!strncmp(spec, "every:", 6)) {
+        m = SAMPLING_EVERY;
+        arg = spec + 6;
+    } else {
+        snprintf(err, n, "bad --sample '%s': expected config, all, first:N or every:N", spec);
+        return -1;
+    }
+    long v;
+    if (parse_long(arg, 1, &v) != 0) {
+        snprintf(err, n, "bad --sample '%s': N must be a whole number >= 1", spec);
+        return -1;
+    }
+    o->mode = m;
+    o->n = v;
+    return 0;
+}
+
+int
+sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
+{
+    const char *v;
+    if ((v = getenv("GPUHIER_SAMPLE")) && *v && sampling_parse_mode(v, o, err, n) != 0)
+        return -1;
+    if ((v = getenv("GPUHIER_KERNEL")) && *v)
+        o->kernel = v;
+    if ((v = getenv("GPUHIER_NVTX_INCLUDE")) && *v)
+        o->nvtx = v;
+    if ((v = getenv("GPUHIER_LAUNCH_SKIP")) && *v && parse_long(v, 0, &o->launch_skip) != 0) {
+        snprintf(err, n, "bad GPUHIER_LAUNCH_SKIP '%s': expected a whole number >= 0", v);
+        return -1;
+    }
+    if ((v = getenv("GPUHIER_LAUNCH_COUNT")) && *v && parse_long(v, 0, &o->launch_count) != 0) {
+        snprintf(err, n, "bad GPUHIER_LAUNCH_COUNT '%s': expected a whole number >= 0", v);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+compile(regex_t *re, const char *pat, const char *what, char *err, size_t n)
+{
+    int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char msg[128];
+        regerror(rc, re, msg, sizeof msg);
+        snprintf(err, n, "bad %s regex '%s': %s", what, pat, msg);
+        return -1;
+    }
+    return 0;
+}
+
+int
+sampling_init(struct sampling *s, const struct sampling_opts *o, size_t cap, char *err, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->opts = *o;
+    if (s->opts.n < 1)
+        s->opts.n = 1;
+    if (o->kernel && compile(&s->kernel_re, o->kernel, "kernel", err, n) != 0)
+        return -1;
+    s->has_kernel_re = o->kernel != NULL;
+    if (o->nvtx && compile(&s->nvtx_re, o->nvtx, "NVTX", err, n) != 0)
+        goto fail;
+    s->has_nvtx_re = o->nvtx != NULL;
+    /* power of two for cheap probing */
+    size_t c = 1024;
+    while (c < (cap ? cap : 65536))
+        c <<= 1;
+    s->slots = calloc(c, sizeof *s->slots);
+    if (!s->slots) {
+        snprintf(err, n, "out of memory for %zu configurations", c);
+        goto fail;
+    }
+    s->cap = c;
+    pthread_mutex_init(&s->lock, NULL);
+    /* the strings are only needed for compiling */
+    s->opts.kernel = s->opts.nvtx = NULL;
+    return 0;
+fail:
+    if (s->has_kernel_re)
+        regfree(&s->kernel_re);
+    if (s->has_nvtx_re)
+        regfree(&s->nvtx_re);
+    memset(s, 0, sizeof *s);
+    return -1;
+}
+
+void
+sampling_release(struct sampling *s)
+{
+    if (!s)
+        return;
+    if (s->has_kernel_re)
+        regfree(&s->kernel_re);
+    if (s->has_nvtx_re)
+        regfree(&s->nvtx_re);
+    if (s->slots)
+        pthread_mutex_destroy(&s->lock);
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+uint64_t
+sampling_config_hash(const struct sampling_launch *l)
+{
+    uint64_t h = 14695981039346656037ULL;
+    const char *name = l->mangled ? l->mangled : l->demangled ? l->demangled : "";
+    h = fnv(h, name, strlen(name));
+    h = fnv(h, l->grid, sizeof l->grid);
+    h = fnv(h, l->block, sizeof l->block);
+    h = fnv(h, &l->dynamic_smem_bytes, sizeof l->dynamic_smem_bytes);
+    return h ? h : 1;
+}
+
+/* Finds or inserts the slot of l's configuration; NULL if the table is full. Lock held. */
+static struct sampling_slot *
+slot_of(struct sampling *s, const struct sampling_launch *l, int insert)
+{
+    uint64_t h = sampling_config_hash(l);
+    size_t mask = s->cap - 1;
+    for (size_t i = 0; i < s->cap; i++) {
+        struct sampling_slot *e = &s->slots[(h + i) & mask];
+        if (e->hash == h && !memcmp(e->grid, l->grid, sizeof e->grid)
+            && !memcmp(e->block, l->block, sizeof e->block) && e->smem == l->dynamic_smem_bytes)
+            return e;
+        if (e->hash == 0) {
+            /* keep a quarter free so probes stay short */
+            if (!insert || s->used + 1 > s->cap - s->cap / 4)
+                return NULL;
+            e->hash = h;
+            memcpy(e->grid, l->grid, sizeof e->grid);
+            memcpy(e->block, l->block, sizeof e->block);
+            e->smem = l->dynamic_smem_bytes;
+            s->used++;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static int
+name_matches(const struct sampling *s, const struct sampling_launch *l)
+{
+    if (!s->has_kernel_re)
+        return 1;
+    return (l->demangled && regexec(&s->kernel_re, l->demangled, 0, NULL, 0) == 0)
+           || (l->mangled && regexec(&s->kernel_re, l->mangled, 0, NULL, 0) == 0);
+}
+
+const char *
+sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const char **why,
+                   long *config_index, unsigned *extras)
+{
+    const char *skip = NULL, *chosen = NULL;
+    if (extras)
+        *extras = 0;
+    if (config_index)
+        *config_index = -1;
+    /* launches captured into a graph do not execute: not counted */
+    if (l->is_capturing) {
+        *why = "stream_capture";
+        return *why;
+    }
+    /* regexec needs no lock: compiled patterns are read-only here */
+    int name_ok = name_matches(s, l);
+    int nvtx_ok = !s->has_nvtx_re
+                  || regexec(&s->nvtx_re, l->nvtx_path ? l->nvtx_path : "", 0, NULL, 0) == 0;
+
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 1);
+    if (!e)
+        s->table_full++;
+    else if (config_index)
+        *config_index = e->launches;
+    if (e)
+        e->launches++;
+    if (l->is_graph)
+        skip = "graph";
+    else if (!name_ok)
+        skip = "filtered_name";
+    else if (!nvtx_ok)
+        skip = "filtered_nvtx";
+    else if (s->filtered_seen++ < s->opts.launch_skip)
+        skip = "skip_count";
+    if (skip)
+        goto out;
+    long k = e ? e->eligible++ : 0;
+    switch (s->opts.mode) {
+    case SAMPLING_ALL:
+        chosen = "sample_all";
+        break;
+    case SAMPLING_FIRST:
+        if (e && e->profiled < s->opts.n)
+            chosen = "first_of_config";
+        break;
+    case SAMPLING_EVERY:
+        if (e && k % s->opts.n == 0)
+            chosen = "sample_every";
+        break;
+    case SAMPLING_CONFIG:
+        if (e && e->profiled == 0) {
+            chosen = "first_of_config";
+        } else if (e && extras && e->extras && !e->extras_done) {
+            chosen = "extra_metrics";
+        }
+        break;
+    }
+    if (!chosen) {
+        skip = "sampled_out";
+    } else if (s->opts.launch_count >= 0 && s->profiled >= s->opts.launch_count) {
+        /* --launch-count caps profiled launches, as in Nsight Compute */
+        chosen = NULL;
+        skip = "skip_count";
+    }
+out:
+    if (chosen) {
+        s->profiled++;
+        if (e)
+            e->profiled++;
+        if (e && !strcmp(chosen, "extra_metrics")) {
+            *extras = e->extras;
+            e->extras_done = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    *why = chosen ? chosen : skip;
+    return chosen ? NULL : skip;
+}
+
+const char *
+sampling_decide(struct sampling *s, const struct sampling_launch *l, const char **why,
+                long *config_index)
+{
+    return sampling_decide_ex(s, l, why, config_index, NULL);
+}
+
+int
+sampling_request_extras(struct sampling *s, const struct sampling_launch *l, unsigned groups)
+{
+    int ret = -1;
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    if (e && !e->extras_done && groups) {
+        e->extras |= groups;
+        ret = 0;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return ret;
+}

@@ -1,0 +1,29 @@
+# Unit tests of the metrics engineer's collector files (collector/metrics.c,
+# sampling.c, occupancy.c, cupti_load.c). They compile those sources
+# directly, so they do not depend on the collector library's target.
+set(GH_PROF_SRC ${PROJECT_SOURCE_DIR}/collector)
+
+add_executable(test_occupancy ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_occupancy.c
+               ${GH_PROF_SRC}/occupancy.c)
+target_include_directories(test_occupancy PRIVATE ${PROJECT_SOURCE_DIR})
+gh_add_test(NAME unit.occupancy COMMAND test_occupancy LABELS unit profiler)
+
+add_executable(test_sampling ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sampling.c
+               ${GH_PROF_SRC}/sampling.c)
+target_include_directories(test_sampling PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(test_sampling PRIVATE Threads::Threads)
+gh_add_test(NAME unit.sampling COMMAND test_sampling LABELS unit profiler)
+
+# CUPTI headers only (no link): libcupti is dlopened; cupti_profiler_host.h
+# includes <string>, answered by the empty collector/shim/string.
+add_executable(test_metrics ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_metrics.c
+               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c)
+target_include_directories(test_metrics PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
+target_compile_options(test_metrics PRIVATE -idirafter ${GH_PROF_SRC}/shim)
+target_link_libraries(test_metrics PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+gh_add_test(NAME unit.metrics COMMAND test_metrics LABELS unit profiler)
+
+# The agreement script's parsers (bench/agreement/), on recorded ncu output.
+gh_add_test(NAME unit.agreement_parse
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_parse.py
+            LABELS unit profiler)

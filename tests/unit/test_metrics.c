@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_metrics: metric sets validated and their passes counted offline
+ * for GH100 through the CUPTI Profiler Host API (no GPU needed; libcupti
+ * comes from /usr/local/cuda or GPUHIER_CUPTI_PATH). Prints the table
+ * docs/metrics.md quotes. Exits 77 if libcupti cannot be loaded at all.
+ */
+#include "collector/cupti_load.h"
+#include "collector/metrics.h"
+#include "tests/check.h"
+
+static const char *chip = "GH100";
+
+static void
+test_metrics_core_passes(void)
+{
+    char err[512] = "";
+    size_t n;
+    const char *const *core = metrics_default_set(&n);
+    int p = metrics_count_passes(chip, core, n, err, sizeof err);
+    if (p < 0)
+        fprintf(stderr, "%s\n", err);
+    printf("core: %zu metrics, %d passes\n", n, p);
+    CHECK(n >= 30);
+    CHECK(p >= 1);
+    CHECK(p <= 3);
+}
+
+static void
+test_metrics_every_name_valid(void)
+{
+    char err[512];
+    size_t n;
+    const char *const *core = metrics_default_set(&n);
+    for (size_t i = 0; i < n; i++) {
+        int p = metrics_count_passes(chip, &core[i], 1, err, sizeof err);
+        if (p < 0)
+            fprintf(stderr, "%s\n", err);
+        CHECK(p >= 1);
+    }
+    for (unsigned g = 1; g & METRICS_GROUP_ALL; g <<= 1) {
+        size_t gn;
+        const char *const *gs = metrics_group_set(g, &gn);
+        CHECK(gs != NULL);
+        CHECK(gn > 0);
+        for (size_t i = 0; i < gn; i++) {
+            int p = metrics_count_passes(chip, &gs[i], 1, err, sizeof err);
+            if (p < 0)
+                fprintf(stderr, "%s\n", err);
+            CHECK(p >= 1);
+        }
+    }
+}
+
+static void
+test_metrics_group_costs(void)
+{
+    char err[512];
+    size_t cn;
+    const char *const *core = metrics_default_set(&cn);
+    int base = metrics_count_passes(chip, core, cn, err, sizeof err);
+    printf("| group | metrics | passes alone | passes with core | extra passes |\n");
+    printf("| --- | --- | --- | --- | --- |\n");
+    printf("| core | %zu | %d | %d | 0 |\n", cn, base, base);
+    for (unsigned g = 1; g & METRICS_GROUP_ALL; g <<= 1) {
+        size_t gn, ln;
+        const char *const *gs = metrics_group_set(g, &gn);
+        int alone = metrics_count_passes(chip, gs, gn, err, sizeof err);
+        char **l = metrics_list_build(g, NULL, &ln, err, sizeof err);
+        CHECK(l != NULL);
+        int with = l ? metrics_count_passes(chip, (const char *const *)l, ln, err, sizeof err) : -1;
+        printf("| %s | %zu | %d | %d | %d |\n", metrics_group_name(g), gn, alone, with, with - base);
+        CHECK(alone >= 1);
+        CHECK(with >= base);
+        metrics_list_free(l, ln);
+    }
+    size_t ln;
+    char **l = metrics_list_build(METRICS_GROUP_ALL, NULL, &ln, err, sizeof err);
+    int all = metrics_count_passes(chip, (const char *const *)l, ln, err, sizeof err);
+    printf("| all groups | %zu | | %d | %d |\n", ln, all, all - base);
+    CHECK(all > base);
+    metrics_list_free(l, ln);
+}
+
+static void
+test_metrics_bad_name(void)
+{
+    char err[512] = "";
+    const char *names[] = {"gpu__time_duration.sum", "dram__bytes_red.sum"};
+    struct metrics_host *h = NULL;
+    CHECK_EQ_INT(metrics_host_open(chip, names, 2, &h, err, sizeof err), -1);
+    CHECK(h == NULL);
+    CHECK(strstr(err, "'dram__bytes_red.sum'") != NULL);
+    printf("bad name: %s\n", err);
+    /* a bad chip is an error too, not a crash */
+    CHECK_EQ_INT(metrics_host_open("NOSUCHCHIP", names, 1, &h, err, sizeof err), -1);
+    CHECK(strstr(err, "NOSUCHCHIP") != NULL);
+}
+
+static void
+test_metrics_host_object(void)
+{
+    char err[512] = "";
+    size_t n;
+    const char *const *core = metrics_default_set(&n);
+    struct metrics_host *h = NULL;
+    CHECK_EQ_INT(metrics_host_open(chip, core, n, &h, err, sizeof err), 0);
+    if (!h) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    size_t size = 0, hn = 0;
+    CHECK(metrics_host_config_image(h, &size) != NULL);
+    CHECK(size > 0);
+    CHECK(metrics_host_passes(h) <= 3);
+    const char *const *names = metrics_host_names(h, &hn);
+    CHECK_EQ_INT(hn, n);
+    CHECK_STR(names[0], core[0]);
+    /* no counter data: evaluate must fail cleanly */
+    double v[64];
+    unsigned char junk[64] = {0};
+    CHECK_EQ_INT(metrics_host_evaluate(h, junk, sizeof junk, 0, v), -1);
+    CHECK(metrics_host_error(h)[0] != 0);
+    metrics_host_free(h);
+    metrics_host_free(NULL);
+}
+
+static void
+test_metrics_list_build(void)
+{
+    char err[256];
+    size_t n, cn;
+    metrics_default_set(&cn);
+    char **l = metrics_list_build(0, " gpu__time_duration.sum , foo__bar.sum,foo__bar.sum", &n, err, sizeof err);
+    CHECK(l != NULL);
+    CHECK_EQ_INT(n, cn + 1); /* duplicates dropped, spaces trimmed */
+    CHECK_STR(l[n - 1], "foo__bar.sum");
+    metrics_list_free(l, n);
+    CHECK(metrics_list_build(0, "a.sum,,b.sum", &n, err, sizeof err) == NULL);
+    CHECK(strstr(err, "empty") != NULL);
+    CHECK_EQ_INT(metrics_group_from_name("tma"), METRICS_GROUP_TMA);
+    CHECK_EQ_INT(metrics_group_from_name("nope"), 0);
+    CHECK_STR(metrics_group_name(METRICS_GROUP_SASS_BYTES), "sass_bytes");
+}
+
+/* the extras policy on synthetic core values */
+static void
+test_metrics_extras_policy(void)
+{
+    const char *names[] = {
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "smsp__inst_executed_op_global_ld.sum",
+        "lts__t_sectors_srcunit_tex_op_read.sum", "smsp__inst_executed.sum",
+        "smsp__inst_executed_op_generic_atom.sum", "smsp__inst_executed_op_ldc.sum",
+        "dram__bytes_read.sum", "lts__t_sectors_lookup_miss.sum", "smsp__inst_executed_op_ldgsts.sum",
+        "lts__t_sectors_aperture_sysmem.sum",
+    };
+    /* coalesced 32-bit copy, memory-heavy: only the width question */
+    double copy[] = {4e6, 1e6, 4e6, 5e6, 0, 0, 1.28e8, 4e6, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, copy, 10), METRICS_GROUP_SASS_BYTES);
+    /* 32 sectors per load: uncoalesced or wide -> requested bytes + requests */
+    double strided[] = {32e6, 1e6, 32e6, 5e7, 0, 0, 1.024e9, 32e6, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, strided, 10), METRICS_GROUP_SASS_BYTES | METRICS_GROUP_REQUESTS);
+    /* GEMM by TMA: L1 read from L2 far more than the LSU asked */
+    double tma[] = {4e2, 1e2, 1e7, 1e8, 0, 0, 3.2e8, 1e7, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, tma, 10), METRICS_GROUP_TMA);
+    /* atomics, constant loads, sysmem sectors */
+    double misc[] = {0, 0, 0, 1e6, 10, 5, 0, 0, 0, 5000};
+    CHECK_EQ_INT(metrics_extras_wanted(names, misc, 10),
+                 METRICS_GROUP_ATOMIC | METRICS_GROUP_CONST | METRICS_GROUP_HOST);
+    /* nothing known, nothing wanted */
+    CHECK_EQ_INT(metrics_extras_wanted(names, misc, 0), 0);
+}
+
+static const struct check_test tests[] = {
+    {"test_metrics_core_passes", test_metrics_core_passes},
+    {"test_metrics_every_name_valid", test_metrics_every_name_valid},
+    {"test_metrics_group_costs", test_metrics_group_costs},
+    {"test_metrics_bad_name", test_metrics_bad_name},
+    {"test_metrics_host_object", test_metrics_host_object},
+    {"test_metrics_list_build", test_metrics_list_build},
+    {"test_metrics_extras_policy", test_metrics_extras_policy},
+};
+
+int
+main(int argc, char **argv)
+{
+    char err[512];
+    if (!cupti_load(err, sizeof err)) {
+        printf("skipped: %s\n", err);
+        return 77;
+    }
+    printf("libcupti: %s\n", cupti_load_path());
+    return check_run(tests, sizeof tests / sizeof tests[0], argc, argv);
+}

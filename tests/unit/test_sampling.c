@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/* test_sampling: the profile/skip decisions as pure functions. */
+#include "collector/sampling.h"
+#include "tests/check.h"
+
+#include <pthread.h>
+
+static struct sampling_launch
+L(const char *name, unsigned grid, unsigned block, unsigned smem)
+{
+    return (struct sampling_launch){
+        .mangled = name, .grid = {grid, 1, 1}, .block = {block, 1, 1}, .dynamic_smem_bytes = smem};
+}
+
+static void
+test_sampling_parse(void)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    CHECK_EQ_INT(sampling_parse_mode("all", &o, err, sizeof err), 0);
+    CHECK_EQ_INT(o.mode, SAMPLING_ALL);
+    CHECK_EQ_INT(sampling_parse_mode("first:3", &o, err, sizeof err), 0);
+    CHECK_EQ_INT(o.mode, SAMPLING_FIRST);
+    CHECK_EQ_INT(o.n, 3);
+    CHECK_EQ_INT(sampling_parse_mode("every:10", &o, err, sizeof err), 0);
+    CHECK_EQ_INT(o.mode, SAMPLING_EVERY);
+    CHECK_EQ_INT(o.n, 10);
+    CHECK_EQ_INT(sampling_parse_mode("config", &o, err, sizeof err), 0);
+    CHECK_EQ_INT(o.mode, SAMPLING_CONFIG);
+    const char *bad[] = {"every:0", "first:", "first:x", "every:-2", "some", "first:3x", "all:2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        CHECK_EQ_INT(sampling_parse_mode(bad[i], &o, err, sizeof err), -1);
+        CHECK(strstr(err, bad[i]) != NULL);
+    }
+}
+
+static void
+test_sampling_env(void)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    setenv("GPUHIER_SAMPLE", "every:4", 1);
+    setenv("GPUHIER_KERNEL", "gemm", 1);
+    setenv("GPUHIER_LAUNCH_SKIP", "7", 1);
+    setenv("GPUHIER_LAUNCH_COUNT", "2", 1);
+    setenv("GPUHIER_NVTX_INCLUDE", "^train", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_EQ_INT(o.mode, SAMPLING_EVERY);
+    CHECK_EQ_INT(o.n, 4);
+    CHECK_STR(o.kernel, "gemm");
+    CHECK_STR(o.nvtx, "^train");
+    CHECK_EQ_INT(o.launch_skip, 7);
+    CHECK_EQ_INT(o.launch_count, 2);
+    setenv("GPUHIER_LAUNCH_SKIP", "-1", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+    CHECK(strstr(err, "GPUHIER_LAUNCH_SKIP") != NULL);
+    unsetenv("GPUHIER_SAMPLE");
+    unsetenv("GPUHIER_KERNEL");
+    unsetenv("GPUHIER_LAUNCH_SKIP");
+    unsetenv("GPUHIER_LAUNCH_COUNT");
+    unsetenv("GPUHIER_NVTX_INCLUDE");
+}
+
+static void
+test_sampling_bad_regex(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256] = "";
+    o.kernel = "gemm(";
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), -1);
+    CHECK(strstr(err, "bad kernel regex 'gemm('") != NULL);
+    o.kernel = NULL;
+    o.nvtx = "[a-";
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), -1);
+    CHECK(strstr(err, "NVTX") != NULL);
+    sampling_release(&s); /* zeroed by the failed init: no-op */
+}
+
+static void
+test_sampling_config_mode(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    CHECK_EQ_INT(sampling_init(&s, &o, 16, err, sizeof err), 0);
+    const char *why;
+    long idx;
+    struct sampling_launch a = L("_Z4axpyPfi", 64, 256, 0);
+    struct sampling_launch b = L("_Z4axpyPfi", 128, 256, 0);   /* other grid */
+    struct sampling_launch c = L("_Z4axpyPfi", 64, 256, 1024); /* other smem */
+    CHECK(sampling_decide(&s, &a, &why, &idx) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(idx, 0);
+    CHECK_STR(sampling_decide(&s, &a, &why, &idx), "sampled_out");
+    CHECK_EQ_INT(idx, 1);
+    CHECK(sampling_decide(&s, &b, &why, &idx) == NULL);
+    CHECK_EQ_INT(idx, 0);
+    CHECK(sampling_decide(&s, &c, &why, &idx) == NULL);
+    CHECK_STR(sampling_decide(&s, &a, &why, &idx), "sampled_out");
+    CHECK_EQ_INT(idx, 2);
+    CHECK_EQ_INT(s.profiled, 3);
+    CHECK_EQ_INT(s.used, 3);
+    sampling_release(&s);
+}
+
+static void
+test_sampling_modes(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    struct sampling_launch a = L("k", 1, 32, 0);
+    o.mode = SAMPLING_ALL;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    for (int i = 0; i < 5; i++) {
+        CHECK(sampling_decide(&s, &a, &why, NULL) == NULL);
+        CHECK_STR(why, "sample_all");
+    }
+    sampling_release(&s);
+
+    o.mode = SAMPLING_FIRST;
+    o.n = 2;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    CHECK(sampling_decide(&s, &a, &why, NULL) == NULL);
+    CHECK(sampling_decide(&s, &a, &why, NULL) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_STR(sampling_decide(&s, &a, &why, NULL), "sampled_out");
+    sampling_release(&s);
+
+    o.mode = SAMPLING_EVERY;
+    o.n = 3;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    int got = 0;
+    for (int i = 0; i < 9; i++) {
+        const char *r = sampling_decide(&s, &a, &why, NULL);
+        if (!r) {
+            CHECK_STR(why, "sample_every");
+            CHECK_EQ_INT(i % 3, 0);
+            got++;
+        } else {
+            CHECK_STR(r, "sampled_out");
+        }
+    }
+    CHECK_EQ_INT(got, 3);
+    sampling_release(&s);
+}
+
+static void
+test_sampling_filters(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    o.mode = SAMPLING_ALL;
+    o.kernel = "^gemm|sgemm_nt";
+    o.nvtx = "(^| > )forward";
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch k = L("_Z4gemmPf", 1, 32, 0);
+    k.demangled = "gemm(float*)";
+    k.nvtx_path = "train > forward";
+    /* mangled name does not match ^gemm, demangled does */
+    CHECK(sampling_decide(&s, &k, &why, NULL) == NULL);
+    k.nvtx_path = "train > backward";
+    CHECK_STR(sampling_decide(&s, &k, &why, NULL), "filtered_nvtx");
+    k.nvtx_path = NULL;
+    CHECK_STR(sampling_decide(&s, &k, &why, NULL), "filtered_nvtx");
+    struct sampling_launch m = L("ampere_sgemm_nt_kernel", 1, 32, 0);
+    m.nvtx_path = "forward";
+    CHECK(sampling_decide(&s, &m, &why, NULL) == NULL);
+    struct sampling_launch other = L("_Z4axpyPfi", 1, 32, 0);
+    other.demangled = "axpy(float*, int)";
+    other.nvtx_path = "forward";
+    CHECK_STR(sampling_decide(&s, &other, &why, NULL), "filtered_name");
+    CHECK_STR(why, "filtered_name");
+    /* capture and graph come first */
+    k.nvtx_path = "forward";
+    k.is_capturing = 1;
+    long idx = 5;
+    CHECK_STR(sampling_decide(&s, &k, &why, &idx), "stream_capture");
+    CHECK_EQ_INT(idx, -1);
+    k.is_capturing = 0;
+    k.is_graph = 1;
+    CHECK_STR(sampling_decide(&s, &k, &why, NULL), "graph");
+    sampling_release(&s);
+}
+
+static void
+test_sampling_skip_count(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    o.mode = SAMPLING_ALL;
+    o.kernel = "want";
+    o.launch_skip = 2;
+    o.launch_count = 3;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch w = L("want", 1, 32, 0), x = L("other", 1, 32, 0);
+    /* skip counts only launches that pass the filters */
+    CHECK_STR(sampling_decide(&s, &x, &why, NULL), "filtered_name");
+    CHECK_STR(sampling_decide(&s, &w, &why, NULL), "skip_count");
+    CHECK_STR(sampling_decide(&s, &x, &why, NULL), "filtered_name");
+    CHECK_STR(sampling_decide(&s, &w, &why, NULL), "skip_count");
+    CHECK(sampling_decide(&s, &w, &why, NULL) == NULL);
+    CHECK(sampling_decide(&s, &w, &why, NULL) == NULL);
+    CHECK(sampling_decide(&s, &w, &why, NULL) == NULL);
+    CHECK_STR(sampling_decide(&s, &w, &why, NULL), "skip_count");
+    CHECK_EQ_INT(s.profiled, 3);
+    sampling_release(&s);
+
+    /* config mode after a skip: the first eligible launch of the config */
+    o = (struct sampling_opts)SAMPLING_OPTS_INIT;
+    o.launch_skip = 1;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    CHECK_STR(sampling_decide(&s, &w, &why, NULL), "skip_count");
+    long idx;
+    CHECK(sampling_decide(&s, &w, &why, &idx) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(idx, 1);
+    /* --launch-count 0: trace with filters, profile nothing */
+    sampling_release(&s);
+    o.launch_skip = 0;
+    o.launch_count = 0;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    CHECK_STR(sampling_decide(&s, &w, &why, NULL), "skip_count");
+    sampling_release(&s);
+}
+
+static void
+test_sampling_extras(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    unsigned ex;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("k", 8, 128, 0), b = L("k", 16, 128, 0);
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 1), -1); /* unknown yet */
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_EQ_INT(ex, 0);
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 5), 0);
+    CHECK(sampling_decide_ex(&s, &b, &why, NULL, &ex) == NULL); /* other config */
+    CHECK_EQ_INT(ex, 0);
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "extra_metrics");
+    CHECK_EQ_INT(ex, 5);
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    CHECK_EQ_INT(ex, 0);
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 2), -1); /* once per config */
+    /* plain sampling_decide never hands out extras */
+    CHECK_EQ_INT(sampling_request_extras(&s, &b, 2), 0);
+    CHECK_STR(sampling_decide(&s, &b, &why, NULL), "sampled_out");
+    sampling_release(&s);
+}
+
+static void
+test_sampling_table_full(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    CHECK_EQ_INT(sampling_init(&s, &o, 1, err, sizeof err), 0); /* rounds up to 1024 */
+    int profiled = 0;
+    long idx = 0;
+    for (unsigned g = 1; g <= 2000; g++) {
+        struct sampling_launch l = L("k", g, 32, 0);
+        if (!sampling_decide(&s, &l, &why, &idx))
+            profiled++;
+    }
+    CHECK_EQ_INT(profiled, 768); /* 3/4 of 1024 */
+    CHECK_EQ_INT(s.table_full, 2000 - 768);
+    CHECK_EQ_INT(idx, -1);
+    sampling_release(&s);
+}
+
+static struct sampling shared;
+
+static void *
+worker(void *arg)
+{
+    const char *why;
+    for (unsigned i = 0; i < 2000; i++) {
+        struct sampling_launch l = L("k", i % 50, 64, 0);
+        sampling_decide(&shared, &l, &why, NULL);
+    }
+    return arg;
+}
+
+static void
+test_sampling_threads(void)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    CHECK_EQ_INT(sampling_init(&shared, &o, 0, err, sizeof err), 0);
+    pthread_t t[8];
+    for (int i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < 8; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ_INT(shared.profiled, 50); /* exactly one per configuration */
+    CHECK_EQ_INT(shared.used, 50);
+    sampling_release(&shared);
+}
+
+static void
+test_sampling_hash(void)
+{
+    struct sampling_launch a = L("k", 1, 32, 0), b = L("k", 1, 32, 0);
+    CHECK(sampling_config_hash(&a) == sampling_config_hash(&b));
+    b.block[1] = 2;
+    CHECK(sampling_config_hash(&a) != sampling_config_hash(&b));
+    struct sampling_launch c = L("j", 1, 32, 0);
+    CHECK(sampling_config_hash(&a) != sampling_config_hash(&c));
+}
+
+static const struct check_test tests[] = {
+    {"test_sampling_parse", test_sampling_parse},
+    {"test_sampling_env", test_sampling_env},
+    {"test_sampling_bad_regex", test_sampling_bad_regex},
+    {"test_sampling_config_mode", test_sampling_config_mode},
+    {"test_sampling_modes", test_sampling_modes},
+    {"test_sampling_filters", test_sampling_filters},
+    {"test_sampling_skip_count", test_sampling_skip_count},
+    {"test_sampling_extras", test_sampling_extras},
+    {"test_sampling_table_full", test_sampling_table_full},
+    {"test_sampling_threads", test_sampling_threads},
+    {"test_sampling_hash", test_sampling_hash},
+};
+CHECK_MAIN(tests)
