@@ -30,7 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define COLLECTOR_NAME "libgpuhier-collector.so"
 #define TOP_FINDINGS 5
 
 static char *
@@ -49,14 +48,15 @@ xstrdup(const char *s)
  * gpuhier and the collector in the same directory or collector/ below
  * it), else the data directories (install layout).
  */
-static char *
-find_collector(void)
+char *
+run_find_collector(int is_quiet)
 {
     char buf[PATH_MAX], real[PATH_MAX];
     const char *env = getenv("GPUHIER_COLLECTOR");
     if (env && *env) {
         if (!realpath(env, real)) {
-            error("run: GPUHIER_COLLECTOR='%s': %s", env, strerror(errno));
+            if (!is_quiet)
+                error("run: GPUHIER_COLLECTOR='%s': %s", env, strerror(errno));
             return NULL;
         }
         return xstrdup(real);
@@ -77,8 +77,9 @@ find_collector(void)
         }
         free(p);
     }
-    error("run: cannot find the collector library '%s' next to gpuhier (%s); "
-          "set GPUHIER_COLLECTOR to its path", COLLECTOR_NAME, self);
+    if (!is_quiet)
+        error("run: cannot find the collector library '%s' next to gpuhier (%s); "
+              "set GPUHIER_COLLECTOR to its path", COLLECTOR_NAME, self);
     return NULL;
 }
 
@@ -302,7 +303,7 @@ cmd_run(int argc, const char **argv)
         code = GH_EXIT_OUTPUT;
         goto fail;
     }
-    collector = find_collector();
+    collector = run_find_collector(0);
     if (!collector)
         goto fail;
 

@@ -53,6 +53,17 @@ void run_usage(FILE *f);
 /* The child                                                            */
 /* ------------------------------------------------------------------ */
 
+#define COLLECTOR_NAME "libgpuhier-collector.so"
+
+/*
+ * The collector library `gpuhier run` injects, as an absolute path:
+ * $GPUHIER_COLLECTOR, else beside the gpuhier executable (or in collector/
+ * there), else the data directories (cli_data_path()). Returns a new
+ * string (free()), or NULL, printing why unless `is_quiet`.
+ * Defined in cmd_run.c; `gpuhier doctor` uses it too.
+ */
+char *run_find_collector(int is_quiet);
+
 /*
  * Find `prog` as execvp would: as a path if it contains '/', else in
  * $PATH (default "/usr/bin:/bin"). Returns a new string (free()) naming an
