@@ -1,0 +1,1502 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collector: the library gpuhier injects into the profiled program
+ * (libgpuhier-collector.so).
+ *
+ * Entry points. CUDA calls InitializeInjection() from cuInit when
+ * CUDA_INJECTION64_PATH names this library, so only processes that
+ * initialize CUDA ever collect. Loaded with LD_PRELOAD instead, the
+ * constructor does one thing: when CUDA_INJECTION64_PATH is unset it sets
+ * it to this library's own path, so that the same InitializeInjection runs
+ * if and when the program calls cuInit; a process that never touches CUDA
+ * sees no other effect (no output, no thread, no file). A flag and
+ * GPUHIER_COLLECTOR_ACTIVE=<pid> make a second initialization in the same
+ * process (two copies of the library) a no-op.
+ *
+ * What it does inside the program: CUPTI callbacks record launch
+ * configurations, sampling decisions, NVTX ranges, copy pointers and failed
+ * launches into a bounded queue; activity records (CONCURRENT_KERNEL,
+ * MEMCPY, MEMSET) arrive in buffers flushed at least every 500 ms; the
+ * writer thread (writer.c) joins them into the report. Sampled launches
+ * are profiled with the range profiler (auto range, kernel replay): Start
+ * in the launch ENTER callback, Stop + decode + evaluate in its EXIT, one
+ * range per batch, so a range can only belong to the launch it bracketed.
+ *
+ * What it never does: write to stdout, exit, abort, profile or synchronize
+ * during stream capture, or profile graph kernels (they have no launch
+ * callback). Every failure ends in one `==gpuhier==` line on stderr, a
+ * `run.profiling_limited` text and an `event` row; the program runs on.
+ */
+#include "collector/collector_int.h"
+#include "collector/cupti_load.h"
+#include "collector/metrics.h"
+#include "collector/sampling.h"
+#include "schema/outname.h"
+
+#include <cupti_profiler_host.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <generated_nvtx_meta.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GH_EXPORT __attribute__((visibility("default")))
+
+#define POOL_BUFFERS 64
+#define POOL_BUFFER_BYTES (1u << 20)
+#define NVTX_STACK 16
+#define NVTX_NAME 64
+#define QUEUE_SLOTS 16384
+
+static struct {
+    pthread_mutex_t init_lock;
+    int initialized;
+    atomic_int active;           /* collecting in this process */
+    int exited;
+    pid_t pid;
+    int quiet;
+    int trace_only;
+    CUpti_SubscriberHandle sub;
+    char path[4096];
+    char session_file[4096];
+
+    struct sampling sampling;
+    int sampling_ok;
+    char **metrics;
+    size_t nmetrics;
+
+    /* Range profiler. prof_lock is held from a sampled launch's ENTER to its EXIT. */
+    pthread_mutex_t prof_lock;
+    atomic_int prof_busy;
+    int prof_failed;             /* sticky: counters unavailable */
+    int prof_inited;
+    CUcontext prof_ctx;
+    CUpti_RangeProfiler_Object *prof_obj;
+    struct metrics_host *host;
+    char chip[32];
+    uint8_t *counter_data;
+    size_t counter_size;
+    int passes, max_passes;
+    int64_t profiling_ns;
+
+    atomic_int captures_drv, captures_rt;
+    atomic_uint_fast64_t nvtx_seq;
+
+    /* Activity buffers. */
+    uint8_t *pool[POOL_BUFFERS];
+    int pool_free[POOL_BUFFERS];
+    int npool_free;
+    pthread_mutex_t pool_lock;
+
+    pthread_t flusher;
+    int flusher_running;
+    atomic_int flusher_stop;
+    sem_t flush_sem;
+    atomic_int urgent, urgent_done;
+
+    pthread_mutex_t dom_lock;
+    struct { void *handle; char name[40]; } domains[32];
+    int ndomains;
+} G = {
+    .init_lock = PTHREAD_MUTEX_INITIALIZER,
+    .prof_lock = PTHREAD_MUTEX_INITIALIZER,
+    .pool_lock = PTHREAD_MUTEX_INITIALIZER,
+    .dom_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static __thread uint32_t tls_rt_corr;
+static __thread int tls_prof_active;
+static __thread uint64_t tls_prof_t0;
+static __thread uint32_t tls_prof_corr;
+static __thread uint32_t tls_prof_blocks;
+static __thread int tls_nvtx_depth;
+static __thread uint64_t tls_nvtx_ids[NVTX_STACK];
+static __thread char tls_nvtx_names[NVTX_STACK][NVTX_NAME];
+
+/* ------------------------------------------------------------ messages */
+
+static void
+push_event(const char *level, const char *code, const char *fmt, ...)
+{
+    struct rec r = {.type = REC_EVENT};
+    snprintf(r.u.event.level, sizeof(r.u.event.level), "%s", level);
+    snprintf(r.u.event.code, sizeof(r.u.event.code), "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r.u.event.message, sizeof(r.u.event.message), fmt, ap);
+    va_end(ap);
+    writer_push(&r);
+}
+
+/* Profiling is unavailable from now on: say why once, record it. */
+static void
+limit(const char *code, const char *fmt, ...)
+{
+    if (G.prof_failed)
+        return;
+    G.prof_failed = 1;
+    struct rec r = {.type = REC_LIMITED};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r.u.limited, sizeof(r.u.limited), fmt, ap);
+    va_end(ap);
+    gh_say("%s; tracing continues without hardware counters", r.u.limited);
+    writer_push(&r);
+    push_event("warning", code, "%s", r.u.limited);
+}
+
+static const char *
+cupti_err(CUptiResult rc)
+{
+    const char *s = NULL;
+    if (gh.cuptiGetResultString && gh.cuptiGetResultString(rc, &s) == CUPTI_SUCCESS && s)
+        return s;
+    return "CUPTI error";
+}
+
+/* ------------------------------------------------------------ faults */
+
+static const struct {
+    const char *name;
+    CUptiResult rc;
+} fault_names[] = {
+    {"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES},
+    {"CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED", CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED},
+    {"CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED", CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED},
+    {"CUPTI_ERROR_HARDWARE_BUSY", CUPTI_ERROR_HARDWARE_BUSY},
+    {"CUPTI_ERROR_NOT_SUPPORTED", CUPTI_ERROR_NOT_SUPPORTED},
+    {"CUPTI_ERROR_NOT_INITIALIZED", CUPTI_ERROR_NOT_INITIALIZED},
+    {"CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED", CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED},
+    {"CUPTI_ERROR_UNKNOWN", CUPTI_ERROR_UNKNOWN},
+};
+
+/*
+ * GPUHIER_FAULT=<site>:<error>[,<site>:<error>...]: the named call site
+ * returns <error> (a CUPTI_ERROR_* name, its short form without the
+ * prefix, or a number) instead of calling CUPTI. docs/fault-injection.md.
+ */
+static CUptiResult
+fault(const char *site)
+{
+    const char *f = getenv("GPUHIER_FAULT");
+    if (!f || !*f)
+        return CUPTI_SUCCESS;
+    size_t sl = strlen(site);
+    for (const char *p = f; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        if (strncmp(p, site, sl) || p[sl] != ':')
+            continue;
+        const char *e = p + sl + 1;
+        size_t el = strcspn(e, ",");
+        if (el && e[0] >= '0' && e[0] <= '9')
+            return (CUptiResult)strtol(e, NULL, 10);
+        for (size_t i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++) {
+            const char *n = fault_names[i].name;
+            if ((strlen(n) == el && !strncmp(n, e, el)) || (strlen(n + 12) == el && !strncmp(n + 12, e, el)))
+                return fault_names[i].rc;
+        }
+        return CUPTI_ERROR_UNKNOWN;
+    }
+    return CUPTI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ range profiler */
+
+static const char *
+limit_code(CUptiResult rc)
+{
+    switch (rc) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES: return "no_counter_permission";
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED: return "mig_unsupported";
+    case CUPTI_ERROR_HARDWARE_BUSY: return "hardware_busy";
+    case CUPTI_ERROR_NOT_SUPPORTED: return "device_unsupported";
+    default: return "profiler_error";
+    }
+}
+
+static void
+prof_fail(const char *what, CUptiResult rc)
+{
+    const char *hint = "";
+    if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        hint = " (no permission to read GPU counters: run as root, or set "
+               "NVreg_RestrictProfilingToAdminUsers=0; see `gpuhier doctor`)";
+    else if (rc == CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED)
+        hint = " (MIG instances cannot be profiled)";
+    else if (rc == CUPTI_ERROR_HARDWARE_BUSY)
+        hint = " (another tool, e.g. DCGM profiling, holds the counters)";
+    limit(limit_code(rc), "hardware counters unavailable: %s failed: %s%s", what, cupti_err(rc), hint);
+}
+
+/* Resets the counter-data image and configures the next range. */
+static int
+prof_configure(void)
+{
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    ip.pRangeProfilerObject = G.prof_obj;
+    ip.counterDataSize = G.counter_size;
+    ip.pCounterData = G.counter_data;
+    CUptiResult rc = gh.cuptiRangeProfilerCounterDataImageInitialize(&ip);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiRangeProfilerCounterDataImageInitialize", rc);
+        return -1;
+    }
+    size_t csize = 0;
+    const void *cimg = metrics_host_config_image(G.host, &csize);
+    CUpti_RangeProfiler_SetConfig_Params sp = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = G.prof_obj;
+    sp.configSize = csize;
+    sp.pConfig = cimg;
+    sp.counterDataImageSize = G.counter_size;
+    sp.pCounterDataImage = G.counter_data;
+    sp.range = CUPTI_AutoRange;
+    sp.replayMode = CUPTI_KernelReplay;
+    sp.maxRangesPerPass = 4;
+    sp.numNestingLevels = 1;
+    sp.minNestingLevel = 1;
+    sp.passIndex = 0;
+    sp.targetNestingLevel = 1;
+    rc = gh.cuptiRangeProfilerSetConfig(&sp);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiRangeProfilerSetConfig", rc);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+prof_disable(void)
+{
+    if (!G.prof_obj)
+        return;
+    CUpti_RangeProfiler_Disable_Params dp = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    dp.pRangeProfilerObject = G.prof_obj;
+    gh.cuptiRangeProfilerDisable(&dp);
+    G.prof_obj = NULL;
+    G.prof_ctx = NULL;
+}
+
+/* Enables the range profiler on `ctx` (disabling it on another context). */
+static int
+prof_ensure(CUcontext ctx)
+{
+    if (G.prof_failed)
+        return -1;
+    if (G.prof_obj && G.prof_ctx == ctx)
+        return 0;
+    prof_disable();
+    CUptiResult rc;
+    if (!G.prof_inited) {
+        CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        if ((rc = gh.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
+            prof_fail("cuptiProfilerInitialize", rc);
+            return -1;
+        }
+        G.prof_inited = 1;
+    }
+    uint32_t dev = 0;
+    gh.cuptiGetDeviceId(ctx, &dev);
+
+    CUpti_Profiler_DeviceSupported_Params ds = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    ds.cuDevice = (CUdevice)dev;
+    ds.api = CUPTI_PROFILER_RANGE_PROFILING;
+    rc = fault("device_supported");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiProfilerDeviceSupported(&ds);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiProfilerDeviceSupported", rc);
+        return -1;
+    }
+    if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        const char *why = ds.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "architecture"
+                          : ds.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED      ? "vGPU"
+                          : ds.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
+                              ? "confidential computing"
+                          : ds.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "SLI"
+                          : ds.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "CMP"
+                          : ds.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "WSL"
+                                                                              : "configuration";
+        limit("device_unsupported", "hardware counters unavailable: device %u not supported by the "
+              "range profiler (%s)", dev, why);
+        return -1;
+    }
+
+    /* Size query only: probes permission without building the image (CUPTI-NOTES §8). */
+    CUpti_Profiler_GetCounterAvailability_Params ca = {CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    ca.ctx = ctx;
+    rc = fault("counter_availability");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiProfilerGetCounterAvailability(&ca);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiProfilerGetCounterAvailability", rc);
+        return -1;
+    }
+
+    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    cn.deviceIndex = dev;
+    rc = gh.cuptiDeviceGetChipName(&cn);
+    if (rc != CUPTI_SUCCESS || !cn.pChipName || !*cn.pChipName) {
+        prof_fail("cuptiDeviceGetChipName", rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
+        return -1;
+    }
+    if (!G.host || strcmp(G.chip, cn.pChipName)) {
+        char err[512] = "";
+        struct metrics_host *h = NULL;
+        rc = fault("host_init");
+        if (rc != CUPTI_SUCCESS) {
+            prof_fail("cuptiProfilerHostInitialize", rc);
+            return -1;
+        }
+        if (metrics_host_open(cn.pChipName, (const char *const *)G.metrics, G.nmetrics, &h, err,
+                              sizeof(err))) {
+            limit("metric_config_failed", "hardware counters unavailable: %s", err);
+            return -1;
+        }
+        /* The old host object stays alive: queued records still point at its names. */
+        G.host = h;
+        snprintf(G.chip, sizeof(G.chip), "%s", cn.pChipName);
+        G.passes = metrics_host_passes(h);
+    }
+
+    CUpti_RangeProfiler_Enable_Params ep = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    ep.ctx = ctx;
+    rc = fault("range_enable");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerEnable(&ep);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiRangeProfilerEnable", rc);
+        return -1;
+    }
+    G.prof_obj = ep.pRangeProfilerObject;
+    G.prof_ctx = ctx;
+
+    size_t n = 0;
+    const char *const *names = metrics_host_names(G.host, &n);
+    CUpti_RangeProfiler_GetCounterDataSize_Params gs = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    gs.pRangeProfilerObject = G.prof_obj;
+    gs.pMetricNames = (const char **)names;
+    gs.numMetrics = n;
+    gs.maxNumOfRanges = 4;
+    gs.maxNumRangeTreeNodes = 4;
+    if ((rc = gh.cuptiRangeProfilerGetCounterDataSize(&gs)) != CUPTI_SUCCESS) {
+        prof_fail("cuptiRangeProfilerGetCounterDataSize", rc);
+        prof_disable();
+        return -1;
+    }
+    if (gs.counterDataSize > G.counter_size) {
+        /* Once per context (rare, not per launch): the one allocation on this path. */
+        uint8_t *p = realloc(G.counter_data, gs.counterDataSize);
+        if (!p) {
+            limit("profiler_error", "hardware counters unavailable: out of memory for counter data");
+            prof_disable();
+            return -1;
+        }
+        G.counter_data = p;
+    }
+    G.counter_size = gs.counterDataSize;
+    return 0;
+}
+
+/* ENTER of a sampled launch (prof_lock held): configure and start one range. */
+static int
+prof_start(CUcontext ctx)
+{
+    if (prof_ensure(ctx) || prof_configure())
+        return -1;
+    CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = G.prof_obj;
+    CUptiResult rc = fault("range_start");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerStart(&sp);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiRangeProfilerStart", rc);
+        prof_disable();
+        return -1;
+    }
+    return 0;
+}
+
+static int64_t
+mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* EXIT of a sampled launch: stop, decode, check there is exactly one range, evaluate. */
+static void
+prof_finish(int launch_ok)
+{
+    static struct rec r; /* prof_lock is held: one user at a time */
+    memset(&r, 0, sizeof(r));
+    r.type = REC_PROFILE;
+    r.u.profile.corr = tls_prof_corr;
+    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = G.prof_obj;
+    CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
+    if (!launch_ok)
+        return;
+    const char *why = NULL;
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = G.prof_obj;
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    ci.pCounterDataImage = G.counter_data;
+    ci.counterDataImageSize = G.counter_size;
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
+    size_t n = 0;
+    const char *const *names = metrics_host_names(G.host, &n);
+    if (rc != CUPTI_SUCCESS)
+        why = cupti_err(rc);
+    else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
+        why = "range count differs from launches";
+    else if (n > REC_MAX_METRICS)
+        why = "too many metrics";
+    else if (metrics_host_evaluate(G.host, G.counter_data, G.counter_size, 0, r.u.profile.values))
+        why = metrics_host_error(G.host);
+    if (!why) {
+        /* A second tie: CTAs counted by the hardware must equal the launch's grid. */
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(names[i], "sm__ctas_launched.sum") && r.u.profile.values[i] >= 0 &&
+                (uint64_t)(r.u.profile.values[i] + 0.5) != tls_prof_blocks)
+                why = "CTA count differs from the launch's grid";
+    }
+    r.u.profile.ok = why == NULL;
+    r.u.profile.n = (int)(n > REC_MAX_METRICS ? REC_MAX_METRICS : n);
+    r.u.profile.names = names;
+    r.u.profile.passes = G.passes;
+    snprintf(r.u.profile.set, sizeof(r.u.profile.set), "%s", "core");
+    int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
+    r.u.profile.overhead_ns = dt;
+    G.profiling_ns += dt;
+    if (G.passes > G.max_passes)
+        G.max_passes = G.passes;
+    if (why)
+        push_event("warning", "batch_dropped", "profiled range discarded: %s", why);
+    writer_push(&r);
+}
+
+/* ------------------------------------------------------------ activity buffers */
+
+static void CUPTIAPI
+buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = NULL;
+    *size = 0;
+    *max_records = 0;
+    pthread_mutex_lock(&G.pool_lock);
+    if (G.npool_free > 0) {
+        int i = G.pool_free[--G.npool_free];
+        *buffer = G.pool[i];
+        *size = POOL_BUFFER_BYTES;
+    }
+    pthread_mutex_unlock(&G.pool_lock);
+}
+
+static void
+buf_release(uint8_t *buf)
+{
+    pthread_mutex_lock(&G.pool_lock);
+    for (int i = 0; i < POOL_BUFFERS; i++)
+        if (G.pool[i] == buf) {
+            G.pool_free[G.npool_free++] = i;
+            break;
+        }
+    pthread_mutex_unlock(&G.pool_lock);
+}
+
+static void CUPTIAPI
+buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    size_t dropped = 0;
+    if (gh.cuptiActivityGetNumDroppedRecords &&
+        gh.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+        writer_add_activity_dropped(dropped);
+    if (valid)
+        writer_push_buffer(buffer, valid, buf_release);
+    else
+        buf_release(buffer);
+}
+
+static void *
+flusher_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&G.flusher_stop)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 500000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        while (sem_timedwait(&G.flush_sem, &ts) == -1 && errno == EINTR)
+            ;
+        if (atomic_load(&G.flusher_stop))
+            break;
+        gh.cuptiActivityFlushAll(0);
+        if (atomic_load(&G.urgent)) {
+            writer_sync(250);
+            atomic_store(&G.urgent_done, 1);
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ NVTX */
+
+static void
+nvtx_copy_message(char *out, size_t n, const nvtxEventAttributes_t *a)
+{
+    out[0] = 0;
+    if (!a)
+        return;
+    if (a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii)
+        snprintf(out, n, "%s", a->message.ascii);
+    else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE && a->message.unicode) {
+        size_t i = 0;
+        for (const wchar_t *w = a->message.unicode; *w && i + 1 < n; w++)
+            out[i++] = *w < 128 && *w >= 32 ? (char)*w : '?';
+        out[i] = 0;
+    } else if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED)
+        snprintf(out, n, "%s", "(registered string)");
+}
+
+static void
+nvtx_domain_name(void *handle, char *out, size_t n)
+{
+    out[0] = 0;
+    pthread_mutex_lock(&G.dom_lock);
+    for (int i = 0; i < G.ndomains; i++)
+        if (G.domains[i].handle == handle)
+            snprintf(out, n, "%s", G.domains[i].name);
+    pthread_mutex_unlock(&G.dom_lock);
+}
+
+static void
+nvtx_open(int is_push, uint64_t start_id, const char *domain, const char *name)
+{
+    struct rec r = {.type = REC_NVTX_OPEN};
+    struct rec_nvtx *n = &r.u.nvtx;
+    snprintf(n->name, sizeof(n->name), "%s", name ? name : "");
+    if (domain)
+        snprintf(n->domain, sizeof(n->domain), "%s", domain);
+    if (is_push) {
+        int d = tls_nvtx_depth;
+        n->id = atomic_fetch_add(&G.nvtx_seq, 1) + 1;
+        n->depth = d;
+        n->has_thread = 1;
+        n->parent_id = d > 0 && d <= NVTX_STACK ? tls_nvtx_ids[d - 1] : 0;
+        if (d < NVTX_STACK) {
+            tls_nvtx_ids[d] = n->id;
+            gh_copy(tls_nvtx_names[d], NVTX_NAME, n->name);
+        }
+        tls_nvtx_depth = d + 1;
+    } else {
+        n->id = start_id | (1ULL << 40);
+        n->depth = -1;
+    }
+    writer_push(&r);
+}
+
+static void
+nvtx_close(int is_pop, uint64_t end_id)
+{
+    struct rec r = {.type = REC_NVTX_CLOSE};
+    if (is_pop) {
+        if (tls_nvtx_depth <= 0)
+            return;
+        int d = --tls_nvtx_depth;
+        if (d >= NVTX_STACK)
+            return;
+        r.u.nvtx.id = tls_nvtx_ids[d];
+    } else {
+        r.u.nvtx.id = end_id | (1ULL << 40);
+    }
+    writer_push(&r);
+}
+
+static void
+nvtx_path(char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    int d = tls_nvtx_depth < NVTX_STACK ? tls_nvtx_depth : NVTX_STACK;
+    for (int i = 0; i < d && len + 1 < n; i++) {
+        int w = snprintf(out + len, n - len, "%s%s", i ? " > " : "", tls_nvtx_names[i]);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+        if (len >= n)
+            len = n - 1;
+    }
+}
+
+static void
+on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
+{
+    const void *p = d->functionParams;
+    char msg[REC_NVTX_NAME_MAX], dom[40];
+    switch (cbid) {
+    case CUPTI_CBID_NVTX_nvtxRangePushA:
+        nvtx_open(1, 0, NULL, ((const nvtxRangePushA_params *)p)->message);
+        break;
+    case CUPTI_CBID_NVTX_nvtxRangePushW:
+    case CUPTI_CBID_NVTX_nvtxRangePushEx:
+        if (cbid == CUPTI_CBID_NVTX_nvtxRangePushEx)
+            nvtx_copy_message(msg, sizeof(msg), ((const nvtxRangePushEx_params *)p)->eventAttrib);
+        else
+            snprintf(msg, sizeof(msg), "%s", "(wide string)");
+        nvtx_open(1, 0, NULL, msg);
+        break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+        const nvtxDomainRangePushEx_params *q = p;
+        nvtx_copy_message(msg, sizeof(msg), q->core.eventAttrib);
+        nvtx_domain_name(q->domain, dom, sizeof(dom));
+        nvtx_open(1, 0, dom[0] ? dom : NULL, msg);
+        break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangePop:
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+        nvtx_close(1, 0);
+        break;
+    case CUPTI_CBID_NVTX_nvtxRangeStartA:
+    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+        if (!d->functionReturnValue)
+            break;
+        uint64_t id = *(const nvtxRangeId_t *)d->functionReturnValue;
+        if (!id)
+            break;
+        dom[0] = 0;
+        if (cbid == CUPTI_CBID_NVTX_nvtxRangeStartA)
+            snprintf(msg, sizeof(msg), "%s", ((const nvtxRangeStartA_params *)p)->message);
+        else if (cbid == CUPTI_CBID_NVTX_nvtxRangeStartEx)
+            nvtx_copy_message(msg, sizeof(msg), ((const nvtxRangeStartEx_params *)p)->eventAttrib);
+        else {
+            const nvtxDomainRangeStartEx_params *q = p;
+            nvtx_copy_message(msg, sizeof(msg), q->core.eventAttrib);
+            nvtx_domain_name(q->domain, dom, sizeof(dom));
+        }
+        nvtx_open(0, id, dom[0] ? dom : NULL, msg);
+        break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeEnd:
+        nvtx_close(0, ((const nvtxRangeEnd_params *)p)->id);
+        break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
+        nvtx_close(0, ((const nvtxDomainRangeEnd_params *)p)->core.id);
+        break;
+    case CUPTI_CBID_NVTX_nvtxDomainCreateA:
+        if (d->functionReturnValue) {
+            void *h = *(void *const *)d->functionReturnValue;
+            const char *name = ((const nvtxDomainCreateA_params *)p)->name;
+            pthread_mutex_lock(&G.dom_lock);
+            if (h && name && G.ndomains < 32) {
+                G.domains[G.ndomains].handle = h;
+                snprintf(G.domains[G.ndomains].name, sizeof(G.domains[0].name), "%s", name);
+                G.ndomains++;
+            }
+            pthread_mutex_unlock(&G.dom_lock);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ launches */
+
+struct launch_args {
+    CUfunction f;
+    uint32_t grid[3], block[3], smem;
+};
+
+static int
+launch_args(CUpti_CallbackId cbid, const void *params, struct launch_args *a)
+{
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+        const cuLaunchKernel_params *p = params;
+        *a = (struct launch_args){p->f, {p->gridDimX, p->gridDimY, p->gridDimZ},
+                                  {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes};
+        return 0;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+        const cuLaunchCooperativeKernel_params *p = params;
+        *a = (struct launch_args){p->f, {p->gridDimX, p->gridDimY, p->gridDimZ},
+                                  {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes};
+        return 0;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+        const cuLaunchKernelEx_params *p = params;
+        const CUlaunchConfig *c = p->config;
+        if (!c)
+            return -1;
+        *a = (struct launch_args){p->f, {c->gridDimX, c->gridDimY, c->gridDimZ},
+                                  {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes};
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+static const char *
+driver_api_name(CUpti_CallbackId cbid)
+{
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: return "cuLaunchKernel";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: return "cuLaunchKernel_ptsz";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: return "cuLaunchKernelEx";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: return "cuLaunchKernelEx_ptsz";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel: return "cuLaunchCooperativeKernel";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: return "cuLaunchCooperativeKernel_ptsz";
+    default: return "cuLaunch";
+    }
+}
+
+static void
+on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    struct launch_args a;
+    if (launch_args(cbid, cb->functionParams, &a))
+        return;
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        static __thread struct rec r;
+        memset(&r, 0, sizeof(r));
+        r.type = REC_LAUNCH;
+        struct rec_launch *l = &r.u.launch;
+        l->corr = cb->correlationId;
+        l->rt_corr = tls_rt_corr;
+        l->config_index = -1;
+        nvtx_path(l->nvtx_path, sizeof(l->nvtx_path));
+        int capturing = atomic_load(&G.captures_drv) > 0 || atomic_load(&G.captures_rt) > 0;
+        const char *why = NULL;
+        int sample = 0;
+        if (G.trace_only) {
+            why = "mode_trace";
+        } else if (G.sampling_ok) {
+            struct sampling_launch sl = {
+                .mangled = cb->symbolName,
+                .grid = {a.grid[0], a.grid[1], a.grid[2]},
+                .block = {a.block[0], a.block[1], a.block[2]},
+                .dynamic_smem_bytes = a.smem,
+                .nvtx_path = l->nvtx_path[0] ? l->nvtx_path : NULL,
+                .is_capturing = capturing,
+            };
+            sample = sampling_decide(&G.sampling, &sl, &why, &l->config_index) == NULL;
+            if (sample && (G.prof_failed || capturing)) {
+                sample = 0;
+                why = capturing ? "stream_capture" : "profiler_unavailable";
+            }
+        } else {
+            why = "profiler_unavailable";
+        }
+        if (sample) {
+            pthread_mutex_lock(&G.prof_lock);
+            atomic_store(&G.prof_busy, 1);
+            tls_prof_t0 = (uint64_t)mono_ns();
+            if (prof_start(cb->context) == 0) {
+                tls_prof_active = 1;
+                tls_prof_corr = cb->correlationId;
+                tls_prof_blocks = a.grid[0] * a.grid[1] * a.grid[2];
+                l->sampled = 1;
+            } else {
+                why = "profiler_unavailable";
+                atomic_store(&G.prof_busy, 0);
+                pthread_mutex_unlock(&G.prof_lock);
+            }
+        } else if (atomic_load(&G.prof_busy) && !capturing) {
+            /* Another thread is profiling: wait so our kernel does not land in its range. */
+            pthread_mutex_lock(&G.prof_lock);
+            pthread_mutex_unlock(&G.prof_lock);
+        }
+        snprintf(l->reason, sizeof(l->reason), "%s", why ? why : "");
+        writer_push(&r);
+        return;
+    }
+    /* EXIT */
+    CUresult ret = cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
+    if (tls_prof_active) {
+        tls_prof_active = 0;
+        prof_finish(ret == CUDA_SUCCESS);
+        atomic_store(&G.prof_busy, 0);
+        pthread_mutex_unlock(&G.prof_lock);
+    }
+    if (ret != CUDA_SUCCESS) {
+        struct rec r = {.type = REC_FAILURE};
+        struct rec_failure *f = &r.u.failure;
+        f->func = (uint64_t)(uintptr_t)a.f;
+        f->error_code = (int)ret;
+        memcpy(f->grid, a.grid, sizeof(f->grid));
+        memcpy(f->block, a.block, sizeof(f->block));
+        f->dynamic_smem_bytes = a.smem;
+        snprintf(f->api, sizeof(f->api), "%s", driver_api_name(cbid));
+        snprintf(f->name, sizeof(f->name), "%s", cb->symbolName ? cb->symbolName : "");
+        writer_push(&r);
+    }
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+static void
+push_copy(const CUpti_CallbackData *cb, const char *api, int is_async, uint32_t corr, uint32_t rt_corr)
+{
+    /* Every memcpy params struct we hook starts with (dst, src). */
+    const uint64_t *p = cb->functionParams;
+    struct rec r = {.type = REC_COPY};
+    r.u.copy.corr = corr;
+    r.u.copy.rt_corr = rt_corr;
+    r.u.copy.dst = p[0];
+    r.u.copy.src = p[1];
+    r.u.copy.is_async = is_async;
+    snprintf(r.u.copy.api, sizeof(r.u.copy.api), "%s", api);
+    writer_push(&r);
+}
+
+static void
+flush_forced(void)
+{
+    if (gh.cuptiActivityFlushAll)
+        gh.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+static void
+on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    int enter = cb->callbackSite == CUPTI_API_ENTER;
+    CUresult ret = !enter && cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        on_launch(cbid, cb);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds:
+        if (enter && !tls_rt_corr)
+            push_copy(cb, cb->functionName, 0, cb->correlationId, 0);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
+        if (enter && !tls_rt_corr)
+            push_copy(cb, cb->functionName, 1, cb->correlationId, 0);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
+        if (!enter && ret == CUDA_SUCCESS)
+            atomic_fetch_add(&G.captures_drv, 1);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
+        if (!enter && atomic_fetch_sub(&G.captures_drv, 1) <= 0)
+            atomic_store(&G.captures_drv, 0);
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2:
+        if (enter)
+            flush_forced();
+        break;
+    default:
+        break;
+    }
+}
+
+static void
+on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    int enter = cb->callbackSite == CUPTI_API_ENTER;
+    cudaError_t ret = !enter && cb->functionReturnValue ? *(const cudaError_t *)cb->functionReturnValue : cudaSuccess;
+    switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+        if (enter)
+            push_copy(cb, cb->functionName,
+                      cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 ||
+                          cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+                      cb->correlationId, 0);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030:
+        if (!enter && ret == cudaSuccess)
+            atomic_fetch_add(&G.captures_rt, 1);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000:
+        if (!enter && atomic_fetch_sub(&G.captures_rt, 1) <= 0)
+            atomic_store(&G.captures_rt, 0);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020:
+        if (enter)
+            flush_forced();
+        break;
+    default:
+        break;
+    }
+    /* The runtime correlation id of the call a nested driver call belongs to. */
+    tls_rt_corr = enter ? cb->correlationId : 0;
+}
+
+static void
+on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
+{
+    switch (cbid) {
+    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: {
+        struct rec r = {.type = REC_DEVICE};
+        uint32_t dev = 0;
+        gh.cuptiGetDeviceId(rd->context, &dev);
+        r.u.device.device_id = (int)dev;
+        CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+        cn.deviceIndex = dev;
+        if (gh.cuptiDeviceGetChipName(&cn) == CUPTI_SUCCESS && cn.pChipName)
+            snprintf(r.u.device.chip, sizeof(r.u.device.chip), "%s", cn.pChipName);
+        writer_push(&r);
+        break;
+    }
+    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+        pthread_mutex_lock(&G.prof_lock);
+        if (G.prof_ctx == rd->context)
+            prof_disable();
+        pthread_mutex_unlock(&G.prof_lock);
+        writer_wake();
+        break;
+    case CUPTI_CBID_RESOURCE_MODULE_LOADED: {
+        const CUpti_ModuleResourceData *m = rd->resourceDescriptor;
+        /* Only cubins built with -lineinfo can map a kernel to its source: copy just those. */
+        if (!m || !m->pCubin || !m->cubinSize || m->cubinSize > (256u << 20) ||
+            !memmem(m->pCubin, m->cubinSize, ".nv_debug_line_sass", 19))
+            break;
+        /* Module loads are rare (not the launch path): the copy is the documented exception. */
+        void *copy = malloc(m->cubinSize);
+        if (!copy)
+            break;
+        memcpy(copy, m->pCubin, m->cubinSize);
+        struct rec r = {.type = REC_CUBIN};
+        r.u.cubin.data = copy;
+        r.u.cubin.size = m->cubinSize;
+        if (writer_push(&r))
+            free(copy);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void CUPTIAPI
+on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
+{
+    (void)ud;
+    if (!atomic_load_explicit(&G.active, memory_order_relaxed))
+        return;
+    switch (dom) {
+    case CUPTI_CB_DOMAIN_DRIVER_API:
+        on_driver(cbid, data);
+        break;
+    case CUPTI_CB_DOMAIN_RUNTIME_API:
+        on_runtime(cbid, data);
+        break;
+    case CUPTI_CB_DOMAIN_RESOURCE:
+        on_resource(cbid, data);
+        break;
+    case CUPTI_CB_DOMAIN_NVTX:
+        on_nvtx(cbid, data);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ exit and signals */
+
+static void
+session_line(const char *line)
+{
+    if (!G.session_file[0])
+        return;
+    int fd = open(G.session_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    ssize_t w = write(fd, line, strlen(line));
+    (void)w;
+    close(fd);
+}
+
+static void
+finish(void)
+{
+    pthread_mutex_lock(&G.init_lock);
+    if (G.exited || !G.initialized || getpid() != G.pid || !atomic_load(&G.active)) {
+        pthread_mutex_unlock(&G.init_lock);
+        return;
+    }
+    G.exited = 1;
+    pthread_mutex_unlock(&G.init_lock);
+
+    /* Another thread may be inside a profiled launch: wait a little, never forever. */
+    int locked = 0;
+    for (int i = 0; i < 2000 && !(locked = pthread_mutex_trylock(&G.prof_lock) == 0); i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (locked) {
+        prof_disable();
+        pthread_mutex_unlock(&G.prof_lock);
+    }
+    flush_forced();
+    if (G.flusher_running) {
+        atomic_store(&G.flusher_stop, 1);
+        sem_post(&G.flush_sem);
+        pthread_join(G.flusher, NULL);
+        G.flusher_running = 0;
+    }
+    flush_forced();
+    atomic_store(&G.active, 0);
+    struct writer_stats s;
+    writer_stop(1);
+    writer_stats(&s);
+    uint64_t skipped = s.launches > s.profiled ? s.launches - s.profiled : 0;
+    char line[8192];
+    snprintf(line, sizeof(line), "end\t%ld\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%lld\n", (long)G.pid, G.path,
+             (unsigned long long)s.launches, (unsigned long long)s.profiled, (unsigned long long)skipped,
+             (unsigned long long)(s.dropped + s.ranges_dropped), G.max_passes, (long long)G.profiling_ns);
+    session_line(line);
+    gh_say("pid %ld: %llu launches traced, %llu profiled, %llu not profiled, %llu dropped, "
+           "%d passes max, %.2f s profiling; report %s",
+           (long)G.pid, (unsigned long long)s.launches, (unsigned long long)s.profiled,
+           (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped), G.max_passes,
+           G.profiling_ns / 1e9, G.path);
+}
+
+static struct sigaction old_actions[NSIG];
+static const int caught[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+
+/*
+ * Fatal-by-default signals: wake the flusher and the writer, give them
+ * up to 300 ms to commit what is queued, then chain to what the program
+ * had installed (re-raising with the default action if it had none).
+ */
+static void
+on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    if (atomic_load(&G.active) && getpid() == G.pid) {
+        atomic_store(&G.urgent_done, 0);
+        atomic_store(&G.urgent, 1);
+        sem_post(&G.flush_sem);
+        writer_wake();
+        for (int i = 0; i < 300 && !atomic_load(&G.urgent_done); i++) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        atomic_store(&G.urgent, 0);
+    }
+    struct sigaction *old = &old_actions[sig];
+    errno = saved;
+    if (old->sa_flags & SA_SIGINFO) {
+        if (old->sa_sigaction)
+            old->sa_sigaction(sig, si, uc);
+    } else if (old->sa_handler == SIG_IGN) {
+        return;
+    } else if (old->sa_handler == SIG_DFL) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    } else {
+        old->sa_handler(sig);
+    }
+}
+
+static void
+install_signals(void)
+{
+    for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+        int sig = caught[i];
+        struct sigaction cur;
+        if (sigaction(sig, NULL, &cur) || (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        old_actions[sig] = cur;
+        sigaction(sig, &sa, NULL);
+    }
+}
+
+static void
+atfork_child(void)
+{
+    /* A forked child has none of our threads; it must not write the parent's report. */
+    atomic_store(&G.active, 0);
+}
+
+/* ------------------------------------------------------------ init */
+
+static const char *
+env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+static void
+json_kv(struct jbuf *b, const char *k, const char *v, int *first)
+{
+    if (!v)
+        return;
+    jbuf_puts(b, *first ? "" : ",");
+    jbuf_str(b, k, strlen(k));
+    jbuf_puts(b, ":");
+    jbuf_str(b, v, strlen(v));
+    *first = 0;
+}
+
+static int
+load_api(char *err, size_t n)
+{
+#define GH_LOAD(f) gh.f = (__typeof__(gh.f))cupti_sym(#f);
+    GH_CUPTI_FNS(GH_LOAD)
+#undef GH_LOAD
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!cuda)
+        cuda = dlopen("libcuda.so", RTLD_NOW | RTLD_NOLOAD);
+#define GH_LOAD(f) gh.f = cuda ? (__typeof__(gh.f))dlsym(cuda, #f) : NULL;
+    GH_CU_FNS(GH_LOAD)
+#undef GH_LOAD
+    if (!gh.cuptiSubscribe || !gh.cuptiEnableCallback || !gh.cuptiActivityEnable ||
+        !gh.cuptiActivityRegisterCallbacks || !gh.cuptiActivityFlushAll || !gh.cuptiGetDeviceId ||
+        !gh.cuptiActivityGetNextRecord) {
+        snprintf(err, n, "the loaded libcupti lacks the activity/callback API");
+        return -1;
+    }
+    return 0;
+}
+
+static void
+enable_callbacks(void)
+{
+    static const CUpti_CallbackId drv[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+    };
+    static const CUpti_CallbackId rt[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
+        CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
+    };
+    for (size_t i = 0; i < sizeof(drv) / sizeof(drv[0]); i++)
+        gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, drv[i]);
+    for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
+        gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]);
+    gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    if (gh.cuptiEnableDomain)
+        gh.cuptiEnableDomain(1, G.sub, CUPTI_CB_DOMAIN_NVTX);
+}
+
+static int
+subscribe(void)
+{
+    char old[256] = "";
+    CUptiResult rc = fault("subscribe");
+    if (rc == CUPTI_SUCCESS) {
+        if (gh.cuptiSubscribe_v2) {
+            CUpti_SubscriberParams sp = {CUpti_SubscriberParams_STRUCT_SIZE};
+            sp.subscriberName = "gpuhier";
+            sp.oldSubscriberName = old;
+            sp.oldSubscriberSize = sizeof(old);
+            rc = gh.cuptiSubscribe_v2(&G.sub, on_callback, NULL, &sp);
+        } else {
+            rc = gh.cuptiSubscribe(&G.sub, on_callback, NULL);
+        }
+    } else if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        snprintf(old, sizeof(old), "%s", "fault injection");
+    }
+    if (rc == CUPTI_SUCCESS)
+        return 0;
+    char msg[512];
+    if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        snprintf(msg, sizeof(msg), "CUPTI already has a subscriber (%s); gpuhier collects nothing in this "
+                 "process (tools like torch.profiler, nsys and ncu cannot share CUPTI with it)",
+                 old[0] ? old : "unknown tool");
+    else
+        snprintf(msg, sizeof(msg), "cuptiSubscribe failed: %s; gpuhier collects nothing in this process",
+                 cupti_err(rc));
+    gh_say("%s", msg);
+    struct rec r = {.type = REC_LIMITED};
+    gh_copy(r.u.limited, sizeof(r.u.limited), msg);
+    writer_push(&r);
+    push_event("error", "cupti_subscribe_failed", "%s", msg);
+    return -1;
+}
+
+static void
+init_activity(void)
+{
+    for (int i = 0; i < POOL_BUFFERS; i++) {
+        G.pool[i] = aligned_alloc(8, POOL_BUFFER_BYTES);
+        if (G.pool[i])
+            G.pool_free[G.npool_free++] = i;
+    }
+    gh.cuptiActivityRegisterCallbacks(buf_request, buf_complete);
+    static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                               CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        CUptiResult rc = gh.cuptiActivityEnable(kinds[i]);
+        if (rc != CUPTI_SUCCESS)
+            push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s", (int)kinds[i],
+                       cupti_err(rc));
+    }
+    sem_init(&G.flush_sem, 0, 0);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    G.flusher_running = pthread_create(&G.flusher, NULL, flusher_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void
+init_profiling(void)
+{
+    char err[512] = "";
+    const char *mode = env("GPUHIER_MODE");
+    if (mode && !strcmp(mode, "trace")) {
+        G.trace_only = 1;
+        return;
+    }
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    if (sampling_opts_from_env(&o, err, sizeof(err)) || sampling_init(&G.sampling, &o, 0, err, sizeof(err))) {
+        limit("bad_option", "profiling disabled: %s", err);
+        return;
+    }
+    G.sampling_ok = 1;
+    G.metrics = metrics_list_build(0, env("GPUHIER_METRICS"), &G.nmetrics, err, sizeof(err));
+    if (!G.metrics) {
+        limit("bad_metric", "profiling disabled: %s", err);
+        G.sampling_ok = 0;
+    }
+}
+
+static char *
+metric_set_json(void)
+{
+    if (G.trace_only || !G.metrics)
+        return NULL;
+    struct jbuf b = {0};
+    jbuf_puts(&b, "[");
+    for (size_t i = 0; i < G.nmetrics; i++) {
+        if (i)
+            jbuf_puts(&b, ",");
+        jbuf_str(&b, G.metrics[i], strlen(G.metrics[i]));
+    }
+    jbuf_puts(&b, "]");
+    return b.oom ? (jbuf_release(&b), NULL) : b.p;
+}
+
+static int
+initialize(void)
+{
+    char err[1024] = "";
+    G.pid = getpid();
+    gh_quiet = env("GPUHIER_QUIET") && strcmp(env("GPUHIER_QUIET"), "0");
+    if (env("GPUHIER_SESSION_FILE"))
+        snprintf(G.session_file, sizeof(G.session_file), "%s", env("GPUHIER_SESSION_FILE"));
+    const char *pattern = env("GPUHIER_OUTPUT") ? env("GPUHIER_OUTPUT") : OUTNAME_DEFAULT;
+    int force = env("GPUHIER_FORCE") && strcmp(env("GPUHIER_FORCE"), "0");
+    char *path = outname_claim(pattern, (long)G.pid, NULL, force);
+    if (!path) {
+        if (errno == EEXIST) {
+            char *name = outname_expand(pattern, (long)G.pid, NULL, 1);
+            gh_say("report '%s' exists; not overwriting it (use -f / GPUHIER_FORCE=1); "
+                   "nothing collected in pid %ld", name ? name : pattern, (long)G.pid);
+            free(name);
+        } else {
+            gh_say("bad report name '%s': %s; nothing collected in pid %ld", pattern, strerror(errno),
+                   (long)G.pid);
+        }
+        return -1;
+    }
+    snprintf(G.path, sizeof(G.path), "%s", path);
+    free(path);
+
+    void *cupti = cupti_load(err, sizeof(err));
+    int api_ok = cupti && load_api(err, sizeof(err)) == 0;
+    init_profiling();
+
+    struct jbuf opts = {0};
+    int first = 1;
+    jbuf_puts(&opts, "{");
+    json_kv(&opts, "mode", G.trace_only ? "trace" : "profile", &first);
+    json_kv(&opts, "sample", env("GPUHIER_SAMPLE"), &first);
+    json_kv(&opts, "kernel", env("GPUHIER_KERNEL"), &first);
+    json_kv(&opts, "launch_skip", env("GPUHIER_LAUNCH_SKIP"), &first);
+    json_kv(&opts, "launch_count", env("GPUHIER_LAUNCH_COUNT"), &first);
+    json_kv(&opts, "nvtx_include", env("GPUHIER_NVTX_INCLUDE"), &first);
+    json_kv(&opts, "metrics", env("GPUHIER_METRICS"), &first);
+    json_kv(&opts, "fault", env("GPUHIER_FAULT"), &first);
+    jbuf_puts(&opts, "}");
+    char *mjson = metric_set_json();
+    uint32_t cv = 0;
+    int dv = 0;
+    if (api_ok && gh.cuptiGetVersion)
+        gh.cuptiGetVersion(&cv);
+    if (api_ok && gh.cuDriverGetVersion)
+        gh.cuDriverGetVersion(&dv);
+    struct writer_run_info ri = {
+        .mode = G.trace_only ? "trace" : "profile",
+        .options_json = opts.oom ? NULL : opts.p,
+        .metric_set_json = mjson,
+        .cupti_version = (int)cv,
+        .driver_version = dv,
+    };
+    char werr[512] = "";
+    if (writer_start(G.path, &ri, QUEUE_SLOTS, werr, sizeof(werr))) {
+        gh_say("cannot write report '%s': %s; nothing collected in pid %ld", G.path, werr, (long)G.pid);
+        jbuf_release(&opts);
+        free(mjson);
+        return -1;
+    }
+    jbuf_release(&opts);
+    free(mjson);
+    atomic_store(&G.active, 1);
+    G.initialized = 1;
+
+    char line[8192];
+    snprintf(line, sizeof(line), "start\t%ld\t%s\n", (long)G.pid, G.path);
+    session_line(line);
+    atexit(finish);
+    pthread_atfork(NULL, NULL, atfork_child);
+
+    if (!api_ok) {
+        char msg[1100];
+        snprintf(msg, sizeof(msg), "cannot use CUPTI: %s; the report has no trace", err);
+        gh_say("%s", msg);
+        struct rec r = {.type = REC_LIMITED};
+        gh_copy(r.u.limited, sizeof(r.u.limited), msg);
+        writer_push(&r);
+        push_event("error", "cupti_unavailable", "%s", msg);
+        return 0;
+    }
+    /* NVTX ranges reach CUPTI only through NVTX's injection hook. */
+    if (!getenv("NVTX_INJECTION64_PATH") && cupti_load_path()[0])
+        setenv("NVTX_INJECTION64_PATH", cupti_load_path(), 0);
+    if (subscribe())
+        return 0;
+    enable_callbacks();
+    init_activity();
+    install_signals();
+    return 0;
+}
+
+/* CUDA_INJECTION64_PATH entry point, called by cuInit. Returns 1 (success) always. */
+GH_EXPORT int
+InitializeInjection(void)
+{
+    pthread_mutex_lock(&G.init_lock);
+    const char *act = getenv("GPUHIER_COLLECTOR_ACTIVE");
+    char self[32];
+    snprintf(self, sizeof(self), "%ld", (long)getpid());
+    int again = G.initialized || G.pid == getpid() || (act && !strcmp(act, self));
+    if (!again) {
+        G.pid = getpid();
+        setenv("GPUHIER_COLLECTOR_ACTIVE", self, 1);
+        pthread_mutex_unlock(&G.init_lock);
+        initialize();
+        return 1;
+    }
+    pthread_mutex_unlock(&G.init_lock);
+    return 1;
+}
+
+/*
+ * LD_PRELOAD path: point CUDA at this library so InitializeInjection runs
+ * at cuInit, and only then. Nothing else happens in a process that never
+ * initializes CUDA. If CUDA_INJECTION64_PATH is already set (by `gpuhier
+ * run`, or by another tool), it is left alone.
+ */
+__attribute__((constructor)) static void
+preload_constructor(void)
+{
+    if (getenv("CUDA_INJECTION64_PATH"))
+        return;
+    Dl_info di;
+    if (!dladdr((void *)preload_constructor, &di) || !di.dli_fname || !*di.dli_fname)
+        return;
+    char buf[PATH_MAX];
+    if (!realpath(di.dli_fname, buf))
+        return;
+    setenv("CUDA_INJECTION64_PATH", buf, 0);
+}

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collector_int.h: what the collector's own files share (not for other
+ * modules). The records that travel from CUPTI callbacks to the writer,
+ * the table of CUPTI and driver entry points looked up with dlsym (the
+ * collector links neither library), and the writer's interface.
+ */
+#ifndef GPUHIER_COLLECTOR_INT_H
+#define GPUHIER_COLLECTOR_INT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+/* ------------------------------------------------------------- records */
+
+#define REC_NAME_MAX 256   /* kernel names in failure records (truncated) */
+#define REC_NVTX_PATH_MAX 256
+#define REC_NVTX_NAME_MAX 200
+#define REC_MAX_METRICS 72
+
+enum rec_type {
+    REC_EVENT = 1,   /* an `event` row */
+    REC_LAUNCH,      /* driver launch ENTER: correlation ids, sampling decision, NVTX path */
+    REC_COPY,        /* memcpy/memset API ENTER: pointers */
+    REC_FAILURE,     /* launch API EXIT with an error */
+    REC_NVTX_OPEN,   /* push or start */
+    REC_NVTX_CLOSE,  /* pop or end */
+    REC_DEVICE,      /* a context was created on this device */
+    REC_CUBIN,       /* a module with line info was loaded (heap copy, writer frees) */
+    REC_PROFILE,     /* the range profiler's result for one sampled launch */
+    REC_LIMITED,     /* profiling is limited: text for run.profiling_limited */
+    REC_TEST,        /* test records (tests/unit/test_collector_queue.c) */
+};
+
+struct rec_event {
+    char level[8];
+    char code[40];
+    char message[400];
+};
+
+struct rec_launch {
+    uint32_t corr;            /* driver API correlation id */
+    uint32_t rt_corr;         /* enclosing runtime API correlation id, 0 if none */
+    long config_index;        /* sampling's index within the configuration, -1 unknown */
+    int sampled;              /* 1: the profiler was started for it */
+    char reason[24];          /* schema launch.profile_reason */
+    char nvtx_path[REC_NVTX_PATH_MAX];
+};
+
+struct rec_copy {
+    uint32_t corr, rt_corr;
+    uint64_t src, dst;
+    int is_async;
+    char api[40];
+};
+
+struct rec_failure {
+    uint64_t func;            /* CUfunction, for the writer's attribute query */
+    int error_code;
+    uint32_t grid[3], block[3], dynamic_smem_bytes;
+    char api[40];
+    char name[REC_NAME_MAX];
+};
+
+struct rec_nvtx {
+    uint64_t id;              /* nvtx_range.id */
+    uint64_t parent_id;       /* 0 = none */
+    int depth;                /* -1 for start/end ranges */
+    int has_thread;
+    char domain[40];
+    char name[REC_NVTX_NAME_MAX];
+};
+
+struct rec_device {
+    int device_id;
+    char chip[16];
+};
+
+struct rec_cubin {
+    void *data;               /* malloc'd copy, owned by the writer once queued */
+    size_t size;
+};
+
+struct rec_profile {
+    uint32_t corr;            /* driver correlation id of the launch */
+    int ok;                   /* 1: values valid; 0: batch dropped */
+    int passes;
+    int n;                    /* values */
+    int64_t overhead_ns;
+    const char *const *names; /* metric names, owned by a host object that outlives the writer */
+    char set[24];
+    double values[REC_MAX_METRICS];
+};
+
+struct rec_test {
+    int producer;
+    long seq;
+};
+
+struct rec {
+    uint32_t type;
+    uint32_t tid;             /* OS thread id of the producer */
+    uint64_t time_ns;         /* CUPTI timestamp (or CLOCK_REALTIME) */
+    union {
+        struct rec_event event;
+        struct rec_launch launch;
+        struct rec_copy copy;
+        struct rec_failure failure;
+        struct rec_nvtx nvtx;
+        struct rec_device device;
+        struct rec_cubin cubin;
+        struct rec_profile profile;
+        struct rec_test test;
+        char limited[400];
+    } u;
+};
+
+/* --------------------------------------------- CUPTI and driver by dlsym */
+
+#define GH_CUPTI_FNS(X) \
+    X(cuptiGetResultString) X(cuptiGetVersion) X(cuptiSubscribe) X(cuptiSubscribe_v2) \
+    X(cuptiUnsubscribe) X(cuptiEnableCallback) X(cuptiEnableDomain) X(cuptiActivityEnable) \
+    X(cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord) X(cuptiActivityFlushAll) \
+    X(cuptiActivityGetNumDroppedRecords) X(cuptiGetTimestamp) X(cuptiGetDeviceId) \
+    X(cuptiGetContextId) X(cuptiGetSassToSourceCorrelation) X(cuptiDeviceGetChipName) \
+    X(cuptiProfilerInitialize) X(cuptiProfilerDeviceSupported) \
+    X(cuptiProfilerGetCounterAvailability) X(cuptiRangeProfilerEnable) \
+    X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize) \
+    X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig) \
+    X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData) \
+    X(cuptiRangeProfilerGetCounterDataInfo) X(cuptiRangeProfilerCounterDataGetRangeInfo)
+
+#define GH_CU_FNS(X) \
+    X(cuDeviceGetAttribute) X(cuDeviceGetName) X(cuDeviceTotalMem_v2) X(cuDriverGetVersion) \
+    X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2) X(cuGetErrorName)
+
+#define GH_DECL(f) __typeof__(f) *f;
+struct gh_api {
+    GH_CUPTI_FNS(GH_DECL)
+    GH_CU_FNS(GH_DECL)
+};
+#undef GH_DECL
+
+/* Filled by collector.c once CUPTI and libcuda are open; zero before. */
+extern struct gh_api gh;
+
+/* ------------------------------------------------------------- writer */
+
+/*
+ * The writer owns the report: one thread drains the record queue and the
+ * activity-buffer ring into SQLite. Callbacks only call writer_push*.
+ */
+struct writer_run_info {
+    const char *mode;          /* "trace" or "profile" */
+    const char *options_json;  /* JSON object text, borrowed */
+    const char *metric_set_json; /* JSON array text or NULL */
+    int cupti_version;
+    int driver_version;
+};
+
+/*
+ * Creates the report at `path` (store_create; the caller decided about
+ * overwriting), writes the run row and starts the writer thread.
+ * Queue of `slots` records. Returns 0 or -1 with a message in err.
+ */
+int writer_start(const char *path, const struct writer_run_info *ri, size_t slots,
+                 char *err, size_t errlen);
+
+/* Queues a record (fills tid/time if zero). 0 or -1 (dropped, counted). */
+int writer_push(struct rec *r);
+
+/*
+ * Hands a completed CUPTI activity buffer to the writer, which parses it
+ * and gives it back with `release(buf)`. Never blocks.
+ */
+void writer_push_buffer(uint8_t *buf, size_t valid, void (*release)(uint8_t *buf));
+
+/* Adds to run.activity_dropped. */
+void writer_add_activity_dropped(uint64_t n);
+
+/* Wakes the writer so it commits soon (async-signal-safe). */
+void writer_wake(void);
+
+/* Asks the writer to commit now and waits up to `ms` (not from a signal handler). */
+void writer_sync(int ms);
+
+/*
+ * Drains everything, writes end_ns/clean_exit, checkpoints the WAL into
+ * the main file (journal_mode=DELETE) and closes. Joins the thread.
+ */
+void writer_stop(int clean_exit);
+
+/* Whether the writer is running. */
+int writer_active(void);
+
+/* Counters for the session summary. */
+struct writer_stats {
+    uint64_t launches, profiled, dropped, ranges_dropped, copies;
+};
+void writer_stats(struct writer_stats *s);
+
+/* One `==gpuhier==` line on stderr unless gh_quiet (GPUHIER_QUIET). Never stdout. */
+extern int gh_quiet;
+void gh_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Copies at most n-1 bytes of src and terminates (truncating is intended). */
+static inline void
+gh_copy(char *dst, size_t n, const char *src)
+{
+    size_t l = 0;
+    if (!n)
+        return;
+    if (src)
+        while (l + 1 < n && src[l])
+            l++;
+    if (l)
+        __builtin_memcpy(dst, src, l);
+    dst[l] = 0;
+}
+
+/* Time helpers. */
+uint64_t gh_now_ns(void);      /* CUPTI timestamp when available, else CLOCK_REALTIME */
+uint32_t gh_tid(void);
+
+/* JSON helpers (json.c): append a JSON string literal for `s` to buf. */
+struct jbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+void jbuf_puts(struct jbuf *b, const char *s);         /* raw text */
+void jbuf_str(struct jbuf *b, const char *s, size_t n); /* "escaped" */
+void jbuf_release(struct jbuf *b);
+/* JSON array of the NUL-separated strings in data[0..n). New string or NULL. */
+char *json_array_nul(const char *data, size_t n);
+
+/* Demangling (writer side): new strings, free() them. */
+char *gh_demangle(const char *mangled);
+char *gh_short_name(const char *demangled);
+
+#endif

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bounded MPMC ring after Dmitry Vyukov: slot i is free for the producer
+ * that claims position p when seq[i] == p, and full for the consumer when
+ * seq[i] == p + 1. Producers claim positions with a CAS on head, so two
+ * producers never write the same slot and a slow producer only delays the
+ * consumer at its own slot, never loses another's record.
+ */
+#include "collector/queue.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int
+queue_init(struct queue *q, size_t cap, size_t rec_bytes)
+{
+    size_t c = 2;
+    while (c < cap)
+        c <<= 1;
+    memset(q, 0, sizeof(*q));
+    q->slots = calloc(c, rec_bytes);
+    q->seq = calloc(c, sizeof(*q->seq));
+    if (!q->slots || !q->seq) {
+        free(q->slots);
+        free(q->seq);
+        q->slots = NULL;
+        q->seq = NULL;
+        return -1;
+    }
+    q->cap = c;
+    q->rec_bytes = rec_bytes;
+    for (size_t i = 0; i < c; i++)
+        atomic_store_explicit(&q->seq[i], i, memory_order_relaxed);
+    sem_init(&q->wake, 0, 0);
+    return 0;
+}
+
+void
+queue_release(struct queue *q)
+{
+    if (!q || !q->slots)
+        return;
+    free(q->slots);
+    free((void *)q->seq);
+    sem_destroy(&q->wake);
+    q->slots = NULL;
+    q->seq = NULL;
+}
+
+int
+queue_push(struct queue *q, const void *rec, size_t n)
+{
+    size_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
+    for (;;) {
+        size_t i = pos & (q->cap - 1);
+        size_t s = atomic_load_explicit(&q->seq[i], memory_order_acquire);
+        intptr_t d = (intptr_t)s - (intptr_t)pos;
+        if (d == 0) {
+            if (atomic_compare_exchange_weak_explicit(&q->head, &pos, pos + 1,
+                                                      memory_order_relaxed, memory_order_relaxed)) {
+                memcpy(q->slots + i * q->rec_bytes, rec, n < q->rec_bytes ? n : q->rec_bytes);
+                atomic_store_explicit(&q->seq[i], pos + 1, memory_order_release);
+                atomic_fetch_add_explicit(&q->pushed, 1, memory_order_relaxed);
+                if (atomic_load_explicit(&q->sleeping, memory_order_seq_cst))
+                    queue_wake(q);
+                return 0;
+            }
+        } else if (d < 0) {
+            atomic_fetch_add_explicit(&q->dropped, 1, memory_order_relaxed);
+            return -1;
+        } else {
+            pos = atomic_load_explicit(&q->head, memory_order_relaxed);
+        }
+    }
+}
+
+int
+queue_pop(struct queue *q, void *out)
+{
+    size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    size_t i = pos & (q->cap - 1);
+    size_t s = atomic_load_explicit(&q->seq[i], memory_order_acquire);
+    if ((intptr_t)s - (intptr_t)(pos + 1) < 0)
+        return 0;
+    memcpy(out, q->slots + i * q->rec_bytes, q->rec_bytes);
+    atomic_store_explicit(&q->seq[i], pos + q->cap, memory_order_release);
+    atomic_store_explicit(&q->tail, pos + 1, memory_order_relaxed);
+    return 1;
+}
+
+static int
+queue_nonempty(struct queue *q)
+{
+    size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    size_t s = atomic_load_explicit(&q->seq[pos & (q->cap - 1)], memory_order_acquire);
+    return (intptr_t)s - (intptr_t)(pos + 1) >= 0;
+}
+
+void
+queue_wait(struct queue *q, int timeout_ms)
+{
+    atomic_store_explicit(&q->sleeping, 1, memory_order_seq_cst);
+    if (!queue_nonempty(q)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += timeout_ms / 1000;
+        ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        while (sem_timedwait(&q->wake, &ts) == -1 && errno == EINTR)
+            ;
+    }
+    atomic_store_explicit(&q->sleeping, 0, memory_order_seq_cst);
+    /* Swallow extra posts so the next wait really waits. */
+    while (sem_trywait(&q->wake) == 0)
+        ;
+}
+
+void
+queue_wake(struct queue *q)
+{
+    sem_post(&q->wake);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * queue: the bounded, preallocated queue between CUPTI callbacks (many
+ * producer threads) and the collector's one writer thread.
+ *
+ * Every slot is allocated at init; pushing never allocates, never takes a
+ * lock and never waits: when the queue is full the record is dropped and
+ * counted, because a callback that blocked would stall the program's own
+ * launch path (STYLE.md §5.6). The algorithm is Vyukov's bounded MPMC ring
+ * (one sequence number per slot), used here with one consumer.
+ *
+ * The consumer sleeps on a semaphore; producers post it only when the
+ * consumer said it is going to sleep, so the common push is two atomics
+ * and a copy. sem_post is async-signal-safe, so a signal handler may wake
+ * the consumer too (queue_wake()).
+ */
+#ifndef GPUHIER_COLLECTOR_QUEUE_H
+#define GPUHIER_COLLECTOR_QUEUE_H
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct queue {
+    unsigned char *slots;      /* cap * stride bytes */
+    _Atomic size_t *seq;       /* per-slot sequence numbers */
+    size_t cap;                /* number of slots, a power of two */
+    size_t rec_bytes;          /* payload bytes per slot */
+    _Atomic size_t head;       /* next slot to push */
+    _Atomic size_t tail;       /* next slot to pop (one consumer) */
+    _Atomic uint64_t dropped;  /* records refused because the queue was full */
+    _Atomic uint64_t pushed;   /* records accepted */
+    _Atomic int sleeping;      /* the consumer is (about to be) waiting */
+    sem_t wake;
+};
+
+/*
+ * Allocates `cap` slots (rounded up to a power of two, at least 2) of
+ * `rec_bytes` each. Returns 0 or -1 (out of memory).
+ */
+int queue_init(struct queue *q, size_t cap, size_t rec_bytes);
+
+/* Frees the slots; the queue must have no producers left. NULL-safe. */
+void queue_release(struct queue *q);
+
+/*
+ * Copies `n` bytes (<= rec_bytes) of `rec` into the queue. Returns 0, or
+ * -1 when full (the record is dropped and q->dropped counts it). Any
+ * thread; never blocks or allocates.
+ */
+int queue_push(struct queue *q, const void *rec, size_t n);
+
+/*
+ * Copies the oldest record into `out` (rec_bytes bytes). Returns 1 when a
+ * record was popped, 0 when the queue is empty. Consumer thread only.
+ */
+int queue_pop(struct queue *q, void *out);
+
+/*
+ * Consumer: waits until a producer pushes, queue_wake() is called, or
+ * `timeout_ms` passes. Returns immediately when the queue is not empty.
+ */
+void queue_wait(struct queue *q, int timeout_ms);
+
+/* Wakes the consumer. Async-signal-safe. */
+void queue_wake(struct queue *q);
+
+#endif

@@ -1,0 +1,1386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer: the one thread that owns the report.
+ *
+ * CUPTI callbacks push fixed-size records (collector/queue.h) and hand
+ * over completed activity buffers; this thread joins them (launch API
+ * records carry the sampling decision and NVTX path, activity records the
+ * GPU timing) and writes rows in transactions of at most ~0.5 s, so a
+ * killed process loses at most the last flush period and the WAL always
+ * holds a consistent report. At exit it checkpoints into the main file.
+ *
+ * Only this thread allocates, demangles, queries device attributes and
+ * touches SQLite. Records are joined by correlation id: the launch record
+ * is always queued before its kernel can complete, and activity buffers are
+ * only parsed after the record queue was drained, so the join finds it.
+ */
+#include "collector/collector_int.h"
+#include "collector/occupancy.h"
+#include "collector/queue.h"
+#include "schema/store.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct gh_api gh;
+int gh_quiet;
+
+void
+gh_say(const char *fmt, ...)
+{
+    if (gh_quiet)
+        return;
+    char line[1024];
+    int n = snprintf(line, sizeof(line), "==gpuhier== ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(line);
+    line[len++] = '\n';
+    ssize_t w = write(2, line, len);
+    (void)w;
+}
+
+/* ------------------------------------------------------------ hashing */
+
+static uint64_t
+fnv(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+#define FNV0 14695981039346656037ULL
+
+/* Open-addressing map from a non-zero 64-bit key to a pointer. */
+struct umap {
+    uint64_t *keys;
+    void **vals;
+    size_t cap, used;
+};
+
+static void *
+umap_get(struct umap *m, uint64_t key)
+{
+    if (!m->cap || !key)
+        return NULL;
+    for (size_t i = (key * 0x9E3779B97F4A7C15ULL) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == key)
+            return m->vals[i];
+        if (m->keys[i] == 0)
+            return NULL;
+    }
+}
+
+static int umap_put(struct umap *m, uint64_t key, void *val);
+
+static int
+umap_grow(struct umap *m)
+{
+    struct umap n = {0};
+    n.cap = m->cap ? m->cap * 2 : 1024;
+    n.keys = calloc(n.cap, sizeof(*n.keys));
+    n.vals = calloc(n.cap, sizeof(*n.vals));
+    if (!n.keys || !n.vals) {
+        free(n.keys);
+        free(n.vals);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i] && m->vals[i])
+            umap_put(&n, m->keys[i], m->vals[i]);
+    free(m->keys);
+    free(m->vals);
+    *m = n;
+    return 0;
+}
+
+/* Putting NULL deletes (a tombstone: the key stays, the value is NULL). */
+static int
+umap_put(struct umap *m, uint64_t key, void *val)
+{
+    if (!key)
+        return -1;
+    if ((m->used + 1) * 2 > m->cap && umap_grow(m))
+        return -1;
+    for (size_t i = (key * 0x9E3779B97F4A7C15ULL) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == key) {
+            m->vals[i] = val;
+            return 0;
+        }
+        if (m->keys[i] == 0) {
+            m->keys[i] = key;
+            m->vals[i] = val;
+            m->used++;
+            return 0;
+        }
+    }
+}
+
+
+/* ------------------------------------------------------------- state */
+
+struct kinfo {
+    char *name;
+    long id;
+};
+
+struct cinfo {
+    long id, kernel_id;
+    int device;
+    uint32_t grid[3], block[3], dsmem;
+    long launches;
+    int64_t total_ns;
+    int dirty;
+};
+
+struct dinfo {
+    int known;
+    int sm_count;
+    struct occupancy_device occ;
+};
+
+/* What the callbacks told us about one API call, waiting for its record. */
+struct pend {
+    uint32_t corr, rt_corr;
+    int is_copy;
+    long launch_id;            /* 0 until the kernel record was written */
+    long config_index;
+    int sampled;
+    char reason[24];
+    char *nvtx;
+    char *kname;               /* short kernel name, for the progress line */
+    struct rec_profile *prof;  /* arrived before the kernel record */
+    uint64_t src, dst;
+    int is_async;
+    char api[40];
+};
+
+struct bufrec {
+    uint8_t *buf;
+    size_t valid;
+    void (*release)(uint8_t *);
+};
+
+struct cubin {
+    void *data;
+    size_t size;
+};
+
+#define MAX_DEVICES 64
+
+static struct {
+    struct queue q;            /* struct rec */
+    struct queue bq;           /* struct bufrec */
+    pthread_t th;
+    int running;
+    atomic_int stop;
+    sqlite3 *db;
+    char path[4096];
+    struct umap kernels;       /* name hash -> kinfo (chained by probing the hash) */
+    struct umap configs;       /* config hash -> cinfo */
+    struct cinfo **clist;
+    size_t nconf, capconf;
+    struct umap pends;         /* correlation id -> pend */
+    struct umap metric_ids;    /* name pointer hash -> (void*)id */
+    struct dinfo dev[MAX_DEVICES];
+    struct cubin *cubins;
+    size_t ncubins;
+    atomic_uint_fast64_t activity_dropped;
+    uint64_t launches, profiled, ranges_dropped, copies;
+    atomic_uint_fast64_t commits;
+    sqlite3_stmt *ins_launch, *ins_copy, *ins_metric, *ins_profile, *ins_event, *ins_nvtx,
+        *end_nvtx, *upd_config, *upd_run, *upd_profiled, *ins_failure;
+} W;
+
+uint32_t
+gh_tid(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+uint64_t
+gh_now_ns(void)
+{
+    uint64_t t = 0;
+    if (gh.cuptiGetTimestamp && gh.cuptiGetTimestamp(&t) == CUPTI_SUCCESS)
+        return t;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static void
+bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s && *s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static long
+step_insert(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    long id = rc == SQLITE_DONE ? (long)sqlite3_last_insert_rowid(W.db) : -1;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return id;
+}
+
+static void
+event_row(uint64_t t, const char *level, const char *code, const char *msg)
+{
+    sqlite3_stmt *st = W.ins_event;
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)t);
+    sqlite3_bind_text(st, 2, level, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, code, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, msg, -1, SQLITE_TRANSIENT);
+    step_insert(st);
+}
+
+/* ------------------------------------------------------------ kernels */
+
+static void
+kernel_source(const char *name, char **file, long *line)
+{
+    *file = NULL;
+    *line = 0;
+    if (!gh.cuptiGetSassToSourceCorrelation)
+        return;
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < W.ncubins; i++) {
+        if (!memmem(W.cubins[i].data, W.cubins[i].size, name, nl))
+            continue;
+        CUpti_GetSassToSourceCorrelationParams p = {CUpti_GetSassToSourceCorrelationParamsSize};
+        p.cubin = W.cubins[i].data;
+        p.cubinSize = W.cubins[i].size;
+        p.functionName = name;
+        p.pcOffset = 0;
+        if (gh.cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.lineNumber && p.fileName &&
+            *p.fileName) {
+            size_t n = strlen(p.fileName) + (p.dirName ? strlen(p.dirName) : 0) + 2;
+            *file = malloc(n);
+            if (*file) {
+                if (p.dirName && *p.dirName && p.fileName[0] != '/')
+                    snprintf(*file, n, "%s/%s", p.dirName, p.fileName);
+                else
+                    snprintf(*file, n, "%s", p.fileName);
+            }
+            *line = (long)p.lineNumber;
+        }
+        free(p.fileName);
+        free(p.dirName);
+        if (*file)
+            return;
+    }
+}
+
+/* Kernel id for a mangled name (inserting the kernel row), or lookup only. */
+static long
+kernel_id(const char *name, int create)
+{
+    if (!name)
+        name = "<unknown>";
+    uint64_t key = fnv(name, strlen(name), FNV0);
+    struct kinfo *found;
+    for (key = key ? key : 1; (found = umap_get(&W.kernels, key)); key = key + 1 ? key + 1 : 1)
+        if (strcmp(found->name, name) == 0)
+            return found->id;
+    if (!create)
+        return 0;
+    char *dem = gh_demangle(name);
+    char *shrt = gh_short_name(dem ? dem : name);
+    char *file = NULL;
+    long line = 0;
+    kernel_source(name, &file, &line);
+    sqlite3_stmt *st = NULL;
+    long id = -1;
+    if (sqlite3_prepare_v2(W.db,
+                           "INSERT INTO kernel(mangled_name, demangled_name, short_name, source_file, "
+                           "source_line) VALUES (?,?,?,?,?)",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+        bind_text_or_null(st, 2, dem);
+        bind_text_or_null(st, 3, shrt);
+        bind_text_or_null(st, 4, file);
+        if (line)
+            sqlite3_bind_int64(st, 5, line);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            id = (long)sqlite3_last_insert_rowid(W.db);
+    }
+    sqlite3_finalize(st);
+    free(dem);
+    free(shrt);
+    free(file);
+    if (id < 0)
+        return -1;
+    struct kinfo *ki = malloc(sizeof(*ki));
+    if (ki && (ki->name = strdup(name))) {
+        ki->id = id;
+        umap_put(&W.kernels, key, ki);
+    } else {
+        free(ki);
+    }
+    return id;
+}
+
+/* ------------------------------------------------------------ devices */
+
+static int
+attr(CUdevice d, CUdevice_attribute a)
+{
+    int v = 0;
+    if (!gh.cuDeviceGetAttribute || gh.cuDeviceGetAttribute(&v, a, d) != CUDA_SUCCESS)
+        return -1;
+    return v;
+}
+
+static double
+calibrated_bw(const char *name)
+{
+    const char *home = getenv("HOME");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    char path[4096];
+    double bw = 0;
+    for (int variant = 0; variant < 2 && bw <= 0; variant++) {
+        char dev[256];
+        snprintf(dev, sizeof(dev), "%s", name);
+        if (variant == 1)
+            for (char *p = dev; *p; p++)
+                if (*p == ' ' || *p == '/')
+                    *p = '_';
+        if (xdg && *xdg)
+            snprintf(path, sizeof(path), "%s/gpuhier/calibration-%s.txt", xdg, dev);
+        else if (home && *home)
+            snprintf(path, sizeof(path), "%s/.cache/gpuhier/calibration-%s.txt", home, dev);
+        else
+            return 0;
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%lf", &bw) != 1)
+                bw = 0;
+            fclose(f);
+        }
+    }
+    return bw;
+}
+
+static void
+device_row(const struct rec_device *r)
+{
+    int id = r->device_id;
+    if (id < 0 || id >= MAX_DEVICES || W.dev[id].known)
+        return;
+    W.dev[id].known = 1;
+    occupancy_device_sm90(&W.dev[id].occ);
+    W.dev[id].sm_count = 132;
+    if (!gh.cuDeviceGetAttribute) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(W.db, "INSERT OR IGNORE INTO device(id, chip) VALUES (?,?)", -1, &st,
+                               NULL) == SQLITE_OK) {
+            sqlite3_bind_int(st, 1, id);
+            bind_text_or_null(st, 2, r->chip);
+            sqlite3_step(st);
+        }
+        sqlite3_finalize(st);
+        return;
+    }
+    CUdevice d = id;
+    char name[256] = "";
+    if (gh.cuDeviceGetName)
+        gh.cuDeviceGetName(name, sizeof(name), d);
+    size_t mem = 0;
+    if (gh.cuDeviceTotalMem_v2)
+        gh.cuDeviceTotalMem_v2(&mem, d);
+    char uuid[40] = "";
+    CUuuid u;
+    if (gh.cuDeviceGetUuid_v2 && gh.cuDeviceGetUuid_v2(&u, d) == CUDA_SUCCESS)
+        for (int i = 0; i < 16; i++)
+            snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)u.bytes[i]);
+    int ccmaj = attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    int ccmin = attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    int sms = attr(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    int warp = attr(d, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    int tpb = attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    int tpsm = attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    int bpsm = attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    int rpsm = attr(d, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    int rpb = attr(d, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+    int smsm = attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    int smb = attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    int smbo = attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    int smres = attr(d, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    int l2 = attr(d, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    int clk = attr(d, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    int mclk = attr(d, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+    int bus = attr(d, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    double peak = mclk > 0 && bus > 0 ? 2.0 * mclk * 1000.0 * bus / 8.0 : 0;
+    double meas = calibrated_bw(name);
+    int reg_unit = ccmaj >= 7 ? 256 : -1;
+    int l1smem = ccmaj == 9 && ccmin == 0 ? 256 * 1024 : -1;
+
+    struct occupancy_device *o = &W.dev[id].occ;
+    if (warp > 0) o->warp_size = warp;
+    if (tpb > 0) o->max_threads_per_block = tpb;
+    if (tpsm > 0 && warp > 0) o->max_warps_per_sm = tpsm / warp;
+    if (bpsm > 0) o->max_blocks_per_sm = bpsm;
+    if (rpsm > 0) o->regs_per_sm = rpsm;
+    if (rpb > 0) o->regs_per_block = rpb;
+    if (smsm > 0) o->smem_per_sm_bytes = smsm;
+    if (smbo > 0) o->smem_per_block_optin_bytes = smbo;
+    if (smres >= 0) o->smem_reserved_per_block_bytes = smres;
+    if (sms > 0) W.dev[id].sm_count = sms;
+
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "INSERT OR REPLACE INTO device(id, name, chip, uuid, cc_major, cc_minor, sm_count, warp_size, "
+        "max_threads_per_block, max_threads_per_sm, max_warps_per_sm, max_blocks_per_sm, regs_per_sm, "
+        "regs_per_block, reg_alloc_unit, smem_per_sm_bytes, smem_per_block_bytes, "
+        "smem_per_block_optin_bytes, smem_reserved_per_block_bytes, l1_smem_per_sm_bytes, l2_bytes, "
+        "global_mem_bytes, sm_clock_khz, mem_clock_khz, mem_bus_width_bits, peak_dram_bw_bytes_per_s, "
+        "measured_copy_bw_bytes_per_s, is_mig) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    if (sqlite3_prepare_v2(W.db, sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return;
+    }
+    int vals[] = {ccmaj, ccmin, sms, warp, tpb, tpsm, tpsm > 0 && warp > 0 ? tpsm / warp : -1,
+                  bpsm, rpsm, rpb, reg_unit, smsm, smb, smbo, smres, l1smem, l2};
+    sqlite3_bind_int(st, 1, id);
+    bind_text_or_null(st, 2, name);
+    bind_text_or_null(st, 3, r->chip);
+    bind_text_or_null(st, 4, uuid);
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+        if (vals[i] >= 0)
+            sqlite3_bind_int(st, 5 + (int)i, vals[i]);
+    if (mem)
+        sqlite3_bind_int64(st, 22, (sqlite3_int64)mem);
+    if (clk > 0) sqlite3_bind_int(st, 23, clk);
+    if (mclk > 0) sqlite3_bind_int(st, 24, mclk);
+    if (bus > 0) sqlite3_bind_int(st, 25, bus);
+    if (peak > 0) sqlite3_bind_double(st, 26, peak);
+    if (meas > 0) sqlite3_bind_double(st, 27, meas);
+    sqlite3_bind_int(st, 28, 0);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
+/* ------------------------------------------------------------ configs */
+
+static struct cinfo *
+config_get(long kid, const CUpti_ActivityKernel10 *k)
+{
+    struct cinfo key = {.kernel_id = kid, .device = (int)k->deviceId,
+                        .grid = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ},
+                        .block = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ},
+                        .dsmem = (uint32_t)k->dynamicSharedMemory};
+    uint64_t h = fnv(&key.kernel_id, sizeof(key.kernel_id), FNV0);
+    h = fnv(&key.device, sizeof(key.device), h);
+    h = fnv(key.grid, sizeof(key.grid), h);
+    h = fnv(key.block, sizeof(key.block), h);
+    h = fnv(&key.dsmem, sizeof(key.dsmem), h);
+    for (;; h = h + 1 ? h + 1 : 1) {
+        struct cinfo *c = umap_get(&W.configs, h ? h : 1);
+        if (!c)
+            break;
+        if (c->kernel_id == kid && c->device == key.device && !memcmp(c->grid, key.grid, sizeof(key.grid)) &&
+            !memcmp(c->block, key.block, sizeof(key.block)) && c->dsmem == key.dsmem)
+            return c;
+    }
+    if (!h)
+        h = 1;
+    struct cinfo *c = malloc(sizeof(*c));
+    if (!c)
+        return NULL;
+    *c = key;
+    int dev = (int)k->deviceId;
+    struct dinfo *di = dev >= 0 && dev < MAX_DEVICES ? &W.dev[dev] : NULL;
+    struct occupancy_device od;
+    if (di && di->known)
+        od = di->occ;
+    else
+        occupancy_device_sm90(&od);
+    int sm_count = di && di->known ? di->sm_count : 132;
+    long threads = (long)k->blockX * k->blockY * k->blockZ;
+    long blocks = (long)k->gridX * k->gridY * k->gridZ;
+    int cluster = (int)(k->clusterX * k->clusterY * k->clusterZ);
+    struct occupancy_launch ol = {
+        .threads_per_block = (int)threads,
+        .regs_per_thread = k->registersPerThread,
+        .static_smem_bytes = (int)k->staticSharedMemory,
+        .dynamic_smem_bytes = (int)k->dynamicSharedMemory,
+        .carveout_bytes = (int)k->sharedMemoryExecuted,
+        .cluster_size = cluster,
+    };
+    struct occupancy_result orr = {0};
+    int occ_ok = occupancy_compute(&od, &ol, &orr) == 0;
+
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "INSERT INTO config(kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+        "cluster_x, cluster_y, cluster_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread, "
+        "local_bytes_per_thread, carveout_bytes, threads_per_block, blocks, theoretical_occupancy_pct, "
+        "blocks_per_sm, occupancy_limiter, waves) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    long id = -1;
+    if (sqlite3_prepare_v2(W.db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, kid);
+        sqlite3_bind_int(st, 2, dev);
+        sqlite3_bind_int64(st, 3, k->gridX);
+        sqlite3_bind_int64(st, 4, k->gridY);
+        sqlite3_bind_int64(st, 5, k->gridZ);
+        sqlite3_bind_int64(st, 6, k->blockX);
+        sqlite3_bind_int64(st, 7, k->blockY);
+        sqlite3_bind_int64(st, 8, k->blockZ);
+        sqlite3_bind_int64(st, 9, k->clusterX);
+        sqlite3_bind_int64(st, 10, k->clusterY);
+        sqlite3_bind_int64(st, 11, k->clusterZ);
+        sqlite3_bind_int64(st, 12, k->dynamicSharedMemory);
+        sqlite3_bind_int64(st, 13, k->staticSharedMemory);
+        sqlite3_bind_int64(st, 14, k->registersPerThread);
+        sqlite3_bind_int64(st, 15, k->localMemoryPerThread);
+        sqlite3_bind_int64(st, 16, k->sharedMemoryExecuted);
+        sqlite3_bind_int64(st, 17, threads);
+        sqlite3_bind_int64(st, 18, blocks);
+        if (orr.limiter) {
+            sqlite3_bind_double(st, 19, occ_ok ? orr.occupancy_pct : 0.0);
+            sqlite3_bind_int(st, 20, orr.blocks_per_sm);
+            sqlite3_bind_text(st, 21, orr.limiter, -1, SQLITE_STATIC);
+            if (orr.blocks_per_sm > 0 && sm_count > 0)
+                sqlite3_bind_double(st, 22, (double)blocks / ((double)orr.blocks_per_sm * sm_count));
+        }
+        if (sqlite3_step(st) == SQLITE_DONE)
+            id = (long)sqlite3_last_insert_rowid(W.db);
+    }
+    sqlite3_finalize(st);
+    if (id < 0) {
+        free(c);
+        return NULL;
+    }
+    c->id = id;
+    umap_put(&W.configs, h, c);
+    if (W.nconf == W.capconf) {
+        size_t cap = W.capconf ? W.capconf * 2 : 256;
+        struct cinfo **l = realloc(W.clist, cap * sizeof(*l));
+        if (!l)
+            return c;
+        W.clist = l;
+        W.capconf = cap;
+    }
+    W.clist[W.nconf++] = c;
+    return c;
+}
+
+static void
+flush_configs(void)
+{
+    for (size_t i = 0; i < W.nconf; i++) {
+        struct cinfo *c = W.clist[i];
+        if (!c->dirty)
+            continue;
+        sqlite3_bind_int64(W.upd_config, 1, c->launches);
+        sqlite3_bind_int64(W.upd_config, 2, c->total_ns);
+        sqlite3_bind_int64(W.upd_config, 3, c->id);
+        sqlite3_step(W.upd_config);
+        sqlite3_reset(W.upd_config);
+        c->dirty = 0;
+    }
+}
+
+/* ------------------------------------------------------------ pending */
+
+static void
+pend_free(struct pend *p)
+{
+    if (!p)
+        return;
+    umap_put(&W.pends, p->corr, NULL);
+    if (p->rt_corr)
+        umap_put(&W.pends, p->rt_corr, NULL);
+    free(p->nvtx);
+    free(p->kname);
+    free(p->prof);
+    free(p);
+}
+
+static long
+metric_id(const char *name)
+{
+    uint64_t h = fnv(name, strlen(name), FNV0);
+    void *v = umap_get(&W.metric_ids, h ? h : 1);
+    if (v)
+        return (long)(intptr_t)v;
+    sqlite3_stmt *st = NULL;
+    long id = -1;
+    if (sqlite3_prepare_v2(W.db, "INSERT OR IGNORE INTO metric_name(name) VALUES (?)", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+        sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(W.db, "SELECT id FROM metric_name WHERE name = ?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            id = (long)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (id > 0)
+        umap_put(&W.metric_ids, h ? h : 1, (void *)(intptr_t)id);
+    return id;
+}
+
+static void
+write_profile(long launch_id, const struct rec_profile *p, const char *kname)
+{
+    if (!p->ok) {
+        sqlite3_bind_text(W.upd_profiled, 1, "batch_dropped", -1, SQLITE_STATIC);
+        sqlite3_bind_int(W.upd_profiled, 2, 0);
+        sqlite3_bind_int64(W.upd_profiled, 3, launch_id);
+        sqlite3_step(W.upd_profiled);
+        sqlite3_reset(W.upd_profiled);
+        W.ranges_dropped++;
+        return;
+    }
+    sqlite3_bind_null(W.upd_profiled, 1);
+    sqlite3_bind_int(W.upd_profiled, 2, 1);
+    sqlite3_bind_int64(W.upd_profiled, 3, launch_id);
+    sqlite3_step(W.upd_profiled);
+    sqlite3_reset(W.upd_profiled);
+    W.profiled++;
+    gh_say("profiled %s (launch %ld, %d pass%s)", kname ? kname : "kernel", launch_id, p->passes,
+           p->passes == 1 ? "" : "es");
+    double dur = -1;
+    for (int i = 0; i < p->n && p->names; i++)
+        if (strcmp(p->names[i], "gpu__time_duration.sum") == 0)
+            dur = p->values[i];
+    sqlite3_stmt *st = W.ins_profile;
+    sqlite3_bind_int64(st, 1, launch_id);
+    sqlite3_bind_int(st, 2, p->passes);
+    sqlite3_bind_text(st, 3, p->set, -1, SQLITE_TRANSIENT);
+    if (dur >= 0)
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)(dur + 0.5));
+    sqlite3_bind_int64(st, 5, p->overhead_ns);
+    step_insert(st);
+    for (int i = 0; i < p->n && p->names; i++) {
+        long mid = metric_id(p->names[i]);
+        if (mid <= 0)
+            continue;
+        sqlite3_bind_int64(W.ins_metric, 1, launch_id);
+        sqlite3_bind_int64(W.ins_metric, 2, mid);
+        sqlite3_bind_double(W.ins_metric, 3, p->values[i]);
+        step_insert(W.ins_metric);
+    }
+}
+
+/* ------------------------------------------------------------ activity */
+
+static const char *
+mem_kind(unsigned k)
+{
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "managed";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "managed";
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
+    default: return "unknown";
+    }
+}
+
+static const char *
+copy_kind(unsigned k)
+{
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return NULL;
+    }
+}
+
+static void
+kernel_record(const CUpti_ActivityKernel10 *k)
+{
+    long kid = kernel_id(k->name, 1);
+    if (kid < 0)
+        return;
+    struct cinfo *c = config_get(kid, k);
+    struct pend *p = umap_get(&W.pends, k->correlationId);
+    if (p && p->is_copy)
+        p = NULL;
+    long idx = p && p->config_index >= 0 ? p->config_index : (c ? c->launches : -1);
+    const char *reason = p ? p->reason : (k->graphId ? "graph" : NULL);
+    sqlite3_stmt *st = W.ins_launch;
+    sqlite3_bind_int64(st, 1, kid);
+    if (c)
+        sqlite3_bind_int64(st, 2, c->id);
+    sqlite3_bind_int64(st, 3, k->deviceId);
+    sqlite3_bind_int64(st, 4, k->contextId);
+    sqlite3_bind_int64(st, 5, k->streamId);
+    sqlite3_bind_int64(st, 6, k->correlationId);
+    sqlite3_bind_int64(st, 7, k->gridId);
+    if (k->start || k->end) {
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)k->start);
+        sqlite3_bind_int64(st, 9, (sqlite3_int64)k->end);
+    }
+    if (k->graphId) {
+        sqlite3_bind_int64(st, 10, k->graphId);
+        sqlite3_bind_int64(st, 11, (sqlite3_int64)k->graphNodeId);
+    }
+    sqlite3_bind_int(st, 12, k->launchType);
+    sqlite3_bind_int(st, 13, k->isDeviceLaunched);
+    if (idx >= 0)
+        sqlite3_bind_int64(st, 14, idx);
+    bind_text_or_null(st, 15, p ? p->nvtx : NULL);
+    bind_text_or_null(st, 16, reason);
+    long lid = step_insert(st);
+    W.launches++;
+    if (c) {
+        c->launches++;
+        if (k->end > k->start)
+            c->total_ns += (int64_t)(k->end - k->start);
+        c->dirty = 1;
+    }
+    if (!p)
+        return;
+    p->launch_id = lid;
+    if (p->sampled) {
+        char *dem = gh_demangle(k->name);
+        p->kname = gh_short_name(dem ? dem : k->name);
+        free(dem);
+    }
+    if (p->prof && lid > 0)
+        write_profile(lid, p->prof, p->kname);
+    if (!p->sampled || p->prof)
+        pend_free(p);
+}
+
+static void
+copy_record(int is_memset, const void *rec)
+{
+    uint32_t corr, rt = 0, dev, ctx, stream, graph;
+    uint64_t bytes, start, end;
+    const char *kind = NULL, *sk = NULL, *dk = NULL;
+    if (!is_memset) {
+        const CUpti_ActivityMemcpy6 *m = rec;
+        corr = m->correlationId;
+        rt = m->runtimeCorrelationId;
+        dev = m->deviceId;
+        ctx = m->contextId;
+        stream = m->streamId;
+        graph = m->graphId;
+        bytes = m->bytes;
+        start = m->start;
+        end = m->end;
+        kind = copy_kind(m->copyKind);
+        sk = mem_kind(m->srcKind);
+        dk = mem_kind(m->dstKind);
+    } else {
+        const CUpti_ActivityMemset4 *m = rec;
+        corr = m->correlationId;
+        dev = m->deviceId;
+        ctx = m->contextId;
+        stream = m->streamId;
+        graph = m->graphId;
+        bytes = m->bytes;
+        start = m->start;
+        end = m->end;
+        dk = mem_kind(m->memoryKind);
+    }
+    struct pend *p = umap_get(&W.pends, corr);
+    if (!p && rt)
+        p = umap_get(&W.pends, rt);
+    if (p && !p->is_copy)
+        p = NULL;
+    sqlite3_stmt *st = W.ins_copy;
+    sqlite3_bind_text(st, 1, is_memset ? "memset" : "memcpy", -1, SQLITE_STATIC);
+    bind_text_or_null(st, 2, kind);
+    bind_text_or_null(st, 3, sk);
+    bind_text_or_null(st, 4, dk);
+    if (p && p->src)
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)p->src);
+    if (p && p->dst)
+        sqlite3_bind_int64(st, 6, (sqlite3_int64)p->dst);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)bytes);
+    sqlite3_bind_int64(st, 8, (sqlite3_int64)start);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)end);
+    sqlite3_bind_int64(st, 10, dev);
+    sqlite3_bind_int64(st, 11, ctx);
+    sqlite3_bind_int64(st, 12, stream);
+    sqlite3_bind_int64(st, 13, rt ? rt : corr);
+    if (graph)
+        sqlite3_bind_int64(st, 14, graph);
+    if (p)
+        sqlite3_bind_int(st, 15, p->is_async);
+    bind_text_or_null(st, 16, p ? p->api : NULL);
+    step_insert(st);
+    W.copies++;
+    pend_free(p);
+}
+
+static void
+parse_buffer(uint8_t *buf, size_t valid)
+{
+    if (!gh.cuptiActivityGetNextRecord)
+        return;
+    CUpti_Activity *r = NULL;
+    while (gh.cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS) {
+        switch (r->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL:
+            kernel_record((const CUpti_ActivityKernel10 *)r);
+            break;
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+            copy_record(0, r);
+            break;
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+            copy_record(1, r);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ records */
+
+static void
+handle(struct rec *r)
+{
+    switch (r->type) {
+    case REC_EVENT:
+        event_row(r->time_ns, r->u.event.level, r->u.event.code, r->u.event.message);
+        break;
+    case REC_TEST: {
+        char msg[64];
+        snprintf(msg, sizeof(msg), "%d:%ld", r->u.test.producer, r->u.test.seq);
+        event_row(r->time_ns, "info", "test", msg);
+        break;
+    }
+    case REC_LIMITED: {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(W.db,
+                               "UPDATE run SET profiling_limited = CASE WHEN profiling_limited IS NULL "
+                               "THEN ?1 ELSE profiling_limited || '; ' || ?1 END WHERE id = 1",
+                               -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, r->u.limited, -1, SQLITE_TRANSIENT);
+            sqlite3_step(st);
+        }
+        sqlite3_finalize(st);
+        break;
+    }
+    case REC_LAUNCH:
+    case REC_COPY: {
+        struct pend *p = calloc(1, sizeof(*p));
+        if (!p)
+            break;
+        if (r->type == REC_LAUNCH) {
+            p->corr = r->u.launch.corr;
+            p->rt_corr = r->u.launch.rt_corr;
+            p->config_index = r->u.launch.config_index;
+            p->sampled = r->u.launch.sampled;
+            snprintf(p->reason, sizeof(p->reason), "%s", r->u.launch.reason);
+            if (r->u.launch.nvtx_path[0])
+                p->nvtx = strdup(r->u.launch.nvtx_path);
+        } else {
+            p->is_copy = 1;
+            p->corr = r->u.copy.corr;
+            p->rt_corr = r->u.copy.rt_corr;
+            p->src = r->u.copy.src;
+            p->dst = r->u.copy.dst;
+            p->is_async = r->u.copy.is_async;
+            snprintf(p->api, sizeof(p->api), "%s", r->u.copy.api);
+        }
+        /* A newer call with the same id replaces an orphan (e.g. a failed launch). */
+        struct pend *old = umap_get(&W.pends, p->corr);
+        if (old)
+            pend_free(old);
+        umap_put(&W.pends, p->corr, p);
+        if (p->rt_corr && p->rt_corr != p->corr)
+            umap_put(&W.pends, p->rt_corr, p);
+        else
+            p->rt_corr = 0;
+        break;
+    }
+    case REC_PROFILE: {
+        struct pend *p = umap_get(&W.pends, r->u.profile.corr);
+        if (!p || p->is_copy) {
+            if (!r->u.profile.ok)
+                W.ranges_dropped++;
+            break;
+        }
+        if (p->launch_id > 0) {
+            write_profile(p->launch_id, &r->u.profile, p->kname);
+            pend_free(p);
+        } else if (!p->prof) {
+            p->prof = malloc(sizeof(*p->prof));
+            if (p->prof)
+                *p->prof = r->u.profile;
+        }
+        break;
+    }
+    case REC_FAILURE: {
+        const struct rec_failure *f = &r->u.failure;
+        sqlite3_stmt *st = W.ins_failure;
+        long kid = kernel_id(f->name, 0);
+        const char *ename = NULL;
+        int maxdyn = -1;
+        if (gh.cuFuncGetAttribute && f->func)
+            gh.cuFuncGetAttribute(&maxdyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  (CUfunction)(uintptr_t)f->func);
+        if (gh.cuGetErrorName)
+            gh.cuGetErrorName((CUresult)f->error_code, &ename);
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)r->time_ns);
+        sqlite3_bind_text(st, 2, f->api, -1, SQLITE_TRANSIENT);
+        bind_text_or_null(st, 3, f->name);
+        if (kid > 0)
+            sqlite3_bind_int64(st, 4, kid);
+        sqlite3_bind_int(st, 5, f->error_code);
+        bind_text_or_null(st, 6, ename);
+        for (int i = 0; i < 3; i++) {
+            sqlite3_bind_int64(st, 7 + i, f->grid[i]);
+            sqlite3_bind_int64(st, 10 + i, f->block[i]);
+        }
+        sqlite3_bind_int64(st, 13, f->dynamic_smem_bytes);
+        if (maxdyn >= 0)
+            sqlite3_bind_int(st, 14, maxdyn);
+        sqlite3_bind_int64(st, 15, r->tid);
+        step_insert(st);
+        break;
+    }
+    case REC_NVTX_OPEN: {
+        const struct rec_nvtx *n = &r->u.nvtx;
+        sqlite3_stmt *st = W.ins_nvtx;
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)n->id);
+        if (n->has_thread)
+            sqlite3_bind_int64(st, 2, r->tid);
+        bind_text_or_null(st, 3, n->domain);
+        sqlite3_bind_text(st, 4, n->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)r->time_ns);
+        if (n->depth >= 0)
+            sqlite3_bind_int(st, 6, n->depth);
+        if (n->parent_id)
+            sqlite3_bind_int64(st, 7, (sqlite3_int64)n->parent_id);
+        step_insert(st);
+        break;
+    }
+    case REC_NVTX_CLOSE:
+        sqlite3_bind_int64(W.end_nvtx, 1, (sqlite3_int64)r->time_ns);
+        sqlite3_bind_int64(W.end_nvtx, 2, (sqlite3_int64)r->u.nvtx.id);
+        sqlite3_step(W.end_nvtx);
+        sqlite3_reset(W.end_nvtx);
+        break;
+    case REC_DEVICE:
+        device_row(&r->u.device);
+        break;
+    case REC_CUBIN: {
+        struct cubin *c = realloc(W.cubins, (W.ncubins + 1) * sizeof(*c));
+        if (!c) {
+            free(r->u.cubin.data);
+            break;
+        }
+        W.cubins = c;
+        W.cubins[W.ncubins].data = r->u.cubin.data;
+        W.cubins[W.ncubins].size = r->u.cubin.size;
+        W.ncubins++;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ thread */
+
+static void
+update_run_counters(void)
+{
+    sqlite3_stmt *st = W.upd_run;
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)atomic_load(&W.q.dropped));
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)atomic_load(&W.activity_dropped));
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)W.ranges_dropped);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+}
+
+/* One transaction: everything queued now, bounded to ~0.5 s of work. */
+static void
+batch(void)
+{
+    static struct rec r;
+    struct bufrec bufs[64];
+    size_t nb = 0;
+    uint64_t t0 = mono_ns();
+    sqlite3_exec(W.db, "BEGIN", NULL, NULL, NULL);
+    for (;;) {
+        nb = 0;
+        while (nb < 64 && queue_pop(&W.bq, &bufs[nb]))
+            nb++;
+        int any = nb > 0;
+        while (queue_pop(&W.q, &r)) {
+            handle(&r);
+            any = 1;
+        }
+        for (size_t i = 0; i < nb; i++) {
+            parse_buffer(bufs[i].buf, bufs[i].valid);
+            if (bufs[i].release)
+                bufs[i].release(bufs[i].buf);
+        }
+        if (!any || mono_ns() - t0 > 500000000ULL)
+            break;
+    }
+    flush_configs();
+    update_run_counters();
+    sqlite3_exec(W.db, "COMMIT", NULL, NULL, NULL);
+    atomic_fetch_add(&W.commits, 1);
+}
+
+static void *
+writer_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&W.stop)) {
+        queue_wait(&W.q, 250);
+        batch();
+    }
+    batch();
+    return NULL;
+}
+
+/* ------------------------------------------------------------ run row */
+
+static int
+allowed_env(const char *e)
+{
+    static const char *const pre[] = {"CUDA_", "NVIDIA_", "LD_", "OMP_", "GPUHIER_", NULL};
+    for (int i = 0; pre[i]; i++)
+        if (strncmp(e, pre[i], strlen(pre[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static char *
+env_json(void)
+{
+    struct jbuf b = {0};
+    jbuf_puts(&b, "{");
+    int first = 1;
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || !allowed_env(*e))
+            continue;
+        if (!first)
+            jbuf_puts(&b, ",");
+        jbuf_str(&b, *e, (size_t)(eq - *e));
+        jbuf_puts(&b, ":");
+        jbuf_str(&b, eq + 1, strlen(eq + 1));
+        first = 0;
+    }
+    jbuf_puts(&b, "}");
+    if (b.oom) {
+        jbuf_release(&b);
+        return NULL;
+    }
+    return b.p;
+}
+
+static char *
+cmdline_json(void)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (!f)
+        return NULL;
+    char *data = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            char *d = realloc(data, cap);
+            if (!d)
+                break;
+            data = d;
+        }
+        size_t got = fread(data + n, 1, cap - n, f);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    fclose(f);
+    char *j = data ? json_array_nul(data, n) : NULL;
+    free(data);
+    return j;
+}
+
+static int
+insert_run(const struct writer_run_info *ri)
+{
+    char host[256] = "", cwd[4096] = "", exe[4096] = "";
+    gethostname(host, sizeof(host) - 1);
+    if (!getcwd(cwd, sizeof(cwd)))
+        cwd[0] = 0;
+    ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[l > 0 ? l : 0] = 0;
+    char *cmd = cmdline_json(), *env = env_json();
+    sqlite3_stmt *st = NULL;
+    int ret = -1;
+    if (sqlite3_prepare_v2(W.db,
+                           "INSERT INTO run(id, command_line, program, cwd, env, host, pid, ppid, start_ns, "
+                           "tool_version, cuda_driver_version, cupti_version, mode, options, metric_set, "
+                           "clean_exit, records_dropped, activity_dropped, ranges_dropped) "
+                           "VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,0)",
+                           -1, &st, NULL) == SQLITE_OK) {
+        bind_text_or_null(st, 1, cmd);
+        bind_text_or_null(st, 2, exe);
+        bind_text_or_null(st, 3, cwd);
+        bind_text_or_null(st, 4, env);
+        bind_text_or_null(st, 5, host);
+        sqlite3_bind_int64(st, 6, getpid());
+        sqlite3_bind_int64(st, 7, getppid());
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)realtime_ns());
+        sqlite3_bind_text(st, 9, GPUHIER_VERSION, -1, SQLITE_STATIC);
+        if (ri && ri->driver_version > 0)
+            sqlite3_bind_int(st, 10, ri->driver_version);
+        if (ri && ri->cupti_version > 0)
+            sqlite3_bind_int(st, 11, ri->cupti_version);
+        bind_text_or_null(st, 12, ri ? ri->mode : NULL);
+        bind_text_or_null(st, 13, ri ? ri->options_json : NULL);
+        bind_text_or_null(st, 14, ri ? ri->metric_set_json : NULL);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            ret = 0;
+    }
+    sqlite3_finalize(st);
+    free(cmd);
+    free(env);
+    return ret;
+}
+
+/* ------------------------------------------------------------ public */
+
+static int
+prep(sqlite3_stmt **st, const char *sql)
+{
+    return sqlite3_prepare_v3(W.db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int
+writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err, size_t errlen)
+{
+    if (W.running) {
+        snprintf(err, errlen, "writer already running");
+        return -1;
+    }
+    memset(&W, 0, sizeof(W));
+    snprintf(W.path, sizeof(W.path), "%s", path);
+    if (store_create(path, "collector", &W.db)) {
+        snprintf(err, errlen, "%s", store_error());
+        return -1;
+    }
+    sqlite3_exec(W.db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+    char prov[512];
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    snprintf(prov, sizeof(prov), "recorded by the gpuhier collector in pid %ld on %s", (long)getpid(), host);
+    store_meta_set(W.db, "provenance", prov);
+    if (insert_run(ri) ||
+        prep(&W.ins_launch,
+             "INSERT INTO launch(kernel_id, config_id, device_id, context_id, stream_id, correlation_id, "
+             "grid_id, start_ns, end_ns, graph_id, graph_node_id, launch_type, is_device_launched, "
+             "config_launch_index, nvtx_path, profile_reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
+        prep(&W.ins_copy,
+             "INSERT INTO copy(op, copy_kind, src_kind, dst_kind, src_ptr, dst_ptr, bytes, start_ns, end_ns, "
+             "device_id, context_id, stream_id, correlation_id, graph_id, is_async, api) "
+             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
+        prep(&W.ins_metric, "INSERT OR REPLACE INTO metric(launch_id, metric_id, value) VALUES (?,?,?)") ||
+        prep(&W.ins_profile,
+             "INSERT OR REPLACE INTO profile(launch_id, passes, metric_set, duration_ns, overhead_ns) "
+             "VALUES (?,?,?,?,?)") ||
+        prep(&W.ins_event, "INSERT INTO event(time_ns, level, code, message) VALUES (?,?,?,?)") ||
+        prep(&W.ins_nvtx,
+             "INSERT OR REPLACE INTO nvtx_range(id, thread_id, domain, name, start_ns, depth, parent_id) "
+             "VALUES (?,?,?,?,?,?,?)") ||
+        prep(&W.end_nvtx, "UPDATE nvtx_range SET end_ns = ? WHERE id = ?") ||
+        prep(&W.upd_config, "UPDATE config SET launches = ?, total_ns = ? WHERE id = ?") ||
+        prep(&W.upd_run,
+             "UPDATE run SET records_dropped = ?, activity_dropped = ?, ranges_dropped = ? WHERE id = 1") ||
+        prep(&W.upd_profiled,
+             "UPDATE launch SET profile_reason = COALESCE(?, profile_reason), profiled = ? WHERE id = ?") ||
+        prep(&W.ins_failure,
+             "INSERT INTO launch_failure(time_ns, api, kernel_name, kernel_id, error_code, error_name, "
+             "grid_x, grid_y, grid_z, block_x, block_y, block_z, dynamic_smem_bytes, "
+             "max_dynamic_smem_bytes, thread_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+        snprintf(err, errlen, "cannot prepare the report '%s': %s", path, sqlite3_errmsg(W.db));
+        goto fail;
+    }
+    if (queue_init(&W.q, slots, sizeof(struct rec)) || queue_init(&W.bq, 256, sizeof(struct bufrec))) {
+        snprintf(err, errlen, "out of memory for the record queue");
+        goto fail;
+    }
+    if (pthread_create(&W.th, NULL, writer_main, NULL)) {
+        snprintf(err, errlen, "cannot start the writer thread");
+        goto fail;
+    }
+    W.running = 1;
+    return 0;
+fail:
+    queue_release(&W.q);
+    queue_release(&W.bq);
+    sqlite3_close(W.db);
+    W.db = NULL;
+    unlink(path);
+    return -1;
+}
+
+int
+writer_active(void)
+{
+    return W.running;
+}
+
+int
+writer_push(struct rec *r)
+{
+    if (!W.running)
+        return -1;
+    if (!r->tid)
+        r->tid = gh_tid();
+    if (!r->time_ns)
+        r->time_ns = gh_now_ns();
+    return queue_push(&W.q, r, sizeof(*r));
+}
+
+void
+writer_push_buffer(uint8_t *buf, size_t valid, void (*release)(uint8_t *buf))
+{
+    struct bufrec b = {buf, valid, release};
+    if (!W.running || queue_push(&W.bq, &b, sizeof(b))) {
+        if (release)
+            release(buf);
+        return;
+    }
+    queue_wake(&W.q);
+}
+
+void
+writer_add_activity_dropped(uint64_t n)
+{
+    atomic_fetch_add(&W.activity_dropped, n);
+}
+
+void
+writer_wake(void)
+{
+    if (W.running)
+        queue_wake(&W.q);
+}
+
+void
+writer_sync(int ms)
+{
+    if (!W.running)
+        return;
+    uint64_t c0 = atomic_load(&W.commits);
+    queue_wake(&W.q);
+    for (int i = 0; i < ms && atomic_load(&W.commits) < c0 + 2; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+        if (i % 50 == 0)
+            queue_wake(&W.q);
+    }
+}
+
+static void
+stmt_free(void)
+{
+    sqlite3_stmt **all[] = {&W.ins_launch, &W.ins_copy, &W.ins_metric, &W.ins_profile, &W.ins_event,
+                            &W.ins_nvtx, &W.end_nvtx, &W.upd_config, &W.upd_run, &W.upd_profiled,
+                            &W.ins_failure};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        sqlite3_finalize(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+void
+writer_stop(int clean_exit)
+{
+    if (!W.running)
+        return;
+    atomic_store(&W.stop, 1);
+    queue_wake(&W.q);
+    pthread_join(W.th, NULL);
+    W.running = 0;
+    /* Orphans: profiles whose launch never got a kernel record. */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(W.db, "UPDATE run SET end_ns = ?, clean_exit = ? WHERE id = 1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)realtime_ns());
+        sqlite3_bind_int(st, 2, clean_exit ? 1 : 0);
+        sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    update_run_counters();
+    stmt_free();
+    sqlite3_exec(W.db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    sqlite3_exec(W.db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+    sqlite3_close(W.db);
+    W.db = NULL;
+    for (size_t i = 0; i < W.ncubins; i++)
+        free(W.cubins[i].data);
+    free(W.cubins);
+    W.cubins = NULL;
+    W.ncubins = 0;
+    /* The queues stay allocated: a late callback on another thread may still push (and be refused). */
+}
+
+void
+writer_stats(struct writer_stats *s)
+{
+    s->launches = W.launches;
+    s->profiled = W.profiled;
+    s->dropped = atomic_load(&W.q.dropped);
+    s->ranges_dropped = W.ranges_dropped;
+    s->copies = W.copies;
+}

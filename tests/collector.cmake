@@ -1,0 +1,50 @@
+# Collector tests (owner: collector engineer).
+#
+# CPU (CI): the queue and writer under 8 producer threads (also under
+# ThreadSanitizer), JSON escaping and kernel names; preloading the
+# collector into non-CUDA programs; its exported symbols and NEEDED list.
+# GPU (label gpu, exit 77 without a GPU): small CUDA programs under
+# tests/gpu/, built with nvcc when CMake finds a working CUDA compiler.
+
+set(GH_COLLECTOR_TEST_SOURCES
+  ${PROJECT_SOURCE_DIR}/collector/writer.c
+  ${PROJECT_SOURCE_DIR}/collector/queue.c
+  ${PROJECT_SOURCE_DIR}/collector/json.c
+  ${PROJECT_SOURCE_DIR}/collector/demangle.c
+  ${PROJECT_SOURCE_DIR}/collector/occupancy.c)
+
+function(gh_collector_unit name)
+  add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_queue.c ${GH_COLLECTOR_TEST_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES} ${LIBIBERTY_INCLUDE_DIR})
+  target_compile_options(${name} PRIVATE -idirafter ${GH_CUPTI_SHIM})
+  target_link_libraries(${name} PRIVATE gh_store ${LIBIBERTY_LIBRARY} Threads::Threads)
+endfunction()
+
+gh_collector_unit(test_collector_queue)
+gh_add_test(NAME unit.collector_queue COMMAND test_collector_queue LABELS unit collector)
+
+# The same test under ThreadSanitizer (it replaces any ASan flags: the two cannot mix).
+gh_collector_unit(test_collector_queue_tsan)
+target_compile_options(test_collector_queue_tsan PRIVATE -fno-sanitize=all -fsanitize=thread -O1 -g)
+target_link_options(test_collector_queue_tsan PRIVATE -fno-sanitize=all -fsanitize=thread)
+gh_add_test(NAME unit.collector_queue_tsan COMMAND test_collector_queue_tsan LABELS unit collector
+            ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1")
+
+gh_add_test(NAME e2e.t101-collector-preload
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t101-collector-preload.sh LABELS e2e collector)
+gh_add_test(NAME boundary.collector-exports
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t102-collector-exports.sh LABELS boundary collector)
+
+# GPU tests: CUDA programs compiled with nvcc, only when it works here.
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  enable_language(CUDA)
+  foreach(p multistream sigkill devreset smemfail capture nvtx)
+    add_executable(gh_gpu_${p} ${CMAKE_CURRENT_SOURCE_DIR}/gpu/${p}.cu)
+    set_target_properties(gh_gpu_${p} PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME ${p}
+      RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+    target_compile_options(gh_gpu_${p} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  endforeach()
+endif()
+gh_add_gpu_test(NAME gpu.t150-collector COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t150-collector.sh LABELS collector)

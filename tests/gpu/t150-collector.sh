@@ -1,0 +1,129 @@
+#!/bin/sh
+# GPU integration of the collector (issue 2 §5, §8, §9; issue 3 §1, §3, §8):
+# the small programs of tests/gpu/ run with CUDA_INJECTION64_PATH set and
+# their reports are checked with python3's sqlite3. Exit 77 without a GPU.
+# Results and reports go to $OUT (or a temp dir) for docs/gpu-runs.md.
+set -u
+bin=${GPUHIER_BINARY_DIR:?}
+lib=$bin/libgpuhier-collector.so
+gpu=$bin/gpu
+if ! [ -e /dev/nvidia0 ] || ! command -v python3 >/dev/null; then
+    echo "skipped: no GPU"; exit 77
+fi
+[ -x "$gpu/multistream" ] || { echo "skipped: no GPU test programs (nvcc missing at build time)"; exit 77; }
+out=${OUT:-$(mktemp -d)}/t150
+mkdir -p "$out" && cd "$out" || exit 1
+t0=$(date +%s.%N)
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+q() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchone(); print("" if r is None or r[0] is None else r[0])' "$1" "$2" 2>&1; }
+expect() { # expect <name> <db> <sql> <value>
+    v=$(q "$2" "$3")
+    if [ "$v" = "$4" ]; then ok "$1 ($3 = $v)"; else bad "$1: $3 gave '$v', want '$4'"; fi
+}
+expect_ge() {
+    v=$(q "$2" "$3")
+    if [ -n "$v" ] && [ "$v" -ge "$4" ] 2>/dev/null; then ok "$1 ($3 = $v)"; else bad "$1: $3 gave '$v', want >= $4"; fi
+}
+gh() { # gh <report> <prog> args...: run under the collector
+    r=$1; shift
+    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_SESSION_FILE="$out/session.txt" "$@"
+}
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > gpu.txt 2>&1
+echo "device: $(cat gpu.txt)"
+
+# 1. 8 threads x 4 streams, default (profile) mode.
+gh ms.db "$gpu/multistream" 200 > ms.out 2> ms.err; st=$?
+[ $st = 0 ] && ok "multistream exit 0" || bad "multistream exit $st: $(cat ms.err)"
+n=$(sed -n 's/launched //p' ms.out)
+expect "multistream launches" ms.db "SELECT count(*) FROM launch" "$n"
+expect "multistream configs" ms.db "SELECT count(*) FROM config" 2
+expect "multistream profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1" 2
+expect "profile reason" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND profiled = 1" 2
+expect_ge "metric rows" ms.db "SELECT count(*) FROM metric" 2
+expect "passes recorded" ms.db "SELECT count(*) FROM profile WHERE passes >= 1" 2
+expect "duration metric" ms.db "SELECT count(*) FROM v_profiled WHERE duration_ns > 0" 2
+expect "demangled" ms.db "SELECT count(*) FROM kernel WHERE short_name IN ('add','scale')" 2
+expect "device" ms.db "SELECT count(*) FROM device WHERE sm_count > 0 AND peak_dram_bw_bytes_per_s > 0" 1
+expect "occupancy" ms.db "SELECT count(*) FROM config WHERE theoretical_occupancy_pct > 0" 2
+expect "config launches" ms.db "SELECT sum(launches) FROM config" "$n"
+expect "copy pointers" ms.db "SELECT count(*) FROM copy WHERE copy_kind = 'DtoH' AND src_ptr IS NOT NULL AND dst_ptr IS NOT NULL" 1
+expect "streams" ms.db "SELECT count(DISTINCT stream_id) FROM launch" 4
+expect "clean exit" ms.db "SELECT clean_exit FROM run" 1
+expect "no drops" ms.db "SELECT records_dropped + activity_dropped + ranges_dropped FROM run" 0
+[ -e ms.db-wal ] && bad "ms.db-wal left behind" || ok "single file after exit"
+grep -q "==gpuhier== profiled" ms.err && ok "progress lines" || bad "no progress line"
+python3 -c 'import sqlite3; c=sqlite3.connect("ms.db"); print("metrics of one profiled launch:"); [print("   ", *r) for r in c.execute("SELECT metric, value FROM v_metric WHERE launch_id = (SELECT min(launch_id) FROM profile)")]'
+
+# 2. Trace mode: same counts, nothing profiled.
+GPUHIER_MODE=trace gh mt.db "$gpu/multistream" 200 > mt.out 2> mt.err
+expect "trace launches" mt.db "SELECT count(*) FROM launch" "$n"
+expect "trace profiled" mt.db "SELECT count(*) FROM launch WHERE profiled = 1 OR profile_reason <> 'mode_trace'" 0
+
+# 3. cudaDeviceReset before exit loses nothing.
+gh dr.db "$gpu/devreset" > dr.out 2> dr.err || bad "devreset exit"
+expect "devreset launches" dr.db "SELECT count(*) FROM launch" 300
+expect "memset traced" dr.db "SELECT count(*) FROM copy WHERE op = 'memset'" 1
+
+# 4. Failed launch: > 48 KB dynamic shared memory without opt-in.
+gh sf.db "$gpu/smemfail" > sf.out 2> sf.err; st=$?
+[ $st = 0 ] && ok "smemfail exit 0" || bad "smemfail exit $st: $(cat sf.out sf.err)"
+expect "launch_failure" sf.db "SELECT count(*) FROM launch_failure WHERE dynamic_smem_bytes = 65536 AND block_x = 256 AND error_code <> 0" 1
+q sf.db "SELECT api || ' ' || error_name || ' max=' || ifnull(max_dynamic_smem_bytes,'?') FROM launch_failure"
+expect "opt-in launch traced" sf.db "SELECT count(*) FROM launch WHERE config_id IN (SELECT id FROM config WHERE dynamic_smem_bytes = 65536)" 1
+expect "source line (-lineinfo)" sf.db "SELECT count(*) FROM kernel WHERE source_file LIKE '%smemfail.cu' AND source_line > 0" 1
+
+# 5. Stream capture + graph launch under profiling.
+gh cg.db "$gpu/capture" > cg.out 2> cg.err; st=$?
+[ $st = 0 ] && ok "capture exit 0 under profiling" || bad "capture exit $st: $(cat cg.out cg.err)"
+expect "graph kernels" cg.db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL" 15
+expect "graph reason" cg.db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'graph' AND profiled = 0" 15
+expect "plain launches" cg.db "SELECT count(*) FROM launch WHERE graph_id IS NULL" 2
+
+# 6. NVTX ranges and paths.
+gh nv.db "$gpu/nvtx" > nv.out 2> nv.err || bad "nvtx exit"
+expect "nvtx ranges" nv.db "SELECT count(*) FROM nvtx_range WHERE name IN ('outer','inner') AND end_ns >= start_ns" 2
+expect "nvtx start/end" nv.db "SELECT count(*) FROM nvtx_range WHERE name = 'whole'" 1
+expect "nvtx path" nv.db "SELECT count(*) FROM launch WHERE nvtx_path = 'outer > inner'" 1
+
+# 7. SIGKILL mid-run: the report opens and holds what was committed.
+gh sk.db "$gpu/sigkill" > sk.out 2> sk.err & pid=$!
+i=0; while [ $i -lt 100 ] && ! grep -q started sk.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+sleep 2; kill -9 $pid; wait $pid 2>/dev/null
+cp sk.db sk-copy.db 2>/dev/null; [ -e sk.db-wal ] && cp sk.db-wal sk-copy.db-wal
+expect "killed report opens" sk-copy.db "PRAGMA integrity_check" ok
+expect_ge "killed report launches" sk-copy.db "SELECT count(*) FROM launch" 100
+expect "killed report not clean" sk-copy.db "SELECT clean_exit FROM run" 0
+
+# 8. Fault injection: the program runs on, the report says why.
+for f in subscribe:CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED counter_availability:CUPTI_ERROR_INSUFFICIENT_PRIVILEGES \
+         device_supported:CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED range_enable:CUPTI_ERROR_INSUFFICIENT_PRIVILEGES \
+         range_start:CUPTI_ERROR_HARDWARE_BUSY; do
+    site=${f%%:*}
+    GPUHIER_FAULT=$f gh f-$site.db "$gpu/multistream" 20 > f.out 2> f-$site.err; st=$?
+    [ $st = 0 ] && ok "fault $site: exit 0" || bad "fault $site: exit $st"
+    [ "$(grep -c '==gpuhier==' f-$site.err)" -ge 1 ] && ok "fault $site: $(grep '==gpuhier==' f-$site.err | head -1)" || bad "fault $site: no message"
+    expect "fault $site limited" f-$site.db "SELECT profiling_limited IS NOT NULL FROM run" 1
+    expect "fault $site event" f-$site.db "SELECT count(*) > 0 FROM event WHERE level IN ('warning','error')" 1
+    expect "fault $site not profiled" f-$site.db "SELECT count(*) FROM launch WHERE profiled = 1" 0
+    [ $site != subscribe ] && expect "fault $site still traced" f-$site.db "SELECT count(*) FROM launch" 160
+done
+
+# 9. Quiet, refusing to overwrite, forcing, session file.
+GPUHIER_QUIET=1 gh ms.db "$gpu/multistream" 10 > qo.out 2> qo.err
+grep -q '==gpuhier==' qo.err && bad "quiet still prints" || ok "quiet"
+grep -q "exists" qo.err && bad "quiet printed refusal" || true
+gh ms.db "$gpu/multistream" 10 > ow.out 2> ow.err
+grep -q "exists" ow.err && ok "refuses to overwrite: $(grep exists ow.err)" || bad "no refusal: $(cat ow.err)"
+expect "report unchanged" ms.db "SELECT count(*) FROM launch" "$n"
+GPUHIER_FORCE=1 gh ms.db "$gpu/multistream" 10 > fo.out 2> fo.err
+expect "forced overwrite" ms.db "SELECT count(*) FROM launch" 80
+grep -c "^start" session.txt > /dev/null && ok "session file: $(grep -c '^start' session.txt) start, $(grep -c '^end' session.txt) end lines" || bad "no session file"
+tail -1 session.txt
+
+t1=$(date +%s.%N)
+echo "t150: $(python3 -c "print(round($t1-$t0,1))") s"
+[ $fail = 0 ] && echo "t150: all checks passed" || echo "t150: FAILURES"
+exit $fail
