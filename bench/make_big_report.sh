@@ -135,7 +135,7 @@ SELECT i + 1, 1 + i % $nk, 2 * (1 + i % $nk) - (i / $nk) % 2, 0, 1, 7 + i % 2, 2
   CASE WHEN i < $np THEN 1 ELSE 0 END,
   CASE WHEN '$mode' = 'trace' THEN 'mode_trace' WHEN i < $np AND i < 2 * $nk THEN 'first_of_config'
        WHEN i < $np THEN 'sample_all' ELSE 'sampled_out' END
-FROM l;
+FROM l WHERE $n > 0;
 
 UPDATE config SET (launches, total_ns) = (SELECT count(*), sum(end_ns - start_ns) FROM launch WHERE config_id = config.id);
 

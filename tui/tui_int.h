@@ -184,6 +184,7 @@ struct view_ops {
     const struct column *cols;
     int ncols;
     int default_sort;      /* column sorted on when the view opens */
+    bool has_tags;         /* rows can be tagged ('t'): draw the tag column */
 };
 
 struct view {

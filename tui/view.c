@@ -471,7 +471,7 @@ view_find(struct view *v, int dir)
 int
 view_flex_width(const struct view *v, int total)
 {
-    int fixed = 2; /* tag marker and blank */
+    int fixed = v->ops->has_tags ? 2 : 0; /* tag marker and blank */
     for (int c = 0; c < v->ops->ncols; c++)
         fixed += v->ops->cols[c].width ? v->ops->cols[c].width + 1 : 1;
     int w = total - fixed;
@@ -513,7 +513,7 @@ static void
 draw_row(struct view *v, struct draw *d, const struct row *r, int flex)
 {
     char buf[64];
-    if (draw_field(d, LINE_TAG, r->tagged ? "*" : "", 1, false))
+    if (v->ops->has_tags && draw_field(d, LINE_TAG, r->tagged ? "*" : "", 1, false))
         return;
     for (int c = 0; c < v->ops->ncols; c++) {
         const struct column *col = &v->ops->cols[c];
@@ -536,13 +536,17 @@ void
 view_draw_header(struct view *v, struct draw *d)
 {
     int flex = d->c ? view_flex_width(v, d->maxcol) : v->text_flex;
-    draw_field(d, LINE_HEADER, "", 1, false);
+    if (v->ops->has_tags)
+        draw_field(d, LINE_HEADER, "", 1, false);
+    bool ascii = !d->c || d->c->ascii;
     for (int c = 0; c < v->ops->ncols; c++) {
         const struct column *col = &v->ops->cols[c];
         char title[64];
         const char *arrow = "";
-        if (c == v->sort_col)
-            arrow = (col->sort_desc != v->sort_rev) ? "v" : "^";
+        if (c == v->sort_col) {
+            bool desc = col->sort_desc != v->sort_rev;
+            arrow = ascii ? (desc ? "v" : "^") : (desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2");
+        }
         snprintf(title, sizeof(title), "%s%s", col->title, arrow);
         if (draw_field(d, LINE_HEADER, title, col_width(v, d, c, flex), col->kind != COL_TEXT))
             break;

@@ -93,6 +93,7 @@ const struct view_ops findings_ops = {
     .cols = finding_cols,
     .ncols = sizeof(finding_cols) / sizeof(finding_cols[0]),
     .default_sort = F_RANK,
+    .has_tags = true,
 };
 
 /* ------------------------------------------------------------------ */
@@ -204,6 +205,7 @@ finding_open(struct view *v)
         return 0;
     }
     const char *sev = col_text(st, 1);
+    v->id2 = sqlite3_column_int64(st, 0);
     struct tline *l = view_add_line(v);
     line_add(l, LINE_SECTION, 0, "Finding #%lld ", (long long)sqlite3_column_int64(st, 0));
     line_add_untrusted(l, line_of_severity(sev), 0, sev, 16);
@@ -266,7 +268,7 @@ finding_open(struct view *v)
 static void
 finding_title(struct view *v, char *buf, size_t n)
 {
-    snprintf(buf, n, "Finding %lld", v->id);
+    snprintf(buf, n, "Finding #%lld", v->id2);
 }
 
 const struct view_ops finding_ops = {

@@ -150,7 +150,11 @@ load_summary(struct view *v, struct summary *s)
         for (int i = 0; i < 6; i++)
             s->bytes[i] = NAN;
         s->min_ns = s->max_ns = s->share_pct = s->floor_ns = s->floor_measured_ns = NAN;
-        s->floor_ratio = s->floor_ratio_measured = s->profiled = s->ach_occ = NAN;
+        s->floor_ratio = s->floor_ratio_measured = s->ach_occ = NAN;
+        s->profiled = tui_query_num(v->db,
+                                    "SELECT count(*) FROM profile p JOIN launch l ON l.id = p.launch_id"
+                                    " WHERE l.kernel_id = ?1",
+                                    v->id);
         snprintf(s->bound, sizeof(s->bound), "-");
         if (sqlite3_step(st) == SQLITE_ROW) {
             s->launches = num(st, 0);
@@ -448,7 +452,7 @@ kernel_open(struct view *v)
     fmt_ratio(d, sizeof(d), s.floor_ratio_measured);
     if (s.has)
         view_printf(v, s.floor_ratio > 2 ? LINE_WARNING : LINE_DEFAULT,
-                    "%-*s %s at datasheet bandwidth (mean is %s); %s at measured (%s); bound by %s", LABEL,
+                    "%-*s %s at datasheet bandwidth (mean = %s); %s at measured (%s); bound by %s", LABEL,
                     "Floor", a, b, c, d, s.bound);
     else
         view_printf(v, LINE_DIM, "%-*s not analyzed", LABEL, "Floor");

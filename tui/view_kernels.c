@@ -20,7 +20,7 @@ static const struct column kernel_cols[] = {
     [K_MEAN] = {"Mean", COL_NS, 8, true},
     [K_FLOOR] = {"Floor", COL_RATIO, 6, true},
     [K_LOST] = {"Lost", COL_NS, 8, true},
-    [K_WORST] = {"Worst finding", COL_TEXT, 14, false},
+    [K_WORST] = {"Worst", COL_TEXT, 12, false},
 };
 
 static const struct column config_cols[] = {
@@ -30,7 +30,7 @@ static const struct column config_cols[] = {
     [K_MEAN] = {"Mean", COL_NS, 8, true},
     [K_FLOOR] = {"Floor", COL_RATIO, 6, true},
     [K_LOST] = {"Lost", COL_NS, 8, true},
-    [K_WORST] = {"Worst finding", COL_TEXT, 14, false},
+    [K_WORST] = {"Worst", COL_TEXT, 12, false},
     [K_CONFIG] = {"Grid/Block", COL_TEXT, 12, false},
 };
 

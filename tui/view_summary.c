@@ -94,10 +94,10 @@ add_totals(struct view *v, double *gpu_ns)
 {
     sqlite3_stmt *st = NULL;
     if (tui_prepare(v->db,
-                    "SELECT (SELECT sum(launches) FROM config), (SELECT sum(total_ns) FROM config),"
+                    "SELECT (SELECT coalesce(sum(launches), 0) FROM config), (SELECT coalesce(sum(total_ns), 0) FROM config),"
                     " (SELECT count(*) FROM kernel), (SELECT count(*) FROM config),"
                     " (SELECT count(*) FROM profile), (SELECT count(*) FROM copy),"
-                    " (SELECT sum(bytes) FROM copy), (SELECT sum(end_ns - start_ns) FROM copy),"
+                    " (SELECT coalesce(sum(bytes), 0) FROM copy), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM copy),"
                     " (SELECT count(*) FROM launch_failure)",
                     &st))
         return;
