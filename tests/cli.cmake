@@ -14,6 +14,13 @@ gh_add_test(NAME unit.cli_run COMMAND test_cli_run LABELS unit cli)
 # without the real one (tests prefer the real collector when it is built).
 add_executable(gh_cli_child ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_child.c)
 add_library(gh_cli_stub_collector SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_stub_collector.c)
+if(GPUHIER_SANITIZE)
+  # Both play uninstrumented code (the user's program, the collector): with a
+  # library in LD_PRELOAD an ASan executable refuses to start, and an ASan
+  # library cannot load into sh.
+  set_target_properties(gh_cli_child gh_cli_stub_collector PROPERTIES
+    COMPILE_OPTIONS "-Wall;-Wextra" LINK_OPTIONS "")
+endif()
 
 set(GH_CLI_E2E_ENV
   "GPUHIER=$<TARGET_FILE:gpuhier>"
