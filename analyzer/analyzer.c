@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyzer: stub until the rule engine lands (issue 5). It loads nothing
- * and writes nothing, so readers can link against the interface now.
+ * analyzer: error state, allocation helpers, where the rules live, and
+ * the reader's entry point analyzer_open_report().
  */
-#include "analyzer/analyzer.h"
+#include "analyzer/analyzer_int.h"
+#include "schema/store.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static _Thread_local char last_error[1024];
+static _Thread_local char last_error[2048];
 static _Thread_local enum analyzer_failure last_failure;
 
 const char *
@@ -23,71 +26,155 @@ analyzer_failure(void)
     return last_failure;
 }
 
-static int
-fail(enum analyzer_failure f, const char *msg)
+int
+an_fail(enum analyzer_failure f, const char *fmt, ...)
 {
+    va_list ap;
+    char tmp[sizeof(last_error)];
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    memcpy(last_error, tmp, sizeof(tmp));
     last_failure = f;
-    snprintf(last_error, sizeof(last_error), "%s", msg);
     return -1;
 }
 
-int
-analyzer_analyze(sqlite3 *db, const struct analyzer_opts *o)
+static void *
+oom(void *p)
 {
-    (void)db;
-    (void)o;
-    return fail(ANALYZER_ERR_INTERNAL, "analyzer not implemented yet");
+    if (!p) {
+        fputs("gpuhier: fatal: out of memory\n", stderr);
+        abort();
+    }
+    return p;
 }
 
-int
-analyzer_open_report(const char *path, const struct analyzer_opts *o, sqlite3 **out)
+void *
+an_xmalloc(size_t n)
 {
-    (void)path;
-    (void)o;
-    *out = NULL;
-    return fail(ANALYZER_ERR_INTERNAL, "analyzer not implemented yet");
+    return oom(malloc(n ? n : 1));
 }
 
-int
-analyzer_print_top(sqlite3 *db, FILE *f, int n)
+void *
+an_xcalloc(size_t n, size_t size)
 {
-    (void)db;
-    (void)f;
-    (void)n;
-    return 0;
+    return oom(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *
+an_xrealloc(void *p, size_t n)
+{
+    return oom(realloc(p, n ? n : 1));
 }
 
 char *
-analyzer_ruleset_version(const struct analyzer_opts *o)
+an_xstrdup(const char *s)
 {
-    (void)o;
-    return strdup("stub");
+    return oom(strdup(s));
+}
+
+static int
+is_dir(const char *p)
+{
+    return access(p, R_OK | X_OK) == 0;
 }
 
 char *
 analyzer_default_rules_dir(void)
 {
+    char buf[PATH_MAX], self[PATH_MAX];
+    const char *env = getenv("GPUHIER_RULES_DIR");
+    if (env && *env)
+        return an_xstrdup(env);
+    env = getenv("GPUHIER_DATA_DIR");
+    if (env && *env) {
+        snprintf(buf, sizeof(buf), "%s/rules", env);
+        return an_xstrdup(buf);
+    }
+    /* Beside or above the executable: build tree, then <prefix>/share/gpuhier. */
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = '\0';
+        const char *rel[] = {"/rules", "/../rules", "/../share/gpuhier/rules", "/../../rules"};
+        for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+            snprintf(buf, sizeof(buf), "%s%s", self, rel[i]);
+            if (is_dir(buf))
+                return an_xstrdup(buf);
+        }
+    }
+#ifdef GPUHIER_SOURCE_DIR
+    snprintf(buf, sizeof(buf), "%s/rules", GPUHIER_SOURCE_DIR);
+    if (is_dir(buf))
+        return an_xstrdup(buf);
+#endif
     return NULL;
 }
 
-struct ruleset *
-ruleset_load(const char *dir)
+char *
+analyzer_ruleset_version(const struct analyzer_opts *o)
 {
-    (void)dir;
-    fail(ANALYZER_ERR_RULES, "rule loading not implemented yet");
-    return NULL;
+    struct ruleset *rs = ruleset_load(o ? o->rules_dir : NULL);
+    if (!rs)
+        return NULL;
+    char *v = an_xstrdup(rs->version);
+    ruleset_free(rs);
+    return v;
 }
 
-const struct rule *
-ruleset_find(const struct ruleset *rs, const char *id)
+/* The ruleset_version stored in the report, or NULL when never analyzed. */
+static char *
+stored_version(sqlite3 *db)
 {
-    (void)rs;
-    (void)id;
-    return NULL;
+    sqlite3_stmt *st = NULL;
+    char *v = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT ruleset_version FROM analysis ORDER BY id DESC LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        v = an_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
 }
 
-void
-ruleset_free(struct ruleset *rs)
+int
+analyzer_open_report(const char *path, const struct analyzer_opts *o, sqlite3 **out)
 {
-    (void)rs;
+    sqlite3 *db = NULL;
+    char *want = NULL, *have = NULL;
+    int ret = -1;
+    *out = NULL;
+    struct ruleset *rs = ruleset_load(o ? o->rules_dir : NULL);
+    if (!rs)
+        return -1;
+    want = an_xstrdup(rs->version);
+    if (store_open(path, STORE_READ_ONLY, &db)) {
+        an_fail(ANALYZER_ERR_REPORT, "%s", store_error());
+        goto out;
+    }
+    have = stored_version(db);
+    if (have && !strcmp(have, want)) {
+        *out = db;
+        db = NULL;
+        ret = 0;
+        goto out;
+    }
+    sqlite3_close(db);
+    db = NULL;
+    /* Never analyzed, or by another rule set: analyze a copy in memory. */
+    if (store_open_memory_copy(path, &db)) {
+        an_fail(ANALYZER_ERR_REPORT, "%s", store_error());
+        goto out;
+    }
+    if (analyzer_analyze(db, o))
+        goto out;
+    *out = db;
+    db = NULL;
+    ret = 0;
+out:
+    sqlite3_close(db);
+    ruleset_free(rs);
+    free(want);
+    free(have);
+    return ret;
 }

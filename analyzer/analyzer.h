@@ -85,24 +85,42 @@ struct rule_threshold {
     int line;            /* line in the rule file */
 };
 
+/* One `requires:` item: a metric the report must hold, or a column that must be non-NULL somewhere. */
+struct rule_require {
+    char *kind;          /* 'metric' (a metric_name row with values), 'column' ('table.column' with a non-NULL value) or 'profiled' */
+    char *name;          /* metric or table.column; NULL for 'profiled' */
+    int line;
+};
+
+/* One `evidence:` line: a query column shown with the finding. */
+struct rule_evidence {
+    char *column;        /* query column */
+    char *unit;          /* display unit, may be NULL */
+    char *op;            /* '<', '<=', '>', '>=' or NULL (informative) */
+    char *threshold;     /* threshold name compared with, or NULL */
+    int line;
+};
+
 struct rule {
     char *path;          /* file it was read from */
-    char *id;            /* e.g. 'l2-reread-miss' */
+    char *id;            /* e.g. 'l2-reread-miss' (the file name without .rule) */
     char *title;
     char *tier;          /* 'registers', 'shared', 'l1', 'l2', 'dram', 'host' */
     char *doc;           /* section of the documents */
     char *severity;      /* override ('error', 'warning', 'note') or NULL: from share of time */
-    char *scope;         /* 'config' (one finding per configuration) or 'run' (copies etc.) */
-    char *rationale;     /* free text, may span lines */
-    char **requires;     /* metric names the rule needs (v_profiled columns or metric names) */
+    char *capping;       /* 'normal' (default), 'residual' (gets what other findings leave), 'none' */
+    char *rationale;     /* free text */
+    struct rule_require *requires;
     size_t n_requires;
     struct rule_threshold *thresholds;
     size_t n_thresholds;
     char *query;         /* SQL selecting candidates and evidence columns */
-    char *message;       /* template, {column} placeholders */
+    char *message;       /* template, {column} / {column:fmt} placeholders */
     char *remedy;        /* template */
-    char **evidence;     /* evidence lines as written (column [unit] [op threshold]) */
+    struct rule_evidence *evidence;
     size_t n_evidence;
+    int query_line, message_line, remedy_line; /* where they start in the file */
+    char *text;          /* the whole file, for `rules explain` */
 };
 
 struct ruleset {

@@ -1,12 +1,306 @@
 /* SPDX-License-Identifier: MIT */
-/* gpuhier analyze: placeholder until its issue lands. */
+/*
+ * gpuhier analyze: apply the rules to a report, store the findings and
+ * kernel summaries in it (the only command that writes them), and print
+ * the ranked findings as a table or JSON (docs/cmd-analyze.md).
+ *
+ * A report that cannot be written (read-only file or directory) is
+ * analyzed in memory instead: the output is the same, nothing is saved,
+ * and a warning says so.
+ */
+#include "analyzer/analyzer.h"
 #include "cli/cli.h"
+#include "export/sanitize.h"
+#include "schema/store.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: gpuhier analyze report.db [--rules DIR] [--format text|json] [--top N]\n"
+    "\n"
+    "  --rules DIR       read rules from DIR instead of the installed rules/\n"
+    "  --format F        text (default: a ranked table) or json\n"
+    "  --top N           show the N top-ranked findings (default 20; 0: all)\n"
+    "\n"
+    "Stores findings and kernel summaries in the report; see docs/cmd-analyze.md.\n";
+
+static int
+exit_for_failure(void)
+{
+    switch (analyzer_failure()) {
+    case ANALYZER_ERR_RULES:
+        return GH_EXIT_RULES;
+    case ANALYZER_ERR_REPORT:
+        return cli_store_exit_code();
+    default:
+        return GH_EXIT_INTERNAL;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                 */
+/* ------------------------------------------------------------------ */
+
+static json_t *
+jstr(const char *s)
+{
+    if (!s)
+        return json_null();
+    char *clean = sanitize_text(s, 0);
+    json_t *j = json_string(clean);
+    free(clean);
+    return j ? j : json_null();
+}
+
+static json_t *
+jcol(sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER:
+        return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT:
+        return json_real(sqlite3_column_double(st, i));
+    case SQLITE_TEXT:
+        return jstr((const char *)sqlite3_column_text(st, i));
+    default:
+        return json_null();
+    }
+}
+
+/* Each row of `sql` as an object keyed by column name. */
+static json_t *
+rows_json(sqlite3 *db, const char *sql, int n_bind, long long bind)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, sql, &st))
+        return NULL;
+    if (n_bind)
+        sqlite3_bind_int64(st, 1, bind);
+    json_t *arr = json_array();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        json_t *o = json_object();
+        for (int i = 0; i < sqlite3_column_count(st); i++)
+            json_object_set_new(o, sqlite3_column_name(st, i), jcol(st, i));
+        json_array_append_new(arr, o);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        json_decref(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+static int
+print_json(sqlite3 *db, const char *path, int top, int saved)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("gpuhier-analyze/1"));
+    json_object_set_new(root, "report", jstr(path));
+    json_object_set_new(root, "saved", json_boolean(saved));
+    json_t *a = rows_json(db, "SELECT ruleset_version, tool_version, analyzed_ns, run_gpu_ns, rules_dir FROM analysis LIMIT 1", 0, 0);
+    json_object_set_new(root, "analysis", a && json_array_size(a) ? json_incref(json_array_get(a, 0)) : json_null());
+    json_decref(a);
+    json_t *findings = rows_json(db,
+        "SELECT f.id, f.rank, f.rule_id, f.title, f.tier, f.severity, f.kernel_id, f.config_id,"
+        " k.short_name AS kernel, k.demangled_name AS kernel_demangled,"
+        " c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, c.dynamic_smem_bytes,"
+        " f.message, f.remedy, f.doc_ref, f.time_lost_ns_per_launch, f.time_lost_ns, f.time_lost_raw_ns,"
+        " f.share_pct, f.launches, f.profiled_launch_id"
+        " FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = f.config_id"
+        " WHERE ?1 <= 0 OR f.rank <= ?1 ORDER BY f.rank", 1, top);
+    if (!findings) {
+        json_decref(root);
+        return error("cannot read findings: %s", store_error());
+    }
+    size_t i;
+    json_t *fobj;
+    json_array_foreach(findings, i, fobj) {
+        long long id = json_integer_value(json_object_get(fobj, "id"));
+        json_t *ev = rows_json(db, "SELECT name, value, text_value, unit, threshold, op FROM finding_evidence"
+                                   " WHERE finding_id = ? ORDER BY seq", 1, id);
+        json_object_set_new(fobj, "evidence", ev ? ev : json_array());
+        json_t *ob = rows_json(db, "SELECT kind, object_id FROM finding_object WHERE finding_id = ? LIMIT 100", 1, id);
+        json_object_set_new(fobj, "objects", ob ? ob : json_array());
+    }
+    json_object_set_new(root, "findings", findings);
+    json_t *rules = rows_json(db, "SELECT rule_id, title, tier, status, note, findings FROM rule_run ORDER BY rule_id", 0, 0);
+    json_object_set_new(root, "rules", rules ? rules : json_array());
+    json_t *kernels = rows_json(db,
+        "SELECT s.*, k.short_name AS kernel FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
+        " WHERE s.config_id IS NULL ORDER BY s.total_ns DESC, s.kernel_id", 0, 0);
+    json_object_set_new(root, "kernels", kernels ? kernels : json_array());
+    int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    fputc('\n', stdout);
+    json_decref(root);
+    return rc ? error("cannot write JSON output") : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Text                                                                 */
+/* ------------------------------------------------------------------ */
+
+static int
+print_text(sqlite3 *db, const char *path, int top)
+{
+    sqlite3_stmt *st = NULL;
+    char *p = sanitize_text(path, 0);
+    long long nf = 0, ran = 0, skipped = 0, kernels = 0;
+    double run_ns = 0;
+    if (store_prepare(db, "SELECT (SELECT COUNT(*) FROM finding), (SELECT COUNT(*) FROM rule_run WHERE status = 'ran'),"
+                          " (SELECT COUNT(*) FROM rule_run WHERE status = 'skipped'),"
+                          " (SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NULL),"
+                          " (SELECT run_gpu_ns FROM analysis LIMIT 1)", &st) == 0 &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        nf = sqlite3_column_int64(st, 0);
+        ran = sqlite3_column_int64(st, 1);
+        skipped = sqlite3_column_int64(st, 2);
+        kernels = sqlite3_column_int64(st, 3);
+        run_ns = sqlite3_column_double(st, 4);
+    }
+    sqlite3_finalize(st);
+    printf("%s: %lld finding%s on %lld kernel%s, %.3f ms of GPU time; %lld rules ran, %lld skipped\n\n",
+           p, nf, nf == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s", run_ns / 1e6, ran, skipped);
+    free(p);
+    if (analyzer_print_top(db, stdout, top))
+        return error("%s", analyzer_error());
+    if (top > 0 && nf > top)
+        printf("(%lld more; --top 0 shows all)\n", nf - top);
+    if (store_prepare(db, "SELECT rule_id, note FROM rule_run WHERE status = 'skipped' ORDER BY rule_id", &st))
+        return 0;
+    int first = 1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (first)
+            printf("\nskipped rules:\n");
+        first = 0;
+        char *id = sanitize_text((const char *)sqlite3_column_text(st, 0), 0);
+        char *note = sanitize_text((const char *)sqlite3_column_text(st, 1), 0);
+        printf("  %-26s %s\n", id ? id : "", note ? note : "");
+        free(id);
+        free(note);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int
+parse_int(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < 0 || v > 1000000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
 
 int
 cmd_analyze(int argc, const char **argv)
 {
-    (void)argc;
-    (void)argv;
-    error("'analyze' is not implemented yet");
-    return GH_EXIT_INTERNAL;
+    const char *path = NULL, *format = "text";
+    struct analyzer_opts o = {0};
+    int top = 20;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return GH_EXIT_OK;
+        } else if (!strcmp(a, "--rules") || !strcmp(a, "--format") || !strcmp(a, "--top")) {
+            if (i + 1 >= argc) {
+                error("option '%s' needs a value", a);
+                return GH_EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--rules"))
+                o.rules_dir = v;
+            else if (!strcmp(a, "--format"))
+                format = v;
+            else if (parse_int(v, &top)) {
+                error("--top: '%s' is not a non-negative number", v);
+                return GH_EXIT_USAGE;
+            }
+        } else if (!strncmp(a, "--rules=", 8)) {
+            o.rules_dir = a + 8;
+        } else if (!strncmp(a, "--format=", 9)) {
+            format = a + 9;
+        } else if (!strncmp(a, "--top=", 6)) {
+            if (parse_int(a + 6, &top)) {
+                error("--top: '%s' is not a non-negative number", a + 6);
+                return GH_EXIT_USAGE;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            error("unknown option '%s'", a);
+            fputs(usage_text, stderr);
+            return GH_EXIT_USAGE;
+        } else if (!path) {
+            path = a;
+        } else {
+            error("more than one report given ('%s' and '%s')", path, a);
+            return GH_EXIT_USAGE;
+        }
+    }
+    if (!path) {
+        fputs(usage_text, stderr);
+        return GH_EXIT_USAGE;
+    }
+    if (strcmp(format, "text") && strcmp(format, "json")) {
+        error("--format: '%s' is not text or json", format);
+        return GH_EXIT_USAGE;
+    }
+    /* Rules first: a broken rule file is reported before the report is touched. */
+    struct ruleset *rs = ruleset_load(o.rules_dir);
+    if (!rs) {
+        error("%s", analyzer_error());
+        return GH_EXIT_RULES;
+    }
+    ruleset_free(rs);
+
+    sqlite3 *db = NULL;
+    int saved = 1;
+    if (store_open(path, STORE_READ_WRITE, &db)) {
+        enum store_failure why = store_failure();
+        if (why != STORE_ERR_IO || access(path, R_OK)) {
+            error("%s", store_error());
+            return cli_store_exit_code();
+        }
+        db = NULL;
+    }
+    if (db && analyzer_analyze(db, &o)) {
+        /* A file we may open but not write (read-only place): analyze in memory. */
+        if (analyzer_failure() == ANALYZER_ERR_REPORT || analyzer_failure() == ANALYZER_ERR_INTERNAL) {
+            if (!strstr(analyzer_error(), "readonly") && !strstr(analyzer_error(), "read-only")) {
+                error("%s", analyzer_error());
+                sqlite3_close(db);
+                return exit_for_failure();
+            }
+        } else {
+            error("%s", analyzer_error());
+            sqlite3_close(db);
+            return exit_for_failure();
+        }
+        sqlite3_close(db);
+        db = NULL;
+    }
+    if (!db) {
+        if (store_open_memory_copy(path, &db)) {
+            error("%s", store_error());
+            return cli_store_exit_code();
+        }
+        if (analyzer_analyze(db, &o)) {
+            error("%s", analyzer_error());
+            sqlite3_close(db);
+            return exit_for_failure();
+        }
+        saved = 0;
+        warning("report '%s' is not writable: findings shown, not saved", path);
+    }
+    int ret = !strcmp(format, "json") ? print_json(db, path, top, saved) : print_text(db, path, top);
+    sqlite3_close(db);
+    return ret ? GH_EXIT_INTERNAL : GH_EXIT_OK;
 }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyzer_int.h: what the analyzer's files share and outsiders must not
+ * use: the error state, the prepared analysis context, the rule runner.
+ */
+#ifndef GPUHIER_ANALYZER_ANALYZER_INT_H
+#define GPUHIER_ANALYZER_ANALYZER_INT_H
+
+#include "analyzer/analyzer.h"
+
+#include <stdarg.h>
+
+/* Set the error of this thread (printf-style); always returns -1. */
+int an_fail(enum analyzer_failure f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Allocation that aborts on failure (STYLE.md §4.9). */
+void *an_xmalloc(size_t n);
+void *an_xcalloc(size_t n, size_t size);
+void *an_xrealloc(void *p, size_t n);
+char *an_xstrdup(const char *s);
+
+/*
+ * Build the temporary tables rules query (temp.v_profiled, temp.cfg,
+ * temp.lstat; docs/rules.md documents them) on `db`. They shadow the
+ * report's views of the same name for the duration of the analysis.
+ * Returns 0 or -1.
+ */
+int an_prepare(sqlite3 *db);
+
+/* Drop what an_prepare() created. */
+void an_unprepare(sqlite3 *db);
+
+/* Run GPU time (kernels + copies, ns) after an_prepare(); -1 on error. */
+double an_run_gpu_ns(sqlite3 *db);
+
+/* Write kernel_summary rows from temp.cfg/temp.lstat and the findings. */
+int an_write_summaries(sqlite3 *db, double run_gpu_ns);
+
+/*
+ * Switch `db` into the read-only guard rule queries run under
+ * (PRAGMA query_only plus an authorizer refusing writes, ATTACH, DETACH,
+ * PRAGMA and transactions) and back.
+ */
+int an_guard_on(sqlite3 *db);
+void an_guard_off(sqlite3 *db);
+
+/* FNV-1a 64-bit, for the rule-set version. */
+unsigned long long an_fnv1a(unsigned long long h, const void *p, size_t n);
+
+#endif

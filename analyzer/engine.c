@@ -1,0 +1,838 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine: runs a rule set on a report and writes the analysis tables.
+ *
+ * Each rule's query runs under a read-only guard (PRAGMA query_only and
+ * an authorizer that allows only reading), even for user rules given
+ * with --rules: a rule file is data from somewhere else and must not be
+ * able to write, ATTACH a file or change a pragma. Results are collected
+ * in memory, then capped, ranked and written in one transaction by our
+ * own statements, outside the guard.
+ *
+ * What the C knows about rules is only the query's result contract
+ * (docs/rules.md): config_id or kernel_id, time_lost_ns per launch or
+ * time_lost_total_ns, and optional launches, profiled_launch_id,
+ * severity, object_kind/object_ids. Everything else is the rule's.
+ */
+#include "analyzer/analyzer_int.h"
+#include "schema/store.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct evidence_val {
+    int is_null, is_text;
+    double value;
+    char *text;
+};
+
+struct found {
+    const struct rule *rule;
+    long long config_id, kernel_id; /* 0 when NULL */
+    long long launches;
+    long long profiled_launch_id;   /* 0 when NULL */
+    double lost_per_launch;         /* raw, ns */
+    double lost_total_raw;          /* raw, ns over the launches */
+    double lost_total;              /* capped */
+    double gap_ns;                  /* config: mean - floor; < 0 unknown */
+    int has_config_row;
+    char *severity;                 /* row override or NULL */
+    char *message, *remedy;
+    struct evidence_val *ev;        /* one per rule evidence line */
+    char *object_kind, *object_ids;
+    double share_pct;
+    const char *final_severity;
+};
+
+struct findings {
+    struct found *v;
+    size_t n, cap;
+};
+
+static void
+findings_release(struct findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct found *f = &fs->v[i];
+        free(f->severity);
+        free(f->message);
+        free(f->remedy);
+        for (size_t j = 0; f->ev && j < f->rule->n_evidence; j++)
+            free(f->ev[j].text);
+        free(f->ev);
+        free(f->object_kind);
+        free(f->object_ids);
+    }
+    free(fs->v);
+    memset(fs, 0, sizeof(*fs));
+}
+
+/* ------------------------------------------------------------------ */
+/* The read-only guard                                                  */
+/* ------------------------------------------------------------------ */
+
+static int
+guard_auth(void *arg, int action, const char *a, const char *b, const char *c, const char *d)
+{
+    (void)arg;
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)d;
+    switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_FUNCTION:
+    case SQLITE_RECURSIVE:
+        return SQLITE_OK;
+    default:
+        /* INSERT, UPDATE, DELETE, CREATE_*, DROP_*, ATTACH, DETACH, PRAGMA, TRANSACTION, ... */
+        return SQLITE_DENY;
+    }
+}
+
+int
+an_guard_on(sqlite3 *db)
+{
+    if (sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot make the rule connection read-only");
+    sqlite3_set_authorizer(db, guard_auth, NULL);
+    return 0;
+}
+
+void
+an_guard_off(sqlite3 *db)
+{
+    sqlite3_set_authorizer(db, NULL, NULL);
+    sqlite3_exec(db, "PRAGMA query_only = 0", NULL, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requirements                                                         */
+/* ------------------------------------------------------------------ */
+
+static int
+ident_ok(const char *s, size_t n)
+{
+    if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/*
+ * Is the requirement met? Returns 1 yes, 0 no (with `note` filled),
+ * -1 on error. Metric presence is read from temp.have_metric, built
+ * once (one scan of the metric table).
+ */
+static int
+require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, char *note, size_t n)
+{
+    sqlite3_stmt *st = NULL;
+    int met = -1;
+    if (!strcmp(q->kind, "profiled")) {
+        if (store_prepare(db, "SELECT EXISTS (SELECT 1 FROM main.profile)", &st))
+            return -1;
+        met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        if (!met)
+            snprintf(note, n, "no profiled launches in the report (trace mode, or counters unavailable)");
+    } else if (!strcmp(q->kind, "metric")) {
+        if (!*have_metric_built) {
+            if (store_exec(db, "DROP TABLE IF EXISTS temp.have_metric;"
+                               "CREATE TEMP TABLE have_metric AS SELECT DISTINCT n.name FROM main.metric_name n"
+                               " WHERE n.id IN (SELECT DISTINCT metric_id FROM main.metric WHERE value IS NOT NULL)"))
+                return -1;
+            *have_metric_built = 1;
+        }
+        if (store_prepare(db, "SELECT EXISTS (SELECT 1 FROM temp.have_metric WHERE name = ?)", &st))
+            return -1;
+        sqlite3_bind_text(st, 1, q->name, -1, SQLITE_STATIC);
+        met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        if (!met)
+            snprintf(note, n, "metric '%s' not in report", q->name);
+    } else {
+        const char *dot = strchr(q->name, '.');
+        size_t tl = (size_t)(dot - q->name);
+        if (!ident_ok(q->name, tl) || !ident_ok(dot + 1, strlen(dot + 1)))
+            return an_fail(ANALYZER_ERR_RULES, "bad column requirement '%s'", q->name);
+        char sql[512];
+        /* Identifiers checked above; a missing table or column means "not in report". */
+        snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM main.\"%.*s\" WHERE \"%s\" IS NOT NULL)",
+                 (int)tl, q->name, dot + 1);
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+            sqlite3_finalize(st);
+            snprintf(note, n, "column '%s' not in report", q->name);
+            return 0;
+        }
+        met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        if (!met)
+            snprintf(note, n, "column '%s' never recorded in report", q->name);
+    }
+    sqlite3_finalize(st);
+    return met;
+}
+
+/* ------------------------------------------------------------------ */
+/* Templates                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+fmt_value(char *buf, size_t n, double v, const char *fmt)
+{
+    if (!fmt || !*fmt) {
+        if (fabs(v) < 1e15 && v == floor(v))
+            snprintf(buf, n, "%.0f", v);
+        else if (fabs(v) >= 100)
+            snprintf(buf, n, "%.0f", v);
+        else
+            snprintf(buf, n, "%.3g", v);
+    } else if (!strcmp(fmt, "pct")) {
+        snprintf(buf, n, "%.1f%%", v);
+    } else if (!strcmp(fmt, "x")) {
+        snprintf(buf, n, "%.1f\xc3\x97", v);
+    } else if (!strcmp(fmt, "int")) {
+        snprintf(buf, n, "%.0f", v);
+    } else if (!strcmp(fmt, "bytes")) {
+        const char *u[] = {"B", "kB", "MB", "GB", "TB"};
+        int i = 0;
+        while (fabs(v) >= 1000 && i < 4) {
+            v /= 1000;
+            i++;
+        }
+        snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+    } else if (!strcmp(fmt, "ns")) {
+        if (fabs(v) >= 1e9)
+            snprintf(buf, n, "%.2f s", v / 1e9);
+        else if (fabs(v) >= 1e6)
+            snprintf(buf, n, "%.2f ms", v / 1e6);
+        else if (fabs(v) >= 1e3)
+            snprintf(buf, n, "%.1f \xc2\xb5s", v / 1e3);
+        else
+            snprintf(buf, n, "%.0f ns", v);
+    } else if (!strcmp(fmt, "bw")) {
+        snprintf(buf, n, "%.1f GB/s", v / 1e9);
+    } else if (fmt[0] == '.') {
+        snprintf(buf, n, "%.*f", fmt[1] - '0', v);
+    } else {
+        snprintf(buf, n, "%g", v);
+    }
+}
+
+static int
+column_index(sqlite3_stmt *st, const char *name)
+{
+    int n = sqlite3_column_count(st);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(sqlite3_column_name(st, i), name))
+            return i;
+    return -1;
+}
+
+/* Check a template's placeholders name a column or a threshold. */
+static int
+check_placeholders(const struct rule *r, sqlite3_stmt *st, const char *t, int line, const char *key)
+{
+    for (const char *p = t; (p = strchr(p, '{')); ) {
+        const char *end = strchr(p, '}');
+        char name[128];
+        size_t len = strcspn(p + 1, ":}");
+        snprintf(name, sizeof(name), "%.*s", (int)len, p + 1);
+        int found = column_index(st, name) >= 0;
+        for (size_t i = 0; !found && i < r->n_thresholds; i++)
+            found = !strcmp(r->thresholds[i].name, name);
+        if (!found)
+            return an_fail(ANALYZER_ERR_RULES, "%s:%d: %s uses {%s} but the query has no such column and no threshold has that name",
+                           r->path, line, key, name);
+        p = end + 1;
+    }
+    return 0;
+}
+
+static char *
+render(const struct rule *r, sqlite3_stmt *st, const char *t)
+{
+    size_t cap = strlen(t) + 256, len = 0;
+    char *out = an_xmalloc(cap);
+    for (const char *p = t; *p; ) {
+        char piece[512];
+        const char *add;
+        size_t addn;
+        if (*p == '{') {
+            const char *end = strchr(p, '}');
+            char name[128], fmt[16] = "";
+            size_t len1 = strcspn(p + 1, ":}");
+            snprintf(name, sizeof(name), "%.*s", (int)len1, p + 1);
+            if (p[1 + len1] == ':')
+                snprintf(fmt, sizeof(fmt), "%.*s", (int)(end - (p + 2 + len1)), p + 2 + len1);
+            int ci = column_index(st, name);
+            if (ci >= 0 && sqlite3_column_type(st, ci) == SQLITE_NULL) {
+                snprintf(piece, sizeof(piece), "n/a");
+            } else if (ci >= 0 && sqlite3_column_type(st, ci) == SQLITE_TEXT) {
+                snprintf(piece, sizeof(piece), "%s", (const char *)sqlite3_column_text(st, ci));
+            } else {
+                double v = 0;
+                if (ci >= 0) {
+                    v = sqlite3_column_double(st, ci);
+                } else {
+                    for (size_t i = 0; i < r->n_thresholds; i++)
+                        if (!strcmp(r->thresholds[i].name, name))
+                            v = r->thresholds[i].value;
+                }
+                fmt_value(piece, sizeof(piece), v, fmt);
+            }
+            add = piece;
+            addn = strlen(piece);
+            p = end + 1;
+        } else {
+            add = p;
+            addn = strcspn(p, "{");
+            p += addn;
+        }
+        if (len + addn + 1 > cap) {
+            cap = 2 * (len + addn + 1);
+            out = an_xrealloc(out, cap);
+        }
+        memcpy(out + len, add, addn);
+        len += addn;
+        out[len] = '\0';
+    }
+    if (!len)
+        out[0] = '\0';
+    return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running one rule                                                     */
+/* ------------------------------------------------------------------ */
+
+static long long
+col_ll(sqlite3_stmt *st, int i)
+{
+    return i >= 0 && sqlite3_column_type(st, i) != SQLITE_NULL ? sqlite3_column_int64(st, i) : 0;
+}
+
+static double
+col_d(sqlite3_stmt *st, int i, double dflt)
+{
+    return i >= 0 && sqlite3_column_type(st, i) != SQLITE_NULL ? sqlite3_column_double(st, i) : dflt;
+}
+
+static char *
+col_s(sqlite3_stmt *st, int i)
+{
+    const char *s = i >= 0 ? (const char *)sqlite3_column_text(st, i) : NULL;
+    return s ? an_xstrdup(s) : NULL;
+}
+
+/*
+ * Prepare and run the rule's query under the guard, appending findings.
+ * Returns the number of findings, or -1 (rule error: message names the
+ * file and line).
+ */
+static int
+run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped, char *skip_note, size_t skip_n)
+{
+    sqlite3_stmt *st = NULL;
+    const char *tail = NULL;
+    int ret = -1, count = 0;
+    if (an_guard_on(db))
+        return -1;
+    int rc = sqlite3_prepare_v2(db, r->query, -1, &st, &tail);
+    if (rc != SQLITE_OK) {
+        const char *msg = sqlite3_errmsg(db);
+        if (rc == SQLITE_AUTH)
+            an_fail(ANALYZER_ERR_RULES, "%s:%d: query refused: rule queries may only read (%s)", r->path, r->query_line, msg);
+        else
+            an_fail(ANALYZER_ERR_RULES, "%s:%d: query: %s", r->path, r->query_line, msg);
+        goto out;
+    }
+    if (!st) {
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query is empty", r->path, r->query_line);
+        goto out;
+    }
+    while (tail && isspace((unsigned char)*tail))
+        tail++;
+    if (tail && *tail && !(*tail == ';' && !tail[1 + strspn(tail + 1, " \t\r\n;")])) {
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query must be one SELECT statement", r->path, r->query_line);
+        goto out;
+    }
+    if (!sqlite3_stmt_readonly(st)) {
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query refused: rule queries may only read", r->path, r->query_line);
+        goto out;
+    }
+    for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
+        const char *pn = sqlite3_bind_parameter_name(st, i);
+        const struct rule_threshold *t = NULL;
+        for (size_t j = 0; pn && j < r->n_thresholds; j++)
+            if (!strcmp(r->thresholds[j].name, pn + 1))
+                t = &r->thresholds[j];
+        if (!t) {
+            an_fail(ANALYZER_ERR_RULES, "%s:%d: query parameter '%s' is not a declared threshold",
+                    r->path, r->query_line, pn ? pn : "?");
+            goto out;
+        }
+        sqlite3_bind_double(st, i, t->value);
+    }
+    int i_cfg = column_index(st, "config_id"), i_kern = column_index(st, "kernel_id");
+    int i_lost = column_index(st, "time_lost_ns"), i_total = column_index(st, "time_lost_total_ns");
+    int i_launches = column_index(st, "launches"), i_prof = column_index(st, "profiled_launch_id");
+    int i_sev = column_index(st, "severity");
+    int i_ok = column_index(st, "object_kind"), i_oi = column_index(st, "object_ids");
+    int i_skip = column_index(st, "skip_reason");
+    if (i_cfg < 0 && i_kern < 0 && i_total < 0) {
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query must return config_id, kernel_id or time_lost_total_ns (docs/rules.md)",
+                r->path, r->query_line);
+        goto out;
+    }
+    if (i_lost < 0 && i_total < 0) {
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query must return time_lost_ns (per launch) or time_lost_total_ns",
+                r->path, r->query_line);
+        goto out;
+    }
+    int *ev_idx = an_xcalloc(r->n_evidence + 1, sizeof(int));
+    for (size_t j = 0; j < r->n_evidence; j++) {
+        ev_idx[j] = column_index(st, r->evidence[j].column);
+        if (ev_idx[j] < 0) {
+            an_fail(ANALYZER_ERR_RULES, "%s:%d: evidence column '%s' is not returned by the query",
+                    r->path, r->evidence[j].line, r->evidence[j].column);
+            free(ev_idx);
+            goto out;
+        }
+    }
+    if (check_placeholders(r, st, r->message, r->message_line, "message") ||
+        check_placeholders(r, st, r->remedy, r->remedy_line, "remedy")) {
+        free(ev_idx);
+        goto out;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        /* A row with a skip_reason is a candidate the rule declines to judge. */
+        if (i_skip >= 0 && sqlite3_column_type(st, i_skip) != SQLITE_NULL) {
+            if (!(*n_skipped)++)
+                snprintf(skip_note, skip_n, "%s", (const char *)sqlite3_column_text(st, i_skip));
+            continue;
+        }
+        if (fs->n == fs->cap) {
+            fs->cap = fs->cap ? 2 * fs->cap : 64;
+            fs->v = an_xrealloc(fs->v, fs->cap * sizeof(*fs->v));
+        }
+        struct found *f = &fs->v[fs->n++];
+        memset(f, 0, sizeof(*f));
+        f->rule = r;
+        f->config_id = col_ll(st, i_cfg);
+        f->kernel_id = col_ll(st, i_kern);
+        f->launches = i_launches >= 0 ? col_ll(st, i_launches) : -1;
+        f->profiled_launch_id = col_ll(st, i_prof);
+        f->lost_per_launch = fmax(0, col_d(st, i_lost, 0));
+        f->lost_total_raw = i_total >= 0 ? fmax(0, col_d(st, i_total, 0)) : -1;
+        f->severity = col_s(st, i_sev);
+        f->object_kind = col_s(st, i_ok);
+        f->object_ids = col_s(st, i_oi);
+        f->gap_ns = -1;
+        f->message = render(r, st, r->message);
+        f->remedy = render(r, st, r->remedy);
+        f->ev = an_xcalloc(r->n_evidence + 1, sizeof(*f->ev));
+        for (size_t j = 0; j < r->n_evidence; j++) {
+            int t = sqlite3_column_type(st, ev_idx[j]);
+            f->ev[j].is_null = t == SQLITE_NULL;
+            f->ev[j].is_text = t == SQLITE_TEXT;
+            f->ev[j].value = sqlite3_column_double(st, ev_idx[j]);
+            if (t == SQLITE_TEXT)
+                f->ev[j].text = col_s(st, ev_idx[j]);
+        }
+        count++;
+    }
+    free(ev_idx);
+    if (rc != SQLITE_DONE) {
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query failed: %s", r->path, r->query_line, sqlite3_errmsg(db));
+        goto out;
+    }
+    ret = count;
+out:
+    sqlite3_finalize(st);
+    an_guard_off(db);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Capping, severity, ranking                                           */
+/* ------------------------------------------------------------------ */
+
+/* Fill kernel_id, launches and the cap budget of config findings from temp.cfg. */
+static int
+attach_config(sqlite3 *db, struct findings *fs)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, "SELECT kernel_id, launches, gap_ns, mean_ns FROM temp.cfg WHERE config_id = ?", &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    for (size_t i = 0; i < fs->n; i++) {
+        struct found *f = &fs->v[i];
+        if (!f->config_id)
+            continue;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, f->config_id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            f->has_config_row = 1;
+            if (!f->kernel_id)
+                f->kernel_id = sqlite3_column_int64(st, 0);
+            if (f->launches < 0)
+                f->launches = sqlite3_column_int64(st, 1);
+            f->gap_ns = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 2);
+        }
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < fs->n; i++) {
+        struct found *f = &fs->v[i];
+        if (f->launches < 0)
+            f->launches = 0;
+        if (f->lost_total_raw < 0)
+            f->lost_total_raw = f->lost_per_launch * (double)f->launches;
+        else if (f->launches > 0 && f->lost_per_launch == 0)
+            f->lost_per_launch = f->lost_total_raw / (double)f->launches;
+        f->lost_total = f->lost_total_raw;
+    }
+    return 0;
+}
+
+static int
+cmp_raw_desc(const void *a, const void *b)
+{
+    const struct found *x = *(const struct found *const *)a, *y = *(const struct found *const *)b;
+    if (x->lost_per_launch != y->lost_per_launch)
+        return x->lost_per_launch < y->lost_per_launch ? 1 : -1;
+    return strcmp(x->rule->id, y->rule->id);
+}
+
+/*
+ * Per configuration, all findings together never claim more than the
+ * measured time minus the floor (DESIGN.md "Findings"). 'normal' rules
+ * take their estimate largest first; 'residual' rules (the floor
+ * distance, which overlaps every specific cause) get what is left;
+ * 'none' rules are not capped (their time is not the kernel's).
+ */
+static void
+cap_findings(struct findings *fs)
+{
+    struct found **group = an_xcalloc(fs->n + 1, sizeof(*group));
+    for (size_t i = 0; i < fs->n; i++) {
+        struct found *lead = &fs->v[i];
+        if (!lead->config_id || !lead->has_config_row || lead->gap_ns < 0)
+            continue;
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            if (fs->v[j].config_id == lead->config_id)
+                first = 0;
+        if (!first)
+            continue;
+        double budget = lead->gap_ns;
+        for (int pass = 0; pass < 2; pass++) {
+            size_t n = 0;
+            for (size_t j = i; j < fs->n; j++) {
+                struct found *f = &fs->v[j];
+                if (f->config_id != lead->config_id || !strcmp(f->rule->capping, "none"))
+                    continue;
+                if ((pass == 0) == !strcmp(f->rule->capping, "normal"))
+                    group[n++] = f;
+            }
+            qsort(group, n, sizeof(*group), cmp_raw_desc);
+            for (size_t j = 0; j < n; j++) {
+                double per = fmin(group[j]->lost_per_launch, budget);
+                budget -= per;
+                group[j]->lost_per_launch = per;
+                group[j]->lost_total = per * (double)group[j]->launches;
+            }
+        }
+    }
+    free(group);
+}
+
+static int
+sev_rank(const char *s)
+{
+    return !strcmp(s, "error") ? 0 : !strcmp(s, "warning") ? 1 : 2;
+}
+
+static int
+cmp_rank(const void *a, const void *b)
+{
+    const struct found *x = a, *y = b;
+    if (x->lost_total != y->lost_total)
+        return x->lost_total < y->lost_total ? 1 : -1;
+    int s = sev_rank(x->final_severity) - sev_rank(y->final_severity);
+    if (s)
+        return s;
+    int c = strcmp(x->rule->id, y->rule->id);
+    if (c)
+        return c;
+    if (x->kernel_id != y->kernel_id)
+        return x->kernel_id < y->kernel_id ? -1 : 1;
+    if (x->config_id != y->config_id)
+        return x->config_id < y->config_id ? -1 : 1;
+    return strcmp(x->message, y->message);
+}
+
+static void
+grade(struct findings *fs, double run_ns)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct found *f = &fs->v[i];
+        f->share_pct = run_ns > 0 ? 100.0 * f->lost_total / run_ns : 0;
+        if (f->severity && (!strcmp(f->severity, "error") || !strcmp(f->severity, "warning") ||
+                            !strcmp(f->severity, "note")))
+            f->final_severity = f->severity;
+        else if (f->rule->severity)
+            f->final_severity = f->rule->severity;
+        else
+            f->final_severity = f->share_pct >= 10 ? "error" : f->share_pct >= 1 ? "warning" : "note";
+    }
+    qsort(fs->v, fs->n, sizeof(*fs->v), cmp_rank);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+bind_id(sqlite3_stmt *st, int i, long long v)
+{
+    if (v)
+        sqlite3_bind_int64(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static int
+step_done(sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot write %s: %s", what, sqlite3_errstr(rc));
+    return 0;
+}
+
+static int
+write_findings(sqlite3 *db, const struct findings *fs)
+{
+    int ret = -1;
+    sqlite3_stmt *fi = NULL, *ev = NULL, *ob = NULL;
+    if (store_prepare(db,
+            "INSERT INTO main.finding (id, rank, rule_id, title, tier, severity, kernel_id, config_id, message,"
+            " remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns, share_pct, launches,"
+            " profiled_launch_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)", &fi) ||
+        store_prepare(db,
+            "INSERT INTO main.finding_evidence (finding_id, seq, name, value, text_value, unit, threshold, op)"
+            " VALUES (?,?,?,?,?,?,?,?)", &ev) ||
+        store_prepare(db, "INSERT OR IGNORE INTO main.finding_object (finding_id, kind, object_id) VALUES (?,?,?)", &ob)) {
+        an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+        goto out;
+    }
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct found *f = &fs->v[i];
+        long long id = (long long)i + 1;
+        sqlite3_bind_int64(fi, 1, id);
+        sqlite3_bind_text(fi, 2, f->rule->id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(fi, 3, f->rule->title, -1, SQLITE_STATIC);
+        sqlite3_bind_text(fi, 4, f->rule->tier, -1, SQLITE_STATIC);
+        sqlite3_bind_text(fi, 5, f->final_severity, -1, SQLITE_STATIC);
+        bind_id(fi, 6, f->kernel_id);
+        bind_id(fi, 7, f->config_id);
+        sqlite3_bind_text(fi, 8, f->message, -1, SQLITE_STATIC);
+        sqlite3_bind_text(fi, 9, f->remedy, -1, SQLITE_STATIC);
+        sqlite3_bind_text(fi, 10, f->rule->doc, -1, SQLITE_STATIC);
+        sqlite3_bind_double(fi, 11, f->lost_per_launch);
+        sqlite3_bind_double(fi, 12, f->lost_total);
+        sqlite3_bind_double(fi, 13, f->lost_total_raw);
+        sqlite3_bind_double(fi, 14, f->share_pct);
+        sqlite3_bind_int64(fi, 15, f->launches);
+        bind_id(fi, 16, f->profiled_launch_id);
+        if (step_done(fi, "finding"))
+            goto out;
+        for (size_t j = 0; j < f->rule->n_evidence; j++) {
+            const struct rule_evidence *e = &f->rule->evidence[j];
+            sqlite3_bind_int64(ev, 1, id);
+            sqlite3_bind_int64(ev, 2, (long long)j + 1);
+            sqlite3_bind_text(ev, 3, e->column, -1, SQLITE_STATIC);
+            if (f->ev[j].is_text)
+                sqlite3_bind_text(ev, 5, f->ev[j].text, -1, SQLITE_STATIC);
+            else if (!f->ev[j].is_null)
+                sqlite3_bind_double(ev, 4, f->ev[j].value);
+            if (e->unit)
+                sqlite3_bind_text(ev, 6, e->unit, -1, SQLITE_STATIC);
+            for (size_t k = 0; e->threshold && k < f->rule->n_thresholds; k++)
+                if (!strcmp(f->rule->thresholds[k].name, e->threshold))
+                    sqlite3_bind_double(ev, 7, f->rule->thresholds[k].value);
+            if (e->op)
+                sqlite3_bind_text(ev, 8, e->op, -1, SQLITE_STATIC);
+            if (step_done(ev, "finding evidence"))
+                goto out;
+        }
+        if (f->object_kind && f->object_ids) {
+            /* object_ids: comma-separated ids; at most 10000 kept per finding. */
+            const char *p = f->object_ids;
+            for (int n = 0; *p && n < 10000; n++) {
+                char *end;
+                long long oid = strtoll(p, &end, 10);
+                if (end == p)
+                    break;
+                sqlite3_bind_int64(ob, 1, id);
+                sqlite3_bind_text(ob, 2, f->object_kind, -1, SQLITE_STATIC);
+                sqlite3_bind_int64(ob, 3, oid);
+                if (step_done(ob, "finding object"))
+                    goto out;
+                p = end + strspn(end, ", ");
+            }
+        }
+    }
+    ret = 0;
+out:
+    sqlite3_finalize(fi);
+    sqlite3_finalize(ev);
+    sqlite3_finalize(ob);
+    return ret;
+}
+
+struct rule_status {
+    const char *status;
+    char note[512];
+    int findings;
+};
+
+static int
+write_rule_runs(sqlite3 *db, const struct ruleset *rs, const struct rule_status *rst)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, "INSERT INTO main.rule_run (rule_id, title, tier, status, note, findings) VALUES (?,?,?,?,?,?)", &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    for (size_t i = 0; i < rs->n; i++) {
+        sqlite3_bind_text(st, 1, rs->rules[i].id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, rs->rules[i].title, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, rs->rules[i].tier, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, rst[i].status, -1, SQLITE_STATIC);
+        if (rst[i].note[0])
+            sqlite3_bind_text(st, 5, rst[i].note, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 6, rst[i].findings);
+        if (step_done(st, "rule_run")) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int
+write_analysis(sqlite3 *db, const struct ruleset *rs, double run_ns)
+{
+    sqlite3_stmt *st = NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (store_prepare(db, "INSERT INTO main.analysis (id, ruleset_version, tool_version, analyzed_ns, run_gpu_ns, rules_dir)"
+                          " VALUES (1,?,?,?,?,?)", &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    sqlite3_bind_text(st, 1, rs->version, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, GPUHIER_VERSION, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    sqlite3_bind_int64(st, 4, (long long)llround(run_ns));
+    sqlite3_bind_text(st, 5, rs->dir, -1, SQLITE_STATIC);
+    int rc = step_done(st, "analysis");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry point                                                          */
+/* ------------------------------------------------------------------ */
+
+static int
+analyze_with(sqlite3 *db, const struct ruleset *rs)
+{
+    int ret = -1, have_metric = 0;
+    struct findings fs = {0};
+    struct rule_status *rst = an_xcalloc(rs->n + 1, sizeof(*rst));
+    if (an_prepare(db))
+        goto out;
+    double run_ns = an_run_gpu_ns(db);
+    if (run_ns < 0)
+        goto out;
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct rule *r = &rs->rules[i];
+        rst[i].status = "ran";
+        for (size_t j = 0; j < r->n_requires; j++) {
+            int met = require_met(db, &r->requires[j], &have_metric, rst[i].note, sizeof(rst[i].note));
+            if (met < 0) {
+                if (analyzer_failure() != ANALYZER_ERR_RULES)
+                    an_fail(ANALYZER_ERR_INTERNAL, "%s:%d: cannot check requirement: %s", r->path,
+                            r->requires[j].line, store_error());
+                goto out;
+            }
+            if (!met) {
+                rst[i].status = "skipped";
+                break;
+            }
+        }
+        if (strcmp(rst[i].status, "ran"))
+            continue;
+        size_t before = fs.n;
+        int n_skipped = 0;
+        char why[400] = "";
+        int n = run_rule(db, r, &fs, &n_skipped, why, sizeof(why));
+        if (n < 0)
+            goto out;
+        rst[i].findings = (int)(fs.n - before);
+        if (n_skipped)
+            snprintf(rst[i].note, sizeof(rst[i].note), "not judged on %d configuration%s: %s", n_skipped,
+                     n_skipped == 1 ? "" : "s", why);
+    }
+    if (attach_config(db, &fs))
+        goto out;
+    cap_findings(&fs);
+    grade(&fs, run_ns);
+    if (store_exec(db, "DELETE FROM main.finding_object; DELETE FROM main.finding_evidence;"
+                       "DELETE FROM main.finding; DELETE FROM main.rule_run;"
+                       "DELETE FROM main.kernel_summary; DELETE FROM main.analysis")) {
+        an_fail(ANALYZER_ERR_INTERNAL, "cannot clear the analysis tables: %s", store_error());
+        goto out;
+    }
+    if (write_findings(db, &fs) || write_rule_runs(db, rs, rst) || write_analysis(db, rs, run_ns) ||
+        an_write_summaries(db, run_ns))
+        goto out;
+    ret = 0;
+out:
+    findings_release(&fs);
+    free(rst);
+    return ret;
+}
+
+int
+analyzer_analyze(sqlite3 *db, const struct analyzer_opts *o)
+{
+    struct ruleset *rs = ruleset_load(o ? o->rules_dir : NULL);
+    if (!rs)
+        return -1;
+    if (sqlite3_db_readonly(db, "main") == 1) {
+        ruleset_free(rs);
+        return an_fail(ANALYZER_ERR_REPORT, "cannot analyze: the report is open read-only");
+    }
+    if (store_exec(db, "SAVEPOINT gpuhier_analyze")) {
+        ruleset_free(rs);
+        return an_fail(ANALYZER_ERR_REPORT, "cannot analyze: %s", store_error());
+    }
+    int ret = analyze_with(db, rs);
+    an_guard_off(db);
+    an_unprepare(db);
+    sqlite3_exec(db, "DROP TABLE IF EXISTS temp.have_metric", NULL, NULL, NULL);
+    if (ret) {
+        sqlite3_exec(db, "ROLLBACK TO gpuhier_analyze; RELEASE gpuhier_analyze", NULL, NULL, NULL);
+    } else if (store_exec(db, "RELEASE gpuhier_analyze")) {
+        sqlite3_exec(db, "ROLLBACK TO gpuhier_analyze; RELEASE gpuhier_analyze", NULL, NULL, NULL);
+        ret = an_fail(ANALYZER_ERR_REPORT, "cannot save the analysis: %s", store_error());
+    }
+    ruleset_free(rs);
+    return ret;
+}
