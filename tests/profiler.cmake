@@ -27,3 +27,6 @@ gh_add_test(NAME unit.metrics COMMAND test_metrics LABELS unit profiler)
 gh_add_test(NAME unit.agreement_parse
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_parse.py
             LABELS unit profiler)
+gh_add_test(NAME unit.agreement_pipeline
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_pipeline.py
+            LABELS profiler)

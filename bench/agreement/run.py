@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gpuhier against Nsight Compute: agreement of values (issue 3 point 6)
+and cost (point 7). Run through bench/agreement.sh; see its header.
+
+Launch matching: both tools profile the same window of launches
+(--launch-skip/--launch-count have the same meaning in both: launches in
+API order, counted over all kernels). Launches are paired by (kernel
+name, grid, block) and their occurrence number within that key, so a
+launch one tool leaves out (a graph kernel node, for example) shifts
+nothing else. A pair whose key differs is never compared.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
+import ncu_csv  # noqa: E402
+
+T0 = time.monotonic()
+BUDGET = float(os.environ.get("AGREE_BUDGET_S", "450"))
+WINDOW = int(os.environ.get("AGREE_WINDOW", "200"))
+REPS = int(os.environ.get("AGREE_REPS", "3"))
+TK_LAUNCHES = int(os.environ.get("AGREE_TK_LAUNCHES", "30"))
+PT_SKIP = int(os.environ.get("AGREE_PT_SKIP", "100"))
+PT_COUNT = int(os.environ.get("AGREE_PT_COUNT", "40"))
+NCU = os.environ.get("NCU", "ncu")
+NCU_COMMON = ["--cache-control", "none", "--clock-control", "none", "--replay-mode", "kernel",
+              "--target-processes", "all"]
+notes = []
+
+
+def elapsed():
+    return time.monotonic() - T0
+
+
+def left():
+    return BUDGET - elapsed()
+
+
+def log(msg):
+    print("[%6.1fs] %s" % (elapsed(), msg), flush=True)
+
+
+def run(argv, timeout, out_path=None, env=None):
+    """Runs argv; returns (rc, seconds, output). rc 124 on timeout."""
+    t = time.monotonic()
+    timeout = max(1.0, min(timeout, left() - 5))
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
+                           env=env, stdin=subprocess.DEVNULL)
+        rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        rc, out = 124, (e.stdout or b"").decode("utf-8", "replace")
+    except OSError as e:
+        rc, out = 127, str(e)
+    dt = time.monotonic() - t
+    if out_path:
+        with open(out_path, "w") as f:
+            f.write(out)
+    return rc, dt, out
+
+
+# ------------------------------------------------------------ programs
+
+def programs_from_manifest(root, tk_dir):
+    """[(label, argv)] from testkernels/manifest.json; any object with a
+    'binary' (or 'program') key is a run, its 'args' (list or string) or
+    'case' its arguments."""
+    path = os.path.join(root, "testkernels", "manifest.json")
+    found = []
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+
+        def walk(x):
+            if isinstance(x, dict):
+                b = x.get("binary") or x.get("program")
+                if isinstance(b, str):
+                    a = x.get("args", x.get("case", []))
+                    if isinstance(a, str):
+                        a = a.split()
+                    found.append((b, [str(s) for s in a]))
+                for v in x.values():
+                    walk(v)
+            elif isinstance(x, list):
+                for v in x:
+                    walk(v)
+        walk(data)
+    if not found:
+        lst = os.path.join(tk_dir, "binaries.txt")
+        if os.path.exists(lst):
+            found = [(l.strip(), []) for l in open(lst) if l.strip()]
+            notes.append("no testkernels/manifest.json entries: ran every binary of binaries.txt without arguments")
+    seen, out = set(), []
+    for b, a in found:
+        key = (b, tuple(a))
+        if key in seen:
+            continue
+        seen.add(key)
+        exe = b if os.path.isabs(b) else os.path.join(tk_dir, os.path.basename(b))
+        if not os.path.exists(exe):
+            notes.append("testkernel '%s' not built (looked for %s)" % (b, exe))
+            continue
+        out.append((" ".join([os.path.basename(b)] + a), [exe] + a))
+    return out
+
+
+# ------------------------------------------------------------- reports
+
+def norm_name(s):
+    s = re.sub(r"\s+", "", s or "")
+    if s.startswith("void"):
+        s = s[4:]
+    return s
+
+
+def read_reports(paths):
+    """Profiled launches of the reports, in launch order:
+    [dict(key, name, index, metrics, launch_id)]; plus metric names."""
+    launches, names = [], []
+    for p in paths:
+        db = sqlite3.connect("file:%s?mode=ro" % p, uri=True)
+        try:
+            rows = db.execute(
+                "SELECT l.id, COALESCE(k.demangled_name, k.mangled_name), k.mangled_name,"
+                " c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,"
+                " l.config_launch_index, l.profile_reason"
+                " FROM launch l JOIN kernel k ON k.id = l.kernel_id"
+                " LEFT JOIN config c ON c.id = l.config_id"
+                " WHERE l.profiled = 1 ORDER BY l.correlation_id, l.start_ns, l.id").fetchall()
+            for r in rows:
+                m = dict(db.execute(
+                    "SELECT n.name, m.value FROM metric m JOIN metric_name n ON n.id = m.metric_id"
+                    " WHERE m.launch_id = ?", (r[0],)).fetchall())
+                launches.append({"launch_id": r[0], "name": r[1], "mangled": r[2],
+                                 "key": (norm_name(r[1]), tuple(r[3:6]), tuple(r[6:9])),
+                                 "index": r[9], "reason": r[10], "metrics": m})
+            names += [n for (n,) in db.execute("SELECT name FROM metric_name ORDER BY id")]
+        finally:
+            db.close()
+    return launches, list(dict.fromkeys(names))
+
+
+def triple(text):
+    nums = [int(x) for x in re.findall(r"\d+", text or "")]
+    return tuple((nums + [1, 1, 1])[:3])
+
+
+def pair(ours, theirs):
+    """Pairs launches by (name, grid, block) and occurrence."""
+    by_key = {}
+    for t in theirs:
+        k = (norm_name(t["kernel"]), triple(t["grid"]), triple(t["block"]))
+        by_key.setdefault(k, []).append(t)
+    used, pairs, unmatched = {}, [], 0
+    for o in ours:
+        lst = by_key.get(o["key"], [])
+        i = used.get(o["key"], 0)
+        if i < len(lst):
+            pairs.append((o, lst[i]))
+            used[o["key"]] = i + 1
+        else:
+            unmatched += 1
+    return pairs, unmatched
+
+
+def core_names_from_source(root):
+    src = open(os.path.join(root, "collector", "metrics.c")).read()
+    m = re.search(r"core_set\[\] = \{(.*?)\};", src, re.S)
+    return re.findall(r'"([^"]+)"', m.group(1)) if m else []
+
+
+# ----------------------------------------------------------- agreement
+
+def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
+    """One program under both tools; returns (comparisons, info)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
+    for old in glob.glob(os.path.join(outdir, safe + "-*.db")):
+        os.remove(old)
+    pattern = os.path.join(outdir, safe + "-%p.db")
+    g = [gpuhier, "run", "-q", "-f", "--no-analyze", "-o", pattern, "--sample", "all",
+         "--launch-count", str(count)]
+    if skip:
+        g += ["--launch-skip", str(skip)]
+    rc, dt, _ = run(g + ["--"] + argv, 120, os.path.join(outdir, safe + ".gpuhier.log"))
+    info = {"program": label, "gpuhier_rc": rc, "gpuhier_s": dt}
+    reports = sorted(glob.glob(os.path.join(outdir, safe + "-*.db")))
+    ours, names = read_reports(reports) if reports else ([], [])
+    info["profiled"] = len(ours)
+    names = [n for n in names if any(n in o["metrics"] for o in ours)] or names_hint
+    info["metrics"] = len(names)
+    if not names:
+        info["error"] = "no report or no metric names (gpuhier rc %d)" % rc
+        return [], info, ours
+    n = [NCU, "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(names)]
+    n += NCU_COMMON + ["--launch-count", str(count)]
+    if skip:
+        n += ["--launch-skip", str(skip)]
+    rc, dt, out = run(n + argv, 180, os.path.join(outdir, safe + ".ncu.csv"))
+    info.update(ncu_rc=rc, ncu_s=dt)
+    theirs = ncu_csv.parse(out)
+    info["ncu_launches"] = len(theirs)
+    pairs, info["unmatched"] = pair(ours, theirs)
+    info["pairs"] = len(pairs)
+    comps = []
+    for o, t in pairs:
+        for name in names:
+            if name not in o["metrics"] or name not in t["metrics"]:
+                continue
+            a, b = o["metrics"][name], t["metrics"][name]
+            ok, d = compare.agree(name, a, b)
+            comps.append({"program": label, "kernel": o["name"], "grid": o["key"][1],
+                          "block": o["key"][2], "index": o["index"], "metric": name,
+                          "gpuhier": a, "ncu": b, "diff": d, "ok": ok, "kind": compare.kind(name)})
+    return comps, info, ours
+
+
+def cold_vs_warm(launches):
+    """Per metric: |relative difference| between a configuration's first and
+    second profiled launch (its two lowest launch indices), over
+    configurations profiled at least twice."""
+    by_cfg = {}
+    for l in launches:
+        by_cfg.setdefault((l.get("prog"), l["key"]), {})[l["index"]] = l
+    diffs = {}
+    for cfg in by_cfg.values():
+        idx = sorted(i for i in cfg if i is not None)
+        if len(idx) < 2:
+            continue
+        a, b = cfg[idx[0]]["metrics"], cfg[idx[1]]["metrics"]
+        for k in a:
+            if k in b:
+                if compare.kind(k) == "rate":
+                    d = abs(a[k] - b[k])
+                elif a[k] == 0 and b[k] == 0:
+                    d = 0.0
+                else:
+                    d = 100.0 * abs(a[k] - b[k]) / max(abs(a[k]), abs(b[k]))
+                diffs.setdefault(k, []).append(d)
+    return diffs
+
+
+# ---------------------------------------------------------------- cost
+
+def cost(root, gpuhier, outdir, names):
+    script = os.path.join(root, "bench", "pytorch_train.py")
+    if not os.path.exists(script):
+        notes.append("bench/pytorch_train.py missing: cost table not measured")
+        return None
+    base = ["python3", script] + os.environ.get("BENCH_ARGS", "").split()
+    mnames = ",".join(names)
+    rep = lambda m, i: os.path.join(outdir, "%s-%d-%%p.db" % (m, i))  # noqa: E731
+    modes = [
+        ("native", lambda i: base),
+        ("gpuhier trace", lambda i: [gpuhier, "run", "-q", "-f", "--no-analyze", "--mode", "trace",
+                                     "-o", rep("trace", i), "--"] + base),
+        ("gpuhier default sampling", lambda i: [gpuhier, "run", "-q", "-f", "--no-analyze",
+                                                "-o", rep("default", i), "--"] + base),
+        ("gpuhier every launch (%d)" % WINDOW,
+         lambda i: [gpuhier, "run", "-q", "-f", "--no-analyze", "--sample", "all", "--launch-count",
+                    str(WINDOW), "-o", rep("all", i), "--"] + base),
+        ("ncu every launch (%d)" % WINDOW,
+         lambda i: [NCU, "--metrics", mnames] + NCU_COMMON + ["--launch-count", str(WINDOW), "-f", "-o",
+                                                              os.path.join(outdir, "ncu-all-%d" % i)] + base),
+        ("ncu per-launch-config -c 1",
+         lambda i: [NCU, "--metrics", mnames] + NCU_COMMON + ["--filter-mode", "per-launch-config", "-c", "1",
+                                                              "-f", "-o", os.path.join(outdir, "ncu-plc-%d" % i)]
+         + base),
+    ]
+    times = {m: [] for m, _ in modes}
+    outs = {}
+    for i in range(REPS):
+        for m, argv in modes:
+            guess = max(times[m]) if times[m] else (max(max(v) for v in times.values() if v) * 3
+                                                     if any(times.values()) else 60)
+            if guess + 10 > left():
+                notes.append("cost: '%s' run %d skipped (%.0f s left, needs ~%.0f s)" % (m, i + 1, left(), guess))
+                continue
+            rc, dt, out = run(argv(i), 300, os.path.join(outdir, "cost-%s-%d.log" % (re.sub(r"\W+", "_", m), i)))
+            log("cost %s run %d: %.2f s (rc %d)" % (m, i + 1, dt, rc))
+            if rc == 0:
+                times[m].append(dt)
+                outs[(m, i)] = out
+            else:
+                notes.append("cost: '%s' run %d exited %d" % (m, i + 1, rc))
+    res = {"times": times}
+    # profiled launches and report sizes from the last every-launch and default reports
+    for tag, mode in (("all", "gpuhier every launch (%d)" % WINDOW), ("default", "gpuhier default sampling")):
+        dbs = sorted(glob.glob(os.path.join(outdir, "%s-*-*.db" % tag)))
+        if dbs:
+            last_i = max(int(os.path.basename(d).split("-")[1]) for d in dbs)
+            mine = [d for d in dbs if os.path.basename(d).startswith("%s-%d-" % (tag, last_i))]
+            prof = 0
+            for d in mine:
+                db = sqlite3.connect("file:%s?mode=ro" % d, uri=True)
+                prof += db.execute("SELECT COUNT(*) FROM launch WHERE profiled = 1").fetchone()[0]
+                db.close()
+            res[tag] = {"profiled": prof, "bytes": sum(os.path.getsize(d) for d in mine)}
+    ncu_launches = None
+    for (m, i), out in outs.items():
+        if m.startswith("ncu every"):
+            ncu_launches = len(re.findall(r"==PROF== Profiling ", out))
+    res["ncu_launches"] = ncu_launches
+    reps = sorted(glob.glob(os.path.join(outdir, "ncu-all-*.ncu-rep")))
+    if reps and ncu_launches:
+        res["ncu_rep_bytes_per_launch"] = os.path.getsize(reps[-1]) / ncu_launches
+    return res
+
+
+# -------------------------------------------------------------- output
+
+def fmt(v):
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return str(v)
+        return ("%.6g" % v)
+    return str(v)
+
+
+def write_markdown(path, header, infos, comps, cvw, costres):
+    L = header[:]
+    total = len(comps)
+    miss = [c for c in comps if not c["ok"]]
+    gated = [c for c in comps if c["kind"] != "time"]
+    L += ["## Agreement with Nsight Compute", ""]
+    L.append("Tolerances fixed before the run: counters within ±%g %% of ncu's value, rates within ±%g percentage points; durations are shown, not gated (both tools replay with caches and clocks uncontrolled)." % (compare.COUNTER_TOL_PCT, compare.RATE_TOL_POINTS))
+    L.append("")
+    L.append("%d values compared (%d gated) on %d launch pairs; **%d outside tolerance**." % (
+        total, len(gated), sum(i.get("pairs", 0) for i in infos), len(miss)))
+    L += ["", "| program | gpuhier rc | profiled | ncu rc | ncu launches | pairs | unmatched | metrics | note |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for i in infos:
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            i["program"], i.get("gpuhier_rc"), i.get("profiled"), i.get("ncu_rc", ""), i.get("ncu_launches", ""),
+            i.get("pairs", ""), i.get("unmatched", ""), i.get("metrics", ""), i.get("error", "")))
+    if miss:
+        L += ["", "### Outside tolerance", "", "| program | kernel | grid | block | idx | metric | gpuhier | ncu | diff |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for c in miss[:300]:
+            L.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s%s |" % (
+                c["program"], c["kernel"][:60], c["grid"], c["block"], c["index"], c["metric"],
+                fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]), " pt" if c["kind"] == "rate" else " %"))
+        if len(miss) > 300:
+            L.append("| … %d more in agreement.json | | | | | | | | |" % (len(miss) - 300))
+    # first launch of each (program, key): every metric
+    L += ["", "### Every metric, first profiled launch of each configuration", "",
+          "| program | kernel | metric | gpuhier | ncu | diff | ok |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    first = {}
+    for c in comps:
+        k = (c["program"], c["kernel"], c["grid"], c["block"])
+        idx = c["index"] if c["index"] is not None else -1
+        first[k] = min(first.get(k, idx), idx)
+    for c in comps:
+        k = (c["program"], c["kernel"], c["grid"], c["block"])
+        if (c["index"] if c["index"] is not None else -1) != first[k]:
+            continue
+        L.append("| %s | `%s` | %s | %s | %s | %s%s | %s |" % (
+            c["program"], c["kernel"][:50], c["metric"], fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]),
+            " pt" if c["kind"] == "rate" else " %", "yes" if c["ok"] else "**no**"))
+    if cvw:
+        L += ["", "## First vs second launch of a configuration (docs/sampling.md)", "",
+              "Same report, `--sample all`: for each configuration launched at least twice, the difference between its first two profiled launches (relative %, or points for rates).", "",
+              "| metric | configurations | median | max |", "| --- | --- | --- | --- |"]
+        for k in sorted(cvw):
+            v = cvw[k]
+            L.append("| %s | %d | %.3g | %.3g |" % (k, len(v), statistics.median(v), max(v)))
+    if costres:
+        t = costres["times"]
+        nat = statistics.median(t["native"]) if t.get("native") else None
+        L += ["", "## Cost on bench/pytorch_train.py", "",
+              "Wall time of the whole program, median of up to %d runs each (runs interleaved)." % REPS, "",
+              "| mode | runs | median s | × native |", "| --- | --- | --- | --- |"]
+        for m, v in t.items():
+            med = statistics.median(v) if v else None
+            L.append("| %s | %d | %s | %s |" % (m, len(v), fmt(med), fmt(med / nat) if med and nat else ""))
+        def med(prefix):
+            for m, v in t.items():
+                if m.startswith(prefix) and v:
+                    return statistics.median(v)
+            return None
+        trace, allm, ncu_all = med("gpuhier trace"), med("gpuhier every"), med("ncu every")
+        L.append("")
+        if costres.get("all") and allm and trace and costres["all"]["profiled"]:
+            ours = (allm - trace) / costres["all"]["profiled"]
+            L.append("gpuhier every-launch cost: %.4f s per profiled launch ((every − trace) / %d profiled)." % (
+                ours, costres["all"]["profiled"]))
+            if ncu_all and nat and costres.get("ncu_launches"):
+                theirs = (ncu_all - nat) / costres["ncu_launches"]
+                L.append("ncu every-launch cost: %.4f s per profiled launch ((ncu − native) / %d profiled); ratio gpuhier/ncu = %.3f (target ≤ 0.3)." % (
+                    theirs, costres["ncu_launches"], ours / theirs if theirs > 0 else float("nan")))
+        d = med("gpuhier default")
+        if d and nat:
+            L.append("Default sampling: %.3f × native (target ≤ 1.3)." % (d / nat))
+        for tag in ("all", "default"):
+            r = costres.get(tag)
+            if r and r["profiled"]:
+                L.append("Report size (%s): %d bytes for %d profiled launches = %.0f bytes per profiled launch (target ≤ 1024)." % (
+                    tag, r["bytes"], r["profiled"], r["bytes"] / r["profiled"]))
+        if costres.get("ncu_rep_bytes_per_launch"):
+            L.append("ncu report: %.0f bytes per profiled launch." % costres["ncu_rep_bytes_per_launch"])
+    if notes:
+        L += ["", "## Notes", ""] + ["- " + n for n in notes]
+    L += ["", "Script time: %.1f s." % elapsed(), ""]
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    gpuhier = os.environ.get("GPUHIER") or os.path.join(a.build, "gpuhier")
+    tk_dir = os.environ.get("TK_DIR") or os.path.join(a.build, "testkernels")
+    os.makedirs(a.out, exist_ok=True)
+    tkout, ptout, costout = (os.path.join(a.out, d) for d in ("tk", "pt", "cost"))
+    for d in (tkout, ptout, costout):
+        os.makedirs(d, exist_ok=True)
+
+    def q(argv):
+        rc, _, out = run(argv, 20)
+        return out.strip().splitlines()[-1] if out.strip() else "rc %d" % rc
+    header = ["# gpuhier vs Nsight Compute (issue 3, points 6 and 7)", "",
+              "- date: %s" % time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+              "- GPU, driver: %s" % q(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
+              "- ncu: %s" % q([NCU, "--version"]),
+              "- gpuhier: %s" % q([gpuhier, "--version"]),
+              "- command: `bench/agreement.sh %s` (AGREE_WINDOW=%d AGREE_REPS=%d AGREE_TK_LAUNCHES=%d AGREE_PT_SKIP=%d AGREE_PT_COUNT=%d BENCH_ARGS='%s')" % (
+                  a.build, WINDOW, REPS, TK_LAUNCHES, PT_SKIP, PT_COUNT, os.environ.get("BENCH_ARGS", "")),
+              "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
+              "- ncu side: `ncu --csv --page raw --print-units base --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
+              ""]
+    if not os.path.exists(gpuhier):
+        notes.append("gpuhier not found at %s" % gpuhier)
+    core = core_names_from_source(a.root)
+    comps, infos, alll = [], [], []
+    progs = programs_from_manifest(a.root, tk_dir)
+    log("%d testkernel runs" % len(progs))
+    # keep ~45 % of the budget for the PyTorch parts
+    for label, argv in progs:
+        if left() < BUDGET * 0.55:
+            notes.append("agreement: '%s' and later testkernels skipped for time" % label)
+            break
+        c, info, ours = agree_program(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, core)
+        for o in ours:
+            o["prog"] = label
+        alll += ours
+        comps += c
+        infos.append(info)
+        log("%s: %d pairs, %d values, %d misses" % (label, info.get("pairs", 0), len(c),
+                                                    sum(1 for x in c if not x["ok"])))
+    script = os.path.join(a.root, "bench", "pytorch_train.py")
+    names_for_cost = core
+    if os.path.exists(script) and left() > 120:
+        argv = ["python3", script] + os.environ.get("BENCH_ARGS", "").split()
+        c, info, ours = agree_program("pytorch_train.py", argv, gpuhier, ptout, PT_SKIP, PT_COUNT, core)
+        for o in ours:
+            o["prog"] = "pytorch"
+        alll += ours
+        comps += c
+        infos.append(info)
+        log("pytorch: %d pairs, %d values, %d misses" % (info.get("pairs", 0), len(c),
+                                                          sum(1 for x in c if not x["ok"])))
+    elif os.path.exists(script):
+        notes.append("agreement on the PyTorch benchmark skipped for time")
+    costres = cost(a.root, gpuhier, costout, names_for_cost) if left() > 60 else None
+    with open(os.path.join(a.out, "agreement.json"), "w") as f:
+        json.dump({"infos": infos, "comparisons": comps, "notes": notes}, f, default=str)
+    write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), costres)
+    miss = sum(1 for c in comps if not c["ok"])
+    log("done: %d values, %d outside tolerance; %s" % (len(comps), miss, os.path.join(a.out, "agreement.md")))
+    return 1 if miss or not comps else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
