@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# gpuhier report: every view as text, its errors and exit codes.
+set -eu
+src=${GPUHIER_SOURCE_DIR:?} bin=${GPUHIER_BINARY_DIR:?}/gpuhier
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+export LC_ALL=C.UTF-8
+"$src/tests/tui/make_fixture.sh" small small.db
+fail() { echo "t301: $*"; exit 1; }
+for v in summary kernels configs findings copies; do
+  "$bin" report --raw small.db --view $v > $v.txt || fail "--view $v failed"
+  [ -s $v.txt ] || fail "--view $v printed nothing"
+done
+grep -q '^Launches    2,000 launches (40 profiled) of 12 kernels in 24 configurations$' summary.txt || fail "summary totals"
+[ "$(wc -l < kernels.txt)" -eq 13 ] || fail "kernels: want header + 12 rows, got $(wc -l < kernels.txt)"
+[ "$(wc -l < configs.txt)" -eq 25 ] || fail "configs: want header + 24 rows"
+head -1 findings.txt | grep -q 'Rule' || fail "findings header"
+# Rows sorted by rank; names whole (no cut marks) in text output.
+awk 'NR > 1 {print $1}' findings.txt | sort -n -c || fail "findings not by rank"
+! grep -q '…' kernels.txt findings.txt || fail "text output cut a name"
+"$bin" report --raw small.db --view kernel synthetic::strided_kernel_8 > k.txt || fail "--view kernel exact"
+grep -q '^Kernel       synthetic::strided_kernel_8$' k.txt || fail "kernel detail name"
+grep -q 'Raw metrics' k.txt || fail "kernel text lists the raw metrics"
+grep -q 'sectors/request' k.txt || fail "kernel pyramid"
+"$bin" report --raw small.db --view kernel strided_kernel_8 > /dev/null || fail "unique substring"
+"$bin" report --raw small.db --view finding 1 > f.txt || fail "--view finding 1"
+grep -q '^Finding #1 ' f.txt || fail "finding detail"
+set +e
+"$bin" report --raw small.db --view kernel strided 2> err.txt; rc=$?
+[ $rc = 2 ] && grep -q 'matches several kernels' err.txt || fail "ambiguous name: rc $rc"
+"$bin" report --raw small.db --view kernel nosuchkernel 2> err.txt; rc=$?
+[ $rc = 2 ] && grep -q "no kernel matches 'nosuchkernel'" err.txt || fail "unknown kernel: rc $rc"
+"$bin" report --raw small.db --view bogus 2> err.txt; rc=$?
+[ $rc = 2 ] || fail "unknown view: rc $rc"
+"$bin" report --raw small.db --view kernel 2> err.txt; rc=$?
+[ $rc = 2 ] || fail "kernel without name: rc $rc"
+"$bin" report --raw missing.db 2> err.txt; rc=$?
+[ $rc = 3 ] || fail "missing report: rc $rc"
+echo "not a report" > junk.db
+"$bin" report --raw junk.db 2> err.txt; rc=$?
+[ $rc = 3 ] || fail "junk report: rc $rc"
+set -e
+echo "t301: ok"

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The TUI in a real terminal (tmux, 80x24): what tmux shows is what the
+# scripted no-display run dumps, key for key; resize redraws.
+set -eu
+src=${GPUHIER_SOURCE_DIR:?} bin=${GPUHIER_BINARY_DIR:?}/gpuhier
+command -v tmux >/dev/null 2>&1 || { echo "skipped: tmux not installed"; exit 77; }
+tmp=$(mktemp -d)
+sock=gh-t302-$$
+trap 'tmux -L $sock kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
+cd "$tmp"
+"$src/tests/tui/make_fixture.sh" small report.db
+fail() { echo "t302: $*"; exit 1; }
+printf '2\n:dump k.txt\n<Enter>\n:dump d.txt\n' > keys
+LC_ALL=C.UTF-8 GPUHIER_TUI_NO_DISPLAY=1 GPUHIER_TUI_SCRIPT=keys "$bin" tui --raw report.db
+tmux -L $sock -f /dev/null new-session -d -x 80 -y 24 \
+  "cd $tmp && env LC_ALL=C.UTF-8 TERM=xterm-256color $bin tui --raw report.db; touch done"
+wait_for() { # wait_for TEXT: until the pane shows TEXT
+  i=0
+  while ! tmux -L $sock capture-pane -p | grep -qF -- "$1"; do
+    i=$((i + 1)); [ $i -lt 100 ] || { tmux -L $sock capture-pane -p; fail "timeout waiting for '$1'"; }
+    sleep 0.1
+  done
+}
+wait_for "Summary"
+tmux -L $sock send-keys 2
+wait_for "Kernels (12)"
+sleep 0.3
+tmux -L $sock capture-pane -p > pane-k.txt
+diff -u k.txt pane-k.txt || fail "terminal and dump differ (kernels)"
+tmux -L $sock send-keys Enter
+wait_for "Memory hierarchy"
+sleep 0.3
+tmux -L $sock capture-pane -p > pane-d.txt
+diff -u d.txt pane-d.txt || fail "terminal and dump differ (kernel detail)"
+tmux -L $sock resize-window -x 100 -y 30 2>/dev/null || tmux -L $sock resize-pane -x 100 -y 30
+sleep 0.5
+tmux -L $sock capture-pane -p > pane-r.txt
+head -1 pane-r.txt | grep -q '^ gpuhier Kernel 12 - report.db .* 1/22 *$' || fail "no redraw at 100 columns: $(head -1 pane-r.txt)"
+[ "$(head -1 pane-r.txt | awk '{print length($0)}')" -gt 80 ] || fail "title not widened after resize"
+tmux -L $sock send-keys Escape q
+i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f done ] || fail "q did not quit"
+echo "t302: ok"
