@@ -73,7 +73,9 @@ for kv in "GPUHIER_OUTPUT=$T/x-%p.db" GPUHIER_FORCE=1 GPUHIER_MODE=trace GPUHIER
 done
 
 # LD_PRELOAD of the user is kept after the collector's.
-LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6 "$G" run -q "$C" env LD_PRELOAD > env.txt 2>/dev/null
+# (gpuhier gets it too: under ASan, tell the runtime it need not come first.)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+  LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6 "$G" run -q "$C" env LD_PRELOAD > env.txt
 contains env.txt ":/lib/x86_64-linux-gnu/libm.so.6"
 
 # A relative -o is anchored to gpuhier's directory, '%' in it escaped.
