@@ -22,7 +22,8 @@ cmd_demo(int argc, const char **argv)
         }
     char *path = cli_data_path("demo/demo.db");
     if (!path) {
-        error("the demo report is not installed (demo/demo.db); record it with scripts/record-demo.sh");
+        error("the demo report is not installed (demo/demo.db); record it with "
+              "scripts/record-demo.sh");
         return GH_EXIT_NO_REPORT;
     }
     int report = 0;

@@ -58,15 +58,18 @@ cmd_report(int argc, const char **argv)
         return GH_EXIT_USAGE;
     }
     if ((!strcmp(view, "kernel") || !strcmp(view, "finding")) && !arg) {
-        error("--view %s needs a %s", view, !strcmp(view, "kernel") ? "kernel name" : "finding rank");
+        error("--view %s needs a %s", view,
+              !strcmp(view, "kernel") ? "kernel name" : "finding rank");
         return GH_EXIT_USAGE;
     }
-    static const char *const views[] = {"summary", "kernels", "configs", "kernel", "findings", "finding", "copies"};
+    static const char *const views[] = {"summary",  "kernels", "configs", "kernel",
+                                        "findings", "finding", "copies"};
     int known = 0;
     for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
         known |= !strcmp(view, views[i]);
     if (!known) {
-        error("unknown view '%s' (summary, kernels, configs, kernel, findings, finding, copies)", view);
+        error("unknown view '%s' (summary, kernels, configs, kernel, findings, finding, copies)",
+              view);
         return GH_EXIT_USAGE;
     }
     sqlite3 *db;

@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #define KEY_ESC 27
-#define KEY_CTRL(c) ((c) & 0x1f)
+#define KEY_CTRL(c) ((c)&0x1f)
 
 struct keybinding {
     int key;
@@ -27,16 +27,38 @@ struct keymap {
 };
 
 static const struct keybinding generic_keys[] = {
-    {'1', REQ_VIEW_SUMMARY}, {'2', REQ_VIEW_KERNELS}, {'3', REQ_VIEW_FINDINGS},
-    {'4', REQ_VIEW_COPIES}, {'?', REQ_VIEW_HELP}, {KEY_F(1), REQ_VIEW_HELP},
-    {'\n', REQ_ENTER}, {KEY_ENTER, REQ_ENTER}, {KEY_RIGHT, REQ_ENTER},
-    {KEY_ESC, REQ_BACK}, {KEY_LEFT, REQ_BACK}, {KEY_BACKSPACE, REQ_BACK}, {'q', REQ_QUIT},
-    {KEY_UP, REQ_MOVE_UP}, {'k', REQ_MOVE_UP}, {KEY_DOWN, REQ_MOVE_DOWN}, {'j', REQ_MOVE_DOWN},
-    {KEY_PPAGE, REQ_MOVE_PAGE_UP}, {KEY_NPAGE, REQ_MOVE_PAGE_DOWN}, {' ', REQ_MOVE_PAGE_DOWN},
-    {KEY_HOME, REQ_MOVE_FIRST}, {'g', REQ_MOVE_FIRST}, {KEY_END, REQ_MOVE_LAST},
-    {'G', REQ_MOVE_LAST}, {'/', REQ_FILTER}, {'n', REQ_FIND_NEXT}, {'N', REQ_FIND_PREV},
-    {'s', REQ_SORT_NEXT}, {KEY_F(6), REQ_SORT_NEXT}, {'r', REQ_SORT_REVERSE},
-    {'P', REQ_DUMP}, {KEY_CTRL('l'), REQ_REFRESH},
+    {'1', REQ_VIEW_SUMMARY},
+    {'2', REQ_VIEW_KERNELS},
+    {'3', REQ_VIEW_FINDINGS},
+    {'4', REQ_VIEW_COPIES},
+    {'?', REQ_VIEW_HELP},
+    {KEY_F(1), REQ_VIEW_HELP},
+    {'\n', REQ_ENTER},
+    {KEY_ENTER, REQ_ENTER},
+    {KEY_RIGHT, REQ_ENTER},
+    {KEY_ESC, REQ_BACK},
+    {KEY_LEFT, REQ_BACK},
+    {KEY_BACKSPACE, REQ_BACK},
+    {'q', REQ_QUIT},
+    {KEY_UP, REQ_MOVE_UP},
+    {'k', REQ_MOVE_UP},
+    {KEY_DOWN, REQ_MOVE_DOWN},
+    {'j', REQ_MOVE_DOWN},
+    {KEY_PPAGE, REQ_MOVE_PAGE_UP},
+    {KEY_NPAGE, REQ_MOVE_PAGE_DOWN},
+    {' ', REQ_MOVE_PAGE_DOWN},
+    {KEY_HOME, REQ_MOVE_FIRST},
+    {'g', REQ_MOVE_FIRST},
+    {KEY_END, REQ_MOVE_LAST},
+    {'G', REQ_MOVE_LAST},
+    {'/', REQ_FILTER},
+    {'n', REQ_FIND_NEXT},
+    {'N', REQ_FIND_PREV},
+    {'s', REQ_SORT_NEXT},
+    {KEY_F(6), REQ_SORT_NEXT},
+    {'r', REQ_SORT_REVERSE},
+    {'P', REQ_DUMP},
+    {KEY_CTRL('l'), REQ_REFRESH},
 };
 
 static const struct keybinding kernels_keys[] = {
@@ -44,18 +66,23 @@ static const struct keybinding kernels_keys[] = {
 };
 
 static const struct keybinding kernel_keys[] = {
-    {'m', REQ_TOGGLE_METRICS}, {'e', REQ_EXPORT},
+    {'m', REQ_TOGGLE_METRICS},
+    {'e', REQ_EXPORT},
 };
 
 static const struct keybinding findings_keys[] = {
-    {'t', REQ_TAG}, {'e', REQ_EXPORT},
+    {'t', REQ_TAG},
+    {'e', REQ_EXPORT},
 };
 
 static const struct keybinding finding_keys[] = {
     {'e', REQ_EXPORT},
 };
 
-#define KEYMAP(name, k) {name, k, sizeof(k) / sizeof(k[0])}
+#define KEYMAP(name, k)                                                                            \
+    {                                                                                              \
+        name, k, sizeof(k) / sizeof(k[0])                                                          \
+    }
 static const struct keymap keymaps[] = {
     KEYMAP("generic", generic_keys), KEYMAP("kernels", kernels_keys),
     KEYMAP("kernel", kernel_keys),   KEYMAP("findings", findings_keys),
@@ -102,10 +129,10 @@ static const struct {
     int key;
     const char *name;
 } key_names[] = {
-    {'\n', "Enter"}, {KEY_ENTER, "Enter"}, {KEY_ESC, "Esc"}, {KEY_UP, "Up"}, {KEY_DOWN, "Down"},
-    {KEY_LEFT, "Left"}, {KEY_RIGHT, "Right"}, {KEY_PPAGE, "PgUp"}, {KEY_NPAGE, "PgDn"},
-    {KEY_HOME, "Home"}, {KEY_END, "End"}, {KEY_BACKSPACE, "Backspace"}, {' ', "Space"},
-    {'\t', "Tab"}, {KEY_RESIZE, "Resize"},
+    {'\n', "Enter"},     {KEY_ENTER, "Enter"}, {KEY_ESC, "Esc"},       {KEY_UP, "Up"},
+    {KEY_DOWN, "Down"},  {KEY_LEFT, "Left"},   {KEY_RIGHT, "Right"},   {KEY_PPAGE, "PgUp"},
+    {KEY_NPAGE, "PgDn"}, {KEY_HOME, "Home"},   {KEY_END, "End"},       {KEY_BACKSPACE, "Backspace"},
+    {' ', "Space"},      {'\t', "Tab"},        {KEY_RESIZE, "Resize"},
 };
 
 const char *

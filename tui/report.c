@@ -19,7 +19,8 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
 {
     sqlite3_stmt *st = NULL;
     if (tui_prepare(db,
-                    "SELECT id FROM kernel WHERE short_name = ?1 OR demangled_name = ?1 OR mangled_name = ?1"
+                    "SELECT id FROM kernel WHERE short_name = ?1 OR demangled_name = ?1 OR "
+                    "mangled_name = ?1"
                     " ORDER BY id LIMIT 1",
                     &st))
         return -1;
@@ -46,7 +47,8 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
             *id = sqlite3_column_int64(st, 0);
         char buf[128];
         sanitize_into(buf, sizeof(buf), (const char *)sqlite3_column_text(st, 1));
-        int w = snprintf(list + len, sizeof(list) - len, "%s'%s'", n > 1 ? ", " : "", n > 5 ? "..." : buf);
+        int w = snprintf(list + len, sizeof(list) - len, "%s'%s'", n > 1 ? ", " : "",
+                         n > 5 ? "..." : buf);
         if (w > 0 && (size_t)w < sizeof(list) - len)
             len += (size_t)w;
     }
@@ -56,7 +58,8 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
     if (n == 0)
         return store_set_error("no kernel matches '%s'", shown);
     if (n > 1)
-        return store_set_error("'%s' matches several kernels: %s; give more of the name", shown, list);
+        return store_set_error("'%s' matches several kernels: %s; give more of the name", shown,
+                               list);
     return 0;
 }
 
@@ -98,8 +101,9 @@ tui_report(sqlite3 *db, const char *view, const char *arg, FILE *out)
     } else {
         char shown[64];
         sanitize_into(shown, sizeof(shown), view);
-        return store_set_error("unknown view '%s' (summary, kernels, configs, kernel, findings, finding, copies)",
-                               shown);
+        return store_set_error(
+            "unknown view '%s' (summary, kernels, configs, kernel, findings, finding, copies)",
+            shown);
     }
     struct view *v = view_new(ops, db, id, -1);
     v->mode = mode;

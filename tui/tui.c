@@ -34,22 +34,23 @@ struct tui {
     struct canvas canvas;
     bool curses;
     bool color;
-    struct view *top[NTOP];  /* summary, kernels, findings, copies: kept while browsing */
+    struct view *top[NTOP]; /* summary, kernels, findings, copies: kept while browsing */
     bool top_loaded[NTOP];
-    struct view *view;       /* the one on screen */
+    struct view *view; /* the one on screen */
     FILE *script;
-    char *line;              /* current script line and position in it */
+    char *line; /* current script line and position in it */
     size_t line_cap;
     const char *lp;
     int script_lineno;
     FILE *timing;
     char status[512];
-    char prompt[768];        /* when set, drawn instead of the status */
+    char prompt[768]; /* when set, drawn instead of the status */
     bool quit;
     int attrs[LINE_COUNT];
 };
 
-static const struct view_ops *const top_ops[NTOP] = {&summary_ops, &kernels_ops, &findings_ops, &copies_ops};
+static const struct view_ops *const top_ops[NTOP] = {&summary_ops, &kernels_ops, &findings_ops,
+                                                     &copies_ops};
 
 static long long
 now_us(void)
@@ -59,8 +60,7 @@ now_us(void)
     return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void
-set_status(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_status(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
 set_status(struct tui *t, const char *fmt, ...)
@@ -118,7 +118,8 @@ curses_start(struct tui *t)
 {
     /* Keys may come from a script while the screen is a real terminal (tmux tests). */
     if (!newterm(NULL, stdout, stdin)) {
-        fprintf(stderr, "gpuhier: error: cannot start the terminal (TERM='%s')\n", getenv("TERM") ?: "");
+        fprintf(stderr, "gpuhier: error: cannot start the terminal (TERM='%s')\n",
+                getenv("TERM") ?: "");
         return -1;
     }
     t->curses = true;
@@ -194,11 +195,21 @@ draw_keybar(struct tui *t, struct draw *d)
         const char *label;
         int when; /* 0 always, 1 tables, 2 not at top, 3 findings, 4 kernels, 5 kernel detail, 6 export */
     } items[] = {
-        {REQ_VIEW_HELP, "Help", 0},   {REQ_ENTER, "Open", 0},        {REQ_BACK, "Back", 2},
-        {REQ_FILTER, "Filter", 1},    {REQ_FILTER, "Search", 7},     {REQ_SORT_NEXT, "Sort", 1},
-        {REQ_SORT_REVERSE, "Rev", 1}, {REQ_TOGGLE_CONFIG, "Configs", 4}, {REQ_TAG, "Tag", 3},
-        {REQ_EXPORT, "Export", 6},    {REQ_TOGGLE_METRICS, "Metrics", 5}, {REQ_VIEW_KERNELS, "Kernels", 8},
-        {REQ_VIEW_FINDINGS, "Findings", 8}, {REQ_VIEW_COPIES, "Copies", 8}, {REQ_QUIT, "Quit", 0},
+        {REQ_VIEW_HELP, "Help", 0},
+        {REQ_ENTER, "Open", 0},
+        {REQ_BACK, "Back", 2},
+        {REQ_FILTER, "Filter", 1},
+        {REQ_FILTER, "Search", 7},
+        {REQ_SORT_NEXT, "Sort", 1},
+        {REQ_SORT_REVERSE, "Rev", 1},
+        {REQ_TOGGLE_CONFIG, "Configs", 4},
+        {REQ_TAG, "Tag", 3},
+        {REQ_EXPORT, "Export", 6},
+        {REQ_TOGGLE_METRICS, "Metrics", 5},
+        {REQ_VIEW_KERNELS, "Kernels", 8},
+        {REQ_VIEW_FINDINGS, "Findings", 8},
+        {REQ_VIEW_COPIES, "Copies", 8},
+        {REQ_QUIT, "Quit", 0},
     };
     struct view *v = t->view;
     const char *name = v->ops->name;
@@ -207,7 +218,8 @@ draw_keybar(struct tui *t, struct draw *d)
         bool show = w == 0 || (w == 1 && v->ops->cols) || (w == 2 && !is_top(t, v)) ||
                     (w == 3 && !strcmp(name, "findings")) || (w == 4 && !strcmp(name, "kernels")) ||
                     (w == 5 && !strcmp(name, "kernel")) ||
-                    (w == 6 && (!strcmp(name, "findings") || !strcmp(name, "finding") || !strcmp(name, "kernel"))) ||
+                    (w == 6 && (!strcmp(name, "findings") || !strcmp(name, "finding") ||
+                                !strcmp(name, "kernel"))) ||
                     (w == 7 && !v->ops->cols) || (w == 8 && v == t->top[0]);
         if (!show)
             continue;
@@ -378,12 +390,14 @@ run_command(struct tui *t, const char *cmd)
  * Esc or end of input.
  */
 static int
-prompt(struct tui *t, const char *label, char *buf, size_t n, void (*on_change)(struct tui *, const char *))
+prompt(struct tui *t, const char *label, char *buf, size_t n,
+       void (*on_change)(struct tui *, const char *))
 {
     size_t len = strlen(buf);
     for (;;) {
         char shown[512];
-        snprintf(t->prompt, sizeof(t->prompt), "%s%s", label, sanitize_into(shown, sizeof(shown), buf));
+        snprintf(t->prompt, sizeof(t->prompt), "%s%s", label,
+                 sanitize_into(shown, sizeof(shown), buf));
         redraw(t);
         int k = get_key(t);
         if (k == '\n' || k == '\r' || k == KEY_ENTER) {
@@ -502,11 +516,21 @@ open_selected(struct tui *t)
         id2 = v->lines[v->pos].id2;
     }
     switch (kind) {
-    case TARGET_KERNEL: push(t, &kernel_ops, id, id2); break;
-    case TARGET_FINDING: push(t, &finding_ops, id, -1); break;
-    case TARGET_FINDINGS: switch_top(t, 2); break;
-    case TARGET_COPIES: switch_top(t, 3); break;
-    case TARGET_NONE: set_status(t, "nothing to open on this line"); break;
+    case TARGET_KERNEL:
+        push(t, &kernel_ops, id, id2);
+        break;
+    case TARGET_FINDING:
+        push(t, &finding_ops, id, -1);
+        break;
+    case TARGET_FINDINGS:
+        switch_top(t, 2);
+        break;
+    case TARGET_COPIES:
+        switch_top(t, 3);
+        break;
+    case TARGET_NONE:
+        set_status(t, "nothing to open on this line");
+        break;
     }
 }
 
@@ -682,17 +706,30 @@ handle(struct tui *t, int key)
     if (req != REQ_NONE && v->ops->request)
         req = v->ops->request(v, req);
     switch (req) {
-    case REQ_NONE: break;
-    case REQ_VIEW_SUMMARY: switch_top(t, 0); break;
-    case REQ_VIEW_KERNELS: switch_top(t, 1); break;
-    case REQ_VIEW_FINDINGS: switch_top(t, 2); break;
-    case REQ_VIEW_COPIES: switch_top(t, 3); break;
+    case REQ_NONE:
+        break;
+    case REQ_VIEW_SUMMARY:
+        switch_top(t, 0);
+        break;
+    case REQ_VIEW_KERNELS:
+        switch_top(t, 1);
+        break;
+    case REQ_VIEW_FINDINGS:
+        switch_top(t, 2);
+        break;
+    case REQ_VIEW_COPIES:
+        switch_top(t, 3);
+        break;
     case REQ_VIEW_HELP:
         if (strcmp(v->ops->name, "help"))
             push(t, &help_ops, -1, -1);
         break;
-    case REQ_ENTER: open_selected(t); break;
-    case REQ_BACK: go_back(t); break;
+    case REQ_ENTER:
+        open_selected(t);
+        break;
+    case REQ_BACK:
+        go_back(t);
+        break;
     case REQ_QUIT:
         if (is_top(t, v))
             t->quit = true;
@@ -704,8 +741,12 @@ handle(struct tui *t, int key)
     case REQ_MOVE_PAGE_UP:
     case REQ_MOVE_PAGE_DOWN:
     case REQ_MOVE_FIRST:
-    case REQ_MOVE_LAST: view_move(v, req, body_height(t)); break;
-    case REQ_FILTER: do_filter(t); break;
+    case REQ_MOVE_LAST:
+        view_move(v, req, body_height(t));
+        break;
+    case REQ_FILTER:
+        do_filter(t);
+        break;
     case REQ_FIND_NEXT:
     case REQ_FIND_PREV:
         if (view_find(v, req == REQ_FIND_NEXT ? 1 : -1))
@@ -725,18 +766,25 @@ handle(struct tui *t, int key)
             v->sort_rev = !v->sort_rev;
         }
         view_refilter(v);
-        set_status(t, "sorted by %s%s", v->ops->cols[v->sort_col].title, v->sort_rev ? ", reversed" : "");
+        set_status(t, "sorted by %s%s", v->ops->cols[v->sort_col].title,
+                   v->sort_rev ? ", reversed" : "");
         break;
     case REQ_TOGGLE_CONFIG:
     case REQ_TOGGLE_METRICS:
-    case REQ_TAG: break; /* handled by the view, or not for this view */
-    case REQ_EXPORT: do_export(t); break;
-    case REQ_DUMP: do_dump(t); break;
+    case REQ_TAG:
+        break; /* handled by the view, or not for this view */
+    case REQ_EXPORT:
+        do_export(t);
+        break;
+    case REQ_DUMP:
+        do_dump(t);
+        break;
     case REQ_REFRESH:
         if (t->curses)
             clearok(curscr, TRUE);
         break;
-    case REQ_COUNT: break;
+    case REQ_COUNT:
+        break;
     }
 }
 
@@ -776,14 +824,16 @@ tui_main(sqlite3 *db, const struct tui_opts *o)
     }
     const char *timing = getenv("GPUHIER_TUI_TIMING");
     if (timing && *timing && !(t.timing = fopen(timing, "a"))) {
-        fprintf(stderr, "gpuhier: error: cannot write timing file '%s': %s\n", timing, strerror(errno));
+        fprintf(stderr, "gpuhier: error: cannot write timing file '%s': %s\n", timing,
+                strerror(errno));
         goto out;
     }
     const char *nd = getenv("GPUHIER_TUI_NO_DISPLAY");
     bool display = !(nd && *nd && strcmp(nd, "0"));
     if (display) {
         if (!isatty(STDOUT_FILENO) || (!t.script && !isatty(STDIN_FILENO))) {
-            fprintf(stderr, "gpuhier: error: the TUI needs a terminal; use 'gpuhier report' for text\n");
+            fprintf(stderr,
+                    "gpuhier: error: the TUI needs a terminal; use 'gpuhier report' for text\n");
             goto out;
         }
         if (curses_start(&t))

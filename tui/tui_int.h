@@ -41,15 +41,16 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Line types: what a piece of text is, mapped to colours/attributes    */
 /* ------------------------------------------------------------------ */
 
-#define LINE_INFO(X) \
-    X(DEFAULT) X(TITLE) X(HEADER) X(CURSOR) X(STATUS) X(KEYBAR) X(KEY) \
-    X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM) X(LABEL) X(BAR) X(BAR_EMPTY) X(TAG) X(SECTION)
+#define LINE_INFO(X)                                                                               \
+    X(DEFAULT)                                                                                     \
+    X(TITLE) X(HEADER) X(CURSOR) X(STATUS) X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD)    \
+        X(DIM) X(LABEL) X(BAR) X(BAR_EMPTY) X(TAG) X(SECTION)
 
 enum line_type {
 #define LINE_ENUM(id) LINE_##id,
     LINE_INFO(LINE_ENUM)
 #undef LINE_ENUM
-    LINE_COUNT
+        LINE_COUNT
 };
 
 /* The line type of a severity string ('error', 'warning', 'note'), DEFAULT otherwise. */
@@ -60,14 +61,14 @@ enum line_type line_of_severity(const char *sev);
 /* ------------------------------------------------------------------ */
 
 struct cell {
-    char ch[5];          /* one UTF-8 character, NUL-terminated; "" = right half of a wide one */
-    unsigned char type;  /* enum line_type */
+    char ch[5];         /* one UTF-8 character, NUL-terminated; "" = right half of a wide one */
+    unsigned char type; /* enum line_type */
 };
 
 struct canvas {
     int cols, rows;
-    struct cell *cells;  /* rows * cols */
-    bool ascii;          /* only ASCII may be drawn: non-ASCII becomes '?' and bars use '#' */
+    struct cell *cells; /* rows * cols */
+    bool ascii;         /* only ASCII may be drawn: non-ASCII becomes '?' and bars use '#' */
 };
 
 void canvas_init(struct canvas *c, int cols, int rows, bool ascii);
@@ -79,10 +80,10 @@ int canvas_write(const struct canvas *c, FILE *f);
 
 /* Where the next draw_* call writes: one line of the canvas, or a text buffer. */
 struct draw {
-    struct canvas *c;    /* NULL: draw into `buf` (text output, no width limit) */
+    struct canvas *c; /* NULL: draw into `buf` (text output, no width limit) */
     int row, col, maxcol;
-    bool cursor;         /* the selected line: everything gets LINE_CURSOR */
-    char *buf;           /* text output: growing buffer */
+    bool cursor; /* the selected line: everything gets LINE_CURSOR */
+    char *buf;   /* text output: growing buffer */
     size_t len, cap;
 };
 
@@ -107,38 +108,38 @@ int text_width(const char *s);
 /* Formatting numbers (draw.c)                                          */
 /* ------------------------------------------------------------------ */
 
-void fmt_ns(char *buf, size_t n, double ns);        /* "1.23 ms" */
-void fmt_bytes(char *buf, size_t n, double bytes);  /* "1.2 MB" */
+void fmt_ns(char *buf, size_t n, double ns);          /* "1.23 ms" */
+void fmt_bytes(char *buf, size_t n, double bytes);    /* "1.2 MB" */
 void fmt_bw(char *buf, size_t n, double bytes_per_s); /* "4.80 TB/s" */
-void fmt_count(char *buf, size_t n, double v);      /* "1,000,000" */
-void fmt_pct(char *buf, size_t n, double pct);      /* "12.3%" */
-void fmt_ratio(char *buf, size_t n, double r);      /* "x12.3" */
+void fmt_count(char *buf, size_t n, double v);        /* "1,000,000" */
+void fmt_pct(char *buf, size_t n, double pct);        /* "12.3%" */
+void fmt_ratio(char *buf, size_t n, double r);        /* "x12.3" */
 
 /* ------------------------------------------------------------------ */
 /* Views                                                               */
 /* ------------------------------------------------------------------ */
 
 enum col_kind {
-    COL_TEXT,   /* sanitized string */
-    COL_COUNT,  /* integer count */
-    COL_NS,     /* duration in ns */
+    COL_TEXT,  /* sanitized string */
+    COL_COUNT, /* integer count */
+    COL_NS,    /* duration in ns */
     COL_BYTES,
-    COL_BW,     /* bytes per second */
+    COL_BW, /* bytes per second */
     COL_PCT,
     COL_RATIO,
-    COL_RANK,   /* small integer, printed plain */
+    COL_RANK, /* small integer, printed plain */
 };
 
 struct column {
     const char *title;
     enum col_kind kind;
-    int width;          /* columns; 0: the flexible column (takes what is left) */
-    bool sort_desc;     /* first sort on this column is descending */
+    int width;      /* columns; 0: the flexible column (takes what is left) */
+    bool sort_desc; /* first sort on this column is descending */
 };
 
 struct value {
     double num;
-    char *text;         /* owned; sanitized */
+    char *text; /* owned; sanitized */
     bool is_null;
 };
 
@@ -146,19 +147,19 @@ struct value {
 enum target_kind { TARGET_NONE, TARGET_KERNEL, TARGET_FINDING, TARGET_COPIES, TARGET_FINDINGS };
 
 struct row {
-    struct value *v;       /* ncols values */
-    enum line_type type;   /* colour of the row (severity) */
+    struct value *v;     /* ncols values */
+    enum line_type type; /* colour of the row (severity) */
     enum target_kind target;
-    long long id, id2;     /* target ids: kernel id + config id (-1 none), or finding id */
+    long long id, id2; /* target ids: kernel id + config id (-1 none), or finding id */
     bool tagged;
 };
 
 /* One line of a text view: segments of typed text. */
 struct seg {
     enum line_type type;
-    char *text;            /* owned, sanitized; NULL for a bar */
-    double bar;            /* bar fraction when text is NULL */
-    int width;             /* field width (0: natural); for bars: cells */
+    char *text; /* owned, sanitized; NULL for a bar */
+    double bar; /* bar fraction when text is NULL */
+    int width;  /* field width (0: natural); for bars: cells */
 };
 
 struct tline {
@@ -171,7 +172,7 @@ struct tline {
 struct view;
 
 struct view_ops {
-    const char *name;      /* view and keymap name */
+    const char *name; /* view and keymap name */
     /* Run the SQL and fill rows/lines. Called again on reload. Returns 0 or -1 (store_error()). */
     int (*open)(struct view *v);
     /* Title text for the title bar (into buf). */
@@ -183,18 +184,18 @@ struct view_ops {
     /* Columns of a table view (NULL for a text view). */
     const struct column *cols;
     int ncols;
-    int default_sort;      /* column sorted on when the view opens */
-    bool has_tags;         /* rows can be tagged ('t'): draw the tag column */
+    int default_sort; /* column sorted on when the view opens */
+    bool has_tags;    /* rows can be tagged ('t'): draw the tag column */
 };
 
 struct view {
     const struct view_ops *ops;
     sqlite3 *db;
-    struct view *prev;       /* the view Back returns to */
+    struct view *prev; /* the view Back returns to */
     /* table views */
     struct row *rows;
     size_t nrows;
-    size_t *vis;             /* indices of rows passing the filter, in sort order */
+    size_t *vis; /* indices of rows passing the filter, in sort order */
     size_t nvis;
     int sort_col;
     bool sort_rev;
@@ -202,20 +203,20 @@ struct view {
     struct tline *lines;
     size_t nlines, alloc;
     /* both */
-    size_t pos;              /* selected line */
-    size_t offset;           /* first line on screen */
-    char filter[256];        /* table views: rows whose name contains it (case-insensitive) */
-    char search[256];        /* text views: last search */
-    int mode;                /* view-specific toggle (kernels: per config; kernel: raw metrics) */
-    long long id, id2;       /* what the view shows (kernel id, config id; finding id) */
-    char *message;           /* shown in the status line once */
-    int text_flex;           /* text output: width of the flexible column */
-    int *text_widths;        /* text output: width of each text column */
+    size_t pos;        /* selected line */
+    size_t offset;     /* first line on screen */
+    char filter[256];  /* table views: rows whose name contains it (case-insensitive) */
+    char search[256];  /* text views: last search */
+    int mode;          /* view-specific toggle (kernels: per config; kernel: raw metrics) */
+    long long id, id2; /* what the view shows (kernel id, config id; finding id) */
+    char *message;     /* shown in the status line once */
+    int text_flex;     /* text output: width of the flexible column */
+    int *text_widths;  /* text output: width of each text column */
     void *priv;
 };
 
-extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, findings_ops, finding_ops,
-    copies_ops, help_ops;
+extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, findings_ops,
+    finding_ops, copies_ops, help_ops;
 
 /* The findings shown in a kernel view (borrowed), for export. */
 size_t kernel_view_finding_ids(struct view *v, const long long **ids);

@@ -301,8 +301,10 @@ view_add_wrapped(struct view *v, enum line_type t, int indent, const char *label
         const char *q = p, *space = NULL;
         int w = 0;
         while (*q && w < width) {
-            int len = ((unsigned char)*q < 0x80) ? 1 : ((unsigned char)*q < 0xe0) ? 2
-                      : ((unsigned char)*q < 0xf0) ? 3 : 4;
+            int len = ((unsigned char)*q < 0x80)   ? 1
+                      : ((unsigned char)*q < 0xe0) ? 2
+                      : ((unsigned char)*q < 0xf0) ? 3
+                                                   : 4;
             if (*q == ' ')
                 space = q;
             q += len;
@@ -486,14 +488,30 @@ format_value(const struct column *col, const struct value *val, char *buf, size_
         return;
     }
     switch (col->kind) {
-    case COL_TEXT: snprintf(buf, n, "%s", val->text ? val->text : "-"); break;
-    case COL_COUNT: fmt_count(buf, n, val->num); break;
-    case COL_NS: fmt_ns(buf, n, val->num); break;
-    case COL_BYTES: fmt_bytes(buf, n, val->num); break;
-    case COL_BW: fmt_bw(buf, n, val->num); break;
-    case COL_PCT: fmt_pct(buf, n, val->num); break;
-    case COL_RATIO: fmt_ratio(buf, n, val->num); break;
-    case COL_RANK: snprintf(buf, n, "%.0f", val->num); break;
+    case COL_TEXT:
+        snprintf(buf, n, "%s", val->text ? val->text : "-");
+        break;
+    case COL_COUNT:
+        fmt_count(buf, n, val->num);
+        break;
+    case COL_NS:
+        fmt_ns(buf, n, val->num);
+        break;
+    case COL_BYTES:
+        fmt_bytes(buf, n, val->num);
+        break;
+    case COL_BW:
+        fmt_bw(buf, n, val->num);
+        break;
+    case COL_PCT:
+        fmt_pct(buf, n, val->num);
+        break;
+    case COL_RATIO:
+        fmt_ratio(buf, n, val->num);
+        break;
+    case COL_RANK:
+        snprintf(buf, n, "%.0f", val->num);
+        break;
     }
 }
 

@@ -13,12 +13,9 @@
 enum { C_KIND, C_MEM, C_COUNT, C_BYTES, C_TIME, C_BW, C_MEAN };
 
 static const struct column copy_cols[] = {
-    [C_KIND] = {"Kind", COL_TEXT, 7, false},
-    [C_MEM] = {"Memory", COL_TEXT, 0, false},
-    [C_COUNT] = {"Copies", COL_COUNT, 9, true},
-    [C_BYTES] = {"Bytes", COL_BYTES, 9, true},
-    [C_TIME] = {"Time", COL_NS, 9, true},
-    [C_BW] = {"Bandwidth", COL_BW, 10, true},
+    [C_KIND] = {"Kind", COL_TEXT, 7, false},      [C_MEM] = {"Memory", COL_TEXT, 0, false},
+    [C_COUNT] = {"Copies", COL_COUNT, 9, true},   [C_BYTES] = {"Bytes", COL_BYTES, 9, true},
+    [C_TIME] = {"Time", COL_NS, 9, true},         [C_BW] = {"Bandwidth", COL_BW, 10, true},
     [C_MEAN] = {"Mean size", COL_BYTES, 9, true},
 };
 
@@ -27,9 +24,11 @@ copies_open(struct view *v)
 {
     sqlite3_stmt *st = NULL;
     if (tui_prepare(v->db,
-                    "SELECT coalesce(copy_kind, op), coalesce(src_kind, '?') || ' -> ' || coalesce(dst_kind, '?'),"
+                    "SELECT coalesce(copy_kind, op), coalesce(src_kind, '?') || ' -> ' || "
+                    "coalesce(dst_kind, '?'),"
                     " count(*), sum(bytes), sum(end_ns - start_ns),"
-                    " CASE WHEN sum(end_ns - start_ns) > 0 THEN sum(bytes) * 1e9 / sum(end_ns - start_ns) END,"
+                    " CASE WHEN sum(end_ns - start_ns) > 0 THEN sum(bytes) * 1e9 / sum(end_ns - "
+                    "start_ns) END,"
                     " avg(bytes), max(src_kind = 'pageable' OR dst_kind = 'pageable')"
                     " FROM copy GROUP BY 1, 2",
                     &st))

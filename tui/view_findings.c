@@ -16,12 +16,9 @@
 enum { F_RANK, F_SEV, F_LOST, F_SHARE, F_RULE, F_TIER, F_KERNEL };
 
 static const struct column finding_cols[] = {
-    [F_RANK] = {"#", COL_RANK, 4, false},
-    [F_SEV] = {"Sev", COL_TEXT, 7, false},
-    [F_LOST] = {"Lost", COL_NS, 8, true},
-    [F_SHARE] = {"Share", COL_PCT, 6, true},
-    [F_RULE] = {"Rule", COL_TEXT, 20, false},
-    [F_TIER] = {"Tier", COL_TEXT, 9, false},
+    [F_RANK] = {"#", COL_RANK, 4, false},        [F_SEV] = {"Sev", COL_TEXT, 7, false},
+    [F_LOST] = {"Lost", COL_NS, 8, true},        [F_SHARE] = {"Share", COL_PCT, 6, true},
+    [F_RULE] = {"Rule", COL_TEXT, 20, false},    [F_TIER] = {"Tier", COL_TEXT, 9, false},
     [F_KERNEL] = {"Kernel", COL_TEXT, 0, false},
 };
 
@@ -153,11 +150,12 @@ static void
 add_objects(struct view *v)
 {
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "SELECT o.kind, o.object_id, c.copy_kind, c.bytes, c.src_kind, c.dst_kind"
-                    " FROM finding_object o LEFT JOIN copy c ON o.kind = 'copy' AND c.id = o.object_id"
-                    " WHERE o.finding_id = ?1 ORDER BY o.kind, o.object_id LIMIT 21",
-                    &st))
+    if (tui_prepare(
+            v->db,
+            "SELECT o.kind, o.object_id, c.copy_kind, c.bytes, c.src_kind, c.dst_kind"
+            " FROM finding_object o LEFT JOIN copy c ON o.kind = 'copy' AND c.id = o.object_id"
+            " WHERE o.finding_id = ?1 ORDER BY o.kind, o.object_id LIMIT 21",
+            &st))
         return;
     sqlite3_bind_int64(st, 1, v->id);
     int n = 0;
@@ -165,8 +163,10 @@ add_objects(struct view *v)
         if (n == 0)
             view_printf(v, LINE_SECTION, "Objects concerned");
         if (++n > 20) {
-            view_printf(v, LINE_DIM, "  ... more (sqlite3: SELECT * FROM finding_object WHERE finding_id = %lld)",
-                        v->id);
+            view_printf(
+                v, LINE_DIM,
+                "  ... more (sqlite3: SELECT * FROM finding_object WHERE finding_id = %lld)",
+                v->id);
             break;
         }
         struct tline *l = view_add_line(v);
@@ -221,14 +221,17 @@ finding_open(struct view *v)
         for (size_t i = first; i < v->nlines; i++) {
             v->lines[i].target = TARGET_KERNEL;
             v->lines[i].id = sqlite3_column_int64(st, 5);
-            v->lines[i].id2 = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
+            v->lines[i].id2 =
+                sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
         }
         if (sqlite3_column_type(st, 20) != SQLITE_NULL)
-            view_printf(v, LINE_DEFAULT, "%-*s grid %lldx%lldx%lld  block %lldx%lldx%lld  dynamic shared %lld B",
-                        LABEL, "Config", (long long)sqlite3_column_int64(st, 20),
-                        (long long)sqlite3_column_int64(st, 21), (long long)sqlite3_column_int64(st, 22),
-                        (long long)sqlite3_column_int64(st, 23), (long long)sqlite3_column_int64(st, 24),
-                        (long long)sqlite3_column_int64(st, 25), (long long)sqlite3_column_int64(st, 26));
+            view_printf(
+                v, LINE_DEFAULT,
+                "%-*s grid %lldx%lldx%lld  block %lldx%lldx%lld  dynamic shared %lld B", LABEL,
+                "Config", (long long)sqlite3_column_int64(st, 20),
+                (long long)sqlite3_column_int64(st, 21), (long long)sqlite3_column_int64(st, 22),
+                (long long)sqlite3_column_int64(st, 23), (long long)sqlite3_column_int64(st, 24),
+                (long long)sqlite3_column_int64(st, 25), (long long)sqlite3_column_int64(st, 26));
         if (col_text(st, 18)) {
             struct tline *s = view_add_line(v);
             line_add(s, LINE_LABEL, LABEL, "Source");
@@ -243,12 +246,13 @@ finding_open(struct view *v)
     fmt_ns(raw, sizeof(raw), col_num(st, 12));
     fmt_pct(share, sizeof(share), col_num(st, 13));
     fmt_count(nl, sizeof(nl), col_num(st, 14));
-    view_printf(v, LINE_DEFAULT, "%-*s %s (%s of the run's GPU time)", LABEL, "Time lost", tot, share);
-    view_printf(v, LINE_DIM, "%-*s %s per launch; %s before capping to the kernel's floor", LABEL, "", per,
-                raw);
+    view_printf(v, LINE_DEFAULT, "%-*s %s (%s of the run's GPU time)", LABEL, "Time lost", tot,
+                share);
+    view_printf(v, LINE_DIM, "%-*s %s per launch; %s before capping to the kernel's floor", LABEL,
+                "", per, raw);
     if (sqlite3_column_type(st, 15) != SQLITE_NULL)
-        view_printf(v, LINE_DEFAULT, "%-*s %s traced; evidence from profiled launch %lld", LABEL, "Launches", nl,
-                    (long long)sqlite3_column_int64(st, 15));
+        view_printf(v, LINE_DEFAULT, "%-*s %s traced; evidence from profiled launch %lld", LABEL,
+                    "Launches", nl, (long long)sqlite3_column_int64(st, 15));
     else
         view_printf(v, LINE_DEFAULT, "%-*s %s", LABEL, "Launches", nl);
     view_printf(v, LINE_DEFAULT, "%s", "");

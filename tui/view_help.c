@@ -27,7 +27,8 @@ help_open(struct view *v)
     }
     view_printf(v, LINE_DEFAULT, "%s", "");
     view_printf(v, LINE_DIM, "Prompts: Enter accepts, Esc cancels. Filters match any text column.");
-    view_printf(v, LINE_DIM, "Colours: red error, yellow warning, cyan note. -C or NO_COLOR: none.");
+    view_printf(v, LINE_DIM,
+                "Colours: red error, yellow warning, cyan note. -C or NO_COLOR: none.");
     return 0;
 }
 

@@ -62,12 +62,13 @@ load_metrics(struct view *v, struct kernel_priv *p)
 {
     sqlite3_stmt *st = NULL;
     /* The profile table holds only profiled launches: small even when launch is huge. */
-    if (tui_prepare(v->db,
-                    "SELECT n.name, avg(m.value) FROM profile p JOIN launch l ON l.id = p.launch_id"
-                    " JOIN metric m ON m.launch_id = p.launch_id JOIN metric_name n ON n.id = m.metric_id"
-                    " WHERE l.kernel_id = ?1 AND (?2 < 0 OR l.config_id = ?2)"
-                    " GROUP BY n.name ORDER BY n.name",
-                    &st))
+    if (tui_prepare(
+            v->db,
+            "SELECT n.name, avg(m.value) FROM profile p JOIN launch l ON l.id = p.launch_id"
+            " JOIN metric m ON m.launch_id = p.launch_id JOIN metric_name n ON n.id = m.metric_id"
+            " WHERE l.kernel_id = ?1 AND (?2 < 0 OR l.config_id = ?2)"
+            " GROUP BY n.name ORDER BY n.name",
+            &st))
         return;
     sqlite3_bind_int64(st, 1, v->id);
     sqlite3_bind_int64(st, 2, v->id2);
@@ -78,7 +79,8 @@ load_metrics(struct view *v, struct kernel_priv *p)
             p->m = xrealloc(p->m, cap * sizeof(*p->m));
         }
         p->m[p->nm].name = xsanitize((const char *)sqlite3_column_text(st, 0), 256);
-        p->m[p->nm].value = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        p->m[p->nm].value =
+            sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
         p->nm++;
     }
     sqlite3_finalize(st);
@@ -104,13 +106,14 @@ load_summary(struct view *v, struct summary *s)
 {
     memset(s, 0, sizeof(*s));
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "SELECT launches, profiled_launches, total_ns, mean_ns, min_ns, max_ns, share_pct,"
-                    " local_bytes, shared_bytes, l1_bytes, l2_bytes, dram_bytes, host_bytes, floor_ns,"
-                    " floor_measured_ns, floor_ratio, floor_ratio_measured, bound_tier,"
-                    " theoretical_occupancy_pct, achieved_occupancy_pct, occupancy_limiter"
-                    " FROM kernel_summary WHERE kernel_id = ?1 AND config_id IS ?2 LIMIT 1",
-                    &st))
+    if (tui_prepare(
+            v->db,
+            "SELECT launches, profiled_launches, total_ns, mean_ns, min_ns, max_ns, share_pct,"
+            " local_bytes, shared_bytes, l1_bytes, l2_bytes, dram_bytes, host_bytes, floor_ns,"
+            " floor_measured_ns, floor_ratio, floor_ratio_measured, bound_tier,"
+            " theoretical_occupancy_pct, achieved_occupancy_pct, occupancy_limiter"
+            " FROM kernel_summary WHERE kernel_id = ?1 AND config_id IS ?2 LIMIT 1",
+            &st))
         return;
     sqlite3_bind_int64(st, 1, v->id);
     if (v->id2 >= 0)
@@ -132,18 +135,21 @@ load_summary(struct view *v, struct summary *s)
         s->floor_measured_ns = num(st, 14);
         s->floor_ratio = num(st, 15);
         s->floor_ratio_measured = num(st, 16);
-        snprintf(s->bound, sizeof(s->bound), "%.20s", (const char *)sqlite3_column_text(st, 17) ?: "-");
+        snprintf(s->bound, sizeof(s->bound), "%.20s",
+                 (const char *)sqlite3_column_text(st, 17) ?: "-");
         s->theo_occ = num(st, 18);
         s->ach_occ = num(st, 19);
-        snprintf(s->limiter, sizeof(s->limiter), "%.20s", (const char *)sqlite3_column_text(st, 20) ?: "-");
+        snprintf(s->limiter, sizeof(s->limiter), "%.20s",
+                 (const char *)sqlite3_column_text(st, 20) ?: "-");
     }
     sqlite3_finalize(st);
     if (!s->has) {
         /* Never analyzed: the collector's configuration totals. */
-        if (tui_prepare(v->db,
-                        "SELECT sum(launches), sum(total_ns), min(theoretical_occupancy_pct),"
-                        " min(occupancy_limiter) FROM config WHERE kernel_id = ?1 AND (?2 < 0 OR id = ?2)",
-                        &st))
+        if (tui_prepare(
+                v->db,
+                "SELECT sum(launches), sum(total_ns), min(theoretical_occupancy_pct),"
+                " min(occupancy_limiter) FROM config WHERE kernel_id = ?1 AND (?2 < 0 OR id = ?2)",
+                &st))
             return;
         sqlite3_bind_int64(st, 1, v->id);
         sqlite3_bind_int64(st, 2, v->id2);
@@ -151,17 +157,19 @@ load_summary(struct view *v, struct summary *s)
             s->bytes[i] = NAN;
         s->min_ns = s->max_ns = s->share_pct = s->floor_ns = s->floor_measured_ns = NAN;
         s->floor_ratio = s->floor_ratio_measured = s->ach_occ = NAN;
-        s->profiled = tui_query_num(v->db,
-                                    "SELECT count(*) FROM profile p JOIN launch l ON l.id = p.launch_id"
-                                    " WHERE l.kernel_id = ?1",
-                                    v->id);
+        s->profiled =
+            tui_query_num(v->db,
+                          "SELECT count(*) FROM profile p JOIN launch l ON l.id = p.launch_id"
+                          " WHERE l.kernel_id = ?1",
+                          v->id);
         snprintf(s->bound, sizeof(s->bound), "-");
         if (sqlite3_step(st) == SQLITE_ROW) {
             s->launches = num(st, 0);
             s->total_ns = num(st, 1);
             s->mean_ns = s->launches > 0 ? s->total_ns / s->launches : NAN;
             s->theo_occ = num(st, 2);
-            snprintf(s->limiter, sizeof(s->limiter), "%.20s", (const char *)sqlite3_column_text(st, 3) ?: "-");
+            snprintf(s->limiter, sizeof(s->limiter), "%.20s",
+                     (const char *)sqlite3_column_text(st, 3) ?: "-");
         }
         sqlite3_finalize(st);
     }
@@ -171,34 +179,40 @@ static void
 add_config(struct view *v)
 {
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "SELECT count(*) OVER (), grid_x, grid_y, grid_z, block_x, block_y, block_z,"
-                    " dynamic_smem_bytes, static_smem_bytes, registers_per_thread, local_bytes_per_thread,"
-                    " cluster_x, cluster_y, cluster_z, carveout_bytes, waves"
-                    " FROM config WHERE kernel_id = ?1 AND (?2 < 0 OR id = ?2) ORDER BY total_ns DESC LIMIT 1",
-                    &st))
+    if (tui_prepare(
+            v->db,
+            "SELECT count(*) OVER (), grid_x, grid_y, grid_z, block_x, block_y, block_z,"
+            " dynamic_smem_bytes, static_smem_bytes, registers_per_thread, local_bytes_per_thread,"
+            " cluster_x, cluster_y, cluster_z, carveout_bytes, waves"
+            " FROM config WHERE kernel_id = ?1 AND (?2 < 0 OR id = ?2) ORDER BY total_ns DESC "
+            "LIMIT 1",
+            &st))
         return;
     sqlite3_bind_int64(st, 1, v->id);
     sqlite3_bind_int64(st, 2, v->id2);
     if (sqlite3_step(st) == SQLITE_ROW) {
         long long n = sqlite3_column_int64(st, 0);
         if (n > 1)
-            view_printf(v, LINE_DIM, "%-*s %lld configurations; the busiest one ('c' in Kernels lists all):",
+            view_printf(v, LINE_DIM,
+                        "%-*s %lld configurations; the busiest one ('c' in Kernels lists all):",
                         LABEL, "Config", n);
-        view_printf(v, LINE_DEFAULT, "%-*s grid %lldx%lldx%lld  block %lldx%lldx%lld  cluster %lldx%lldx%lld",
-                    LABEL, n > 1 ? "" : "Config", (long long)sqlite3_column_int64(st, 1),
+        view_printf(v, LINE_DEFAULT,
+                    "%-*s grid %lldx%lldx%lld  block %lldx%lldx%lld  cluster %lldx%lldx%lld", LABEL,
+                    n > 1 ? "" : "Config", (long long)sqlite3_column_int64(st, 1),
                     (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3),
                     (long long)sqlite3_column_int64(st, 4), (long long)sqlite3_column_int64(st, 5),
                     (long long)sqlite3_column_int64(st, 6), (long long)sqlite3_column_int64(st, 11),
-                    (long long)sqlite3_column_int64(st, 12), (long long)sqlite3_column_int64(st, 13));
+                    (long long)sqlite3_column_int64(st, 12),
+                    (long long)sqlite3_column_int64(st, 13));
         char carve[32], waves[32];
         fmt_bytes(carve, sizeof(carve), num(st, 14));
         snprintf(waves, sizeof(waves), "%.2f", num(st, 15));
         view_printf(v, LINE_DEFAULT,
                     "%-*s shared %lld B dynamic + %lld B static, carveout %s; %lld regs/thread;"
                     " local %lld B/thread; %s waves",
-                    LABEL, "", (long long)sqlite3_column_int64(st, 7), (long long)sqlite3_column_int64(st, 8),
-                    carve, (long long)sqlite3_column_int64(st, 9), (long long)sqlite3_column_int64(st, 10),
+                    LABEL, "", (long long)sqlite3_column_int64(st, 7),
+                    (long long)sqlite3_column_int64(st, 8), carve,
+                    (long long)sqlite3_column_int64(st, 9), (long long)sqlite3_column_int64(st, 10),
                     isnan(num(st, 15)) ? "-" : waves);
     }
     sqlite3_finalize(st);
@@ -257,8 +271,8 @@ static void
 add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
 {
     struct tier_line t[6] = {
-        {"registers", "registers"}, {"shared", "shared"}, {"l1", "L1"},
-        {"l2", "L2"}, {"dram", "DRAM"}, {"host", "host link"},
+        {"registers", "registers"}, {"shared", "shared"},  {"l1", "L1"}, {"l2", "L2"},
+        {"dram", "DRAM"},           {"host", "host link"},
     };
     double b[6];
     for (int i = 0; i < 6; i++)
@@ -275,7 +289,8 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
     double gbytes = metric(p, "smsp__sass_data_bytes_mem_global_op_ld.sum");
     double ginst = metric(p, "smsp__inst_executed_op_global_ld.sum");
     double l1hit = metric(p, "l1tex__t_sector_hit_rate.pct");
-    double l2h = metric(p, "lts__t_sectors_lookup_hit.sum"), l2m = metric(p, "lts__t_sectors_lookup_miss.sum");
+    double l2h = metric(p, "lts__t_sectors_lookup_hit.sum"),
+           l2m = metric(p, "lts__t_sectors_lookup_miss.sum");
     double dram = metric(p, "dram__bytes_read.sum") + nz(metric(p, "dram__bytes_write.sum"));
     double sys = metric(p, "lts__t_sectors_aperture_sysmem.sum");
     double dur = metric(p, "gpu__time_duration.sum");
@@ -294,8 +309,8 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
     double mean = !isnan(dur) ? dur : s->mean_ns;
 
     /* registers: the share of L1 traffic that is spill */
-    double regs = tui_query_num(v->db,
-                                "SELECT max(registers_per_thread) FROM config WHERE kernel_id = ?1", v->id);
+    double regs = tui_query_num(
+        v->db, "SELECT max(registers_per_thread) FROM config WHERE kernel_id = ?1", v->id);
     if (!isnan(b[0]) && !isnan(b[2]) && b[2] > 0) {
         t[0].frac = 1 - b[0] / b[2];
         if (b[0] > 0) {
@@ -313,20 +328,23 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
     if (!isnan(shw) && !isnan(shi) && shi > 0) {
         double ways = shw / shi;
         t[1].frac = ways > 0 ? 1 / ways : -1;
-        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way (ideal 1.0 wavefront per request)", ways);
+        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way (ideal 1.0 wavefront per request)",
+                 ways);
     } else {
         t[1].frac = -1;
-        snprintf(t[1].detail, sizeof(t[1].detail), "%s", shi == 0 ? "no shared-memory access" : "not measured");
+        snprintf(t[1].detail, sizeof(t[1].detail), "%s",
+                 shi == 0 ? "no shared-memory access" : "not measured");
     }
     /* L1: sectors per global load request against the ideal for the bytes asked */
     if (!isnan(gsec) && !isnan(greq) && greq > 0) {
         double spr = gsec / greq;
-        double ideal = (!isnan(gbytes) && !isnan(ginst) && ginst > 0) ? ceil(gbytes / ginst / 32) : 4;
+        double ideal =
+            (!isnan(gbytes) && !isnan(ginst) && ginst > 0) ? ceil(gbytes / ginst / 32) : 4;
         if (ideal < 1)
             ideal = 1;
         t[2].frac = spr > 0 ? ideal / spr : -1;
-        snprintf(t[2].detail, sizeof(t[2].detail), "%.1f sectors/request (ideal %.0f); hit %.0f%%", spr, ideal,
-                 nz(l1hit));
+        snprintf(t[2].detail, sizeof(t[2].detail), "%.1f sectors/request (ideal %.0f); hit %.0f%%",
+                 spr, ideal, nz(l1hit));
     } else {
         t[2].frac = -1;
         snprintf(t[2].detail, sizeof(t[2].detail), "%s", "no global loads measured");
@@ -340,7 +358,8 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         snprintf(t[3].detail, sizeof(t[3].detail), "%s", "not measured");
     }
     /* DRAM and host link: share of the peak bandwidth while the kernel runs */
-    double peak = tui_query_num(v->db, "SELECT peak_dram_bw_bytes_per_s FROM device ORDER BY id LIMIT 1", 0);
+    double peak =
+        tui_query_num(v->db, "SELECT peak_dram_bw_bytes_per_s FROM device ORDER BY id LIMIT 1", 0);
     if (!isnan(b[4]) && mean > 0 && !isnan(peak) && peak > 0) {
         double bw = b[4] / (mean * 1e-9);
         char bws[32];
@@ -357,11 +376,14 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         char bws[32];
         fmt_bw(bws, sizeof(bws), bw);
         t[5].frac = bw / hpeak;
-        snprintf(t[5].detail, sizeof(t[5].detail), "%s = %.0f%% of the link", bws, 100 * bw / hpeak);
+        snprintf(t[5].detail, sizeof(t[5].detail), "%s = %.0f%% of the link", bws,
+                 100 * bw / hpeak);
     } else {
         t[5].frac = -1;
         snprintf(t[5].detail, sizeof(t[5].detail), "%s",
-                 isnan(b[5]) ? "not measured" : b[5] == 0 ? "no host-memory access" : "link speed unknown");
+                 isnan(b[5]) ? "not measured"
+                 : b[5] == 0 ? "no host-memory access"
+                             : "link speed unknown");
     }
 
     view_printf(v, LINE_SECTION, "Memory hierarchy, per launch      traffic   efficiency");
@@ -375,7 +397,8 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         line_add(l, LINE_DEFAULT, 0, "%*s", 6 - i, "");
         line_add(l, LINE_DEFAULT, 10, "%s", by);
         line_add_bar(l, t[i].frac, 10);
-        line_add(l, t[i].frac >= 0 && t[i].frac < 0.5 ? LINE_WARNING : LINE_DEFAULT, 0, "%s", t[i].detail);
+        line_add(l, t[i].frac >= 0 && t[i].frac < 0.5 ? LINE_WARNING : LINE_DEFAULT, 0, "%s",
+                 t[i].detail);
         add_findings_at(v, p, t[i].tier);
     }
 }
@@ -444,23 +467,24 @@ kernel_open(struct view *v)
     fmt_ns(c, sizeof(c), s.total_ns);
     fmt_ns(d, sizeof(d), s.mean_ns);
     fmt_pct(e, sizeof(e), s.share_pct);
-    view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; total %s (%s of GPU time), mean %s", LABEL,
-                "Launches", a, b, c, e, d);
+    view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; total %s (%s of GPU time), mean %s",
+                LABEL, "Launches", a, b, c, e, d);
     fmt_ns(a, sizeof(a), s.floor_ns);
     fmt_ratio(b, sizeof(b), s.floor_ratio);
     fmt_ns(c, sizeof(c), s.floor_measured_ns);
     fmt_ratio(d, sizeof(d), s.floor_ratio_measured);
     if (s.has)
         view_printf(v, s.floor_ratio > 2 ? LINE_WARNING : LINE_DEFAULT,
-                    "%-*s %s at datasheet bandwidth (mean = %s); %s at measured (%s); bound by %s", LABEL,
-                    "Floor", a, b, c, d, s.bound);
+                    "%-*s %s at datasheet bandwidth (mean = %s); %s at measured (%s); bound by %s",
+                    LABEL, "Floor", a, b, c, d, s.bound);
     else
         view_printf(v, LINE_DIM, "%-*s not analyzed", LABEL, "Floor");
     fmt_pct(e, sizeof(e), s.theo_occ);
-    double ach = !isnan(s.ach_occ) ? s.ach_occ : metric(p, "sm__warps_active.avg.pct_of_peak_sustained_active");
+    double ach = !isnan(s.ach_occ) ? s.ach_occ
+                                   : metric(p, "sm__warps_active.avg.pct_of_peak_sustained_active");
     fmt_pct(f, sizeof(f), ach);
-    view_printf(v, LINE_DEFAULT, "%-*s theoretical %s, achieved %s, limited by %s", LABEL, "Occupancy", e, f,
-                s.limiter[0] ? s.limiter : "-");
+    view_printf(v, LINE_DEFAULT, "%-*s theoretical %s, achieved %s, limited by %s", LABEL,
+                "Occupancy", e, f, s.limiter[0] ? s.limiter : "-");
     add_config(v);
     view_printf(v, LINE_DEFAULT, "%s", "");
     add_pyramid(v, p, &s);

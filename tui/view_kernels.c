@@ -14,24 +14,17 @@
 enum { K_NAME, K_LAUNCHES, K_TOTAL, K_MEAN, K_FLOOR, K_LOST, K_WORST, K_CONFIG };
 
 static const struct column kernel_cols[] = {
-    [K_NAME] = {"Kernel", COL_TEXT, 0, false},
-    [K_LAUNCHES] = {"Launches", COL_COUNT, 9, true},
-    [K_TOTAL] = {"Total", COL_NS, 8, true},
-    [K_MEAN] = {"Mean", COL_NS, 8, true},
-    [K_FLOOR] = {"Floor", COL_RATIO, 6, true},
-    [K_LOST] = {"Lost", COL_NS, 8, true},
+    [K_NAME] = {"Kernel", COL_TEXT, 0, false},  [K_LAUNCHES] = {"Launches", COL_COUNT, 9, true},
+    [K_TOTAL] = {"Total", COL_NS, 8, true},     [K_MEAN] = {"Mean", COL_NS, 8, true},
+    [K_FLOOR] = {"Floor", COL_RATIO, 6, true},  [K_LOST] = {"Lost", COL_NS, 8, true},
     [K_WORST] = {"Worst", COL_TEXT, 12, false},
 };
 
 static const struct column config_cols[] = {
-    [K_NAME] = {"Kernel", COL_TEXT, 0, false},
-    [K_LAUNCHES] = {"Launches", COL_COUNT, 9, true},
-    [K_TOTAL] = {"Total", COL_NS, 8, true},
-    [K_MEAN] = {"Mean", COL_NS, 8, true},
-    [K_FLOOR] = {"Floor", COL_RATIO, 6, true},
-    [K_LOST] = {"Lost", COL_NS, 8, true},
-    [K_WORST] = {"Worst", COL_TEXT, 12, false},
-    [K_CONFIG] = {"Grid/Block", COL_TEXT, 12, false},
+    [K_NAME] = {"Kernel", COL_TEXT, 0, false},  [K_LAUNCHES] = {"Launches", COL_COUNT, 9, true},
+    [K_TOTAL] = {"Total", COL_NS, 8, true},     [K_MEAN] = {"Mean", COL_NS, 8, true},
+    [K_FLOOR] = {"Floor", COL_RATIO, 6, true},  [K_LOST] = {"Lost", COL_NS, 8, true},
+    [K_WORST] = {"Worst", COL_TEXT, 12, false}, [K_CONFIG] = {"Grid/Block", COL_TEXT, 12, false},
 };
 
 /* Both queries return the same columns; ?1 = 1 for per-configuration rows. */

@@ -32,10 +32,12 @@ static void
 add_run(struct view *v)
 {
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "SELECT program, command_line, host, pid, tool_version, mode, profiling_limited,"
-                    " clean_exit, records_dropped + activity_dropped + ranges_dropped FROM run ORDER BY id LIMIT 1",
-                    &st))
+    if (tui_prepare(
+            v->db,
+            "SELECT program, command_line, host, pid, tool_version, mode, profiling_limited,"
+            " clean_exit, records_dropped + activity_dropped + ranges_dropped FROM run ORDER BY id "
+            "LIMIT 1",
+            &st))
         return;
     if (sqlite3_step(st) != SQLITE_ROW) {
         view_printf(v, LINE_DIM, "%-*s (no run recorded)", LABEL, "Program");
@@ -55,7 +57,8 @@ add_run(struct view *v)
     if (text(st, 6))
         view_add_wrapped(v, LINE_WARNING, LABEL, "Limited", text(st, 6), 66);
     if (sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_int(st, 7) == 0)
-        view_printf(v, LINE_WARNING, "%-*s the program did not exit cleanly: the report may be partial", LABEL,
+        view_printf(v, LINE_WARNING,
+                    "%-*s the program did not exit cleanly: the report may be partial", LABEL,
                     "Warning");
     if (sqlite3_column_int64(st, 8) > 0)
         view_printf(v, LINE_WARNING, "%-*s %lld records dropped", LABEL, "Warning",
@@ -67,10 +70,11 @@ static void
 add_devices(struct view *v)
 {
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "SELECT id, name, chip, cc_major, cc_minor, sm_count, global_mem_bytes,"
-                    " peak_dram_bw_bytes_per_s, measured_copy_bw_bytes_per_s FROM device ORDER BY id",
-                    &st))
+    if (tui_prepare(
+            v->db,
+            "SELECT id, name, chip, cc_major, cc_minor, sm_count, global_mem_bytes,"
+            " peak_dram_bw_bytes_per_s, measured_copy_bw_bytes_per_s FROM device ORDER BY id",
+            &st))
         return;
     while (sqlite3_step(st) == SQLITE_ROW) {
         char mem[32], bw[32], mbw[32];
@@ -94,10 +98,12 @@ add_totals(struct view *v, double *gpu_ns)
 {
     sqlite3_stmt *st = NULL;
     if (tui_prepare(v->db,
-                    "SELECT (SELECT coalesce(sum(launches), 0) FROM config), (SELECT coalesce(sum(total_ns), 0) FROM config),"
+                    "SELECT (SELECT coalesce(sum(launches), 0) FROM config), (SELECT "
+                    "coalesce(sum(total_ns), 0) FROM config),"
                     " (SELECT count(*) FROM kernel), (SELECT count(*) FROM config),"
                     " (SELECT count(*) FROM profile), (SELECT count(*) FROM copy),"
-                    " (SELECT coalesce(sum(bytes), 0) FROM copy), (SELECT coalesce(sum(end_ns - start_ns), 0) FROM copy),"
+                    " (SELECT coalesce(sum(bytes), 0) FROM copy), (SELECT coalesce(sum(end_ns - "
+                    "start_ns), 0) FROM copy),"
                     " (SELECT count(*) FROM launch_failure)",
                     &st))
         return;
@@ -107,17 +113,18 @@ add_totals(struct view *v, double *gpu_ns)
         fmt_count(b, sizeof(b), num(st, 4));
         fmt_ns(c, sizeof(c), num(st, 1));
         *gpu_ns = num(st, 1);
-        view_printf(v, LINE_DEFAULT, "%-*s %s launches (%s profiled) of %lld kernels in %lld configurations",
-                    LABEL, "Launches", a, b, (long long)sqlite3_column_int64(st, 2),
+        view_printf(v, LINE_DEFAULT,
+                    "%-*s %s launches (%s profiled) of %lld kernels in %lld configurations", LABEL,
+                    "Launches", a, b, (long long)sqlite3_column_int64(st, 2),
                     (long long)sqlite3_column_int64(st, 3));
         fmt_count(d, sizeof(d), num(st, 5));
         fmt_bytes(e, sizeof(e), num(st, 6));
         fmt_ns(f, sizeof(f), num(st, 7));
-        view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s copies moving %s in %s", LABEL, "GPU time", c, d,
-                    e, f);
+        view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s copies moving %s in %s", LABEL,
+                    "GPU time", c, d, e, f);
         if (sqlite3_column_int64(st, 8) > 0)
-            view_printf(v, LINE_ERROR, "%-*s %lld launches failed (see the launch_failure table)", LABEL,
-                        "Failures", (long long)sqlite3_column_int64(st, 8));
+            view_printf(v, LINE_ERROR, "%-*s %lld launches failed (see the launch_failure table)",
+                        LABEL, "Failures", (long long)sqlite3_column_int64(st, 8));
     }
     sqlite3_finalize(st);
 }
@@ -126,7 +133,8 @@ static void
 add_findings(struct view *v, double gpu_ns)
 {
     if (!tui_has_rows(v->db, "SELECT 1 FROM analysis LIMIT 1")) {
-        view_printf(v, LINE_WARNING, "%-*s not analyzed: run 'gpuhier analyze' for findings", LABEL, "Findings");
+        view_printf(v, LINE_WARNING, "%-*s not analyzed: run 'gpuhier analyze' for findings", LABEL,
+                    "Findings");
         return;
     }
     sqlite3_stmt *st = NULL;
@@ -187,12 +195,14 @@ add_time_split(struct view *v, double gpu_ns)
     /* kernel_summary when analyzed, else the collector's configuration totals. */
     bool analyzed = tui_has_rows(v->db, "SELECT 1 FROM kernel_summary LIMIT 1");
     if (tui_prepare(v->db,
-                    analyzed ? "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name), ks.total_ns"
-                               " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
-                               " WHERE ks.config_id IS NULL ORDER BY ks.total_ns DESC LIMIT 9"
-                             : "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name),"
-                               " sum(c.total_ns) AS t FROM config c JOIN kernel k ON k.id = c.kernel_id"
-                               " GROUP BY k.id ORDER BY t DESC LIMIT 9",
+                    analyzed
+                        ? "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name), "
+                          "ks.total_ns"
+                          " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
+                          " WHERE ks.config_id IS NULL ORDER BY ks.total_ns DESC LIMIT 9"
+                        : "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name),"
+                          " sum(c.total_ns) AS t FROM config c JOIN kernel k ON k.id = c.kernel_id"
+                          " GROUP BY k.id ORDER BY t DESC LIMIT 9",
                     &st))
         return;
     view_printf(v, LINE_DEFAULT, "%s", "");
