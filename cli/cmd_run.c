@@ -229,24 +229,66 @@ print_prefixed(FILE *f, const char *text)
 }
 
 /*
+ * What the collector recorded about its own limits: why counters are
+ * missing, and its warning/error events (the program's output may have
+ * scrolled its ==gpuhier== lines away). One line per event code.
+ */
+static void
+print_report_notes(sqlite3 *db, const char *shown)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, "SELECT profiling_limited, clean_exit FROM run ORDER BY id LIMIT 1", &st) == 0 &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *why = sqlite3_column_text(st, 0);
+        if (why && *why)
+            fprintf(stderr, "==gpuhier==   %s: counters limited: %s\n", shown, (const char *)why);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_int(st, 1) == 0)
+            fprintf(stderr, "==gpuhier==   %s: the collector did not finish cleanly\n", shown);
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (store_prepare(db, "SELECT level, code, count(*), min(message) FROM event "
+                          "WHERE level IN ('warning', 'error') GROUP BY level, code ORDER BY min(id) LIMIT 10",
+                      &st) == 0) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *level = (const char *)sqlite3_column_text(st, 0);
+            const char *code = (const char *)sqlite3_column_text(st, 1);
+            const char *msg = (const char *)sqlite3_column_text(st, 3);
+            int n = sqlite3_column_int(st, 2);
+            char times[32] = "";
+            if (n > 1)
+                snprintf(times, sizeof(times), " (%d times)", n);
+            fprintf(stderr, "==gpuhier==   %s: %s: %s%s\n", shown, level ? level : "warning",
+                    msg ? msg : (code ? code : ""), times);
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+/*
  * Analyze in place: the report was just written by this run's collector
  * and is closed, so writing the analysis tables into it now saves every
  * later reader from analyzing it again (`gpuhier analyze` does the same).
  */
 static void
-analyze_report(const struct run_opts *o, const char *path, const char *shown)
+finish_report(const struct run_opts *o, const char *path, const char *shown)
 {
     sqlite3 *db = NULL;
     char *text = NULL;
     size_t len = 0;
     FILE *mem = NULL;
     struct analyzer_opts ao = {.rules_dir = o->rules_dir};
+    int is_analyze = !o->is_no_analyze;
 
-    if (store_open(path, STORE_READ_WRITE, &db)) {
+    if (store_open(path, is_analyze ? STORE_READ_WRITE : STORE_READ_ONLY, &db)) {
         if (!o->is_quiet)
-            fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown, store_error());
+            fprintf(stderr, "==gpuhier== cannot read %s: %s\n", shown, store_error());
         goto out;
     }
+    if (!o->is_quiet)
+        print_report_notes(db, shown);
+    if (!is_analyze)
+        goto out;
     if (analyzer_analyze(db, &ao)) {
         if (!o->is_quiet)
             fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown, analyzer_error());
@@ -335,17 +377,16 @@ cmd_run(int argc, const char **argv)
         if (rc == 0)
             run_session_print(&s, cwd, stderr);
     }
-    if (rc == 0 && !o.is_no_analyze) {
-        for (size_t i = 0; i < s.n; i++) {
-            const char *shown = run_display_path(s.procs[i].report, cwd);
-            if (!s.procs[i].has_end) {
-                if (!o.is_quiet)
-                    fprintf(stderr, "==gpuhier== not analyzed: %s was not closed; "
-                                    "'gpuhier analyze %s' reads what it holds\n", shown, shown);
-                continue;
-            }
-            analyze_report(&o, s.procs[i].report, shown);
+    for (size_t i = 0; rc == 0 && i < s.n; i++) {
+        const char *shown = run_display_path(s.procs[i].report, cwd);
+        if (!s.procs[i].has_end) {
+            /* Its process may still be writing (a daemon child), or it died: leave it alone. */
+            if (!o.is_quiet && !o.is_no_analyze)
+                fprintf(stderr, "==gpuhier== not analyzed: %s was not closed; "
+                                "'gpuhier analyze %s' reads what it holds\n", shown, shown);
+            continue;
         }
+        finish_report(&o, s.procs[i].report, shown);
     }
     run_session_release(&s);
     free(path);

@@ -41,6 +41,24 @@ else
   expect_rc 0 "$G" run -q "$C" cuda "$T/r.db" 2> err.txt
   [ ! -s err.txt ] || { cat err.txt >&2; fail "-q printed findings"; }
 fi
+# What the collector recorded about its limits is repeated at the end.
+sh "$GPUHIER_SOURCE_DIR/bench/make_big_report.sh" --kernels 2 "$T/ev.db" 20 2 > /dev/null 2>&1
+python3 - "$T/ev.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executemany("INSERT INTO event(time_ns, level, code, message) VALUES (?, ?, ?, ?)",
+              [(1, "warning", "cupti_subscribe_failed", "CUPTI refused: another subscriber"),
+               (2, "warning", "capture_skip", "launch during stream capture not profiled"),
+               (3, "warning", "capture_skip", "launch during stream capture not profiled"),
+               (4, "info", "quiet", "an info line is not repeated")])
+c.execute("UPDATE run SET profiling_limited = 'no counter permission'")
+c.commit()
+PY
+expect_rc 0 "$G" run --no-analyze "$C" cuda "$T/ev.db" 2> err.txt
+contains err.txt "==gpuhier==   ev.db: counters limited: no counter permission"
+contains err.txt "==gpuhier==   ev.db: warning: CUPTI refused: another subscriber"
+contains err.txt "==gpuhier==   ev.db: warning: launch during stream capture not profiled (2 times)"
+lacks err.txt "an info line"
 # --rules with a directory of no rules still runs the program and keeps its status.
 mkdir norules
 expect_rc 5 "$G" run -q --rules norules "$C" exit 5
