@@ -63,6 +63,21 @@ int cli_store_exit_code(void);
 struct sqlite3;
 int cli_open_for_reading(const char *path, int raw, struct sqlite3 **out);
 
+/*
+ * Open a report for export, check and diff: like cli_open_for_reading(),
+ * but a report that cannot be analyzed is an error (a CI gate must not
+ * pass on missing findings). `rules_dir` NULL: the default rules.
+ * Defined in cli/cmd_export.c.
+ */
+int cli_open_analyzed(const char *path, int raw, const char *rules_dir, struct sqlite3 **out);
+
+/*
+ * Option with a value, as "--name VALUE" or "--name=VALUE" at argv[*i]:
+ * returns 1 with *value set (advancing *i past a separate value), else 0.
+ * Defined in cli/cmd_export.c.
+ */
+int cli_opt_value(int argc, const char **argv, int *i, const char *name, const char **value);
+
 /* Directory of the running gpuhier executable (static buffer), "" if unknown. */
 const char *cli_self_dir(void);
 

@@ -611,6 +611,7 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
 {
     regex_t re;
     int has_re = 0, ret = -1;
+    memset(r, 0, sizeof(*r));
     const char *fmt = o->format ? o->format : "md";
     const char *minsev = o->min_severity ? o->min_severity : "note";
     int min_rank = export_severity_rank(minsev);
@@ -619,7 +620,6 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
     /* JUnit reports passing test cases too: its severity is the failure line, not a filter. */
     if (!strcmp(fmt, "junit"))
         min_rank = 1;
-    memset(r, 0, sizeof(*r));
     r->redact = o->redact;
     if (o->kernel_regex) {
         int rc = regcomp(&re, o->kernel_regex, REG_EXTENDED | REG_NOSUB);
@@ -772,7 +772,10 @@ export_md_dir(sqlite3 *db, const struct export_opts *o, const char *dir, FILE *l
         char rule[64], kern[64], path[4096];
         safe_name(rule, sizeof(rule), f->rule_id);
         safe_name(kern, sizeof(kern), f->short_name ? f->short_name : f->demangled_name);
-        snprintf(path, sizeof(path), "%s/%04lld-%s-%s.md", dir, f->rank > 0 ? f->rank : (long long)i + 1,
+        size_t dl = strlen(dir);
+        while (dl > 1 && dir[dl - 1] == '/')
+            dl--;
+        snprintf(path, sizeof(path), "%.*s/%04lld-%s-%s.md", (int)dl, dir, f->rank > 0 ? f->rank : (long long)i + 1,
                  rule, kern);
         FILE *fp = fopen(path, "w");
         if (!fp) {

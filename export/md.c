@@ -19,9 +19,14 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
-/* Characters escaped in prose and table cells. */
-static const char MD_SPECIAL[] = "\\`*_{}[]<>()#+-!|~&@:^$=";
+/*
+ * Characters escaped anywhere in prose and table cells: inline syntax,
+ * HTML, entities, GFM tables, strikethrough, mentions, and ':' so that
+ * "http://" never becomes an autolink.
+ */
+static const char MD_SPECIAL[] = "\\`*_{}[]<>()#!|~&@:^$";
 
 static void
 md_text(FILE *out, const char *s)
@@ -29,10 +34,40 @@ md_text(FILE *out, const char *s)
     if (!s)
         s = "";
     for (const char *p = s; *p; p++) {
-        if (strchr(MD_SPECIAL, *p))
+        /* "www." autolinks without any special character: break the dot. */
+        if (strchr(MD_SPECIAL, *p) || (*p == '.' && p - s >= 3 && !strncasecmp(p - 3, "www", 3)))
             fputc('\\', out);
         fputc(*p, out);
     }
+}
+
+/*
+ * Text that starts a line: also defuse what only means something there
+ * (lists "- + 1.", block quotes ">", headings "#", thematic breaks and
+ * setext underlines "- = *", indented code).
+ */
+static void
+md_para(FILE *out, const char *s)
+{
+    if (!s)
+        s = "";
+    while (*s == ' ')
+        s++;
+    if (*s && strchr("-+=>#*_", *s)) {
+        fputc('\\', out);
+        fputc(*s++, out);
+    } else {
+        const char *d = s;
+        while (*d >= '0' && *d <= '9')
+            d++;
+        if (d > s && (*d == '.' || *d == ')')) {
+            fwrite(s, 1, (size_t)(d - s), out);
+            fputc('\\', out);
+            fputc(*d, out);
+            s = d + 1;
+        }
+    }
+    md_text(out, s);
 }
 
 static size_t
@@ -98,8 +133,9 @@ config_row(FILE *out, const char *name, const char *value)
     fputs(" |\n", out);
 }
 
+/* `ordinal` > 0 prefixes the title (headings must differ within one document). */
 static void
-write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, int level)
+write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, int level, long long ordinal)
 {
     char a[64], b[64], c[64];
     const char *kname = f->short_name ? f->short_name : f->demangled_name;
@@ -107,6 +143,8 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
     for (int i = 0; i < level; i++)
         fputc('#', out);
     fputc(' ', out);
+    if (ordinal > 0)
+        fprintf(out, "%lld \xc2\xb7 ", ordinal);
     md_text(out, f->title ? f->title : f->rule_id);
     if (kname) {
         fputs(" in ", out);
@@ -180,7 +218,7 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
     }
 
     heading(out, level + 1, "Finding", NULL);
-    md_text(out, f->message ? f->message : f->title);
+    md_para(out, f->message ? f->message : f->title);
     fputs("\n\n", out);
 
     heading(out, level + 1, "Evidence", NULL);
@@ -226,7 +264,7 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
     }
 
     heading(out, level + 1, "Remedy", NULL);
-    md_text(out, f->remedy ? f->remedy : "See `gpuhier rules explain` for this rule.");
+    md_para(out, f->remedy ? f->remedy : "See `gpuhier rules explain` for this rule.");
     fputs("\n\n", out);
 
     heading(out, level + 1, "Reference", NULL);
@@ -261,7 +299,7 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
 int
 ex_write_md_one_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out)
 {
-    write_ticket(r, f, out, 1);
+    write_ticket(r, f, out, 1, 0);
     if (ferror(out))
         return store_set_error("cannot write Markdown: %s", strerror(errno));
     return 0;
@@ -293,13 +331,13 @@ ex_write_md(const struct ex_report *r, const struct export_opts *o, FILE *out)
         }
         for (size_t i = 0; i < r->n; i++) {
             fputc('\n', out);
-            write_ticket(r, &r->f[i], out, 2);
+            write_ticket(r, &r->f[i], out, 2, r->f[i].rank > 0 ? r->f[i].rank : (long long)i + 1);
         }
     } else {
         for (size_t i = 0; i < r->n; i++) {
             if (i)
                 fprintf(out, "\n%s\n\n", EXPORT_MD_SEPARATOR);
-            write_ticket(r, &r->f[i], out, 1);
+            write_ticket(r, &r->f[i], out, 1, 0);
         }
     }
     if (ferror(out))

@@ -2,3 +2,15 @@
 add_executable(test_sanitize ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sanitize.c)
 target_link_libraries(test_sanitize PRIVATE gh_export)
 gh_add_test(NAME unit.sanitize COMMAND test_sanitize LABELS unit export)
+
+add_executable(test_export ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_export.c)
+target_link_libraries(test_export PRIVATE gh_export gh_store PkgConfig::JANSSON LibXml2::LibXml2)
+gh_add_test(NAME unit.export COMMAND test_export LABELS unit export)
+
+# e2e: export (t45x), check (t46x), diff (t47x) on SYNTHETIC reports.
+set(GH_EXPORT_E2E_ENV "GPUHIER=$<TARGET_FILE:gpuhier>" "GH_TEST_EXPORT=$<TARGET_FILE:test_export>")
+file(GLOB GH_EXPORT_E2E ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t4[5-7][0-9]-*.sh)
+foreach(script ${GH_EXPORT_E2E})
+  get_filename_component(name ${script} NAME_WE)
+  gh_add_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e export ENVIRONMENT ${GH_EXPORT_E2E_ENV})
+endforeach()

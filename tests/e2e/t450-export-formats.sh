@@ -1,0 +1,56 @@
+#!/bin/sh
+# gpuhier export on a SYNTHETIC report full of hostile names: every
+# format, every output path (stdout, -o FILE, -o DIR/), exit codes, no
+# raw control bytes, secrets redacted, and the report never modified.
+. "$(dirname "$0")/t45-export-lib.sh"
+"$MK" --make-report nasty.db nasty || exit 1
+"$MK" --make-report empty.db empty || exit 1
+sum0=$(cksum <nasty.db)
+for f in md json csv sarif junit; do
+    expect_rc 0 "$G" export nasty.db --raw --format "$f" -o "out.$f"
+    mode=; [ "$f" = csv ] && mode=crlf
+    n=$(raw_controls "out.$f" $mode)
+    [ "$n" = 0 ] || bad "$f: $n raw control bytes"
+    grep -q 'ghp_abcdefghij\|hunter2hunter2\|pa55w0rdURL\|s3cr3t-env-value\|secret-home' "out.$f" && bad "$f: a secret leaked"
+    expect_rc 0 "$G" export empty.db --raw --format "$f" -o "empty.$f"
+done
+# JUnit is well-formed XML (schema validation is t451's job).
+if command -v xmllint >/dev/null; then
+    xmllint --noout out.junit empty.junit || bad "junit is not well-formed"
+fi
+# Tickets on stdout are separated by the marker; -o DIR/ writes one file each.
+"$G" export nasty.db --raw >stdout.md || bad "export to stdout"
+[ "$(grep -c '^<!-- gpuhier:ticket -->$' stdout.md)" = 4 ] || bad "want 4 separators between 5 tickets"
+expect_rc 0 "$G" export nasty.db --raw -o tickets/
+[ "$(ls tickets | wc -l)" = 5 ] || bad "want 5 ticket files, got $(ls tickets | wc -l)"
+[ "$(wc -l <rc.out)" = 5 ] || bad "-o DIR/ lists the files it wrote"
+expect_rc 0 "$G" export nasty.db --raw --one -o one.md
+[ "$(grep -c '^# ' one.md)" = 1 ] || bad "--one: one top-level heading"
+# Filters.
+"$G" export nasty.db --raw --format csv --rule uncoalesced-global-load >r.csv
+[ "$(wc -l <r.csv)" = 3 ] || bad "--rule: want header + 2 rows"
+"$G" export nasty.db --raw --format csv --kernel '^transpose' --min-severity error >k.csv
+[ "$(wc -l <k.csv)" = 2 ] || bad "--kernel + --min-severity: want header + 1 row"
+"$G" export nasty.db --raw --format csv --top 3 >t.csv
+[ "$(wc -l <t.csv)" = 4 ] || bad "--top 3: want header + 3 rows"
+# --no-redact keeps the command line as recorded (the allowlist still holds).
+"$G" export nasty.db --raw --format json --no-redact >nr.json
+grep -q hunter2hunter2 nr.json || bad "--no-redact lost the password argument"
+grep -q secret-home nr.json && bad "--no-redact leaked a variable outside the allowlist"
+# Errors and exit codes (docs/exit-codes.md).
+expect_rc 6 "$G" export nasty.db --raw --format json -o out.json
+expect_rc 0 "$G" export nasty.db --raw --format json -o out.json -f
+expect_rc 2 "$G" export nasty.db --raw --format pdf
+expect_rc 2 "$G" export nasty.db --raw --min-severity fatal
+expect_rc 2 "$G" export nasty.db --raw --top 0
+expect_rc 2 "$G" export nasty.db --raw --bogus
+expect_rc 2 "$G" export
+expect_rc 3 "$G" export missing.db --raw
+expect_rc 2 "$G" export nasty.db --raw --kernel '(unclosed'
+# Readers never write: same bytes, and a read-only report in a read-only directory works.
+[ "$(cksum <nasty.db)" = "$sum0" ] || bad "export modified the report"
+mkdir ro && cp nasty.db ro/ && chmod 444 ro/nasty.db && chmod 555 ro
+expect_rc 0 "$G" export ro/nasty.db --raw --format sarif -o ro.sarif
+ls ro | grep -qv '^nasty.db$' && bad "export left files beside a read-only report"
+[ $fail = 0 ] && echo "t450: export formats ok"
+exit $fail

@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of export/: every format on a synthetic report full of
+ * hostile strings must parse (jansson, libxml2, an RFC 4180 reader),
+ * carry no raw control bytes, keep secrets out, honour the filters, and
+ * stay valid when the report is empty.
+ *
+ * `test_export --make-report PATH nasty|before|after|empty` writes one of
+ * the synthetic reports for the e2e scripts instead of running tests.
+ */
+#include "export/export.h"
+#include "export/sanitize.h"
+#include "tests/check.h"
+#include "tests/unit/test_export_report.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <unistd.h>
+
+static const char *formats[] = {"md", "json", "csv", "sarif", "junit"};
+
+static char *
+run_export(sqlite3 *db, const struct export_opts *o, int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *rc = export_write(db, o, f);
+    if (*rc)
+        fprintf(stderr, "export_write: %s\n", store_error());
+    fclose(f);
+    return buf;
+}
+
+/* Valid UTF-8, no C0 control but \n (and \r before \n when crlf), no DEL, no C1. */
+static int
+bytes_clean(const char *s, int crlf)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned char b = *p;
+        if (b == '\n' || (crlf && b == '\r' && p[1] == '\n')) {
+            p++;
+            continue;
+        }
+        if (b < 0x20 || b == 0x7f) {
+            fprintf(stderr, "raw control byte 0x%02x at offset %ld\n", b, (long)(p - (const unsigned char *)s));
+            return 0;
+        }
+        if (b < 0x80) {
+            p++;
+            continue;
+        }
+        int len = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 0;
+        if (len == 0 || b > 0xf4)
+            return 0;
+        for (int i = 1; i < len; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                return 0;
+        if (b == 0xc2 && p[1] <= 0x9f)
+            return 0;
+        p += len;
+    }
+    return 1;
+}
+
+static xmlDocPtr
+parse_xml(const char *s)
+{
+    return xmlReadMemory(s, (int)strlen(s), "junit.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_HUGE);
+}
+
+static int
+count_elements(xmlNodePtr n, const char *name, const char *child)
+{
+    int c = 0;
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (!strcmp((const char *)n->name, name)) {
+            if (!child) {
+                c++;
+            } else {
+                for (xmlNodePtr k = n->children; k; k = k->next)
+                    if (k->type == XML_ELEMENT_NODE && !strcmp((const char *)k->name, child))
+                        c++;
+            }
+        }
+        c += count_elements(n->children, name, child);
+    }
+    return c;
+}
+
+/*
+ * RFC 4180 reader: returns the number of records, checks every record has
+ * `nfields` fields and that records end in CRLF; stores field `want` of
+ * record `row` in *cell (new string) when asked.
+ */
+static int
+csv_records(const char *s, int nfields, int row, int want, char **cell)
+{
+    int records = 0;
+    const char *p = s;
+    while (*p) {
+        int field = 0;
+        for (;;) {
+            size_t cap = strlen(p) + 1, n = 0;
+            char *val = malloc(cap);
+            if (*p == '"') {
+                p++;
+                for (;;) {
+                    if (!*p) {
+                        free(val);
+                        return -1;
+                    }
+                    if (*p == '"' && p[1] == '"') {
+                        val[n++] = '"';
+                        p += 2;
+                    } else if (*p == '"') {
+                        p++;
+                        break;
+                    } else {
+                        val[n++] = *p++;
+                    }
+                }
+            } else {
+                while (*p && *p != ',' && *p != '\r' && *p != '\n') {
+                    if (*p == '"') {
+                        free(val);
+                        return -1; /* a quote in an unquoted field */
+                    }
+                    val[n++] = *p++;
+                }
+            }
+            val[n] = '\0';
+            if (cell && records == row && field == want)
+                *cell = val;
+            else
+                free(val);
+            field++;
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (p[0] == '\r' && p[1] == '\n') {
+                p += 2;
+                break;
+            }
+            return -1; /* bare LF, or garbage after a quoted field */
+        }
+        if (field != nfields) {
+            fprintf(stderr, "csv record %d has %d fields, want %d\n", records, field, nfields);
+            return -1;
+        }
+        records++;
+    }
+    return records;
+}
+
+static sqlite3 *
+nasty(void)
+{
+    sqlite3 *db = make_report(":memory:", EXR_NASTY);
+    CHECK(db != NULL);
+    return db;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_export_every_format_parses(void)
+{
+    sqlite3 *db = nasty();
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        for (int one = 0; one < 2; one++) {
+            struct export_opts o = {.format = formats[i], .redact = 1, .one = one};
+            int rc;
+            char *out = run_export(db, &o, &rc);
+            CHECK_EQ_INT(rc, 0);
+            CHECK(out && bytes_clean(out, !strcmp(formats[i], "csv")));
+            if (!strcmp(formats[i], "json") || !strcmp(formats[i], "sarif")) {
+                json_error_t err;
+                json_t *j = json_loads(out, 0, &err);
+                if (!j)
+                    fprintf(stderr, "%s: %s at %d\n", formats[i], err.text, err.line);
+                CHECK(j != NULL);
+                json_decref(j);
+            } else if (!strcmp(formats[i], "junit")) {
+                xmlDocPtr d = parse_xml(out);
+                CHECK(d != NULL);
+                xmlFreeDoc(d);
+            } else if (!strcmp(formats[i], "csv")) {
+                CHECK_EQ_INT(csv_records(out, 22, -1, -1, NULL), 6);
+            }
+            free(out);
+        }
+    }
+    sqlite3_close(db);
+}
+
+static void
+test_export_json_records(void)
+{
+    sqlite3 *db = nasty();
+    struct export_opts o = {.format = "json", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    json_t *j = json_loads(out, 0, NULL);
+    CHECK(j != NULL);
+    CHECK_STR(json_string_value(json_object_get(j, "schema")), EXPORT_JSON_SCHEMA);
+    json_t *fs = json_object_get(j, "findings");
+    CHECK_EQ_INT(json_array_size(fs), 5);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "findings_total")), 5);
+    /* Ranked order; the nasty name arrives exactly as the sanitizer makes it. */
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(fs, 0), "rank")), 1);
+    json_t *k = json_object_get(json_array_get(fs, 1), "kernel");
+    char *want = sanitize_text(EXR_NASTY_NAME, 0);
+    CHECK_STR(json_string_value(json_object_get(k, "demangled_name")), want);
+    free(want);
+    /* The 64 KB name is capped, and says so with an ellipsis. */
+    const char *huge = json_string_value(json_object_get(json_object_get(json_array_get(fs, 2), "kernel"), "demangled_name"));
+    CHECK(huge && strlen(huge) <= 4096 && strstr(huge, "\xe2\x80\xa6"));
+    /* Evidence with threshold and verdict; run-level finding has null kernel. */
+    json_t *ev = json_array_get(json_object_get(json_array_get(fs, 0), "evidence"), 0);
+    CHECK_STR(json_string_value(json_object_get(ev, "name")), "sectors_per_request");
+    CHECK_NEAR(json_real_value(json_object_get(ev, "threshold")), 4, 1e-9);
+    CHECK(json_is_true(json_object_get(ev, "fires")));
+    CHECK(json_is_null(json_object_get(json_array_get(fs, 3), "kernel")));
+    /* Run: allowlisted environment only. */
+    json_t *env = json_object_get(json_object_get(j, "run"), "env");
+    CHECK(json_object_get(env, "CUDA_VISIBLE_DEVICES") != NULL);
+    CHECK(json_object_get(env, "HOME") == NULL);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "report"), "created_by")), "synthetic");
+    json_decref(j);
+    free(out);
+    sqlite3_close(db);
+}
+
+static void
+test_export_sarif_shape(void)
+{
+    sqlite3 *db = nasty();
+    struct export_opts o = {.format = "sarif", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    json_t *j = json_loads(out, 0, NULL);
+    CHECK(j != NULL);
+    CHECK_STR(json_string_value(json_object_get(j, "version")), "2.1.0");
+    json_t *run = json_array_get(json_object_get(j, "runs"), 0);
+    json_t *rules = json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
+    json_t *res = json_object_get(run, "results");
+    CHECK_EQ_INT(json_array_size(rules), 5); /* every rule of the analysis, skipped one included */
+    CHECK_EQ_INT(json_array_size(res), 5);
+    size_t i;
+    json_t *r;
+    json_array_foreach(res, i, r)
+    {
+        const char *id = json_string_value(json_object_get(r, "ruleId"));
+        size_t ri = (size_t)json_integer_value(json_object_get(r, "ruleIndex"));
+        CHECK_STR(json_string_value(json_object_get(json_array_get(rules, ri), "id")), id);
+        CHECK(json_object_get(json_object_get(r, "partialFingerprints"), "gpuhierKernelRule/v1") != NULL);
+    }
+    json_t *r0 = json_array_get(res, 0), *r4 = json_array_get(res, 4);
+    CHECK_STR(json_string_value(json_object_get(r0, "level")), "error");
+    /* Same rule and kernel, another launch configuration: same fingerprint. */
+    const char *fp0 = json_string_value(json_object_get(json_object_get(r0, "partialFingerprints"), "gpuhierKernelRule/v1"));
+    const char *fp4 = json_string_value(json_object_get(json_object_get(r4, "partialFingerprints"), "gpuhierKernelRule/v1"));
+    const char *fp1 = json_string_value(json_object_get(json_object_get(json_array_get(res, 1), "partialFingerprints"), "gpuhierKernelRule/v1"));
+    CHECK_STR(fp0, fp4);
+    CHECK(fp1 && strcmp(fp0, fp1));
+    /* Source location relative to the run's directory; odd names percent-encoded; else the program. */
+    json_t *phys = json_object_get(json_array_get(json_object_get(r0, "locations"), 0), "physicalLocation");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")), "src/transpose.cu");
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(phys, "region"), "startLine")), 42);
+    phys = json_object_get(json_array_get(json_object_get(json_array_get(res, 1), "locations"), 0), "physicalLocation");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")), "src/we%20ird%23file.cu");
+    phys = json_object_get(json_array_get(json_object_get(json_array_get(res, 3), "locations"), 0), "physicalLocation");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")), "app");
+    CHECK(json_object_get(phys, "region") == NULL);
+    /* Evidence rides in properties. */
+    CHECK_EQ_INT(json_array_size(json_object_get(json_object_get(r0, "properties"), "evidence")), 3);
+    json_decref(j);
+    free(out);
+    sqlite3_close(db);
+}
+
+static void
+test_export_sarif_truncates(void)
+{
+    sqlite3 *db = make_report(":memory:", EXR_EMPTY);
+    CHECK(db != NULL);
+    int n = EXPORT_SARIF_MAX_RESULTS + 10;
+    store_exec(db, "BEGIN");
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "INSERT INTO finding(id, rank, rule_id, severity, kernel_id, config_id, message, time_lost_ns)"
+                           " VALUES (?1, ?1, 'uncoalesced-global-load', 'note', 1, 1, 'synthetic', 1000)",
+                       -1, &st, NULL);
+    for (int i = 1; i <= n; i++) {
+        sqlite3_bind_int(st, 1, i);
+        sqlite3_step(st);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    store_exec(db, "COMMIT");
+    struct export_opts o = {.format = "sarif", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    json_t *j = json_loads(out, 0, NULL);
+    json_t *run = json_array_get(json_object_get(j, "runs"), 0);
+    CHECK_EQ_INT(json_array_size(json_object_get(run, "results")), EXPORT_SARIF_MAX_RESULTS);
+    json_t *note = json_array_get(
+        json_object_get(json_array_get(json_object_get(run, "invocations"), 0), "toolExecutionNotifications"), 0);
+    const char *text = json_string_value(json_object_get(json_object_get(note, "message"), "text"));
+    CHECK(text && strstr(text, "25000 of 25010"));
+    /* The lowest ranks are the ones dropped. */
+    json_t *last = json_array_get(json_object_get(run, "results"), EXPORT_SARIF_MAX_RESULTS - 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(last, "properties"), "rank")), EXPORT_SARIF_MAX_RESULTS);
+    json_decref(j);
+    free(out);
+    sqlite3_close(db);
+}
+
+static void
+test_export_junit_cases(void)
+{
+    sqlite3 *db = nasty();
+    const char *sev[] = {NULL, "error", "note"};
+    int want_fail[] = {3, 1, 4};
+    for (int s = 0; s < 3; s++) {
+        struct export_opts o = {.format = "junit", .redact = 1, .min_severity = sev[s]};
+        int rc;
+        char *out = run_export(db, &o, &rc);
+        xmlDocPtr d = parse_xml(out);
+        CHECK(d != NULL);
+        xmlNodePtr root = xmlDocGetRootElement(d);
+        /* 4 kernels x 5 rules, plus the run suite's one rule with a run-level finding. */
+        CHECK_EQ_INT(count_elements(root, "testcase", NULL), 21);
+        CHECK_EQ_INT(count_elements(root, "testcase", "failure"), want_fail[s]);
+        CHECK_EQ_INT(count_elements(root, "testcase", "skipped"), 4);
+        xmlChar *f = xmlGetProp(root, (const xmlChar *)"failures");
+        CHECK_EQ_INT(atoi((const char *)f), want_fail[s]);
+        xmlFree(f);
+        xmlFreeDoc(d);
+        free(out);
+    }
+    sqlite3_close(db);
+}
+
+static void
+test_export_csv_fields(void)
+{
+    sqlite3 *db = nasty();
+    struct export_opts o = {.format = "csv", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    char *cell = NULL;
+    CHECK_EQ_INT(csv_records(out, 22, 2, 6, &cell), 6); /* row 2 = rank 2, field 6 = kernel */
+    char *want = sanitize_text(EXR_NASTY_NAME, 0);
+    CHECK_STR(cell, want);
+    free(want);
+    free(cell);
+    /* A formula-looking text field is defused. */
+    store_exec(db, "UPDATE finding SET message = '=HYPERLINK(\"http://x\")' WHERE id = 1");
+    free(out);
+    out = run_export(db, &o, &rc);
+    cell = NULL;
+    csv_records(out, 22, 1, 17, &cell);
+    CHECK_STR(cell, "'=HYPERLINK(\"http://x\")");
+    free(cell);
+    free(out);
+    sqlite3_close(db);
+}
+
+static void
+test_export_md_escapes(void)
+{
+    sqlite3 *db = nasty();
+    struct export_opts o = {.format = "md", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    CHECK(out && bytes_clean(out, 0));
+    /* Five tickets, four separators. */
+    int seps = 0;
+    for (const char *p = out; (p = strstr(p, EXPORT_MD_SEPARATOR)); p++)
+        seps++;
+    CHECK_EQ_INT(seps, 4);
+    /* Prose never carries live Markdown or HTML from the report. */
+    CHECK(strstr(out, "[click](javascript") == NULL);
+    CHECK(strstr(out, "<smaller>") == NULL);
+    CHECK(strstr(out, "\\[click\\]\\(javascript\\:alert\\(1\\)\\)") != NULL);
+    CHECK(strstr(out, "\\@team") != NULL);
+    /* The forged line from the message stays on the message's line. */
+    CHECK(strstr(out, "\nforged line") == NULL);
+    /* Ticket sections. */
+    CHECK(strstr(out, "## Evidence") && strstr(out, "## Remedy") && strstr(out, "## Reproduce"));
+    CHECK(strstr(out, "| sectors\\_per\\_request | 32 sectors | > 4 sectors | yes |") ||
+          strstr(out, "| sectors\\_per\\_request | 32 sectors | \\> 4 sectors | yes |"));
+    CHECK(strstr(out, "```sh\ngpuhier run ./app") != NULL);
+    CHECK(strstr(out, "SYNTHETIC") != NULL);
+    free(out);
+    o.one = 1;
+    out = run_export(db, &o, &rc);
+    CHECK(strncmp(out, "# gpuhier findings: 5\n", 22) == 0);
+    CHECK(strstr(out, EXPORT_MD_SEPARATOR) == NULL);
+    free(out);
+    sqlite3_close(db);
+}
+
+static void
+test_export_md_dir(void)
+{
+    sqlite3 *db = nasty();
+    char dir[] = "/tmp/gh-export-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    struct export_opts o = {.format = "md", .redact = 1};
+    CHECK_EQ_INT(export_md_dir(db, &o, dir, NULL), 5);
+    DIR *d = opendir(dir);
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        files++;
+        for (const char *p = e->d_name; *p; p++)
+            CHECK(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p));
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+    CHECK_EQ_INT(files, 5);
+    CHECK_EQ_INT(export_md_dir(db, &o, "/nonexistent/dir", NULL), -1);
+    sqlite3_close(db);
+}
+
+static void
+test_export_secrets(void)
+{
+    sqlite3 *db = nasty();
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        for (int redact = 1; redact >= 0; redact--) {
+            struct export_opts o = {.format = formats[i], .redact = redact};
+            int rc;
+            char *out = run_export(db, &o, &rc);
+            CHECK(out != NULL);
+            /* The allowlist holds with or without redaction. */
+            CHECK(strstr(out, "secret-home") == NULL);
+            if (redact) {
+                CHECK(strstr(out, EXR_SECRET_TOKEN) == NULL);
+                CHECK(strstr(out, EXR_SECRET_PASSWORD) == NULL);
+                CHECK(strstr(out, EXR_SECRET_URLPASS) == NULL);
+                CHECK(strstr(out, EXR_SECRET_ENV) == NULL);
+            }
+            if (!strcmp(formats[i], "json")) {
+                CHECK(strstr(out, "keep-me") != NULL); /* -p names no secret */
+                CHECK(strstr(out, "--size=1024") != NULL);
+                CHECK((strstr(out, EXR_SECRET_TOKEN) != NULL) == !redact);
+                CHECK((strstr(out, EXR_SECRET_PASSWORD) != NULL) == !redact);
+                CHECK((strstr(out, EXR_SECRET_ENV) != NULL) == !redact);
+            }
+            free(out);
+        }
+    }
+    sqlite3_close(db);
+}
+
+static void
+check_redact(const char *in, const char *want)
+{
+    char *got = export_redact_argv(in);
+    CHECK_STR(got, want);
+    free(got);
+}
+
+static void
+test_export_redact_rules(void)
+{
+    check_redact("[\"./a\",\"--token=abc\"]", "[\"./a\",\"--token=***\"]");
+    check_redact("[\"./a\",\"--api-key\",\"abc\",\"--n\",\"3\"]", "[\"./a\",\"--api-key\",\"***\",\"--n\",\"3\"]");
+    check_redact("[\"PASSWORD=x\",\"db_passwd:y\",\"--Secret=z\"]", "[\"PASSWORD=***\",\"db_passwd:***\",\"--Secret=***\"]");
+    check_redact("[\"-p\",\"secret\"]", "[\"-p\",\"secret\"]");
+    check_redact("[\"--x=ghp_0123456789abcdefghijABCDEF\"]", "[\"--x=***\"]");
+    check_redact("[\"glpat-0123456789abcdefghij\",\"AKIAABCDEFGHIJKLMNOP\"]", "[\"***\",\"***\"]");
+    check_redact("[\"https://u:pw@h/x\"]", "[\"https://u:***@h/x\"]");
+    check_redact("[\"Authorization: Bearer abc\"]", "[\"Authorization:***\"]");
+    /* An option that names a secret but is followed by another option masks nothing. */
+    check_redact("[\"--token\",\"--verbose\"]", "[\"--token\",\"--verbose\"]");
+    check_redact("[\"--size=1024\",\"./in.dat\"]", "[\"--size=1024\",\"./in.dat\"]");
+    check_redact("[]", "[]");
+    CHECK(export_redact_argv("not json") == NULL);
+    CHECK(export_redact_argv(NULL) == NULL);
+}
+
+static int
+count_findings(sqlite3 *db, struct export_opts o)
+{
+    o.format = "json";
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    json_t *j = rc == 0 ? json_loads(out, 0, NULL) : NULL;
+    int n = j ? (int)json_array_size(json_object_get(j, "findings")) : -1;
+    json_decref(j);
+    free(out);
+    return n;
+}
+
+static void
+test_export_filters(void)
+{
+    sqlite3 *db = nasty();
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.redact = 1}), 5);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.rule = "uncoalesced-global-load"}), 2);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.kernel_regex = "^transpose"}), 2);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.kernel_regex = "evil"}), 1);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.min_severity = "warning"}), 4);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.min_severity = "error"}), 1);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.top = 2}), 2);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.top = 1, .min_severity = "warning", .rule = "local-memory-traffic"}), 1);
+    long long ids[] = {3, 4};
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.finding_ids = ids, .n_ids = 2}), 2);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.kernel_regex = "(unclosed"}), -1);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.min_severity = "fatal"}), -1);
+    struct export_opts bad = {.format = "pdf"};
+    int rc;
+    free(run_export(db, &bad, &rc));
+    CHECK_EQ_INT(rc, -1);
+    sqlite3_close(db);
+}
+
+static void
+test_export_empty_reports(void)
+{
+    sqlite3 *dbs[2] = {make_report(":memory:", EXR_EMPTY), NULL};
+    CHECK(store_create(":memory:", "synthetic", &dbs[1]) == 0); /* no run, no kernels, never analyzed */
+    for (int d = 0; d < 2; d++) {
+        for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+            struct export_opts o = {.format = formats[i], .redact = 1};
+            int rc;
+            char *out = run_export(dbs[d], &o, &rc);
+            CHECK_EQ_INT(rc, 0);
+            CHECK(out && bytes_clean(out, 1));
+            if (!strcmp(formats[i], "json")) {
+                json_t *j = json_loads(out, 0, NULL);
+                CHECK(j && json_array_size(json_object_get(j, "findings")) == 0);
+                json_decref(j);
+            } else if (!strcmp(formats[i], "sarif")) {
+                json_t *j = json_loads(out, 0, NULL);
+                json_t *run = json_array_get(json_object_get(j, "runs"), 0);
+                CHECK(json_is_array(json_object_get(run, "results")));
+                CHECK_EQ_INT(json_array_size(json_object_get(run, "results")), 0);
+                json_decref(j);
+            } else if (!strcmp(formats[i], "junit")) {
+                xmlDocPtr x = parse_xml(out);
+                CHECK(x != NULL);
+                CHECK_EQ_INT(count_elements(xmlDocGetRootElement(x), "testcase", "failure"), 0);
+                xmlFreeDoc(x);
+            } else if (!strcmp(formats[i], "csv")) {
+                CHECK_EQ_INT(csv_records(out, 22, -1, -1, NULL), 1);
+            } else {
+                CHECK_STR(out, "");
+            }
+            free(out);
+        }
+    }
+    sqlite3_close(dbs[0]);
+    sqlite3_close(dbs[1]);
+}
+
+static void
+test_export_repro_command(void)
+{
+    sqlite3 *db = nasty();
+    char *s = export_repro_command(db, 1);
+    CHECK_STR(s, "gpuhier run ./app '--token=***' --password '***' -p keep-me 'https://user:***@example.com/x' "
+                 "--size=1024 'it'\\''s a \"quoted\" arg'");
+    free(s);
+    sqlite3_close(db);
+}
+
+static const struct check_test tests[] = {
+    {"export_every_format_parses", test_export_every_format_parses},
+    {"export_json_records", test_export_json_records},
+    {"export_sarif_shape", test_export_sarif_shape},
+    {"export_sarif_truncates", test_export_sarif_truncates},
+    {"export_junit_cases", test_export_junit_cases},
+    {"export_csv_fields", test_export_csv_fields},
+    {"export_md_escapes", test_export_md_escapes},
+    {"export_md_dir", test_export_md_dir},
+    {"export_secrets", test_export_secrets},
+    {"export_redact_rules", test_export_redact_rules},
+    {"export_filters", test_export_filters},
+    {"export_empty_reports", test_export_empty_reports},
+    {"export_repro_command", test_export_repro_command},
+};
+
+int
+main(int argc, char **argv)
+{
+    if (argc == 4 && !strcmp(argv[1], "--make-report")) {
+        static const char *names[] = {"nasty", "before", "after", "empty"};
+        for (int v = 0; v < 4; v++) {
+            if (strcmp(argv[3], names[v]))
+                continue;
+            sqlite3 *db = make_report(argv[2], (enum exr_variant)v);
+            if (!db)
+                return 1;
+            /* A self-contained file, as the collector leaves it. */
+            store_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE");
+            sqlite3_close(db);
+            return 0;
+        }
+        fprintf(stderr, "usage: test_export --make-report PATH nasty|before|after|empty\n");
+        return 2;
+    }
+    return check_run(tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+}
