@@ -32,6 +32,20 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
         return 0;
     }
     sqlite3_finalize(st);
+    /* The name without its namespaces ("kernel" for "ns::kernel"). */
+    if (tui_prepare(db,
+                    "SELECT id FROM kernel WHERE substr(short_name, -length(?1)) = ?1"
+                    " AND substr(short_name, -length(?1) - 2, 2) = '::' ORDER BY id LIMIT 2",
+                    &st))
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int found = 0;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        if (found++ == 0)
+            *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (found == 1)
+        return 0;
     if (tui_prepare(db,
                     "SELECT id, coalesce(short_name, demangled_name, mangled_name) FROM kernel"
                     " WHERE instr(coalesce(demangled_name, '') || ' ' || mangled_name, ?1) > 0"
