@@ -27,6 +27,13 @@ char *an_xstrdup(const char *s);
  */
 int an_prepare(sqlite3 *db);
 
+/*
+ * Materialize temp.v_profiled (the report's pivot, one row per profiled
+ * launch), only when a rule's query names it: it costs more than all the
+ * rest of the preparation together.
+ */
+int an_prepare_profiled(sqlite3 *db);
+
 /* Drop what an_prepare() created. */
 void an_unprepare(sqlite3 *db);
 

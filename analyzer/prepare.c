@@ -24,22 +24,143 @@
 #include "analyzer/analyzer_int.h"
 #include "schema/store.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char lstat_sql[] =
-    "CREATE TEMP TABLE lstat AS\n"
-    "SELECT kernel_id, config_id, COUNT(*) AS launches,\n"
-    "  SUM(profiled = 1) AS profiled_launches,\n"
-    "  SUM(CASE WHEN profiled IS NOT 1 AND end_ns >= start_ns THEN end_ns - start_ns END) AS unprof_ns,\n"
-    "  SUM(CASE WHEN profiled IS NOT 1 AND end_ns >= start_ns THEN 1 END) AS unprof_n,\n"
-    "  MIN(CASE WHEN profiled IS NOT 1 AND end_ns >= start_ns THEN end_ns - start_ns END) AS unprof_min,\n"
-    "  MAX(CASE WHEN profiled IS NOT 1 AND end_ns >= start_ns THEN end_ns - start_ns END) AS unprof_max,\n"
-    "  SUM(CASE WHEN end_ns >= start_ns THEN end_ns - start_ns END) AS all_ns,\n"
-    "  SUM(CASE WHEN end_ns >= start_ns THEN 1 END) AS all_n,\n"
-    "  MIN(CASE WHEN end_ns >= start_ns THEN end_ns - start_ns END) AS all_min,\n"
-    "  MAX(CASE WHEN end_ns >= start_ns THEN end_ns - start_ns END) AS all_max\n"
-    "FROM main.launch GROUP BY kernel_id, config_id";
+/*
+ * Per (kernel, configuration) launch statistics, accumulated in C in one
+ * pass over the launch table: a GROUP BY over a million launches makes
+ * SQLite sort them (seconds); a hash on the pair does not.
+ */
+struct lacc {
+    long long kernel_id, config_id;     /* config_id LLONG_MIN: NULL */
+    long long launches, profiled;
+    long long unprof_n, all_n;
+    double unprof_ns, all_ns;
+    long long unprof_min, unprof_max, all_min, all_max;
+    int used;
+};
+
+struct ltab {
+    struct lacc *v;
+    size_t cap, n;
+};
+
+static size_t
+lhash(long long k, long long c, size_t cap)
+{
+    unsigned long long h = (unsigned long long)k * 0x9E3779B97F4A7C15ULL ^ (unsigned long long)c * 0xC2B2AE3D27D4EB4FULL;
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static struct lacc *
+ltab_get(struct ltab *t, long long k, long long c)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        struct ltab nt = {.cap = t->cap ? 2 * t->cap : 1024};
+        nt.v = an_xcalloc(nt.cap, sizeof(*nt.v));
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->v[i].used)
+                continue;
+            size_t j = lhash(t->v[i].kernel_id, t->v[i].config_id, nt.cap);
+            while (nt.v[j].used)
+                j = (j + 1) & (nt.cap - 1);
+            nt.v[j] = t->v[i];
+            nt.n++;
+        }
+        free(t->v);
+        *t = nt;
+    }
+    size_t j = lhash(k, c, t->cap);
+    while (t->v[j].used && (t->v[j].kernel_id != k || t->v[j].config_id != c))
+        j = (j + 1) & (t->cap - 1);
+    if (!t->v[j].used) {
+        t->v[j] = (struct lacc){.kernel_id = k, .config_id = c, .used = 1,
+                                .unprof_min = LLONG_MAX, .all_min = LLONG_MAX,
+                                .unprof_max = LLONG_MIN, .all_max = LLONG_MIN};
+        t->n++;
+    }
+    return &t->v[j];
+}
+
+static int
+build_lstat(sqlite3 *db)
+{
+    sqlite3_stmt *rd = NULL, *wr = NULL;
+    struct ltab t = {0};
+    int ret = -1, rc;
+    if (store_exec(db, "CREATE TEMP TABLE lstat (kernel_id INTEGER, config_id INTEGER, launches INTEGER,"
+                       " profiled_launches INTEGER, unprof_ns REAL, unprof_n INTEGER, unprof_min INTEGER,"
+                       " unprof_max INTEGER, all_ns REAL, all_n INTEGER, all_min INTEGER, all_max INTEGER)") ||
+        store_prepare(db, "SELECT kernel_id, config_id, profiled, start_ns, end_ns FROM main.launch", &rd) ||
+        store_prepare(db, "INSERT INTO temp.lstat VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &wr)) {
+        an_fail(ANALYZER_ERR_INTERNAL, "cannot build launch statistics: %s", store_error());
+        goto out;
+    }
+    while ((rc = sqlite3_step(rd)) == SQLITE_ROW) {
+        long long k = sqlite3_column_int64(rd, 0);
+        long long c = sqlite3_column_type(rd, 1) == SQLITE_NULL ? LLONG_MIN : sqlite3_column_int64(rd, 1);
+        struct lacc *a = ltab_get(&t, k, c);
+        int prof = sqlite3_column_int(rd, 2) == 1;
+        a->launches++;
+        a->profiled += prof;
+        if (sqlite3_column_type(rd, 3) == SQLITE_NULL || sqlite3_column_type(rd, 4) == SQLITE_NULL)
+            continue;
+        long long d = sqlite3_column_int64(rd, 4) - sqlite3_column_int64(rd, 3);
+        if (d < 0)
+            continue;
+        a->all_n++;
+        a->all_ns += (double)d;
+        a->all_min = d < a->all_min ? d : a->all_min;
+        a->all_max = d > a->all_max ? d : a->all_max;
+        if (!prof) {
+            a->unprof_n++;
+            a->unprof_ns += (double)d;
+            a->unprof_min = d < a->unprof_min ? d : a->unprof_min;
+            a->unprof_max = d > a->unprof_max ? d : a->unprof_max;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        an_fail(ANALYZER_ERR_REPORT, "cannot read launches: %s", sqlite3_errstr(rc));
+        goto out;
+    }
+    for (size_t i = 0; i < t.cap; i++) {
+        struct lacc *a = &t.v[i];
+        if (!a->used)
+            continue;
+        sqlite3_bind_int64(wr, 1, a->kernel_id);
+        if (a->config_id != LLONG_MIN)
+            sqlite3_bind_int64(wr, 2, a->config_id);
+        sqlite3_bind_int64(wr, 3, a->launches);
+        sqlite3_bind_int64(wr, 4, a->profiled);
+        if (a->unprof_n) {
+            sqlite3_bind_double(wr, 5, a->unprof_ns);
+            sqlite3_bind_int64(wr, 6, a->unprof_n);
+            sqlite3_bind_int64(wr, 7, a->unprof_min);
+            sqlite3_bind_int64(wr, 8, a->unprof_max);
+        }
+        if (a->all_n) {
+            sqlite3_bind_double(wr, 9, a->all_ns);
+            sqlite3_bind_int64(wr, 10, a->all_n);
+            sqlite3_bind_int64(wr, 11, a->all_min);
+            sqlite3_bind_int64(wr, 12, a->all_max);
+        }
+        rc = sqlite3_step(wr);
+        sqlite3_reset(wr);
+        sqlite3_clear_bindings(wr);
+        if (rc != SQLITE_DONE) {
+            an_fail(ANALYZER_ERR_INTERNAL, "cannot build launch statistics: %s", sqlite3_errstr(rc));
+            goto out;
+        }
+    }
+    ret = 0;
+out:
+    free(t.v);
+    sqlite3_finalize(rd);
+    sqlite3_finalize(wr);
+    return ret;
+}
 
 /*
  * Durations come from unprofiled launches when there are any: a profiled
@@ -153,40 +274,130 @@ static const char cfg_sql[] =
     "LEFT JOIN temp.lstat2 s ON s.config_id = c.id AND s.kernel_id = c.kernel_id\n"
     "LEFT JOIN temp.pagg p ON p.pagg_config_id = c.id) w) x) y) z";
 
-/* Build "AVG(col) AS col, ..." over temp.v_profiled's metric columns. */
-static char *
-pagg_sql(sqlite3 *db)
+/*
+ * temp.cfg_metric: every metric of the report averaged per configuration
+ * over its profiled launches, accumulated in C in one pass over the
+ * metric rows of profiled launches (the v_profiled pivot costs 45 CASE
+ * expressions per metric row; this costs one hash lookup).
+ */
+static int
+build_cfg_metric(sqlite3 *db)
+{
+    sqlite3_stmt *rd = NULL, *wr = NULL;
+    struct ltab t = {0};   /* reused: kernel_id = config id, config_id = metric id */
+    int ret = -1, rc;
+    if (store_exec(db, "CREATE TEMP TABLE cfg_metric_id (config_id INTEGER, metric_id INTEGER, value REAL,"
+                       " n INTEGER, first_launch_id INTEGER)") ||
+        store_prepare(db, "SELECT l.config_id, m.metric_id, m.value, l.id FROM main.profile p"
+                          " CROSS JOIN main.launch l ON l.id = p.launch_id"
+                          " CROSS JOIN main.metric m ON m.launch_id = p.launch_id"
+                          " WHERE l.config_id IS NOT NULL AND m.value IS NOT NULL", &rd) ||
+        store_prepare(db, "INSERT INTO temp.cfg_metric_id VALUES (?,?,?,?,?)", &wr)) {
+        an_fail(ANALYZER_ERR_INTERNAL, "cannot build metric averages: %s", store_error());
+        goto out;
+    }
+    while ((rc = sqlite3_step(rd)) == SQLITE_ROW) {
+        struct lacc *a = ltab_get(&t, sqlite3_column_int64(rd, 0), sqlite3_column_int64(rd, 1));
+        long long lid = sqlite3_column_int64(rd, 3);
+        a->all_n++;
+        a->all_ns += sqlite3_column_double(rd, 2);
+        a->all_min = lid < a->all_min ? lid : a->all_min;
+    }
+    if (rc != SQLITE_DONE) {
+        an_fail(ANALYZER_ERR_REPORT, "cannot read metrics: %s", sqlite3_errstr(rc));
+        goto out;
+    }
+    for (size_t i = 0; i < t.cap; i++) {
+        struct lacc *a = &t.v[i];
+        if (!a->used)
+            continue;
+        sqlite3_bind_int64(wr, 1, a->kernel_id);
+        sqlite3_bind_int64(wr, 2, a->config_id);
+        sqlite3_bind_double(wr, 3, a->all_ns / (double)a->all_n);
+        sqlite3_bind_int64(wr, 4, a->all_n);
+        sqlite3_bind_int64(wr, 5, a->all_min);
+        rc = sqlite3_step(wr);
+        sqlite3_reset(wr);
+        if (rc != SQLITE_DONE) {
+            an_fail(ANALYZER_ERR_INTERNAL, "cannot build metric averages: %s", sqlite3_errstr(rc));
+            goto out;
+        }
+    }
+    if (store_exec(db, "CREATE TEMP TABLE cfg_metric AS SELECT c.config_id, n.name AS metric, c.value, c.n AS launches"
+                       " FROM temp.cfg_metric_id c JOIN main.metric_name n ON n.id = c.metric_id;"
+                       "CREATE INDEX temp.cfg_metric_by_config ON cfg_metric(config_id, metric)")) {
+        an_fail(ANALYZER_ERR_INTERNAL, "cannot build metric averages: %s", store_error());
+        goto out;
+    }
+    ret = 0;
+out:
+    free(t.v);
+    sqlite3_finalize(rd);
+    sqlite3_finalize(wr);
+    return ret;
+}
+
+/*
+ * The (column, metric) pairs of the report's v_profiled view, read from
+ * its own SQL ("... WHEN n.name = 'METRIC' THEN m.value END) AS COLUMN"),
+ * so the schema stays the one place that names them. Appends
+ * ", MAX(CASE WHEN metric = 'METRIC' THEN value END) AS COLUMN" per pair
+ * to *sql; returns the number of pairs, or -1.
+ */
+static int
+pivot_columns(sqlite3 *db, char **sql, size_t *len)
 {
     sqlite3_stmt *st = NULL;
-    char *sql = NULL;
-    size_t len = 0;
-    if (store_prepare(db, "SELECT name FROM pragma_table_info('v_profiled', 'temp')", &st))
-        return NULL;
-    const char *head = "CREATE TEMP TABLE pagg AS SELECT config_id AS pagg_config_id, "
-                       "COUNT(*) AS profiled_rows, MIN(launch_id) AS profiled_launch_id";
-    sql = an_xstrdup(head);
-    len = strlen(sql);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (!name || !strcmp(name, "launch_id") || !strcmp(name, "kernel_id") ||
-            !strcmp(name, "config_id") || !strcmp(name, "device_id"))
-            continue;
-        /* Column names come from our own schema's view; quoted anyway. */
-        size_t add = 2 * strlen(name) + 32;
-        sql = an_xrealloc(sql, len + add);
-        len += (size_t)snprintf(sql + len, add, ", AVG(\"%s\") AS \"%s\"", name, name);
+    int n = 0;
+    if (store_prepare(db, "SELECT sql FROM main.sqlite_master WHERE type = 'view' AND name = 'v_profiled'", &st))
+        return -1;
+    if (sqlite3_step(st) != SQLITE_ROW || !sqlite3_column_text(st, 0)) {
+        sqlite3_finalize(st);
+        return an_fail(ANALYZER_ERR_REPORT, "report has no v_profiled view");
+    }
+    const char *p = (const char *)sqlite3_column_text(st, 0);
+    const char *key = "n.name = '";
+    while ((p = strstr(p, key))) {
+        const char *m = p + strlen(key), *mend = strchr(m, '\'');
+        const char *as = mend ? strstr(mend, " AS ") : NULL;
+        if (!mend || !as)
+            break;
+        const char *c = as + 4, *cend = c;
+        while ((*cend >= 'a' && *cend <= 'z') || (*cend >= '0' && *cend <= '9') || *cend == '_')
+            cend++;
+        if (cend == c || (size_t)(mend - m) > 200 || memchr(m, '"', (size_t)(mend - m)))
+            break;
+        size_t add = (size_t)(mend - m) + (size_t)(cend - c) + 80;
+        *sql = an_xrealloc(*sql, *len + add);
+        *len += (size_t)snprintf(*sql + *len, add, ", MAX(CASE WHEN metric = '%.*s' THEN value END) AS \"%.*s\"",
+                                 (int)(mend - m), m, (int)(cend - c), c);
+        n++;
+        p = cend;
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
+    return n;
+}
+
+static int
+build_pagg(sqlite3 *db)
+{
+    char *sql = an_xstrdup("CREATE TEMP TABLE pagg AS SELECT config_id AS pagg_config_id,"
+                           " (SELECT MIN(first_launch_id) FROM temp.cfg_metric_id i WHERE i.config_id = o.config_id)"
+                           " AS profiled_launch_id");
+    size_t len = strlen(sql);
+    int n = pivot_columns(db, &sql, &len);
+    if (n <= 0) {
         free(sql);
-        an_fail(ANALYZER_ERR_INTERNAL, "cannot list v_profiled columns");
-        return NULL;
+        return n < 0 ? -1 : an_fail(ANALYZER_ERR_REPORT, "cannot read the metric columns of v_profiled");
     }
-    const char *tail = " FROM temp.v_profiled GROUP BY config_id";
+    const char *tail = " FROM temp.cfg_metric o GROUP BY config_id";
     sql = an_xrealloc(sql, len + strlen(tail) + 1);
     memcpy(sql + len, tail, strlen(tail) + 1);
-    return sql;
+    int rc = store_exec(db, sql);
+    free(sql);
+    if (rc)
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot build profiled averages: %s", store_error());
+    return 0;
 }
 
 void
@@ -194,6 +405,7 @@ an_unprepare(sqlite3 *db)
 {
     sqlite3_exec(db, "DROP TABLE IF EXISTS temp.cfg; DROP TABLE IF EXISTS temp.pagg;"
                      "DROP TABLE IF EXISTS temp.v_profiled; DROP TABLE IF EXISTS temp.lstat2;"
+                     "DROP TABLE IF EXISTS temp.cfg_metric; DROP TABLE IF EXISTS temp.cfg_metric_id;"
                      "DROP TABLE IF EXISTS temp.lstat;",
                  NULL, NULL, NULL);
 }
@@ -207,17 +419,23 @@ exec(sqlite3 *db, const char *sql, const char *what)
 }
 
 int
+an_prepare_profiled(sqlite3 *db)
+{
+    return exec(db, "CREATE TEMP TABLE v_profiled AS SELECT * FROM main.v_profiled", "v_profiled") ||
+           exec(db, "CREATE INDEX temp.v_profiled_by_config ON v_profiled(config_id)", "v_profiled") ? -1 : 0;
+}
+
+int
 an_prepare(sqlite3 *db)
 {
     int ret = -1;
     char *sql = NULL;
     an_unprepare(db);
-    if (exec(db, lstat_sql, "launch statistics") || exec(db, lstat2_sql, "launch statistics") ||
+    /* Temp tables in memory: a report on a slow disk should not pay for them twice. */
+    sqlite3_exec(db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
+    if (build_lstat(db) || exec(db, lstat2_sql, "launch statistics") ||
         exec(db, "CREATE INDEX temp.lstat2_by_config ON lstat2(config_id)", "launch statistics") ||
-        exec(db, "CREATE TEMP TABLE v_profiled AS SELECT * FROM main.v_profiled", "v_profiled") ||
-        exec(db, "CREATE INDEX temp.v_profiled_by_config ON v_profiled(config_id)", "v_profiled"))
-        goto out;
-    if (!(sql = pagg_sql(db)) || exec(db, sql, "profiled averages") ||
+        build_cfg_metric(db) || build_pagg(db) ||
         exec(db, "CREATE INDEX temp.pagg_by_config ON pagg(pagg_config_id)", "profiled averages") ||
         exec(db, cfg_sql, "configuration table") ||
         exec(db, "CREATE INDEX temp.cfg_by_config ON cfg(config_id)", "configuration table"))
