@@ -9,6 +9,11 @@
 #include "collector/metrics.h"
 #include "tests/check.h"
 
+#include <link.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 static const char *chip = "GH100";
 
 static void
@@ -29,26 +34,21 @@ test_metrics_core_passes(void)
 static void
 test_metrics_every_name_valid(void)
 {
-    char err[512];
+    /* metrics_host_open validates each name on its own (GetMetricProperties) */
+    char err[512] = "";
     size_t n;
-    const char *const *core = metrics_default_set(&n);
-    for (size_t i = 0; i < n; i++) {
-        int p = metrics_count_passes(chip, &core[i], 1, err, sizeof err);
-        if (p < 0)
-            fprintf(stderr, "%s\n", err);
-        CHECK(p >= 1);
-    }
+    char **l = metrics_list_build(METRICS_GROUP_ALL, NULL, &n, err, sizeof err);
+    CHECK(l != NULL);
+    struct metrics_host *h = NULL;
+    CHECK_EQ_INT(metrics_host_open(chip, (const char *const *)l, n, &h, err, sizeof err), 0);
+    if (!h)
+        fprintf(stderr, "%s\n", err);
+    metrics_host_free(h);
+    metrics_list_free(l, n);
     for (unsigned g = 1; g & METRICS_GROUP_ALL; g <<= 1) {
         size_t gn;
-        const char *const *gs = metrics_group_set(g, &gn);
-        CHECK(gs != NULL);
+        CHECK(metrics_group_set(g, &gn) != NULL);
         CHECK(gn > 0);
-        for (size_t i = 0; i < gn; i++) {
-            int p = metrics_count_passes(chip, &gs[i], 1, err, sizeof err);
-            if (p < 0)
-                fprintf(stderr, "%s\n", err);
-            CHECK(p >= 1);
-        }
     }
 }
 
@@ -181,14 +181,113 @@ static const struct check_test tests[] = {
     {"test_metrics_extras_policy", test_metrics_extras_policy},
 };
 
+static int
+has_lib_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    return info->dlpi_name && strstr(info->dlpi_name, (const char *)data) != NULL;
+}
+
+/* Is a library whose path contains `name` mapped in this process? */
+static int
+has_lib(const char *name)
+{
+    return dl_iterate_phdr(has_lib_cb, (void *)name);
+}
+
+static void *
+load_thread(void *arg)
+{
+    char err[256];
+    return cupti_load(err, sizeof err);
+}
+
+/*
+ * Runs `fn` in a child process (cupti_load() is once per process, so each
+ * loading scenario needs a fresh one); returns the child's exit status.
+ */
+static int
+in_child(int (*fn)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int rc = fn();
+        fflush(NULL);
+        _exit(rc);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static int
+child_bad_override(void)
+{
+    char err[512] = "";
+    setenv("GPUHIER_CUPTI_PATH", "/nonexistent/libcupti.so.13", 1);
+    if (cupti_load(err, sizeof err) != NULL)
+        return 1;
+    printf("override error: %s\n", err);
+    /* an explicit override never falls back to another CUPTI */
+    return strstr(err, "GPUHIER_CUPTI_PATH='/nonexistent/libcupti.so.13'") && !has_lib("libcupti") ? 0 : 2;
+}
+
+static int
+child_dir_override(void)
+{
+    char err[512] = "";
+    setenv("GPUHIER_CUPTI_PATH", "/usr/local/cuda/lib64", 1);
+    if (!cupti_load(err, sizeof err)) {
+        printf("dir override: %s\n", err);
+        return 1;
+    }
+    return strstr(cupti_load_path(), "libcupti.so") ? 0 : 2;
+}
+
+static int
+child_threads(void)
+{
+    /* 8 threads race for the first load: one handle, nvperf pre-opened */
+    pthread_t t[8];
+    void *h[8];
+    for (int i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, load_thread, NULL);
+    for (int i = 0; i < 8; i++)
+        pthread_join(t[i], &h[i]);
+    for (int i = 0; i < 8; i++)
+        if (!h[i] || h[i] != h[0])
+            return 1;
+    return has_lib("libnvperf_host.so") && has_lib("libnvperf_target.so") ? 0 : 2;
+}
+
+/* Loading scenarios, each in a fresh process, before this one loads CUPTI. */
+static void
+test_metrics_loading(void)
+{
+    /* CUPTI is no NEEDED entry: nothing maps it before cupti_load() */
+    CHECK(!has_lib("libcupti"));
+    CHECK(!has_lib("libnvperf"));
+    CHECK_EQ_INT(in_child(child_bad_override), 0);
+    CHECK_EQ_INT(in_child(child_dir_override), 0);
+    CHECK_EQ_INT(in_child(child_threads), 0);
+    CHECK(cupti_sym("cuptiGetVersion") == NULL || has_lib("libcupti"));
+}
+
 int
 main(int argc, char **argv)
 {
     char err[512];
+    unsetenv("GPUHIER_CUPTI_PATH");
+    check_failed = 0;
+    test_metrics_loading();
+    printf("%s test_metrics_loading\n", check_failed ? "FAIL" : "ok  ");
+    int load_failed = check_failed;
     if (!cupti_load(err, sizeof err)) {
         printf("skipped: %s\n", err);
         return 77;
     }
     printf("libcupti: %s\n", cupti_load_path());
-    return check_run(tests, sizeof tests / sizeof tests[0], argc, argv);
+    CHECK(has_lib("libnvperf_host.so"));
+    int rc = check_run(tests, sizeof tests / sizeof tests[0], argc, argv);
+    return rc | load_failed | check_failed;
 }
