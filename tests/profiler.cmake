@@ -6,6 +6,7 @@ set(GH_PROF_SRC ${PROJECT_SOURCE_DIR}/collector)
 add_executable(test_occupancy ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_occupancy.c
                ${GH_PROF_SRC}/occupancy.c)
 target_include_directories(test_occupancy PRIVATE ${PROJECT_SOURCE_DIR})
+target_compile_definitions(test_occupancy PRIVATE GPUHIER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gh_add_test(NAME unit.occupancy COMMAND test_occupancy LABELS unit profiler)
 
 add_executable(test_sampling ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sampling.c

@@ -40,6 +40,10 @@ test_occupancy_h200_fixture(void)
 {
     char path[4096];
     const char *src = getenv("GPUHIER_SOURCE_DIR");
+#ifdef GPUHIER_SOURCE_DIR
+    if (!src)
+        src = GPUHIER_SOURCE_DIR;
+#endif
     snprintf(path, sizeof path, "%s/tests/fixtures/occupancy-h200.txt", src ? src : ".");
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
@@ -156,6 +160,21 @@ test_occupancy_limiters(void)
     r = calc(256, 16, 30000, 32 * 1024);
     CHECK_EQ_INT(r.blocks_per_sm, 1);
     CHECK_EQ_INT(r.carveout_bytes, 32 * 1024);
+    /*
+     * The driver's own carveout choice, as Nsight Compute showed it on the
+     * H200 for a 16-register kernel without shared memory
+     * (bench/agreement/testdata): 32 KB for 256-thread blocks, 16 KB for
+     * 512; the shared-memory limits are 32 and 16 blocks and never bind.
+     */
+    r = calc(256, 16, 0, 32768);
+    CHECK_EQ_INT(r.limit_shared_memory, 32);
+    CHECK_EQ_INT(r.limit_registers, 16);
+    CHECK_EQ_INT(r.blocks_per_sm, 8);
+    CHECK_STR(r.limiter, "warps");
+    r = calc(512, 16, 0, 16384);
+    CHECK_EQ_INT(r.limit_shared_memory, 16);
+    CHECK_EQ_INT(r.limit_registers, 8);
+    CHECK_EQ_INT(r.blocks_per_sm, 4);
     CHECK_EQ_INT(occupancy_align_carveout(0), 0);
     CHECK_EQ_INT(occupancy_align_carveout(8193), 16 * 1024);
     CHECK_EQ_INT(occupancy_align_carveout(228 * 1024 + 1), -1);
