@@ -15,7 +15,9 @@
 #include "tui/tui.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int
 cli_open_for_reading(const char *path, int raw, sqlite3 **out)
@@ -103,6 +105,13 @@ cmd_tui(int argc, const char **argv)
     int rc = cli_open_for_reading(path, raw, &db);
     if (rc)
         return rc;
+    /* After the report checks, so a missing report says so first. */
+    const char *nd = getenv("GPUHIER_TUI_NO_DISPLAY");
+    if (!(nd && *nd && strcmp(nd, "0")) && !isatty(STDOUT_FILENO)) {
+        error("the TUI needs a terminal; 'gpuhier report %s' prints its views as text", path);
+        sqlite3_close(db);
+        return GH_EXIT_USAGE;
+    }
     const char *slash = strrchr(path, '/');
     o.report_name = slash ? slash + 1 : path;
     rc = tui_main(db, &o) ? GH_EXIT_INTERNAL : GH_EXIT_OK;

@@ -18,7 +18,7 @@ cp raw.db newer.db
 sqlite3 newer.db 'PRAGMA user_version = 99' 2>/dev/null || python3 -c 'import sqlite3; c = sqlite3.connect("newer.db"); c.execute("PRAGMA user_version = 99"); c.commit()'
 "$bin" tui newer.db > /dev/null 2>&1; [ $? = 4 ] || fail "newer report: want 4"
 "$bin" tui --raw raw.db < /dev/null > out.txt 2> err.txt; rc=$?
-[ $rc = 70 ] && grep -q 'needs a terminal' err.txt || fail "no terminal: rc $rc, $(cat err.txt)"
+[ $rc = 2 ] && grep -q 'needs a terminal' err.txt || fail "no terminal: rc $rc, $(cat err.txt)"
 GPUHIER_TUI_NO_DISPLAY=1 GPUHIER_TUI_SCRIPT=missing.keys "$bin" tui --raw raw.db 2> err.txt; rc=$?
 [ $rc = 70 ] && grep -q "cannot read script 'missing.keys'" err.txt || fail "bad script: rc $rc"
 set -e
