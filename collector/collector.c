@@ -81,6 +81,7 @@ static struct {
     /* Range profiler. prof_lock is held from a sampled launch's ENTER to its EXIT. */
     pthread_mutex_t prof_lock;
     atomic_int prof_busy;
+    atomic_int prof_enabled;     /* a range profiler object is enabled (prof_obj) */
     int prof_failed;             /* sticky: counters unavailable */
     int prof_inited;
     CUcontext prof_ctx;
@@ -103,9 +104,12 @@ static struct {
 
     pthread_t flusher;
     int flusher_running;
+    uint32_t flush_flag;
     atomic_int flusher_stop;
     sem_t flush_sem;
     atomic_int urgent, urgent_done;
+    atomic_long launches_seen;   /* launch ENTER callbacks */
+    atomic_long buffers_seen;    /* activity buffers CUPTI returned */
 
     pthread_mutex_t dom_lock;
     struct { void *handle; char name[40]; } domains[32];
@@ -125,6 +129,9 @@ static __thread uint32_t tls_prof_blocks;
 static __thread int tls_nvtx_depth;
 static __thread uint64_t tls_nvtx_ids[NVTX_STACK];
 static __thread char tls_nvtx_names[NVTX_STACK][NVTX_NAME];
+
+static const char *env(const char *name);
+static void flush_forced(void);
 
 /* ------------------------------------------------------------ messages */
 
@@ -286,6 +293,7 @@ prof_disable(void)
     CUpti_RangeProfiler_Disable_Params dp = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     dp.pRangeProfilerObject = G.prof_obj;
     gh.cuptiRangeProfilerDisable(&dp);
+    atomic_store(&G.prof_enabled, 0);
     G.prof_obj = NULL;
     G.prof_ctx = NULL;
 }
@@ -383,6 +391,7 @@ prof_ensure(CUcontext ctx)
     }
     G.prof_obj = ep.pRangeProfilerObject;
     G.prof_ctx = ctx;
+    atomic_store(&G.prof_enabled, 1);
 
     size_t n = 0;
     const char *const *names = metrics_host_names(G.host, &n);
@@ -490,8 +499,21 @@ prof_finish(int launch_ok)
         G.max_passes = G.passes;
     if (why)
         push_event("warning", "batch_dropped", "profiled range discarded: %s", why);
+    /*
+     * Seen on the H200: the replayed kernel's own activity record never
+     * completes (no timestamps), and a default flush never returns a
+     * buffer holding an incomplete record, so every later record of this
+     * thread would wait for the program's exit (and be lost on SIGKILL).
+     * DecodeData synchronized the context, so a forced flush now returns
+     * that buffer with only this launch's record lacking times.
+     */
+    flush_forced();
+    if (gh_debug)
+        gh_say("prof_finish: ranges %zu dropped %zu why %s, %.1f ms", ci.numTotalRanges, dd.numOfRangeDropped,
+               why ? why : "-", dt / 1e6);
     writer_push(&r);
 }
+
 
 /* ------------------------------------------------------------ activity buffers */
 
@@ -529,6 +551,7 @@ buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_
     if (gh.cuptiActivityGetNumDroppedRecords &&
         gh.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
         writer_add_activity_dropped(dropped);
+    atomic_fetch_add(&G.buffers_seen, 1);
     if (valid)
         writer_push_buffer(buffer, valid, buf_release);
     else
@@ -539,6 +562,8 @@ static void *
 flusher_main(void *arg)
 {
     (void)arg;
+    long last_launches = 0, last_buffers = 0;
+    int stalled = 0;
     while (!atomic_load(&G.flusher_stop)) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -551,7 +576,19 @@ flusher_main(void *arg)
             ;
         if (atomic_load(&G.flusher_stop))
             break;
-        gh.cuptiActivityFlushAll(0);
+        /*
+         * A default flush returns only buffers whose records are all
+         * complete. If launches keep coming but no buffer arrived for 2 s,
+         * some record is stuck incomplete: force the flush (its times are lost).
+         */
+        long l = atomic_load(&G.launches_seen), b = atomic_load(&G.buffers_seen);
+        uint32_t flag = G.flush_flag;
+        if (b != last_buffers || l == last_launches)
+            stalled = 0, last_buffers = b;
+        else if (++stalled >= 4)
+            flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, stalled = 0;
+        last_launches = l;
+        gh.cuptiActivityFlushAll(flag);
         if (atomic_load(&G.urgent)) {
             writer_sync(250);
             atomic_store(&G.urgent_done, 1);
@@ -786,6 +823,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         static __thread struct rec r;
         memset(&r, 0, sizeof(r));
         r.type = REC_LAUNCH;
+        atomic_fetch_add_explicit(&G.launches_seen, 1, memory_order_relaxed);
         struct rec_launch *l = &r.u.launch;
         l->corr = cb->correlationId;
         l->rt_corr = tls_rt_corr;
@@ -827,6 +865,17 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                 atomic_store(&G.prof_busy, 0);
                 pthread_mutex_unlock(&G.prof_lock);
             }
+        } else if (atomic_load(&G.prof_enabled) && !capturing) {
+            /*
+             * Seen on the H200: while the range profiler stays enabled on a
+             * context, CUPTI completes no activity records until it is
+             * disabled, so a killed program would lose its whole trace.
+             * Disable it at the first unsampled launch after a profiled one
+             * (this also waits for a profiling thread to finish its range).
+             */
+            pthread_mutex_lock(&G.prof_lock);
+            prof_disable();
+            pthread_mutex_unlock(&G.prof_lock);
         } else if (atomic_load(&G.prof_busy) && !capturing) {
             /* Another thread is profiling: wait so our kernel does not land in its range. */
             pthread_mutex_lock(&G.prof_lock);
@@ -834,6 +883,12 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         }
         snprintf(l->reason, sizeof(l->reason), "%s", why ? why : "");
         writer_push(&r);
+        if (gh_debug) {
+            static atomic_long nl;
+            long k = atomic_fetch_add(&nl, 1);
+            if (k < 3 || k % 1000 == 0)
+                gh_say("launch %ld %s: %s sampled %d", k, cb->symbolName, why ? why : "-", l->sampled);
+        }
         return;
     }
     /* EXIT */
@@ -1320,6 +1375,11 @@ init_activity(void)
             push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s", (int)kinds[i],
                        cupti_err(rc));
     }
+    /* CUPTI's worker completes records (timestamps) on its own schedule; make it wake often. */
+    if (gh.cuptiActivityFlushPeriod && !env("GPUHIER_NO_FLUSH_PERIOD"))
+        gh.cuptiActivityFlushPeriod(500);
+    if (env("GPUHIER_FLUSH_FORCED"))
+        G.flush_flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
     sem_init(&G.flush_sem, 0, 0);
     sigset_t all, old;
     sigfillset(&all);
@@ -1372,6 +1432,7 @@ initialize(void)
     char err[1024] = "";
     G.pid = getpid();
     gh_quiet = env("GPUHIER_QUIET") && strcmp(env("GPUHIER_QUIET"), "0");
+    gh_debug = env("GPUHIER_DEBUG") != NULL;
     if (env("GPUHIER_SESSION_FILE"))
         snprintf(G.session_file, sizeof(G.session_file), "%s", env("GPUHIER_SESSION_FILE"));
     const char *pattern = env("GPUHIER_OUTPUT") ? env("GPUHIER_OUTPUT") : OUTNAME_DEFAULT;

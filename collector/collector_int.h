@@ -128,7 +128,7 @@ struct rec {
     X(cuptiGetResultString) X(cuptiGetVersion) X(cuptiSubscribe) X(cuptiSubscribe_v2) \
     X(cuptiUnsubscribe) X(cuptiEnableCallback) X(cuptiEnableDomain) X(cuptiActivityEnable) \
     X(cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord) X(cuptiActivityFlushAll) \
-    X(cuptiActivityGetNumDroppedRecords) X(cuptiGetTimestamp) X(cuptiGetDeviceId) \
+    X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityFlushPeriod) X(cuptiGetTimestamp) X(cuptiGetDeviceId) \
     X(cuptiGetContextId) X(cuptiGetSassToSourceCorrelation) X(cuptiDeviceGetChipName) \
     X(cuptiProfilerInitialize) X(cuptiProfilerDeviceSupported) \
     X(cuptiProfilerGetCounterAvailability) X(cuptiRangeProfilerEnable) \
@@ -208,6 +208,7 @@ void writer_stats(struct writer_stats *s);
 
 /* One `==gpuhier==` line on stderr unless gh_quiet (GPUHIER_QUIET). Never stdout. */
 extern int gh_quiet;
+extern int gh_debug; /* GPUHIER_DEBUG: the writer reports each batch on stderr */
 void gh_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Copies at most n-1 bytes of src and terminates (truncating is intended). */

@@ -35,6 +35,7 @@ extern char **environ;
 
 struct gh_api gh;
 int gh_quiet;
+int gh_debug;
 
 void
 gh_say(const char *fmt, ...)
@@ -1054,15 +1055,19 @@ batch(void)
     struct bufrec bufs[64];
     size_t nb = 0;
     uint64_t t0 = mono_ns();
+    long nbufs = 0, nrecs = 0;
+    uint64_t l0 = W.launches;
     sqlite3_exec(W.db, "BEGIN", NULL, NULL, NULL);
     for (;;) {
         nb = 0;
         while (nb < 64 && queue_pop(&W.bq, &bufs[nb]))
             nb++;
+        nbufs += (long)nb;
         int any = nb > 0;
         while (queue_pop(&W.q, &r)) {
             handle(&r);
             any = 1;
+            nrecs++;
         }
         for (size_t i = 0; i < nb; i++) {
             parse_buffer(bufs[i].buf, bufs[i].valid);
@@ -1076,6 +1081,9 @@ batch(void)
     update_run_counters();
     sqlite3_exec(W.db, "COMMIT", NULL, NULL, NULL);
     atomic_fetch_add(&W.commits, 1);
+    if (gh_debug && (nbufs || nrecs))
+        gh_say("writer: %ld buffers, %ld records, %llu launches in %.1f ms", nbufs, nrecs,
+               (unsigned long long)(W.launches - l0), (mono_ns() - t0) / 1e6);
 }
 
 static void *

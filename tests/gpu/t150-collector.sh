@@ -5,6 +5,7 @@
 # Results and reports go to $OUT (or a temp dir) for docs/gpu-runs.md.
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
+src=${GPUHIER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 lib=$bin/libgpuhier-collector.so
 gpu=$bin/gpu
 if ! [ -e /dev/nvidia0 ] || ! command -v python3 >/dev/null; then
@@ -55,6 +56,7 @@ expect "clean exit" ms.db "SELECT clean_exit FROM run" 1
 expect "no drops" ms.db "SELECT records_dropped + activity_dropped + ranges_dropped FROM run" 0
 [ -e ms.db-wal ] && bad "ms.db-wal left behind" || ok "single file after exit"
 grep -q "==gpuhier== profiled" ms.err && ok "progress lines" || bad "no progress line"
+q ms.db "SELECT 'profiled launches: ' || group_concat(passes || ' passes ' || (overhead_ns / 1000000) || ' ms', '; ') FROM profile"
 python3 -c 'import sqlite3; c=sqlite3.connect("ms.db"); print("metrics of one profiled launch:"); [print("   ", *r) for r in c.execute("SELECT metric, value FROM v_metric WHERE launch_id = (SELECT min(launch_id) FROM profile)")]'
 
 # 2. Trace mode: same counts, nothing profiled.
@@ -122,6 +124,14 @@ GPUHIER_FORCE=1 gh ms.db "$gpu/multistream" 10 > fo.out 2> fo.err
 expect "forced overwrite" ms.db "SELECT count(*) FROM launch" 80
 grep -c "^start" session.txt > /dev/null && ok "session file: $(grep -c '^start' session.txt) start, $(grep -c '^end' session.txt) end lines" || bad "no session file"
 tail -1 session.txt
+
+# 10. A second CUPTI subscriber for real: torch.profiler started before CUDA.
+if python3 -c 'import torch' 2>/dev/null; then
+    gh tp.db python3 "$src/tests/gpu/torch_second_subscriber.py" > tp.out 2> tp.err; st=$?
+    [ $st = 0 ] && ok "torch.profiler program exit 0: $(tr '\n' ' ' < tp.out)" || bad "torch.profiler program exit $st: $(tail -3 tp.err)"
+    grep '==gpuhier==' tp.err | head -2
+    if [ -f tp.db ]; then q tp.db "SELECT 'profiling_limited: ' || ifnull(profiling_limited, 'NULL') || '; launches ' || (SELECT count(*) FROM launch) FROM run"; fi
+fi
 
 t1=$(date +%s.%N)
 echo "t150: $(python3 -c "print(round($t1-$t0,1))") s"
