@@ -29,7 +29,7 @@ T0 = time.monotonic()
 BUDGET = float(os.environ.get("AGREE_BUDGET_S", "450"))
 WINDOW = int(os.environ.get("AGREE_WINDOW", "200"))
 REPS = int(os.environ.get("AGREE_REPS", "3"))
-TK_LAUNCHES = int(os.environ.get("AGREE_TK_LAUNCHES", "30"))
+TK_LAUNCHES = int(os.environ.get("AGREE_TK_LAUNCHES", "10"))
 PT_SKIP = int(os.environ.get("AGREE_PT_SKIP", "100"))
 PT_COUNT = int(os.environ.get("AGREE_PT_COUNT", "40"))
 NCU = os.environ.get("NCU", "ncu")
@@ -155,19 +155,41 @@ def triple(text):
     return tuple((nums + [1, 1, 1])[:3])
 
 
+def short_name(n):
+    """'voidns::foo<int>(float*)' -> 'ns::foo': for demanglers that disagree
+    on templates, return types or spacing."""
+    n = norm_name(n)
+    depth, cut = 0, len(n)
+    for i, ch in enumerate(n):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            cut = i
+            break
+    n = n[:cut]
+    return n.split("<", 1)[0]
+
+
 def pair(ours, theirs):
-    """Pairs launches by (name, grid, block) and occurrence."""
-    by_key = {}
+    """Pairs launches by (name, grid, block) and occurrence: the full
+    demangled name when both tools spell it alike, else the short name."""
+    full, short = {}, {}
     for t in theirs:
-        k = (norm_name(t["kernel"]), triple(t["grid"]), triple(t["block"]))
-        by_key.setdefault(k, []).append(t)
+        g, b = triple(t["grid"]), triple(t["block"])
+        full.setdefault((norm_name(t["kernel"]), g, b), []).append(t)
+        short.setdefault((short_name(t["kernel"]), g, b), []).append(t)
+    spelled_alike = any(o["key"] in full for o in ours)
+    table = full if spelled_alike else short
     used, pairs, unmatched = {}, [], 0
     for o in ours:
-        lst = by_key.get(o["key"], [])
-        i = used.get(o["key"], 0)
+        k = o["key"] if spelled_alike else (short_name(o["name"]), o["key"][1], o["key"][2])
+        lst = table.get(k, [])
+        i = used.get(k, 0)
         if i < len(lst):
             pairs.append((o, lst[i]))
-            used[o["key"]] = i + 1
+            used[k] = i + 1
         else:
             unmatched += 1
     return pairs, unmatched
@@ -209,6 +231,9 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     info.update(ncu_rc=rc, ncu_s=dt)
     theirs = ncu_csv.parse(out)
     info["ncu_launches"] = len(theirs)
+    if not theirs:
+        errs = [l for l in out.splitlines() if "ERR" in l or "rror" in l][-2:]
+        info["error"] = "ncu gave no rows (rc %d)%s" % (rc, (": " + " / ".join(errs))[:300] if errs else "")
     pairs, info["unmatched"] = pair(ours, theirs)
     info["pairs"] = len(pairs)
     comps = []
@@ -461,6 +486,8 @@ def main():
         infos.append(info)
         log("%s: %d pairs, %d values, %d misses" % (label, info.get("pairs", 0), len(c),
                                                     sum(1 for x in c if not x["ok"])))
+        # partial results survive a kill at the device's time limit
+        write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), None)
     script = os.path.join(a.root, "bench", "pytorch_train.py")
     names_for_cost = core
     if os.path.exists(script) and left() > 120:

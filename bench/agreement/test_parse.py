@@ -68,5 +68,17 @@ ok, diff = compare.agree("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", 0.0, 3
 check(not ok, "zero vs 3 is a miss")
 check(compare.median([3.0, 1.0, 2.0]) == 2.0, "median")
 
+import run  # noqa: E402
+check(run.short_name("void ns::foo<int, 2>(float *, int)") == "ns::foo", "short name of a template")
+check(run.short_name("scale(float*, int, float)") == "scale", "short name")
+check(run.norm_name("scale(float *, int, float)") == run.norm_name("scale(float*, int, float)"), "spacing ignored")
+ours = [{"name": "void k<2>(float*)", "key": (run.norm_name("void k<2>(float*)"), (4, 1, 1), (32, 1, 1)), "index": i}
+        for i in range(2)]
+theirs = [{"kernel": "void k<(int)2>(float *)", "grid": "(4, 1, 1)", "block": "(32, 1, 1)"},
+          {"kernel": "other(int)", "grid": "(4, 1, 1)", "block": "(32, 1, 1)"},
+          {"kernel": "void k<(int)2>(float *)", "grid": "(4, 1, 1)", "block": "(32, 1, 1)"}]
+pairs, unmatched = run.pair(ours, theirs)
+check(len(pairs) == 2 and unmatched == 0 and pairs[1][1] is theirs[2], "pairing falls back to short names, in order")
+
 print("agreement parsers:", "FAIL" if failed else "ok")
 sys.exit(failed)
