@@ -1,0 +1,26 @@
+# Analyzer tests: unit tests, one golden test per rule fixture
+# (tests/fixtures/rule-<id>.sql + .expected, run against rules/<id>.rule
+# alone), and the analyzer's e2e scripts (tests/e2e/t2*.sh).
+add_executable(test_analyzer ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_analyzer.c)
+target_include_directories(test_analyzer PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(test_analyzer PRIVATE gh_analyzer gh_store m)
+gh_add_test(NAME unit.analyzer COMMAND test_analyzer LABELS unit analyzer)
+
+file(GLOB GH_RULE_FIXTURES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/rule-*.sql)
+foreach(fx ${GH_RULE_FIXTURES})
+  get_filename_component(name ${fx} NAME_WE)
+  if(name STREQUAL "rule-base" OR name STREQUAL "rule-tail")
+    continue()
+  endif()
+  string(REGEX REPLACE "^rule-" "" id ${name})
+  gh_add_test(NAME analyzer.golden.${id}
+    COMMAND test_analyzer golden ${fx} ${PROJECT_SOURCE_DIR}/rules/${id}.rule
+            ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/${name}.expected
+    LABELS unit analyzer)
+endforeach()
+
+file(GLOB GH_AN_E2E CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t2*.sh)
+foreach(t ${GH_AN_E2E})
+  get_filename_component(name ${t} NAME_WE)
+  gh_add_test(NAME e2e.${name} COMMAND sh ${t} LABELS e2e analyzer)
+endforeach()

@@ -1,0 +1,710 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analyzer: the analyzer's unit tests and its golden-test runner.
+ *
+ *   test_analyzer [NAME]                       unit tests (NAME filters)
+ *   test_analyzer golden FIXTURE RULE EXPECTED golden test of one rule
+ *
+ * Golden tests build synthetic reports from tests/fixtures/rule-<id>.sql
+ * (rule-base.sql before each report section, rule-tail.sql after; a
+ * section starts at a "-- @report LABEL" line), analyze each with only
+ * that rule, dump the verdict for every kernel (kernel short names are
+ * the case ids, e.g. rule-l2-reread-miss-1.2) and compare with EXPECTED.
+ * GPUHIER_UPDATE_GOLDEN=1 rewrites EXPECTED instead (then review the diff).
+ */
+#include "analyzer/analyzer.h"
+#include "schema/store.h"
+#include "tests/check.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *src_dir(void)
+{
+    const char *s = getenv("GPUHIER_SOURCE_DIR");
+    return s ? s : ".";
+}
+
+static char *
+read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s)
+        s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static int
+write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static int
+exec_file(sqlite3 *db, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src_dir(), name);
+    char *sql = read_text(path);
+    if (!sql) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return -1;
+    }
+    int rc = store_exec(db, sql);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", path, store_error());
+    free(sql);
+    return rc;
+}
+
+/* A synthetic report: base, `section` (SQL text), tail. */
+static sqlite3 *
+build_report(const char *section)
+{
+    sqlite3 *db = NULL;
+    if (store_create(":memory:", "synthetic", &db))
+        return NULL;
+    if (exec_file(db, "rule-base.sql") || store_exec(db, section) || exec_file(db, "rule-tail.sql")) {
+        fprintf(stderr, "fixture: %s\n", store_error());
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+/* A fresh temp directory holding copies of the given rule files. */
+static char *
+rules_dir_with(const char *const *files, size_t n)
+{
+    char tmpl[] = "/tmp/gh-an-rules-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char *text = read_text(files[i]);
+        const char *base = strrchr(files[i], '/');
+        char dst[4096];
+        snprintf(dst, sizeof(dst), "%s/%s", d, base ? base + 1 : files[i]);
+        if (!text || write_text(dst, text))
+            return NULL;
+        free(text);
+    }
+    return strdup(d);
+}
+
+static void
+rm_dir(const char *d)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Golden dump                                                          */
+/* ------------------------------------------------------------------ */
+
+struct buf {
+    char *s;
+    size_t n, cap;
+};
+
+static void
+bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void
+bprintf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    char tmp[4096];
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof(tmp))
+        n = sizeof(tmp) - 1;
+    if (b->n + (size_t)n + 1 > b->cap) {
+        b->cap = 2 * (b->n + (size_t)n + 1);
+        b->s = realloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, tmp, (size_t)n + 1);
+    b->n += (size_t)n;
+}
+
+static const char *
+txt(sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "NULL";
+}
+
+static void
+dump(sqlite3 *db, struct buf *b, const char *label)
+{
+    sqlite3_stmt *st = NULL, *ev = NULL;
+    bprintf(b, "@report %s\n", label);
+    store_prepare(db, "SELECT rule_id, status, findings, note FROM rule_run ORDER BY rule_id", &st);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        bprintf(b, "rule %s: %s, %d finding(s)%s%s\n", txt(st, 0), txt(st, 1), sqlite3_column_int(st, 2),
+                sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : "; ", sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : txt(st, 3));
+    sqlite3_finalize(st);
+    store_prepare(db, "SELECT finding_id, name, value, text_value FROM finding_evidence WHERE finding_id = ? ORDER BY seq", &ev);
+    store_prepare(db,
+        "SELECT COALESCE(k.short_name, '(run)'), f.id, f.severity, f.time_lost_ns_per_launch, f.time_lost_ns,"
+        " f.time_lost_raw_ns, f.share_pct, f.launches, f.message"
+        " FROM kernel k LEFT JOIN finding f ON f.kernel_id = k.id"
+        " UNION ALL SELECT '(run)', f.id, f.severity, f.time_lost_ns_per_launch, f.time_lost_ns, f.time_lost_raw_ns,"
+        " f.share_pct, f.launches, f.message FROM finding f WHERE f.kernel_id IS NULL"
+        " ORDER BY 1, 2", &st);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+            bprintf(b, "%s: silent\n", txt(st, 0));
+            continue;
+        }
+        bprintf(b, "%s: fires %s per_launch_ns=%.6g total_ns=%.6g raw_ns=%.6g share=%.4g%% launches=%d\n", txt(st, 0),
+                txt(st, 2), sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), sqlite3_column_double(st, 5),
+                sqlite3_column_double(st, 6), sqlite3_column_int(st, 7));
+        bprintf(b, "    message: %s\n", txt(st, 8));
+        sqlite3_reset(ev);
+        sqlite3_bind_int64(ev, 1, sqlite3_column_int64(st, 1));
+        while (sqlite3_step(ev) == SQLITE_ROW) {
+            if (sqlite3_column_type(ev, 2) != SQLITE_NULL)
+                bprintf(b, "    %s = %.6g\n", txt(ev, 1), sqlite3_column_double(ev, 2));
+            else
+                bprintf(b, "    %s = %s\n", txt(ev, 1), txt(ev, 3));
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(ev);
+}
+
+static int
+golden(const char *fixture, const char *rule, const char *expected)
+{
+    int ret = 1;
+    struct buf out = {0};
+    char *text = read_text(fixture), *dir = NULL, *want = NULL;
+    const char *files[] = {rule};
+    if (!text) {
+        fprintf(stderr, "cannot read fixture %s\n", fixture);
+        return 1;
+    }
+    if (!(dir = rules_dir_with(files, 1))) {
+        fprintf(stderr, "cannot copy %s\n", rule);
+        goto out;
+    }
+    struct analyzer_opts o = {.rules_dir = dir};
+    const char *base = strrchr(fixture, '/') ? strrchr(fixture, '/') + 1 : fixture;
+    /* Split into report sections at "-- @report LABEL" lines. */
+    char *p = text;
+    int sections = 0;
+    while (p && *p) {
+        char label[256];
+        snprintf(label, sizeof(label), "%.*s", (int)(strlen(base) - 4), base);
+        char *start = p;
+        if (!strncmp(p, "-- @report ", 11)) {
+            size_t n = strcspn(p + 11, "\n");
+            snprintf(label, sizeof(label), "%.*s", (int)n, p + 11);
+            start = p + 11 + n;
+        }
+        char *next = strstr(start, "\n-- @report ");
+        if (next) {
+            *next = '\0';
+            p = next + 1;
+        } else {
+            p = NULL;
+        }
+        if (!sections && !strstr(start, "INSERT") && next)
+            continue; /* a header before the first section */
+        sections++;
+        sqlite3 *db = build_report(start);
+        if (!db)
+            goto out;
+        if (analyzer_analyze(db, &o)) {
+            fprintf(stderr, "%s: analyze: %s\n", label, analyzer_error());
+            sqlite3_close(db);
+            goto out;
+        }
+        dump(db, &out, label);
+        sqlite3_close(db);
+    }
+    if (getenv("GPUHIER_UPDATE_GOLDEN")) {
+        ret = write_text(expected, out.s ? out.s : "") ? 1 : 0;
+        printf("wrote %s\n", expected);
+        goto out;
+    }
+    want = read_text(expected);
+    if (!want) {
+        fprintf(stderr, "cannot read %s (GPUHIER_UPDATE_GOLDEN=1 creates it)\n", expected);
+        fputs(out.s ? out.s : "", stderr);
+        goto out;
+    }
+    if (strcmp(want, out.s ? out.s : "")) {
+        fprintf(stderr, "golden mismatch for %s\n--- expected\n%s--- got\n%s", fixture, want, out.s ? out.s : "");
+        goto out;
+    }
+    printf("ok   %s (%d report%s)\n", base, sections, sections == 1 ? "" : "s");
+    ret = 0;
+out:
+    if (dir) {
+        rm_dir(dir);
+        free(dir);
+    }
+    free(text);
+    free(want);
+    free(out.s);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Unit tests                                                           */
+/* ------------------------------------------------------------------ */
+
+/* A kernel far from its floor with poor coalescing and exposed latency. */
+static const char sample_report[] =
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z6stridePf', 'stride'), (2, '_Z4idlev', 'idle');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
+    "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+    "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 64, 1, 1, 128, 1, 1, 0, 0, 16);\n"
+    "INSERT INTO fx_launch VALUES (1, 10, 100000), (2, 5, 20000);\n"
+    "INSERT INTO fx_metric VALUES\n"
+    "  (1, 'dram__bytes_read.sum', 16e6), (1, 'dram__bytes_write.sum', 4e6),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', 4e6),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 125000),\n"
+    "  (1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 16e6),\n"
+    "  (1, 'smsp__sass_data_bytes_mem_global_op_st.sum', 4e6);\n";
+
+static sqlite3 *
+sample(void)
+{
+    return build_report(sample_report);
+}
+
+static char *
+default_rules(void)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/rules", src_dir());
+    return strdup(path);
+}
+
+static long long
+count(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+    if (store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static double
+real(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    double v = NAN;
+    if (store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static char *
+tmpdir(void)
+{
+    char tmpl[] = "/tmp/gh-an-test-XXXXXX";
+    return strdup(mkdtemp(tmpl));
+}
+
+static void
+put_rule(const char *dir, const char *name, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    CHECK(write_text(path, text) == 0);
+}
+
+static const char toy_rule[] =
+    "# a user rule: fires on every configuration slower than :min_ns\n"
+    "id: toy-slow\n"
+    "title: Slow configuration\n"
+    "tier: dram\n"
+    "doc: test\n"
+    "rationale: test rule\n"
+    "threshold: min_ns = 50000 ns | test value\n"
+    "query:\n"
+    "  SELECT config_id, mean_ns, mean_ns - :min_ns AS time_lost_ns\n"
+    "  FROM cfg WHERE mean_ns > :min_ns\n"
+    "message: mean {mean_ns:ns} above {min_ns:ns}\n"
+    "remedy: be faster\n"
+    "evidence: mean_ns ns > min_ns\n";
+
+static void
+test_analyzer_user_rule_fires(void)
+{
+    sqlite3 *db = sample();
+    char *d = tmpdir();
+    put_rule(d, "toy-slow.rule", toy_rule);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(db && analyzer_analyze(db, &o) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'toy-slow'"), 1);
+    CHECK_EQ_INT(count(db, "SELECT kernel_id FROM finding WHERE rule_id = 'toy-slow'"), 1);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding"), 50000, 1e-6);
+    /* 10 traced launches + the profiled one, counted at the traced mean. */
+    CHECK_NEAR(real(db, "SELECT time_lost_ns FROM finding"), 550000, 1e-3);
+    CHECK_NEAR(real(db, "SELECT threshold FROM finding_evidence WHERE name = 'mean_ns'"), 50000, 1e-9);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
+static void
+test_analyzer_threshold_edit_changes_findings(void)
+{
+    sqlite3 *db = sample();
+    char *d = tmpdir();
+    put_rule(d, "toy-slow.rule", toy_rule);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(analyzer_analyze(db, &o) == 0);
+    char *v1 = analyzer_ruleset_version(&o);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding"), 1);
+    /* Lower the threshold below the idle kernel's 20 us: now both fire. */
+    char *edited = strdup(toy_rule);
+    char *p = strstr(edited, "50000 ns");
+    memcpy(p, "10000 ns", 8);
+    put_rule(d, "toy-slow.rule", edited);
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding"), 2);
+    char *v2 = analyzer_ruleset_version(&o);
+    CHECK(v1 && v2 && strcmp(v1, v2));
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM analysis"), 1);
+    free(v1);
+    free(v2);
+    free(edited);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
+static void
+test_analyzer_user_rule_cannot_write(void)
+{
+    const char *bad[] = {
+        "  INSERT INTO kernel (mangled_name) VALUES ('x') RETURNING id AS config_id, 0 AS time_lost_ns\n",
+        "  SELECT 1 AS config_id, 0 AS time_lost_ns; DELETE FROM kernel\n",
+        "  ATTACH DATABASE '/tmp/gh-an-evil.db' AS evil\n",
+        "  PRAGMA query_only = 0\n",
+        "  SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE (SELECT COUNT(*) FROM pragma_table_info('kernel')) > 0\n",
+        "  WITH x AS (SELECT 1) DELETE FROM kernel\n",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        sqlite3 *db = sample();
+        char *d = tmpdir();
+        char text[2048];
+        snprintf(text, sizeof(text),
+                 "id: evil\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n%smessage: m\nremedy: r\n", bad[i]);
+        put_rule(d, "evil.rule", text);
+        long long kernels = count(db, "SELECT COUNT(*) FROM kernel");
+        struct analyzer_opts o = {.rules_dir = d};
+        CHECK(analyzer_analyze(db, &o) == -1);
+        CHECK_EQ_INT(analyzer_failure(), ANALYZER_ERR_RULES);
+        CHECK(strstr(analyzer_error(), "evil.rule:6:") != NULL);
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel"), kernels);
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM pragma_database_list"), 2); /* main + temp, no 'evil' */
+        /* The connection is writable again afterwards (the guard is lifted). */
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding"), 0);
+        CHECK(store_exec(db, "DELETE FROM rule_run") == 0);
+        sqlite3_close(db);
+        rm_dir(d);
+        free(d);
+    }
+    CHECK(access("/tmp/gh-an-evil.db", F_OK) != 0);
+}
+
+static void
+test_analyzer_rule_errors_name_file_and_line(void)
+{
+    struct {
+        const char *text, *want;
+    } cases[] = {
+        {"id: x\ntitle: t\nbogus: 1\n", "x.rule:3: unknown key 'bogus'"},
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nthreshold: a = abc | why\nquery: SELECT 1\nmessage: m\nremedy: r\n",
+         "x.rule:6: threshold 'a': 'abc' is not a number"},
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nthreshold: a = 1\nquery: SELECT 1\nmessage: m\nremedy: r\n",
+         "x.rule:6: threshold 'a' has no justification"},
+        {"id: x\ntitle: t\ntier: cache\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: m\nremedy: r\n", "tier 'cache'"},
+        {"id: y\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: m\nremedy: r\n", "does not match the file name"},
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: {a:zz}\nremedy: r\n", "x.rule:7: message: unknown format 'zz'"},
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nremedy: r\n", "missing 'message:'"},
+        {"  indented\n", "x.rule:1: indented line continues nothing"},
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nevidence: a > nope\nquery: SELECT 1\nmessage: m\nremedy: r\n",
+         "x.rule:6: evidence: threshold 'nope' is not declared"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *d = tmpdir();
+        put_rule(d, "x.rule", cases[i].text);
+        struct ruleset *rs = ruleset_load(d);
+        CHECK(rs == NULL);
+        CHECK_EQ_INT(analyzer_failure(), ANALYZER_ERR_RULES);
+        if (!strstr(analyzer_error(), cases[i].want))
+            fprintf(stderr, "case %zu: got '%s', want '%s'\n", i, analyzer_error(), cases[i].want);
+        CHECK(strstr(analyzer_error(), cases[i].want) != NULL);
+        ruleset_free(rs);
+        rm_dir(d);
+        free(d);
+    }
+    /* Query errors are found when the rule runs, still at file:line. */
+    sqlite3 *db = sample();
+    char *d = tmpdir();
+    put_rule(d, "q.rule", "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\n\nquery:\n  SELECT nope FROM cfg\nmessage: m\nremedy: r\n");
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(analyzer_analyze(db, &o) == -1);
+    CHECK(strstr(analyzer_error(), "q.rule:7: query: no such column: nope") != NULL);
+    put_rule(d, "q.rule", "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n  SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE mean_ns > :nope\nmessage: m\nremedy: r\n");
+    CHECK(analyzer_analyze(db, &o) == -1);
+    CHECK(strstr(analyzer_error(), "q.rule:6: query parameter ':nope' is not a declared threshold") != NULL);
+    put_rule(d, "q.rule", "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n  SELECT config_id, 0 AS time_lost_ns FROM cfg\nmessage: {nope}\nremedy: r\n");
+    CHECK(analyzer_analyze(db, &o) == -1);
+    CHECK(strstr(analyzer_error(), "q.rule:8: message uses {nope}") != NULL);
+    /* A failed analysis leaves no partial results. */
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary"), 0);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
+static void
+test_analyzer_default_rules_load(void)
+{
+    char *d = default_rules();
+    struct ruleset *rs = ruleset_load(d);
+    CHECK(rs != NULL);
+    if (!rs) {
+        fprintf(stderr, "%s\n", analyzer_error());
+        free(d);
+        return;
+    }
+    const char *ids[] = {"local-memory-traffic", "occupancy-registers", "shared-bank-conflicts",
+        "occupancy-shared-memory", "smem-optin-48k", "reread-not-staged", "stream-evicts-reused",
+        "l2-reread-miss", "uncoalesced-global-load", "uncoalesced-global-store", "scalar-access",
+        "floor-distance", "latency-not-hidden", "block-shape", "pageable-copy", "transfer-exceeds-work",
+        "round-trip-copy", "small-copies", "host-memory-access", "constant-divergent", "atomic-contention"};
+    CHECK_EQ_INT(rs->n, sizeof(ids) / sizeof(ids[0]));
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        const struct rule *r = ruleset_find(rs, ids[i]);
+        CHECK(r != NULL);
+        /* Every threshold says where it comes from (STYLE.md §6.7). */
+        for (size_t j = 0; r && j < r->n_thresholds; j++)
+            CHECK(r->thresholds[j].why && strlen(r->thresholds[j].why) > 10);
+    }
+    CHECK_EQ_INT(strlen(rs->version), 16);
+    ruleset_free(rs);
+    free(d);
+}
+
+static void
+test_analyzer_summary_for_every_kernel(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a'), (2, 'b', 'b'), (3, 'c', 'c');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
+        "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32), (2, 1, 0, 2048, 1, 1, 256, 1, 1, 0, 0, 32),\n"
+        "  (3, 2, 0, 8, 1, 1, 64, 1, 1, 0, 0, 32);\n"
+        "INSERT INTO fx_launch VALUES (1, 3, 10000), (2, 1, 40000), (3, 4, 5000);\n"
+        "INSERT INTO fx_metric VALUES (1, 'dram__bytes_read.sum', 8e6), (1, 'dram__bytes_write.sum', 4e6),\n"
+        "  (1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 8e6), (1, 'smsp__sass_data_bytes_mem_global_op_st.sum', 8e6);\n"
+        /* kernel 3: a launch with no configuration row at all */
+        "INSERT INTO launch (kernel_id, config_id, device_id, start_ns, end_ns, profiled) VALUES (3, NULL, 0, 10, 2010, 0);\n");
+    struct analyzer_opts o = {.rules_dir = NULL};
+    char *d = default_rules();
+    o.rules_dir = d;
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NULL"), 3);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NOT NULL"), 3);
+    /* Mean from traced launches only: the profiled launch (10x, under replay) is left out. */
+    CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id = 1"), 10000, 1e-6);
+    CHECK_EQ_INT(count(db, "SELECT launches FROM kernel_summary WHERE config_id = 1"), 4);
+    CHECK_EQ_INT(count(db, "SELECT profiled_launches FROM kernel_summary WHERE config_id = 1"), 1);
+    /* Useful bytes = min(requested 16 MB, DRAM 12 MB); floor at 4.8e12 and 4.0e12 B/s. */
+    CHECK_NEAR(real(db, "SELECT useful_bytes FROM kernel_summary WHERE config_id = 1"), 12e6, 1e-3);
+    CHECK_NEAR(real(db, "SELECT floor_ns FROM kernel_summary WHERE config_id = 1"), 2500, 1e-6);
+    CHECK_NEAR(real(db, "SELECT floor_measured_ns FROM kernel_summary WHERE config_id = 1"), 3000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT floor_ratio FROM kernel_summary WHERE config_id = 1"), 4.0, 1e-9);
+    CHECK(isnan(real(db, "SELECT floor_ns FROM kernel_summary WHERE config_id = 2")));
+    /* Kernel 1 overall: 3x10us + the profiled one at 10us + 1x40us = 5 launches, 80 us. */
+    CHECK_EQ_INT(count(db, "SELECT launches FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"), 5);
+    CHECK_NEAR(real(db, "SELECT total_ns FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"), 80000, 1);
+    /* The kernel floor ratio uses only the configurations that have a floor. */
+    CHECK_NEAR(real(db, "SELECT floor_ratio FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"), 4.0, 1e-9);
+    CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE kernel_id = 3 AND config_id IS NULL"), 2000, 1e-9);
+    /* Shares add up to the kernels' part of the run's GPU time (no copies here). */
+    CHECK_NEAR(real(db, "SELECT SUM(share_pct) FROM kernel_summary WHERE config_id IS NULL"), 100, 1e-6);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE bound_tier IS NOT NULL AND config_id = 1"), 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM analysis"), 1);
+    sqlite3_close(db);
+    free(d);
+}
+
+static const char capped_rule_a[] =
+    "id: cap-a\ntitle: a\ntier: dram\ndoc: d\nrationale: r\ncapping: normal\n"
+    "query: SELECT config_id, 0.8 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
+static const char capped_rule_b[] =
+    "id: cap-b\ntitle: b\ntier: dram\ndoc: d\nrationale: r\n"
+    "query: SELECT config_id, 0.5 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
+static const char capped_rule_r[] =
+    "id: cap-r\ntitle: r\ntier: dram\ndoc: d\nrationale: r\ncapping: residual\n"
+    "query: SELECT config_id, gap_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
+
+static void
+test_analyzer_capping_and_severity(void)
+{
+    sqlite3 *db = sample();
+    char *d = tmpdir();
+    put_rule(d, "cap-a.rule", capped_rule_a);
+    put_rule(d, "cap-b.rule", capped_rule_b);
+    put_rule(d, "cap-r.rule", capped_rule_r);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(analyzer_analyze(db, &o) == 0);
+    /* mean 100 us; useful bytes min(requested 20 MB, DRAM 20 MB) -> floor 20e6 / 4e12 B/s = 5 us. */
+    double gap = real(db, "SELECT 100000 - floor_measured_ns FROM kernel_summary WHERE config_id = 1");
+    CHECK_NEAR(gap, 95000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-a'"), 80000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-b'"), 15000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT time_lost_raw_ns FROM finding WHERE rule_id = 'cap-b'"), 550000, 1e-3);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-r'"), 0, 1e-9);
+    CHECK_NEAR(real(db, "SELECT SUM(time_lost_ns_per_launch) FROM finding"), gap, 1e-6);
+    /* Run time: 10 x 100 us + the profiled one at the mean (1.1 ms) + kernel 2 (100 us) = 1.2 ms. */
+    CHECK_NEAR(real(db, "SELECT run_gpu_ns FROM analysis"), 1200000, 1);
+    CHECK_EQ_INT(count(db, "SELECT rank FROM finding WHERE rule_id = 'cap-a'"), 1);
+    sqlite3_stmt *st = NULL;
+    store_prepare(db, "SELECT severity, share_pct FROM finding WHERE rule_id = 'cap-a'", &st);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_STR((const char *)sqlite3_column_text(st, 0), "error"); /* 880 us of 1.2 ms */
+    sqlite3_finalize(st);
+    store_prepare(db, "SELECT severity FROM finding WHERE rule_id = 'cap-r'", &st);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_STR((const char *)sqlite3_column_text(st, 0), "note");
+    sqlite3_finalize(st);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns FROM kernel_summary WHERE config_id = 1"), 10 * 95000 + 95000, 1e-3);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
+static void
+test_analyzer_open_report_read_only(void)
+{
+    char *d = tmpdir();
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/r.db", d);
+    sqlite3 *db = NULL;
+    CHECK(store_create(path, "synthetic", &db) == 0);
+    CHECK(store_exec(db, "PRAGMA journal_mode = DELETE") == 0);
+    char *base = NULL;
+    {
+        char p2[4096];
+        snprintf(p2, sizeof(p2), "%s/tests/fixtures/rule-base.sql", src_dir());
+        base = read_text(p2);
+    }
+    char tail[4096];
+    snprintf(tail, sizeof(tail), "%s/tests/fixtures/rule-tail.sql", src_dir());
+    char *tailsql = read_text(tail);
+    CHECK(store_exec(db, base) == 0 && store_exec(db, sample_report) == 0 && store_exec(db, tailsql) == 0);
+    sqlite3_close(db);
+    chmod(path, 0444);
+    struct stat before, after;
+    stat(path, &before);
+    char *rules = default_rules();
+    struct analyzer_opts o = {.rules_dir = rules};
+    sqlite3 *r = NULL;
+    CHECK(analyzer_open_report(path, &o, &r) == 0);
+    CHECK(r != NULL);
+    CHECK(count(r, "SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NULL") == 2);
+    CHECK(count(r, "SELECT COUNT(*) FROM finding") > 0);
+    sqlite3_close(r);
+    stat(path, &after);
+    CHECK(before.st_mtime == after.st_mtime && before.st_size == after.st_size);
+    /* The file itself still has no analysis. */
+    CHECK(store_open(path, STORE_READ_ONLY, &db) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM analysis"), 0);
+    sqlite3_close(db);
+    /* Analyzed by the current rule set: the file is used as it is. */
+    chmod(path, 0644);
+    CHECK(store_open(path, STORE_READ_WRITE, &db) == 0);
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK(store_exec(db, "UPDATE finding SET message = 'from the file'") == 0);
+    sqlite3_close(db);
+    CHECK(analyzer_open_report(path, &o, &r) == 0);
+    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE message = 'from the file'"), count(r, "SELECT COUNT(*) FROM finding"));
+    CHECK_EQ_INT(sqlite3_db_readonly(r, "main"), 1);
+    sqlite3_close(r);
+    /* Missing file: a report failure, not a crash. */
+    CHECK(analyzer_open_report("/nonexistent/x.db", &o, &r) == -1);
+    CHECK(r == NULL);
+    CHECK_EQ_INT(analyzer_failure(), ANALYZER_ERR_REPORT);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_MISSING);
+    free(base);
+    free(tailsql);
+    free(rules);
+    rm_dir(d);
+    free(d);
+}
+
+static void
+test_analyzer_no_profiled_launches(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
+        "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (1, 1, 0, 8, 1, 1, 256, 1, 1, 0, 0, 32);\n"
+        "INSERT INTO fx_launch VALUES (1, 3, 10000);\n");
+    char *rules = default_rules();
+    struct analyzer_opts o = {.rules_dir = rules};
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK(count(db, "SELECT COUNT(*) FROM rule_run WHERE status = 'skipped'") >= 10);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM rule_run WHERE rule_id = 'shared-bank-conflicts' AND note LIKE 'metric %not in report'"), 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary"), 2);
+    CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id IS NULL"), 10000, 1e-9);
+    sqlite3_close(db);
+    free(rules);
+}
+
+static const struct check_test tests[] = {
+    {"analyzer_default_rules_load", test_analyzer_default_rules_load},
+    {"analyzer_user_rule_fires", test_analyzer_user_rule_fires},
+    {"analyzer_threshold_edit_changes_findings", test_analyzer_threshold_edit_changes_findings},
+    {"analyzer_user_rule_cannot_write", test_analyzer_user_rule_cannot_write},
+    {"analyzer_rule_errors_name_file_and_line", test_analyzer_rule_errors_name_file_and_line},
+    {"analyzer_summary_for_every_kernel", test_analyzer_summary_for_every_kernel},
+    {"analyzer_capping_and_severity", test_analyzer_capping_and_severity},
+    {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
+    {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
+};
+
+int
+main(int argc, char **argv)
+{
+    if (argc >= 5 && !strcmp(argv[1], "golden"))
+        return golden(argv[2], argv[3], argv[4]);
+    return check_run(tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+}
