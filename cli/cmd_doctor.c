@@ -478,25 +478,33 @@ check_permission(void)
 /* Calibration                                                          */
 
 /*
- * ~/.cache/gpuhier/calibration-<name>.txt, name with ' ' and '/' as '_'.
- * The collector builds the same path (docs/cmd-doctor.md).
+ * $XDG_CACHE_HOME/gpuhier/calibration-<name>.txt, else
+ * ~/.cache/gpuhier/calibration-<name>.txt, the name with ' ' and '/' as
+ * '_'. The collector reads the same path (collector/writer.c,
+ * docs/cmd-doctor.md).
  */
 static int
 calibration_path(const char *device, char *buf, size_t n)
 {
-    const char *home = getenv("HOME");
-    if (!home || !*home) {
-        struct passwd *pw = getpwuid(getuid());
-        home = pw ? pw->pw_dir : NULL;
-    }
-    if (!home)
-        return -1;
     char name[256];
     snprintf(name, sizeof(name), "%s", device);
     for (char *p = name; *p; p++)
         if (*p == ' ' || *p == '/')
             *p = '_';
-    int len = snprintf(buf, n, "%s/.cache/gpuhier/calibration-%s.txt", home, name);
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    int len;
+    if (xdg && *xdg) {
+        len = snprintf(buf, n, "%s/gpuhier/calibration-%s.txt", xdg, name);
+    } else {
+        const char *home = getenv("HOME");
+        if (!home || !*home) {
+            struct passwd *pw = getpwuid(getuid());
+            home = pw ? pw->pw_dir : NULL;
+        }
+        if (!home)
+            return -1;
+        len = snprintf(buf, n, "%s/.cache/gpuhier/calibration-%s.txt", home, name);
+    }
     return len > 0 && (size_t)len < n ? 0 : -1;
 }
 

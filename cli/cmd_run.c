@@ -179,10 +179,6 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
                         "(another tool's injection cannot run beside gpuhier)\n", old);
     setenv("CUDA_INJECTION64_PATH", collector, 1);
 
-    /* NVTX ranges reach the collector through the NVTX injection hook (docs/cmd-run.md). */
-    if (!getenv("NVTX_INJECTION64_PATH"))
-        setenv("NVTX_INJECTION64_PATH", collector, 1);
-
     const char *no_preload = getenv("GPUHIER_NO_PRELOAD");
     if (!(no_preload && !strcmp(no_preload, "1"))) {
         const char *pre = getenv("LD_PRELOAD");
