@@ -545,3 +545,50 @@ metrics_count_passes(const char *chip, const char *const *names, size_t n, char 
     metrics_host_free(h);
     return p;
 }
+
+/* ------------------------------------------------------ host cache */
+
+struct metrics_host *
+metrics_hosts_get(struct metrics_hosts *c, unsigned mask, char *err, size_t errlen)
+{
+    mask &= METRICS_GROUP_ALL;
+    if (c->by_mask[mask])
+        return c->by_mask[mask];
+    size_t n;
+    char **list = metrics_list_build(mask, c->added, &n, err, errlen);
+    if (!list)
+        return NULL;
+    struct metrics_host *h = NULL;
+    if (metrics_host_open(c->chip, (const char *const *)list, n, &h, err, errlen) == 0)
+        c->by_mask[mask] = h;
+    metrics_list_free(list, n);
+    return h;
+}
+
+int
+metrics_hosts_init(struct metrics_hosts *c, const char *chip, const char *added, char *err,
+                   size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->chip, sizeof c->chip, "%s", chip ? chip : "");
+    if (added && *added && !(c->added = strdup(added))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!metrics_hosts_get(c, 0, err, errlen)) {
+        metrics_hosts_release(c);
+        return -1;
+    }
+    return 0;
+}
+
+void
+metrics_hosts_release(struct metrics_hosts *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < N(c->by_mask); i++)
+        metrics_host_free(c->by_mask[i]);
+    free(c->added);
+    memset(c, 0, sizeof *c);
+}

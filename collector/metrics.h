@@ -111,6 +111,33 @@ const char *metrics_host_error(const struct metrics_host *h);
 void metrics_host_free(struct metrics_host *h);
 
 /*
+ * One host object per extras mask, opened when first asked for, so a
+ * launch chosen with sampling_decide_ex()'s extras can be configured with
+ * core + those groups (+ the user's added names) while other launches keep
+ * the core. Usage: metrics_hosts_init() once per chip; metrics_hosts_get()
+ * at each profiled launch (its config image goes to
+ * cuptiRangeProfilerSetConfig, its names to GetCounterDataSize and to
+ * evaluation); metrics_hosts_release() at exit. Host objects stay alive
+ * until release, so records may keep pointing at their names.
+ */
+struct metrics_hosts {
+    char chip[64];
+    char *added;                                     /* GPUHIER_METRICS copy, or NULL */
+    struct metrics_host *by_mask[METRICS_GROUP_ALL + 1];
+};
+
+/* Opens the core host (mask 0) for `chip`; -1 with err (e.g. a bad added name). */
+int metrics_hosts_init(struct metrics_hosts *c, const char *chip, const char *added,
+                       char *err, size_t errlen);
+
+/* The host for core + the groups in `mask` (opened on first use; it
+ * allocates). NULL with err on failure; the caller may fall back to mask 0. */
+struct metrics_host *metrics_hosts_get(struct metrics_hosts *c, unsigned mask, char *err, size_t errlen);
+
+/* Frees every host object; safe on a zeroed or released struct. */
+void metrics_hosts_release(struct metrics_hosts *c);
+
+/*
  * Passes `n` names would need on `chip`, without keeping a host object
  * (for docs and `gpuhier doctor`). Returns the pass count or -1 with err.
  */

@@ -171,7 +171,35 @@ test_metrics_extras_policy(void)
     CHECK_EQ_INT(metrics_extras_wanted(names, misc, 0), 0);
 }
 
+static void
+test_metrics_hosts_cache(void)
+{
+    char err[512] = "";
+    struct metrics_hosts c;
+    CHECK_EQ_INT(metrics_hosts_init(&c, chip, "smsp__warps_launched.sum", err, sizeof err), 0);
+    struct metrics_host *core = metrics_hosts_get(&c, 0, err, sizeof err);
+    struct metrics_host *ex = metrics_hosts_get(&c, METRICS_GROUP_SASS_BYTES | METRICS_GROUP_ATOMIC, err, sizeof err);
+    CHECK(core != NULL && ex != NULL && core != ex);
+    CHECK(metrics_hosts_get(&c, METRICS_GROUP_SASS_BYTES | METRICS_GROUP_ATOMIC, err, sizeof err) == ex);
+    size_t n0 = 0, n1 = 0, cn;
+    metrics_default_set(&cn);
+    if (core && ex) {
+        const char *const *names = metrics_host_names(core, &n0);
+        metrics_host_names(ex, &n1);
+        CHECK_EQ_INT(n0, cn + 1); /* the added name is in every host */
+        CHECK_STR(names[n0 - 1], "smsp__warps_launched.sum");
+        CHECK_EQ_INT(n1, cn + 1 + 6 + 2);
+        CHECK(metrics_host_passes(ex) > metrics_host_passes(core));
+    }
+    metrics_hosts_release(&c);
+    metrics_hosts_release(&c);
+    /* a bad added name fails at init, naming it */
+    CHECK_EQ_INT(metrics_hosts_init(&c, chip, "l2__nope.sum", err, sizeof err), -1);
+    CHECK(strstr(err, "'l2__nope.sum'") != NULL);
+}
+
 static const struct check_test tests[] = {
+    {"test_metrics_hosts_cache", test_metrics_hosts_cache},
     {"test_metrics_core_passes", test_metrics_core_passes},
     {"test_metrics_every_name_valid", test_metrics_every_name_valid},
     {"test_metrics_group_costs", test_metrics_group_costs},
