@@ -8,6 +8,7 @@
 #include "tui/tui_int.h"
 
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 enum { C_KIND, C_MEM, C_COUNT, C_BYTES, C_TIME, C_BW, C_MEAN };
@@ -23,24 +24,31 @@ static int
 copies_open(struct view *v)
 {
     sqlite3_stmt *st = NULL;
+    /* Group on the columns themselves: no string building per copy row. */
     if (tui_prepare(v->db,
-                    "SELECT coalesce(copy_kind, op), coalesce(src_kind, '?') || ' -> ' || "
-                    "coalesce(dst_kind, '?'),"
-                    " count(*), sum(bytes), sum(end_ns - start_ns),"
-                    " CASE WHEN sum(end_ns - start_ns) > 0 THEN sum(bytes) * 1e9 / sum(end_ns - "
-                    "start_ns) END,"
-                    " avg(bytes), max(src_kind = 'pageable' OR dst_kind = 'pageable')"
-                    " FROM copy GROUP BY 1, 2",
+                    "SELECT coalesce(copy_kind, op), src_kind, dst_kind, count(*), sum(bytes),"
+                    " sum(end_ns - start_ns), avg(bytes) FROM copy"
+                    " GROUP BY op, copy_kind, src_kind, dst_kind",
                     &st))
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct row *r = view_add_row(v);
+        const char *src = (const char *)sqlite3_column_text(st, 1);
+        const char *dst = (const char *)sqlite3_column_text(st, 2);
+        char mem[160];
+        snprintf(mem, sizeof(mem), "%.60s -> %.60s", src ? src : "?", dst ? dst : "?");
         value_set_text(&r->v[C_KIND], (const char *)sqlite3_column_text(st, 0), 32);
-        value_set_text(&r->v[C_MEM], (const char *)sqlite3_column_text(st, 1), 64);
-        for (int c = C_COUNT; c <= C_MEAN; c++)
-            value_set_num(&r->v[c], st, c);
-        r->type = sqlite3_column_int(st, 7) ? LINE_WARNING : LINE_DEFAULT;
+        value_set_text(&r->v[C_MEM], mem, 0);
+        value_set_num(&r->v[C_COUNT], st, 3);
+        value_set_num(&r->v[C_BYTES], st, 4);
+        value_set_num(&r->v[C_TIME], st, 5);
+        double t = sqlite3_column_double(st, 5);
+        r->v[C_BW].is_null = !(t > 0);
+        r->v[C_BW].num = t > 0 ? sqlite3_column_double(st, 4) * 1e9 / t : NAN;
+        value_set_num(&r->v[C_MEAN], st, 6);
+        bool pageable = (src && !strcmp(src, "pageable")) || (dst && !strcmp(dst, "pageable"));
+        r->type = pageable ? LINE_WARNING : LINE_DEFAULT;
     }
     sqlite3_finalize(st);
     if (v->nrows == 0 && !v->message)
