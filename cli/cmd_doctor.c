@@ -36,9 +36,9 @@
 /* What we tested on (DESIGN.md "Where it runs"). */
 #define TESTED_CC_MAJOR 9
 #define TESTED_CC_MINOR 0
-#define TESTED_CUDA_API 13000   /* cuDriverGetVersion: 1000 * major + 10 * minor */
+#define TESTED_CUDA_API 13000 /* cuDriverGetVersion: 1000 * major + 10 * minor */
 #define TESTED_DRIVER_MAJOR 580
-#define MIN_CC 75               /* range profiler: compute capability 7.5 and newer */
+#define MIN_CC 75 /* range profiler: compute capability 7.5 and newer */
 
 /* Driver ABI (cuda.h): the values never change once released. */
 #define CU_SUCCESS 0
@@ -92,15 +92,15 @@ struct device {
     char name[256];
     int cc_major, cc_minor, sm_count;
     size_t mem_bytes;
-    int profiler_support;   /* CUPTI_LEVEL_*, or -1 when not asked */
+    int profiler_support; /* CUPTI_LEVEL_*, or -1 when not asked */
 };
 
 struct doctor {
     int is_calibrate;
     void *cuda;
     char cuda_why[512];
-    int cuda_version;       /* cuDriverGetVersion, 0 if unknown */
-    char driver[64];        /* kernel module version, "" if unknown */
+    int cuda_version; /* cuDriverGetVersion, 0 if unknown */
+    char driver[64];  /* kernel module version, "" if unknown */
     struct device dev[MAX_DEVICES];
     int n_dev;
     void *cupti;
@@ -195,7 +195,8 @@ check_driver(struct doctor *d)
         const char *why = dlerror();
         say("PROBLEM", "no NVIDIA driver: cannot load %s (%s)", path, why ? why : "not found");
         fix("install the NVIDIA driver (tested: %d); in a container, start it with the GPU "
-            "passed through (docker --gpus all, NVIDIA container toolkit)", TESTED_DRIVER_MAJOR);
+            "passed through (docker --gpus all, NVIDIA container toolkit)",
+            TESTED_DRIVER_MAJOR);
         return -1;
     }
     cu_init_fn init = (cu_init_fn)dlsym(d->cuda, "cuInit");
@@ -209,10 +210,12 @@ check_driver(struct doctor *d)
     if (rc != CU_SUCCESS) {
         if (rc == CU_ERROR_STUB_LIBRARY) {
             say("PROBLEM", "'%s' is the CUDA toolkit's stub library, not a driver", path);
-            fix("install the NVIDIA driver; remove the toolkit's stubs/ directory from LD_LIBRARY_PATH");
+            fix("install the NVIDIA driver; remove the toolkit's stubs/ directory from "
+                "LD_LIBRARY_PATH");
         } else if (rc == CU_ERROR_NO_DEVICE) {
             say("PROBLEM", "the driver sees no CUDA device: %s", cu_error(d, rc));
-            fix("check nvidia-smi; in a container, pass the GPU through; check CUDA_VISIBLE_DEVICES");
+            fix("check nvidia-smi; in a container, pass the GPU through; check "
+                "CUDA_VISIBLE_DEVICES");
         } else {
             say("PROBLEM", "the driver does not initialize: %s", cu_error(d, rc));
             fix("check nvidia-smi and the kernel log (dmesg) for the driver's own message");
@@ -222,10 +225,12 @@ check_driver(struct doctor *d)
     version(&d->cuda_version);
     int major = d->cuda_version / 1000, minor = d->cuda_version % 1000 / 10;
     int is_tested = d->cuda_version == TESTED_CUDA_API && atoi(d->driver) == TESTED_DRIVER_MAJOR;
-    say(is_tested ? "ok" : "untested", "driver %s, CUDA %d.%d driver API%s", d->driver[0] ? d->driver : "(version unknown)",
-        major, minor, is_tested ? "" : " (tested: driver 580 with CUDA 13.0)");
+    say(is_tested ? "ok" : "untested", "driver %s, CUDA %d.%d driver API%s",
+        d->driver[0] ? d->driver : "(version unknown)", major, minor,
+        is_tested ? "" : " (tested: driver 580 with CUDA 13.0)");
     if (d->cuda_version < TESTED_CUDA_API) {
-        say("PROBLEM", "the driver supports CUDA %d.%d; gpuhier's CUPTI needs CUDA 13.0 or newer", major, minor);
+        say("PROBLEM", "the driver supports CUDA %d.%d; gpuhier's CUPTI needs CUDA 13.0 or newer",
+            major, minor);
         fix("update the NVIDIA driver to %d or newer", TESTED_DRIVER_MAJOR);
         return -1;
     }
@@ -238,7 +243,8 @@ check_devices(struct doctor *d)
     cu_int_fn count = (cu_int_fn)dlsym(d->cuda, "cuDeviceGetCount");
     cu_device_get_fn get = (cu_device_get_fn)dlsym(d->cuda, "cuDeviceGet");
     cu_device_get_name_fn name = (cu_device_get_name_fn)dlsym(d->cuda, "cuDeviceGetName");
-    cu_device_get_attribute_fn attr = (cu_device_get_attribute_fn)dlsym(d->cuda, "cuDeviceGetAttribute");
+    cu_device_get_attribute_fn attr =
+        (cu_device_get_attribute_fn)dlsym(d->cuda, "cuDeviceGetAttribute");
     cu_device_total_mem_fn mem = (cu_device_total_mem_fn)dlsym(d->cuda, "cuDeviceTotalMem_v2");
     int n = 0;
     if (!count || !get || !name || !attr || count(&n) != CU_SUCCESS || n <= 0) {
@@ -266,14 +272,17 @@ check_devices(struct doctor *d)
         int cc = v->cc_major * 10 + v->cc_minor;
         int is_tested = v->cc_major == TESTED_CC_MAJOR && v->cc_minor == TESTED_CC_MINOR;
         if (cc < MIN_CC) {
-            say("PROBLEM", "device %d: %s, compute capability %d.%d: too old for the CUPTI range "
-                "profiler (needs 7.5 or newer)", i, v->name, v->cc_major, v->cc_minor);
+            say("PROBLEM",
+                "device %d: %s, compute capability %d.%d: too old for the CUPTI range "
+                "profiler (needs 7.5 or newer)",
+                i, v->name, v->cc_major, v->cc_minor);
             fix("profile on a Turing (sm_75) or newer GPU");
             continue;
         }
         n_ok++;
-        say(is_tested ? "ok" : "untested", "device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB%s", i,
-            v->name, v->cc_major, v->cc_minor, v->sm_count, (double)v->mem_bytes / (1024.0 * 1024 * 1024),
+        say(is_tested ? "ok" : "untested",
+            "device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB%s", i, v->name, v->cc_major,
+            v->cc_minor, v->sm_count, (double)v->mem_bytes / (1024.0 * 1024 * 1024),
             is_tested ? "" : " (tested: sm_90; other architectures are unsupported until tested)");
     }
     return n_ok > 0 ? 0 : -1;
@@ -355,10 +364,14 @@ static const char *
 level_name(int l)
 {
     switch (l) {
-    case CUPTI_LEVEL_SUPPORTED: return "supported";
-    case CUPTI_LEVEL_DISABLED: return "disabled";
-    case CUPTI_LEVEL_UNSUPPORTED: return "unsupported";
-    default: return "unknown";
+    case CUPTI_LEVEL_SUPPORTED:
+        return "supported";
+    case CUPTI_LEVEL_DISABLED:
+        return "disabled";
+    case CUPTI_LEVEL_UNSUPPORTED:
+        return "unsupported";
+    default:
+        return "unknown";
     }
 }
 
@@ -382,7 +395,8 @@ check_cupti(struct doctor *d, int has_device)
     preload_nvperf(d);
     cupti_profiler_fn init = (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerInitialize");
     cupti_profiler_fn deinit = (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerDeInitialize");
-    cupti_profiler_fn supported = (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerDeviceSupported");
+    cupti_profiler_fn supported =
+        (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerDeviceSupported");
     cupti_result_string_fn rs = (cupti_result_string_fn)dlsym(d->cupti, "cuptiGetResultString");
     struct cupti_profiler_init ip = {.struct_size = sizeof(ip)};
     int rc = -1;
@@ -390,20 +404,23 @@ check_cupti(struct doctor *d, int has_device)
         const char *why = NULL;
         if (rs && rc > 0)
             rs(rc, &why);
-        say("PROBLEM", "the CUPTI profiler does not initialize%s%s", why ? ": " : "", why ? why : "");
+        say("PROBLEM", "the CUPTI profiler does not initialize%s%s", why ? ": " : "",
+            why ? why : "");
         fix("check that CUPTI matches the driver (CUDA 13), and that no other profiler runs");
         return -1;
     }
     int n_ok = 0;
     for (int i = 0; i < d->n_dev; i++) {
         struct device *v = &d->dev[i];
-        struct cupti_device_supported p = {.struct_size = CUPTI_DEVICE_SUPPORTED_SIZE, .device = v->ordinal};
+        struct cupti_device_supported p = {.struct_size = CUPTI_DEVICE_SUPPORTED_SIZE,
+                                           .device = v->ordinal};
         rc = supported(&p);
         if (rc != 0) {
             const char *why = NULL;
             if (rs)
                 rs(rc, &why);
-            say("warning", "device %d: cannot ask CUPTI about profiler support: %s", i, why ? why : "error");
+            say("warning", "device %d: cannot ask CUPTI about profiler support: %s", i,
+                why ? why : "error");
             continue;
         }
         v->profiler_support = p.is_supported;
@@ -412,16 +429,19 @@ check_cupti(struct doctor *d, int has_device)
             n_ok++;
             continue;
         }
-        say("PROBLEM", "device %d: CUPTI's range profiler is %s here (architecture %s, vGPU %s, "
-            "SLI %s, confidential computing %s, CMP %s, WSL %s)", i, level_name(p.is_supported),
-            level_name(p.architecture), level_name(p.vgpu), level_name(p.sli),
-            level_name(p.confidential_compute), level_name(p.cmp), level_name(p.wsl));
+        say("PROBLEM",
+            "device %d: CUPTI's range profiler is %s here (architecture %s, vGPU %s, "
+            "SLI %s, confidential computing %s, CMP %s, WSL %s)",
+            i, level_name(p.is_supported), level_name(p.architecture), level_name(p.vgpu),
+            level_name(p.sli), level_name(p.confidential_compute), level_name(p.cmp),
+            level_name(p.wsl));
         if (p.vgpu == CUPTI_LEVEL_DISABLED)
             fix("enable profiling for this vGPU on the host (vGPU profiling policy)");
         else if (p.confidential_compute == CUPTI_LEVEL_UNSUPPORTED)
             fix("counters are unavailable in confidential-computing mode; profile elsewhere");
         else
-            fix("profile on a supported GPU; 'gpuhier run --mode trace' still traces launches and copies");
+            fix("profile on a supported GPU; 'gpuhier run --mode trace' still traces launches and "
+                "copies");
     }
     if (deinit) {
         struct cupti_profiler_init dp = {.struct_size = sizeof(dp)};
@@ -455,21 +475,25 @@ check_permission(void)
 {
     int admin = profiling_admin_only();
     if (admin < 0) {
-        say("unknown", "counter permission: cannot read RmProfilingAdminOnly from /proc/driver/nvidia/params "
+        say("unknown",
+            "counter permission: cannot read RmProfilingAdminOnly from /proc/driver/nvidia/params "
             "(no driver loaded?)");
         return 0;
     }
     if (!admin) {
-        say("ok", "counter permission: every user may read hardware counters (RmProfilingAdminOnly=0)");
+        say("ok",
+            "counter permission: every user may read hardware counters (RmProfilingAdminOnly=0)");
         return 0;
     }
     if (geteuid() == 0) {
         say("ok", "counter permission: admin only (RmProfilingAdminOnly=1), and you are root");
         return 0;
     }
-    say("PROBLEM", "counter permission: only admins may read hardware counters (RmProfilingAdminOnly=1); "
+    say("PROBLEM",
+        "counter permission: only admins may read hardware counters (RmProfilingAdminOnly=1); "
         "CUPTI will answer CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
-    fix("run as root, or let every user profile: add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' "
+    fix("run as root, or let every user profile: add 'options nvidia "
+        "NVreg_RestrictProfilingToAdminUsers=0' "
         "to a file in /etc/modprobe.d/ and reboot; 'gpuhier run --mode trace' works meanwhile");
     return -1;
 }
@@ -528,10 +552,13 @@ show_calibration(const struct doctor *d)
             fclose(f);
         }
         if (bw > 0)
-            say("ok", "%s: measured copy bandwidth %.2f TB/s (%s)", d->dev[i].name, bw / 1e12, path);
+            say("ok", "%s: measured copy bandwidth %.2f TB/s (%s)", d->dev[i].name, bw / 1e12,
+                path);
         else
-            say("note", "%s: copy bandwidth not measured; 'gpuhier doctor --calibrate' measures it "
-                "(floors then use the datasheet peak only)", d->dev[i].name);
+            say("note",
+                "%s: copy bandwidth not measured; 'gpuhier doctor --calibrate' measures it "
+                "(floors then use the datasheet peak only)",
+                d->dev[i].name);
     }
 }
 
@@ -565,8 +592,8 @@ measure_copy(struct doctor *d, const struct device *v)
     cu_event_elapsed_fn elapsed = (cu_event_elapsed_fn)dlsym(h, "cuEventElapsedTime_v2");
     if (!elapsed)
         elapsed = (cu_event_elapsed_fn)dlsym(h, "cuEventElapsedTime");
-    if (!retain || !release || !set || !alloc || !mfree || !memset8 || !copy || !ecreate || !erecord ||
-        !esync || !edestroy || !elapsed) {
+    if (!retain || !release || !set || !alloc || !mfree || !memset8 || !copy || !ecreate ||
+        !erecord || !esync || !edestroy || !elapsed) {
         error("doctor: the driver lacks a function the calibration needs");
         return -1;
     }
@@ -582,8 +609,8 @@ measure_copy(struct doctor *d, const struct device *v)
         goto out;
     }
     for (int i = 0; i < CAL_WARMUP + CAL_REPS; i++) {
-        if ((rc = erecord(e0, NULL)) || (rc = copy(dst, src, CAL_BYTES)) || (rc = erecord(e1, NULL)) ||
-            (rc = esync(e1))) {
+        if ((rc = erecord(e0, NULL)) || (rc = copy(dst, src, CAL_BYTES)) ||
+            (rc = erecord(e1, NULL)) || (rc = esync(e1))) {
             error("doctor: calibration copy on '%s' failed: %s", v->name, cu_error(d, rc));
             goto out;
         }
@@ -602,8 +629,10 @@ measure_copy(struct doctor *d, const struct device *v)
         goto out;
     }
     ret = 2.0 * CAL_BYTES / (med / 1e3);
-    printf("  %-8s %s: device-to-device copy of %u MiB, median of %d: %.3f ms, %.2f TB/s (min %.3f ms, max %.3f ms)\n",
-           "measured", v->name, CAL_BYTES >> 20, CAL_REPS, med, ret / 1e12, ms[0], ms[CAL_REPS - 1]);
+    printf("  %-8s %s: device-to-device copy of %u MiB, median of %d: %.3f ms, %.2f TB/s (min %.3f "
+           "ms, max %.3f ms)\n",
+           "measured", v->name, CAL_BYTES >> 20, CAL_REPS, med, ret / 1e12, ms[0],
+           ms[CAL_REPS - 1]);
 out:
     if (e0)
         edestroy(e0);
@@ -655,8 +684,8 @@ calibrate(struct doctor *d)
         *strrchr(dir, '/') = '\0';
         snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
         FILE *f = NULL;
-        if (mkdir_p(dir) || !(f = fopen(tmp, "w")) || fprintf(f, "%.0f\n", bw) < 0 || fclose(f) != 0 ||
-            rename(tmp, path) != 0) {
+        if (mkdir_p(dir) || !(f = fopen(tmp, "w")) || fprintf(f, "%.0f\n", bw) < 0 ||
+            fclose(f) != 0 || rename(tmp, path) != 0) {
             ret = error("doctor: cannot write '%s': %s", path, strerror(errno));
             unlink(tmp);
             continue;
@@ -710,9 +739,12 @@ cmd_doctor(int argc, const char **argv)
     }
     const char *inj = getenv("CUDA_INJECTION64_PATH");
     if (inj && *inj)
-        say("note", "CUDA_INJECTION64_PATH is set (%s): another tool injects into CUDA programs here; "
-            "gpuhier run replaces it for the program it runs", inj);
-    say("note", "another profiler holding CUPTI (nsys, ncu, torch.profiler, DCGM profiling) cannot be "
+        say("note",
+            "CUDA_INJECTION64_PATH is set (%s): another tool injects into CUDA programs here; "
+            "gpuhier run replaces it for the program it runs",
+            inj);
+    say("note",
+        "another profiler holding CUPTI (nsys, ncu, torch.profiler, DCGM profiling) cannot be "
         "detected in advance; gpuhier run says so when CUPTI refuses it");
     if (has_device)
         show_calibration(&d);
@@ -737,8 +769,9 @@ cmd_doctor(int argc, const char **argv)
         printf("not ready: hardware counters are unavailable (see PROBLEM above); "
                "'gpuhier run --mode trace' still records launches and copies\n");
     else
-        printf("not ready: gpuhier run cannot collect anything on this machine (see PROBLEM above); "
-               "reports from elsewhere can still be read here (analyze, tui, report, export)\n");
+        printf(
+            "not ready: gpuhier run cannot collect anything on this machine (see PROBLEM above); "
+            "reports from elsewhere can still be read here (analyze, tui, report, export)\n");
     if (!d.can_profile)
         status = GH_EXIT_NO_GPU;
     /* The driver and CUPTI stay loaded until exit: unloading CUDA libraries is not supported. */

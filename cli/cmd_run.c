@@ -79,7 +79,8 @@ run_find_collector(int is_quiet)
     }
     if (!is_quiet)
         error("run: cannot find the collector library '%s' next to gpuhier (%s); "
-              "set GPUHIER_COLLECTOR to its path", COLLECTOR_NAME, self);
+              "set GPUHIER_COLLECTOR to its path",
+              COLLECTOR_NAME, self);
     return NULL;
 }
 
@@ -133,7 +134,8 @@ check_output(const char *pattern, int is_force)
     struct stat st;
     if (!strcmp(a, b) && !is_force && stat(a, &st) == 0) {
         ret = error("run: report '%s' already exists; use -f to overwrite it, "
-                    "or %%i in -o for the next free number", a);
+                    "or %%i in -o for the next free number",
+                    a);
         goto out;
     }
     char *slash_a = strrchr(a, '/'), *slash_b = strrchr(b, '/');
@@ -175,8 +177,10 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
 {
     const char *old = getenv("CUDA_INJECTION64_PATH");
     if (old && *old && strcmp(old, collector) && !o->is_quiet)
-        fprintf(stderr, "==gpuhier== warning: replacing CUDA_INJECTION64_PATH=%s "
-                        "(another tool's injection cannot run beside gpuhier)\n", old);
+        fprintf(stderr,
+                "==gpuhier== warning: replacing CUDA_INJECTION64_PATH=%s "
+                "(another tool's injection cannot run beside gpuhier)\n",
+                old);
     setenv("CUDA_INJECTION64_PATH", collector, 1);
 
     const char *no_preload = getenv("GPUHIER_NO_PRELOAD");
@@ -233,7 +237,8 @@ static void
 print_report_notes(sqlite3 *db, const char *shown)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(db, "SELECT profiling_limited, clean_exit FROM run ORDER BY id LIMIT 1", &st) == 0 &&
+    if (store_prepare(db, "SELECT profiling_limited, clean_exit FROM run ORDER BY id LIMIT 1",
+                      &st) == 0 &&
         sqlite3_step(st) == SQLITE_ROW) {
         const unsigned char *why = sqlite3_column_text(st, 0);
         if (why && *why)
@@ -243,9 +248,11 @@ print_report_notes(sqlite3 *db, const char *shown)
     }
     sqlite3_finalize(st);
     st = NULL;
-    if (store_prepare(db, "SELECT level, code, count(*), min(message) FROM event "
-                          "WHERE level IN ('warning', 'error') GROUP BY level, code ORDER BY min(id) LIMIT 10",
-                      &st) == 0) {
+    if (store_prepare(
+            db,
+            "SELECT level, code, count(*), min(message) FROM event "
+            "WHERE level IN ('warning', 'error') GROUP BY level, code ORDER BY min(id) LIMIT 10",
+            &st) == 0) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             const char *level = (const char *)sqlite3_column_text(st, 0);
             const char *code = (const char *)sqlite3_column_text(st, 1);
@@ -312,8 +319,9 @@ static void
 print_status(int status)
 {
     if (WIFSIGNALED(status))
-        fprintf(stderr, "==gpuhier== the program was killed by signal %d (%s)%s\n", WTERMSIG(status),
-                strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
+        fprintf(stderr, "==gpuhier== the program was killed by signal %d (%s)%s\n",
+                WTERMSIG(status), strsignal(WTERMSIG(status)),
+                WCOREDUMP(status) ? ", core dumped" : "");
     else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
         fprintf(stderr, "==gpuhier== the program exited with status %d\n", WEXITSTATUS(status));
 }
@@ -378,8 +386,10 @@ cmd_run(int argc, const char **argv)
         if (!s.procs[i].has_end) {
             /* Its process may still be writing (a daemon child), or it died: leave it alone. */
             if (!o.is_quiet && !o.is_no_analyze)
-                fprintf(stderr, "==gpuhier== not analyzed: %s was not closed; "
-                                "'gpuhier analyze %s' reads what it holds\n", shown, shown);
+                fprintf(stderr,
+                        "==gpuhier== not analyzed: %s was not closed; "
+                        "'gpuhier analyze %s' reads what it holds\n",
+                        shown, shown);
             continue;
         }
         finish_report(&o, s.procs[i].report, shown);

@@ -84,7 +84,7 @@ run_find_program(const char *prog, int *code)
     if (!path)
         path = "/usr/bin:/bin";
     char *found_unusable = NULL;
-    for (const char *p = path;; ) {
+    for (const char *p = path;;) {
         size_t n = strcspn(p, ":");
         char cand[PATH_MAX];
         int len = n ? snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, p, prog)

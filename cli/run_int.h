@@ -33,7 +33,10 @@ struct run_opts {
     const char *rules_dir;    /* --rules DIR, or NULL */
     const char **argv;        /* the program and its arguments, NULL-terminated (borrowed) */
 };
-#define RUN_OPTS_INIT { .launch_skip = -1, .launch_count = -1 }
+#define RUN_OPTS_INIT                                                                              \
+    {                                                                                              \
+        .launch_skip = -1, .launch_count = -1                                                      \
+    }
 
 /*
  * Parse `gpuhier run` arguments (argv[0] is "run"). Options are read up
@@ -100,20 +103,20 @@ void run_exit_like(int status) __attribute__((noreturn));
 /* One CUDA process of the run, as the collector described it. */
 struct run_process {
     long pid;
-    char *report;            /* report path (owned) */
-    int has_end;             /* the process wrote its end line */
-    long long traced;        /* launches traced */
-    long long profiled;      /* launches profiled */
-    long long skipped;       /* launches not profiled (filters, sampling) */
-    long long dropped;       /* records dropped (queue full) */
-    long long passes;        /* most replay passes of one launch */
-    long long profiling_ns;  /* time spent profiling */
+    char *report;           /* report path (owned) */
+    int has_end;            /* the process wrote its end line */
+    long long traced;       /* launches traced */
+    long long profiled;     /* launches profiled */
+    long long skipped;      /* launches not profiled (filters, sampling) */
+    long long dropped;      /* records dropped (queue full) */
+    long long passes;       /* most replay passes of one launch */
+    long long profiling_ns; /* time spent profiling */
 };
 
 struct run_session {
     struct run_process *procs; /* in order of first appearance (owned) */
     size_t n;
-    size_t n_bad_lines;        /* lines that did not parse */
+    size_t n_bad_lines; /* lines that did not parse */
 };
 
 /*

@@ -38,7 +38,7 @@ enum opt_id {
 
 struct opt {
     enum opt_id id;
-    char short_name;   /* 0: none */
+    char short_name; /* 0: none */
     const char *long_name;
     int has_value;
     const char *value_name;
@@ -47,18 +47,28 @@ struct opt {
 
 static const struct opt opts[] = {
     {OPT_OUTPUT, 'o', "output", 1, "PATTERN",
-     "report name; %p pid, %h host, %q{ENV} variable, %i next free number, %% a '%' (default " OUTNAME_DEFAULT ")"},
+     "report name; %p pid, %h host, %q{ENV} variable, %i next free number, %% a '%' "
+     "(default " OUTNAME_DEFAULT ")"},
     {OPT_FORCE, 'f', "force", 0, NULL, "overwrite an existing report"},
-    {OPT_QUIET, 'q', "quiet", 0, NULL, "print no ==gpuhier== lines (the program's output is untouched)"},
-    {OPT_MODE, 0, "mode", 1, "trace|profile", "trace: no hardware counters; profile (default): counters on sampled launches"},
-    {OPT_METRICS, 0, "metrics", 1, "LIST", "comma-separated metric names to collect besides the default set"},
-    {OPT_SAMPLE, 0, "sample", 1, "SPEC", "which launches get counters: config (default), all, first:N, every:N"},
-    {OPT_KERNEL, 'k', "kernel", 1, "REGEX", "profile only kernels whose name matches (POSIX extended regex)"},
-    {OPT_LAUNCH_SKIP, 0, "launch-skip", 1, "N", "skip the first N matching launches before profiling"},
+    {OPT_QUIET, 'q', "quiet", 0, NULL,
+     "print no ==gpuhier== lines (the program's output is untouched)"},
+    {OPT_MODE, 0, "mode", 1, "trace|profile",
+     "trace: no hardware counters; profile (default): counters on sampled launches"},
+    {OPT_METRICS, 0, "metrics", 1, "LIST",
+     "comma-separated metric names to collect besides the default set"},
+    {OPT_SAMPLE, 0, "sample", 1, "SPEC",
+     "which launches get counters: config (default), all, first:N, every:N"},
+    {OPT_KERNEL, 'k', "kernel", 1, "REGEX",
+     "profile only kernels whose name matches (POSIX extended regex)"},
+    {OPT_LAUNCH_SKIP, 0, "launch-skip", 1, "N",
+     "skip the first N matching launches before profiling"},
     {OPT_LAUNCH_COUNT, 0, "launch-count", 1, "N", "profile at most N launches"},
-    {OPT_NVTX_INCLUDE, 0, "nvtx-include", 1, "REGEX", "profile only launches inside NVTX ranges whose path matches"},
-    {OPT_NO_ANALYZE, 0, "no-analyze", 0, NULL, "do not analyze the reports or print findings at the end"},
-    {OPT_RULES, 0, "rules", 1, "DIR", "analyze with the rule files in DIR instead of the default rules"},
+    {OPT_NVTX_INCLUDE, 0, "nvtx-include", 1, "REGEX",
+     "profile only launches inside NVTX ranges whose path matches"},
+    {OPT_NO_ANALYZE, 0, "no-analyze", 0, NULL,
+     "do not analyze the reports or print findings at the end"},
+    {OPT_RULES, 0, "rules", 1, "DIR",
+     "analyze with the rule files in DIR instead of the default rules"},
     {OPT_HELP, 'h', "help", 0, NULL, "show this help"},
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -165,8 +175,9 @@ check_metrics(const char *v)
                   c == '_' || c == '.' || c == ':')) {
                 char name[128];
                 snprintf(name, sizeof(name), "%.*s", (int)(n < 100 ? n : 100), p);
-                return usage_error("--metrics: '%s' is not a metric name (letters, digits, _ . :) in '%s'",
-                                   name, v);
+                return usage_error(
+                    "--metrics: '%s' is not a metric name (letters, digits, _ . :) in '%s'", name,
+                    v);
             }
         }
         if (!p[n])
@@ -180,7 +191,8 @@ check_output(const char *v)
 {
     char *s = outname_expand(v, 1, "host", 1);
     if (!s)
-        return usage_error("-o: bad report name pattern '%s' (macros: %%p %%h %%q{ENV} %%i %%%%)", v);
+        return usage_error("-o: bad report name pattern '%s' (macros: %%p %%h %%q{ENV} %%i %%%%)",
+                           v);
     size_t n = strlen(s);
     int is_dir_like = n == 0 || s[n - 1] == '/';
     free(s);
@@ -303,7 +315,8 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
             }
             const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
             if (!v)
-                return usage_error("option '--%s' needs a value (%s)", op->long_name, op->value_name);
+                return usage_error("option '--%s' needs a value (%s)", op->long_name,
+                                   op->value_name);
             if (set_value(o, op, v))
                 return -1;
             i += eq ? 1 : 2;

@@ -70,7 +70,9 @@ run_session_read(const char *path, struct run_session *s)
     memset(s, 0, sizeof(*s));
     FILE *f = fopen(path, "r");
     if (!f)
-        return errno == ENOENT ? 0 : error("run: cannot read session file '%s': %s", path, strerror(errno));
+        return errno == ENOENT
+                   ? 0
+                   : error("run: cannot read session file '%s': %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -146,20 +148,26 @@ run_session_print(const struct run_session *s, const char *cwd, FILE *f)
         const struct run_process *p = &s->procs[i];
         const char *shown = run_display_path(p->report, cwd);
         if (!p->has_end) {
-            fprintf(f, "==gpuhier== process %ld: report %s (not closed: the process ended before "
-                       "the collector finished; it holds what was committed)\n", p->pid, shown);
+            fprintf(f,
+                    "==gpuhier== process %ld: report %s (not closed: the process ended before "
+                    "the collector finished; it holds what was committed)\n",
+                    p->pid, shown);
             continue;
         }
         fprintf(f, "==gpuhier== process %ld: report %s\n", p->pid, shown);
-        fprintf(f, "==gpuhier==   launches: %lld traced, %lld profiled, %lld not profiled, "
-                   "%lld records dropped\n", p->traced, p->profiled, p->skipped, p->dropped);
+        fprintf(f,
+                "==gpuhier==   launches: %lld traced, %lld profiled, %lld not profiled, "
+                "%lld records dropped\n",
+                p->traced, p->profiled, p->skipped, p->dropped);
         if (p->profiled > 0)
-            fprintf(f, "==gpuhier==   profiling: %lld pass%s at most per launch, %.2f s\n", p->passes,
-                    p->passes == 1 ? "" : "es", (double)p->profiling_ns / 1e9);
+            fprintf(f, "==gpuhier==   profiling: %lld pass%s at most per launch, %.2f s\n",
+                    p->passes, p->passes == 1 ? "" : "es", (double)p->profiling_ns / 1e9);
         if (p->dropped > 0)
-            fprintf(f, "==gpuhier==   %lld records were dropped (queue full); the report counts them\n",
-                    p->dropped);
+            fprintf(
+                f, "==gpuhier==   %lld records were dropped (queue full); the report counts them\n",
+                p->dropped);
     }
     if (s->n_bad_lines)
-        fprintf(f, "==gpuhier== %zu unreadable lines in the session file were ignored\n", s->n_bad_lines);
+        fprintf(f, "==gpuhier== %zu unreadable lines in the session file were ignored\n",
+                s->n_bad_lines);
 }

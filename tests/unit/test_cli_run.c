@@ -64,10 +64,29 @@ static void
 test_cli_run_options_before_program(void)
 {
     struct run_opts o;
-    const char *a[] = {"run", "-o", "r-%p.db", "-f", "-q", "--mode", "trace", "--sample=every:10",
-                       "-k", "gemm|conv", "--launch-skip", "5", "--launch-count=10",
-                       "--nvtx-include", "^fwd", "--metrics", "dram__bytes_read.sum,smsp__inst_executed.sum",
-                       "--no-analyze", "--rules", ".", "python3", "train.py", NULL};
+    const char *a[] = {"run",
+                       "-o",
+                       "r-%p.db",
+                       "-f",
+                       "-q",
+                       "--mode",
+                       "trace",
+                       "--sample=every:10",
+                       "-k",
+                       "gemm|conv",
+                       "--launch-skip",
+                       "5",
+                       "--launch-count=10",
+                       "--nvtx-include",
+                       "^fwd",
+                       "--metrics",
+                       "dram__bytes_read.sum,smsp__inst_executed.sum",
+                       "--no-analyze",
+                       "--rules",
+                       ".",
+                       "python3",
+                       "train.py",
+                       NULL};
     CHECK_EQ_INT(parse(&o, a), 0);
     CHECK_STR(o.output, "r-%p.db");
     CHECK_EQ_INT(o.is_force, 1);
@@ -150,11 +169,13 @@ test_cli_run_bad_values(void)
     expect_bad((const char *[]){"run", NULL}, "no program");
     expect_bad((const char *[]){"run", "-f", "--", NULL}, "no program");
     expect_bad((const char *[]){"run", "-x", "app", NULL}, "unknown option '-x'");
-    expect_bad((const char *[]){"run", "--frobnicate", "app", NULL}, "unknown option '--frobnicate'");
+    expect_bad((const char *[]){"run", "--frobnicate", "app", NULL},
+               "unknown option '--frobnicate'");
     expect_bad((const char *[]){"run", "-o", NULL}, "needs a value");
     expect_bad((const char *[]){"run", "--mode", NULL}, "needs a value");
     expect_bad((const char *[]){"run", "--force=1", "app", NULL}, "takes no value");
-    expect_bad((const char *[]){"run", "--mode", "fast", "app", NULL}, "'fast' is not trace or profile");
+    expect_bad((const char *[]){"run", "--mode", "fast", "app", NULL},
+               "'fast' is not trace or profile");
     expect_bad((const char *[]){"run", "--sample", "every:0", "app", NULL}, "every:0");
     expect_bad((const char *[]){"run", "--sample", "first:", "app", NULL}, "first:");
     expect_bad((const char *[]){"run", "--sample", "some", "app", NULL}, "'some'");
@@ -163,13 +184,16 @@ test_cli_run_bad_values(void)
     expect_bad((const char *[]){"run", "--launch-count", "10k", "app", NULL}, "whole number");
     expect_bad((const char *[]){"run", "--launch-count", "", "app", NULL}, "whole number");
     expect_bad((const char *[]){"run", "-k", "(", "app", NULL}, "bad regular expression '('");
-    expect_bad((const char *[]){"run", "--nvtx-include", "[a", "app", NULL}, "bad regular expression");
+    expect_bad((const char *[]){"run", "--nvtx-include", "[a", "app", NULL},
+               "bad regular expression");
     expect_bad((const char *[]){"run", "--metrics", "", "app", NULL}, "empty name");
     expect_bad((const char *[]){"run", "--metrics", "a,,b", "app", NULL}, "empty name");
-    expect_bad((const char *[]){"run", "--metrics", "dram bytes", "app", NULL}, "'dram bytes' is not a metric");
+    expect_bad((const char *[]){"run", "--metrics", "dram bytes", "app", NULL},
+               "'dram bytes' is not a metric");
     expect_bad((const char *[]){"run", "-o", "r%x.db", "app", NULL}, "bad report name pattern");
     expect_bad((const char *[]){"run", "-o", "reports/", "app", NULL}, "names a directory");
-    expect_bad((const char *[]){"run", "--rules", "/nonexistent-gpuhier-rules", "app", NULL}, "--rules");
+    expect_bad((const char *[]){"run", "--rules", "/nonexistent-gpuhier-rules", "app", NULL},
+               "--rules");
     expect_bad((const char *[]){"run", "--rules", "/etc/passwd", "app", NULL}, "not a directory");
 }
 

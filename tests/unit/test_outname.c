@@ -58,7 +58,8 @@ test_outname_unset_env_is_empty(void)
 static void
 test_outname_bad_patterns(void)
 {
-    const char *bad[] = {"", "trailing%", "%x.db", "%q", "%qENV", "%q{", "%q{}", "%q{OPEN.db", "%P"};
+    const char *bad[] = {"",    "trailing%", "%x.db",      "%q", "%qENV",
+                         "%q{", "%q{}",      "%q{OPEN.db", "%P"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         errno = 0;
         char *s = expand(bad[i]);
