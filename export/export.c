@@ -140,6 +140,15 @@ fingerprint(char out[33], const char *rule, const char *name)
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)h1, (unsigned long long)h2);
 }
 
+void
+ex_name_hash(char out[17], const char *raw)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *s = (const unsigned char *)(raw ? raw : ""); *s; s++)
+        h = (h ^ *s) * 0x100000001b3ULL;
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 /* ------------------------------------------------------------------ */
 /* Run                                                                  */
 /* ------------------------------------------------------------------ */
@@ -423,8 +432,15 @@ static int
 load_kernels(sqlite3 *db, const regex_t *re, struct ex_report *r)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(db, "SELECT id, demangled_name, mangled_name, short_name, source_file, source_line "
-                          "FROM kernel ORDER BY id",
+    if (store_prepare(db,
+                      "SELECT k.id, k.demangled_name, k.mangled_name, k.short_name, k.source_file, k.source_line,"
+                      " coalesce(s.launches, (SELECT sum(launches) FROM config WHERE kernel_id = k.id)),"
+                      " coalesce(s.total_ns, (SELECT sum(total_ns) FROM config WHERE kernel_id = k.id)),"
+                      " s.mean_ns, s.share_pct, s.floor_ns, s.floor_ratio, s.floor_ratio_measured, s.dram_bytes,"
+                      " s.useful_bytes, s.l2_bytes, s.local_bytes, s.achieved_occupancy_pct, s.time_lost_ns,"
+                      " s.bound_tier, s.worst_severity "
+                      "FROM kernel k LEFT JOIN kernel_summary s ON s.id = (SELECT min(id) FROM kernel_summary"
+                      " WHERE kernel_id = k.id AND config_id IS NULL) ORDER BY k.id",
                       &st))
         return -1;
     int rc;
@@ -451,6 +467,25 @@ load_kernels(sqlite3 *db, const regex_t *re, struct ex_report *r)
         k->short_name = col_text(st, 3, EX_NAME_MAX);
         k->source_file = col_text(st, 4, EX_NAME_MAX);
         k->source_line = col_int(st, 5);
+        const char *raw = (const char *)sqlite3_column_text(st, 1);
+        ex_name_hash(k->fp, raw ? raw : (const char *)sqlite3_column_text(st, 2));
+        k->launches = col_int(st, 6);
+        k->total_ns = col_real(st, 7);
+        k->mean_ns = col_real(st, 8);
+        if (isnan(k->mean_ns) && k->launches > 0 && isfinite(k->total_ns))
+            k->mean_ns = k->total_ns / (double)k->launches;
+        k->share_pct = col_real(st, 9);
+        k->floor_ns = col_real(st, 10);
+        k->floor_ratio = col_real(st, 11);
+        k->floor_ratio_measured = col_real(st, 12);
+        k->dram_bytes = col_real(st, 13);
+        k->useful_bytes = col_real(st, 14);
+        k->l2_bytes = col_real(st, 15);
+        k->local_bytes = col_real(st, 16);
+        k->achieved_occupancy_pct = col_real(st, 17);
+        k->time_lost_ns = col_real(st, 18);
+        k->bound_tier = col_text(st, 19, 64);
+        k->worst_severity = col_text(st, 20, 64);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(db, rc, "reading kernels");
@@ -586,6 +621,8 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
         if (!f->rule_id)
             f->rule_id = strdup("unknown");
         fingerprint(f->fingerprint, (const char *)sqlite3_column_text(st, 2), raw_dem);
+        if (f->kernel_id >= 0)
+            ex_name_hash(f->kernel_fp, raw_dem);
         if (load_evidence(db, ev, f))
             goto out;
         struct ex_rule *x = rule_add(r, f->rule_id);
@@ -698,6 +735,8 @@ ex_report_release(struct ex_report *r)
         free(r->kernels[i].demangled_name);
         free(r->kernels[i].short_name);
         free(r->kernels[i].source_file);
+        free(r->kernels[i].bound_tier);
+        free(r->kernels[i].worst_severity);
     }
     free(r->kernels);
     memset(r, 0, sizeof(*r));

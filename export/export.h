@@ -70,6 +70,53 @@ int export_write(sqlite3 *db, const struct export_opts *o, FILE *out);
  */
 int export_md_dir(sqlite3 *db, const struct export_opts *o, const char *dir, FILE *list);
 
+/* ------------------------------------------------------------------ */
+/* check: the CI gate                                                   */
+/* ------------------------------------------------------------------ */
+
+struct export_check_opts {
+    const char *fail_on;      /* "note", "warning", "error" (NULL: "warning") */
+    const char *rule;         /* only this rule (NULL: all) */
+    const char *kernel_regex; /* only matching kernels (NULL: all) */
+    double tolerance_pct;     /* with a baseline: more time lost than baseline * (1 + tol/100) is worse */
+};
+
+/*
+ * The findings of `db` at or above `o->fail_on`, one line each on `out`:
+ *   <severity> <rule> <kernel> [grid G block B]: <time lost> (<share> %): <message>[ [new|worse: why]]
+ * With `baseline` (may be NULL), a finding fails only when its
+ * (rule, demangled kernel name) is absent from the baseline, has a higher
+ * severity there than the worst baseline one, or loses more time than
+ * the baseline's findings of that key together (beyond the tolerance).
+ * Both databases are borrowed and only read. Returns the number of
+ * failing findings, or -1 (store_error()).
+ */
+int export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, FILE *out);
+
+/* ------------------------------------------------------------------ */
+/* diff: did the fix work                                               */
+/* ------------------------------------------------------------------ */
+
+struct export_diff_map {
+    const char *old_name, *new_name; /* demangled or short kernel names (borrowed) */
+};
+
+struct export_diff_opts {
+    const char *format;                 /* "text" (NULL), "json", "md" */
+    const struct export_diff_map *map;  /* renamed kernels (borrowed), may be NULL */
+    size_t n_map;
+    const char *before_name, *after_name; /* how to call the two reports (file names) */
+};
+
+/*
+ * Compare two reports: per kernel matched by demangled name (after
+ * applying `map`), time, floor ratio and key metrics before and after with
+ * the change; findings fixed, new and unchanged, keyed on (rule, kernel).
+ * Text for terminals, JSON ("gpuhier-diff/1", docs/cmd-diff.md), or the
+ * Markdown "fix verified" comment for the ticket. Returns 0 or -1.
+ */
+int export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, FILE *out);
+
 /*
  * Severity helpers shared with `check` and `diff`: rank of "note" (1),
  * "warning" (2), "error" (3); 0 for NULL or anything else.

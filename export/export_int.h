@@ -47,6 +47,7 @@ struct ex_finding {
     double theoretical_occupancy_pct;        /* NaN when unknown */
     char *occupancy_limiter;                 /* sanitized, may be NULL */
     char fingerprint[33];                    /* hex hash of (rule_id, raw demangled name) */
+    char kernel_fp[17];                      /* hex hash of the raw demangled name ("" for run level) */
     struct ex_evidence *ev;
     size_t n_ev;
 };
@@ -60,6 +61,12 @@ struct ex_kernel {
     long long id;
     char *demangled_name, *short_name, *source_file; /* sanitized */
     long long source_line;
+    char fp[17];                  /* hex hash of the raw demangled name: the identity across reports */
+    /* kernel_summary (config_id NULL), else from config; NaN / -1 / NULL when unknown */
+    long long launches;
+    double total_ns, mean_ns, share_pct, floor_ns, floor_ratio, floor_ratio_measured;
+    double dram_bytes, useful_bytes, l2_bytes, local_bytes, achieved_occupancy_pct, time_lost_ns;
+    char *bound_tier, *worst_severity; /* sanitized */
 };
 
 struct ex_report {
@@ -87,6 +94,9 @@ struct ex_report {
 /* Load the run, the rules and the findings `o` selects. Returns 0 or -1 (store_error()). */
 int ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r);
 void ex_report_release(struct ex_report *r);
+
+/* Hash of a raw kernel name, as ex_kernel.fp. */
+void ex_name_hash(char out[17], const char *raw);
 
 /* The rule record for `id`, or NULL. */
 const struct ex_rule *ex_rule_find(const struct ex_report *r, const char *id);

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check: the CI gate behind `gpuhier check`.
+ *
+ * A finding's identity across reports is (rule, demangled kernel name),
+ * the same key SARIF's partialFingerprints use: launch configurations
+ * change between commits (a new problem size), kernel names rarely do.
+ * Several findings can share a key (one per configuration), so the
+ * baseline comparison is made on the key's totals: the worst severity
+ * and the summed time lost.
+ */
+#include "export/export_int.h"
+#include "export/sanitize.h"
+#include "schema/store.h"
+
+#include <math.h>
+#include <string.h>
+
+struct key_total {
+    int max_rank;     /* worst severity rank, 0 when the key is absent */
+    double lost_ns;   /* summed time lost (unknown counts as 0) */
+};
+
+static struct key_total
+key_total(const struct ex_report *r, const char *rule, const char *kfp)
+{
+    struct key_total t = {0, 0};
+    for (size_t i = 0; i < r->n; i++) {
+        const struct ex_finding *f = &r->f[i];
+        if (strcmp(f->rule_id, rule) || strcmp(f->kernel_fp, kfp))
+            continue;
+        int k = export_severity_rank(f->severity);
+        if (k > t.max_rank)
+            t.max_rank = k;
+        if (isfinite(f->time_lost_ns))
+            t.lost_ns += f->time_lost_ns;
+    }
+    return t;
+}
+
+static void
+print_line(FILE *out, const struct ex_finding *f, const char *why)
+{
+    char a[64], g[64], b[64];
+    char *kname = sanitize_text(f->demangled_name ? f->demangled_name : "(run)", 160);
+    fprintf(out, "%s %s %s", f->severity, f->rule_id, kname);
+    free(kname);
+    if (f->config_id >= 0)
+        fprintf(out, " [grid %s block %s]", ex_fmt_dim(g, sizeof(g), f->grid), ex_fmt_dim(b, sizeof(b), f->block));
+    fprintf(out, ": %s lost", ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
+    if (isfinite(f->share_pct))
+        fprintf(out, " (%.2f %%)", f->share_pct);
+    if (f->message) {
+        char *m = sanitize_text(f->message, 300);
+        fprintf(out, ": %s", m);
+        free(m);
+    }
+    if (why)
+        fprintf(out, " [%s]", why);
+    fputc('\n', out);
+}
+
+int
+export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, FILE *out)
+{
+    const char *fail_on = o->fail_on ? o->fail_on : "warning";
+    int min_rank = export_severity_rank(fail_on);
+    if (!min_rank)
+        return store_set_error("unknown severity '%s' (note, warning, error)", fail_on);
+    struct export_opts eo = {.format = "json", .rule = o->rule, .kernel_regex = o->kernel_regex, .redact = 1};
+    struct ex_report cur, base;
+    int have_base = 0, ret = -1, failing = 0;
+    memset(&base, 0, sizeof(base));
+    if (ex_report_load(db, &eo, &cur))
+        goto out;
+    if (baseline) {
+        have_base = 1;
+        if (ex_report_load(baseline, &eo, &base))
+            goto out;
+    }
+    double tol = o->tolerance_pct > 0 ? o->tolerance_pct : 0;
+    for (size_t i = 0; i < cur.n; i++) {
+        const struct ex_finding *f = &cur.f[i];
+        int rank = export_severity_rank(f->severity);
+        if (rank < min_rank)
+            continue;
+        char why[256];
+        const char *reason = NULL;
+        if (have_base) {
+            struct key_total b = key_total(&base, f->rule_id, f->kernel_fp);
+            struct key_total c = key_total(&cur, f->rule_id, f->kernel_fp);
+            char x[64], y[64];
+            if (b.max_rank == 0) {
+                reason = "new";
+            } else if (rank > b.max_rank) {
+                snprintf(why, sizeof(why), "worse: severity was %s",
+                         b.max_rank == 3 ? "error" : b.max_rank == 2 ? "warning" : "note");
+                reason = why;
+            } else if (c.lost_ns > b.lost_ns * (1 + tol / 100) && c.lost_ns > b.lost_ns) {
+                snprintf(why, sizeof(why), "worse: time lost %s -> %s", ex_fmt_ns(x, sizeof(x), b.lost_ns),
+                         ex_fmt_ns(y, sizeof(y), c.lost_ns));
+                reason = why;
+            } else {
+                continue; /* known and not worse: the baseline accepts it */
+            }
+        }
+        print_line(out, f, reason);
+        failing++;
+    }
+    ret = failing;
+out:
+    ex_report_release(&cur);
+    if (have_base)
+        ex_report_release(&base);
+    return ret;
+}
