@@ -1,12 +1,14 @@
 #!/bin/sh
 # On a GPU: gpuhier run of a real CUDA program writes a report per CUDA
-# process (the naive transpose testkernel, twice from one shell: two
-# reports), the summary names them, and the program's status is kept.
+# process (a CUDA program run twice from one shell: two reports), the
+# summary names them, and the program's status is kept.
 . "$(dirname "$0")/t4-cli-lib.sh"
 if ! nvidia-smi -L > /dev/null 2>&1; then echo "skipped: no GPU"; exit 77; fi
 case ${GPUHIER_COLLECTOR:-} in *gh_cli_stub*) fail "the real collector is not built";; esac
-prog=${GPUHIER_BINARY_DIR:?}/testkernels/tk_transpose
-if [ ! -x "$prog" ]; then echo "skipped: testkernels not built ($prog)"; exit 77; fi
+# The naive transpose testkernel, else the collector's 8-thread test program.
+prog=${GPUHIER_BINARY_DIR:?}/testkernels/tk_transpose; arg=n=4096
+if [ ! -x "$prog" ]; then prog=$GPUHIER_BINARY_DIR/gpu/multistream; arg=50; fi
+if [ ! -x "$prog" ]; then echo "skipped: no CUDA test program built (testkernels, tests/gpu)"; exit 77; fi
 
 q() { # q DB SQL: one value, with the sqlite3 shell or python3
   if command -v sqlite3 > /dev/null 2>&1; then sqlite3 "$1" "$2"
@@ -14,7 +16,7 @@ q() { # q DB SQL: one value, with the sqlite3 shell or python3
 }
 
 start=$(date +%s)
-expect_rc 0 "$G" run --no-analyze -o "$T/r-%i.db" sh -c "'$prog' n=4096 && '$prog' n=4096" > out.txt 2> err.txt
+expect_rc 0 "$G" run --no-analyze -o "$T/r-%i.db" sh -c "'$prog' $arg && '$prog' $arg" > out.txt 2> err.txt
 cat err.txt
 [ -s r-1.db ] && [ -s r-2.db ] || fail "expected r-1.db and r-2.db, got: $(ls)"
 contains err.txt ": report r-1.db"
@@ -28,7 +30,7 @@ done
 # The shell that started them initialized no CUDA and wrote nothing.
 [ "$(ls r-*.db | wc -l)" -eq 2 ] || fail "more reports than CUDA processes: $(ls)"
 # With analysis (the default): findings or a clear line about them.
-expect_rc 0 "$G" run -o "$T/a.db" "$prog" n=4096 > out.txt 2> err.txt
+expect_rc 0 "$G" run -o "$T/a.db" "$prog" $arg > out.txt 2> err.txt
 cat err.txt
 contains err.txt ": report a.db"
 echo "ok t440 ($(($(date +%s) - start)) s)"
