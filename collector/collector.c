@@ -33,6 +33,7 @@
 #include "collector/sampling.h"
 #include "schema/outname.h"
 
+#include <demangle.h>
 #include <cupti_profiler_host.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
@@ -86,10 +87,16 @@ static struct {
     int prof_inited;
     CUcontext prof_ctx;
     CUpti_RangeProfiler_Object *prof_obj;
-    struct metrics_host *host;
+    struct prof_host {
+        unsigned groups;         /* enum metrics_group mask; 0 = core */
+        struct metrics_host *h;  /* never freed: queued records point at its names */
+        int passes;
+        char set[40];            /* profile.metric_set, e.g. "core+tma" */
+    } hosts[64], *cur;
+    int nhosts;
     char chip[32];
     uint8_t *counter_data;
-    size_t counter_size;
+    size_t counter_size, counter_cap;
     int passes, max_passes;
     int64_t profiling_ns;
 
@@ -126,6 +133,8 @@ static __thread int tls_prof_active;
 static __thread uint64_t tls_prof_t0;
 static __thread uint32_t tls_prof_corr;
 static __thread uint32_t tls_prof_blocks;
+static __thread struct sampling_launch tls_prof_launch; /* the sampled launch, for the extras request */
+static __thread char tls_demangled[1024];
 static __thread int tls_nvtx_depth;
 static __thread uint64_t tls_nvtx_ids[NVTX_STACK];
 static __thread char tls_nvtx_names[NVTX_STACK][NVTX_NAME];
@@ -248,6 +257,47 @@ prof_fail(const char *what, CUptiResult rc)
     limit(limit_code(rc), "hardware counters unavailable: %s failed: %s%s", what, cupti_err(rc), hint);
 }
 
+/*
+ * The host object (config image, passes) for the core plus `groups`,
+ * built on first use for this chip. Building allocates and takes tens of
+ * milliseconds: it happens once per group mask, on the launch that first
+ * needs it. An extras set that fails (e.g. a group the chip lacks) is
+ * reported and NULL returned; the core failing stops profiling.
+ */
+static struct prof_host *
+prof_host(unsigned groups)
+{
+    for (int i = 0; i < G.nhosts; i++)
+        if (G.hosts[i].groups == groups)
+            return &G.hosts[i];
+    if (G.nhosts == (int)(sizeof(G.hosts) / sizeof(G.hosts[0])))
+        return NULL;
+    char err[512] = "";
+    size_t n = 0;
+    char **list = groups ? metrics_list_build(groups, env("GPUHIER_METRICS"), &n, err, sizeof(err)) : NULL;
+    struct metrics_host *h = NULL;
+    int rc = groups ? (list ? metrics_host_open(G.chip, (const char *const *)list, n, &h, err, sizeof(err)) : -1)
+                    : metrics_host_open(G.chip, (const char *const *)G.metrics, G.nmetrics, &h, err, sizeof(err));
+    metrics_list_free(list, n);
+    if (rc) {
+        if (!groups)
+            limit("metric_config_failed", "hardware counters unavailable: %s", err);
+        else
+            push_event("warning", "extra_metrics_failed", "extra metric groups 0x%x not collected: %s", groups, err);
+        return NULL;
+    }
+    struct prof_host *ph = &G.hosts[G.nhosts++];
+    ph->groups = groups;
+    ph->h = h;
+    ph->passes = metrics_host_passes(h);
+    size_t len = (size_t)snprintf(ph->set, sizeof(ph->set), "core");
+    for (unsigned g = 1; g <= METRICS_GROUP_ALL && len < sizeof(ph->set); g <<= 1)
+        if ((groups & g) && metrics_group_name((enum metrics_group)g))
+            len += (size_t)snprintf(ph->set + len, sizeof(ph->set) - len, "+%s",
+                                    metrics_group_name((enum metrics_group)g));
+    return ph;
+}
+
 /* Resets the counter-data image and configures the next range. */
 static int
 prof_configure(void)
@@ -263,7 +313,7 @@ prof_configure(void)
         return -1;
     }
     size_t csize = 0;
-    const void *cimg = metrics_host_config_image(G.host, &csize);
+    const void *cimg = metrics_host_config_image(G.cur->h, &csize);
     CUpti_RangeProfiler_SetConfig_Params sp = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = G.prof_obj;
     sp.configSize = csize;
@@ -361,23 +411,16 @@ prof_ensure(CUcontext ctx)
         prof_fail("cuptiDeviceGetChipName", rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
         return -1;
     }
-    if (!G.host || strcmp(G.chip, cn.pChipName)) {
-        char err[512] = "";
-        struct metrics_host *h = NULL;
+    if (!G.nhosts || strcmp(G.chip, cn.pChipName)) {
         rc = fault("host_init");
         if (rc != CUPTI_SUCCESS) {
             prof_fail("cuptiProfilerHostInitialize", rc);
             return -1;
         }
-        if (metrics_host_open(cn.pChipName, (const char *const *)G.metrics, G.nmetrics, &h, err,
-                              sizeof(err))) {
-            limit("metric_config_failed", "hardware counters unavailable: %s", err);
-            return -1;
-        }
-        /* The old host object stays alive: queued records still point at its names. */
-        G.host = h;
+        G.nhosts = 0; /* another chip: start over (old objects stay alive) */
         snprintf(G.chip, sizeof(G.chip), "%s", cn.pChipName);
-        G.passes = metrics_host_passes(h);
+        if (!prof_host(0))
+            return -1;
     }
 
     CUpti_RangeProfiler_Enable_Params ep = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
@@ -393,28 +436,35 @@ prof_ensure(CUcontext ctx)
     G.prof_ctx = ctx;
     atomic_store(&G.prof_enabled, 1);
 
+    return 0;
+}
+
+/* Sizes the counter-data image for host `ph` on the enabled object. */
+static int
+prof_counter_data(const struct prof_host *ph)
+{
     size_t n = 0;
-    const char *const *names = metrics_host_names(G.host, &n);
+    const char *const *names = metrics_host_names(ph->h, &n);
     CUpti_RangeProfiler_GetCounterDataSize_Params gs = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     gs.pRangeProfilerObject = G.prof_obj;
     gs.pMetricNames = (const char **)names;
     gs.numMetrics = n;
     gs.maxNumOfRanges = 4;
     gs.maxNumRangeTreeNodes = 4;
-    if ((rc = gh.cuptiRangeProfilerGetCounterDataSize(&gs)) != CUPTI_SUCCESS) {
+    CUptiResult rc = gh.cuptiRangeProfilerGetCounterDataSize(&gs);
+    if (rc != CUPTI_SUCCESS) {
         prof_fail("cuptiRangeProfilerGetCounterDataSize", rc);
-        prof_disable();
         return -1;
     }
-    if (gs.counterDataSize > G.counter_size) {
-        /* Once per context (rare, not per launch): the one allocation on this path. */
+    if (gs.counterDataSize > G.counter_cap) {
+        /* Grows a few times per process at most (not per launch). */
         uint8_t *p = realloc(G.counter_data, gs.counterDataSize);
         if (!p) {
             limit("profiler_error", "hardware counters unavailable: out of memory for counter data");
-            prof_disable();
             return -1;
         }
         G.counter_data = p;
+        G.counter_cap = gs.counterDataSize;
     }
     G.counter_size = gs.counterDataSize;
     return 0;
@@ -422,10 +472,17 @@ prof_ensure(CUcontext ctx)
 
 /* ENTER of a sampled launch (prof_lock held): configure and start one range. */
 static int
-prof_start(CUcontext ctx)
+prof_start(CUcontext ctx, unsigned groups)
 {
-    if (prof_ensure(ctx) || prof_configure())
+    if (prof_ensure(ctx))
         return -1;
+    G.cur = groups ? prof_host(groups) : NULL;
+    if (!G.cur)
+        G.cur = prof_host(0);
+    if (!G.cur || prof_counter_data(G.cur) || prof_configure()) {
+        prof_disable();
+        return -1;
+    }
     CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = G.prof_obj;
     CUptiResult rc = fault("range_start");
@@ -471,15 +528,15 @@ prof_finish(int launch_ok)
     if (rc == CUPTI_SUCCESS)
         rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
     size_t n = 0;
-    const char *const *names = metrics_host_names(G.host, &n);
+    const char *const *names = metrics_host_names(G.cur->h, &n);
     if (rc != CUPTI_SUCCESS)
         why = cupti_err(rc);
     else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
         why = "range count differs from launches";
     else if (n > REC_MAX_METRICS)
         why = "too many metrics";
-    else if (metrics_host_evaluate(G.host, G.counter_data, G.counter_size, 0, r.u.profile.values))
-        why = metrics_host_error(G.host);
+    else if (metrics_host_evaluate(G.cur->h, G.counter_data, G.counter_size, 0, r.u.profile.values))
+        why = metrics_host_error(G.cur->h);
     if (!why) {
         /* A second tie: CTAs counted by the hardware must equal the launch's grid. */
         for (size_t i = 0; i < n; i++)
@@ -490,13 +547,19 @@ prof_finish(int launch_ok)
     r.u.profile.ok = why == NULL;
     r.u.profile.n = (int)(n > REC_MAX_METRICS ? REC_MAX_METRICS : n);
     r.u.profile.names = names;
-    r.u.profile.passes = G.passes;
-    snprintf(r.u.profile.set, sizeof(r.u.profile.set), "%s", "core");
+    r.u.profile.passes = G.cur->passes;
+    gh_copy(r.u.profile.set, sizeof(r.u.profile.set), G.cur->set);
     int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
     r.u.profile.overhead_ns = dt;
     G.profiling_ns += dt;
-    if (G.passes > G.max_passes)
-        G.max_passes = G.passes;
+    if (G.cur->passes > G.max_passes)
+        G.max_passes = G.cur->passes;
+    /* A core profile may ask for the extra groups on the configuration's next launch. */
+    if (!why && !G.cur->groups && G.sampling_ok) {
+        unsigned want = metrics_extras_wanted(names, r.u.profile.values, (size_t)r.u.profile.n);
+        if (want)
+            sampling_request_extras(&G.sampling, &tls_prof_launch, want);
+    }
     if (why)
         push_event("warning", "batch_dropped", "profiled range discarded: %s", why);
     /*
@@ -813,6 +876,39 @@ driver_api_name(CUpti_CallbackId cbid)
     }
 }
 
+struct dm_buf {
+    char *p;
+    size_t len, cap;
+};
+
+static void
+dm_append(const char *s, size_t n, void *opaque)
+{
+    struct dm_buf *b = opaque;
+    if (b->len + n + 1 > b->cap)
+        n = b->cap - b->len - 1;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+/*
+ * Demangled name for the kernel-name filter, without malloc (libiberty's
+ * callback demangler writes through dm_append into a thread-local
+ * buffer; long names are truncated). NULL when not a C++ name.
+ */
+static const char *
+demangle_nomalloc(const char *mangled)
+{
+    if (!mangled)
+        return NULL;
+    struct dm_buf b = {tls_demangled, 0, sizeof(tls_demangled)};
+    tls_demangled[0] = 0;
+    if (!cplus_demangle_v3_callback(mangled, DMGL_PARAMS | DMGL_ANSI | DMGL_TYPES, dm_append, &b))
+        return NULL;
+    return tls_demangled;
+}
+
 static void
 on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -832,18 +928,21 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         int capturing = atomic_load(&G.captures_drv) > 0 || atomic_load(&G.captures_rt) > 0;
         const char *why = NULL;
         int sample = 0;
+        unsigned extras = 0;
         if (G.trace_only) {
             why = "mode_trace";
         } else if (G.sampling_ok) {
             struct sampling_launch sl = {
                 .mangled = cb->symbolName,
+                .demangled = G.sampling.has_kernel_re ? demangle_nomalloc(cb->symbolName) : NULL,
                 .grid = {a.grid[0], a.grid[1], a.grid[2]},
                 .block = {a.block[0], a.block[1], a.block[2]},
                 .dynamic_smem_bytes = a.smem,
                 .nvtx_path = l->nvtx_path[0] ? l->nvtx_path : NULL,
                 .is_capturing = capturing,
             };
-            sample = sampling_decide(&G.sampling, &sl, &why, &l->config_index) == NULL;
+            sample = sampling_decide_ex(&G.sampling, &sl, &why, &l->config_index, &extras) == NULL;
+            tls_prof_launch = sl;
             if (sample && (G.prof_failed || capturing)) {
                 sample = 0;
                 why = capturing ? "stream_capture" : "profiler_unavailable";
@@ -855,7 +954,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             pthread_mutex_lock(&G.prof_lock);
             atomic_store(&G.prof_busy, 1);
             tls_prof_t0 = (uint64_t)mono_ns();
-            if (prof_start(cb->context) == 0) {
+            if (prof_start(cb->context, extras) == 0) {
                 tls_prof_active = 1;
                 tls_prof_corr = cb->correlationId;
                 tls_prof_blocks = a.grid[0] * a.grid[1] * a.grid[2];
@@ -991,6 +1090,16 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2:
         if (enter)
             flush_forced();
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+        /* Graph kernels have no launch callback: never let them run under an enabled profiler. */
+        if (enter && atomic_load(&G.prof_enabled) && atomic_load(&G.captures_drv) <= 0 &&
+            atomic_load(&G.captures_rt) <= 0) {
+            pthread_mutex_lock(&G.prof_lock);
+            prof_disable();
+            pthread_mutex_unlock(&G.prof_lock);
+        }
         break;
     default:
         break;
@@ -1294,6 +1403,7 @@ enable_callbacks(void)
         CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
     };
     static const CUpti_CallbackId rt[] = {
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,

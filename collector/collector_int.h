@@ -95,7 +95,7 @@ struct rec_profile {
     int n;                    /* values */
     int64_t overhead_ns;
     const char *const *names; /* metric names, owned by a host object that outlives the writer */
-    char set[24];
+    char set[64];
     double values[REC_MAX_METRICS];
 };
 

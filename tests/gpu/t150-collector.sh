@@ -41,11 +41,15 @@ gh ms.db "$gpu/multistream" 200 > ms.out 2> ms.err; st=$?
 n=$(sed -n 's/launched //p' ms.out)
 expect "multistream launches" ms.db "SELECT count(*) FROM launch" "$n"
 expect "multistream configs" ms.db "SELECT count(*) FROM config" 2
-expect "multistream profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1" 2
-expect "profile reason" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND profiled = 1" 2
+expect "first of config profiled" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND profiled = 1" 2
+expect "config index of first" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND config_launch_index = 0" 2
+expect "only sampled profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason NOT IN ('first_of_config','extra_metrics')" 0
+expect "extras are core+groups" ms.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'extra_metrics' AND p.metric_set NOT LIKE 'core+%'" 0
+q ms.db "SELECT 'extras: ' || count(*) || ' launches, sets ' || ifnull(group_concat(DISTINCT p.metric_set), '-') FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'extra_metrics'"
 expect_ge "metric rows" ms.db "SELECT count(*) FROM metric" 2
-expect "passes recorded" ms.db "SELECT count(*) FROM profile WHERE passes >= 1" 2
-expect "duration metric" ms.db "SELECT count(*) FROM v_profiled WHERE duration_ns > 0" 2
+expect "passes recorded" ms.db "SELECT count(*) FROM profile WHERE passes >= 1" "$(q ms.db 'SELECT count(*) FROM profile')"
+expect "duration metric" ms.db "SELECT count(*) FROM v_profiled WHERE duration_ns > 0" "$(q ms.db 'SELECT count(*) FROM profile')"
+expect "unprofiled keep times" ms.db "SELECT count(*) FROM launch WHERE profiled = 0 AND (start_ns IS NULL OR end_ns <= start_ns)" 0
 expect "demangled" ms.db "SELECT count(*) FROM kernel WHERE short_name IN ('add','scale')" 2
 expect "device" ms.db "SELECT count(*) FROM device WHERE sm_count > 0 AND peak_dram_bw_bytes_per_s > 0" 1
 expect "occupancy" ms.db "SELECT count(*) FROM config WHERE theoretical_occupancy_pct > 0" 2
@@ -63,6 +67,12 @@ python3 -c 'import sqlite3; c=sqlite3.connect("ms.db"); print("metrics of one pr
 GPUHIER_MODE=trace gh mt.db "$gpu/multistream" 200 > mt.out 2> mt.err
 expect "trace launches" mt.db "SELECT count(*) FROM launch" "$n"
 expect "trace profiled" mt.db "SELECT count(*) FROM launch WHERE profiled = 1 OR profile_reason <> 'mode_trace'" 0
+
+# 2b. Kernel-name filter (regex on the demangled name).
+GPUHIER_KERNEL='^scale' gh mk.db "$gpu/multistream" 20 > mk.out 2> mk.err
+expect "filter profiles scale only" mk.db "SELECT count(*) FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE l.profiled = 1 AND k.short_name <> 'scale'" 0
+expect "filter reason" mk.db "SELECT count(*) > 0 FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE k.short_name = 'add' AND l.profile_reason = 'filtered_name'" 1
+expect "filter profiled scale" mk.db "SELECT count(*) >= 1 FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE l.profiled = 1 AND k.short_name = 'scale'" 1
 
 # 3. cudaDeviceReset before exit loses nothing.
 gh dr.db "$gpu/devreset" > dr.out 2> dr.err || bad "devreset exit"
