@@ -20,8 +20,15 @@
 #
 # Environment: OUT (default ./out/agreement), GPUHIER (gpuhier binary),
 # TK_DIR (testkernel binaries), AGREE_WINDOW (default 200), AGREE_REPS
-# (default 3), AGREE_TK_LAUNCHES (launches per testkernel, default 30),
-# BENCH_ARGS (arguments for bench/pytorch_train.py), NCU (default ncu).
+# (default 3), AGREE_TK_LAUNCHES (launches per testkernel, default 10),
+# BENCH_ARGS (arguments for bench/pytorch_train.py, default "--steps 20
+# --warmup 3"), TK_REPS (testkernel repetitions, default 2), AGREE_PARTS
+# ("agree,cost" by default; "agree" or "cost" to split the work over two
+# device calls), AGREE_CASES ("binary": the first manifest case of each
+# testkernel binary, default; "all": every case), NCU (default ncu).
+# Timing guide: ~26 binaries x ~8 s + PyTorch ~40 s for "agree"; the cost
+# part is dominated by the ncu runs (3 x 2 runs): split the two parts over
+# two calls unless the benchmark is short.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")

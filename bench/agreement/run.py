@@ -33,6 +33,13 @@ TK_LAUNCHES = int(os.environ.get("AGREE_TK_LAUNCHES", "10"))
 PT_SKIP = int(os.environ.get("AGREE_PT_SKIP", "100"))
 PT_COUNT = int(os.environ.get("AGREE_PT_COUNT", "40"))
 NCU = os.environ.get("NCU", "ncu")
+# "binary": the first manifest case of each testkernel binary (default, fits the
+# time budget); "all": every case (77 cases take well over one device call)
+CASES = os.environ.get("AGREE_CASES", "binary")
+PARTS = os.environ.get("AGREE_PARTS", "agree,cost").split(",")
+BENCH_ARGS = os.environ.get("BENCH_ARGS", "--steps 20 --warmup 3").split()
+# fewer timed repetitions inside each testkernel: both tools see the same launches either way
+os.environ.setdefault("TK_REPS", "2")
 NCU_COMMON = ["--cache-control", "none", "--clock-control", "none", "--replay-mode", "kernel",
               "--target-processes", "all"]
 notes = []
@@ -88,7 +95,7 @@ def programs_from_manifest(root, tk_dir):
                     a = x.get("args", x.get("case", []))
                     if isinstance(a, str):
                         a = a.split()
-                    found.append((b, [str(s) for s in a]))
+                    found.append((b, [str(s) for s in a], x.get("id")))
                 for v in x.values():
                     walk(v)
             elif isinstance(x, list):
@@ -98,11 +105,11 @@ def programs_from_manifest(root, tk_dir):
     if not found:
         lst = os.path.join(tk_dir, "binaries.txt")
         if os.path.exists(lst):
-            found = [(l.strip(), []) for l in open(lst) if l.strip()]
+            found = [(l.strip(), [], None) for l in open(lst) if l.strip()]
             notes.append("no testkernels/manifest.json entries: ran every binary of binaries.txt without arguments")
     seen, out = set(), []
-    for b, a in found:
-        key = (b, tuple(a))
+    for b, a, ident in found:
+        key = (b, tuple(a)) if CASES == "all" else b
         if key in seen:
             continue
         seen.add(key)
@@ -110,7 +117,7 @@ def programs_from_manifest(root, tk_dir):
         if not os.path.exists(exe):
             notes.append("testkernel '%s' not built (looked for %s)" % (b, exe))
             continue
-        out.append((" ".join([os.path.basename(b)] + a), [exe] + a))
+        out.append((ident or " ".join([os.path.basename(b)] + a), [exe] + a))
     return out
 
 
@@ -281,7 +288,7 @@ def cost(root, gpuhier, outdir, names):
     if not os.path.exists(script):
         notes.append("bench/pytorch_train.py missing: cost table not measured")
         return None
-    base = ["python3", script] + os.environ.get("BENCH_ARGS", "").split()
+    base = ["python3", script] + BENCH_ARGS
     mnames = ",".join(names)
     rep = lambda m, i: os.path.join(outdir, "%s-%d-%%p.db" % (m, i))  # noqa: E731
     modes = [
@@ -463,7 +470,7 @@ def main():
               "- ncu: %s" % q([NCU, "--version"]),
               "- gpuhier: %s" % q([gpuhier, "--version"]),
               "- command: `bench/agreement.sh %s` (AGREE_WINDOW=%d AGREE_REPS=%d AGREE_TK_LAUNCHES=%d AGREE_PT_SKIP=%d AGREE_PT_COUNT=%d BENCH_ARGS='%s')" % (
-                  a.build, WINDOW, REPS, TK_LAUNCHES, PT_SKIP, PT_COUNT, os.environ.get("BENCH_ARGS", "")),
+                  a.build, WINDOW, REPS, TK_LAUNCHES, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"]),
               "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
               "- ncu side: `ncu --csv --page raw --print-units base --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
               ""]
@@ -471,11 +478,12 @@ def main():
         notes.append("gpuhier not found at %s" % gpuhier)
     core = core_names_from_source(a.root)
     comps, infos, alll = [], [], []
-    progs = programs_from_manifest(a.root, tk_dir)
+    progs = programs_from_manifest(a.root, tk_dir) if "agree" in PARTS else []
     log("%d testkernel runs" % len(progs))
-    # keep ~45 % of the budget for the PyTorch parts
+    # keep ~60 % of the budget for the PyTorch parts when they run
+    keep = 0.6 if "cost" in PARTS else 0.2
     for label, argv in progs:
-        if left() < BUDGET * 0.55:
+        if left() < BUDGET * keep:
             notes.append("agreement: '%s' and later testkernels skipped for time" % label)
             break
         c, info, ours = agree_program(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, core)
@@ -490,8 +498,10 @@ def main():
         write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), None)
     script = os.path.join(a.root, "bench", "pytorch_train.py")
     names_for_cost = core
-    if os.path.exists(script) and left() > 120:
-        argv = ["python3", script] + os.environ.get("BENCH_ARGS", "").split()
+    if "agree" not in PARTS:
+        pass
+    elif os.path.exists(script) and left() > 120:
+        argv = ["python3", script] + BENCH_ARGS
         c, info, ours = agree_program("pytorch_train.py", argv, gpuhier, ptout, PT_SKIP, PT_COUNT, core)
         for o in ours:
             o["prog"] = "pytorch"
@@ -502,13 +512,13 @@ def main():
                                                           sum(1 for x in c if not x["ok"])))
     elif os.path.exists(script):
         notes.append("agreement on the PyTorch benchmark skipped for time")
-    costres = cost(a.root, gpuhier, costout, names_for_cost) if left() > 60 else None
+    costres = cost(a.root, gpuhier, costout, names_for_cost) if "cost" in PARTS and left() > 60 else None
     with open(os.path.join(a.out, "agreement.json"), "w") as f:
         json.dump({"infos": infos, "comparisons": comps, "notes": notes}, f, default=str)
     write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), costres)
     miss = sum(1 for c in comps if not c["ok"])
     log("done: %d values, %d outside tolerance; %s" % (len(comps), miss, os.path.join(a.out, "agreement.md")))
-    return 1 if miss or not comps else 0
+    return 1 if miss or ("agree" in PARTS and not comps) else 0
 
 
 if __name__ == "__main__":

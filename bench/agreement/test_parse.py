@@ -80,5 +80,25 @@ theirs = [{"kernel": "void k<(int)2>(float *)", "grid": "(4, 1, 1)", "block": "(
 pairs, unmatched = run.pair(ours, theirs)
 check(len(pairs) == 2 and unmatched == 0 and pairs[1][1] is theirs[2], "pairing falls back to short names, in order")
 
+# the real manifest: one run per case, labelled by its id
+import json  # noqa: E402
+import tempfile  # noqa: E402
+root = os.path.dirname(os.path.dirname(here))
+mf = os.path.join(root, "testkernels", "manifest.json")
+if os.path.exists(mf):
+    cases = json.load(open(mf)).get("cases", [])
+    with tempfile.TemporaryDirectory() as tk:
+        for c in cases:
+            open(os.path.join(tk, os.path.basename(c["binary"])), "w").close()
+        progs = run.programs_from_manifest(root, tk)
+        check(len(progs) == len({c["binary"] for c in cases}), "one run per testkernel binary (AGREE_CASES=binary)")
+        run.CASES = "all"
+        allp = run.programs_from_manifest(root, tk)
+        run.CASES = "binary"
+        uniq = {(c["binary"], tuple(c.get("args", []))) for c in cases}
+        check(len(allp) == len(uniq), "AGREE_CASES=all: one run per distinct (binary, args)")
+        check(progs and progs[0][0] == cases[0]["id"], "labelled by case id")
+        check(progs and progs[0][1][1:] == [str(a) for a in cases[0].get("args", [])], "case arguments passed")
+
 print("agreement parsers:", "FAIL" if failed else "ok")
 sys.exit(failed)
