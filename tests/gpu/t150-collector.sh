@@ -68,6 +68,11 @@ GPUHIER_MODE=trace gh mt.db "$gpu/multistream" 200 > mt.out 2> mt.err
 expect "trace launches" mt.db "SELECT count(*) FROM launch" "$n"
 expect "trace profiled" mt.db "SELECT count(*) FROM launch WHERE profiled = 1 OR profile_reason <> 'mode_trace'" 0
 
+# 2a. Cost of profiling every launch (information, not a gate): 40 launches, 2 configurations.
+GPUHIER_SAMPLE=all gh ma.db "$gpu/multistream" 5 > ma.out 2> ma.err
+expect "sample all profiles every launch" ma.db "SELECT count(*) FROM launch WHERE profiled = 1" 40
+q ma.db "SELECT 'sample all: ' || count(*) || ' profiled, median-ish ' || (SELECT overhead_ns / 1000 FROM profile ORDER BY overhead_ns LIMIT 1 OFFSET 20) || ' us per launch, max ' || (max(overhead_ns) / 1000) || ' us, bytes per profiled launch ' || ((SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()) / count(*)) FROM profile"
+
 # 2b. Kernel-name filter (regex on the demangled name).
 GPUHIER_KERNEL='^scale' gh mk.db "$gpu/multistream" 20 > mk.out 2> mk.err
 expect "filter profiles scale only" mk.db "SELECT count(*) FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE l.profiled = 1 AND k.short_name <> 'scale'" 0
