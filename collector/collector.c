@@ -141,6 +141,10 @@ static __thread char tls_nvtx_names[NVTX_STACK][NVTX_NAME];
 
 static const char *env(const char *name);
 static void flush_forced(void);
+static int64_t mono_ns(void);
+
+/* Phase times of the current profiled launch (GPUHIER_DEBUG), ns. */
+static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
 
 /* ------------------------------------------------------------ messages */
 
@@ -474,8 +478,10 @@ prof_counter_data(const struct prof_host *ph)
 static int
 prof_start(CUcontext ctx, unsigned groups)
 {
+    int64_t t0 = mono_ns();
     if (prof_ensure(ctx))
         return -1;
+    tls_t_ensure = mono_ns() - t0;
     G.cur = groups ? prof_host(groups) : NULL;
     if (!G.cur)
         G.cur = prof_host(0);
@@ -483,6 +489,7 @@ prof_start(CUcontext ctx, unsigned groups)
         prof_disable();
         return -1;
     }
+    tls_t_setup = mono_ns() - t0;
     CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = G.prof_obj;
     CUptiResult rc = fault("range_start");
@@ -493,6 +500,8 @@ prof_start(CUcontext ctx, unsigned groups)
         prof_disable();
         return -1;
     }
+    tls_t_start = mono_ns() - t0;
+    tls_t_enter_done = mono_ns();
     return 0;
 }
 
@@ -512,6 +521,7 @@ prof_finish(int launch_ok)
     memset(&r, 0, sizeof(r));
     r.type = REC_PROFILE;
     r.u.profile.corr = tls_prof_corr;
+    int64_t t_exit = mono_ns();
     CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = G.prof_obj;
     CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
@@ -529,6 +539,7 @@ prof_finish(int launch_ok)
         rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
     size_t n = 0;
     const char *const *names = metrics_host_names(G.cur->h, &n);
+    int64_t t_decoded = mono_ns();
     if (rc != CUPTI_SUCCESS)
         why = cupti_err(rc);
     else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
@@ -570,10 +581,15 @@ prof_finish(int launch_ok)
      * DecodeData synchronized the context, so a forced flush now returns
      * that buffer with only this launch's record lacking times.
      */
+    int64_t t_eval = mono_ns();
     flush_forced();
     if (gh_debug)
-        gh_say("prof_finish: ranges %zu dropped %zu why %s, %.1f ms", ci.numTotalRanges, dd.numOfRangeDropped,
-               why ? why : "-", dt / 1e6);
+        gh_say("profiled: ranges %zu dropped %zu why %s; ms: enable %.1f setup %.1f start %.1f launch %.1f "
+               "stop+decode %.1f evaluate %.1f flush %.1f total %.1f",
+               ci.numTotalRanges, dd.numOfRangeDropped, why ? why : "-", tls_t_ensure / 1e6,
+               (tls_t_setup - tls_t_ensure) / 1e6, (tls_t_start - tls_t_setup) / 1e6,
+               (t_exit - tls_t_enter_done) / 1e6, (t_decoded - t_exit) / 1e6, (t_eval - t_decoded) / 1e6,
+               (mono_ns() - t_eval) / 1e6, (mono_ns() - (int64_t)tls_prof_t0) / 1e6);
     writer_push(&r);
 }
 

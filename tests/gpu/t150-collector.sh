@@ -69,7 +69,8 @@ expect "trace launches" mt.db "SELECT count(*) FROM launch" "$n"
 expect "trace profiled" mt.db "SELECT count(*) FROM launch WHERE profiled = 1 OR profile_reason <> 'mode_trace'" 0
 
 # 2a. Cost of profiling every launch (information, not a gate): 40 launches, 2 configurations.
-GPUHIER_SAMPLE=all gh ma.db "$gpu/multistream" 5 > ma.out 2> ma.err
+GPUHIER_DEBUG=1 GPUHIER_SAMPLE=all gh ma.db "$gpu/multistream" 5 > ma.out 2> ma.err
+grep 'profiled: ranges' ma.err | sed -n '1,3p;20p;40p'
 expect "sample all profiles every launch" ma.db "SELECT count(*) FROM launch WHERE profiled = 1" 40
 q ma.db "SELECT 'sample all: ' || count(*) || ' profiled, median-ish ' || (SELECT overhead_ns / 1000 FROM profile ORDER BY overhead_ns LIMIT 1 OFFSET 20) || ' us per launch, max ' || (max(overhead_ns) / 1000) || ' us, bytes per profiled launch ' || ((SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()) / count(*)) FROM profile"
 
