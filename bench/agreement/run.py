@@ -256,6 +256,28 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     return comps, info, ours
 
 
+def plausibility(launches, core):
+    """Issue 3 point 9: every core metric present and plausible on every
+    profiled launch. Returns per program (launches, complete, problems)."""
+    out = {}
+    for l in launches:
+        o = out.setdefault(l.get("prog"), [0, 0, []])
+        o[0] += 1
+        missing = [n for n in core if n not in l["metrics"] or l["metrics"][n] is None]
+        bad = []
+        for n, v in l["metrics"].items():
+            if v is None or v != v or v < 0 or (compare.kind(n) == "rate" and v > 100.5):
+                bad.append("%s=%s" % (n, v))
+        if "gpu__time_duration.sum" in l["metrics"] and not l["metrics"]["gpu__time_duration.sum"] > 0:
+            bad.append("gpu__time_duration.sum not > 0")
+        if not missing and not bad:
+            o[1] += 1
+        elif len(o[2]) < 3:
+            o[2].append("`%s` #%s: %s" % (short_name(l["name"]), l["index"],
+                                         ", ".join((["missing " + m for m in missing[:3]] + bad[:3]))))
+    return out
+
+
 def cold_vs_warm(launches):
     """Per metric: |relative difference| between a configuration's first and
     second profiled launch (its two lowest launch indices), over
@@ -360,8 +382,15 @@ def fmt(v):
     return str(v)
 
 
-def write_markdown(path, header, infos, comps, cvw, costres):
+def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
     L = header[:]
+    if plaus:
+        L += ["## Default metrics present and plausible (issue 3 point 9)", "",
+              "Every core metric (collector/metrics.c) present on every profiled launch, no NaN or negative value, rates ≤ 100 %, duration > 0.", "",
+              "| program | profiled launches | complete and plausible | first problems |", "| --- | --- | --- | --- |"]
+        for prog, (n, okn, probs) in plaus.items():
+            L.append("| %s | %d | %d | %s |" % (prog, n, okn, "; ".join(probs)))
+        L.append("")
     total = len(comps)
     miss = [c for c in comps if not c["ok"]]
     gated = [c for c in comps if c["kind"] != "time"]
@@ -495,7 +524,8 @@ def main():
         log("%s: %d pairs, %d values, %d misses" % (label, info.get("pairs", 0), len(c),
                                                     sum(1 for x in c if not x["ok"])))
         # partial results survive a kill at the device's time limit
-        write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), None)
+        write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), None,
+                       plausibility(alll, core))
     script = os.path.join(a.root, "bench", "pytorch_train.py")
     names_for_cost = core
     if "agree" not in PARTS:
@@ -515,7 +545,8 @@ def main():
     costres = cost(a.root, gpuhier, costout, names_for_cost) if "cost" in PARTS and left() > 60 else None
     with open(os.path.join(a.out, "agreement.json"), "w") as f:
         json.dump({"infos": infos, "comparisons": comps, "notes": notes}, f, default=str)
-    write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), costres)
+    write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), costres,
+                   plausibility(alll, core))
     miss = sum(1 for c in comps if not c["ok"])
     log("done: %d values, %d outside tolerance; %s" % (len(comps), miss, os.path.join(a.out, "agreement.md")))
     return 1 if miss or ("agree" in PARTS and not comps) else 0

@@ -102,6 +102,8 @@ def main():
         check("| l1tex__t_sector_hit_rate.pct | 2 | 1 | 1 |" in md, "cold vs warm: hit rate 1 point")
         check("pytorch_train.py | 0 | 2 |" in md, "the benchmark is compared too")
         check("| native | 3 |" in md, "native timed 3 times")
+        check("| tk_fake | 2 | 0 | `scale` #1: missing gpu__time_duration.sum" not in md, "synthetic report has a duration")
+        check("| tk_fake | 2 | 0 |" in md, "plausibility: the synthetic report lacks most core metrics")
         check("per profiled launch" in md, "per-launch costs")
         check("Report size (all)" in md, "report size")
         print("agreement pipeline:", "FAIL" if failed else "ok")
