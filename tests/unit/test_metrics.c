@@ -301,10 +301,28 @@ test_metrics_loading(void)
     CHECK(cupti_sym("cuptiGetVersion") == NULL || has_lib("libcupti"));
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define GH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GH_ASAN 1
+#endif
+#endif
+
 int
 main(int argc, char **argv)
 {
     char err[512];
+#ifdef GH_ASAN
+    /*
+     * libcupti dlopens the nvperf libraries with RTLD_DEEPBIND, which the
+     * AddressSanitizer runtime refuses (google/sanitizers#611); the
+     * collector is never sanitized for the same reason. The plain build
+     * runs this test.
+     */
+    printf("skipped: CUPTI's RTLD_DEEPBIND dlopen cannot run under AddressSanitizer\n");
+    return 77;
+#endif
     unsetenv("GPUHIER_CUPTI_PATH");
     check_failed = 0;
     test_metrics_loading();
