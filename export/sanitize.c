@@ -148,14 +148,29 @@ sanitize_text(const char *s, size_t max_bytes)
     /* A piece is at most 8 bytes per 2 input bytes (C1) or 4 per 1 byte. */
     size_t worst = slen > SIZE_MAX / 4 ? SIZE_MAX : slen * 4;
     size_t size = (worst < cap ? worst : cap) + 1;
-    char *buf = malloc(size);
-    if (!buf) {
-        fputs("gpuhier: out of memory\n", stderr);
-        abort();
+    /*
+     * Exports sanitize every string of thousands of findings: work on the
+     * stack and allocate the exact length, so memory follows the text
+     * rather than its worst-case expansion.
+     */
+    char stack[8192];
+    char *work = size <= sizeof(stack) ? stack : malloc(size);
+    if (!work)
+        goto oom;
+    size_t n = sanitize_core(work, size - 1, s, slen);
+    work[n] = '\0';
+    if (work != stack) {
+        char *shrunk = realloc(work, n + 1);
+        return shrunk ? shrunk : work;
     }
-    size_t n = sanitize_core(buf, size - 1, s, slen);
-    buf[n] = '\0';
+    char *buf = malloc(n + 1);
+    if (!buf)
+        goto oom;
+    memcpy(buf, work, n + 1);
     return buf;
+oom:
+    fputs("gpuhier: out of memory\n", stderr);
+    abort();
 }
 
 char *

@@ -193,7 +193,6 @@ result_json(const struct ex_report *r, const struct ex_finding *f)
     json_object_set_new(p, "timeLostNsPerLaunch", ex_jreal(f->time_lost_ns_per_launch));
     json_object_set_new(p, "sharePct", ex_jreal(f->share_pct));
     json_object_set_new(p, "launches", ex_jint(f->launches));
-    json_object_set_new(p, "kernel", ex_jstr(f->demangled_name));
     json_object_set_new(p, "remedy", ex_jstr(f->remedy));
     json_object_set_new(p, "docRef", ex_jstr(f->doc_ref));
     if (f->config_id >= 0) {
@@ -202,32 +201,52 @@ result_json(const struct ex_report *r, const struct ex_finding *f)
         json_object_set_new(p, "block", json_string(ex_fmt_dim(b, sizeof(b), f->block)));
         json_object_set_new(p, "dynamicSmemBytes", ex_jint(f->dynamic_smem_bytes));
     }
+    /* Evidence without its null members: a result is repeated 10,000 times. */
     json_t *ev = json_array();
     for (size_t i = 0; i < f->n_ev; i++) {
         const struct ex_evidence *e = &f->ev[i];
-        json_array_append_new(ev, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "name", ex_jstr(e->name), "value",
-                                            ex_jreal(e->value), "textValue", ex_jstr(e->text_value), "unit",
-                                            ex_jstr(e->unit), "threshold", ex_jreal(e->threshold), "op",
-                                            ex_jstr(e->op)));
+        json_t *x = json_pack("{s:s}", "name", e->name);
+        if (e->has_value)
+            json_object_set_new(x, "value", ex_jreal(e->value));
+        if (e->text_value)
+            json_object_set_new(x, "textValue", json_string(e->text_value));
+        if (e->unit)
+            json_object_set_new(x, "unit", json_string(e->unit));
+        if (e->has_threshold)
+            json_object_set_new(x, "threshold", ex_jreal(e->threshold));
+        if (e->op)
+            json_object_set_new(x, "op", json_string(e->op));
+        json_array_append_new(ev, x);
     }
     json_object_set_new(p, "evidence", ev);
     json_object_set_new(o, "properties", p);
     return o;
 }
 
-/* Bytes of `s` once deflated at zlib's fastest level (an upper bound on gzip -6). */
+/* Bytes of the n pieces once deflated at zlib's fastest level (an upper bound on gzip -6). */
 static size_t
-deflated_size(const char *s, size_t n)
+deflated_size(const char *const *piece, const size_t *len, int n)
 {
-    uLongf bound = compressBound((uLong)n);
-    Bytef *buf = malloc(bound);
-    if (!buf)
-        abort();
-    size_t out = n;
-    if (compress2(buf, &bound, (const Bytef *)s, (uLong)n, Z_BEST_SPEED) == Z_OK)
-        out = bound + 18; /* gzip header and trailer */
-    free(buf);
-    return out;
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (deflateInit(&z, Z_BEST_SPEED) != Z_OK)
+        return SIZE_MAX;
+    unsigned char buf[1 << 16];
+    size_t total = 18; /* gzip header and trailer */
+    for (int i = 0; i < n; i++) {
+        z.next_in = (Bytef *)piece[i];
+        z.avail_in = (uInt)len[i];
+        int flush = i == n - 1 ? Z_FINISH : Z_NO_FLUSH;
+        int rc;
+        do {
+            z.next_out = buf;
+            z.avail_out = sizeof(buf);
+            rc = deflate(&z, flush);
+            total += sizeof(buf) - z.avail_out;
+        } while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END && rc != Z_STREAM_ERROR));
+    }
+    deflateEnd(&z);
+    return total;
 }
 
 static json_t *
@@ -285,42 +304,94 @@ build_log(const struct ex_report *r, size_t n_results, const char *truncation)
     return log;
 }
 
+/*
+ * Results are dumped one at a time into one buffer and freed at once,
+ * then spliced into the dumped frame of the log (built with an empty
+ * results array): a tree of 10,000 results would cost ten times the
+ * output in memory, and the page faults to match.
+ */
 int
 ex_write_sarif(const struct ex_report *r, const struct export_opts *o, FILE *out)
 {
     (void)o;
     size_t n = r->n < EXPORT_SARIF_MAX_RESULTS ? r->n : EXPORT_SARIF_MAX_RESULTS;
+    size_t *ends = malloc((n + 1) * sizeof(*ends));
+    size_t cap = 1 << 16, len = 0;
+    char *body = malloc(cap), *frame = NULL;
+    int ret = -1;
+    if (!ends || !body)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        json_t *res = result_json(r, &r->f[i]);
+        char *t = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
+        json_decref(res);
+        if (!t) {
+            store_set_error("cannot build a SARIF result");
+            goto out;
+        }
+        size_t k = strlen(t);
+        if (len + k + 2 > cap) {
+            cap = (len + k + 2) * 2;
+            body = realloc(body, cap);
+            if (!body)
+                abort();
+        }
+        if (i)
+            body[len++] = ',';
+        memcpy(body + len, t, k);
+        len += k;
+        ends[i] = len;
+        free(t);
+    }
     char note[256];
-    char *text = NULL;
+    size_t keep = n;
+    const char *pre = NULL, *post = NULL;
+    size_t pre_len = 0;
     for (;;) {
         const char *why = NULL;
-        if (n < r->n) {
+        if (keep < r->n) {
             snprintf(note, sizeof(note),
                      "%zu of %zu findings kept (the highest ranked): GitHub accepts at most %d results "
                      "and %u compressed bytes per run",
-                     n, r->n, EXPORT_SARIF_MAX_RESULTS, SARIF_MAX_GZIP_BYTES);
+                     keep, r->n, EXPORT_SARIF_MAX_RESULTS, SARIF_MAX_GZIP_BYTES);
             why = note;
         }
-        json_t *log = build_log(r, n, why);
-        text = json_dumps(log, JSON_COMPACT | JSON_REAL_PRECISION(10));
+        json_t *log = build_log(r, 0, why);
+        free(frame);
+        frame = json_dumps(log, JSON_COMPACT | JSON_REAL_PRECISION(10));
         json_decref(log);
-        if (!text)
-            return store_set_error("cannot build the SARIF document");
-        size_t len = strlen(text);
-        if (len <= SARIF_MAX_GZIP_BYTES || n == 0)
+        /* Quotes inside strings are escaped, so this text can only be our member. */
+        char *slot = frame ? strstr(frame, "\"results\":[]") : NULL;
+        if (!slot) {
+            store_set_error("cannot build the SARIF document");
+            goto out;
+        }
+        pre = frame;
+        pre_len = (size_t)(slot - frame) + strlen("\"results\":[");
+        post = slot + strlen("\"results\":[");
+        size_t body_len = keep ? ends[keep - 1] : 0;
+        size_t total = pre_len + body_len + strlen(post);
+        if (total <= SARIF_MAX_GZIP_BYTES || keep == 0)
             break;
-        size_t z = deflated_size(text, len);
+        const char *pieces[3] = {pre, body, post};
+        size_t lens[3] = {pre_len, body_len, strlen(post)};
+        size_t z = deflated_size(pieces, lens, 3);
         if (z <= SARIF_MAX_GZIP_BYTES)
             break;
         /* Shrink in proportion, with a margin, and measure again. */
-        size_t next = (size_t)((double)n * SARIF_MAX_GZIP_BYTES / (double)z * 0.95);
-        n = next < n ? next : n - 1;
-        free(text);
-        text = NULL;
+        size_t next = (size_t)((double)keep * SARIF_MAX_GZIP_BYTES / (double)z * 0.95);
+        keep = next < keep ? next : keep - 1;
     }
-    int bad = fputs(text, out) == EOF || fputc('\n', out) == EOF;
-    free(text);
-    if (bad)
-        return store_set_error("cannot write SARIF: %s", strerror(errno));
-    return 0;
+    if (fwrite(pre, 1, pre_len, out) != pre_len ||
+        (keep && fwrite(body, 1, ends[keep - 1], out) != ends[keep - 1]) || fputs(post, out) == EOF ||
+        fputc('\n', out) == EOF) {
+        store_set_error("cannot write SARIF: %s", strerror(errno));
+        goto out;
+    }
+    ret = 0;
+out:
+    free(frame);
+    free(body);
+    free(ends);
+    return ret;
 }

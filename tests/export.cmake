@@ -14,3 +14,7 @@ foreach(script ${GH_EXPORT_E2E})
   get_filename_component(name ${script} NAME_WE)
   gh_add_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e export ENVIRONMENT ${GH_EXPORT_E2E_ENV})
 endforeach()
+
+# 10,000 findings to SARIF in <= 1 s (issue 7 §8); result in docs/bench-export.md.
+gh_add_test(NAME bench.sarif_speed COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sarif_speed.sh ${PROJECT_BINARY_DIR}
+            LABELS bench export ENVIRONMENT ${GH_EXPORT_E2E_ENV})
