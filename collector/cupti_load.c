@@ -115,8 +115,8 @@ load_once(void)
             /* an explicit override that fails must not silently pick another CUPTI */
             char e[sizeof load_err];
             snprintf(e, sizeof e, "%s", load_err);
-            snprintf(load_err, sizeof load_err, "cannot load CUPTI from GPUHIER_CUPTI_PATH='%.200s': %.250s",
-                     env, e);
+            snprintf(load_err, sizeof load_err,
+                     "cannot load CUPTI from GPUHIER_CUPTI_PATH='%.200s': %.250s", env, e);
         }
         return;
     }

@@ -219,8 +219,8 @@ metrics_extras_wanted(const char *const *names, const double *values, size_t n)
      * sectors per load (32-bit, coalesced) and global loads more than 5 %
      * of all instructions: the width counts say whether float4 would help.
      */
-    if (gld_inst > 0 && inst > 0 && gld <= 4.0 * gld_inst && gld >= 3.5 * gld_inst
-        && gld_inst > 0.05 * inst)
+    if (gld_inst > 0 && inst > 0 && gld <= 4.0 * gld_inst && gld >= 3.5 * gld_inst &&
+        gld_inst > 0.05 * inst)
         want |= METRICS_GROUP_SASS_BYTES;
     /* Atomics (rule 19): any ATOM or RED instruction. */
     if (atom > 0 || red > 0)
@@ -355,7 +355,8 @@ metrics_host_free(struct metrics_host *h)
         return;
     if (h->obj) {
         __typeof__(&cuptiProfilerHostDeinitialize) deinit = SYM(cuptiProfilerHostDeinitialize);
-        CUpti_Profiler_Host_Deinitialize_Params p = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        CUpti_Profiler_Host_Deinitialize_Params p = {
+            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
         p.pHostObject = h->obj;
         if (deinit)
             deinit(&p);
@@ -368,8 +369,8 @@ metrics_host_free(struct metrics_host *h)
 }
 
 int
-metrics_host_open(const char *chip, const char *const *names, size_t n,
-                  struct metrics_host **out, char *err, size_t errlen)
+metrics_host_open(const char *chip, const char *const *names, size_t n, struct metrics_host **out,
+                  char *err, size_t errlen)
 {
     int ret = -1;
     struct metrics_host *h = NULL;
@@ -385,9 +386,11 @@ metrics_host_open(const char *chip, const char *const *names, size_t n,
     if (cupti_ready(err, errlen) != 0)
         return -1;
     __typeof__(&cuptiProfilerHostInitialize) init = SYM(cuptiProfilerHostInitialize);
-    __typeof__(&cuptiProfilerHostGetMetricProperties) props = SYM(cuptiProfilerHostGetMetricProperties);
+    __typeof__(&cuptiProfilerHostGetMetricProperties) props =
+        SYM(cuptiProfilerHostGetMetricProperties);
     __typeof__(&cuptiProfilerHostConfigAddMetrics) add = SYM(cuptiProfilerHostConfigAddMetrics);
-    __typeof__(&cuptiProfilerHostGetConfigImageSize) isize = SYM(cuptiProfilerHostGetConfigImageSize);
+    __typeof__(&cuptiProfilerHostGetConfigImageSize) isize =
+        SYM(cuptiProfilerHostGetConfigImageSize);
     __typeof__(&cuptiProfilerHostGetConfigImage) image = SYM(cuptiProfilerHostGetConfigImage);
     __typeof__(&cuptiProfilerHostGetNumOfPasses) passes = SYM(cuptiProfilerHostGetNumOfPasses);
     if (!init || !props || !add || !isize || !image || !passes) {
@@ -421,7 +424,9 @@ metrics_host_open(const char *chip, const char *const *names, size_t n,
     if (r != CUPTI_SUCCESS) {
         snprintf(err, errlen, "cannot initialize the profiler host for chip '%s': %s%s", chip,
                  result_name(r),
-                 r == CUPTI_ERROR_NOT_INITIALIZED ? " (libnvperf_host.so not found next to libcupti?)" : "");
+                 r == CUPTI_ERROR_NOT_INITIALIZED
+                     ? " (libnvperf_host.so not found next to libcupti?)"
+                     : "");
         goto out;
     }
     h->obj = ip.pHostObject;
@@ -439,7 +444,8 @@ metrics_host_open(const char *chip, const char *const *names, size_t n,
             goto out;
         }
     }
-    CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     ap.pHostObject = h->obj;
     ap.ppMetricNames = (const char **)h->names;
     ap.numMetrics = h->n;
@@ -459,7 +465,8 @@ metrics_host_open(const char *chip, const char *const *names, size_t n,
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    CUpti_Profiler_Host_GetConfigImage_Params gp = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImage_Params gp = {
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
     gp.pHostObject = h->obj;
     gp.configImageSize = h->image_size;
     gp.pConfigImage = h->image;
@@ -467,7 +474,8 @@ metrics_host_open(const char *chip, const char *const *names, size_t n,
         snprintf(err, errlen, "cannot build the config image: %s", result_name(r));
         goto out;
     }
-    CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = {
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
     np.configImageSize = h->image_size;
     np.pConfigImage = h->image;
     if ((r = passes(&np)) != CUPTI_SUCCESS) {
@@ -513,7 +521,8 @@ int
 metrics_host_evaluate(struct metrics_host *h, const void *counter_data, size_t size,
                       size_t range_index, double *values)
 {
-    __typeof__(&cuptiProfilerHostEvaluateToGpuValues) eval = SYM(cuptiProfilerHostEvaluateToGpuValues);
+    __typeof__(&cuptiProfilerHostEvaluateToGpuValues) eval =
+        SYM(cuptiProfilerHostEvaluateToGpuValues);
     if (!eval) {
         snprintf(h->err, sizeof h->err, "cuptiProfilerHostEvaluateToGpuValues not found");
         return -1;
@@ -529,7 +538,8 @@ metrics_host_evaluate(struct metrics_host *h, const void *counter_data, size_t s
     p.pMetricValues = values;
     CUptiResult r = eval(&p);
     if (r != CUPTI_SUCCESS) {
-        snprintf(h->err, sizeof h->err, "cannot evaluate range %zu: %s", range_index, result_name(r));
+        snprintf(h->err, sizeof h->err, "cannot evaluate range %zu: %s", range_index,
+                 result_name(r));
         return -1;
     }
     return 0;

@@ -23,12 +23,13 @@
 
 /* Extra metric groups, as flags so a set of them fits in one unsigned. */
 enum metrics_group {
-    METRICS_GROUP_TMA        = 1 << 0, /* TMA / LDGSTS bytes, L2->L1 bytes */
-    METRICS_GROUP_REQUESTS   = 1 << 1, /* LSU global ld/st requests */
-    METRICS_GROUP_HOST       = 1 << 2, /* L2 sectors to system memory */
-    METRICS_GROUP_CONST      = 1 << 3, /* constant-cache requests, LDC instructions */
-    METRICS_GROUP_ATOMIC     = 1 << 4, /* L2 atomic/reduction sectors, atom/red instructions */
-    METRICS_GROUP_SASS_BYTES = 1 << 5, /* requested bytes and instructions by width (SASS-instrumented) */
+    METRICS_GROUP_TMA = 1 << 0,      /* TMA / LDGSTS bytes, L2->L1 bytes */
+    METRICS_GROUP_REQUESTS = 1 << 1, /* LSU global ld/st requests */
+    METRICS_GROUP_HOST = 1 << 2,     /* L2 sectors to system memory */
+    METRICS_GROUP_CONST = 1 << 3,    /* constant-cache requests, LDC instructions */
+    METRICS_GROUP_ATOMIC = 1 << 4,   /* L2 atomic/reduction sectors, atom/red instructions */
+    METRICS_GROUP_SASS_BYTES =
+        1 << 5, /* requested bytes and instructions by width (SASS-instrumented) */
 };
 #define METRICS_GROUP_ALL 0x3f
 
@@ -122,17 +123,18 @@ void metrics_host_free(struct metrics_host *h);
  */
 struct metrics_hosts {
     char chip[64];
-    char *added;                                     /* GPUHIER_METRICS copy, or NULL */
+    char *added; /* GPUHIER_METRICS copy, or NULL */
     struct metrics_host *by_mask[METRICS_GROUP_ALL + 1];
 };
 
 /* Opens the core host (mask 0) for `chip`; -1 with err (e.g. a bad added name). */
-int metrics_hosts_init(struct metrics_hosts *c, const char *chip, const char *added,
-                       char *err, size_t errlen);
+int metrics_hosts_init(struct metrics_hosts *c, const char *chip, const char *added, char *err,
+                       size_t errlen);
 
 /* The host for core + the groups in `mask` (opened on first use; it
  * allocates). NULL with err on failure; the caller may fall back to mask 0. */
-struct metrics_host *metrics_hosts_get(struct metrics_hosts *c, unsigned mask, char *err, size_t errlen);
+struct metrics_host *metrics_hosts_get(struct metrics_hosts *c, unsigned mask, char *err,
+                                       size_t errlen);
 
 /* Frees every host object; safe on a zeroed or released struct. */
 void metrics_hosts_release(struct metrics_hosts *c);
@@ -141,7 +143,7 @@ void metrics_hosts_release(struct metrics_hosts *c);
  * Passes `n` names would need on `chip`, without keeping a host object
  * (for docs and `gpuhier doctor`). Returns the pass count or -1 with err.
  */
-int metrics_count_passes(const char *chip, const char *const *names, size_t n,
-                         char *err, size_t errlen);
+int metrics_count_passes(const char *chip, const char *const *names, size_t n, char *err,
+                         size_t errlen);
 
 #endif

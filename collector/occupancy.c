@@ -69,8 +69,11 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
                   struct occupancy_result *r)
 {
     *r = (struct occupancy_result){
-        .limit_warps = INT_MAX, .limit_registers = INT_MAX, .limit_shared_memory = INT_MAX,
-        .limit_blocks = d->max_blocks_per_sm, .limit_clusters = INT_MAX,
+        .limit_warps = INT_MAX,
+        .limit_registers = INT_MAX,
+        .limit_shared_memory = INT_MAX,
+        .limit_blocks = d->max_blocks_per_sm,
+        .limit_clusters = INT_MAX,
     };
     int threads = l->threads_per_block;
     if (threads <= 0 || threads > d->max_threads_per_block) {
@@ -91,9 +94,8 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
      */
     const int subparts = 4;
     int per_warp = round_up(l->regs_per_thread * d->warp_size, d->reg_alloc_unit);
-    if (l->regs_per_thread > d->max_regs_per_thread
-        || per_warp * warps > d->regs_per_block
-        || per_warp * round_up(warps, subparts) > d->regs_per_block) {
+    if (l->regs_per_thread > d->max_regs_per_thread || per_warp * warps > d->regs_per_block ||
+        per_warp * round_up(warps, subparts) > d->regs_per_block) {
         r->limit_registers = 0;
     } else if (per_warp > 0) {
         int warps_per_sub = d->regs_per_sm / subparts / per_warp;
@@ -108,11 +110,12 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
      * block that does not fit the preferred carveout makes the driver pick
      * the next step that fits it.
      */
-    int per_block = round_up(l->static_smem_bytes + l->dynamic_smem_bytes
-                             + d->smem_reserved_per_block_bytes, d->smem_alloc_unit_bytes);
+    int per_block =
+        round_up(l->static_smem_bytes + l->dynamic_smem_bytes + d->smem_reserved_per_block_bytes,
+                 d->smem_alloc_unit_bytes);
     int carveout = l->carveout_bytes > 0 ? l->carveout_bytes : d->smem_per_sm_bytes;
-    if (per_block > d->smem_per_block_optin_bytes + d->smem_reserved_per_block_bytes
-        || (l->max_dynamic_smem_bytes > 0 && l->dynamic_smem_bytes > l->max_dynamic_smem_bytes)) {
+    if (per_block > d->smem_per_block_optin_bytes + d->smem_reserved_per_block_bytes ||
+        (l->max_dynamic_smem_bytes > 0 && l->dynamic_smem_bytes > l->max_dynamic_smem_bytes)) {
         r->limit_shared_memory = 0;
     } else {
         if (carveout < per_block) {
@@ -141,7 +144,10 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
      * user after a change that gains nothing. Then the resources the user
      * controls (registers, shared memory) before the fixed block slots.
      */
-    struct { int v; const char *name; } lim[] = {
+    struct {
+        int v;
+        const char *name;
+    } lim[] = {
         {r->limit_warps, "warps"},
         {r->limit_registers, "registers"},
         {r->limit_shared_memory, "shared_memory"},

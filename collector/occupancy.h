@@ -15,19 +15,19 @@
 
 /* Per-SM limits of a device. */
 struct occupancy_device {
-    int warp_size;                 /* threads per warp (32) */
-    int max_threads_per_block;     /* 1024 */
-    int max_warps_per_sm;          /* 64 on sm_90 */
-    int max_blocks_per_sm;         /* 32 on sm_90 */
-    int regs_per_sm;               /* 65536 */
-    int regs_per_block;            /* 65536: registers one block may hold */
-    int max_regs_per_thread;       /* 255 */
-    int reg_alloc_unit;            /* registers, per warp (256) */
-    int smem_per_sm_bytes;         /* largest carveout (233472 = 228 KB on sm_90) */
-    int smem_per_block_optin_bytes;/* 232448 (227 KB) on sm_90 */
+    int warp_size;                     /* threads per warp (32) */
+    int max_threads_per_block;         /* 1024 */
+    int max_warps_per_sm;              /* 64 on sm_90 */
+    int max_blocks_per_sm;             /* 32 on sm_90 */
+    int regs_per_sm;                   /* 65536 */
+    int regs_per_block;                /* 65536: registers one block may hold */
+    int max_regs_per_thread;           /* 255 */
+    int reg_alloc_unit;                /* registers, per warp (256) */
+    int smem_per_sm_bytes;             /* largest carveout (233472 = 228 KB on sm_90) */
+    int smem_per_block_optin_bytes;    /* 232448 (227 KB) on sm_90 */
     int smem_reserved_per_block_bytes; /* 1024 on sm_90 */
-    int smem_alloc_unit_bytes;     /* 128 */
-    int max_cluster_size;          /* 8 portable (16 with opt-in) */
+    int smem_alloc_unit_bytes;         /* 128 */
+    int max_cluster_size;              /* 8 portable (16 with opt-in) */
 };
 
 /* Fills `d` with the sm_90 (H100/H200) limits. */
@@ -39,23 +39,23 @@ struct occupancy_launch {
     int regs_per_thread;
     int static_smem_bytes;
     int dynamic_smem_bytes;
-    int carveout_bytes;   /* shared memory per SM the driver configured; 0 = default (the maximum);
+    int carveout_bytes; /* shared memory per SM the driver configured; 0 = default (the maximum);
                              a value a block does not fit in is raised to the step that fits it */
     int max_dynamic_smem_bytes; /* the function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0 = unknown */
-    int cluster_size;     /* blocks per cluster, 0 or 1 = no cluster */
+    int cluster_size; /* blocks per cluster, 0 or 1 = no cluster */
 };
 
 struct occupancy_result {
-    int blocks_per_sm;        /* resident blocks per SM (0: cannot launch) */
-    int active_warps;         /* blocks_per_sm * warps per block */
-    double occupancy_pct;     /* active_warps / max_warps_per_sm * 100 */
-    const char *limiter;      /* "warps", "registers", "shared_memory", "blocks", "clusters" (static) */
-    int limit_warps;          /* blocks allowed by each limit (INT_MAX when unlimited) */
+    int blocks_per_sm;    /* resident blocks per SM (0: cannot launch) */
+    int active_warps;     /* blocks_per_sm * warps per block */
+    double occupancy_pct; /* active_warps / max_warps_per_sm * 100 */
+    const char *limiter;  /* "warps", "registers", "shared_memory", "blocks", "clusters" (static) */
+    int limit_warps;      /* blocks allowed by each limit (INT_MAX when unlimited) */
     int limit_registers;
     int limit_shared_memory;
     int limit_blocks;
     int limit_clusters;
-    int carveout_bytes;       /* carveout the calculation used */
+    int carveout_bytes; /* carveout the calculation used */
 };
 
 /*

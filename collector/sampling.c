@@ -17,12 +17,12 @@
 #include <string.h>
 
 struct sampling_slot {
-    uint64_t hash;           /* 0 = empty */
+    uint64_t hash; /* 0 = empty */
     uint32_t grid[3], block[3], smem;
-    long launches;           /* launches seen (config_launch_index of the next) */
-    long eligible;           /* launches past filters and skip */
+    long launches; /* launches seen (config_launch_index of the next) */
+    long eligible; /* launches past filters and skip */
     long profiled;
-    unsigned extras;         /* groups requested, not yet collected */
+    unsigned extras; /* groups requested, not yet collected */
     int extras_done;
 };
 
@@ -189,8 +189,8 @@ slot_of(struct sampling *s, const struct sampling_launch *l, int insert)
     size_t mask = s->cap - 1;
     for (size_t i = 0; i < s->cap; i++) {
         struct sampling_slot *e = &s->slots[(h + i) & mask];
-        if (e->hash == h && !memcmp(e->grid, l->grid, sizeof e->grid)
-            && !memcmp(e->block, l->block, sizeof e->block) && e->smem == l->dynamic_smem_bytes)
+        if (e->hash == h && !memcmp(e->grid, l->grid, sizeof e->grid) &&
+            !memcmp(e->block, l->block, sizeof e->block) && e->smem == l->dynamic_smem_bytes)
             return e;
         if (e->hash == 0) {
             /* keep a quarter free so probes stay short */
@@ -212,8 +212,8 @@ name_matches(const struct sampling *s, const struct sampling_launch *l)
 {
     if (!s->has_kernel_re)
         return 1;
-    return (l->demangled && regexec(&s->kernel_re, l->demangled, 0, NULL, 0) == 0)
-           || (l->mangled && regexec(&s->kernel_re, l->mangled, 0, NULL, 0) == 0);
+    return (l->demangled && regexec(&s->kernel_re, l->demangled, 0, NULL, 0) == 0) ||
+           (l->mangled && regexec(&s->kernel_re, l->mangled, 0, NULL, 0) == 0);
 }
 
 const char *
@@ -232,8 +232,8 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
     }
     /* regexec needs no lock: compiled patterns are read-only here */
     int name_ok = name_matches(s, l);
-    int nvtx_ok = !s->has_nvtx_re
-                  || regexec(&s->nvtx_re, l->nvtx_path ? l->nvtx_path : "", 0, NULL, 0) == 0;
+    int nvtx_ok =
+        !s->has_nvtx_re || regexec(&s->nvtx_re, l->nvtx_path ? l->nvtx_path : "", 0, NULL, 0) == 0;
 
     pthread_mutex_lock(&s->lock);
     struct sampling_slot *e = slot_of(s, l, 1);

@@ -30,13 +30,16 @@ enum sampling_mode {
 /* Options, as parsed from the command line / GPUHIER_* variables. */
 struct sampling_opts {
     enum sampling_mode mode;
-    long n;              /* for SAMPLING_FIRST / SAMPLING_EVERY, >= 1 */
-    const char *kernel;  /* regex (POSIX extended) on mangled or demangled name, or NULL */
-    const char *nvtx;    /* regex on the launch's NVTX path, or NULL */
-    long launch_skip;    /* filtered launches to skip before profiling, >= 0 */
-    long launch_count;   /* profile at most this many launches, -1 = unlimited */
+    long n;             /* for SAMPLING_FIRST / SAMPLING_EVERY, >= 1 */
+    const char *kernel; /* regex (POSIX extended) on mangled or demangled name, or NULL */
+    const char *nvtx;   /* regex on the launch's NVTX path, or NULL */
+    long launch_skip;   /* filtered launches to skip before profiling, >= 0 */
+    long launch_count;  /* profile at most this many launches, -1 = unlimited */
 };
-#define SAMPLING_OPTS_INIT { .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1 }
+#define SAMPLING_OPTS_INIT                                                                         \
+    {                                                                                              \
+        .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1                                        \
+    }
 
 /*
  * Parses a --sample value: "config", "all", "first:N", "every:N" (N >= 1).
@@ -53,14 +56,14 @@ int sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n);
 
 /* One launch as the collector sees it at its launch callback. */
 struct sampling_launch {
-    const char *mangled;     /* kernel symbol name (may be NULL) */
-    const char *demangled;   /* demangled name, or NULL */
+    const char *mangled;   /* kernel symbol name (may be NULL) */
+    const char *demangled; /* demangled name, or NULL */
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t dynamic_smem_bytes;
-    const char *nvtx_path;   /* NVTX ranges open on the thread, ' > '-joined, or NULL */
-    int is_capturing;        /* launched while its stream (or the thread) is capturing */
-    int is_graph;            /* a kernel node of a graph launch */
+    const char *nvtx_path; /* NVTX ranges open on the thread, ' > '-joined, or NULL */
+    int is_capturing;      /* launched while its stream (or the thread) is capturing */
+    int is_graph;          /* a kernel node of a graph launch */
 };
 
 /* Decision state. Embed it and use sampling_init()/sampling_release(). */
@@ -71,9 +74,9 @@ struct sampling {
     pthread_mutex_t lock;
     struct sampling_slot *slots; /* open-addressing table, `cap` entries */
     size_t cap, used;
-    long filtered_seen;      /* launches that passed the filters */
-    long profiled;           /* launches sampling_decide() chose to profile */
-    long table_full;         /* launches whose configuration found no slot */
+    long filtered_seen; /* launches that passed the filters */
+    long profiled;      /* launches sampling_decide() chose to profile */
+    long table_full;    /* launches whose configuration found no slot */
 };
 
 /*
@@ -82,8 +85,8 @@ struct sampling {
  * targets are only read here. Returns 0 or -1 with a message in err
  * (e.g. "bad kernel regex '(': ..."); on failure `s` needs no release.
  */
-int sampling_init(struct sampling *s, const struct sampling_opts *o, size_t cap,
-                  char *err, size_t n);
+int sampling_init(struct sampling *s, const struct sampling_opts *o, size_t cap, char *err,
+                  size_t n);
 
 /* Frees the table and regexes; safe after a failed init if zeroed. */
 void sampling_release(struct sampling *s);
@@ -101,8 +104,8 @@ void sampling_release(struct sampling *s);
  * counts the launch. Strings are static. Thread-safe (one mutex, no
  * allocation).
  */
-const char *sampling_decide(struct sampling *s, const struct sampling_launch *l,
-                            const char **why, long *config_index);
+const char *sampling_decide(struct sampling *s, const struct sampling_launch *l, const char **why,
+                            long *config_index);
 
 /*
  * As sampling_decide(), and in config mode also serves the extras policy:

@@ -69,7 +69,8 @@ test_metrics_group_costs(void)
         char **l = metrics_list_build(g, NULL, &ln, err, sizeof err);
         CHECK(l != NULL);
         int with = l ? metrics_count_passes(chip, (const char *const *)l, ln, err, sizeof err) : -1;
-        printf("| %s | %zu | %d | %d | %d |\n", metrics_group_name(g), gn, alone, with, with - base);
+        printf("| %s | %zu | %d | %d | %d |\n", metrics_group_name(g), gn, alone, with,
+               with - base);
         CHECK(alone >= 1);
         CHECK(with >= base);
         metrics_list_free(l, ln);
@@ -131,7 +132,8 @@ test_metrics_list_build(void)
     char err[256];
     size_t n, cn;
     metrics_default_set(&cn);
-    char **l = metrics_list_build(0, " gpu__time_duration.sum , foo__bar.sum,foo__bar.sum", &n, err, sizeof err);
+    char **l = metrics_list_build(0, " gpu__time_duration.sum , foo__bar.sum,foo__bar.sum", &n, err,
+                                  sizeof err);
     CHECK(l != NULL);
     CHECK_EQ_INT(n, cn + 1); /* duplicates dropped, spaces trimmed */
     CHECK_STR(l[n - 1], "foo__bar.sum");
@@ -148,10 +150,15 @@ static void
 test_metrics_extras_policy(void)
 {
     const char *names[] = {
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "smsp__inst_executed_op_global_ld.sum",
-        "lts__t_sectors_srcunit_tex_op_read.sum", "smsp__inst_executed.sum",
-        "smsp__inst_executed_op_generic_atom.sum", "smsp__inst_executed_op_ldc.sum",
-        "dram__bytes_read.sum", "lts__t_sectors_lookup_miss.sum", "smsp__inst_executed_op_ldgsts.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "smsp__inst_executed_op_global_ld.sum",
+        "lts__t_sectors_srcunit_tex_op_read.sum",
+        "smsp__inst_executed.sum",
+        "smsp__inst_executed_op_generic_atom.sum",
+        "smsp__inst_executed_op_ldc.sum",
+        "dram__bytes_read.sum",
+        "lts__t_sectors_lookup_miss.sum",
+        "smsp__inst_executed_op_ldgsts.sum",
         "lts__t_sectors_aperture_sysmem.sum",
     };
     /* coalesced 32-bit copy, memory-heavy: only the width question */
@@ -159,7 +166,8 @@ test_metrics_extras_policy(void)
     CHECK_EQ_INT(metrics_extras_wanted(names, copy, 10), METRICS_GROUP_SASS_BYTES);
     /* 32 sectors per load: uncoalesced or wide -> requested bytes + requests */
     double strided[] = {32e6, 1e6, 32e6, 5e7, 0, 0, 1.024e9, 32e6, 0, 0};
-    CHECK_EQ_INT(metrics_extras_wanted(names, strided, 10), METRICS_GROUP_SASS_BYTES | METRICS_GROUP_REQUESTS);
+    CHECK_EQ_INT(metrics_extras_wanted(names, strided, 10),
+                 METRICS_GROUP_SASS_BYTES | METRICS_GROUP_REQUESTS);
     /* GEMM by TMA: L1 read from L2 far more than the LSU asked */
     double tma[] = {4e2, 1e2, 1e7, 1e8, 0, 0, 3.2e8, 1e7, 0, 0};
     CHECK_EQ_INT(metrics_extras_wanted(names, tma, 10), METRICS_GROUP_TMA);
@@ -178,9 +186,11 @@ test_metrics_hosts_cache(void)
     struct metrics_hosts c;
     CHECK_EQ_INT(metrics_hosts_init(&c, chip, "smsp__warps_launched.sum", err, sizeof err), 0);
     struct metrics_host *core = metrics_hosts_get(&c, 0, err, sizeof err);
-    struct metrics_host *ex = metrics_hosts_get(&c, METRICS_GROUP_SASS_BYTES | METRICS_GROUP_ATOMIC, err, sizeof err);
+    struct metrics_host *ex =
+        metrics_hosts_get(&c, METRICS_GROUP_SASS_BYTES | METRICS_GROUP_ATOMIC, err, sizeof err);
     CHECK(core != NULL && ex != NULL && core != ex);
-    CHECK(metrics_hosts_get(&c, METRICS_GROUP_SASS_BYTES | METRICS_GROUP_ATOMIC, err, sizeof err) == ex);
+    CHECK(metrics_hosts_get(&c, METRICS_GROUP_SASS_BYTES | METRICS_GROUP_ATOMIC, err, sizeof err) ==
+          ex);
     size_t n0 = 0, n1 = 0, cn;
     metrics_default_set(&cn);
     if (core && ex) {
@@ -257,7 +267,9 @@ child_bad_override(void)
         return 1;
     printf("override error: %s\n", err);
     /* an explicit override never falls back to another CUPTI */
-    return strstr(err, "GPUHIER_CUPTI_PATH='/nonexistent/libcupti.so.13'") && !has_lib("libcupti") ? 0 : 2;
+    return strstr(err, "GPUHIER_CUPTI_PATH='/nonexistent/libcupti.so.13'") && !has_lib("libcupti")
+               ? 0
+               : 2;
 }
 
 static int

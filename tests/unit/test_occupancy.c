@@ -99,8 +99,9 @@ test_occupancy_h200_fixture(void)
     int nregs = 0;
     for (int i = 0; i < 256; i++)
         nregs += distinct_regs[i];
-    printf("occupancy: %d H200 configurations, %d register counts, %d unlaunchable, %d mismatches\n",
-           n, nregs, zero, bad);
+    printf(
+        "occupancy: %d H200 configurations, %d register counts, %d unlaunchable, %d mismatches\n",
+        n, nregs, zero, bad);
     CHECK(has_device);
     CHECK(n >= 20);
     CHECK(nregs >= 8);
@@ -113,8 +114,10 @@ calc(int threads, int regs, int smem, int carveout)
 {
     struct occupancy_device d;
     occupancy_device_sm90(&d);
-    struct occupancy_launch l = {.threads_per_block = threads, .regs_per_thread = regs,
-                                 .dynamic_smem_bytes = smem, .carveout_bytes = carveout};
+    struct occupancy_launch l = {.threads_per_block = threads,
+                                 .regs_per_thread = regs,
+                                 .dynamic_smem_bytes = smem,
+                                 .carveout_bytes = carveout};
     struct occupancy_result r;
     occupancy_compute(&d, &l, &r);
     return r;
@@ -185,7 +188,8 @@ test_occupancy_clusters(void)
 {
     struct occupancy_device d;
     occupancy_device_sm90(&d);
-    struct occupancy_launch l = {.threads_per_block = 128, .regs_per_thread = 32, .cluster_size = 16};
+    struct occupancy_launch l = {
+        .threads_per_block = 128, .regs_per_thread = 32, .cluster_size = 16};
     struct occupancy_result r;
     CHECK_EQ_INT(occupancy_compute(&d, &l, &r), -1);
     CHECK_STR(r.limiter, "clusters");

@@ -6,8 +6,7 @@
 #include <pthread.h>
 
 static struct sampling_launch
-L(const char *name, unsigned grid, unsigned block, unsigned smem)
-{
+L(const char *name, unsigned grid, unsigned block, unsigned smem) {
     return (struct sampling_launch){
         .mangled = name, .grid = {grid, 1, 1}, .block = {block, 1, 1}, .dynamic_smem_bytes = smem};
 }
