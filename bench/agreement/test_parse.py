@@ -85,8 +85,12 @@ import json  # noqa: E402
 import tempfile  # noqa: E402
 root = os.path.dirname(os.path.dirname(here))
 mf = os.path.join(root, "testkernels", "manifest.json")
-if os.path.exists(mf):
-    cases = json.load(open(mf)).get("cases", [])
+try:
+    cases = json.load(open(mf)).get("cases", []) if os.path.exists(mf) else []
+except ValueError:
+    cases = []  # being rewritten, or broken: testkernels' own check reports that
+    print("note: testkernels/manifest.json unreadable; manifest checks skipped")
+if cases:
     with tempfile.TemporaryDirectory() as tk:
         for c in cases:
             open(os.path.join(tk, os.path.basename(c["binary"])), "w").close()
