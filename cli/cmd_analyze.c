@@ -188,6 +188,20 @@ print_text(sqlite3 *db, const char *path, int top)
     return 0;
 }
 
+/* Can we write the report and create its journal beside it? */
+static int
+writable(const char *path)
+{
+    char *dir = strdup(path);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    int ok;
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    ok = access(path, W_OK) == 0 && access(slash ? dir : ".", W_OK) == 0;
+    free(dir);
+    return ok;
+}
+
 static int
 parse_int(const char *s, int *out)
 {
@@ -265,21 +279,15 @@ cmd_analyze(int argc, const char **argv)
     int saved = 1;
     if (store_open(path, STORE_READ_WRITE, &db)) {
         enum store_failure why = store_failure();
-        if (why != STORE_ERR_IO || access(path, R_OK)) {
+        if (why != STORE_ERR_IO || access(path, R_OK) || writable(path)) {
             error("%s", store_error());
             return cli_store_exit_code();
         }
         db = NULL;
     }
     if (db && analyzer_analyze(db, &o)) {
-        /* A file we may open but not write (read-only place): analyze in memory. */
-        if (analyzer_failure() == ANALYZER_ERR_REPORT || analyzer_failure() == ANALYZER_ERR_INTERNAL) {
-            if (!strstr(analyzer_error(), "readonly") && !strstr(analyzer_error(), "read-only")) {
-                error("%s", analyzer_error());
-                sqlite3_close(db);
-                return exit_for_failure();
-            }
-        } else {
+        /* Only a report we may not write falls back to memory; other failures are errors. */
+        if (analyzer_failure() == ANALYZER_ERR_RULES || writable(path)) {
             error("%s", analyzer_error());
             sqlite3_close(db);
             return exit_for_failure();

@@ -701,10 +701,81 @@ static const struct check_test tests[] = {
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
 };
 
+/* e2e helper: write the sample report (or one without profiled launches) to a file. */
+static int
+mkreport(const char *path, int profiled)
+{
+    sqlite3 *db = NULL;
+    char *base = NULL, *tail = NULL, p[4096];
+    int ret = 1;
+    if (store_create(path, "synthetic", &db))
+        goto out;
+    snprintf(p, sizeof(p), "%s/tests/fixtures/rule-base.sql", src_dir());
+    base = read_text(p);
+    snprintf(p, sizeof(p), "%s/tests/fixtures/rule-tail.sql", src_dir());
+    tail = read_text(p);
+    if (!base || !tail || store_exec(db, base) || store_exec(db, sample_report) ||
+        (!profiled && store_exec(db, "DELETE FROM fx_metric")) || store_exec(db, tail) ||
+        store_exec(db, "PRAGMA journal_mode = DELETE"))
+        goto out;
+    ret = 0;
+out:
+    if (ret)
+        fprintf(stderr, "mkreport: %s\n", store_error());
+    sqlite3_close(db);
+    free(base);
+    free(tail);
+    return ret;
+}
+
+/* e2e helper: run SQL on a file (no version check) and print rows, '|'-separated. */
+static int
+run_sql(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        fprintf(stderr, "sql: cannot open %s\n", path);
+        sqlite3_close(db);
+        return 1;
+    }
+    const char *tail = sql;
+    int ret = 0;
+    while (tail && *tail && ret == 0) {
+        if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
+            fprintf(stderr, "sql: %s\n", sqlite3_errmsg(db));
+            ret = 1;
+            break;
+        }
+        if (!st)
+            break;
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            for (int i = 0; i < sqlite3_column_count(st); i++) {
+                const char *v = (const char *)sqlite3_column_text(st, i);
+                printf("%s%s", i ? "|" : "", v ? v : "");
+            }
+            printf("\n");
+        }
+        if (rc != SQLITE_DONE) {
+            fprintf(stderr, "sql: %s\n", sqlite3_errmsg(db));
+            ret = 1;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    sqlite3_close(db);
+    return ret;
+}
+
 int
 main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "golden"))
         return golden(argv[2], argv[3], argv[4]);
+    if (argc >= 3 && !strcmp(argv[1], "mkreport"))
+        return mkreport(argv[2], !(argc >= 4 && !strcmp(argv[3], "noprofile")));
+    if (argc >= 4 && !strcmp(argv[1], "sql"))
+        return run_sql(argv[2], argv[3]);
     return check_run(tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }
