@@ -47,9 +47,12 @@ def check_metric(cid, spec, where, known):
     src = spec.get("source", "ncu")
     if src not in SOURCES:
         bad(f"{cid}: {where}.source {src!r} not one of {sorted(SOURCES)}")
-    if "at_least" in spec:
-        if not isinstance(spec["at_least"], (int, float)):
-            bad(f"{cid}: {where}.at_least is not a number")
+    bound = [b for b in ("at_least", "at_most") if b in spec]
+    if where == "key_metric" and bound:
+        bad(f"{cid}: the key metric needs an expected value, not a bound")
+    if bound:
+        if not isinstance(spec[bound[0]], (int, float)):
+            bad(f"{cid}: {where}.{bound[0]} is not a number")
     else:
         if not isinstance(spec.get("expected"), (int, float)) or isinstance(spec.get("expected"), bool):
             bad(f"{cid}: {where}.expected is not a number")

@@ -39,6 +39,8 @@ def judge(spec, vals):
         v = nums[0]
     if "at_least" in spec:
         return v, "pass" if v >= spec["at_least"] else "FAIL"
+    if "at_most" in spec:
+        return v, "pass" if v <= spec["at_most"] else "FAIL"
     exp = float(spec["expected"])
     tol = float(spec.get("tolerance_pct", 0)) / 100.0
     if exp == 0:
@@ -88,6 +90,8 @@ def fmt(v):
 def claim(spec):
     if "at_least" in spec:
         return f"{spec['name']} >= {spec['at_least']:,}"
+    if "at_most" in spec:
+        return f"{spec['name']} <= {spec['at_most']:,}"
     tol = spec.get("tolerance_pct", 0)
     e = spec["expected"]
     e = f"{e:,}" if isinstance(e, int) else f"{e:g}"
