@@ -242,23 +242,29 @@ redraw(struct tui *t)
     struct view *v = t->view;
     canvas_clear(c);
     struct draw d = {.c = c, .maxcol = c->cols};
+    if (c->rows < 4 || c->cols < 16) {
+        /* Title, header, status and key bar need the room: say so instead. */
+        draw_text(&d, LINE_WARNING, "terminal too small");
+        if (t->curses)
+            curses_blit(t);
+        return;
+    }
 
     char title[256], pos[64];
     v->ops->title(v, title, sizeof(title));
     size_t n = view_lines(v);
     snprintf(pos, sizeof(pos), " %zu/%zu ", n ? v->pos + 1 : 0, n);
     d.row = 0;
-    draw_text(&d, LINE_TITLE, " gpuhier ");
-    draw_text(&d, LINE_TITLE, title);
-    if (t->opts.report_name) {
-        draw_text(&d, LINE_TITLE, " - ");
-        char name[256];
-        draw_text(&d, LINE_TITLE, sanitize_into(name, sizeof(name), t->opts.report_name));
-    }
+    char name[256], full[600];
+    sanitize_into(name, sizeof(name), t->opts.report_name ? t->opts.report_name : "");
+    snprintf(full, sizeof(full), " gpuhier %s%s%s", title, name[0] ? " - " : "", name);
     int pw = (int)strlen(pos);
-    if (d.col < c->cols - pw) {
-        draw_chars(&d, LINE_TITLE, ' ', c->cols - pw - d.col);
+    if (c->cols > pw + 10) {
+        /* Long titles (kernel names) are cut so the position stays visible. */
+        draw_field(&d, LINE_TITLE, full, c->cols - pw - 1, false);
         draw_text(&d, LINE_TITLE, pos);
+    } else {
+        draw_text(&d, LINE_TITLE, full);
     }
     draw_eol(&d, LINE_TITLE);
 

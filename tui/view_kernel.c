@@ -26,6 +26,7 @@ struct metric_mean {
 };
 
 struct kernel_priv {
+    char *name; /* sanitized short name, for the title */
     struct metric_mean *m;
     size_t nm;
     long long *finding_ids;
@@ -54,6 +55,7 @@ priv_clear(struct kernel_priv *p)
         free(p->m[i].name);
     free(p->m);
     free(p->finding_ids);
+    free(p->name);
     memset(p, 0, sizeof(*p));
 }
 
@@ -444,6 +446,7 @@ kernel_open(struct view *v)
     const char *shortn = (const char *)sqlite3_column_text(st, 0);
     const char *dem = (const char *)sqlite3_column_text(st, 1);
     const char *mang = (const char *)sqlite3_column_text(st, 2);
+    p->name = xsanitize(shortn ? shortn : dem ? dem : mang, 512);
     view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", shortn ? shortn : dem ? dem : mang, WRAP);
     if (dem)
         view_add_wrapped(v, LINE_DEFAULT, LABEL, "Signature", dem, WRAP);
@@ -498,10 +501,12 @@ kernel_open(struct view *v)
 static void
 kernel_title(struct view *v, char *buf, size_t n)
 {
+    struct kernel_priv *p = v->priv;
+    const char *name = p && p->name ? p->name : "?";
     if (v->id2 >= 0)
-        snprintf(buf, n, "Kernel %lld, configuration %lld", v->id, v->id2);
+        snprintf(buf, n, "Kernel %s, configuration %lld", name, v->id2);
     else
-        snprintf(buf, n, "Kernel %lld", v->id);
+        snprintf(buf, n, "Kernel %s", name);
 }
 
 static enum request

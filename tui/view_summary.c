@@ -120,8 +120,10 @@ add_totals(struct view *v, double *gpu_ns)
         fmt_count(d, sizeof(d), num(st, 5));
         fmt_bytes(e, sizeof(e), num(st, 6));
         fmt_ns(f, sizeof(f), num(st, 7));
-        view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s copies moving %s in %s", LABEL,
-                    "GPU time", c, d, e, f);
+        struct tline *cl =
+            view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s copies moving %s in %s", LABEL,
+                        "GPU time", c, d, e, f);
+        cl->target = TARGET_COPIES;
         if (sqlite3_column_int64(st, 8) > 0)
             view_printf(v, LINE_ERROR, "%-*s %lld launches failed (see the launch_failure table)",
                         LABEL, "Failures", (long long)sqlite3_column_int64(st, 8));
