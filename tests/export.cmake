@@ -12,7 +12,11 @@ set(GH_EXPORT_E2E_ENV "GPUHIER=$<TARGET_FILE:gpuhier>" "GH_TEST_EXPORT=$<TARGET_
 file(GLOB GH_EXPORT_E2E ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t4[5-7][0-9]-*.sh)
 foreach(script ${GH_EXPORT_E2E})
   get_filename_component(name ${script} NAME_WE)
-  gh_add_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e export ENVIRONMENT ${GH_EXPORT_E2E_ENV})
+  if(name MATCHES "-gpu$")
+    gh_add_gpu_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e export ENVIRONMENT ${GH_EXPORT_E2E_ENV})
+  else()
+    gh_add_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e export ENVIRONMENT ${GH_EXPORT_E2E_ENV})
+  endif()
 endforeach()
 
 # 10,000 findings to SARIF in <= 1 s (issue 7 §8); result in docs/bench-export.md.
