@@ -7,6 +7,7 @@
 #include "schema/store.h"
 
 #include <limits.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +72,22 @@ char *
 an_xstrdup(const char *s)
 {
     return oom(strdup(s));
+}
+
+/* GPUHIER_ANALYZE_TIMING=1: print each step's wall time to stderr (bench/analyze_speed.sh). */
+void
+an_lap(const char *what)
+{
+    static struct timespec last;
+    static int on = -1;
+    if (on < 0)
+        on = getenv("GPUHIER_ANALYZE_TIMING") != NULL;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (on && what)
+        fprintf(stderr, "analyze: %-28s %8.1f ms\n", what,
+                (double)(now.tv_sec - last.tv_sec) * 1e3 + (double)(now.tv_nsec - last.tv_nsec) / 1e6);
+    last = now;
 }
 
 static int

@@ -51,6 +51,9 @@ int an_write_summaries(sqlite3 *db, double run_gpu_ns);
 int an_guard_on(sqlite3 *db);
 void an_guard_off(sqlite3 *db);
 
+/* GPUHIER_ANALYZE_TIMING=1: print the wall time since the last call, labelled `what` (NULL: reset). */
+void an_lap(const char *what);
+
 /* FNV-1a 64-bit, for the rule-set version. */
 unsigned long long an_fnv1a(unsigned long long h, const void *p, size_t n);
 

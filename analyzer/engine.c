@@ -749,37 +749,21 @@ write_analysis(sqlite3 *db, const struct ruleset *rs, double run_ns)
 /* Entry point                                                          */
 /* ------------------------------------------------------------------ */
 
-/* GPUHIER_ANALYZE_TIMING=1: print each step's wall time to stderr (bench/analyze_speed.sh). */
-static void
-lap(const char *what)
-{
-    static struct timespec last;
-    static int on = -1;
-    if (on < 0)
-        on = getenv("GPUHIER_ANALYZE_TIMING") != NULL;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (on && what)
-        fprintf(stderr, "analyze: %-28s %8.1f ms\n", what,
-                (double)(now.tv_sec - last.tv_sec) * 1e3 + (double)(now.tv_nsec - last.tv_nsec) / 1e6);
-    last = now;
-}
-
 static int
 analyze_with(sqlite3 *db, const struct ruleset *rs)
 {
     int ret = -1, have_metric = 0;
     struct findings fs = {0};
     struct rule_status *rst = an_xcalloc(rs->n + 1, sizeof(*rst));
-    lap(NULL);
+    an_lap(NULL);
     if (an_prepare(db))
         goto out;
-    lap("prepare (cfg)");
+    an_lap("prepare (cfg)");
     for (size_t i = 0; i < rs->n; i++) {
         if (strcasestr(rs->rules[i].query, "v_profiled")) {
             if (an_prepare_profiled(db))
                 goto out;
-            lap("prepare (v_profiled)");
+            an_lap("prepare (v_profiled)");
             break;
         }
     }
@@ -811,7 +795,7 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
         if (n < 0)
             goto out;
         rst[i].findings = (int)(fs.n - before);
-        lap(r->id);
+        an_lap(r->id);
         if (n_skipped)
             snprintf(rst[i].note, sizeof(rst[i].note), "not judged on %d configuration%s: %s", n_skipped,
                      n_skipped == 1 ? "" : "s", why);
@@ -828,10 +812,10 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
     }
     if (write_findings(db, &fs) || write_rule_runs(db, rs, rst) || write_analysis(db, rs, run_ns))
         goto out;
-    lap("write findings");
+    an_lap("write findings");
     if (an_write_summaries(db, run_ns))
         goto out;
-    lap("write kernel summaries");
+    an_lap("write kernel summaries");
     ret = 0;
 out:
     findings_release(&fs);

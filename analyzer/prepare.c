@@ -85,24 +85,61 @@ ltab_get(struct ltab *t, long long k, long long c)
 }
 
 static int
+ltab_has(const struct ltab *t, long long k, long long c)
+{
+    if (!t->cap)
+        return 0;
+    size_t j = lhash(k, c, t->cap);
+    while (t->v[j].used) {
+        if (t->v[j].kernel_id == k && t->v[j].config_id == c)
+            return 1;
+        j = (j + 1) & (t->cap - 1);
+    }
+    return 0;
+}
+
+/* The ids of profiled launches (rows of the profile table), as a set. */
+static int
+load_profiled(sqlite3 *db, struct ltab *set)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+    if (store_prepare(db, "SELECT launch_id FROM main.profile", &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ltab_get(set, sqlite3_column_int64(st, 0), 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return an_fail(ANALYZER_ERR_REPORT, "cannot read profiles: %s", sqlite3_errstr(rc));
+    return 0;
+}
+
+static int
 build_lstat(sqlite3 *db)
 {
     sqlite3_stmt *rd = NULL, *wr = NULL;
-    struct ltab t = {0};
+    struct ltab t = {0}, prof_ids = {0};
     int ret = -1, rc;
     if (store_exec(db, "CREATE TEMP TABLE lstat (kernel_id INTEGER, config_id INTEGER, launches INTEGER,"
                        " profiled_launches INTEGER, unprof_ns REAL, unprof_n INTEGER, unprof_min INTEGER,"
                        " unprof_max INTEGER, all_ns REAL, all_n INTEGER, all_min INTEGER, all_max INTEGER)") ||
-        store_prepare(db, "SELECT kernel_id, config_id, profiled, start_ns, end_ns FROM main.launch", &rd) ||
+        store_prepare(db, "SELECT kernel_id, config_id, id, start_ns, end_ns FROM main.launch", &rd) ||
         store_prepare(db, "INSERT INTO temp.lstat VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &wr)) {
         an_fail(ANALYZER_ERR_INTERNAL, "cannot build launch statistics: %s", store_error());
         goto out;
     }
+    /*
+     * Profiled launches come from the profile table (a few thousand rows)
+     * rather than launch.profiled: reading that column would make SQLite
+     * decode every launch record up to its 17th field.
+     */
+    if (load_profiled(db, &prof_ids))
+        goto out;
     while ((rc = sqlite3_step(rd)) == SQLITE_ROW) {
         long long k = sqlite3_column_int64(rd, 0);
         long long c = sqlite3_column_type(rd, 1) == SQLITE_NULL ? LLONG_MIN : sqlite3_column_int64(rd, 1);
         struct lacc *a = ltab_get(&t, k, c);
-        int prof = sqlite3_column_int(rd, 2) == 1;
+        int prof = prof_ids.n && ltab_has(&prof_ids, sqlite3_column_int64(rd, 2), 0);
         a->launches++;
         a->profiled += prof;
         if (sqlite3_column_type(rd, 3) == SQLITE_NULL || sqlite3_column_type(rd, 4) == SQLITE_NULL)
@@ -433,9 +470,15 @@ an_prepare(sqlite3 *db)
     an_unprepare(db);
     /* Temp tables in memory: a report on a slow disk should not pay for them twice. */
     sqlite3_exec(db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
-    if (build_lstat(db) || exec(db, lstat2_sql, "launch statistics") ||
+    if (build_lstat(db))
+        goto out;
+    an_lap("  launch scan");
+    if (exec(db, lstat2_sql, "launch statistics") ||
         exec(db, "CREATE INDEX temp.lstat2_by_config ON lstat2(config_id)", "launch statistics") ||
-        build_cfg_metric(db) || build_pagg(db) ||
+        build_cfg_metric(db))
+        goto out;
+    an_lap("  metric averages");
+    if (build_pagg(db) ||
         exec(db, "CREATE INDEX temp.pagg_by_config ON pagg(pagg_config_id)", "profiled averages") ||
         exec(db, cfg_sql, "configuration table") ||
         exec(db, "CREATE INDEX temp.cfg_by_config ON cfg(config_id)", "configuration table"))
