@@ -13,11 +13,16 @@ set(GH_COLLECTOR_TEST_SOURCES
   ${PROJECT_SOURCE_DIR}/collector/demangle.c
   ${PROJECT_SOURCE_DIR}/collector/occupancy.c)
 
+# Each variant compiles its own copy of the store (gh_store carries the
+# build's ASan flags, which cannot be linked into a TSan binary).
 function(gh_collector_unit name)
-  add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_queue.c ${GH_COLLECTOR_TEST_SOURCES})
+  add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_queue.c ${GH_COLLECTOR_TEST_SOURCES}
+    ${PROJECT_SOURCE_DIR}/schema/store.c ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
+  add_dependencies(${name} gh_store)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES} ${LIBIBERTY_INCLUDE_DIR})
   target_compile_options(${name} PRIVATE -idirafter ${GH_CUPTI_SHIM})
-  target_link_libraries(${name} PRIVATE gh_store ${LIBIBERTY_LIBRARY} Threads::Threads)
+  target_compile_definitions(${name} PRIVATE GPUHIER_VERSION="${PROJECT_VERSION}")
+  target_link_libraries(${name} PRIVATE SQLite::SQLite3 ${LIBIBERTY_LIBRARY} Threads::Threads)
 endfunction()
 
 gh_collector_unit(test_collector_queue)
