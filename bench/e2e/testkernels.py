@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""End-to-end check of the analyzer on the testkernels (issue 5, point 6).
+
+For each case of testkernels/manifest.json: run it under `gpuhier run`
+(one report per case), analyze the report, and compare the findings with
+the case's must/may lists. Every finding not listed is a false positive;
+every must that is missing is a false negative. For each defect case with
+a fixed twin, the analyzer's estimate of time lost (sum of the findings of
+the case's must rules over the run) is set beside the saving the twin
+measured (GPU time of the defect run minus that of the twin run, both from
+the analyzer's run_gpu_ns: kernels plus copies). Writes Markdown to OUT.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def sh(cmd, timeout, env=None, log=None):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=env)
+        out, rc = p.stdout.decode(errors="replace"), p.returncode
+    except subprocess.TimeoutExpired as e:
+        out, rc = (e.stdout or b"").decode(errors="replace") + "\n[timed out]", 124
+    except OSError as e:
+        out, rc = str(e), 127
+    if log:
+        with open(log, "a") as f:
+            f.write("$ %s\n%s\n[rc %d, %.1f s]\n" % (" ".join(cmd), out, rc, time.time() - t0))
+    return rc, out
+
+
+def fmt_ns(v):
+    if v is None:
+        return "n/a"
+    a = abs(v)
+    if a >= 1e9:
+        return "%.2f s" % (v / 1e9)
+    if a >= 1e6:
+        return "%.2f ms" % (v / 1e6)
+    if a >= 1e3:
+        return "%.1f us" % (v / 1e3)
+    return "%.0f ns" % v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget", type=float, default=330.0, help="seconds for running cases")
+    ap.add_argument("--reps", default=os.environ.get("TK_REPS", "10"))
+    ap.add_argument("--cases", default=os.environ.get("E2E_CASES", ""), help="comma-separated case ids (default all)")
+    a = ap.parse_args()
+    t_start = time.time()
+    manifest = json.load(open(os.path.join(a.root, "testkernels", "manifest.json")))
+    gh = os.path.join(a.build, "gpuhier")
+    tkdir = os.path.join(a.build, manifest.get("binary_dir", "testkernels"))
+    rules = os.path.join(a.root, "rules")
+    rep_dir = os.path.join(a.out, "reports")
+    os.makedirs(rep_dir, exist_ok=True)
+    log = os.path.join(a.out, "e2e-testkernels.log")
+    open(log, "w").close()
+    cases = manifest["cases"]
+    if a.cases:
+        want = set(a.cases.split(","))
+        cases = [c for c in cases if c["id"] in want]
+    env = dict(os.environ, TK_REPS=str(a.reps))
+    results = {}
+    for c in cases:
+        cid = c["id"]
+        if time.time() - t_start > a.budget:
+            results[cid] = {"status": "not run (time budget)"}
+            continue
+        exe = os.path.join(tkdir, c["binary"])
+        rep = os.path.join(rep_dir, cid + ".db")
+        if not os.access(exe, os.X_OK):
+            results[cid] = {"status": "no binary %s" % c["binary"]}
+            continue
+        t0 = time.time()
+        rc, out = sh([gh, "run", "-q", "-f", "--no-analyze", "-o", rep, exe] + c["args"], 120, env, log)
+        if not os.path.exists(rep):
+            results[cid] = {"status": "no report (run exit %d)" % rc}
+            continue
+        rc2, js = sh([gh, "analyze", rep, "--rules", rules, "--format", "json", "--top", "0"], 60, None, None)
+        try:
+            d = json.loads(js[js.index("{"):])
+        except (ValueError, json.JSONDecodeError):
+            results[cid] = {"status": "analyze failed (exit %d)" % rc2, "run_rc": rc}
+            with open(log, "a") as f:
+                f.write(js + "\n")
+            continue
+        results[cid] = {"status": "ok", "run_rc": rc, "data": d, "secs": time.time() - t0}
+        print("%-28s run %d, %d findings, %.1f s" % (cid, rc, len(d["findings"]), time.time() - t0), flush=True)
+
+    # Verdicts
+    tp = fp = fn = 0
+    rows = []
+    fp_list, fn_list = [], []
+    for c in cases:
+        r = results[c["id"]]
+        if r["status"] != "ok":
+            rows.append((c["id"], c["role"], r["status"], "", ""))
+            fn += len(c["must"])
+            fn_list += ["%s: %s (%s)" % (c["id"], m["rule"], r["status"]) for m in c["must"]]
+            continue
+        regex = {k["name"]: re.compile(k.get("regex") or re.escape(k["name"])) for k in c["kernels"]}
+
+        def kname(f):
+            return f.get("kernel") or f.get("kernel_demangled") or ""
+
+        def matches(f, entry):
+            if f["rule_id"] != entry["rule"]:
+                return False
+            if f.get("kernel_id") is None:      # run-level finding (copies): the case's rule
+                return True
+            rx = regex.get(entry.get("kernel"))
+            return rx is None or bool(rx.search(kname(f)))
+        found = r["data"]["findings"]
+        listed = c["must"] + c["may"]
+        got_must = []
+        for m in c["must"]:
+            if any(matches(f, m) for f in found):
+                tp += 1
+                got_must.append(m["rule"])
+            else:
+                fn += 1
+                fn_list.append("%s: %s on %s" % (c["id"], m["rule"], m.get("kernel")))
+        extra = [f for f in found if not any(matches(f, e) for e in listed)]
+        fp += len(extra)
+        fp_list += ["%s: %s on %s (%s, %s)" % (c["id"], f["rule_id"], kname(f) or "(run)", f["severity"],
+                                              fmt_ns(f["time_lost_ns"])) for f in extra]
+        rows.append((c["id"], c["role"], ", ".join(sorted(set(f["rule_id"] for f in found))) or "-",
+                     ", ".join(m["rule"] for m in c["must"]) or "-", "%d" % len(extra)))
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+
+    # Estimated time lost vs the saving measured on the fixed twin
+    pairs = []
+    byid = {c["id"]: c for c in cases}
+    for c in cases:
+        tw = c.get("twin")
+        if c["role"] != "defect" or not tw or tw not in results:
+            continue
+        r, t = results[c["id"]], results[tw]
+        if r["status"] != "ok" or t["status"] != "ok":
+            pairs.append((c["id"], tw, None, None, None, "not run"))
+            continue
+        must = set(m["rule"] for m in c["must"])
+        est = sum(f["time_lost_ns"] or 0 for f in r["data"]["findings"] if f["rule_id"] in must)
+        run_d = (r["data"].get("analysis") or {}).get("run_gpu_ns")
+        run_t = (t["data"].get("analysis") or {}).get("run_gpu_ns")
+        saving = run_d - run_t if run_d is not None and run_t is not None else None
+        if not est and not saving:
+            verdict = "n/a"
+        elif saving is None or saving <= 0 or not est:
+            verdict = "outside 2x"
+        else:
+            q = est / saving
+            verdict = "within 2x" if 0.5 <= q <= 2 else "outside 2x"
+        if must == {"smem-optin-48k"}:
+            verdict = "n/a (failed launch: no time)"
+        pairs.append((c["id"], tw, est, saving, (est / saving) if saving else None, verdict))
+    judged = [p for p in pairs if p[5] in ("within 2x", "outside 2x")]
+    within = sum(1 for p in judged if p[5] == "within 2x")
+
+    md = []
+    md.append("# Analyzer end to end on the testkernels")
+    md.append("")
+    md.append("Command: `bench/e2e_testkernels.sh` (TK_REPS=%s), %s." % (a.reps, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    md.append("Cases run: %d of %d; wall time %.0f s." % (sum(1 for r in results.values() if r["status"] == "ok"), len(cases), time.time() - t_start))
+    md.append("")
+    md.append("**Precision %.1f %%** (%d true positives, %d false positives); **recall %.1f %%** (%d false negatives)." %
+              (100 * precision, tp, fp, 100 * recall, fn))
+    md.append("Estimate within 2x of the measured saving: %d of %d judged pairs (%.0f %%; target 80 %%)." %
+              (within, len(judged), 100.0 * within / len(judged) if judged else 0))
+    md.append("")
+    md.append("## Per case")
+    md.append("")
+    md.append("| case | role | rules that fired | must | unlisted findings |")
+    md.append("|---|---|---|---|---|")
+    for row in rows:
+        md.append("| %s | %s | %s | %s | %s |" % row)
+    md.append("")
+    md.append("## False positives")
+    md.append("")
+    md += ["- " + x for x in fp_list] or ["none"]
+    md.append("")
+    md.append("## False negatives")
+    md.append("")
+    md += ["- " + x for x in fn_list] or ["none"]
+    md.append("")
+    md.append("## Estimated time lost vs saving measured on the fixed twin")
+    md.append("")
+    md.append("Estimate: the sum of the defect run's findings of its must rules (capped, over all traced launches).")
+    md.append("Saving: the defect run's GPU time (kernels and copies, analysis.run_gpu_ns) minus the twin run's.")
+    md.append("")
+    md.append("| defect | twin | estimate | measured saving | estimate / saving | verdict |")
+    md.append("|---|---|---|---|---|---|")
+    for d, tw, est, sav, q, v in pairs:
+        md.append("| %s | %s | %s | %s | %s | %s |" % (d, tw, fmt_ns(est), fmt_ns(sav), "%.2f" % q if q else "n/a", v))
+    md.append("")
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(a.out, "e2e-testkernels.md"), "w") as f:
+        f.write(text)
+    json.dump({"precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn,
+               "pairs_within_2x": within, "pairs_judged": len(judged)},
+              open(os.path.join(a.out, "e2e-testkernels.json"), "w"), indent=1)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
