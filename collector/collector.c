@@ -65,7 +65,7 @@
 static struct {
     pthread_mutex_t init_lock;
     int initialized;
-    atomic_int active;           /* collecting in this process */
+    atomic_int active; /* collecting in this process */
     int exited;
     pid_t pid;
     int quiet;
@@ -82,16 +82,16 @@ static struct {
     /* Range profiler. prof_lock is held from a sampled launch's ENTER to its EXIT. */
     pthread_mutex_t prof_lock;
     atomic_int prof_busy;
-    atomic_int prof_enabled;     /* a range profiler object is enabled (prof_obj) */
-    int prof_failed;             /* sticky: counters unavailable */
+    atomic_int prof_enabled; /* a range profiler object is enabled (prof_obj) */
+    int prof_failed;         /* sticky: counters unavailable */
     int prof_inited;
     CUcontext prof_ctx;
     CUpti_RangeProfiler_Object *prof_obj;
     struct prof_host {
-        unsigned groups;         /* enum metrics_group mask; 0 = core */
-        struct metrics_host *h;  /* never freed: queued records point at its names */
+        unsigned groups;        /* enum metrics_group mask; 0 = core */
+        struct metrics_host *h; /* never freed: queued records point at its names */
         int passes;
-        char set[40];            /* profile.metric_set, e.g. "core+tma" */
+        char set[40]; /* profile.metric_set, e.g. "core+tma" */
     } hosts[64], *cur;
     int nhosts;
     char chip[32];
@@ -115,11 +115,14 @@ static struct {
     atomic_int flusher_stop;
     sem_t flush_sem;
     atomic_int urgent, urgent_done;
-    atomic_long launches_seen;   /* launch ENTER callbacks */
-    atomic_long buffers_seen;    /* activity buffers CUPTI returned */
+    atomic_long launches_seen; /* launch ENTER callbacks */
+    atomic_long buffers_seen;  /* activity buffers CUPTI returned */
 
     pthread_mutex_t dom_lock;
-    struct { void *handle; char name[40]; } domains[32];
+    struct {
+        void *handle;
+        char name[40];
+    } domains[32];
     int ndomains;
 } G = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -133,7 +136,8 @@ static __thread int tls_prof_active;
 static __thread uint64_t tls_prof_t0;
 static __thread uint32_t tls_prof_corr;
 static __thread uint32_t tls_prof_blocks;
-static __thread struct sampling_launch tls_prof_launch; /* the sampled launch, for the extras request */
+static __thread struct sampling_launch
+    tls_prof_launch; /* the sampled launch, for the extras request */
 static __thread char tls_demangled[1024];
 static __thread int tls_nvtx_depth;
 static __thread uint64_t tls_nvtx_ids[NVTX_STACK];
@@ -194,7 +198,8 @@ static const struct {
     CUptiResult rc;
 } fault_names[] = {
     {"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES},
-    {"CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED", CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED},
+    {"CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+     CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED},
     {"CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED", CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED},
     {"CUPTI_ERROR_HARDWARE_BUSY", CUPTI_ERROR_HARDWARE_BUSY},
     {"CUPTI_ERROR_NOT_SUPPORTED", CUPTI_ERROR_NOT_SUPPORTED},
@@ -224,7 +229,8 @@ fault(const char *site)
             return (CUptiResult)strtol(e, NULL, 10);
         for (size_t i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++) {
             const char *n = fault_names[i].name;
-            if ((strlen(n) == el && !strncmp(n, e, el)) || (strlen(n + 12) == el && !strncmp(n + 12, e, el)))
+            if ((strlen(n) == el && !strncmp(n, e, el)) ||
+                (strlen(n + 12) == el && !strncmp(n + 12, e, el)))
                 return fault_names[i].rc;
         }
         return CUPTI_ERROR_UNKNOWN;
@@ -239,11 +245,16 @@ limit_code(CUptiResult rc)
 {
     switch (rc) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES: return "no_counter_permission";
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED: return "mig_unsupported";
-    case CUPTI_ERROR_HARDWARE_BUSY: return "hardware_busy";
-    case CUPTI_ERROR_NOT_SUPPORTED: return "device_unsupported";
-    default: return "profiler_error";
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+        return "no_counter_permission";
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+        return "mig_unsupported";
+    case CUPTI_ERROR_HARDWARE_BUSY:
+        return "hardware_busy";
+    case CUPTI_ERROR_NOT_SUPPORTED:
+        return "device_unsupported";
+    default:
+        return "profiler_error";
     }
 }
 
@@ -258,7 +269,8 @@ prof_fail(const char *what, CUptiResult rc)
         hint = " (MIG instances cannot be profiled)";
     else if (rc == CUPTI_ERROR_HARDWARE_BUSY)
         hint = " (another tool, e.g. DCGM profiling, holds the counters)";
-    limit(limit_code(rc), "hardware counters unavailable: %s failed: %s%s", what, cupti_err(rc), hint);
+    limit(limit_code(rc), "hardware counters unavailable: %s failed: %s%s", what, cupti_err(rc),
+          hint);
 }
 
 /*
@@ -278,16 +290,22 @@ prof_host(unsigned groups)
         return NULL;
     char err[512] = "";
     size_t n = 0;
-    char **list = groups ? metrics_list_build(groups, env("GPUHIER_METRICS"), &n, err, sizeof(err)) : NULL;
+    char **list =
+        groups ? metrics_list_build(groups, env("GPUHIER_METRICS"), &n, err, sizeof(err)) : NULL;
     struct metrics_host *h = NULL;
-    int rc = groups ? (list ? metrics_host_open(G.chip, (const char *const *)list, n, &h, err, sizeof(err)) : -1)
-                    : metrics_host_open(G.chip, (const char *const *)G.metrics, G.nmetrics, &h, err, sizeof(err));
+    int rc =
+        groups
+            ? (list ? metrics_host_open(G.chip, (const char *const *)list, n, &h, err, sizeof(err))
+                    : -1)
+            : metrics_host_open(G.chip, (const char *const *)G.metrics, G.nmetrics, &h, err,
+                                sizeof(err));
     metrics_list_free(list, n);
     if (rc) {
         if (!groups)
             limit("metric_config_failed", "hardware counters unavailable: %s", err);
         else
-            push_event("warning", "extra_metrics_failed", "extra metric groups 0x%x not collected: %s", groups, err);
+            push_event("warning", "extra_metrics_failed",
+                       "extra metric groups 0x%x not collected: %s", groups, err);
         return NULL;
     }
     struct prof_host *ph = &G.hosts[G.nhosts++];
@@ -385,20 +403,23 @@ prof_ensure(CUcontext ctx)
     }
     if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
         const char *why = ds.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "architecture"
-                          : ds.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED      ? "vGPU"
+                          : ds.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED       ? "vGPU"
                           : ds.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
                               ? "confidential computing"
                           : ds.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "SLI"
                           : ds.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "CMP"
                           : ds.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "WSL"
-                                                                              : "configuration";
-        limit("device_unsupported", "hardware counters unavailable: device %u not supported by the "
-              "range profiler (%s)", dev, why);
+                                                                             : "configuration";
+        limit("device_unsupported",
+              "hardware counters unavailable: device %u not supported by the "
+              "range profiler (%s)",
+              dev, why);
         return -1;
     }
 
     /* Size query only: probes permission without building the image (CUPTI-NOTES §8). */
-    CUpti_Profiler_GetCounterAvailability_Params ca = {CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    CUpti_Profiler_GetCounterAvailability_Params ca = {
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     ca.ctx = ctx;
     rc = fault("counter_availability");
     if (rc == CUPTI_SUCCESS)
@@ -449,7 +470,8 @@ prof_counter_data(const struct prof_host *ph)
 {
     size_t n = 0;
     const char *const *names = metrics_host_names(ph->h, &n);
-    CUpti_RangeProfiler_GetCounterDataSize_Params gs = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataSize_Params gs = {
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     gs.pRangeProfilerObject = G.prof_obj;
     gs.pMetricNames = (const char **)names;
     gs.numMetrics = n;
@@ -464,7 +486,8 @@ prof_counter_data(const struct prof_host *ph)
         /* Grows a few times per process at most (not per launch). */
         uint8_t *p = realloc(G.counter_data, gs.counterDataSize);
         if (!p) {
-            limit("profiler_error", "hardware counters unavailable: out of memory for counter data");
+            limit("profiler_error",
+                  "hardware counters unavailable: out of memory for counter data");
             return -1;
         }
         G.counter_data = p;
@@ -532,7 +555,8 @@ prof_finish(int launch_ok)
     dd.pRangeProfilerObject = G.prof_obj;
     if (rc == CUPTI_SUCCESS)
         rc = gh.cuptiRangeProfilerDecodeData(&dd);
-    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     ci.pCounterDataImage = G.counter_data;
     ci.counterDataImageSize = G.counter_size;
     if (rc == CUPTI_SUCCESS)
@@ -584,15 +608,16 @@ prof_finish(int launch_ok)
     int64_t t_eval = mono_ns();
     flush_forced();
     if (gh_debug)
-        gh_say("profiled: ranges %zu dropped %zu why %s; ms: enable %.1f setup %.1f start %.1f launch %.1f "
+        gh_say("profiled: ranges %zu dropped %zu why %s; ms: enable %.1f setup %.1f start %.1f "
+               "launch %.1f "
                "stop+decode %.1f evaluate %.1f flush %.1f total %.1f",
                ci.numTotalRanges, dd.numOfRangeDropped, why ? why : "-", tls_t_ensure / 1e6,
                (tls_t_setup - tls_t_ensure) / 1e6, (tls_t_start - tls_t_setup) / 1e6,
-               (t_exit - tls_t_enter_done) / 1e6, (t_decoded - t_exit) / 1e6, (t_eval - t_decoded) / 1e6,
-               (mono_ns() - t_eval) / 1e6, (mono_ns() - (int64_t)tls_prof_t0) / 1e6);
+               (t_exit - tls_t_enter_done) / 1e6, (t_decoded - t_exit) / 1e6,
+               (t_eval - t_decoded) / 1e6, (mono_ns() - t_eval) / 1e6,
+               (mono_ns() - (int64_t)tls_prof_t0) / 1e6);
     writer_push(&r);
 }
-
 
 /* ------------------------------------------------------------ activity buffers */
 
@@ -852,15 +877,19 @@ launch_args(CUpti_CallbackId cbid, const void *params, struct launch_args *a)
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
         const cuLaunchKernel_params *p = params;
-        *a = (struct launch_args){p->f, {p->gridDimX, p->gridDimY, p->gridDimZ},
-                                  {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes};
+        *a = (struct launch_args){p->f,
+                                  {p->gridDimX, p->gridDimY, p->gridDimZ},
+                                  {p->blockDimX, p->blockDimY, p->blockDimZ},
+                                  p->sharedMemBytes};
         return 0;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
         const cuLaunchCooperativeKernel_params *p = params;
-        *a = (struct launch_args){p->f, {p->gridDimX, p->gridDimY, p->gridDimZ},
-                                  {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes};
+        *a = (struct launch_args){p->f,
+                                  {p->gridDimX, p->gridDimY, p->gridDimZ},
+                                  {p->blockDimX, p->blockDimY, p->blockDimZ},
+                                  p->sharedMemBytes};
         return 0;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
@@ -869,8 +898,10 @@ launch_args(CUpti_CallbackId cbid, const void *params, struct launch_args *a)
         const CUlaunchConfig *c = p->config;
         if (!c)
             return -1;
-        *a = (struct launch_args){p->f, {c->gridDimX, c->gridDimY, c->gridDimZ},
-                                  {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes};
+        *a = (struct launch_args){p->f,
+                                  {c->gridDimX, c->gridDimY, c->gridDimZ},
+                                  {c->blockDimX, c->blockDimY, c->blockDimZ},
+                                  c->sharedMemBytes};
         return 0;
     }
     default:
@@ -882,13 +913,20 @@ static const char *
 driver_api_name(CUpti_CallbackId cbid)
 {
     switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: return "cuLaunchKernel";
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: return "cuLaunchKernel_ptsz";
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: return "cuLaunchKernelEx";
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: return "cuLaunchKernelEx_ptsz";
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel: return "cuLaunchCooperativeKernel";
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: return "cuLaunchCooperativeKernel_ptsz";
-    default: return "cuLaunch";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+        return "cuLaunchKernel";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        return "cuLaunchKernel_ptsz";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+        return "cuLaunchKernelEx";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        return "cuLaunchKernelEx_ptsz";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+        return "cuLaunchCooperativeKernel";
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        return "cuLaunchCooperativeKernel_ptsz";
+    default:
+        return "cuLaunch";
     }
 }
 
@@ -1002,12 +1040,14 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             static atomic_long nl;
             long k = atomic_fetch_add(&nl, 1);
             if (k < 3 || k % 1000 == 0)
-                gh_say("launch %ld %s: %s sampled %d", k, cb->symbolName, why ? why : "-", l->sampled);
+                gh_say("launch %ld %s: %s sampled %d", k, cb->symbolName, why ? why : "-",
+                       l->sampled);
         }
         return;
     }
     /* EXIT */
-    CUresult ret = cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
+    CUresult ret =
+        cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
     if (tls_prof_active) {
         tls_prof_active = 0;
         prof_finish(ret == CUDA_SUCCESS);
@@ -1031,7 +1071,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 /* ------------------------------------------------------------ callbacks */
 
 static void
-push_copy(const CUpti_CallbackData *cb, const char *api, int is_async, uint32_t corr, uint32_t rt_corr)
+push_copy(const CUpti_CallbackData *cb, const char *api, int is_async, uint32_t corr,
+          uint32_t rt_corr)
 {
     /* Every memcpy params struct we hook starts with (dst, src). */
     const uint64_t *p = cb->functionParams;
@@ -1056,7 +1097,8 @@ static void
 on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     int enter = cb->callbackSite == CUPTI_API_ENTER;
-    CUresult ret = !enter && cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
+    CUresult ret = !enter && cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue
+                                                     : CUDA_SUCCESS;
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
@@ -1126,7 +1168,9 @@ static void
 on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     int enter = cb->callbackSite == CUPTI_API_ENTER;
-    cudaError_t ret = !enter && cb->functionReturnValue ? *(const cudaError_t *)cb->functionReturnValue : cudaSuccess;
+    cudaError_t ret = !enter && cb->functionReturnValue
+                          ? *(const cudaError_t *)cb->functionReturnValue
+                          : cudaSuccess;
     switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
@@ -1281,15 +1325,16 @@ finish(void)
     writer_stats(&s);
     uint64_t skipped = s.launches > s.profiled ? s.launches - s.profiled : 0;
     char line[8192];
-    snprintf(line, sizeof(line), "end\t%ld\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%lld\n", (long)G.pid, G.path,
-             (unsigned long long)s.launches, (unsigned long long)s.profiled, (unsigned long long)skipped,
-             (unsigned long long)(s.dropped + s.ranges_dropped), G.max_passes, (long long)G.profiling_ns);
+    snprintf(line, sizeof(line), "end\t%ld\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%lld\n", (long)G.pid,
+             G.path, (unsigned long long)s.launches, (unsigned long long)s.profiled,
+             (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
+             G.max_passes, (long long)G.profiling_ns);
     session_line(line);
     gh_say("pid %ld: %llu launches traced, %llu profiled, %llu not profiled, %llu dropped, "
            "%d passes max, %.2f s profiling; report %s",
            (long)G.pid, (unsigned long long)s.launches, (unsigned long long)s.profiled,
-           (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped), G.max_passes,
-           G.profiling_ns / 1e9, G.path);
+           (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
+           G.max_passes, G.profiling_ns / 1e9, G.path);
 }
 
 static struct sigaction old_actions[NSIG];
@@ -1336,7 +1381,8 @@ install_signals(void)
     for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
         int sig = caught[i];
         struct sigaction cur;
-        if (sigaction(sig, NULL, &cur) || (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN))
+        if (sigaction(sig, NULL, &cur) ||
+            (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN))
             continue;
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
@@ -1401,34 +1447,53 @@ static void
 enable_callbacks(void)
 {
     static const CUpti_CallbackId drv[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
         CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
     };
     static const CUpti_CallbackId rt[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
         CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
         CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
         CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
@@ -1442,7 +1507,8 @@ enable_callbacks(void)
     for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
         gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]);
     gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE,
+                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
     if (gh.cuptiEnableDomain)
         gh.cuptiEnableDomain(1, G.sub, CUPTI_CB_DOMAIN_NVTX);
@@ -1470,11 +1536,13 @@ subscribe(void)
         return 0;
     char msg[512];
     if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-        snprintf(msg, sizeof(msg), "CUPTI already has a subscriber (%s); gpuhier collects nothing in this "
+        snprintf(msg, sizeof(msg),
+                 "CUPTI already has a subscriber (%s); gpuhier collects nothing in this "
                  "process (tools like torch.profiler, nsys and ncu cannot share CUPTI with it)",
                  old[0] ? old : "unknown tool");
     else
-        snprintf(msg, sizeof(msg), "cuptiSubscribe failed: %s; gpuhier collects nothing in this process",
+        snprintf(msg, sizeof(msg),
+                 "cuptiSubscribe failed: %s; gpuhier collects nothing in this process",
                  cupti_err(rc));
     gh_say("%s", msg);
     struct rec r = {.type = REC_LIMITED};
@@ -1494,12 +1562,13 @@ init_activity(void)
     }
     gh.cuptiActivityRegisterCallbacks(buf_request, buf_complete);
     static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                               CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
+                                               CUPTI_ACTIVITY_KIND_MEMCPY,
+                                               CUPTI_ACTIVITY_KIND_MEMSET};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         CUptiResult rc = gh.cuptiActivityEnable(kinds[i]);
         if (rc != CUPTI_SUCCESS)
-            push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s", (int)kinds[i],
-                       cupti_err(rc));
+            push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",
+                       (int)kinds[i], cupti_err(rc));
     }
     /* CUPTI's worker completes records (timestamps) on its own schedule; make it wake often. */
     if (gh.cuptiActivityFlushPeriod && !env("GPUHIER_NO_FLUSH_PERIOD"))
@@ -1524,7 +1593,8 @@ init_profiling(void)
         return;
     }
     struct sampling_opts o = SAMPLING_OPTS_INIT;
-    if (sampling_opts_from_env(&o, err, sizeof(err)) || sampling_init(&G.sampling, &o, 0, err, sizeof(err))) {
+    if (sampling_opts_from_env(&o, err, sizeof(err)) ||
+        sampling_init(&G.sampling, &o, 0, err, sizeof(err))) {
         limit("bad_option", "profiling disabled: %s", err);
         return;
     }
@@ -1568,11 +1638,12 @@ initialize(void)
         if (errno == EEXIST) {
             char *name = outname_expand(pattern, (long)G.pid, NULL, 1);
             gh_say("report '%s' exists; not overwriting it (use -f / GPUHIER_FORCE=1); "
-                   "nothing collected in pid %ld", name ? name : pattern, (long)G.pid);
+                   "nothing collected in pid %ld",
+                   name ? name : pattern, (long)G.pid);
             free(name);
         } else {
-            gh_say("bad report name '%s': %s; nothing collected in pid %ld", pattern, strerror(errno),
-                   (long)G.pid);
+            gh_say("bad report name '%s': %s; nothing collected in pid %ld", pattern,
+                   strerror(errno), (long)G.pid);
         }
         return -1;
     }
@@ -1611,7 +1682,8 @@ initialize(void)
     };
     char werr[512] = "";
     if (writer_start(G.path, &ri, QUEUE_SLOTS, werr, sizeof(werr))) {
-        gh_say("cannot write report '%s': %s; nothing collected in pid %ld", G.path, werr, (long)G.pid);
+        gh_say("cannot write report '%s': %s; nothing collected in pid %ld", G.path, werr,
+               (long)G.pid);
         jbuf_release(&opts);
         free(mjson);
         return -1;

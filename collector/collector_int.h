@@ -20,23 +20,23 @@
 
 /* ------------------------------------------------------------- records */
 
-#define REC_NAME_MAX 256   /* kernel names in failure records (truncated) */
+#define REC_NAME_MAX 256 /* kernel names in failure records (truncated) */
 #define REC_NVTX_PATH_MAX 256
 #define REC_NVTX_NAME_MAX 200
 #define REC_MAX_METRICS 72
 
 enum rec_type {
-    REC_EVENT = 1,   /* an `event` row */
-    REC_LAUNCH,      /* driver launch ENTER: correlation ids, sampling decision, NVTX path */
-    REC_COPY,        /* memcpy/memset API ENTER: pointers */
-    REC_FAILURE,     /* launch API EXIT with an error */
-    REC_NVTX_OPEN,   /* push or start */
-    REC_NVTX_CLOSE,  /* pop or end */
-    REC_DEVICE,      /* a context was created on this device */
-    REC_CUBIN,       /* a module with line info was loaded (heap copy, writer frees) */
-    REC_PROFILE,     /* the range profiler's result for one sampled launch */
-    REC_LIMITED,     /* profiling is limited: text for run.profiling_limited */
-    REC_TEST,        /* test records (tests/unit/test_collector_queue.c) */
+    REC_EVENT = 1,  /* an `event` row */
+    REC_LAUNCH,     /* driver launch ENTER: correlation ids, sampling decision, NVTX path */
+    REC_COPY,       /* memcpy/memset API ENTER: pointers */
+    REC_FAILURE,    /* launch API EXIT with an error */
+    REC_NVTX_OPEN,  /* push or start */
+    REC_NVTX_CLOSE, /* pop or end */
+    REC_DEVICE,     /* a context was created on this device */
+    REC_CUBIN,      /* a module with line info was loaded (heap copy, writer frees) */
+    REC_PROFILE,    /* the range profiler's result for one sampled launch */
+    REC_LIMITED,    /* profiling is limited: text for run.profiling_limited */
+    REC_TEST,       /* test records (tests/unit/test_collector_queue.c) */
 };
 
 struct rec_event {
@@ -46,11 +46,11 @@ struct rec_event {
 };
 
 struct rec_launch {
-    uint32_t corr;            /* driver API correlation id */
-    uint32_t rt_corr;         /* enclosing runtime API correlation id, 0 if none */
-    long config_index;        /* sampling's index within the configuration, -1 unknown */
-    int sampled;              /* 1: the profiler was started for it */
-    char reason[24];          /* schema launch.profile_reason */
+    uint32_t corr;     /* driver API correlation id */
+    uint32_t rt_corr;  /* enclosing runtime API correlation id, 0 if none */
+    long config_index; /* sampling's index within the configuration, -1 unknown */
+    int sampled;       /* 1: the profiler was started for it */
+    char reason[24];   /* schema launch.profile_reason */
     char nvtx_path[REC_NVTX_PATH_MAX];
 };
 
@@ -62,7 +62,7 @@ struct rec_copy {
 };
 
 struct rec_failure {
-    uint64_t func;            /* CUfunction, for the writer's attribute query */
+    uint64_t func; /* CUfunction, for the writer's attribute query */
     int error_code;
     uint32_t grid[3], block[3], dynamic_smem_bytes;
     char api[40];
@@ -70,9 +70,9 @@ struct rec_failure {
 };
 
 struct rec_nvtx {
-    uint64_t id;              /* nvtx_range.id */
-    uint64_t parent_id;       /* 0 = none */
-    int depth;                /* -1 for start/end ranges */
+    uint64_t id;        /* nvtx_range.id */
+    uint64_t parent_id; /* 0 = none */
+    int depth;          /* -1 for start/end ranges */
     int has_thread;
     char domain[40];
     char name[REC_NVTX_NAME_MAX];
@@ -84,15 +84,15 @@ struct rec_device {
 };
 
 struct rec_cubin {
-    void *data;               /* malloc'd copy, owned by the writer once queued */
+    void *data; /* malloc'd copy, owned by the writer once queued */
     size_t size;
 };
 
 struct rec_profile {
-    uint32_t corr;            /* driver correlation id of the launch */
-    int ok;                   /* 1: values valid; 0: batch dropped */
+    uint32_t corr; /* driver correlation id of the launch */
+    int ok;        /* 1: values valid; 0: batch dropped */
     int passes;
-    int n;                    /* values */
+    int n; /* values */
     int64_t overhead_ns;
     const char *const *names; /* metric names, owned by a host object that outlives the writer */
     char set[64];
@@ -106,8 +106,8 @@ struct rec_test {
 
 struct rec {
     uint32_t type;
-    uint32_t tid;             /* OS thread id of the producer */
-    uint64_t time_ns;         /* CUPTI timestamp (or CLOCK_REALTIME) */
+    uint32_t tid;     /* OS thread id of the producer */
+    uint64_t time_ns; /* CUPTI timestamp (or CLOCK_REALTIME) */
     union {
         struct rec_event event;
         struct rec_launch launch;
@@ -124,22 +124,27 @@ struct rec {
 
 /* --------------------------------------------- CUPTI and driver by dlsym */
 
-#define GH_CUPTI_FNS(X) \
-    X(cuptiGetResultString) X(cuptiGetVersion) X(cuptiSubscribe) X(cuptiSubscribe_v2) \
-    X(cuptiUnsubscribe) X(cuptiEnableCallback) X(cuptiEnableDomain) X(cuptiActivityEnable) \
-    X(cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord) X(cuptiActivityFlushAll) \
-    X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityFlushPeriod) X(cuptiGetTimestamp) X(cuptiGetDeviceId) \
-    X(cuptiGetContextId) X(cuptiGetSassToSourceCorrelation) X(cuptiDeviceGetChipName) \
-    X(cuptiProfilerInitialize) X(cuptiProfilerDeviceSupported) \
-    X(cuptiProfilerGetCounterAvailability) X(cuptiRangeProfilerEnable) \
-    X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize) \
-    X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig) \
-    X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData) \
-    X(cuptiRangeProfilerGetCounterDataInfo) X(cuptiRangeProfilerCounterDataGetRangeInfo)
+#define GH_CUPTI_FNS(X)                                                                            \
+    X(cuptiGetResultString)                                                                        \
+    X(cuptiGetVersion) X(cuptiSubscribe) X(cuptiSubscribe_v2) X(cuptiUnsubscribe)                  \
+        X(cuptiEnableCallback) X(cuptiEnableDomain) X(cuptiActivityEnable) X(                      \
+            cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord) X(cuptiActivityFlushAll) \
+            X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityFlushPeriod) X(cuptiGetTimestamp)  \
+                X(cuptiGetDeviceId) X(cuptiGetContextId) X(cuptiGetSassToSourceCorrelation)        \
+                    X(cuptiDeviceGetChipName) X(cuptiProfilerInitialize)                           \
+                        X(cuptiProfilerDeviceSupported) X(cuptiProfilerGetCounterAvailability)     \
+                            X(cuptiRangeProfilerEnable) X(cuptiRangeProfilerDisable)               \
+                                X(cuptiRangeProfilerGetCounterDataSize)                            \
+                                    X(cuptiRangeProfilerCounterDataImageInitialize) X(             \
+                                        cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart)    \
+                                        X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData)  \
+                                            X(cuptiRangeProfilerGetCounterDataInfo)                \
+                                                X(cuptiRangeProfilerCounterDataGetRangeInfo)
 
-#define GH_CU_FNS(X) \
-    X(cuDeviceGetAttribute) X(cuDeviceGetName) X(cuDeviceTotalMem_v2) X(cuDriverGetVersion) \
-    X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2) X(cuGetErrorName)
+#define GH_CU_FNS(X)                                                                               \
+    X(cuDeviceGetAttribute)                                                                        \
+    X(cuDeviceGetName) X(cuDeviceTotalMem_v2) X(cuDriverGetVersion) X(cuFuncGetAttribute)          \
+        X(cuDeviceGetUuid_v2) X(cuGetErrorName)
 
 #define GH_DECL(f) __typeof__(f) *f;
 struct gh_api {
@@ -158,8 +163,8 @@ extern struct gh_api gh;
  * activity-buffer ring into SQLite. Callbacks only call writer_push*.
  */
 struct writer_run_info {
-    const char *mode;          /* "trace" or "profile" */
-    const char *options_json;  /* JSON object text, borrowed */
+    const char *mode;            /* "trace" or "profile" */
+    const char *options_json;    /* JSON object text, borrowed */
     const char *metric_set_json; /* JSON array text or NULL */
     int cupti_version;
     int driver_version;
@@ -170,8 +175,8 @@ struct writer_run_info {
  * overwriting), writes the run row and starts the writer thread.
  * Queue of `slots` records. Returns 0 or -1 with a message in err.
  */
-int writer_start(const char *path, const struct writer_run_info *ri, size_t slots,
-                 char *err, size_t errlen);
+int writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err,
+                 size_t errlen);
 
 /* Queues a record (fills tid/time if zero). 0 or -1 (dropped, counted). */
 int writer_push(struct rec *r);
@@ -227,7 +232,7 @@ gh_copy(char *dst, size_t n, const char *src)
 }
 
 /* Time helpers. */
-uint64_t gh_now_ns(void);      /* CUPTI timestamp when available, else CLOCK_REALTIME */
+uint64_t gh_now_ns(void); /* CUPTI timestamp when available, else CLOCK_REALTIME */
 uint32_t gh_tid(void);
 
 /* JSON helpers (json.c): append a JSON string literal for `s` to buf. */
@@ -236,7 +241,7 @@ struct jbuf {
     size_t len, cap;
     int oom;
 };
-void jbuf_puts(struct jbuf *b, const char *s);         /* raw text */
+void jbuf_puts(struct jbuf *b, const char *s);          /* raw text */
 void jbuf_str(struct jbuf *b, const char *s, size_t n); /* "escaped" */
 void jbuf_release(struct jbuf *b);
 /* JSON array of the NUL-separated strings in data[0..n). New string or NULL. */

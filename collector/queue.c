@@ -58,8 +58,8 @@ queue_push(struct queue *q, const void *rec, size_t n)
         size_t s = atomic_load_explicit(&q->seq[i], memory_order_acquire);
         intptr_t d = (intptr_t)s - (intptr_t)pos;
         if (d == 0) {
-            if (atomic_compare_exchange_weak_explicit(&q->head, &pos, pos + 1,
-                                                      memory_order_relaxed, memory_order_relaxed)) {
+            if (atomic_compare_exchange_weak_explicit(&q->head, &pos, pos + 1, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
                 memcpy(q->slots + i * q->rec_bytes, rec, n < q->rec_bytes ? n : q->rec_bytes);
                 atomic_store_explicit(&q->seq[i], pos + 1, memory_order_release);
                 atomic_fetch_add_explicit(&q->pushed, 1, memory_order_relaxed);

@@ -22,15 +22,15 @@
 #include <stdint.h>
 
 struct queue {
-    unsigned char *slots;      /* cap * stride bytes */
-    _Atomic size_t *seq;       /* per-slot sequence numbers */
-    size_t cap;                /* number of slots, a power of two */
-    size_t rec_bytes;          /* payload bytes per slot */
-    _Atomic size_t head;       /* next slot to push */
-    _Atomic size_t tail;       /* next slot to pop (one consumer) */
-    _Atomic uint64_t dropped;  /* records refused because the queue was full */
-    _Atomic uint64_t pushed;   /* records accepted */
-    _Atomic int sleeping;      /* the consumer is (about to be) waiting */
+    unsigned char *slots;     /* cap * stride bytes */
+    _Atomic size_t *seq;      /* per-slot sequence numbers */
+    size_t cap;               /* number of slots, a power of two */
+    size_t rec_bytes;         /* payload bytes per slot */
+    _Atomic size_t head;      /* next slot to push */
+    _Atomic size_t tail;      /* next slot to pop (one consumer) */
+    _Atomic uint64_t dropped; /* records refused because the queue was full */
+    _Atomic uint64_t pushed;  /* records accepted */
+    _Atomic int sleeping;     /* the consumer is (about to be) waiting */
     sem_t wake;
 };
 

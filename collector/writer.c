@@ -133,7 +133,6 @@ umap_put(struct umap *m, uint64_t key, void *val)
     }
 }
 
-
 /* ------------------------------------------------------------- state */
 
 struct kinfo {
@@ -160,13 +159,13 @@ struct dinfo {
 struct pend {
     uint32_t corr, rt_corr;
     int is_copy;
-    long launch_id;            /* 0 until the kernel record was written */
+    long launch_id; /* 0 until the kernel record was written */
     long config_index;
     int sampled;
     char reason[24];
     char *nvtx;
-    char *kname;               /* short kernel name, for the progress line */
-    struct rec_profile *prof;  /* arrived before the kernel record */
+    char *kname;              /* short kernel name, for the progress line */
+    struct rec_profile *prof; /* arrived before the kernel record */
     uint64_t src, dst;
     int is_async;
     char api[40];
@@ -186,19 +185,19 @@ struct cubin {
 #define MAX_DEVICES 64
 
 static struct {
-    struct queue q;            /* struct rec */
-    struct queue bq;           /* struct bufrec */
+    struct queue q;  /* struct rec */
+    struct queue bq; /* struct bufrec */
     pthread_t th;
     int running;
     atomic_int stop;
     sqlite3 *db;
     char path[4096];
-    struct umap kernels;       /* name hash -> kinfo (chained by probing the hash) */
-    struct umap configs;       /* config hash -> cinfo */
+    struct umap kernels; /* name hash -> kinfo (chained by probing the hash) */
+    struct umap configs; /* config hash -> cinfo */
     struct cinfo **clist;
     size_t nconf, capconf;
-    struct umap pends;         /* correlation id -> pend */
-    struct umap metric_ids;    /* name pointer hash -> (void*)id */
+    struct umap pends;      /* correlation id -> pend */
+    struct umap metric_ids; /* name pointer hash -> (void*)id */
     struct dinfo dev[MAX_DEVICES];
     struct cubin *cubins;
     size_t ncubins;
@@ -331,10 +330,11 @@ kernel_id(const char *name, int create)
     kernel_source(name, &file, &line);
     sqlite3_stmt *st = NULL;
     long id = -1;
-    if (sqlite3_prepare_v2(W.db,
-                           "INSERT INTO kernel(mangled_name, demangled_name, short_name, source_file, "
-                           "source_line) VALUES (?,?,?,?,?)",
-                           -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            W.db,
+            "INSERT INTO kernel(mangled_name, demangled_name, short_name, source_file, "
+            "source_line) VALUES (?,?,?,?,?)",
+            -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
         bind_text_or_null(st, 2, dem);
         bind_text_or_null(st, 3, shrt);
@@ -456,32 +456,46 @@ device_row(const struct rec_device *r)
     int l1smem = ccmaj == 9 && ccmin == 0 ? 256 * 1024 : -1;
 
     struct occupancy_device *o = &W.dev[id].occ;
-    if (warp > 0) o->warp_size = warp;
-    if (tpb > 0) o->max_threads_per_block = tpb;
-    if (tpsm > 0 && warp > 0) o->max_warps_per_sm = tpsm / warp;
-    if (bpsm > 0) o->max_blocks_per_sm = bpsm;
-    if (rpsm > 0) o->regs_per_sm = rpsm;
-    if (rpb > 0) o->regs_per_block = rpb;
-    if (smsm > 0) o->smem_per_sm_bytes = smsm;
-    if (smbo > 0) o->smem_per_block_optin_bytes = smbo;
-    if (smres >= 0) o->smem_reserved_per_block_bytes = smres;
-    if (sms > 0) W.dev[id].sm_count = sms;
+    if (warp > 0)
+        o->warp_size = warp;
+    if (tpb > 0)
+        o->max_threads_per_block = tpb;
+    if (tpsm > 0 && warp > 0)
+        o->max_warps_per_sm = tpsm / warp;
+    if (bpsm > 0)
+        o->max_blocks_per_sm = bpsm;
+    if (rpsm > 0)
+        o->regs_per_sm = rpsm;
+    if (rpb > 0)
+        o->regs_per_block = rpb;
+    if (smsm > 0)
+        o->smem_per_sm_bytes = smsm;
+    if (smbo > 0)
+        o->smem_per_block_optin_bytes = smbo;
+    if (smres >= 0)
+        o->smem_reserved_per_block_bytes = smres;
+    if (sms > 0)
+        W.dev[id].sm_count = sms;
 
     sqlite3_stmt *st = NULL;
-    const char *sql =
-        "INSERT OR REPLACE INTO device(id, name, chip, uuid, cc_major, cc_minor, sm_count, warp_size, "
-        "max_threads_per_block, max_threads_per_sm, max_warps_per_sm, max_blocks_per_sm, regs_per_sm, "
-        "regs_per_block, reg_alloc_unit, smem_per_sm_bytes, smem_per_block_bytes, "
-        "smem_per_block_optin_bytes, smem_reserved_per_block_bytes, l1_smem_per_sm_bytes, l2_bytes, "
-        "global_mem_bytes, sm_clock_khz, mem_clock_khz, mem_bus_width_bits, peak_dram_bw_bytes_per_s, "
-        "measured_copy_bw_bytes_per_s, is_mig) VALUES "
-        "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    const char *sql = "INSERT OR REPLACE INTO device(id, name, chip, uuid, cc_major, cc_minor, "
+                      "sm_count, warp_size, "
+                      "max_threads_per_block, max_threads_per_sm, max_warps_per_sm, "
+                      "max_blocks_per_sm, regs_per_sm, "
+                      "regs_per_block, reg_alloc_unit, smem_per_sm_bytes, smem_per_block_bytes, "
+                      "smem_per_block_optin_bytes, smem_reserved_per_block_bytes, "
+                      "l1_smem_per_sm_bytes, l2_bytes, "
+                      "global_mem_bytes, sm_clock_khz, mem_clock_khz, mem_bus_width_bits, "
+                      "peak_dram_bw_bytes_per_s, "
+                      "measured_copy_bw_bytes_per_s, is_mig) VALUES "
+                      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(W.db, sql, -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return;
     }
-    int vals[] = {ccmaj, ccmin, sms, warp, tpb, tpsm, tpsm > 0 && warp > 0 ? tpsm / warp : -1,
-                  bpsm, rpsm, rpb, reg_unit, smsm, smb, smbo, smres, l1smem, l2};
+    int vals[] = {ccmaj, ccmin,  sms, warp,     tpb,  tpsm, tpsm > 0 && warp > 0 ? tpsm / warp : -1,
+                  bpsm,  rpsm,   rpb, reg_unit, smsm, smb,  smbo,
+                  smres, l1smem, l2};
     sqlite3_bind_int(st, 1, id);
     bind_text_or_null(st, 2, name);
     bind_text_or_null(st, 3, r->chip);
@@ -491,11 +505,16 @@ device_row(const struct rec_device *r)
             sqlite3_bind_int(st, 5 + (int)i, vals[i]);
     if (mem)
         sqlite3_bind_int64(st, 22, (sqlite3_int64)mem);
-    if (clk > 0) sqlite3_bind_int(st, 23, clk);
-    if (mclk > 0) sqlite3_bind_int(st, 24, mclk);
-    if (bus > 0) sqlite3_bind_int(st, 25, bus);
-    if (peak > 0) sqlite3_bind_double(st, 26, peak);
-    if (meas > 0) sqlite3_bind_double(st, 27, meas);
+    if (clk > 0)
+        sqlite3_bind_int(st, 23, clk);
+    if (mclk > 0)
+        sqlite3_bind_int(st, 24, mclk);
+    if (bus > 0)
+        sqlite3_bind_int(st, 25, bus);
+    if (peak > 0)
+        sqlite3_bind_double(st, 26, peak);
+    if (meas > 0)
+        sqlite3_bind_double(st, 27, meas);
     sqlite3_bind_int(st, 28, 0);
     sqlite3_step(st);
     sqlite3_finalize(st);
@@ -506,7 +525,8 @@ device_row(const struct rec_device *r)
 static struct cinfo *
 config_get(long kid, const CUpti_ActivityKernel10 *k)
 {
-    struct cinfo key = {.kernel_id = kid, .device = (int)k->deviceId,
+    struct cinfo key = {.kernel_id = kid,
+                        .device = (int)k->deviceId,
                         .grid = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ},
                         .block = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ},
                         .dsmem = (uint32_t)k->dynamicSharedMemory};
@@ -519,7 +539,8 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
         struct cinfo *c = umap_get(&W.configs, h ? h : 1);
         if (!c)
             break;
-        if (c->kernel_id == kid && c->device == key.device && !memcmp(c->grid, key.grid, sizeof(key.grid)) &&
+        if (c->kernel_id == kid && c->device == key.device &&
+            !memcmp(c->grid, key.grid, sizeof(key.grid)) &&
             !memcmp(c->block, key.block, sizeof(key.block)) && c->dsmem == key.dsmem)
             return c;
     }
@@ -552,11 +573,14 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
     int occ_ok = occupancy_compute(&od, &ol, &orr) == 0;
 
     sqlite3_stmt *st = NULL;
-    const char *sql =
-        "INSERT INTO config(kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
-        "cluster_x, cluster_y, cluster_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread, "
-        "local_bytes_per_thread, carveout_bytes, threads_per_block, blocks, theoretical_occupancy_pct, "
-        "blocks_per_sm, occupancy_limiter, waves) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    const char *sql = "INSERT INTO config(kernel_id, device_id, grid_x, grid_y, grid_z, block_x, "
+                      "block_y, block_z, "
+                      "cluster_x, cluster_y, cluster_z, dynamic_smem_bytes, static_smem_bytes, "
+                      "registers_per_thread, "
+                      "local_bytes_per_thread, carveout_bytes, threads_per_block, blocks, "
+                      "theoretical_occupancy_pct, "
+                      "blocks_per_sm, occupancy_limiter, waves) VALUES "
+                      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     long id = -1;
     if (sqlite3_prepare_v2(W.db, sql, -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, kid);
@@ -582,7 +606,8 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
             sqlite3_bind_int(st, 20, orr.blocks_per_sm);
             sqlite3_bind_text(st, 21, orr.limiter, -1, SQLITE_STATIC);
             if (orr.blocks_per_sm > 0 && sm_count > 0)
-                sqlite3_bind_double(st, 22, (double)blocks / ((double)orr.blocks_per_sm * sm_count));
+                sqlite3_bind_double(st, 22,
+                                    (double)blocks / ((double)orr.blocks_per_sm * sm_count));
         }
         if (sqlite3_step(st) == SQLITE_DONE)
             id = (long)sqlite3_last_insert_rowid(W.db);
@@ -647,13 +672,14 @@ metric_id(const char *name)
         return (long)(intptr_t)v;
     sqlite3_stmt *st = NULL;
     long id = -1;
-    if (sqlite3_prepare_v2(W.db, "INSERT OR IGNORE INTO metric_name(name) VALUES (?)", -1, &st, NULL) ==
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(W.db, "INSERT OR IGNORE INTO metric_name(name) VALUES (?)", -1, &st,
+                           NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
         sqlite3_step(st);
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(W.db, "SELECT id FROM metric_name WHERE name = ?", -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(W.db, "SELECT id FROM metric_name WHERE name = ?", -1, &st, NULL) ==
+        SQLITE_OK) {
         sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
         if (sqlite3_step(st) == SQLITE_ROW)
             id = (long)sqlite3_column_int64(st, 0);
@@ -713,14 +739,22 @@ static const char *
 mem_kind(unsigned k)
 {
     switch (k) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "device";
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "device";
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "managed";
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "managed";
-    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+        return "pageable";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+        return "pinned";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+        return "device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+        return "device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+        return "managed";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+        return "managed";
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+        return "array";
+    default:
+        return "unknown";
     }
 }
 
@@ -728,17 +762,28 @@ static const char *
 copy_kind(unsigned k)
 {
     switch (k) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return NULL;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+        return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+        return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+        return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+        return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+        return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+        return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+        return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+        return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+        return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+        return "PtoP";
+    default:
+        return NULL;
     }
 }
 
@@ -903,10 +948,11 @@ handle(struct rec *r)
     }
     case REC_LIMITED: {
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(W.db,
-                               "UPDATE run SET profiling_limited = CASE WHEN profiling_limited IS NULL "
-                               "THEN ?1 ELSE profiling_limited || '; ' || ?1 END WHERE id = 1",
-                               -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_prepare_v2(
+                W.db,
+                "UPDATE run SET profiling_limited = CASE WHEN profiling_limited IS NULL "
+                "THEN ?1 ELSE profiling_limited || '; ' || ?1 END WHERE id = 1",
+                -1, &st, NULL) == SQLITE_OK) {
             sqlite3_bind_text(st, 1, r->u.limited, -1, SQLITE_TRANSIENT);
             sqlite3_step(st);
         }
@@ -1174,12 +1220,13 @@ insert_run(const struct writer_run_info *ri)
     char *cmd = cmdline_json(), *env = env_json();
     sqlite3_stmt *st = NULL;
     int ret = -1;
-    if (sqlite3_prepare_v2(W.db,
-                           "INSERT INTO run(id, command_line, program, cwd, env, host, pid, ppid, start_ns, "
-                           "tool_version, cuda_driver_version, cupti_version, mode, options, metric_set, "
-                           "clean_exit, records_dropped, activity_dropped, ranges_dropped) "
-                           "VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,0)",
-                           -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            W.db,
+            "INSERT INTO run(id, command_line, program, cwd, env, host, pid, ppid, start_ns, "
+            "tool_version, cuda_driver_version, cupti_version, mode, options, metric_set, "
+            "clean_exit, records_dropped, activity_dropped, ranges_dropped) "
+            "VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,0)",
+            -1, &st, NULL) == SQLITE_OK) {
         bind_text_or_null(st, 1, cmd);
         bind_text_or_null(st, 2, exe);
         bind_text_or_null(st, 3, cwd);
@@ -1210,11 +1257,13 @@ insert_run(const struct writer_run_info *ri)
 static int
 prep(sqlite3_stmt **st, const char *sql)
 {
-    return sqlite3_prepare_v3(W.db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK ? 0 : -1;
+    return sqlite3_prepare_v3(W.db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK ? 0
+                                                                                               : -1;
 }
 
 int
-writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err, size_t errlen)
+writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err,
+             size_t errlen)
 {
     if (W.running) {
         snprintf(err, errlen, "writer already running");
@@ -1230,39 +1279,46 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
     char prov[512];
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
-    snprintf(prov, sizeof(prov), "recorded by the gpuhier collector in pid %ld on %s", (long)getpid(), host);
+    snprintf(prov, sizeof(prov), "recorded by the gpuhier collector in pid %ld on %s",
+             (long)getpid(), host);
     store_meta_set(W.db, "provenance", prov);
     if (insert_run(ri) ||
         prep(&W.ins_launch,
-             "INSERT INTO launch(kernel_id, config_id, device_id, context_id, stream_id, correlation_id, "
+             "INSERT INTO launch(kernel_id, config_id, device_id, context_id, stream_id, "
+             "correlation_id, "
              "grid_id, start_ns, end_ns, graph_id, graph_node_id, launch_type, is_device_launched, "
-             "config_launch_index, nvtx_path, profile_reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
+             "config_launch_index, nvtx_path, profile_reason) VALUES "
+             "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
         prep(&W.ins_copy,
-             "INSERT INTO copy(op, copy_kind, src_kind, dst_kind, src_ptr, dst_ptr, bytes, start_ns, end_ns, "
+             "INSERT INTO copy(op, copy_kind, src_kind, dst_kind, src_ptr, dst_ptr, bytes, "
+             "start_ns, end_ns, "
              "device_id, context_id, stream_id, correlation_id, graph_id, is_async, api) "
              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
-        prep(&W.ins_metric, "INSERT OR REPLACE INTO metric(launch_id, metric_id, value) VALUES (?,?,?)") ||
-        prep(&W.ins_profile,
-             "INSERT OR REPLACE INTO profile(launch_id, passes, metric_set, duration_ns, overhead_ns) "
-             "VALUES (?,?,?,?,?)") ||
+        prep(&W.ins_metric,
+             "INSERT OR REPLACE INTO metric(launch_id, metric_id, value) VALUES (?,?,?)") ||
+        prep(&W.ins_profile, "INSERT OR REPLACE INTO profile(launch_id, passes, metric_set, "
+                             "duration_ns, overhead_ns) "
+                             "VALUES (?,?,?,?,?)") ||
         prep(&W.ins_event, "INSERT INTO event(time_ns, level, code, message) VALUES (?,?,?,?)") ||
-        prep(&W.ins_nvtx,
-             "INSERT OR REPLACE INTO nvtx_range(id, thread_id, domain, name, start_ns, depth, parent_id) "
-             "VALUES (?,?,?,?,?,?,?)") ||
+        prep(&W.ins_nvtx, "INSERT OR REPLACE INTO nvtx_range(id, thread_id, domain, name, "
+                          "start_ns, depth, parent_id) "
+                          "VALUES (?,?,?,?,?,?,?)") ||
         prep(&W.end_nvtx, "UPDATE nvtx_range SET end_ns = ? WHERE id = ?") ||
         prep(&W.upd_config, "UPDATE config SET launches = ?, total_ns = ? WHERE id = ?") ||
-        prep(&W.upd_run,
-             "UPDATE run SET records_dropped = ?, activity_dropped = ?, ranges_dropped = ? WHERE id = 1") ||
-        prep(&W.upd_profiled,
-             "UPDATE launch SET profile_reason = COALESCE(?, profile_reason), profiled = ? WHERE id = ?") ||
+        prep(&W.upd_run, "UPDATE run SET records_dropped = ?, activity_dropped = ?, ranges_dropped "
+                         "= ? WHERE id = 1") ||
+        prep(&W.upd_profiled, "UPDATE launch SET profile_reason = COALESCE(?, profile_reason), "
+                              "profiled = ? WHERE id = ?") ||
         prep(&W.ins_failure,
-             "INSERT INTO launch_failure(time_ns, api, kernel_name, kernel_id, error_code, error_name, "
+             "INSERT INTO launch_failure(time_ns, api, kernel_name, kernel_id, error_code, "
+             "error_name, "
              "grid_x, grid_y, grid_z, block_x, block_y, block_z, dynamic_smem_bytes, "
              "max_dynamic_smem_bytes, thread_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
         snprintf(err, errlen, "cannot prepare the report '%s': %s", path, sqlite3_errmsg(W.db));
         goto fail;
     }
-    if (queue_init(&W.q, slots, sizeof(struct rec)) || queue_init(&W.bq, 256, sizeof(struct bufrec))) {
+    if (queue_init(&W.q, slots, sizeof(struct rec)) ||
+        queue_init(&W.bq, 256, sizeof(struct bufrec))) {
         snprintf(err, errlen, "out of memory for the record queue");
         goto fail;
     }
@@ -1342,9 +1398,9 @@ writer_sync(int ms)
 static void
 stmt_free(void)
 {
-    sqlite3_stmt **all[] = {&W.ins_launch, &W.ins_copy, &W.ins_metric, &W.ins_profile, &W.ins_event,
-                            &W.ins_nvtx, &W.end_nvtx, &W.upd_config, &W.upd_run, &W.upd_profiled,
-                            &W.ins_failure};
+    sqlite3_stmt **all[] = {&W.ins_launch, &W.ins_copy,     &W.ins_metric, &W.ins_profile,
+                            &W.ins_event,  &W.ins_nvtx,     &W.end_nvtx,   &W.upd_config,
+                            &W.upd_run,    &W.upd_profiled, &W.ins_failure};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;
@@ -1362,8 +1418,8 @@ writer_stop(int clean_exit)
     W.running = 0;
     /* Orphans: profiles whose launch never got a kernel record. */
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(W.db, "UPDATE run SET end_ns = ?, clean_exit = ? WHERE id = 1", -1, &st, NULL) ==
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(W.db, "UPDATE run SET end_ns = ?, clean_exit = ? WHERE id = 1", -1, &st,
+                           NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, (sqlite3_int64)realtime_ns());
         sqlite3_bind_int(st, 2, clean_exit ? 1 : 0);
         sqlite3_step(st);

@@ -157,7 +157,8 @@ test_collector_writer_8_producers(void)
     CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
     long n = (long)PRODUCERS * (PER_PRODUCER / 4);
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM event WHERE code = 'test'"), n);
-    CHECK_EQ_INT(query_long(db, "SELECT count(DISTINCT message) FROM event WHERE code = 'test'"), n);
+    CHECK_EQ_INT(query_long(db, "SELECT count(DISTINCT message) FROM event WHERE code = 'test'"),
+                 n);
     CHECK_EQ_INT(query_long(db, "SELECT records_dropped FROM run"), refused);
     CHECK_EQ_INT(query_long(db, "SELECT clean_exit FROM run"), 1);
     CHECK_EQ_INT(query_long(db, "SELECT json_array_length(command_line) >= 1 FROM run"), 1);
@@ -171,7 +172,8 @@ test_collector_json_escape(void)
 {
     const char in[] = "a\"b\\c\0line\nx\x01y\0\xc3\xa9t\xc3\xa9\0bad\xff\xfe";
     char *j = json_array_nul(in, sizeof(in) - 1);
-    CHECK_STR(j, "[\"a\\\"b\\\\c\",\"line\\nx\\u0001y\",\"\xc3\xa9t\xc3\xa9\",\"bad\\u00ff\\u00fe\"]");
+    CHECK_STR(j,
+              "[\"a\\\"b\\\\c\",\"line\\nx\\u0001y\",\"\xc3\xa9t\xc3\xa9\",\"bad\\u00ff\\u00fe\"]");
     free(j);
     j = json_array_nul("", 0);
     CHECK_STR(j, "[]");
