@@ -320,6 +320,7 @@ redraw(struct tui *t)
 /* ------------------------------------------------------------------ */
 
 static int run_command(struct tui *t, const char *cmd);
+static void preload_when_idle(struct tui *t);
 
 /* The next key: from the script when there is one, else from the terminal. */
 static int
@@ -328,6 +329,7 @@ get_key(struct tui *t)
     if (!t->script) {
         if (!t->curses)
             return KEY_SCRIPT_END;
+        preload_when_idle(t);
         return getch();
     }
     for (;;) {
@@ -540,6 +542,31 @@ open_selected(struct tui *t)
     }
 }
 
+/*
+ * Open the top views nobody asked for yet while no key is waiting, so
+ * the first visit to Copies or Findings costs nothing when it happens.
+ * Only at the keyboard: scripted runs measure the real cost of a key.
+ */
+static void
+preload_when_idle(struct tui *t)
+{
+    for (int i = 0; i < NTOP; i++) {
+        if (t->top_loaded[i])
+            continue;
+        timeout(0);
+        int k = getch();
+        timeout(-1);
+        if (k != ERR) {
+            ungetch(k);
+            return;
+        }
+        if (!t->top[i])
+            t->top[i] = view_new(top_ops[i], t->db, -1, -1);
+        load_view(t, t->top[i]);
+        t->top_loaded[i] = true;
+    }
+}
+
 static void
 filter_changed(struct tui *t, const char *text)
 {
@@ -706,6 +733,10 @@ handle(struct tui *t, int key)
     }
     if (key == KEY_MOUSE) {
         handle_mouse(t);
+        return;
+    }
+    if (key == 3) { /* Ctrl-C: raw mode turns it into a key; it still means quit */
+        t->quit = true;
         return;
     }
     enum request req = keys_request(v->ops->name, key);
