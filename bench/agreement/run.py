@@ -130,6 +130,9 @@ def norm_name(s):
     return s
 
 
+PASSES_SEEN = []  # profile.passes of the reports read last
+
+
 def read_reports(paths):
     """Profiled launches of the reports, in launch order:
     [dict(key, name, index, metrics, launch_id)]; plus metric names."""
@@ -152,6 +155,9 @@ def read_reports(paths):
                                  "key": (norm_name(r[1]), tuple(r[3:6]), tuple(r[6:9])),
                                  "index": r[9], "reason": r[10], "metrics": m})
             names += [n for (n,) in db.execute("SELECT name FROM metric_name ORDER BY id")]
+            for (pp,) in db.execute("SELECT MAX(passes) FROM profile"):
+                if pp is not None:
+                    PASSES_SEEN.append(pp)
         finally:
             db.close()
     return launches, list(dict.fromkeys(names))
@@ -223,7 +229,9 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     rc, dt, _ = run(g + ["--"] + argv, 120, os.path.join(outdir, safe + ".gpuhier.log"))
     info = {"program": label, "gpuhier_rc": rc, "gpuhier_s": dt}
     reports = sorted(glob.glob(os.path.join(outdir, safe + "-*.db")))
+    del PASSES_SEEN[:]
     ours, names = read_reports(reports) if reports else ([], [])
+    info["passes"] = max(PASSES_SEEN) if PASSES_SEEN else ""
     info["profiled"] = len(ours)
     names = [n for n in names if any(n in o["metrics"] for o in ours)] or names_hint
     info["metrics"] = len(names)
@@ -238,6 +246,9 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     info.update(ncu_rc=rc, ncu_s=dt)
     theirs = ncu_csv.parse(out)
     info["ncu_launches"] = len(theirs)
+    # ncu's own column (the CSV run prints no per-kernel progress lines)
+    np_ = [t["metrics"]["profiler__replayer_passes"] for t in theirs if "profiler__replayer_passes" in t["metrics"]]
+    info["ncu_passes"] = int(max(np_)) if np_ else ""
     if not theirs:
         errs = [l for l in out.splitlines() if "ERR" in l or "rror" in l][-2:]
         info["error"] = "ncu gave no rows (rc %d)%s" % (rc, (": " + " / ".join(errs))[:300] if errs else "")
@@ -363,6 +374,9 @@ def cost(root, gpuhier, outdir, names):
     for (m, i), out in outs.items():
         if m.startswith("ncu every"):
             ncu_launches = len(re.findall(r"==PROF== Profiling ", out))
+    if ncu_launches == 0 and times.get("ncu every launch (%d)" % WINDOW):
+        ncu_launches = WINDOW
+        notes.append("cost: ncu printed no per-launch progress lines; its profiled launches are taken as the window (%d)" % WINDOW)
     res["ncu_launches"] = ncu_launches
     reps = sorted(glob.glob(os.path.join(outdir, "ncu-all-*.ncu-rep")))
     if reps and ncu_launches:
@@ -399,12 +413,13 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
     L.append("")
     L.append("%d values compared (%d gated) on %d launch pairs; **%d outside tolerance**." % (
         total, len(gated), sum(i.get("pairs", 0) for i in infos), len(miss)))
-    L += ["", "| program | gpuhier rc | profiled | ncu rc | ncu launches | pairs | unmatched | metrics | note |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    L += ["", "| program | gpuhier rc | profiled | passes | ncu rc | ncu launches | ncu passes | pairs | unmatched | metrics | note |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for i in infos:
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            i["program"], i.get("gpuhier_rc"), i.get("profiled"), i.get("ncu_rc", ""), i.get("ncu_launches", ""),
-            i.get("pairs", ""), i.get("unmatched", ""), i.get("metrics", ""), i.get("error", "")))
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            i["program"], i.get("gpuhier_rc"), i.get("profiled"), i.get("passes", ""), i.get("ncu_rc", ""),
+            i.get("ncu_launches", ""), i.get("ncu_passes", ""), i.get("pairs", ""), i.get("unmatched", ""),
+            i.get("metrics", ""), i.get("error", "")))
     if miss:
         L += ["", "### Outside tolerance", "", "| program | kernel | grid | block | idx | metric | gpuhier | ncu | diff |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

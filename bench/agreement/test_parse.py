@@ -36,6 +36,7 @@ check(m.get("gpu__time_duration.sum") == 25166160.0 or m.get("gpu__time_duration
 check(abs(m.get("l1tex__t_sector_hit_rate.pct", -1) - 0) >= 0, "pct present")
 check(m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") == 524288.0, "sectors: 4 Mi floats / 8 per sector")
 check("launch__grid_size" in m, "launch__ attributes kept as metrics")
+check(m.get("profiler__replayer_passes") == 3.0, "ncu's pass count is a column")
 
 rows = ncu_csv.parse(read("ncu-raw-per-launch-config.csv"))
 check(len(rows) == 3, "per-launch-config: one launch per configuration (3)")

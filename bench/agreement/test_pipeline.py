@@ -100,7 +100,7 @@ def main():
               "the miss is listed with its launch")
         check("tk_missing" in md and "not built" in md, "missing testkernel noted")
         check("| l1tex__t_sector_hit_rate.pct | 2 | 1 | 1 |" in md, "cold vs warm: hit rate 1 point")
-        check("pytorch_train.py | 0 | 2 |" in md, "the benchmark is compared too")
+        check("| pytorch_train.py | 0 | 2 | 2 |" in md, "the benchmark is compared too, with its passes")
         check("| native | 3 |" in md, "native timed 3 times")
         check("| tk_fake | 2 | 0 | `scale` #1: missing gpu__time_duration.sum" not in md, "synthetic report has a duration")
         check("| tk_fake | 2 | 0 |" in md, "plausibility: the synthetic report lacks most core metrics")
