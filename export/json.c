@@ -133,13 +133,33 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
     json_object_set_new(fo, "top", o->top > 0 ? json_integer(o->top) : json_null());
     json_object_set_new(root, "filters", fo);
     json_object_set_new(root, "findings_total", json_integer((json_int_t)r->n_total));
-    json_t *arr = json_array();
-    for (size_t i = 0; i < r->n; i++)
-        json_array_append_new(arr, ex_finding_json(&r->f[i]));
-    json_object_set_new(root, "findings", arr);
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_object_set_new(root, "findings", json_array());
+    /*
+     * The frame is dumped with an empty findings array and each finding is
+     * dumped on its own line into it: memory stays one finding deep, and
+     * `grep` finds a finding on one line.
+     */
+    char *frame = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     json_decref(root);
-    if (rc != 0 || fputc('\n', out) == EOF)
+    /* Quotes inside strings are escaped, so this text can only be our member. */
+    char *slot = frame ? strstr(frame, "\"findings\": []") : NULL;
+    if (!slot) {
+        free(frame);
+        return store_set_error("cannot build the JSON document");
+    }
+    size_t pre = (size_t)(slot - frame) + strlen("\"findings\": [");
+    int bad = fwrite(frame, 1, pre, out) != pre;
+    for (size_t i = 0; i < r->n && !bad; i++) {
+        json_t *f = ex_finding_json(&r->f[i]);
+        char *t = json_dumps(f, JSON_COMPACT | JSON_REAL_PRECISION(10));
+        json_decref(f);
+        bad = !t || fprintf(out, "%s\n    %s", i ? "," : "", t) < 0;
+        free(t);
+    }
+    bad = bad || fputs(r->n ? "\n  " : "", out) == EOF || fputs(slot + strlen("\"findings\": ["), out) == EOF ||
+          fputc('\n', out) == EOF;
+    free(frame);
+    if (bad)
         return store_set_error("cannot write JSON: %s", strerror(errno));
     return 0;
 }
