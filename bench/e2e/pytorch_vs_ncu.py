@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gpuhier's findings beside Nsight Compute's rule output (issue 5, point 6).
+
+1. Runs bench/pytorch_train.py under `gpuhier run` (default sampling: the
+   first launch of each kernel/grid/block/shared-memory configuration is
+   profiled) and analyzes the report(s).
+2. Takes the 20 kernels with the most GPU time (kernel_summary) and runs
+   the same program under ncu restricted to those kernels (mangled names)
+   with --filter-mode per-launch-config: ncu also profiles the first launch
+   of each configuration, i.e. the same launches.
+3. Parses ncu's rule results (--page details --csv: rows with a Rule Name)
+   for UncoalescedGlobalAccess, SharedMemoryConflicts, TheoreticalOccupancy,
+   AchievedOccupancy and LaunchConfiguration, and sets them beside
+   gpuhier's findings of the corresponding rules, per kernel.
+Writes $OUT/pytorch-vs-ncu.md and the raw outputs.
+"""
+import argparse
+import csv
+import glob
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+# ncu rule -> gpuhier rules that judge the same thing
+PAIRS = [
+    ("UncoalescedGlobalAccess", ["uncoalesced-global-load", "uncoalesced-global-store"]),
+    ("SharedMemoryConflicts", ["shared-bank-conflicts"]),
+    ("TheoreticalOccupancy", ["occupancy-registers", "occupancy-shared-memory", "block-shape"]),
+    ("AchievedOccupancy", ["latency-not-hidden"]),
+    ("LaunchConfiguration", ["block-shape", "latency-not-hidden"]),
+]
+WANTED_SECTIONS = ["LaunchStats", "Occupancy", "SpeedOfLight", "MemoryWorkloadAnalysis",
+                   "MemoryWorkloadAnalysis_Tables", "SourceCounters"]
+
+
+def run(cmd, timeout, log, env=None):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=env)
+        out, rc = p.stdout.decode(errors="replace"), p.returncode
+    except subprocess.TimeoutExpired as e:
+        out, rc = (e.stdout or b"").decode(errors="replace") + "\n[timed out]", 124
+    except OSError as e:
+        out, rc = str(e), 127
+    with open(log, "a") as f:
+        f.write("$ %s\n%s\n[rc %d, %.1f s]\n\n" % (" ".join(cmd), out[-20000:], rc, time.time() - t0))
+    return rc, out, time.time() - t0
+
+
+def ncu_rules(text):
+    """Rule rows of `ncu --csv --page details`: list of dict(kernel, grid, block, rule, type, speedup, text)."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID",')), None)
+    if start is None:
+        return []
+    rows = list(csv.DictReader(io.StringIO("\n".join(l for l in lines[start:] if l.startswith('"')))))
+    out = []
+    for r in rows:
+        name = (r.get("Rule Name") or "").strip()
+        if not name:
+            continue
+        out.append({"kernel": r.get("Kernel Name", ""), "grid": r.get("Grid Size", ""), "block": r.get("Block Size", ""),
+                    "rule": name, "type": (r.get("Rule Type") or "").strip(),
+                    "speedup": (r.get("Estimated Speedup") or "").strip(),
+                    "text": (r.get("Rule Description") or "").strip()})
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--bench-args", default=os.environ.get("BENCH_ARGS", "--steps 6 --warmup 2"))
+    ap.add_argument("--ncu", default=os.environ.get("NCU", "ncu"))
+    ap.add_argument("--ncu-timeout", type=float, default=float(os.environ.get("NCU_TIMEOUT_S", "300")))
+    a = ap.parse_args()
+    t0 = time.time()
+    os.makedirs(a.out, exist_ok=True)
+    log = os.path.join(a.out, "pytorch-vs-ncu.log")
+    open(log, "w").close()
+    gh = os.path.join(a.build, "gpuhier")
+    prog = [sys.executable, os.path.join(a.root, "bench", "pytorch_train.py")] + a.bench_args.split()
+    for old in glob.glob(os.path.join(a.out, "pt-*.db")):
+        os.remove(old)
+    rc, out, dt = run([gh, "run", "-q", "-f", "--no-analyze", "-o", os.path.join(a.out, "pt-%p.db"), "--"] + prog, 300, log)
+    print("gpuhier run: rc %d, %.0f s" % (rc, dt), flush=True)
+    reports = sorted(glob.glob(os.path.join(a.out, "pt-*.db")))
+    if not reports:
+        print("no report; see %s" % log)
+        return 1
+    # The training process is the report with the most GPU time.
+    best = None
+    for rep in reports:
+        rc2, js, _ = run([gh, "analyze", rep, "--rules", os.path.join(a.root, "rules"), "--format", "json", "--top", "0"], 120, log)
+        try:
+            d = json.loads(js[js.index("{"):])
+        except ValueError:
+            continue
+        gpu = (d.get("analysis") or {}).get("run_gpu_ns") or 0
+        if best is None or gpu > best[1]:
+            best = (rep, gpu, d)
+    if not best:
+        print("analyze failed; see %s" % log)
+        return 1
+    rep, gpu_ns, d = best
+    kernels = [k for k in d["kernels"] if k.get("launches")][: a.top]
+    # mangled names of the top kernels, from the report itself
+    import sqlite3
+    con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
+    mangled = {}
+    for k in kernels:
+        row = con.execute("SELECT mangled_name FROM kernel WHERE id = ?", (k["kernel_id"],)).fetchone()
+        mangled[k["kernel_id"]] = row[0] if row else None
+    con.close()
+    findings = {}
+    for f in d["findings"]:
+        findings.setdefault(f.get("kernel_id"), []).append(f)
+
+    # ncu on the same launches: first launch of each configuration of those kernels
+    rc, secs, _ = run([a.ncu, "--list-sections"], 60, log)
+    sections = [s for s in WANTED_SECTIONS if re.search(r"\b%s\b" % re.escape(s), secs)] or WANTED_SECTIONS[:3]
+    names = [re.escape(m) for m in mangled.values() if m]
+    regex = "regex:^(%s)$" % "|".join(names)
+    cmd = [a.ncu, "--csv", "--page", "details", "--print-units", "base", "--kernel-name-base", "mangled",
+           "--kernel-name", regex, "--filter-mode", "per-launch-config", "--launch-count", str(40 * a.top),
+           "--target-processes", "all", "--cache-control", "none", "--clock-control", "none"]
+    for s in sections:
+        cmd += ["--section", s]
+    rc, nout, ndt = run(cmd + ["--"] + prog, a.ncu_timeout, log)
+    with open(os.path.join(a.out, "ncu-details.csv"), "w") as f:
+        f.write(nout)
+    rules = ncu_rules(nout)
+    print("ncu: rc %d, %.0f s, %d rule results, sections %s" % (rc, ndt, len(rules), ",".join(sections)), flush=True)
+    by_kernel = {}
+    inv = {m: kid for kid, m in mangled.items() if m}
+    for r in rules:
+        kid = inv.get(r["kernel"])
+        if kid is None:   # ncu prints the demangled or function name depending on version: match loosely
+            for k in kernels:
+                sn = k.get("kernel") or ""
+                if sn and sn in r["kernel"]:
+                    kid = k["kernel_id"]
+                    break
+        by_kernel.setdefault(kid, []).append(r)
+
+    md = ["# gpuhier findings beside Nsight Compute's rules (PyTorch benchmark)", ""]
+    md.append("Command: `bench/e2e_pytorch_vs_ncu.sh` (`%s`), %s." % (" ".join(a.bench_args.split()), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    md.append("gpuhier: default sampling (first launch of each configuration); ncu: `--filter-mode per-launch-config`, sections %s, the same %d kernels by mangled name." % (", ".join(sections), len(names)))
+    md.append("ncu rc %d in %.0f s; %d rule results parsed. Report: %s, GPU time %.1f ms." % (rc, ndt, len(rules), os.path.basename(rep), gpu_ns / 1e6))
+    md.append("")
+    md.append("A rule 'fires' in ncu when its result type is OPT or WRN. Columns pair each ncu rule with the gpuhier rules that judge the same thing.")
+    md.append("")
+    hdr = "| # | kernel | time share | gpuhier findings | " + " | ".join(p[0] for p in PAIRS) + " |"
+    md += [hdr, "|" + "---|" * (4 + len(PAIRS))]
+    disagreements = []
+    for i, k in enumerate(kernels, 1):
+        kid = k["kernel_id"]
+        fs = findings.get(kid, [])
+        nr = by_kernel.get(kid, [])
+        cells = []
+        for nrule, ours in PAIRS:
+            n_fired = [r for r in nr if r["rule"] == nrule and r["type"] in ("OPT", "WRN")]
+            n_seen = [r for r in nr if r["rule"] == nrule]
+            g_fired = sorted(set(f["rule_id"] for f in fs if f["rule_id"] in ours))
+            n_txt = ("ncu: yes" + (" (%s)" % n_fired[0]["speedup"] if n_fired[0]["speedup"] else "")) if n_fired else \
+                    ("ncu: no" if n_seen else "ncu: not run")
+            g_txt = "gpuhier: " + (", ".join(g_fired) if g_fired else "no")
+            agree = bool(n_fired) == bool(g_fired) or not n_seen
+            cells.append("%s; %s%s" % (n_txt, g_txt, "" if agree else " **differ**"))
+            if not agree:
+                disagreements.append((i, k.get("kernel"), nrule, n_fired[0]["text"][:300] if n_fired else "",
+                                      ", ".join(g_fired)))
+        name = (k.get("kernel") or "?").replace("|", "\\|")[:60]
+        md.append("| %d | %s | %.1f %% | %s | %s |" % (i, name, k.get("share_pct") or 0,
+                  ", ".join("%s (%s)" % (f["rule_id"], f["severity"]) for f in fs) or "-", " | ".join(cells)))
+    md += ["", "## Disagreements (to be explained in docs/analyzer-vs-ncu.md)", ""]
+    for i, kname, nrule, ntext, ours in disagreements:
+        md.append("- #%d %s, %s: ncu %s; gpuhier %s. ncu says: %s" % (i, kname, nrule, "fires" if ntext else "silent",
+                  ours or "silent", ntext or "-"))
+    if not disagreements:
+        md.append("none")
+    md.append("")
+    md.append("Total wall time %.0f s." % (time.time() - t0))
+    text = "\n".join(md) + "\n"
+    open(os.path.join(a.out, "pytorch-vs-ncu.md"), "w").write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
