@@ -47,6 +47,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -971,7 +972,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         return;
     if (cb->callbackSite == CUPTI_API_ENTER) {
         static __thread struct rec r;
-        memset(&r, 0, sizeof(r));
+        const size_t used = offsetof(struct rec, u) + sizeof(struct rec_launch);
+        memset(&r, 0, used);
         r.type = REC_LAUNCH;
         atomic_fetch_add_explicit(&G.launches_seen, 1, memory_order_relaxed);
         struct rec_launch *l = &r.u.launch;
@@ -1035,7 +1037,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             pthread_mutex_unlock(&G.prof_lock);
         }
         snprintf(l->reason, sizeof(l->reason), "%s", why ? why : "");
-        writer_push(&r);
+        writer_push_n(&r, used);
         if (gh_debug) {
             static atomic_long nl;
             long k = atomic_fetch_add(&nl, 1);

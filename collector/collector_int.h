@@ -126,9 +126,10 @@ struct rec {
 
 #define GH_CUPTI_FNS(X)                                                                            \
     X(cuptiGetResultString)                                                                        \
-    X(cuptiGetVersion) X(cuptiSubscribe) X(cuptiSubscribe_v2) X(cuptiUnsubscribe)                  \
-        X(cuptiEnableCallback) X(cuptiEnableDomain) X(cuptiActivityEnable) X(                      \
-            cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord) X(cuptiActivityFlushAll) \
+    X(cuptiGetVersion)                                                                             \
+    X(cuptiSubscribe) X(cuptiSubscribe_v2) X(cuptiUnsubscribe) X(cuptiEnableCallback)              \
+        X(cuptiEnableDomain) X(cuptiActivityEnable) X(cuptiActivityRegisterCallbacks) X(           \
+            cuptiActivityGetNextRecord) X(cuptiActivityFlushAll)                                   \
             X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityFlushPeriod) X(cuptiGetTimestamp)  \
                 X(cuptiGetDeviceId) X(cuptiGetContextId) X(cuptiGetSassToSourceCorrelation)        \
                     X(cuptiDeviceGetChipName) X(cuptiProfilerInitialize)                           \
@@ -143,8 +144,9 @@ struct rec {
 
 #define GH_CU_FNS(X)                                                                               \
     X(cuDeviceGetAttribute)                                                                        \
-    X(cuDeviceGetName) X(cuDeviceTotalMem_v2) X(cuDriverGetVersion) X(cuFuncGetAttribute)          \
-        X(cuDeviceGetUuid_v2) X(cuGetErrorName)
+    X(cuDeviceGetName)                                                                             \
+    X(cuDeviceTotalMem_v2) X(cuDriverGetVersion) X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2)       \
+        X(cuGetErrorName)
 
 #define GH_DECL(f) __typeof__(f) *f;
 struct gh_api {
@@ -180,6 +182,14 @@ int writer_start(const char *path, const struct writer_run_info *ri, size_t slot
 
 /* Queues a record (fills tid/time if zero). 0 or -1 (dropped, counted). */
 int writer_push(struct rec *r);
+
+/*
+ * As writer_push(), copying only the first `n` bytes of `r` (the header
+ * and the union member in use): the launch path copies ~330 bytes, not
+ * the whole record. The slot's remaining bytes are stale; handlers read
+ * only the member of their type.
+ */
+int writer_push_n(struct rec *r, size_t n);
 
 /*
  * Hands a completed CUPTI activity buffer to the writer, which parses it

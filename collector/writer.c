@@ -211,7 +211,10 @@ static struct {
 uint32_t
 gh_tid(void)
 {
-    return (uint32_t)syscall(SYS_gettid);
+    static __thread uint32_t tid;
+    if (!tid)
+        tid = (uint32_t)syscall(SYS_gettid);
+    return tid;
 }
 
 uint64_t
@@ -1344,7 +1347,7 @@ writer_active(void)
 }
 
 int
-writer_push(struct rec *r)
+writer_push_n(struct rec *r, size_t n)
 {
     if (!W.running)
         return -1;
@@ -1352,7 +1355,13 @@ writer_push(struct rec *r)
         r->tid = gh_tid();
     if (!r->time_ns)
         r->time_ns = gh_now_ns();
-    return queue_push(&W.q, r, sizeof(*r));
+    return queue_push(&W.q, r, n < sizeof(*r) ? n : sizeof(*r));
+}
+
+int
+writer_push(struct rec *r)
+{
+    return writer_push_n(r, sizeof(*r));
 }
 
 void
