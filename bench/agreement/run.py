@@ -15,11 +15,15 @@ import glob
 import json
 import os
 import re
-import sqlite3
 import statistics
 import subprocess
 import sys
 import time
+
+try:
+    import sqlite3
+except ImportError:  # a Python built without _sqlite3: say so instead of a traceback
+    sys.exit("agreement: this python3 has no sqlite3 module; run with another python3 (PATH)")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare  # noqa: E402
