@@ -11,6 +11,7 @@
 #include "tests/check.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
@@ -219,7 +220,198 @@ test_collector_short_name(void)
     free(d);
 }
 
+/* ------------------------------------------------------------ joins */
+
+/*
+ * A fake CUPTI activity buffer: fixed-size slots, each one record. The
+ * writer walks it through gh.cuptiActivityGetNextRecord like a real one.
+ */
+union fake_slot {
+    CUpti_Activity a;
+    CUpti_ActivityKernel10 k;
+    CUpti_ActivityMemcpy6 m;
+};
+
+static CUptiResult CUPTIAPI
+fake_next(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+    uint8_t *p = *rec ? (uint8_t *)*rec + sizeof(union fake_slot) : buf;
+    if (p + sizeof(union fake_slot) > buf + valid)
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    *rec = (CUpti_Activity *)p;
+    return CUPTI_SUCCESS;
+}
+
+static int released;
+static void
+fake_release(uint8_t *buf)
+{
+    (void)buf;
+    released++;
+}
+
+static void
+fake_kernel(union fake_slot *s, const char *name, uint32_t corr, uint64_t start, uint32_t graph)
+{
+    memset(s, 0, sizeof(*s));
+    s->k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    s->k.name = name;
+    s->k.correlationId = corr;
+    s->k.gridX = 64, s->k.gridY = 1, s->k.gridZ = 1;
+    s->k.blockX = 256, s->k.blockY = 1, s->k.blockZ = 1;
+    s->k.registersPerThread = 32;
+    s->k.sharedMemoryExecuted = 233472;
+    s->k.clusterX = s->k.clusterY = s->k.clusterZ = 1;
+    s->k.start = start;
+    s->k.end = start + 1000;
+    s->k.streamId = 7;
+    s->k.graphId = graph;
+}
+
+static void
+push_launch(uint32_t corr, uint32_t rt, const char *reason, int sampled, long idx, const char *nvtx)
+{
+    struct rec r = {.type = REC_LAUNCH};
+    r.u.launch.corr = corr;
+    r.u.launch.rt_corr = rt;
+    r.u.launch.sampled = sampled;
+    r.u.launch.config_index = idx;
+    snprintf(r.u.launch.reason, sizeof(r.u.launch.reason), "%s", reason);
+    snprintf(r.u.launch.nvtx_path, sizeof(r.u.launch.nvtx_path), "%s", nvtx);
+    CHECK(writer_push_n(&r, offsetof(struct rec, u) + sizeof(struct rec_launch)) == 0);
+}
+
+static const char *const fake_metrics[] = {"gpu__time_duration.sum", "smsp__inst_executed.sum"};
+
+static void
+push_profile(uint32_t corr, int ok, double dur)
+{
+    struct rec r = {.type = REC_PROFILE};
+    r.u.profile.corr = corr;
+    r.u.profile.ok = ok;
+    r.u.profile.passes = 3;
+    r.u.profile.n = 2;
+    r.u.profile.names = fake_metrics;
+    r.u.profile.values[0] = dur;
+    r.u.profile.values[1] = 42;
+    r.u.profile.overhead_ns = 5;
+    snprintf(r.u.profile.set, sizeof(r.u.profile.set), "core");
+    CHECK(writer_push(&r) == 0);
+}
+
+/*
+ * The writer's joins, without a GPU: launch records (by driver or
+ * runtime correlation id) give kernel records their sampling reason,
+ * NVTX path and configuration index; profiles attach whether they come
+ * before or after the kernel record; a disagreeing batch is marked; graph
+ * kernels without a launch callback get 'graph'; copies get pointers.
+ */
+static void
+test_collector_writer_joins(void)
+{
+    char path[256], err[256] = "";
+    snprintf(path, sizeof(path), "%s/j.db", dir);
+    struct writer_run_info ri = {.mode = "profile", .options_json = "{}"};
+    gh.cuptiActivityGetNextRecord = fake_next;
+    CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
+    struct rec d = {.type = REC_DEVICE};
+    snprintf(d.u.device.chip, sizeof(d.u.device.chip), "GH100");
+    writer_push(&d);
+    const char *k = "_Z6kernelPfi";
+    push_launch(10, 9, "first_of_config", 1, 0, "step > fwd");
+    push_launch(12, 11, "sampled_out", 0, 1, "");
+    push_launch(14, 13, "first_of_config", 1, 0, ""); /* profile arrives after its kernel record */
+    push_launch(16, 15, "first_of_config", 1, 0, ""); /* its batch is dropped */
+    struct rec c = {.type = REC_COPY};
+    c.u.copy.corr = 19;
+    c.u.copy.src = 0x1000;
+    c.u.copy.dst = 0x2000;
+    snprintf(c.u.copy.api, sizeof(c.u.copy.api), "cudaMemcpy");
+    writer_push(&c);
+    push_profile(10, 1, 1234);
+    push_profile(16, 0, 0);
+
+    static union fake_slot buf[6];
+    fake_kernel(&buf[0], k, 9, 1000, 0);  /* the runtime id, as kernel records may carry */
+    fake_kernel(&buf[1], k, 12, 3000, 0); /* the driver id */
+    fake_kernel(&buf[2], "_Z5otherv", 13, 5000, 0);
+    fake_kernel(&buf[3], "_Z5otherv", 77, 6000, 5); /* a graph node: no launch callback */
+    fake_kernel(&buf[4], "_Z5thirdv", 16, 7000, 0);
+    memset(&buf[5], 0, sizeof(buf[5]));
+    buf[5].m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    buf[5].m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+    buf[5].m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+    buf[5].m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    buf[5].m.bytes = 4096;
+    buf[5].m.correlationId = 20;
+    buf[5].m.runtimeCorrelationId = 19;
+    buf[5].m.start = 100, buf[5].m.end = 200;
+    writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
+    for (int i = 0; i < 200 && released == 0; i++)
+        usleep(5000);
+    writer_sync(1000);
+    push_profile(14, 1, 777);
+    writer_stop(1);
+    gh.cuptiActivityGetNextRecord = NULL;
+    CHECK_EQ_INT(released, 1);
+
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM launch"), 5);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM launch WHERE correlation_id = 9 AND profiled = 1 AND "
+                       "profile_reason = 'first_of_config' AND nvtx_path = 'step > fwd' AND "
+                       "config_launch_index = 0"),
+        1);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM launch WHERE correlation_id = 12 AND profiled = 0 AND "
+                       "profile_reason = 'sampled_out' AND config_launch_index = 1"),
+        1);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM launch WHERE correlation_id = 13 AND profiled = 1"),
+        1);
+    CHECK_EQ_INT(
+        query_long(db,
+                   "SELECT count(*) FROM launch WHERE graph_id = 5 AND profile_reason = 'graph'"),
+        1);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM launch WHERE correlation_id = 16 AND profiled = 0 AND "
+                       "profile_reason = 'batch_dropped'"),
+        1);
+    CHECK_EQ_INT(query_long(db, "SELECT ranges_dropped FROM run"), 1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM profile"), 2);
+    CHECK_EQ_INT(query_long(db, "SELECT duration_ns FROM v_profiled WHERE launch_id = "
+                                "(SELECT id FROM launch WHERE correlation_id = 9)"),
+                 1234);
+    CHECK_EQ_INT(query_long(db, "SELECT inst_executed FROM v_profiled WHERE launch_id = "
+                                "(SELECT id FROM launch WHERE correlation_id = 13)"),
+                 42);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM metric"), 4);
+    CHECK_EQ_INT(query_long(db, "SELECT launches FROM config c JOIN kernel k ON k.id = c.kernel_id "
+                                "WHERE k.mangled_name = '_Z6kernelPfi'"),
+                 2);
+    CHECK_EQ_INT(query_long(db, "SELECT total_ns FROM config c JOIN kernel k ON k.id = c.kernel_id "
+                                "WHERE k.mangled_name = '_Z6kernelPfi'"),
+                 2000);
+    CHECK_EQ_INT(query_long(db,
+                            "SELECT count(*) FROM config WHERE theoretical_occupancy_pct > 0 AND "
+                            "occupancy_limiter IS NOT NULL"),
+                 3);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM kernel WHERE demangled_name = 'kernel(float*, int)' "
+                       "AND short_name = 'kernel'"),
+        1);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM copy WHERE copy_kind = 'HtoD' AND src_kind = 'pinned' "
+                       "AND dst_kind = 'device' AND src_ptr = 4096 AND dst_ptr = 8192 AND "
+                       "api = 'cudaMemcpy' AND bytes = 4096"),
+        1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM device WHERE id = 0 AND chip = 'GH100'"), 1);
+    sqlite3_close(db);
+}
+
 static const struct check_test tests[] = {
+    {"test_collector_writer_joins", test_collector_writer_joins},
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
     {"test_collector_writer_8_producers", test_collector_writer_8_producers},
