@@ -38,7 +38,7 @@ order = {"naive": 0, "tiled": 1, "padded": 2}
 rows.sort(key=lambda r: (r[1], order[r[0]]))
 peak = 4.8e12
 out = []
-out.append(f"Measured {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC on {gpu} (name, driver).")
+out.append(f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on {gpu} (name, driver).")
 out.append(f"Device-to-device copy (cudaMemcpy, 1 GiB, bytes read + written): {copy / 1e12:.2f} TB/s.")
 out.append("")
 out.append("| kernel | N | time (µs) | bytes moved (MB) | floor @4.8 TB/s (µs) | ratio | floor @copy (µs) | ratio | document |")

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 // async: a copy staged through shared memory with cp.async (LDGSTS), the path Hopper library kernels
 // use (with TMA) and that the LSU global-load counters do not see (rule 9's caveat).
-// Built twice: tk_async (cp.async, LDGSTS.128) and tk_async_fixed (-DFIXED: plain LDG.128 + STS.128,
-// the LSU-visible twin). Neither is a defect; the pair shows what the LSU counters miss.
+// Built twice: tk_async (cp.async, LDGSTS.128) and tk_async_fixed (-DFIXED: plain LDG.128 + STS.128).
+// Neither is a defect. First claim: the LSU global-load counters miss LDGSTS. Nsight Compute
+// contradicted it (2026-11-29): l1tex__t_requests_pipe_lsu_mem_global_op_ld counts one request per
+// LDGSTS warp instruction, as for LDG.128; the instruction counters tell them apart.
 // Case (argv): copy -- kernel staged_copy: out = 2 * in over 64 Mi floats; each block of 256 threads
 //   stages 1024 floats (16 B per thread) in shared memory, waits, then writes them out.
 // Findings: none in either build (negative: uncoalesced-global-load must not be judged from the LSU
 //   slice when LDGSTS carries the loads); may floor-distance.
 // Key metric: LDGSTS warp instructions smsp__inst_executed_op_ldgsts.sum = 64 Mi / 4 / 32 = 524 288
-//   (cp.async build); fixed: global load requests l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum =
-//   524 288 (one LDG.128 request per warp per 512 B) and no LDGSTS.
+//   and no LDG (smsp__inst_executed_op_global_ld.sum = 0) in the cp.async build; fixed: global load
+//   requests l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum = 524 288 and no LDGSTS.
 #include "tk_common.h"
 #include <cuda_pipeline.h>
 

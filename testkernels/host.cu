@@ -28,8 +28,10 @@
 //   small: host->device copies = 4096 (fixed 1).
 //   roundtrip: device->host copies = 11 (10 round trips + the result; fixed 1).
 //   transfer: host->device bytes = 268 435 456 (fixed 0).
-//   mapped: system-memory sectors read through L2, lts__t_sectors_aperture_sysmem_op_read.sum =
-//           64 MiB / 32 B = 2 097 152 (fixed 0).
+//   mapped: system-memory sectors the SMs read through L2,
+//           lts__t_sectors_srcunit_tex_aperture_sysmem_op_read.sum = 64 MiB / 32 B = 2 097 152 (fixed 0).
+//           (All units, lts__t_sectors_aperture_sysmem_op_read, read 1.5x that -- ncu 2026-11-29 --
+//           for reasons not established.)
 #include "tk_common.h"
 
 #define BIG ((size_t)64 << 20) // floats: 256 MiB

@@ -23,8 +23,10 @@
 //   block=B: theoretical occupancy sm__maximum_warps_per_active_cycle_pct = 50 (B=32), 100 (64, 256).
 //   grid=small: sm__cycles_active.avg / sm__cycles_active.max = 66/132 = 0.5 (one block per busy SM,
 //               every busy SM active the whole kernel, the others never).  grid=full: 1.0.
-//   wave=partial: achieved occupancy sm__warps_active.avg.pct_of_peak_sustained_active =
-//               (9 blocks x 8 warps x T) / (64 warps x 2T) = 56.25 %.  wave=full: 100 % (8 x 8 / 64).
+//   wave=partial: achieved occupancy over elapsed cycles, sm__warps_active.avg.pct_of_peak_sustained_elapsed
+//               = (9 x SMs blocks x 8 warps x T) / (SMs x 64 warps x 2T) = 56.25 %.  wave=full: 100 %.
+//               (Per active cycle it reads 65 %: the tail blocks do not land one per SM, and SMs
+//               without one drop out of that average -- ncu 2026-11-29.)
 #include "tk_common.h"
 #include <functional>
 
