@@ -242,7 +242,7 @@ fake_next(uint8_t *buf, size_t valid, CUpti_Activity **rec)
     return CUPTI_SUCCESS;
 }
 
-static int released;
+static atomic_int released;
 static void
 fake_release(uint8_t *buf)
 {
