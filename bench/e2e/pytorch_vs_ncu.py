@@ -89,7 +89,17 @@ def main():
     prog = [sys.executable, os.path.join(a.root, "bench", "pytorch_train.py")] + a.bench_args.split()
     for old in glob.glob(os.path.join(a.out, "pt-*.db")):
         os.remove(old)
-    rc, out, dt = run([gh, "run", "-q", "-f", "--no-analyze", "-o", os.path.join(a.out, "pt-%p.db"), "--"] + prog, 300, log)
+    # The rules that judge coalescing need the requested bytes (extra group sass_bytes), which the
+    # collector does not yet add on its own: name them (and requests, tma) with --metrics.
+    src = open(os.path.join(a.root, "collector", "metrics.c")).read()
+    extra = []
+    for group in ("tma_set", "requests_set", "sass_bytes_set"):
+        m = re.search(group + r"\[\] = \{(.*?)\};", src, re.S)
+        if m:
+            extra += re.findall(r'"([^"]+)"', m.group(1))
+    mopt = ["--metrics", os.environ.get("E2E_METRICS", ",".join(extra))] if extra else []
+    rc, out, dt = run([gh, "run", "-q", "-f", "--no-analyze", "-o", os.path.join(a.out, "pt-%p.db")] + mopt + ["--"] + prog,
+                      300, log)
     print("gpuhier run: rc %d, %.0f s" % (rc, dt), flush=True)
     reports = sorted(glob.glob(os.path.join(a.out, "pt-*.db")))
     if not reports:
