@@ -536,6 +536,15 @@ open_selected(struct tui *t)
     case TARGET_COPIES:
         switch_top(t, 3);
         break;
+    case TARGET_COPY_GROUP: {
+        struct view *nv = copies_group_view(v, id);
+        if (nv) {
+            nv->prev = t->view;
+            t->view = nv;
+            load_view(t, nv);
+        }
+        break;
+    }
     case TARGET_NONE:
         set_status(t, "nothing to open on this line");
         break;

@@ -43,8 +43,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define LINE_INFO(X)                                                                               \
     X(DEFAULT)                                                                                     \
-    X(TITLE) X(HEADER) X(CURSOR) X(STATUS) X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD)    \
-        X(DIM) X(LABEL) X(BAR) X(BAR_EMPTY) X(TAG) X(SECTION)
+    X(TITLE)                                                                                       \
+    X(HEADER) X(CURSOR) X(STATUS) X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM)      \
+        X(LABEL) X(BAR) X(BAR_EMPTY) X(TAG) X(SECTION)
 
 enum line_type {
 #define LINE_ENUM(id) LINE_##id,
@@ -144,7 +145,14 @@ struct value {
 };
 
 /* What Enter on a row or line opens. */
-enum target_kind { TARGET_NONE, TARGET_KERNEL, TARGET_FINDING, TARGET_COPIES, TARGET_FINDINGS };
+enum target_kind {
+    TARGET_NONE,
+    TARGET_KERNEL,
+    TARGET_FINDING,
+    TARGET_COPIES,
+    TARGET_FINDINGS,
+    TARGET_COPY_GROUP, /* id: the row's group in the copies view */
+};
 
 struct row {
     struct value *v;     /* ncols values */
@@ -217,6 +225,9 @@ struct view {
 
 extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, findings_ops,
     finding_ops, copies_ops, help_ops;
+
+/* A new, unloaded view of the copies of group `index` of a copies view, or NULL. */
+struct view *copies_group_view(struct view *copies, long long index);
 
 /* The findings shown in a kernel view (borrowed), for export. */
 size_t kernel_view_finding_ids(struct view *v, const long long **ids);
