@@ -10,6 +10,7 @@
  */
 #include "collector/sampling.h"
 
+#include <demangle.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -207,13 +208,53 @@ slot_of(struct sampling *s, const struct sampling_launch *l, int insert)
     return NULL;
 }
 
+struct dm_buf {
+    char *p;
+    size_t len, cap;
+};
+
+static void
+dm_append(const char *piece, size_t n, void *opaque)
+{
+    struct dm_buf *b = opaque;
+    size_t room = b->cap - 1 - b->len;
+    if (n > room)
+        n = room;
+    memcpy(b->p + b->len, piece, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+/*
+ * Demangles into a caller's buffer with libiberty's callback demangler,
+ * which allocates nothing (launch callbacks must not), so -k can match
+ * demangled names even when the caller passes only the mangled one.
+ * Names longer than the buffer are cut: a regex on their start still works.
+ */
+static int
+demangle_into(const char *mangled, char *buf, size_t n)
+{
+    struct dm_buf b = {buf, 0, n};
+    buf[0] = 0;
+    if (!mangled || mangled[0] != '_' || mangled[1] != 'Z')
+        return -1;
+    return cplus_demangle_v3_callback(mangled, DMGL_PARAMS | DMGL_ANSI | DMGL_TYPES, dm_append, &b)
+               ? 0
+               : -1;
+}
+
 static int
 name_matches(const struct sampling *s, const struct sampling_launch *l)
 {
     if (!s->has_kernel_re)
         return 1;
-    return (l->demangled && regexec(&s->kernel_re, l->demangled, 0, NULL, 0) == 0) ||
-           (l->mangled && regexec(&s->kernel_re, l->mangled, 0, NULL, 0) == 0);
+    if (l->mangled && regexec(&s->kernel_re, l->mangled, 0, NULL, 0) == 0)
+        return 1;
+    if (l->demangled)
+        return regexec(&s->kernel_re, l->demangled, 0, NULL, 0) == 0;
+    char buf[2048];
+    return demangle_into(l->mangled, buf, sizeof buf) == 0 &&
+           regexec(&s->kernel_re, buf, 0, NULL, 0) == 0;
 }
 
 const char *

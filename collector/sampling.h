@@ -57,7 +57,8 @@ int sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n);
 /* One launch as the collector sees it at its launch callback. */
 struct sampling_launch {
     const char *mangled;   /* kernel symbol name (may be NULL) */
-    const char *demangled; /* demangled name, or NULL */
+    const char *demangled; /* demangled name, or NULL: then a kernel regex is also tried on the
+                              name sampling demangles itself (no allocation) */
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t dynamic_smem_bytes;

@@ -11,8 +11,8 @@ gh_add_test(NAME unit.occupancy COMMAND test_occupancy LABELS unit profiler)
 
 add_executable(test_sampling ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sampling.c
                ${GH_PROF_SRC}/sampling.c)
-target_include_directories(test_sampling PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(test_sampling PRIVATE Threads::Threads)
+target_include_directories(test_sampling PRIVATE ${PROJECT_SOURCE_DIR} ${LIBIBERTY_INCLUDE_DIR})
+target_link_libraries(test_sampling PRIVATE Threads::Threads ${LIBIBERTY_LIBRARY})
 gh_add_test(NAME unit.sampling COMMAND test_sampling LABELS unit profiler)
 
 # CUPTI headers only (no link): libcupti is dlopened; cupti_profiler_host.h

@@ -170,6 +170,21 @@ test_sampling_filters(void)
     struct sampling_launch m = L("ampere_sgemm_nt_kernel", 1, 32, 0);
     m.nvtx_path = "forward";
     CHECK(sampling_decide(&s, &m, &why, NULL) == NULL);
+    /* no demangled name given: sampling demangles the mangled one itself */
+    struct sampling_launch t = L("_Z11sgemm_tiledPKfS0_Pfi", 1, 32, 0);
+    t.nvtx_path = "forward";
+    CHECK(sampling_decide(&s, &t, &why, NULL) != NULL); /* "^gemm|sgemm_nt": no */
+    sampling_release(&s);
+    o.kernel = "^sgemm_tiled\\(float const\\*, float const";
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    CHECK(sampling_decide(&s, &t, &why, NULL) == NULL);
+    CHECK_STR(why, "sample_all");
+    struct sampling_launch c = L("kernel_c", 1, 32, 0); /* extern "C": no demangling */
+    c.nvtx_path = "forward";
+    CHECK_STR(sampling_decide(&s, &c, &why, NULL), "filtered_name");
+    sampling_release(&s);
+    o.kernel = "^gemm|sgemm_nt";
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
     struct sampling_launch other = L("_Z4axpyPfi", 1, 32, 0);
     other.demangled = "axpy(float*, int)";
     other.nvtx_path = "forward";
