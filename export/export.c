@@ -670,7 +670,8 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
     if (load_run(db, r) || load_rules(db, o, r) || load_kernels(db, has_re ? &re : NULL, r) ||
         load_findings(db, o, has_re ? &re : NULL, min_rank, r))
         goto out;
-    qsort(r->rules, r->n_rules, sizeof(*r->rules), rule_cmp);
+    if (r->n_rules > 1)
+        qsort(r->rules, r->n_rules, sizeof(*r->rules), rule_cmp);
     ret = 0;
 out:
     if (has_re)
