@@ -191,6 +191,7 @@ metrics_extras_wanted(const char *const *names, const double *values, size_t n)
     double ldc = V("smsp__inst_executed_op_ldc.sum");
     double inst = V("smsp__inst_executed.sum");
     double sysmem = V("lts__t_sectors_aperture_sysmem.sum");
+    double dram = V("dram__bytes_read.sum");
 
     /*
      * TMA/LDGSTS (rule 9): L2 read sectors requested by L1TEX that the
@@ -199,11 +200,18 @@ metrics_extras_wanted(const char *const *names, const double *values, size_t n)
      * something else moved the data: TMA or LDGSTS. Any LDGSTS
      * instruction also asks for the group (its bytes are in it).
      */
-    if (l2rd > (1 << 20) / 32.0) {
-        double lsu = (gld > 0 ? gld : 0) + (lld > 0 ? lld : 0);
-        if (lsu < 0.5 * l2rd)
-            want |= METRICS_GROUP_TMA;
-    }
+    double lsu = (gld > 0 ? gld : 0) + (lld > 0 ? lld : 0);
+    if (l2rd > (1 << 20) / 32.0 && lsu < 0.5 * l2rd)
+        want |= METRICS_GROUP_TMA;
+    /*
+     * The same question asked of DRAM, in case TMA requests are not
+     * counted as L1TEX's (unverified on the H200): more than 1 MB read
+     * from DRAM and the LSU's load sectors cover less than half of it.
+     * An LSU kernel's sectors cover its DRAM reads (L2 hits only lower
+     * the DRAM side).
+     */
+    if (dram > 1 << 20 && 32.0 * lsu < 0.5 * dram)
+        want |= METRICS_GROUP_TMA;
     if (ldgsts > 0)
         want |= METRICS_GROUP_TMA;
     /*

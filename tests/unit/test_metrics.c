@@ -171,6 +171,9 @@ test_metrics_extras_policy(void)
     /* GEMM by TMA: L1 read from L2 far more than the LSU asked */
     double tma[] = {4e2, 1e2, 1e7, 1e8, 0, 0, 3.2e8, 1e7, 0, 0};
     CHECK_EQ_INT(metrics_extras_wanted(names, tma, 10), METRICS_GROUP_TMA);
+    /* GEMM by TMA where L1TEX's L2 requests do not show it: DRAM does */
+    double tma2[] = {4e2, 1e2, 0, 1e8, 0, 0, 3.2e8, 1e7, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, tma2, 10), METRICS_GROUP_TMA);
     /* atomics, constant loads, sysmem sectors */
     double misc[] = {0, 0, 0, 1e6, 10, 5, 0, 0, 0, 5000};
     CHECK_EQ_INT(metrics_extras_wanted(names, misc, 10),
