@@ -1272,6 +1272,9 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
         snprintf(err, errlen, "writer already running");
         return -1;
     }
+    /* A previous run's queues (kept for late pushes) are freed only now. */
+    queue_release(&W.q);
+    queue_release(&W.bq);
     memset(&W, 0, sizeof(W));
     snprintf(W.path, sizeof(W.path), "%s", path);
     if (store_create(path, "collector", &W.db)) {
@@ -1416,6 +1419,39 @@ stmt_free(void)
     }
 }
 
+/* Frees the join state (the queues stay: late callbacks may still push and be refused). */
+static void
+free_state(void)
+{
+    for (size_t i = 0; i < W.kernels.cap; i++) {
+        struct kinfo *k = W.kernels.vals[i];
+        if (k) {
+            free(k->name);
+            free(k);
+        }
+    }
+    for (size_t i = 0; i < W.pends.cap; i++) {
+        struct pend *p = W.pends.vals[i];
+        if (p && W.pends.keys[i] == p->corr) {
+            free(p->nvtx);
+            free(p->kname);
+            free(p->prof);
+            free(p);
+        }
+    }
+    for (size_t i = 0; i < W.nconf; i++)
+        free(W.clist[i]);
+    free(W.clist);
+    W.clist = NULL;
+    W.nconf = W.capconf = 0;
+    struct umap *maps[] = {&W.kernels, &W.configs, &W.pends, &W.metric_ids};
+    for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+        free(maps[i]->keys);
+        free(maps[i]->vals);
+        memset(maps[i], 0, sizeof(*maps[i]));
+    }
+}
+
 void
 writer_stop(int clean_exit)
 {
@@ -1445,6 +1481,7 @@ writer_stop(int clean_exit)
     free(W.cubins);
     W.cubins = NULL;
     W.ncubins = 0;
+    free_state();
     /* The queues stay allocated: a late callback on another thread may still push (and be refused). */
 }
 
