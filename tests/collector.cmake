@@ -40,10 +40,14 @@ gh_add_test(NAME e2e.t101-collector-preload
 gh_add_test(NAME boundary.collector-exports
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t102-collector-exports.sh LABELS boundary collector)
 
-# GPU tests: CUDA programs compiled with nvcc, only when it works here.
+# GPU tests: CUDA programs compiled with nvcc, only when it works here
+# (not in the sanitizer build: its link flags are not nvcc's, and GPU
+# tests do not run there).
 include(CheckLanguage)
-check_language(CUDA)
-if(CMAKE_CUDA_COMPILER)
+if(NOT GPUHIER_SANITIZE)
+  check_language(CUDA)
+endif()
+if(CMAKE_CUDA_COMPILER AND NOT GPUHIER_SANITIZE)
   enable_language(CUDA)
   foreach(p multistream sigkill devreset smemfail capture nvtx)
     add_executable(gh_gpu_${p} ${CMAKE_CURRENT_SOURCE_DIR}/gpu/${p}.cu)
