@@ -1022,11 +1022,11 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             }
         } else if (atomic_load(&G.prof_enabled) && !capturing) {
             /*
-             * Seen on the H200: while the range profiler stays enabled on a
-             * context, CUPTI completes no activity records until it is
-             * disabled, so a killed program would lose its whole trace.
-             * Disable it at the first unsampled launch after a profiled one
-             * (this also waits for a profiling thread to finish its range).
+             * Unsampled kernels never run under an enabled (even if not
+             * started) range profiler: what that costs them is not
+             * documented. Disable it at the first unsampled launch after a
+             * profiled one (this also waits for a profiling thread to
+             * finish its range). Consecutive sampled launches keep it.
              */
             pthread_mutex_lock(&G.prof_lock);
             prof_disable();

@@ -1,0 +1,32 @@
+#!/bin/sh
+# A short subset of t150 for re-checking a build on the device in a few
+# seconds: 8 threads x 4 streams under profiling, cudaDeviceReset, stream
+# capture + graphs, SIGKILL. Exit 77 without a GPU.
+set -u
+bin=${GPUHIER_BINARY_DIR:?}
+lib=$bin/libgpuhier-collector.so
+gpu=$bin/gpu
+if ! [ -e /dev/nvidia0 ] || ! command -v python3 >/dev/null || ! [ -x "$gpu/multistream" ]; then
+    echo "skipped: no GPU"; exit 77
+fi
+out=${OUT:-$(mktemp -d)}/t151
+mkdir -p "$out" && cd "$out" || exit 1
+fail=0
+q() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchone(); print("" if r is None or r[0] is None else r[0])' "$1" "$2" 2>&1; }
+expect() { v=$(q "$2" "$3"); if [ "$v" = "$4" ]; then echo "ok   $1 = $v"; else echo "FAIL $1: '$v' want '$4'"; fail=1; fi; }
+gh() { r=$1; shift; env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" "$@"; }
+gh ms.db "$gpu/multistream" 200 > ms.out 2> ms.err || { echo "FAIL multistream exit"; fail=1; }
+expect "launches" ms.db "SELECT count(*) FROM launch" "$(sed -n 's/launched //p' ms.out)"
+expect "first_of_config profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason = 'first_of_config'" 2
+expect "no drops" ms.db "SELECT records_dropped + activity_dropped + ranges_dropped FROM run" 0
+expect "clean" ms.db "SELECT clean_exit FROM run" 1
+gh dr.db "$gpu/devreset" > /dev/null 2>&1
+expect "devreset launches" dr.db "SELECT count(*) FROM launch" 300
+gh cg.db "$gpu/capture" > /dev/null 2>&1 || { echo "FAIL capture exit"; fail=1; }
+expect "graph kernels" cg.db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'graph'" 15
+gh sk.db "$gpu/sigkill" > sk.out 2> sk.err & pid=$!
+i=0; while [ $i -lt 100 ] && ! grep -q started sk.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+sleep 1.5; kill -9 $pid; wait $pid 2>/dev/null
+v=$(q sk.db "SELECT count(*) FROM launch"); [ "${v:-0}" -ge 100 ] 2>/dev/null && echo "ok   killed report launches = $v" || { echo "FAIL killed report launches '$v'"; fail=1; }
+[ $fail = 0 ] && echo "t151: all checks passed" || echo "t151: FAILURES"
+exit $fail
