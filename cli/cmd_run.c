@@ -101,7 +101,8 @@ absolute_pattern(const char *pattern)
     size_t n = strlen(cwd), extra = 0;
     for (size_t i = 0; i < n; i++)
         extra += cwd[i] == '%';
-    char *out = malloc(n + extra + strlen(pattern) + 2);
+    size_t len = strlen(pattern);
+    char *out = malloc(n + extra + len + 2);
     if (!out)
         return xstrdup(pattern);
     char *q = out;
@@ -111,7 +112,7 @@ absolute_pattern(const char *pattern)
             *q++ = '%';
     }
     *q++ = '/';
-    strcpy(q, pattern);
+    memcpy(q, pattern, len + 1);
     return out;
 }
 
