@@ -18,16 +18,19 @@
 static void
 usage(FILE *f)
 {
-    fprintf(f, "usage: gpuhier check report.db [--fail-on note|warning|error] [--rule ID] [--kernel REGEX]\n"
-               "                     [--baseline before.db] [--tolerance PCT] [--raw] [--rules DIR]\n"
-               "  --fail-on SEV      fail on findings of this severity or worse (default warning)\n"
-               "  --rule ID          only this rule\n"
-               "  --kernel REGEX     only kernels whose demangled name matches (POSIX extended)\n"
-               "  --baseline B.db    fail only on findings new or worse than in B.db\n"
-               "  --tolerance PCT    with --baseline: more time lost than the baseline by over PCT %% is worse (default 10)\n"
-               "  --raw              use the findings stored in the reports; never analyze\n"
-               "  --rules DIR        analyze with the rules in DIR\n"
-               "Exit status: 0 clean, 1 findings, 2 usage, 3/4 report problems, 5 broken rules.\n");
+    fprintf(f,
+            "usage: gpuhier check report.db [--fail-on note|warning|error] [--rule ID] [--kernel "
+            "REGEX]\n"
+            "                     [--baseline before.db] [--tolerance PCT] [--raw] [--rules DIR]\n"
+            "  --fail-on SEV      fail on findings of this severity or worse (default warning)\n"
+            "  --rule ID          only this rule\n"
+            "  --kernel REGEX     only kernels whose demangled name matches (POSIX extended)\n"
+            "  --baseline B.db    fail only on findings new or worse than in B.db\n"
+            "  --tolerance PCT    with --baseline: more time lost than the baseline by over PCT %% "
+            "is worse (default 10)\n"
+            "  --raw              use the findings stored in the reports; never analyze\n"
+            "  --rules DIR        analyze with the rules in DIR\n"
+            "Exit status: 0 clean, 1 findings, 2 usage, 3/4 report problems, 5 broken rules.\n");
 }
 
 int
@@ -100,8 +103,8 @@ cmd_check(int argc, const char **argv)
         error("%s", store_error());
         rc = GH_EXIT_INTERNAL;
     } else if (n > 0) {
-        fprintf(stderr, "gpuhier check: %d finding%s at or above %s%s\n", n, n == 1 ? "" : "s", o.fail_on,
-                base ? " new or worse than the baseline" : "");
+        fprintf(stderr, "gpuhier check: %d finding%s at or above %s%s\n", n, n == 1 ? "" : "s",
+                o.fail_on, base ? " new or worse than the baseline" : "");
         rc = GH_EXIT_FINDINGS;
     } else {
         fprintf(stderr, "gpuhier check: clean (no finding at or above %s%s)\n", o.fail_on,

@@ -16,11 +16,15 @@
 static void
 usage(FILE *f)
 {
-    fprintf(f, "usage: gpuhier diff before.db after.db [--map OLD=NEW]... [--format text|json|md] [--raw] [--rules DIR]\n"
-               "  --map OLD=NEW      kernel OLD in before.db is NEW in after.db (demangled or short names)\n"
-               "  --format F         text (default), json, or md (the ticket's \"fix verified\" comment)\n"
-               "  --raw              use the findings stored in the reports; never analyze\n"
-               "  --rules DIR        analyze with the rules in DIR\n");
+    fprintf(
+        f,
+        "usage: gpuhier diff before.db after.db [--map OLD=NEW]... [--format text|json|md] [--raw] "
+        "[--rules DIR]\n"
+        "  --map OLD=NEW      kernel OLD in before.db is NEW in after.db (demangled or short "
+        "names)\n"
+        "  --format F         text (default), json, or md (the ticket's \"fix verified\" comment)\n"
+        "  --raw              use the findings stored in the reports; never analyze\n"
+        "  --rules DIR        analyze with the rules in DIR\n");
 }
 
 static const char *

@@ -74,22 +74,24 @@ cli_opt_value(int argc, const char **argv, int *i, const char *name, const char 
 static void
 usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpuhier export report.db [--format md|json|csv|sarif|junit] [-o FILE|DIR/] [-f]\n"
-            "                      [--rule ID] [--kernel REGEX] [--min-severity SEV] [--top N]\n"
-            "                      [--one] [--no-redact] [--raw] [--rules DIR]\n"
-            "  --format F         md (default): one ticket per finding; json, csv, sarif, junit\n"
-            "  -o FILE            write to FILE instead of standard output (-f to overwrite)\n"
-            "  -o DIR/            md: one ticket file per finding in DIR (created if missing)\n"
-            "  --rule ID          only findings of this rule\n"
-            "  --kernel REGEX     only kernels whose demangled name matches (POSIX extended)\n"
-            "  --min-severity S   note (default), warning, error; junit: the failure threshold (default warning)\n"
-            "  --top N            only the N highest-ranked findings\n"
-            "  --one              md: all findings in one document\n"
-            "  --no-redact        keep secret-looking values of the command line and environment\n"
-            "  --raw              use the findings stored in the report; never analyze\n"
-            "  --rules DIR        analyze with the rules in DIR\n"
-            "docs/cmd-export.md has the details.\n");
+    fprintf(
+        f,
+        "usage: gpuhier export report.db [--format md|json|csv|sarif|junit] [-o FILE|DIR/] [-f]\n"
+        "                      [--rule ID] [--kernel REGEX] [--min-severity SEV] [--top N]\n"
+        "                      [--one] [--no-redact] [--raw] [--rules DIR]\n"
+        "  --format F         md (default): one ticket per finding; json, csv, sarif, junit\n"
+        "  -o FILE            write to FILE instead of standard output (-f to overwrite)\n"
+        "  -o DIR/            md: one ticket file per finding in DIR (created if missing)\n"
+        "  --rule ID          only findings of this rule\n"
+        "  --kernel REGEX     only kernels whose demangled name matches (POSIX extended)\n"
+        "  --min-severity S   note (default), warning, error; junit: the failure threshold "
+        "(default warning)\n"
+        "  --top N            only the N highest-ranked findings\n"
+        "  --one              md: all findings in one document\n"
+        "  --no-redact        keep secret-looking values of the command line and environment\n"
+        "  --raw              use the findings stored in the report; never analyze\n"
+        "  --rules DIR        analyze with the rules in DIR\n"
+        "docs/cmd-export.md has the details.\n");
 }
 
 static int
@@ -146,8 +148,11 @@ load_rule_docs(const char *rules_dir, struct ruleset **rs, struct export_rule_do
         abort();
     for (size_t i = 0; i < (*rs)->n; i++) {
         const struct rule *r = &(*rs)->rules[i];
-        (*docs)[i] = (struct export_rule_doc){
-            .id = r->id, .title = r->title, .tier = r->tier, .doc = r->doc, .rationale = r->rationale};
+        (*docs)[i] = (struct export_rule_doc){.id = r->id,
+                                              .title = r->title,
+                                              .tier = r->tier,
+                                              .doc = r->doc,
+                                              .rationale = r->rationale};
     }
     *n = (*rs)->n;
 }
@@ -238,7 +243,9 @@ cmd_export(int argc, const char **argv)
     int to_dir = outp && is_md && !o.one &&
                  (outp[strlen(outp) - 1] == '/' || (stat(outp, &sb) == 0 && S_ISDIR(sb.st_mode)));
     if (outp && !to_dir && stat(outp, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        error("'%s' is a directory; only Markdown tickets (without --one) go one file each into a directory", outp);
+        error("'%s' is a directory; only Markdown tickets (without --one) go one file each into a "
+              "directory",
+              outp);
         return GH_EXIT_USAGE;
     }
 

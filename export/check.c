@@ -17,8 +17,8 @@
 #include <string.h>
 
 struct key_total {
-    int max_rank;     /* worst severity rank, 0 when the key is absent */
-    double lost_ns;   /* summed time lost (unknown counts as 0) */
+    int max_rank;   /* worst severity rank, 0 when the key is absent */
+    double lost_ns; /* summed time lost (unknown counts as 0) */
 };
 
 static struct key_total
@@ -46,7 +46,8 @@ print_line(FILE *out, const struct ex_finding *f, const char *why)
     fprintf(out, "%s %s %s", f->severity, f->rule_id, kname);
     free(kname);
     if (f->config_id >= 0)
-        fprintf(out, " [grid %s block %s]", ex_fmt_dim(g, sizeof(g), f->grid), ex_fmt_dim(b, sizeof(b), f->block));
+        fprintf(out, " [grid %s block %s]", ex_fmt_dim(g, sizeof(g), f->grid),
+                ex_fmt_dim(b, sizeof(b), f->block));
     fprintf(out, ": %s lost", ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
     if (isfinite(f->share_pct))
         fprintf(out, " (%.2f %%)", f->share_pct);
@@ -67,7 +68,8 @@ export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, 
     int min_rank = export_severity_rank(fail_on);
     if (!min_rank)
         return store_set_error("unknown severity '%s' (note, warning, error)", fail_on);
-    struct export_opts eo = {.format = "json", .rule = o->rule, .kernel_regex = o->kernel_regex, .redact = 1};
+    struct export_opts eo = {
+        .format = "json", .rule = o->rule, .kernel_regex = o->kernel_regex, .redact = 1};
     struct ex_report cur, base;
     int have_base = 0, ret = -1, failing = 0;
     memset(&base, 0, sizeof(base));
@@ -94,11 +96,13 @@ export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, 
                 reason = "new";
             } else if (rank > b.max_rank) {
                 snprintf(why, sizeof(why), "worse: severity was %s",
-                         b.max_rank == 3 ? "error" : b.max_rank == 2 ? "warning" : "note");
+                         b.max_rank == 3   ? "error"
+                         : b.max_rank == 2 ? "warning"
+                                           : "note");
                 reason = why;
             } else if (c.lost_ns > b.lost_ns * (1 + tol / 100) && c.lost_ns > b.lost_ns) {
-                snprintf(why, sizeof(why), "worse: time lost %s -> %s", ex_fmt_ns(x, sizeof(x), b.lost_ns),
-                         ex_fmt_ns(y, sizeof(y), c.lost_ns));
+                snprintf(why, sizeof(why), "worse: time lost %s -> %s",
+                         ex_fmt_ns(x, sizeof(x), b.lost_ns), ex_fmt_ns(y, sizeof(y), c.lost_ns));
                 reason = why;
             } else {
                 continue; /* known and not worse: the baseline accepts it */

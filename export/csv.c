@@ -55,10 +55,11 @@ int
 ex_write_csv(const struct ex_report *r, const struct export_opts *o, FILE *out)
 {
     (void)o;
-    fputs("rank,id,rule_id,severity,tier,title,kernel,short_name,source_file,source_line,grid,block,"
-          "dynamic_smem_bytes,time_lost_ns,time_lost_ns_per_launch,share_pct,launches,message,remedy,"
-          "doc_ref,evidence,fingerprint\r\n",
-          out);
+    fputs(
+        "rank,id,rule_id,severity,tier,title,kernel,short_name,source_file,source_line,grid,block,"
+        "dynamic_smem_bytes,time_lost_ns,time_lost_ns_per_launch,share_pct,launches,message,remedy,"
+        "doc_ref,evidence,fingerprint\r\n",
+        out);
     for (size_t i = 0; i < r->n; i++) {
         const struct ex_finding *f = &r->f[i];
         char g[64], b[64];
@@ -92,9 +93,10 @@ ex_write_csv(const struct ex_report *r, const struct export_opts *o, FILE *out)
             const struct ex_evidence *e = &f->ev[j];
             char v[64], t[64], item[512];
             snprintf(item, sizeof(item), "%s%s=%s%s%s%s%s%s%s", j ? "; " : "", e->name,
-                     e->text_value ? e->text_value : ex_fmt_num(v, sizeof(v), e->value), e->unit ? " " : "",
-                     e->unit ? e->unit : "", e->has_threshold ? " (" : "",
-                     e->has_threshold && e->op ? e->op : "", e->has_threshold ? ex_fmt_num(t, sizeof(t), e->threshold) : "",
+                     e->text_value ? e->text_value : ex_fmt_num(v, sizeof(v), e->value),
+                     e->unit ? " " : "", e->unit ? e->unit : "", e->has_threshold ? " (" : "",
+                     e->has_threshold && e->op ? e->op : "",
+                     e->has_threshold ? ex_fmt_num(t, sizeof(t), e->threshold) : "",
                      e->has_threshold ? ")" : "");
             size_t k = strlen(item);
             if (len + k + 1 > cap) {

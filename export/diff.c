@@ -128,14 +128,16 @@ pair_findings(struct diff *d)
         char fp[17] = "";
         if (f->kernel_id >= 0)
             mapped_fp(d, f->kernel_id, fp);
-        struct fkey *k = fkey_get(d, f->rule_id, fp, f->short_name ? f->short_name : f->demangled_name);
+        struct fkey *k =
+            fkey_get(d, f->rule_id, fp, f->short_name ? f->short_name : f->demangled_name);
         int r = export_severity_rank(f->severity);
         k->b_rank = r > k->b_rank ? r : k->b_rank;
         k->b_lost += isfinite(f->time_lost_ns) ? f->time_lost_ns : 0;
     }
     for (size_t i = 0; i < d->a.n; i++) {
         const struct ex_finding *f = &d->a.f[i];
-        struct fkey *k = fkey_get(d, f->rule_id, f->kernel_fp, f->short_name ? f->short_name : f->demangled_name);
+        struct fkey *k = fkey_get(d, f->rule_id, f->kernel_fp,
+                                  f->short_name ? f->short_name : f->demangled_name);
         int r = export_severity_rank(f->severity);
         k->a_rank = r > k->a_rank ? r : k->a_rank;
         k->a_lost += isfinite(f->time_lost_ns) ? f->time_lost_ns : 0;
@@ -193,8 +195,8 @@ write_text(const struct diff *d, const struct export_diff_opts *o, FILE *out)
     fprintf(out, "gpuhier diff: %s -> %s\n\n", bn, an);
     free(bn);
     free(an);
-    fprintf(out, "%-32s %-9s %-25s %-10s %-20s %s\n", "kernel", "status", "mean time before -> after", "change",
-            "floor ratio", "findings");
+    fprintf(out, "%-32s %-9s %-25s %-10s %-20s %s\n", "kernel", "status",
+            "mean time before -> after", "change", "floor ratio", "findings");
     for (size_t i = 0; i < d->nk; i++) {
         const struct kpair *p = &d->k[i];
         const struct ex_kernel *k = p->b ? p->b : p->a;
@@ -208,9 +210,11 @@ write_text(const struct diff *d, const struct export_diff_opts *o, FILE *out)
                  p->a ? ex_fmt_ns(y, sizeof(y), am) : "-");
         fprintf(out, "%-25s %-10s ", times, fmt_pct(z, sizeof(z), pct_change(bm, am)));
         char ratios[160];
-        snprintf(ratios, sizeof(ratios), "%s -> %s", fmt_ratio(u, sizeof(u), p->b ? p->b->floor_ratio : NAN),
+        snprintf(ratios, sizeof(ratios), "%s -> %s",
+                 fmt_ratio(u, sizeof(u), p->b ? p->b->floor_ratio : NAN),
                  fmt_ratio(v, sizeof(v), p->a ? p->a->floor_ratio : NAN));
-        fprintf(out, "%-20s %s -> %s\n", ratios, p->b && p->b->worst_severity ? p->b->worst_severity : "-",
+        fprintf(out, "%-20s %s -> %s\n", ratios,
+                p->b && p->b->worst_severity ? p->b->worst_severity : "-",
                 p->a && p->a->worst_severity ? p->a->worst_severity : "-");
     }
     static const char *groups[] = {"fixed", "new", "unchanged"};
@@ -225,8 +229,9 @@ write_text(const struct diff *d, const struct export_diff_opts *o, FILE *out)
                 continue;
             char name[81];
             sanitize_into(name, sizeof(name), k->kernel ? k->kernel : "(run)");
-            fprintf(out, "  %-24s %-32s %s -> %s, time lost %s -> %s\n", k->rule, name, sev_name(k->b_rank),
-                    sev_name(k->a_rank), k->b_rank ? ex_fmt_ns(x, sizeof(x), k->b_lost) : "-",
+            fprintf(out, "  %-24s %-32s %s -> %s, time lost %s -> %s\n", k->rule, name,
+                    sev_name(k->b_rank), sev_name(k->a_rank),
+                    k->b_rank ? ex_fmt_ns(x, sizeof(x), k->b_lost) : "-",
                     k->a_rank ? ex_fmt_ns(y, sizeof(y), k->a_lost) : "-");
         }
     }
@@ -276,7 +281,8 @@ write_md(const struct diff *d, const struct export_diff_opts *o, FILE *out)
         fputs("| ", out);
         md_cell(out, kname(p->b ? p->b : p->a));
         double bm = p->b ? p->b->mean_ns : NAN, am = p->a ? p->a->mean_ns : NAN;
-        fprintf(out, " | %s | %s | ", p->b ? ex_fmt_ns(x, sizeof(x), bm) : "\\-", p->a ? ex_fmt_ns(y, sizeof(y), am) : "\\-");
+        fprintf(out, " | %s | %s | ", p->b ? ex_fmt_ns(x, sizeof(x), bm) : "\\-",
+                p->a ? ex_fmt_ns(y, sizeof(y), am) : "\\-");
         md_cell(out, fmt_pct(z, sizeof(z), pct_change(bm, am)));
         fputs(" | ", out);
         md_cell(out, fmt_ratio(x, sizeof(x), p->b ? p->b->floor_ratio : NAN));
@@ -298,7 +304,8 @@ write_md(const struct diff *d, const struct export_diff_opts *o, FILE *out)
             md_cell(out, k->rule);
             fputs(" on ", out);
             md_cell(out, k->kernel ? k->kernel : "the run");
-            fprintf(out, ": %s \xe2\x86\x92 %s, time lost %s \xe2\x86\x92 %s\n", sev_name(k->b_rank), sev_name(k->a_rank),
+            fprintf(out, ": %s \xe2\x86\x92 %s, time lost %s \xe2\x86\x92 %s\n",
+                    sev_name(k->b_rank), sev_name(k->a_rank),
                     k->b_rank ? ex_fmt_ns(x, sizeof(x), k->b_lost) : "none",
                     k->a_rank ? ex_fmt_ns(y, sizeof(y), k->a_lost) : "none");
         }
@@ -338,8 +345,12 @@ write_json(const struct diff *d, const struct export_diff_opts *o, FILE *out)
     json_object_set_new(root, "schema", json_string("gpuhier-diff/1"));
     char *bn = sanitize_text(o->before_name ? o->before_name : "before", EX_NAME_MAX);
     char *an = sanitize_text(o->after_name ? o->after_name : "after", EX_NAME_MAX);
-    json_object_set_new(root, "before", json_pack("{s:o, s:o}", "name", ex_jstr(bn), "created_by", ex_jstr(d->b.created_by)));
-    json_object_set_new(root, "after", json_pack("{s:o, s:o}", "name", ex_jstr(an), "created_by", ex_jstr(d->a.created_by)));
+    json_object_set_new(
+        root, "before",
+        json_pack("{s:o, s:o}", "name", ex_jstr(bn), "created_by", ex_jstr(d->b.created_by)));
+    json_object_set_new(
+        root, "after",
+        json_pack("{s:o, s:o}", "name", ex_jstr(an), "created_by", ex_jstr(d->a.created_by)));
     free(bn);
     free(an);
     json_t *ks = json_array();
@@ -355,8 +366,12 @@ write_json(const struct diff *d, const struct export_diff_opts *o, FILE *out)
         json_object_set_new(o2, "before", kernel_json(p->b));
         json_object_set_new(o2, "after", kernel_json(p->a));
         json_t *c = json_object();
-        json_object_set_new(c, "mean_ns_pct", ex_jreal(pct_change(p->b ? p->b->mean_ns : NAN, p->a ? p->a->mean_ns : NAN)));
-        json_object_set_new(c, "total_ns_pct", ex_jreal(pct_change(p->b ? p->b->total_ns : NAN, p->a ? p->a->total_ns : NAN)));
+        json_object_set_new(
+            c, "mean_ns_pct",
+            ex_jreal(pct_change(p->b ? p->b->mean_ns : NAN, p->a ? p->a->mean_ns : NAN)));
+        json_object_set_new(
+            c, "total_ns_pct",
+            ex_jreal(pct_change(p->b ? p->b->total_ns : NAN, p->a ? p->a->total_ns : NAN)));
         json_object_set_new(c, "floor_ratio_delta",
                             ex_jreal(p->b && p->a ? p->a->floor_ratio - p->b->floor_ratio : NAN));
         json_object_set_new(o2, "change", c);
@@ -366,12 +381,14 @@ write_json(const struct diff *d, const struct export_diff_opts *o, FILE *out)
     json_t *fs = json_pack("{s:[], s:[], s:[]}", "fixed", "new", "unchanged");
     for (size_t i = 0; i < d->nf; i++) {
         const struct fkey *k = &d->f[i];
-        json_array_append_new(json_object_get(fs, fkey_status(k)),
-                              json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "rule_id", k->rule, "kernel", ex_jstr(k->kernel),
-                                        "severity_before", k->b_rank ? json_string(sev_name(k->b_rank)) : json_null(),
-                                        "severity_after", k->a_rank ? json_string(sev_name(k->a_rank)) : json_null(),
-                                        "time_lost_ns_before", k->b_rank ? ex_jreal(k->b_lost) : json_null(),
-                                        "time_lost_ns_after", k->a_rank ? ex_jreal(k->a_lost) : json_null()));
+        json_array_append_new(
+            json_object_get(fs, fkey_status(k)),
+            json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "rule_id", k->rule, "kernel",
+                      ex_jstr(k->kernel), "severity_before",
+                      k->b_rank ? json_string(sev_name(k->b_rank)) : json_null(), "severity_after",
+                      k->a_rank ? json_string(sev_name(k->a_rank)) : json_null(),
+                      "time_lost_ns_before", k->b_rank ? ex_jreal(k->b_lost) : json_null(),
+                      "time_lost_ns_after", k->a_rank ? ex_jreal(k->a_lost) : json_null()));
     }
     json_object_set_new(root, "findings", fs);
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

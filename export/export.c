@@ -183,7 +183,8 @@ shell_quote_append(char **buf, size_t *len, size_t *cap, const char *s)
 {
     int plain = *s != '\0';
     for (const char *p = s; *p; p++)
-        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+%@", *p) &&
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+%@",
+                    *p) &&
             !((unsigned char)*p & 0x80))
             plain = 0;
     size_t need = strlen(s) * 4 + 4;
@@ -247,7 +248,8 @@ load_run(sqlite3 *db, struct ex_report *r)
             size_t len = 0, cap = 0;
             json_array_foreach(use, i, v)
             {
-                char *s = sanitize_text(json_is_string(v) ? json_string_value(v) : "?", EX_NAME_MAX);
+                char *s =
+                    sanitize_text(json_is_string(v) ? json_string_value(v) : "?", EX_NAME_MAX);
                 json_array_append_new(r->argv, ex_jstr(s));
                 shell_quote_append(&line, &len, &cap, s);
                 free(s);
@@ -311,8 +313,8 @@ load_run(sqlite3 *db, struct ex_report *r)
     sqlite3_finalize(st);
     st = NULL;
 
-    if (store_prepare(db, "SELECT ruleset_version, run_gpu_ns FROM analysis ORDER BY id DESC LIMIT 1",
-                      &st))
+    if (store_prepare(
+            db, "SELECT ruleset_version, run_gpu_ns FROM analysis ORDER BY id DESC LIMIT 1", &st))
         goto out;
     if (sqlite3_step(st) == SQLITE_ROW) {
         r->ruleset_version = col_text(st, 0, 256);
@@ -398,7 +400,8 @@ static int
 load_rules(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(db, "SELECT rule_id, title, tier, status, note FROM rule_run ORDER BY rule_id", &st))
+    if (store_prepare(
+            db, "SELECT rule_id, title, tier, status, note FROM rule_run ORDER BY rule_id", &st))
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -432,16 +435,19 @@ static int
 load_kernels(sqlite3 *db, const regex_t *re, struct ex_report *r)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(db,
-                      "SELECT k.id, k.demangled_name, k.mangled_name, k.short_name, k.source_file, k.source_line,"
-                      " coalesce(s.launches, (SELECT sum(launches) FROM config WHERE kernel_id = k.id)),"
-                      " coalesce(s.total_ns, (SELECT sum(total_ns) FROM config WHERE kernel_id = k.id)),"
-                      " s.mean_ns, s.share_pct, s.floor_ns, s.floor_ratio, s.floor_ratio_measured, s.dram_bytes,"
-                      " s.useful_bytes, s.l2_bytes, s.local_bytes, s.achieved_occupancy_pct, s.time_lost_ns,"
-                      " s.bound_tier, s.worst_severity "
-                      "FROM kernel k LEFT JOIN kernel_summary s ON s.id = (SELECT min(id) FROM kernel_summary"
-                      " WHERE kernel_id = k.id AND config_id IS NULL) ORDER BY k.id",
-                      &st))
+    if (store_prepare(
+            db,
+            "SELECT k.id, k.demangled_name, k.mangled_name, k.short_name, k.source_file, "
+            "k.source_line,"
+            " coalesce(s.launches, (SELECT sum(launches) FROM config WHERE kernel_id = k.id)),"
+            " coalesce(s.total_ns, (SELECT sum(total_ns) FROM config WHERE kernel_id = k.id)),"
+            " s.mean_ns, s.share_pct, s.floor_ns, s.floor_ratio, s.floor_ratio_measured, "
+            "s.dram_bytes,"
+            " s.useful_bytes, s.l2_bytes, s.local_bytes, s.achieved_occupancy_pct, s.time_lost_ns,"
+            " s.bound_tier, s.worst_severity "
+            "FROM kernel k LEFT JOIN kernel_summary s ON s.id = (SELECT min(id) FROM kernel_summary"
+            " WHERE kernel_id = k.id AND config_id IS NULL) ORDER BY k.id",
+            &st))
         return -1;
     int rc;
     size_t cap = 0;
@@ -540,7 +546,8 @@ static const char FINDINGS_SQL[] =
     " c.block_x, c.block_y, c.block_z, c.dynamic_smem_bytes, c.static_smem_bytes,"
     " c.registers_per_thread, c.local_bytes_per_thread, c.theoretical_occupancy_pct,"
     " c.occupancy_limiter "
-    "FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = f.config_id "
+    "FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = "
+    "f.config_id "
     "WHERE (?1 IS NULL OR f.rule_id = ?1) "
     "ORDER BY f.rank IS NULL, f.rank, f.time_lost_ns DESC, f.id";
 
@@ -754,8 +761,8 @@ export_write(sqlite3 *db, const struct export_opts *o, FILE *out)
         const char *name;
         int (*fn)(const struct ex_report *, const struct export_opts *, FILE *);
     } writers[] = {
-        {"md", ex_write_md},       {"markdown", ex_write_md}, {"json", ex_write_json},
-        {"csv", ex_write_csv},     {"sarif", ex_write_sarif}, {"junit", ex_write_junit},
+        {"md", ex_write_md},   {"markdown", ex_write_md}, {"json", ex_write_json},
+        {"csv", ex_write_csv}, {"sarif", ex_write_sarif}, {"junit", ex_write_junit},
     };
     const char *fmt = o->format ? o->format : "md";
     int (*fn)(const struct ex_report *, const struct export_opts *, FILE *) = NULL;
@@ -815,8 +822,8 @@ export_md_dir(sqlite3 *db, const struct export_opts *o, const char *dir, FILE *l
         size_t dl = strlen(dir);
         while (dl > 1 && dir[dl - 1] == '/')
             dl--;
-        snprintf(path, sizeof(path), "%.*s/%04lld-%s-%s.md", (int)dl, dir, f->rank > 0 ? f->rank : (long long)i + 1,
-                 rule, kern);
+        snprintf(path, sizeof(path), "%.*s/%04lld-%s-%s.md", (int)dl, dir,
+                 f->rank > 0 ? f->rank : (long long)i + 1, rule, kern);
         FILE *fp = fopen(path, "w");
         if (!fp) {
             store_set_error("cannot write '%s': %s", path, strerror(errno));

@@ -50,7 +50,8 @@ struct export_opts {
     int redact;               /* 1: redact secrets in the command line (the default); 0: keep */
     const long long *finding_ids; /* only these finding ids (NULL: all); borrowed */
     size_t n_ids;
-    const struct export_rule_doc *rule_docs; /* optional rule texts (NULL: titles from the report) */
+    const struct export_rule_doc
+        *rule_docs; /* optional rule texts (NULL: titles from the report) */
     size_t n_rule_docs;
 };
 
@@ -78,7 +79,8 @@ struct export_check_opts {
     const char *fail_on;      /* "note", "warning", "error" (NULL: "warning") */
     const char *rule;         /* only this rule (NULL: all) */
     const char *kernel_regex; /* only matching kernels (NULL: all) */
-    double tolerance_pct;     /* with a baseline: more time lost than baseline * (1 + tol/100) is worse */
+    double
+        tolerance_pct; /* with a baseline: more time lost than baseline * (1 + tol/100) is worse */
 };
 
 /*
@@ -102,8 +104,8 @@ struct export_diff_map {
 };
 
 struct export_diff_opts {
-    const char *format;                 /* "text" (NULL), "json", "md" */
-    const struct export_diff_map *map;  /* renamed kernels (borrowed), may be NULL */
+    const char *format;                /* "text" (NULL), "json", "md" */
+    const struct export_diff_map *map; /* renamed kernels (borrowed), may be NULL */
     size_t n_map;
     const char *before_name, *after_name; /* how to call the two reports (file names) */
 };

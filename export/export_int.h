@@ -19,14 +19,14 @@
 #define EX_TEXT_MAX 8192
 
 struct ex_evidence {
-    char *name;        /* sanitized */
+    char *name; /* sanitized */
     double value;
     int has_value;
-    char *text_value;  /* sanitized, NULL when numeric */
-    char *unit;        /* sanitized, may be NULL */
+    char *text_value; /* sanitized, NULL when numeric */
+    char *unit;       /* sanitized, may be NULL */
     double threshold;
     int has_threshold;
-    char *op;          /* '>', '>=', '<', '<=' or NULL */
+    char *op; /* '>', '>=', '<', '<=' or NULL */
 };
 
 struct ex_finding {
@@ -35,19 +35,19 @@ struct ex_finding {
     char *rule_id, *title, *tier, *severity; /* sanitized; severity is "note" when unknown */
     char *message, *remedy, *doc_ref;        /* sanitized, may be NULL */
     double time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns, share_pct; /* NaN when NULL */
-    long long launches;                      /* -1 when NULL */
-    long long profiled_launch_id;            /* -1 when NULL */
-    long long kernel_id;                     /* -1: run-level finding */
+    long long launches;                                                        /* -1 when NULL */
+    long long profiled_launch_id;                                              /* -1 when NULL */
+    long long kernel_id;                              /* -1: run-level finding */
     char *mangled_name, *demangled_name, *short_name; /* sanitized; NULL for run-level */
-    char *source_file;                       /* sanitized, NULL when unknown */
-    long long source_line;                   /* -1 when unknown */
-    long long config_id;                     /* -1: whole kernel */
-    long long grid[3], block[3];             /* -1 when unknown */
+    char *source_file;                                /* sanitized, NULL when unknown */
+    long long source_line;                            /* -1 when unknown */
+    long long config_id;                              /* -1: whole kernel */
+    long long grid[3], block[3];                      /* -1 when unknown */
     long long dynamic_smem_bytes, static_smem_bytes, registers_per_thread, local_bytes_per_thread;
-    double theoretical_occupancy_pct;        /* NaN when unknown */
-    char *occupancy_limiter;                 /* sanitized, may be NULL */
-    char fingerprint[33];                    /* hex hash of (rule_id, raw demangled name) */
-    char kernel_fp[17];                      /* hex hash of the raw demangled name ("" for run level) */
+    double theoretical_occupancy_pct; /* NaN when unknown */
+    char *occupancy_limiter;          /* sanitized, may be NULL */
+    char fingerprint[33];             /* hex hash of (rule_id, raw demangled name) */
+    char kernel_fp[17];               /* hex hash of the raw demangled name ("" for run level) */
     struct ex_evidence *ev;
     size_t n_ev;
 };
@@ -61,7 +61,7 @@ struct ex_kernel {
     long long id;
     char *demangled_name, *short_name, *source_file; /* sanitized */
     long long source_line;
-    char fp[17];                  /* hex hash of the raw demangled name: the identity across reports */
+    char fp[17]; /* hex hash of the raw demangled name: the identity across reports */
     /* kernel_summary (config_id NULL), else from config; NaN / -1 / NULL when unknown */
     long long launches;
     double total_ns, mean_ns, share_pct, floor_ns, floor_ratio, floor_ratio_measured;
@@ -71,20 +71,21 @@ struct ex_kernel {
 
 struct ex_report {
     /* run */
-    char *program, *cwd, *host, *tool_version, *mode, *created_by, *provenance; /* sanitized, may be NULL */
-    char *argv_shell;   /* the program's argv, shell-quoted, redacted as asked; may be NULL */
-    json_t *argv;       /* JSON array of sanitized (redacted) strings; never NULL */
-    json_t *env;        /* JSON object: allowlisted variables only, sanitized (redacted); never NULL */
-    char *device_name;  /* sanitized, may be NULL */
-    char *repro;        /* `gpuhier run ...` line, may be NULL */
+    char *program, *cwd, *host, *tool_version, *mode, *created_by,
+        *provenance;  /* sanitized, may be NULL */
+    char *argv_shell; /* the program's argv, shell-quoted, redacted as asked; may be NULL */
+    json_t *argv;     /* JSON array of sanitized (redacted) strings; never NULL */
+    json_t *env; /* JSON object: allowlisted variables only, sanitized (redacted); never NULL */
+    char *device_name; /* sanitized, may be NULL */
+    char *repro;       /* `gpuhier run ...` line, may be NULL */
     char *ruleset_version;
-    double run_gpu_ns;  /* NaN when unknown */
+    double run_gpu_ns; /* NaN when unknown */
     int has_run;
     int redact;
     /* selection */
     struct ex_finding *f;
     size_t n;
-    size_t n_total;     /* findings in the report before filters */
+    size_t n_total; /* findings in the report before filters */
     struct ex_rule *rules;
     size_t n_rules;
     struct ex_kernel *kernels; /* every kernel of the report that the --kernel filter keeps */

@@ -89,11 +89,11 @@ ex_finding_json(const struct ex_finding *f)
     for (size_t i = 0; i < f->n_ev; i++) {
         const struct ex_evidence *e = &f->ev[i];
         int fires = evidence_fires(e);
-        json_array_append_new(ev, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name", ex_jstr(e->name),
-                                            "value", ex_jreal(e->value), "text_value", ex_jstr(e->text_value),
-                                            "unit", ex_jstr(e->unit), "threshold", ex_jreal(e->threshold),
-                                            "op", ex_jstr(e->op), "fires",
-                                            fires < 0 ? json_null() : json_boolean(fires)));
+        json_array_append_new(
+            ev, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name", ex_jstr(e->name), "value",
+                          ex_jreal(e->value), "text_value", ex_jstr(e->text_value), "unit",
+                          ex_jstr(e->unit), "threshold", ex_jreal(e->threshold), "op",
+                          ex_jstr(e->op), "fires", fires < 0 ? json_null() : json_boolean(fires)));
     }
     json_object_set_new(o, "evidence", ev);
     return o;
@@ -104,11 +104,13 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
 {
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string(EXPORT_JSON_SCHEMA));
-    json_object_set_new(root, "tool", json_pack("{s:s, s:s}", "name", "gpuhier", "version", GPUHIER_VERSION));
+    json_object_set_new(root, "tool",
+                        json_pack("{s:s, s:s}", "name", "gpuhier", "version", GPUHIER_VERSION));
     json_object_set_new(root, "report",
-                        json_pack("{s:o, s:o, s:o, s:o}", "created_by", ex_jstr(r->created_by), "provenance",
-                                  ex_jstr(r->provenance), "ruleset_version", ex_jstr(r->ruleset_version),
-                                  "run_gpu_ns", ex_jreal(r->run_gpu_ns)));
+                        json_pack("{s:o, s:o, s:o, s:o}", "created_by", ex_jstr(r->created_by),
+                                  "provenance", ex_jstr(r->provenance), "ruleset_version",
+                                  ex_jstr(r->ruleset_version), "run_gpu_ns",
+                                  ex_jreal(r->run_gpu_ns)));
     if (r->has_run) {
         json_t *run = json_object();
         json_object_set_new(run, "program", ex_jstr(r->program));
@@ -156,8 +158,8 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
         bad = !t || fprintf(out, "%s\n    %s", i ? "," : "", t) < 0;
         free(t);
     }
-    bad = bad || fputs(r->n ? "\n  " : "", out) == EOF || fputs(slot + strlen("\"findings\": ["), out) == EOF ||
-          fputc('\n', out) == EOF;
+    bad = bad || fputs(r->n ? "\n  " : "", out) == EOF ||
+          fputs(slot + strlen("\"findings\": ["), out) == EOF || fputc('\n', out) == EOF;
     free(frame);
     if (bad)
         return store_set_error("cannot write JSON: %s", strerror(errno));

@@ -49,8 +49,8 @@ is_skipped(const struct ex_rule *x)
 }
 
 static void
-write_details(xmlTextWriterPtr w, const struct ex_report *r, long long kid, const char *id, int min_rank,
-              int want_failing)
+write_details(xmlTextWriterPtr w, const struct ex_report *r, long long kid, const char *id,
+              int min_rank, int want_failing)
 {
     for (size_t i = 0; i < r->n; i++) {
         const struct ex_finding *f = &r->f[i];
@@ -58,16 +58,20 @@ write_details(xmlTextWriterPtr w, const struct ex_report *r, long long kid, cons
             (export_severity_rank(f->severity) >= min_rank) != want_failing)
             continue;
         char a[64], g[64], b[64];
-        xmlTextWriterWriteFormatString(w, "[%s] %s\n", f->severity, f->message ? f->message : f->title);
+        xmlTextWriterWriteFormatString(w, "[%s] %s\n", f->severity,
+                                       f->message ? f->message : f->title);
         if (f->config_id >= 0)
             xmlTextWriterWriteFormatString(w, "  launch configuration: grid %s, block %s\n",
-                                           ex_fmt_dim(g, sizeof(g), f->grid), ex_fmt_dim(b, sizeof(b), f->block));
-        xmlTextWriterWriteFormatString(w, "  estimated time lost: %s\n", ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
+                                           ex_fmt_dim(g, sizeof(g), f->grid),
+                                           ex_fmt_dim(b, sizeof(b), f->block));
+        xmlTextWriterWriteFormatString(w, "  estimated time lost: %s\n",
+                                       ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
         for (size_t j = 0; j < f->n_ev; j++) {
             const struct ex_evidence *e = &f->ev[j];
             char v[64], t[64];
             xmlTextWriterWriteFormatString(w, "  %s = %s%s%s", e->name,
-                                           e->text_value ? e->text_value : ex_fmt_num(v, sizeof(v), e->value),
+                                           e->text_value ? e->text_value
+                                                         : ex_fmt_num(v, sizeof(v), e->value),
                                            e->unit ? " " : "", e->unit ? e->unit : "");
             if (e->has_threshold)
                 xmlTextWriterWriteFormatString(w, " (threshold %s %s)", e->op ? e->op : "",
@@ -87,7 +91,8 @@ first_failing(const struct ex_report *r, long long kid, const char *id, int min_
 {
     for (size_t i = 0; i < r->n; i++) {
         const struct ex_finding *f = &r->f[i];
-        if (f->kernel_id == kid && !strcmp(f->rule_id, id) && export_severity_rank(f->severity) >= min_rank)
+        if (f->kernel_id == kid && !strcmp(f->rule_id, id) &&
+            export_severity_rank(f->severity) >= min_rank)
             return f->message ? f->message : f->title ? f->title : f->rule_id;
     }
     return "";
@@ -100,7 +105,8 @@ worst_failing_severity(const struct ex_report *r, long long kid, const char *id)
     const char *s = "note";
     for (size_t i = 0; i < r->n; i++) {
         const struct ex_finding *f = &r->f[i];
-        if (f->kernel_id == kid && !strcmp(f->rule_id, id) && export_severity_rank(f->severity) > best) {
+        if (f->kernel_id == kid && !strcmp(f->rule_id, id) &&
+            export_severity_rank(f->severity) > best) {
             best = export_severity_rank(f->severity);
             s = f->severity;
         }

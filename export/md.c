@@ -117,8 +117,8 @@ tier_name(const char *tier)
 {
     static const struct {
         const char *id, *name;
-    } t[] = {{"registers", "registers"}, {"shared", "shared memory"}, {"l1", "L1"},
-             {"l2", "L2"},               {"dram", "device memory"},   {"host", "host link"}};
+    } t[] = {{"registers", "registers"}, {"shared", "shared memory"}, {"l1", "L1"}, {"l2", "L2"},
+             {"dram", "device memory"},  {"host", "host link"}};
     for (size_t i = 0; tier && i < sizeof(t) / sizeof(t[0]); i++)
         if (!strcmp(tier, t[i].id))
             return t[i].name;
@@ -135,7 +135,8 @@ config_row(FILE *out, const char *name, const char *value)
 
 /* `ordinal` > 0 prefixes the title (headings must differ within one document). */
 static void
-write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, int level, long long ordinal)
+write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, int level,
+             long long ordinal)
 {
     char a[64], b[64], c[64];
     const char *kname = f->short_name ? f->short_name : f->demangled_name;
@@ -225,7 +226,9 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
     if (f->n_ev == 0) {
         fputs("The report holds no evidence rows for this finding.\n\n", out);
     } else {
-        fputs("| evidence | value | threshold | over the threshold |\n| --- | ---: | ---: | --- |\n", out);
+        fputs(
+            "| evidence | value | threshold | over the threshold |\n| --- | ---: | ---: | --- |\n",
+            out);
         for (size_t i = 0; i < f->n_ev; i++) {
             const struct ex_evidence *e = &f->ev[i];
             fputs("| ", out);
@@ -314,7 +317,9 @@ ex_write_md(const struct ex_report *r, const struct export_opts *o, FILE *out)
         if (r->n == 0) {
             fputs("No findings match.\n", out);
         } else {
-            fputs("| rank | severity | rule | kernel | time lost |\n| ---: | --- | --- | --- | ---: |\n", out);
+            fputs("| rank | severity | rule | kernel | time lost |\n| ---: | --- | --- | --- | "
+                  "---: |\n",
+                  out);
             for (size_t i = 0; i < r->n; i++) {
                 const struct ex_finding *f = &r->f[i];
                 if (f->rank > 0)
@@ -325,7 +330,9 @@ ex_write_md(const struct ex_report *r, const struct export_opts *o, FILE *out)
                 fputs(" | ", out);
                 md_text(out, f->rule_id);
                 fputs(" | ", out);
-                md_text(out, f->short_name ? f->short_name : f->demangled_name ? f->demangled_name : "run");
+                md_text(out, f->short_name       ? f->short_name
+                             : f->demangled_name ? f->demangled_name
+                                                 : "run");
                 fprintf(out, " | %s |\n", ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
             }
         }

@@ -26,8 +26,8 @@
 
 #define MASK "***"
 
-static const char SECRET_KEY[] =
-    "(token|secret|passw(or)?d|passwd|pwd|api[_-]?key|auth|credential|private[_-]?key|access[_-]?key)";
+static const char SECRET_KEY[] = "(token|secret|passw(or)?d|passwd|pwd|api[_-]?key|auth|credential|"
+                                 "private[_-]?key|access[_-]?key)";
 
 /* Token shapes; each match is replaced by MASK. */
 static const char TOKEN_SHAPES[] =
@@ -36,11 +36,11 @@ static const char TOKEN_SHAPES[] =
     "|eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,})";
 
 struct redactor {
-    regex_t key;    /* whole key matches SECRET_KEY somewhere */
-    regex_t kv;     /* [-[-]]KEY(=|:)VALUE */
-    regex_t opt;    /* -KEY or --KEY alone */
+    regex_t key; /* whole key matches SECRET_KEY somewhere */
+    regex_t kv;  /* [-[-]]KEY(=|:)VALUE */
+    regex_t opt; /* -KEY or --KEY alone */
     regex_t shapes;
-    regex_t url;    /* scheme://user:password@ */
+    regex_t url; /* scheme://user:password@ */
 };
 
 static int

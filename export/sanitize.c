@@ -96,11 +96,20 @@ next_piece(const unsigned char *s, size_t n, char *piece, size_t *used)
     *used = len;
     if (cp < 0x20 || cp == 0x7f) {
         switch (cp) {
-        case '\n': memcpy(piece, "\\n", 2); return 2;
-        case '\t': memcpy(piece, "\\t", 2); return 2;
-        case '\r': memcpy(piece, "\\r", 2); return 2;
-        case 0x1b: memcpy(piece, "\\e", 2); return 2;
-        default: return (size_t)snprintf(piece, 16, "\\x%02x", (unsigned)cp);
+        case '\n':
+            memcpy(piece, "\\n", 2);
+            return 2;
+        case '\t':
+            memcpy(piece, "\\t", 2);
+            return 2;
+        case '\r':
+            memcpy(piece, "\\r", 2);
+            return 2;
+        case 0x1b:
+            memcpy(piece, "\\e", 2);
+            return 2;
+        default:
+            return (size_t)snprintf(piece, 16, "\\x%02x", (unsigned)cp);
         }
     }
     if (is_hidden_control(cp))

@@ -77,9 +77,12 @@ static const char *
 level_of(const char *severity)
 {
     switch (export_severity_rank(severity)) {
-    case 3: return "error";
-    case 2: return "warning";
-    default: return "note";
+    case 3:
+        return "error";
+    case 2:
+        return "warning";
+    default:
+        return "note";
     }
 }
 
@@ -120,13 +123,15 @@ rule_json(const struct ex_rule *x)
     free(name);
     const char *title = x->title ? x->title : x->id;
     json_object_set_new(o, "shortDescription", text_obj(title));
-    size_t n = strlen(title) + (x->rationale ? strlen(x->rationale) : 0) + (x->doc ? strlen(x->doc) : 0) +
-               (x->remedy ? strlen(x->remedy) : 0) + (x->tier ? strlen(x->tier) : 0) + 256;
+    size_t n = strlen(title) + (x->rationale ? strlen(x->rationale) : 0) +
+               (x->doc ? strlen(x->doc) : 0) + (x->remedy ? strlen(x->remedy) : 0) +
+               (x->tier ? strlen(x->tier) : 0) + 256;
     char *full = malloc(n), *help = malloc(n);
     if (!full || !help)
         abort();
-    snprintf(full, n, "%s%s%s (tier: %s)%s%s", title, x->rationale ? ". " : "", x->rationale ? x->rationale : "",
-             x->tier ? x->tier : "unknown", x->doc ? " Source: " : "", x->doc ? x->doc : "");
+    snprintf(full, n, "%s%s%s (tier: %s)%s%s", title, x->rationale ? ". " : "",
+             x->rationale ? x->rationale : "", x->tier ? x->tier : "unknown",
+             x->doc ? " Source: " : "", x->doc ? x->doc : "");
     snprintf(help, n, "%s%sRun `gpuhier rules explain %s` for the rule in full.%s%s",
              x->remedy ? x->remedy : "", x->remedy ? " " : "", x->id, x->doc ? " Source: " : "",
              x->doc ? x->doc : "");
@@ -139,7 +144,8 @@ rule_json(const struct ex_rule *x)
     json_object_set_new(props, "status", ex_jstr(x->status));
     if (x->note)
         json_object_set_new(props, "note", ex_jstr(x->note));
-    json_object_set_new(props, "tags", json_pack("[s, s]", "performance", x->tier ? x->tier : "gpu"));
+    json_object_set_new(props, "tags",
+                        json_pack("[s, s]", "performance", x->tier ? x->tier : "gpu"));
     json_object_set_new(o, "properties", props);
     free(full);
     free(help);
@@ -174,15 +180,18 @@ result_json(const struct ex_report *r, const struct ex_finding *f)
     free(uri);
     json_t *phys = json_pack("{s:o}", "artifactLocation", art);
     if (f->source_file && f->source_line > 0)
-        json_object_set_new(phys, "region", json_pack("{s:I}", "startLine", (json_int_t)f->source_line));
+        json_object_set_new(phys, "region",
+                            json_pack("{s:I}", "startLine", (json_int_t)f->source_line));
     json_object_set_new(loc, "physicalLocation", phys);
     if (f->kernel_id >= 0)
         json_object_set_new(loc, "logicalLocations",
                             json_pack("[{s:o, s:o, s:s}]", "name",
                                       ex_jstr(f->short_name ? f->short_name : f->demangled_name),
-                                      "fullyQualifiedName", ex_jstr(f->demangled_name), "kind", "function"));
+                                      "fullyQualifiedName", ex_jstr(f->demangled_name), "kind",
+                                      "function"));
     json_object_set_new(o, "locations", json_pack("[o]", loc));
-    json_object_set_new(o, "partialFingerprints", json_pack("{s:s}", "gpuhierKernelRule/v1", f->fingerprint));
+    json_object_set_new(o, "partialFingerprints",
+                        json_pack("{s:s}", "gpuhierKernelRule/v1", f->fingerprint));
 
     json_t *p = json_object();
     json_object_set_new(p, "findingId", json_integer(f->id));
@@ -243,7 +252,8 @@ deflated_size(const char *const *piece, const size_t *len, int n)
             z.avail_out = sizeof(buf);
             rc = deflate(&z, flush);
             total += sizeof(buf) - z.avail_out;
-        } while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END && rc != Z_STREAM_ERROR));
+        } while (z.avail_out == 0 ||
+                 (flush == Z_FINISH && rc != Z_STREAM_END && rc != Z_STREAM_ERROR));
     }
     deflateEnd(&z);
     return total;
@@ -267,8 +277,9 @@ build_log(const struct ex_report *r, size_t n_results, const char *truncation)
         json_object_set_new(inv, "commandLine", json_string(r->repro));
     if (truncation)
         json_object_set_new(inv, "toolExecutionNotifications",
-                            json_pack("[{s:s, s:{s:s}, s:{s:s}}]", "level", "warning", "message", "text",
-                                      truncation, "descriptor", "id", "gpuhier/results-truncated"));
+                            json_pack("[{s:s, s:{s:s}, s:{s:s}}]", "level", "warning", "message",
+                                      "text", truncation, "descriptor", "id",
+                                      "gpuhier/results-truncated"));
 
     json_t *run = json_object();
     json_object_set_new(run, "tool", json_pack("{s:o}", "driver", driver));
@@ -298,7 +309,8 @@ build_log(const struct ex_report *r, size_t n_results, const char *truncation)
     json_object_set_new(run, "properties", props);
 
     json_t *log = json_object();
-    json_object_set_new(log, "$schema", json_string("https://json.schemastore.org/sarif-2.1.0.json"));
+    json_object_set_new(log, "$schema",
+                        json_string("https://json.schemastore.org/sarif-2.1.0.json"));
     json_object_set_new(log, "version", json_string("2.1.0"));
     json_object_set_new(log, "runs", json_pack("[o]", run));
     return log;
@@ -350,10 +362,11 @@ ex_write_sarif(const struct ex_report *r, const struct export_opts *o, FILE *out
     for (;;) {
         const char *why = NULL;
         if (keep < r->n) {
-            snprintf(note, sizeof(note),
-                     "%zu of %zu findings kept (the highest ranked): GitHub accepts at most %d results "
-                     "and %u compressed bytes per run",
-                     keep, r->n, EXPORT_SARIF_MAX_RESULTS, SARIF_MAX_GZIP_BYTES);
+            snprintf(
+                note, sizeof(note),
+                "%zu of %zu findings kept (the highest ranked): GitHub accepts at most %d results "
+                "and %u compressed bytes per run",
+                keep, r->n, EXPORT_SARIF_MAX_RESULTS, SARIF_MAX_GZIP_BYTES);
             why = note;
         }
         json_t *log = build_log(r, 0, why);
@@ -383,8 +396,8 @@ ex_write_sarif(const struct ex_report *r, const struct export_opts *o, FILE *out
         keep = next < keep ? next : keep - 1;
     }
     if (fwrite(pre, 1, pre_len, out) != pre_len ||
-        (keep && fwrite(body, 1, ends[keep - 1], out) != ends[keep - 1]) || fputs(post, out) == EOF ||
-        fputc('\n', out) == EOF) {
+        (keep && fwrite(body, 1, ends[keep - 1], out) != ends[keep - 1]) ||
+        fputs(post, out) == EOF || fputc('\n', out) == EOF) {
         store_set_error("cannot write SARIF: %s", strerror(errno));
         goto out;
     }

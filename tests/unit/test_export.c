@@ -46,7 +46,8 @@ bytes_clean(const char *s, int crlf)
             continue;
         }
         if (b < 0x20 || b == 0x7f) {
-            fprintf(stderr, "raw control byte 0x%02x at offset %ld\n", b, (long)(p - (const unsigned char *)s));
+            fprintf(stderr, "raw control byte 0x%02x at offset %ld\n", b,
+                    (long)(p - (const unsigned char *)s));
             return 0;
         }
         if (b < 0x80) {
@@ -69,7 +70,8 @@ bytes_clean(const char *s, int crlf)
 static xmlDocPtr
 parse_xml(const char *s)
 {
-    return xmlReadMemory(s, (int)strlen(s), "junit.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_HUGE);
+    return xmlReadMemory(s, (int)strlen(s), "junit.xml", NULL,
+                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_HUGE);
 }
 
 static int
@@ -220,7 +222,8 @@ test_export_json_records(void)
     CHECK_STR(json_string_value(json_object_get(k, "demangled_name")), want);
     free(want);
     /* The 64 KB name is capped, and says so with an ellipsis. */
-    const char *huge = json_string_value(json_object_get(json_object_get(json_array_get(fs, 2), "kernel"), "demangled_name"));
+    const char *huge = json_string_value(
+        json_object_get(json_object_get(json_array_get(fs, 2), "kernel"), "demangled_name"));
     CHECK(huge && strlen(huge) <= 4096 && strstr(huge, "\xe2\x80\xa6"));
     /* Evidence with threshold and verdict; run-level finding has null kernel. */
     json_t *ev = json_array_get(json_object_get(json_array_get(fs, 0), "evidence"), 0);
@@ -232,7 +235,8 @@ test_export_json_records(void)
     json_t *env = json_object_get(json_object_get(j, "run"), "env");
     CHECK(json_object_get(env, "CUDA_VISIBLE_DEVICES") != NULL);
     CHECK(json_object_get(env, "HOME") == NULL);
-    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "report"), "created_by")), "synthetic");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "report"), "created_by")),
+              "synthetic");
     json_decref(j);
     free(out);
     sqlite3_close(db);
@@ -249,7 +253,8 @@ test_export_sarif_shape(void)
     CHECK(j != NULL);
     CHECK_STR(json_string_value(json_object_get(j, "version")), "2.1.0");
     json_t *run = json_array_get(json_object_get(j, "runs"), 0);
-    json_t *rules = json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
+    json_t *rules =
+        json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
     json_t *res = json_object_get(run, "results");
     CHECK_EQ_INT(json_array_size(rules), 5); /* every rule of the analysis, skipped one included */
     CHECK_EQ_INT(json_array_size(res), 5);
@@ -260,27 +265,39 @@ test_export_sarif_shape(void)
         const char *id = json_string_value(json_object_get(r, "ruleId"));
         size_t ri = (size_t)json_integer_value(json_object_get(r, "ruleIndex"));
         CHECK_STR(json_string_value(json_object_get(json_array_get(rules, ri), "id")), id);
-        CHECK(json_object_get(json_object_get(r, "partialFingerprints"), "gpuhierKernelRule/v1") != NULL);
+        CHECK(json_object_get(json_object_get(r, "partialFingerprints"), "gpuhierKernelRule/v1") !=
+              NULL);
     }
     json_t *r0 = json_array_get(res, 0), *r4 = json_array_get(res, 4);
     CHECK_STR(json_string_value(json_object_get(r0, "level")), "error");
     /* Same rule and kernel, another launch configuration: same fingerprint. */
-    const char *fp0 = json_string_value(json_object_get(json_object_get(r0, "partialFingerprints"), "gpuhierKernelRule/v1"));
-    const char *fp4 = json_string_value(json_object_get(json_object_get(r4, "partialFingerprints"), "gpuhierKernelRule/v1"));
-    const char *fp1 = json_string_value(json_object_get(json_object_get(json_array_get(res, 1), "partialFingerprints"), "gpuhierKernelRule/v1"));
+    const char *fp0 = json_string_value(
+        json_object_get(json_object_get(r0, "partialFingerprints"), "gpuhierKernelRule/v1"));
+    const char *fp4 = json_string_value(
+        json_object_get(json_object_get(r4, "partialFingerprints"), "gpuhierKernelRule/v1"));
+    const char *fp1 = json_string_value(json_object_get(
+        json_object_get(json_array_get(res, 1), "partialFingerprints"), "gpuhierKernelRule/v1"));
     CHECK_STR(fp0, fp4);
     CHECK(fp1 && strcmp(fp0, fp1));
     /* Source location relative to the run's directory; odd names percent-encoded; else the program. */
-    json_t *phys = json_object_get(json_array_get(json_object_get(r0, "locations"), 0), "physicalLocation");
-    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")), "src/transpose.cu");
-    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(phys, "region"), "startLine")), 42);
-    phys = json_object_get(json_array_get(json_object_get(json_array_get(res, 1), "locations"), 0), "physicalLocation");
-    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")), "src/we%20ird%23file.cu");
-    phys = json_object_get(json_array_get(json_object_get(json_array_get(res, 3), "locations"), 0), "physicalLocation");
-    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")), "app");
+    json_t *phys =
+        json_object_get(json_array_get(json_object_get(r0, "locations"), 0), "physicalLocation");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")),
+              "src/transpose.cu");
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(phys, "region"), "startLine")),
+                 42);
+    phys = json_object_get(json_array_get(json_object_get(json_array_get(res, 1), "locations"), 0),
+                           "physicalLocation");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")),
+              "src/we%20ird%23file.cu");
+    phys = json_object_get(json_array_get(json_object_get(json_array_get(res, 3), "locations"), 0),
+                           "physicalLocation");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri")),
+              "app");
     CHECK(json_object_get(phys, "region") == NULL);
     /* Evidence rides in properties. */
-    CHECK_EQ_INT(json_array_size(json_object_get(json_object_get(r0, "properties"), "evidence")), 3);
+    CHECK_EQ_INT(json_array_size(json_object_get(json_object_get(r0, "properties"), "evidence")),
+                 3);
     json_decref(j);
     free(out);
     sqlite3_close(db);
@@ -294,9 +311,12 @@ test_export_sarif_truncates(void)
     int n = EXPORT_SARIF_MAX_RESULTS + 10;
     store_exec(db, "BEGIN");
     sqlite3_stmt *st;
-    sqlite3_prepare_v2(db, "INSERT INTO finding(id, rank, rule_id, severity, kernel_id, config_id, message, time_lost_ns)"
-                           " VALUES (?1, ?1, 'uncoalesced-global-load', 'note', 1, 1, 'synthetic', 1000)",
-                       -1, &st, NULL);
+    sqlite3_prepare_v2(
+        db,
+        "INSERT INTO finding(id, rank, rule_id, severity, kernel_id, config_id, message, "
+        "time_lost_ns)"
+        " VALUES (?1, ?1, 'uncoalesced-global-load', 'note', 1, 1, 'synthetic', 1000)",
+        -1, &st, NULL);
     for (int i = 1; i <= n; i++) {
         sqlite3_bind_int(st, 1, i);
         sqlite3_step(st);
@@ -310,13 +330,16 @@ test_export_sarif_truncates(void)
     json_t *j = json_loads(out, 0, NULL);
     json_t *run = json_array_get(json_object_get(j, "runs"), 0);
     CHECK_EQ_INT(json_array_size(json_object_get(run, "results")), EXPORT_SARIF_MAX_RESULTS);
-    json_t *note = json_array_get(
-        json_object_get(json_array_get(json_object_get(run, "invocations"), 0), "toolExecutionNotifications"), 0);
+    json_t *note =
+        json_array_get(json_object_get(json_array_get(json_object_get(run, "invocations"), 0),
+                                       "toolExecutionNotifications"),
+                       0);
     const char *text = json_string_value(json_object_get(json_object_get(note, "message"), "text"));
     CHECK(text && strstr(text, "25000 of 25010"));
     /* The lowest ranks are the ones dropped. */
     json_t *last = json_array_get(json_object_get(run, "results"), EXPORT_SARIF_MAX_RESULTS - 1);
-    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(last, "properties"), "rank")), EXPORT_SARIF_MAX_RESULTS);
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(last, "properties"), "rank")),
+                 EXPORT_SARIF_MAX_RESULTS);
     json_decref(j);
     free(out);
     sqlite3_close(db);
@@ -479,8 +502,10 @@ static void
 test_export_redact_rules(void)
 {
     check_redact("[\"./a\",\"--token=abc\"]", "[\"./a\",\"--token=***\"]");
-    check_redact("[\"./a\",\"--api-key\",\"abc\",\"--n\",\"3\"]", "[\"./a\",\"--api-key\",\"***\",\"--n\",\"3\"]");
-    check_redact("[\"PASSWORD=x\",\"db_passwd:y\",\"--Secret=z\"]", "[\"PASSWORD=***\",\"db_passwd:***\",\"--Secret=***\"]");
+    check_redact("[\"./a\",\"--api-key\",\"abc\",\"--n\",\"3\"]",
+                 "[\"./a\",\"--api-key\",\"***\",\"--n\",\"3\"]");
+    check_redact("[\"PASSWORD=x\",\"db_passwd:y\",\"--Secret=z\"]",
+                 "[\"PASSWORD=***\",\"db_passwd:***\",\"--Secret=***\"]");
     check_redact("[\"-p\",\"secret\"]", "[\"-p\",\"secret\"]");
     check_redact("[\"--x=ghp_0123456789abcdefghijABCDEF\"]", "[\"--x=***\"]");
     check_redact("[\"glpat-0123456789abcdefghij\",\"AKIAABCDEFGHIJKLMNOP\"]", "[\"***\",\"***\"]");
@@ -518,7 +543,10 @@ test_export_filters(void)
     CHECK_EQ_INT(count_findings(db, (struct export_opts){.min_severity = "warning"}), 4);
     CHECK_EQ_INT(count_findings(db, (struct export_opts){.min_severity = "error"}), 1);
     CHECK_EQ_INT(count_findings(db, (struct export_opts){.top = 2}), 2);
-    CHECK_EQ_INT(count_findings(db, (struct export_opts){.top = 1, .min_severity = "warning", .rule = "local-memory-traffic"}), 1);
+    CHECK_EQ_INT(count_findings(db, (struct export_opts){.top = 1,
+                                                         .min_severity = "warning",
+                                                         .rule = "local-memory-traffic"}),
+                 1);
     long long ids[] = {3, 4};
     CHECK_EQ_INT(count_findings(db, (struct export_opts){.finding_ids = ids, .n_ids = 2}), 2);
     CHECK_EQ_INT(count_findings(db, (struct export_opts){.kernel_regex = "(unclosed"}), -1);
@@ -534,7 +562,8 @@ static void
 test_export_empty_reports(void)
 {
     sqlite3 *dbs[2] = {make_report(":memory:", EXR_EMPTY), NULL};
-    CHECK(store_create(":memory:", "synthetic", &dbs[1]) == 0); /* no run, no kernels, never analyzed */
+    CHECK(store_create(":memory:", "synthetic", &dbs[1]) ==
+          0); /* no run, no kernels, never analyzed */
     for (int d = 0; d < 2; d++) {
         for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
             struct export_opts o = {.format = formats[i], .redact = 1};
@@ -574,7 +603,8 @@ test_export_repro_command(void)
 {
     sqlite3 *db = nasty();
     char *s = export_repro_command(db, 1);
-    CHECK_STR(s, "gpuhier run ./app '--token=***' --password '***' -p keep-me 'https://user:***@example.com/x' "
+    CHECK_STR(s, "gpuhier run ./app '--token=***' --password '***' -p keep-me "
+                 "'https://user:***@example.com/x' "
                  "--size=1024 'it'\\''s a \"quoted\" arg'");
     free(s);
     sqlite3_close(db);

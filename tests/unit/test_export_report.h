@@ -32,9 +32,9 @@ enum exr_variant { EXR_NASTY, EXR_BEFORE, EXR_AFTER, EXR_EMPTY };
 #define EXR_SECRET_URLPASS "pa55w0rdURL"
 #define EXR_SECRET_ENV "s3cr3t-env-value"
 
-static const char EXR_NASTY_NAME[] =
-    "evil\"quote'\\back\x01\x1b[31mred\x1b]0;title\x07<&>`**bold**` [x](http://e.x) | # @here \xff\xfe\xc0\xaf"
-    " ]]> <!-- --> tail";
+static const char EXR_NASTY_NAME[] = "evil\"quote'\\back\x01\x1b[31mred\x1b]0;title\x07<&>`**bold**"
+                                     "` [x](http://e.x) | # @here \xff\xfe\xc0\xaf"
+                                     " ]]> <!-- --> tail";
 
 static int
 exr_exec(sqlite3 *db, const char *sql)
@@ -55,7 +55,8 @@ exr_kernel(sqlite3 *db, int id, const char *mangled, const char *demangled, cons
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
-                           "INSERT INTO kernel(id, mangled_name, demangled_name, short_name, source_file, source_line)"
+                           "INSERT INTO kernel(id, mangled_name, demangled_name, short_name, "
+                           "source_file, source_line)"
                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
@@ -84,23 +85,29 @@ make_report(const char *path, enum exr_variant v)
     }
     int after = v == EXR_AFTER;
     int bad = exr_exec(db, "BEGIN");
-    bad |= store_meta_set(db, "provenance",
-                          "SYNTHETIC: tests/unit/test_export_report.h, made-up rows for the export tests; "
-                          "nothing here was measured");
-    bad |= exr_exec(db,
-                    "INSERT INTO run(id, command_line, program, cwd, env, host, pid, ppid, start_ns, end_ns,"
-                    " tool_version, mode, clean_exit) VALUES (1,"
-                    " '[\"./app\",\"--token=" EXR_SECRET_TOKEN "\",\"--password\",\"" EXR_SECRET_PASSWORD "\","
-                    "\"-p\",\"keep-me\",\"https://user:" EXR_SECRET_URLPASS "@example.com/x\",\"--size=1024\","
-                    "\"it''s a \\\"quoted\\\" arg\"]',"
-                    " '/work/proj/app', '/work/proj',"
-                    " '{\"CUDA_VISIBLE_DEVICES\":\"0\",\"HOME\":\"/home/secret-home\",\"GPUHIER_API_TOKEN\":\""
-                    EXR_SECRET_ENV "\",\"LD_LIBRARY_PATH\":\"/opt/lib\"}',"
-                    " 'testhost', 4242, 1, 1000, 2000, '0.1.0', 'profile', 1)");
-    bad |= exr_exec(db, "INSERT INTO device(id, name, chip, cc_major, cc_minor, sm_count, peak_dram_bw_bytes_per_s)"
-                        " VALUES (0, 'NVIDIA H200 (synthetic)', 'GH100', 9, 0, 132, 4.8e12)");
-    bad |= exr_kernel(db, 1, "_Z15transpose_naivePfPKfi", "transpose_naive(float*, float const*, int)",
-                      "transpose_naive", "/work/proj/src/transpose.cu", 42);
+    bad |= store_meta_set(
+        db, "provenance",
+        "SYNTHETIC: tests/unit/test_export_report.h, made-up rows for the export tests; "
+        "nothing here was measured");
+    bad |= exr_exec(
+        db,
+        "INSERT INTO run(id, command_line, program, cwd, env, host, pid, ppid, start_ns, end_ns,"
+        " tool_version, mode, clean_exit) VALUES (1,"
+        " '[\"./app\",\"--token=" EXR_SECRET_TOKEN "\",\"--password\",\"" EXR_SECRET_PASSWORD "\","
+        "\"-p\",\"keep-me\",\"https://user:" EXR_SECRET_URLPASS "@example.com/x\",\"--size=1024\","
+        "\"it''s a \\\"quoted\\\" arg\"]',"
+        " '/work/proj/app', '/work/proj',"
+        " '{\"CUDA_VISIBLE_DEVICES\":\"0\",\"HOME\":\"/home/"
+        "secret-home\",\"GPUHIER_API_TOKEN\":\"" EXR_SECRET_ENV
+        "\",\"LD_LIBRARY_PATH\":\"/opt/lib\"}',"
+        " 'testhost', 4242, 1, 1000, 2000, '0.1.0', 'profile', 1)");
+    bad |= exr_exec(
+        db,
+        "INSERT INTO device(id, name, chip, cc_major, cc_minor, sm_count, peak_dram_bw_bytes_per_s)"
+        " VALUES (0, 'NVIDIA H200 (synthetic)', 'GH100', 9, 0, 132, 4.8e12)");
+    bad |=
+        exr_kernel(db, 1, "_Z15transpose_naivePfPKfi", "transpose_naive(float*, float const*, int)",
+                   "transpose_naive", "/work/proj/src/transpose.cu", 42);
     bad |= exr_kernel(db, 2, "_Z4evilv", EXR_NASTY_NAME, "evil<&>", "src/we ird#file.cu", 7);
     size_t big = 64 * 1024;
     char *huge = malloc(big + 1);
@@ -110,53 +117,70 @@ make_report(const char *path, enum exr_variant v)
     bad |= exr_kernel(db, 3, "_Z4hugev", huge, huge, NULL, 0);
     free(huge);
     bad |= exr_kernel(db, 4, "_Z11good_kernelv", "good_kernel()", "good_kernel", NULL, 0);
-    bad |= exr_exec(db,
-                    "INSERT INTO config(id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
-                    " dynamic_smem_bytes, static_smem_bytes, registers_per_thread, local_bytes_per_thread,"
-                    " theoretical_occupancy_pct, occupancy_limiter, launches, total_ns) VALUES"
-                    " (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32, 0, 100, 'warps', 10, 4000000),"
-                    " (2, 1, 0, 2048, 1, 1, 512, 1, 1, 0, 0, 32, 0, 100, 'warps', 10, 3000000),"
-                    " (3, 2, 0, 64, 1, 1, 128, 1, 1, 1024, 0, 255, 512, 25, 'registers', 5, 1000000),"
-                    " (4, 3, 0, 1, 1, 1, 32, 1, 1, 0, 4096, 16, 0, 50, 'blocks', 1, 500000),"
-                    " (5, 4, 0, 128, 1, 1, 128, 1, 1, 0, 0, 16, 0, 100, 'warps', 1, 100000)");
+    bad |= exr_exec(
+        db, "INSERT INTO config(id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, "
+            "block_y, block_z,"
+            " dynamic_smem_bytes, static_smem_bytes, registers_per_thread, local_bytes_per_thread,"
+            " theoretical_occupancy_pct, occupancy_limiter, launches, total_ns) VALUES"
+            " (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32, 0, 100, 'warps', 10, 4000000),"
+            " (2, 1, 0, 2048, 1, 1, 512, 1, 1, 0, 0, 32, 0, 100, 'warps', 10, 3000000),"
+            " (3, 2, 0, 64, 1, 1, 128, 1, 1, 1024, 0, 255, 512, 25, 'registers', 5, 1000000),"
+            " (4, 3, 0, 1, 1, 1, 32, 1, 1, 0, 4096, 16, 0, 50, 'blocks', 1, 500000),"
+            " (5, 4, 0, 128, 1, 1, 128, 1, 1, 0, 0, 16, 0, 100, 'warps', 1, 100000)");
     /* Rule set of the "analysis": one rule skipped, as the analyzer records it. */
-    bad |= exr_exec(db, "INSERT INTO analysis(id, ruleset_version, tool_version, analyzed_ns, run_gpu_ns, rules_dir)"
+    bad |= exr_exec(db, "INSERT INTO analysis(id, ruleset_version, tool_version, analyzed_ns, "
+                        "run_gpu_ns, rules_dir)"
                         " VALUES (1, 'synthetic-ruleset', '0.1.0', 3000, 8600000, 'rules')");
-    bad |= exr_exec(db,
-                    "INSERT INTO rule_run(rule_id, title, tier, status, note, findings) VALUES"
-                    " ('uncoalesced-global-load', 'Uncoalesced global loads', 'l1', 'ran', NULL, 1),"
-                    " ('local-memory-traffic', 'Local memory (spill) traffic', 'registers', 'ran', NULL, 1),"
-                    " ('shared-bank-conflicts', 'Shared-memory bank conflicts', 'shared', 'ran', NULL, 1),"
-                    " ('l2-reread-miss', 'Re-read data misses L2', 'l2', 'skipped',"
-                    "  'metric ''lts__t_sectors_lookup_miss.sum'' not in report', 0),"
-                    " ('pageable-copy', 'Copies from pageable host memory', 'host', 'ran', NULL, 1)");
+    bad |= exr_exec(
+        db,
+        "INSERT INTO rule_run(rule_id, title, tier, status, note, findings) VALUES"
+        " ('uncoalesced-global-load', 'Uncoalesced global loads', 'l1', 'ran', NULL, 1),"
+        " ('local-memory-traffic', 'Local memory (spill) traffic', 'registers', 'ran', NULL, 1),"
+        " ('shared-bank-conflicts', 'Shared-memory bank conflicts', 'shared', 'ran', NULL, 1),"
+        " ('l2-reread-miss', 'Re-read data misses L2', 'l2', 'skipped',"
+        "  'metric ''lts__t_sectors_lookup_miss.sum'' not in report', 0),"
+        " ('pageable-copy', 'Copies from pageable host memory', 'host', 'ran', NULL, 1)");
     /* Kernel summaries (config_id NULL: per kernel), for diff. */
     char sql[2048];
-    snprintf(sql, sizeof(sql),
-             "INSERT INTO kernel_summary(kernel_id, config_id, launches, profiled_launches, total_ns, mean_ns,"
-             " share_pct, dram_bytes, requested_bytes, useful_bytes, floor_ns, floor_ratio, bound_tier,"
-             " achieved_occupancy_pct, findings, worst_severity, time_lost_ns) VALUES"
-             " (1, NULL, 20, 2, %d, %g, 81.4, 1.34e8, 1.34e8, 1.34e8, 28000, %g, 'dram', 70, 1, 'error', %d),"
-             " (2, NULL, 5, 1, 1000000, 200000, 11.6, 1e6, 1e6, 1e6, 500, 400, 'registers', 20, 1, 'warning', 400000),"
-             " (3, NULL, 1, 1, 500000, 500000, 5.8, 1e5, 1e5, 1e5, 100, 5000, 'shared', 40, 1, 'note', 50000),"
-             " (4, NULL, 1, 1, 100000, 100000, 1.2, 1e5, 1e5, 1e5, 90, 1.1, 'dram', 90, 0, NULL, 0)",
-             after ? 700000 : 7000000, after ? 35000.0 : 350000.0, after ? 1.25 : 12.5, after ? 0 : 5000000);
+    snprintf(
+        sql, sizeof(sql),
+        "INSERT INTO kernel_summary(kernel_id, config_id, launches, profiled_launches, total_ns, "
+        "mean_ns,"
+        " share_pct, dram_bytes, requested_bytes, useful_bytes, floor_ns, floor_ratio, bound_tier,"
+        " achieved_occupancy_pct, findings, worst_severity, time_lost_ns) VALUES"
+        " (1, NULL, 20, 2, %d, %g, 81.4, 1.34e8, 1.34e8, 1.34e8, 28000, %g, 'dram', 70, 1, "
+        "'error', %d),"
+        " (2, NULL, 5, 1, 1000000, 200000, 11.6, 1e6, 1e6, 1e6, 500, 400, 'registers', 20, 1, "
+        "'warning', 400000),"
+        " (3, NULL, 1, 1, 500000, 500000, 5.8, 1e5, 1e5, 1e5, 100, 5000, 'shared', 40, 1, 'note', "
+        "50000),"
+        " (4, NULL, 1, 1, 100000, 100000, 1.2, 1e5, 1e5, 1e5, 90, 1.1, 'dram', 90, 0, NULL, 0)",
+        after ? 700000 : 7000000, after ? 35000.0 : 350000.0, after ? 1.25 : 12.5,
+        after ? 0 : 5000000);
     bad |= exr_exec(db, sql);
     if (v != EXR_EMPTY) {
         /* Finding 1: present before, fixed after. */
         if (!after) {
-            bad |= exr_exec(db,
-                            "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
-                            " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
-                            " share_pct, launches, profiled_launch_id) VALUES"
-                            " (1, 1, 'uncoalesced-global-load', 'Uncoalesced global loads', 'l1', 'error', 1, 1,"
-                            "  'Each warp load touches 32 sectors instead of 4 (8x the useful bytes).',"
-                            "  'Make consecutive threads read consecutive addresses; stage the tile in shared memory.',"
-                            "  'H \xc2\xa7" "4.5 La r\xc3\xa8gle de coalescence', 350000, 3500000, 4000000, 40.7, 10, 1),"
-                            " (5, 5, 'uncoalesced-global-load', 'Uncoalesced global loads', 'l1', 'warning', 1, 2,"
-                            "  'Same kernel, another launch configuration.', 'Same remedy.', 'H \xc2\xa7" "4.5',"
-                            "  50000, 500000, 500000, 5.8, 10, 11)");
-            bad |= exr_exec(db, "INSERT INTO finding_evidence(finding_id, seq, name, value, text_value, unit, threshold, op) VALUES"
+            bad |= exr_exec(
+                db, "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, "
+                    "config_id,"
+                    " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, "
+                    "time_lost_raw_ns,"
+                    " share_pct, launches, profiled_launch_id) VALUES"
+                    " (1, 1, 'uncoalesced-global-load', 'Uncoalesced global loads', 'l1', 'error', "
+                    "1, 1,"
+                    "  'Each warp load touches 32 sectors instead of 4 (8x the useful bytes).',"
+                    "  'Make consecutive threads read consecutive addresses; stage the tile in "
+                    "shared memory.',"
+                    "  'H \xc2\xa7"
+                    "4.5 La r\xc3\xa8gle de coalescence', 350000, 3500000, 4000000, 40.7, 10, 1),"
+                    " (5, 5, 'uncoalesced-global-load', 'Uncoalesced global loads', 'l1', "
+                    "'warning', 1, 2,"
+                    "  'Same kernel, another launch configuration.', 'Same remedy.', 'H \xc2\xa7"
+                    "4.5',"
+                    "  50000, 500000, 500000, 5.8, 10, 11)");
+            bad |= exr_exec(db, "INSERT INTO finding_evidence(finding_id, seq, name, value, "
+                                "text_value, unit, threshold, op) VALUES"
                                 " (1, 0, 'sectors_per_request', 32, NULL, 'sectors', 4, '>'),"
                                 " (1, 1, 'requested_bytes', 1.34e8, NULL, 'bytes', NULL, NULL),"
                                 " (1, 2, 'access', NULL, 'stride 32 floats', NULL, NULL, NULL),"
@@ -164,53 +188,71 @@ make_report(const char *path, enum exr_variant v)
         }
         /* Finding 2: on the nasty kernel; worse after (more time lost). */
         sqlite3_stmt *st;
-        sqlite3_prepare_v2(db,
-                           "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
-                           " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
-                           " share_pct, launches, profiled_launch_id) VALUES"
-                           " (2, 2, 'local-memory-traffic', 'Local memory (spill) traffic', 'registers', 'warning',"
-                           "  2, 3, ?1, ?2, 'E \xc2\xa7" "2.1 Registros', ?3, ?4, ?4, ?5, 5, 3)",
-                           -1, &st, NULL);
+        sqlite3_prepare_v2(
+            db,
+            "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
+            " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
+            " share_pct, launches, profiled_launch_id) VALUES"
+            " (2, 2, 'local-memory-traffic', 'Local memory (spill) traffic', 'registers', "
+            "'warning',"
+            "  2, 3, ?1, ?2, 'E \xc2\xa7"
+            "2.1 Registros', ?3, ?4, ?4, ?5, 5, 3)",
+            -1, &st, NULL);
         char msg[512];
-        snprintf(msg, sizeof(msg), "Kernel %s spills: 512 B local per thread \x1b[2J\r\nforged line", EXR_NASTY_NAME);
+        snprintf(msg, sizeof(msg),
+                 "Kernel %s spills: 512 B local per thread \x1b[2J\r\nforged line", EXR_NASTY_NAME);
         sqlite3_bind_text(st, 1, msg, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 2, "Reduce register pressure: `__launch_bounds__`, <smaller> & simpler | tiles ## "
-                                 "[click](javascript:alert(1)) @team",
-                          -1, SQLITE_STATIC);
+        sqlite3_bind_text(
+            st, 2,
+            "Reduce register pressure: `__launch_bounds__`, <smaller> & simpler | tiles ## "
+            "[click](javascript:alert(1)) @team",
+            -1, SQLITE_STATIC);
         sqlite3_bind_double(st, 3, after ? 120000 : 80000);
         sqlite3_bind_double(st, 4, after ? 600000 : 400000);
         sqlite3_bind_double(st, 5, after ? 7.0 : 4.7);
         int rc = sqlite3_step(st);
         sqlite3_finalize(st);
         bad |= rc != SQLITE_DONE;
-        bad |= exr_exec(db, "INSERT INTO finding_evidence(finding_id, seq, name, value, text_value, unit, threshold, op) VALUES"
+        bad |= exr_exec(db, "INSERT INTO finding_evidence(finding_id, seq, name, value, "
+                            "text_value, unit, threshold, op) VALUES"
                             " (2, 0, 'local_bytes_per_thread', 512, NULL, 'bytes', 0, '>'),"
                             " (2, 1, 'local_sectors', 1.5e6, NULL, 'sectors', 0, '>')");
         /* Finding 3: note on the 64 KB kernel; unchanged. */
-        bad |= exr_exec(db,
-                        "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
-                        " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
-                        " share_pct, launches, profiled_launch_id) VALUES"
-                        " (3, 3, 'shared-bank-conflicts', 'Shared-memory bank conflicts', 'shared', 'note', 3, 4,"
-                        "  '4-way bank conflicts on shared loads.', 'Pad the shared array by one word per row.',"
-                        "  'H \xc2\xa7" "5.3', 50000, 50000, 50000, 0.58, 1, 4)");
-        bad |= exr_exec(db, "INSERT INTO finding_evidence(finding_id, seq, name, value, text_value, unit, threshold, op) VALUES"
+        bad |= exr_exec(
+            db,
+            "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
+            " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
+            " share_pct, launches, profiled_launch_id) VALUES"
+            " (3, 3, 'shared-bank-conflicts', 'Shared-memory bank conflicts', 'shared', 'note', 3, "
+            "4,"
+            "  '4-way bank conflicts on shared loads.', 'Pad the shared array by one word per "
+            "row.',"
+            "  'H \xc2\xa7"
+            "5.3', 50000, 50000, 50000, 0.58, 1, 4)");
+        bad |= exr_exec(db, "INSERT INTO finding_evidence(finding_id, seq, name, value, "
+                            "text_value, unit, threshold, op) VALUES"
                             " (3, 0, 'conflicts_per_request', 3, NULL, 'ways', 1, '>')");
         /* Finding 4: run level (copies); after the fix a new one appears on kernel 4. */
-        bad |= exr_exec(db,
-                        "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
-                        " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
-                        " share_pct, launches, profiled_launch_id) VALUES"
-                        " (4, 4, 'pageable-copy', 'Copies from pageable host memory', 'host', 'warning', NULL, NULL,"
-                        "  '12 HtoD copies from pageable memory (48 MB) ran at 6 GB/s.', 'Use cudaMallocHost.',"
-                        "  'H \xc2\xa7" "2.4', NULL, 200000, 200000, 2.3, NULL, NULL)");
+        bad |= exr_exec(
+            db,
+            "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
+            " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
+            " share_pct, launches, profiled_launch_id) VALUES"
+            " (4, 4, 'pageable-copy', 'Copies from pageable host memory', 'host', 'warning', NULL, "
+            "NULL,"
+            "  '12 HtoD copies from pageable memory (48 MB) ran at 6 GB/s.', 'Use cudaMallocHost.',"
+            "  'H \xc2\xa7"
+            "2.4', NULL, 200000, 200000, 2.3, NULL, NULL)");
         if (after)
-            bad |= exr_exec(db,
-                            "INSERT INTO finding(id, rank, rule_id, title, tier, severity, kernel_id, config_id,"
-                            " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
-                            " share_pct, launches, profiled_launch_id) VALUES"
-                            " (6, 6, 'shared-bank-conflicts', 'Shared-memory bank conflicts', 'shared', 'warning', 4, 5,"
-                            "  'New conflicts.', 'Pad.', 'H \xc2\xa7" "5.3', 20000, 20000, 20000, 1.5, 1, 5)");
+            bad |= exr_exec(db, "INSERT INTO finding(id, rank, rule_id, title, tier, severity, "
+                                "kernel_id, config_id,"
+                                " message, remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, "
+                                "time_lost_raw_ns,"
+                                " share_pct, launches, profiled_launch_id) VALUES"
+                                " (6, 6, 'shared-bank-conflicts', 'Shared-memory bank conflicts', "
+                                "'shared', 'warning', 4, 5,"
+                                "  'New conflicts.', 'Pad.', 'H \xc2\xa7"
+                                "5.3', 20000, 20000, 20000, 1.5, 1, 5)");
     }
     bad |= exr_exec(db, "COMMIT");
     if (bad) {

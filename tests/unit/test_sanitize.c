@@ -49,7 +49,8 @@ test_sanitize_plain(void)
     check_san("void transpose<float, 32>(float*, float const*, int)",
               "void transpose<float, 32>(float*, float const*, int)");
     check_san("<&>\"'`*_[x](y)|#\\", "<&>\"'`*_[x](y)|#\\");
-    check_san("caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80");
+    check_san("caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80",
+              "caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80");
     CHECK(sanitize_text(NULL, 0) == NULL);
     char buf[8] = "x";
     CHECK_STR(sanitize_into(buf, sizeof(buf), NULL), "");
@@ -76,13 +77,20 @@ test_sanitize_escape_sequences(void)
     free(s);
     /* Bidi overrides (Trojan Source) and line separators are escaped too. */
     check_san("\xef\xbf\xbe\xef\xbf\xbf", "\\u{FFFE}\\u{FFFF}");
-    check_san("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\xa8" "d", "a\\u{202E}b\\u{2066}c\\u{2028}d");
+    check_san("a\xe2\x80\xae"
+              "b\xe2\x81\xa6"
+              "c\xe2\x80\xa8"
+              "d",
+              "a\\u{202E}b\\u{2066}c\\u{2028}d");
 }
 
 static void
 test_sanitize_invalid_utf8(void)
 {
-    check_san("a\xff" "b", "a\xef\xbf\xbd" "b");
+    check_san("a\xff"
+              "b",
+              "a\xef\xbf\xbd"
+              "b");
     check_san("\x80", "\xef\xbf\xbd");
     /* Overlong '/' and overlong NUL. */
     check_san("\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd");
