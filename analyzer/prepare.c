@@ -219,7 +219,11 @@ static const char cfg_sql[] =
     "       WHEN max_t_ns < 0.5 * mean_ns THEN 'latency'\n"
     "       WHEN max_t_ns = t_host_ns THEN 'host' WHEN max_t_ns = t_dram_ns THEN 'dram'\n"
     "       WHEN max_t_ns = t_l2_ns THEN 'l2' WHEN max_t_ns = t_l1_ns THEN 'l1'\n"
-    "       WHEN max_t_ns = t_shared_ns THEN 'shared' ELSE 'compute' END AS bound_tier\n"
+    "       WHEN max_t_ns = t_shared_ns THEN 'shared' ELSE 'compute' END AS bound_tier,\n"
+    "  CASE WHEN max_t_ns IS NULL OR max_t_ns = 0 THEN NULL\n"
+    "       WHEN max_t_ns = t_host_ns THEN 'host' WHEN max_t_ns = t_dram_ns THEN 'dram'\n"
+    "       WHEN max_t_ns = t_l2_ns THEN 'l2' WHEN max_t_ns = t_l1_ns THEN 'l1'\n"
+    "       WHEN max_t_ns = t_shared_ns THEN 'shared' ELSE 'compute' END AS top_tier\n"
     "FROM (SELECT y.*,\n"
     "  useful_bytes * 1e9 / bw_dram AS floor_ns,\n"
     "  useful_bytes * 1e9 / bw_copy AS floor_measured_ns,\n"
@@ -415,6 +419,37 @@ pivot_columns(sqlite3 *db, char **sql, size_t *len)
     return n;
 }
 
+/* Fallback: temp.pagg as AVG() of every column of a materialized v_profiled. */
+static int
+build_pagg_slow(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    char *sql = NULL;
+    size_t len;
+    int rc;
+    if (an_prepare_profiled(db) ||
+        store_prepare(db, "SELECT name FROM pragma_table_info('v_profiled', 'temp')", &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot list v_profiled columns: %s", store_error());
+    sql = an_xstrdup("CREATE TEMP TABLE pagg AS SELECT config_id AS pagg_config_id, MIN(launch_id) AS profiled_launch_id");
+    len = strlen(sql);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (!name || !strcmp(name, "launch_id") || !strcmp(name, "kernel_id") || !strcmp(name, "config_id") ||
+            !strcmp(name, "device_id") || strchr(name, '"'))
+            continue;
+        size_t add = 2 * strlen(name) + 32;
+        sql = an_xrealloc(sql, len + add);
+        len += (size_t)snprintf(sql + len, add, ", AVG(\"%s\") AS \"%s\"", name, name);
+    }
+    sqlite3_finalize(st);
+    const char *tail = " FROM temp.v_profiled GROUP BY config_id";
+    sql = an_xrealloc(sql, len + strlen(tail) + 1);
+    memcpy(sql + len, tail, strlen(tail) + 1);
+    rc = rc == SQLITE_DONE ? store_exec(db, sql) : -1;
+    free(sql);
+    return rc ? an_fail(ANALYZER_ERR_INTERNAL, "cannot build profiled averages: %s", store_error()) : 0;
+}
+
 static int
 build_pagg(sqlite3 *db)
 {
@@ -423,9 +458,14 @@ build_pagg(sqlite3 *db)
                            " AS profiled_launch_id");
     size_t len = strlen(sql);
     int n = pivot_columns(db, &sql, &len);
-    if (n <= 0) {
+    if (n < 0) {
         free(sql);
-        return n < 0 ? -1 : an_fail(ANALYZER_ERR_REPORT, "cannot read the metric columns of v_profiled");
+        return -1;
+    }
+    if (n == 0) {
+        /* The view's SQL did not read as expected: average the materialized view instead (slower). */
+        free(sql);
+        return build_pagg_slow(db);
     }
     const char *tail = " FROM temp.cfg_metric o GROUP BY config_id";
     sql = an_xrealloc(sql, len + strlen(tail) + 1);
@@ -458,8 +498,8 @@ exec(sqlite3 *db, const char *sql, const char *what)
 int
 an_prepare_profiled(sqlite3 *db)
 {
-    return exec(db, "CREATE TEMP TABLE v_profiled AS SELECT * FROM main.v_profiled", "v_profiled") ||
-           exec(db, "CREATE INDEX temp.v_profiled_by_config ON v_profiled(config_id)", "v_profiled") ? -1 : 0;
+    return exec(db, "CREATE TEMP TABLE IF NOT EXISTS v_profiled AS SELECT * FROM main.v_profiled", "v_profiled") ||
+           exec(db, "CREATE INDEX IF NOT EXISTS temp.v_profiled_by_config ON v_profiled(config_id)", "v_profiled") ? -1 : 0;
 }
 
 int
