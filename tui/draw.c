@@ -168,6 +168,15 @@ put_char(struct draw *d, enum line_type t, const char *s, int len, int w)
     return d->col >= d->maxcol;
 }
 
+/* put_char, but a stray byte of invalid UTF-8 (unsanitized text) becomes U+FFFD. */
+static bool
+put_valid(struct draw *d, enum line_type t, const char *s, int len, int w)
+{
+    if (len == 1 && (unsigned char)s[0] >= 0x80)
+        return put_char(d, t, "\xef\xbf\xbd", 3, 1);
+    return put_char(d, t, s, len, w);
+}
+
 bool
 draw_chars(struct draw *d, enum line_type t, char ch, int n)
 {
@@ -185,7 +194,7 @@ draw_text(struct draw *d, enum line_type t, const char *s)
         uint32_t cp;
         int len = utf8_next(s, &cp);
         bool ascii = d->c ? d->c->ascii : false;
-        if (put_char(d, t, s, len, char_width(cp, ascii)))
+        if (put_valid(d, t, s, len, char_width(cp, ascii)))
             return true;
         s += len;
     }
@@ -223,7 +232,7 @@ draw_field(struct draw *d, enum line_type t, const char *s, int width, bool righ
         int cw = char_width(cp, ascii);
         if (used + cw > width - 1)
             break;
-        if (put_char(d, t, s, len, cw))
+        if (put_valid(d, t, s, len, cw))
             return true;
         used += cw;
         s += len;

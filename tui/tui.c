@@ -299,12 +299,23 @@ redraw(struct tui *t)
         draw_text(&d, LINE_STATUS, t->status);
     } else if (v->message) {
         draw_text(&d, LINE_WARNING, v->message);
-    } else if (v->ops->cols && v->filter[0]) {
-        char buf[320];
-        snprintf(buf, sizeof(buf), "filter '%s': %zu of %zu rows", v->filter, v->nvis, v->nrows);
-        draw_text(&d, LINE_STATUS, buf);
-    } else if (v->ops->cols && v->nrows == 0) {
-        draw_text(&d, LINE_DIM, "(no rows)");
+    } else if (v->ops->cols) {
+        struct row *r = view_row(v);
+        char note[512] = "";
+        if (v->ops->select)
+            v->ops->select(v, note, sizeof(note));
+        else if (r && r->note)
+            snprintf(note, sizeof(note), "%s", r->note);
+        if (v->filter[0]) {
+            char f[300], buf[400];
+            snprintf(buf, sizeof(buf), "filter '%s': %zu of %zu rows%s",
+                     sanitize_into(f, sizeof(f), v->filter), v->nvis, v->nrows,
+                     note[0] ? " | " : "");
+            draw_text(&d, LINE_STATUS, buf);
+        } else if (v->nrows == 0) {
+            draw_text(&d, LINE_DIM, "(no rows)");
+        }
+        draw_text(&d, LINE_DIM, note);
     }
     if (c->rows >= 2) {
         d.row = c->rows - 1;

@@ -44,8 +44,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define LINE_INFO(X)                                                                               \
     X(DEFAULT)                                                                                     \
     X(TITLE)                                                                                       \
-    X(HEADER) X(CURSOR) X(STATUS) X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM)      \
-        X(LABEL) X(BAR) X(BAR_EMPTY) X(TAG) X(SECTION)
+    X(HEADER)                                                                                      \
+    X(CURSOR) X(STATUS) X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM) X(LABEL)       \
+        X(BAR) X(BAR_EMPTY) X(TAG) X(SECTION)
 
 enum line_type {
 #define LINE_ENUM(id) LINE_##id,
@@ -160,6 +161,7 @@ struct row {
     enum target_kind target;
     long long id, id2; /* target ids: kernel id + config id (-1 none), or finding id */
     bool tagged;
+    char *note; /* owned, sanitized: shown in the status line when selected (full name) */
 };
 
 /* One line of a text view: segments of typed text. */
@@ -185,6 +187,8 @@ struct view_ops {
     int (*open)(struct view *v);
     /* Title text for the title bar (into buf). */
     void (*title)(struct view *v, char *buf, size_t n);
+    /* Status-line text for the selected line (NULL: the row's note, if any). */
+    void (*select)(struct view *v, char *buf, size_t n);
     /* Handle a view-specific request; return REQ_NONE when handled. */
     enum request (*request)(struct view *v, enum request req);
     /* Free view-private data. */

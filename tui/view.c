@@ -120,6 +120,7 @@ view_reset_rows(struct view *v)
         for (int c = 0; c < ncols; c++)
             free(v->rows[i].v[c].text);
         free(v->rows[i].v);
+        free(v->rows[i].note);
     }
     free(v->rows);
     free(v->vis);

@@ -33,7 +33,7 @@ findings_open(struct view *v)
     }
     if (tui_prepare(v->db,
                     "SELECT id, rank, severity, time_lost_ns, share_pct, rule_id, tier,"
-                    " coalesce(short_name, demangled_name, mangled_name, '(run)')"
+                    " coalesce(short_name, demangled_name, mangled_name, '(run)'), message"
                     " FROM v_finding ORDER BY rank",
                     &st))
         return -1;
@@ -51,6 +51,7 @@ findings_open(struct view *v)
         value_set_text(&r->v[F_RULE], (const char *)sqlite3_column_text(st, 5), 0);
         value_set_text(&r->v[F_TIER], (const char *)sqlite3_column_text(st, 6), 0);
         value_set_text(&r->v[F_KERNEL], (const char *)sqlite3_column_text(st, 7), 0);
+        r->note = xsanitize((const char *)sqlite3_column_text(st, 8), 0);
     }
     sqlite3_finalize(st);
     if (v->nrows == 0 && !v->message)

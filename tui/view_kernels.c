@@ -32,7 +32,7 @@ static const char summary_sql[] =
     "SELECT k.id, ks.config_id, coalesce(k.short_name, k.demangled_name, k.mangled_name),"
     " ks.launches, ks.total_ns, ks.mean_ns, ks.floor_ratio, ks.time_lost_ns,"
     " ks.worst_severity, ks.worst_rule_id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
-    " c.block_z"
+    " c.block_z, coalesce(k.demangled_name, k.mangled_name)"
     " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
     " LEFT JOIN config c ON c.id = ks.config_id"
     " WHERE (?1 = 0 AND ks.config_id IS NULL) OR (?1 = 1 AND ks.config_id IS NOT NULL)";
@@ -42,7 +42,7 @@ static const char raw_sql[] =
     " k.mangled_name), sum(c.launches), sum(c.total_ns),"
     " CASE WHEN sum(c.launches) > 0 THEN CAST(sum(c.total_ns) AS REAL) / sum(c.launches) END,"
     " NULL, NULL, NULL, NULL, min(c.grid_x), min(c.grid_y), min(c.grid_z), min(c.block_x),"
-    " min(c.block_y), min(c.block_z)"
+    " min(c.block_y), min(c.block_z), coalesce(k.demangled_name, k.mangled_name)"
     " FROM config c JOIN kernel k ON k.id = c.kernel_id"
     " GROUP BY k.id, CASE WHEN ?1 = 1 THEN c.id END";
 
@@ -74,6 +74,7 @@ kernels_open(struct view *v)
         r->id = sqlite3_column_int64(st, 0);
         r->id2 = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
         value_set_text(&r->v[K_NAME], (const char *)sqlite3_column_text(st, 2), 0);
+        r->note = xsanitize((const char *)sqlite3_column_text(st, 16), 0);
         value_set_num(&r->v[K_LAUNCHES], st, 3);
         value_set_num(&r->v[K_TOTAL], st, 4);
         value_set_num(&r->v[K_MEAN], st, 5);
