@@ -220,12 +220,13 @@ static int
 load_run(sqlite3 *db, struct ex_report *r)
 {
     sqlite3_stmt *st = NULL;
+    json_t *options = NULL;
     int ret = -1;
     r->argv = json_array();
     r->env = json_object();
     r->run_gpu_ns = NAN;
     if (store_prepare(db,
-                      "SELECT command_line, program, cwd, env, host, tool_version, mode "
+                      "SELECT command_line, program, cwd, env, host, tool_version, mode, options "
                       "FROM run ORDER BY id LIMIT 1",
                       &st))
         goto out;
@@ -299,6 +300,7 @@ load_run(sqlite3 *db, struct ex_report *r)
             }
         }
         json_decref(env);
+        options = load_json_column(st, 7);
     } else if (rc != SQLITE_DONE) {
         store_fail(db, rc, "reading the run");
         goto out;
@@ -331,15 +333,42 @@ load_run(sqlite3 *db, struct ex_report *r)
     free(m);
 
     if (r->argv_shell) {
-        size_t n = strlen(r->argv_shell) + 32;
+        /* The collector options in force, as the `gpuhier run` flags that set them. */
+        static const struct {
+            const char *key, *flag;
+        } flags[] = {{"mode", "--mode"},
+                     {"sample", "--sample"},
+                     {"kernel", "--kernel"},
+                     {"launch_skip", "--launch-skip"},
+                     {"launch_count", "--launch-count"},
+                     {"nvtx_include", "--nvtx-include"},
+                     {"metrics", "--metrics"}};
+        char *line = NULL;
+        size_t len = 0, cap = 0;
+        shell_quote_append(&line, &len, &cap, "gpuhier");
+        shell_quote_append(&line, &len, &cap, "run");
+        for (size_t i = 0; options && i < sizeof(flags) / sizeof(flags[0]); i++) {
+            const char *v = json_string_value(json_object_get(options, flags[i].key));
+            if (!v || !*v || (!strcmp(flags[i].key, "mode") && !strcmp(v, "profile")))
+                continue;
+            char *sv = sanitize_text(v, EX_NAME_MAX);
+            shell_quote_append(&line, &len, &cap, flags[i].flag);
+            shell_quote_append(&line, &len, &cap, sv);
+            free(sv);
+        }
+        const char *a0 = json_string_value(json_array_get(r->argv, 0));
+        if (a0 && a0[0] == '-')
+            shell_quote_append(&line, &len, &cap, "--");
+        size_t n = len + strlen(r->argv_shell) + 2;
         r->repro = malloc(n);
         if (!r->repro)
             abort();
-        /* NEEDSWORK: replay the collector options of run.options once cmd_run documents their flags. */
-        snprintf(r->repro, n, "gpuhier run %s", r->argv_shell);
+        snprintf(r->repro, n, "%s %s", line, r->argv_shell);
+        free(line);
     }
     ret = 0;
 out:
+    json_decref(options);
     sqlite3_finalize(st);
     return ret;
 }

@@ -607,6 +607,12 @@ test_export_repro_command(void)
                  "'https://user:***@example.com/x' "
                  "--size=1024 'it'\\''s a \"quoted\" arg'");
     free(s);
+    /* The collector options in force come back as `gpuhier run` flags. */
+    store_exec(db, "UPDATE run SET options = '{\"mode\":\"trace\",\"sample\":\"first:3\","
+                   "\"kernel\":\"^scale|add\",\"fault\":\"x\"}', command_line = '[\"-weird\"]'");
+    s = export_repro_command(db, 1);
+    CHECK_STR(s, "gpuhier run --mode trace --sample first:3 --kernel '^scale|add' -- -weird");
+    free(s);
     sqlite3_close(db);
 }
 
