@@ -746,7 +746,7 @@ cmd_doctor(int argc, const char **argv)
     say("note",
         "another profiler holding CUPTI (nsys, ncu, torch.profiler, DCGM profiling) cannot be "
         "detected in advance; gpuhier run says so when CUPTI refuses it");
-    if (has_device)
+    if (has_device && !d.is_calibrate)
         show_calibration(&d);
 
     d.can_trace = has_device && d.cupti != NULL && collector != NULL;

@@ -22,7 +22,14 @@ if(GPUHIER_SANITIZE)
     COMPILE_OPTIONS "-Wall;-Wextra" LINK_OPTIONS "")
 endif()
 
+# A fake driver and CUPTI for doctor's happy path without a GPU (t405).
+add_library(gh_cli_fake_cuda SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_fakecuda.c)
+add_library(gh_cli_fake_cupti SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_fakecuda.c)
+target_compile_definitions(gh_cli_fake_cupti PRIVATE FAKE_CUPTI)
+
 set(GH_CLI_E2E_ENV
+  "GH_CLI_FAKE_CUDA=$<TARGET_FILE:gh_cli_fake_cuda>"
+  "GH_CLI_FAKE_CUPTI=$<TARGET_FILE:gh_cli_fake_cupti>"
   "GPUHIER=$<TARGET_FILE:gpuhier>"
   "GH_CLI_CHILD=$<TARGET_FILE:gh_cli_child>"
   "GH_CLI_STUB_COLLECTOR=$<TARGET_FILE:gh_cli_stub_collector>")
