@@ -250,6 +250,14 @@ summary_open(struct view *v)
         free(prov);
     }
     free(created);
+    /*
+     * Shares use the analysis's own denominator when there is one, so
+     * they match the findings' share_pct; else the configuration totals.
+     */
+    double run_gpu_ns =
+        tui_query_num(v->db, "SELECT run_gpu_ns FROM analysis ORDER BY id DESC LIMIT 1", 0);
+    if (!isnan(run_gpu_ns) && run_gpu_ns > 0)
+        gpu_ns = run_gpu_ns;
     add_findings(v, gpu_ns);
     add_time_split(v, gpu_ns);
     return 0;
