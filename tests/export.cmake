@@ -4,7 +4,8 @@ target_link_libraries(test_sanitize PRIVATE gh_export)
 gh_add_test(NAME unit.sanitize COMMAND test_sanitize LABELS unit export)
 
 add_executable(test_export ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_export.c)
-target_link_libraries(test_export PRIVATE gh_export gh_store PkgConfig::JANSSON LibXml2::LibXml2)
+target_link_libraries(test_export PRIVATE gh_export gh_store LibXml2::LibXml2)
+target_include_directories(test_export PRIVATE ${JANSSON_INCLUDE_DIRS})
 gh_add_test(NAME unit.export COMMAND test_export LABELS unit export)
 
 # e2e: export (t45x), check (t46x), diff (t47x) on SYNTHETIC reports.
