@@ -233,18 +233,22 @@ host_peak(struct view *v)
 }
 
 static void
-add_findings_at(struct view *v, struct kernel_priv *p, const char *tier)
+add_findings_at(struct view *v, struct kernel_priv *p, const char *tier /* NULL: the others */)
 {
     sqlite3_stmt *st = NULL;
     if (tui_prepare(v->db,
                     "SELECT id, severity, rule_id, time_lost_ns, message FROM finding"
                     " WHERE kernel_id = ?1 AND (?2 < 0 OR config_id = ?2 OR config_id IS NULL)"
-                    " AND tier = ?3 ORDER BY rank",
+                    " AND (tier = ?3 OR (?3 IS NULL AND (tier IS NULL OR tier NOT IN"
+                    " ('registers', 'shared', 'l1', 'l2', 'dram', 'host')))) ORDER BY rank",
                     &st))
         return;
     sqlite3_bind_int64(st, 1, v->id);
     sqlite3_bind_int64(st, 2, v->id2);
-    sqlite3_bind_text(st, 3, tier, -1, SQLITE_STATIC);
+    if (tier)
+        sqlite3_bind_text(st, 3, tier, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 3);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *sev = (const char *)sqlite3_column_text(st, 1);
         char lost[32];
@@ -491,9 +495,8 @@ kernel_open(struct view *v)
     add_config(v);
     view_printf(v, LINE_DEFAULT, "%s", "");
     add_pyramid(v, p, &s);
-    /* Findings not tied to a tier we draw (should not happen, but never hide one). */
-    add_findings_at(v, p, "compute");
-    add_findings_at(v, p, "latency");
+    /* Findings at no tier of the pyramid (NULL tier: other tiers): never hide one. */
+    add_findings_at(v, p, NULL);
     add_raw_metrics(v, p);
     return 0;
 }
