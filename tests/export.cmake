@@ -7,6 +7,7 @@ add_executable(test_export ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_export.c)
 target_link_libraries(test_export PRIVATE gh_export gh_store LibXml2::LibXml2)
 target_include_directories(test_export PRIVATE ${JANSSON_INCLUDE_DIRS})
 gh_add_test(NAME unit.export COMMAND test_export LABELS unit export)
+gh_add_test(NAME e2e.export-sarif-truncation COMMAND test_export --slow LABELS e2e export)
 
 # e2e: export (t45x), check (t46x), diff (t47x) on SYNTHETIC reports.
 set(GH_EXPORT_E2E_ENV "GPUHIER=$<TARGET_FILE:gpuhier>" "GH_TEST_EXPORT=$<TARGET_FILE:test_export>")
