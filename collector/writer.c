@@ -518,7 +518,8 @@ device_row(const struct rec_device *r)
         sqlite3_bind_double(st, 26, peak);
     if (meas > 0)
         sqlite3_bind_double(st, 27, meas);
-    sqlite3_bind_int(st, 28, 0);
+    /* MIG compute instances are named "... MIG 1g.18gb" by the driver. */
+    sqlite3_bind_int(st, 28, strstr(name, "MIG") != NULL);
     sqlite3_step(st);
     sqlite3_finalize(st);
 }
