@@ -19,6 +19,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static const char *formats[] = {"md", "json", "csv", "sarif", "junit"};
 
@@ -346,6 +347,88 @@ test_export_sarif_truncates(void)
     sqlite3_close(db);
 }
 
+/* Deterministic printable noise: compresses about as badly as text can. */
+static void
+noise(char *buf, size_t n, unsigned *seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        buf[i] = (char)(' ' + 1 + (*seed >> 16) % 94);
+    }
+    buf[n] = '\0';
+}
+
+static void
+test_export_sarif_compressed_cap(void)
+{
+    /* 700 findings of ~24 KB of noise each: ~17 MB, over 10 MB even compressed. */
+    sqlite3 *db = make_report(":memory:", EXR_EMPTY);
+    CHECK(db != NULL);
+    int n = 700;
+    unsigned seed = 42;
+    char *a = malloc(8200), *b = malloc(8200), *k = malloc(4100);
+    store_exec(db, "BEGIN");
+    sqlite3_stmt *kst, *fst;
+    sqlite3_prepare_v2(
+        db,
+        "INSERT INTO kernel(id, mangled_name, demangled_name, short_name) VALUES (?1, ?2, ?3, ?3)",
+        -1, &kst, NULL);
+    sqlite3_prepare_v2(
+        db,
+        "INSERT INTO finding(id, rank, rule_id, severity, kernel_id, message, remedy, time_lost_ns)"
+        " VALUES (?1, ?1, 'uncoalesced-global-load', 'warning', ?1 + 100, ?2, ?3, 1000)",
+        -1, &fst, NULL);
+    for (int i = 1; i <= n; i++) {
+        noise(k, 4000, &seed);
+        char mangled[32];
+        snprintf(mangled, sizeof(mangled), "_Z5noise%d", i);
+        sqlite3_bind_int(kst, 1, i + 100);
+        sqlite3_bind_text(kst, 2, mangled, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(kst, 3, k, -1, SQLITE_TRANSIENT);
+        sqlite3_step(kst);
+        sqlite3_reset(kst);
+        noise(a, 8000, &seed);
+        noise(b, 8000, &seed);
+        sqlite3_bind_int(fst, 1, i);
+        sqlite3_bind_text(fst, 2, a, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(fst, 3, b, -1, SQLITE_TRANSIENT);
+        sqlite3_step(fst);
+        sqlite3_reset(fst);
+    }
+    sqlite3_finalize(kst);
+    sqlite3_finalize(fst);
+    store_exec(db, "COMMIT");
+    free(a);
+    free(b);
+    free(k);
+    struct export_opts o = {.format = "sarif", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    CHECK_EQ_INT(rc, 0);
+    json_t *j = json_loads(out, 0, NULL);
+    json_t *run = json_array_get(json_object_get(j, "runs"), 0);
+    size_t kept = json_array_size(json_object_get(run, "results"));
+    CHECK(kept > 0 && kept < (size_t)n);
+    json_t *note =
+        json_array_get(json_object_get(json_array_get(json_object_get(run, "invocations"), 0),
+                                       "toolExecutionNotifications"),
+                       0);
+    const char *text = json_string_value(json_object_get(json_object_get(note, "message"), "text"));
+    char want[64];
+    snprintf(want, sizeof(want), "%zu of %d findings kept", kept, n);
+    CHECK(text && strstr(text, want));
+    /* Compressed, what is left fits GitHub's 10 MB. */
+    uLongf zlen = compressBound((uLong)strlen(out));
+    Bytef *z = malloc(zlen);
+    CHECK(compress2(z, &zlen, (const Bytef *)out, (uLong)strlen(out), 6) == Z_OK);
+    CHECK(zlen <= 10u * 1000u * 1000u);
+    CHECK(strlen(out) > 10u * 1000u * 1000u); /* the cap had to be measured compressed */
+    free(z);
+    json_decref(j);
+    free(out);
+    sqlite3_close(db);
+}
+
 static void
 test_export_junit_cases(void)
 {
@@ -654,6 +737,7 @@ main(int argc, char **argv)
     /* 25,010 findings take seconds (more under ASan): an e2e test, not a unit test. */
     static const struct check_test slow[] = {
         {"export_sarif_truncates", test_export_sarif_truncates},
+        {"export_sarif_compressed_cap", test_export_sarif_compressed_cap},
     };
     if (argc == 2 && !strcmp(argv[1], "--slow"))
         return check_run(slow, sizeof(slow) / sizeof(slow[0]), 1, argv);
