@@ -72,6 +72,18 @@ canvas_write(const struct canvas *c, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+int
+canvas_write_types(const struct canvas *c, FILE *f)
+{
+    /* One letter per cell: 'a' + enum line_type, so tests can check colours. */
+    for (int r = 0; r < c->rows; r++) {
+        for (int i = 0; i < c->cols; i++)
+            fputc('a' + c->cells[(size_t)r * c->cols + i].type, f);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 /* Length of the UTF-8 character at s (valid, sanitized text) and its code point. */
 static int
 utf8_next(const char *s, uint32_t *cp)

@@ -383,13 +383,18 @@ get_key(struct tui *t)
 static int
 run_command(struct tui *t, const char *cmd)
 {
-    if (!strncmp(cmd, "dump ", 5)) {
-        FILE *f = fopen(cmd + 5, "w");
+    bool types = !strncmp(cmd, "dump-types ", 11);
+    if (types || !strncmp(cmd, "dump ", 5)) {
+        const char *file = cmd + (types ? 11 : 5);
+        FILE *f = fopen(file, "w");
         if (!f) {
-            set_status(t, "cannot write '%s': %s", cmd + 5, strerror(errno));
+            set_status(t, "cannot write '%s': %s", file, strerror(errno));
             return 0;
         }
-        canvas_write(&t->canvas, f);
+        if (types)
+            canvas_write_types(&t->canvas, f);
+        else
+            canvas_write(&t->canvas, f);
         fclose(f);
         return 0;
     }

@@ -45,8 +45,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
     X(DEFAULT)                                                                                     \
     X(TITLE)                                                                                       \
     X(HEADER)                                                                                      \
-    X(CURSOR) X(STATUS) X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM) X(LABEL)       \
-        X(BAR) X(BAR_EMPTY) X(TAG) X(SECTION)
+    X(CURSOR)                                                                                      \
+    X(STATUS) X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM) X(LABEL) X(BAR)          \
+        X(BAR_EMPTY) X(TAG) X(SECTION)
 
 enum line_type {
 #define LINE_ENUM(id) LINE_##id,
@@ -79,6 +80,8 @@ void canvas_release(struct canvas *c);
 void canvas_clear(struct canvas *c);
 /* Write the canvas as text (trailing blanks trimmed) to `f`. */
 int canvas_write(const struct canvas *c, FILE *f);
+/* Write each cell's line type as one letter ('a' + type), for tests of colours. */
+int canvas_write_types(const struct canvas *c, FILE *f);
 
 /* Where the next draw_* call writes: one line of the canvas, or a text buffer. */
 struct draw {

@@ -38,7 +38,26 @@ sleep 0.5
 tmux -L $sock capture-pane -p > pane-r.txt
 head -1 pane-r.txt | grep -q '^ gpuhier Kernel synthetic::reread_kernel_12 - report.db .* 1/22 *$' || fail "no redraw at 100 columns: $(head -1 pane-r.txt)"
 [ "$(head -1 pane-r.txt | awk '{print length($0)}')" -gt 80 ] || fail "title not widened after resize"
+# Colours by severity: the error finding is drawn red (SGR 31 or 91).
+tmux -L $sock send-keys 3 j
+wait_for "Findings (21)"
+sleep 0.3
+tmux -L $sock capture-pane -e -p > pane-colour.txt
+grep '2.10 ms' pane-colour.txt | grep -q "$(printf '\033')\\[[0-9;]*[39]1m" || fail "the error row is not red"
 tmux -L $sock send-keys Escape q
 i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ -f done ] || fail "q did not quit"
+# NO_COLOR (and -C): attributes only, no colour at all.
+rm -f done
+tmux -L $sock new-session -d -x 80 -y 24 \
+  "cd $tmp && env LC_ALL=C.UTF-8 TERM=xterm-256color NO_COLOR=1 $bin tui --raw --view findings report.db; touch done"
+wait_for "Findings (21)"
+tmux -L $sock send-keys j
+sleep 0.3
+tmux -L $sock capture-pane -e -p > pane-mono.txt
+! grep -q "$(printf '\033')\\[[0-9;]*\\(3[0-7]\\|9[0-7]\\|38;5\\)" pane-mono.txt || fail "colours despite NO_COLOR"
+grep -q "$(printf '\033')\\[[0-9;]*7m" pane-mono.txt || fail "no reverse video for the cursor without colours"
+tmux -L $sock send-keys q
+i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f done ] || fail "q did not quit (NO_COLOR)"
 echo "t302: ok"

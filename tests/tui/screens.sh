@@ -7,7 +7,9 @@
 # tests/tui/CASE/ holds:
 #   fixture     the report to build (tests/tui/make_fixture.sh NAME)
 #   keys        the GPUHIER_TUI_SCRIPT: keys, <Name> for special keys,
-#               ':dump FILE' writes the 80x24 screen, ':resize C R'
+#               ':dump FILE' writes the 80x24 screen, ':dump-types FILE'
+#               its colours (a letter per cell: 'a' + enum line_type),
+#               ':resize C R'
 #   args        extra arguments for `gpuhier tui` (default: --raw)
 #   env         extra VAR=value lines for the run (e.g. LC_ALL=C)
 #   *.expected  each dumped screen, as it must be
@@ -32,7 +34,7 @@ if ! env LC_ALL=C.UTF-8 TERM=xterm $extra GPUHIER_TUI_NO_DISPLAY=1 GPUHIER_TUI_S
   echo "tui/$case: gpuhier tui failed:"; cat stderr.txt; exit 1
 fi
 fail=0
-for f in $(sed -n 's/^:dump //p' "$dir/keys"); do
+for f in $(sed -n 's/^:dump\(-types\)\{0,1\} //p' "$dir/keys"); do
   if [ "${GPUHIER_TUI_UPDATE:-0}" = 1 ]; then
     cp "$f" "$dir/${f%.txt}.expected"
     continue
