@@ -17,25 +17,52 @@
 #include <string.h>
 
 struct key_total {
-    int max_rank;   /* worst severity rank, 0 when the key is absent */
-    double lost_ns; /* summed time lost (unknown counts as 0) */
+    const char *rule, *kfp; /* the key, borrowed from the report */
+    int max_rank;           /* worst severity rank, 0 when the key is absent */
+    double lost_ns;         /* summed time lost (unknown counts as 0) */
 };
 
-static struct key_total
-key_total(const struct ex_report *r, const char *rule, const char *kfp)
+static int
+key_cmp(const void *a, const void *b)
 {
-    struct key_total t = {0, 0};
+    const struct key_total *x = a, *y = b;
+    int c = strcmp(x->rule, y->rule);
+    return c ? c : strcmp(x->kfp, y->kfp);
+}
+
+/* Totals per (rule, kernel) of a report, sorted for bsearch; free() the result. */
+static struct key_total *
+key_totals(const struct ex_report *r, size_t *n_out)
+{
+    struct key_total *t = calloc(r->n + 1, sizeof(*t));
+    if (!t)
+        abort();
     for (size_t i = 0; i < r->n; i++) {
         const struct ex_finding *f = &r->f[i];
-        if (strcmp(f->rule_id, rule) || strcmp(f->kernel_fp, kfp))
-            continue;
-        int k = export_severity_rank(f->severity);
-        if (k > t.max_rank)
-            t.max_rank = k;
-        if (isfinite(f->time_lost_ns))
-            t.lost_ns += f->time_lost_ns;
+        t[i] = (struct key_total){f->rule_id, f->kernel_fp, export_severity_rank(f->severity),
+                                  isfinite(f->time_lost_ns) ? f->time_lost_ns : 0};
     }
+    qsort(t, r->n, sizeof(*t), key_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (n > 0 && key_cmp(&t[n - 1], &t[i]) == 0) {
+            if (t[i].max_rank > t[n - 1].max_rank)
+                t[n - 1].max_rank = t[i].max_rank;
+            t[n - 1].lost_ns += t[i].lost_ns;
+        } else {
+            t[n++] = t[i];
+        }
+    }
+    *n_out = n;
     return t;
+}
+
+static struct key_total
+key_total(const struct key_total *t, size_t n, const char *rule, const char *kfp)
+{
+    struct key_total want = {rule, kfp, 0, 0};
+    const struct key_total *hit = n ? bsearch(&want, t, n, sizeof(*t), key_cmp) : NULL;
+    return hit ? *hit : want;
 }
 
 static void
@@ -81,6 +108,9 @@ export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, 
             goto out;
     }
     double tol = o->tolerance_pct > 0 ? o->tolerance_pct : 0;
+    size_t n_ct = 0, n_bt = 0;
+    struct key_total *ct = key_totals(&cur, &n_ct);
+    struct key_total *bt = have_base ? key_totals(&base, &n_bt) : NULL;
     for (size_t i = 0; i < cur.n; i++) {
         const struct ex_finding *f = &cur.f[i];
         int rank = export_severity_rank(f->severity);
@@ -89,8 +119,8 @@ export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, 
         char why[256];
         const char *reason = NULL;
         if (have_base) {
-            struct key_total b = key_total(&base, f->rule_id, f->kernel_fp);
-            struct key_total c = key_total(&cur, f->rule_id, f->kernel_fp);
+            struct key_total b = key_total(bt, n_bt, f->rule_id, f->kernel_fp);
+            struct key_total c = key_total(ct, n_ct, f->rule_id, f->kernel_fp);
             char x[64], y[64];
             if (b.max_rank == 0) {
                 reason = "new";
@@ -111,6 +141,8 @@ export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, 
         print_line(out, f, reason);
         failing++;
     }
+    free(ct);
+    free(bt);
     ret = failing;
 out:
     ex_report_release(&cur);
