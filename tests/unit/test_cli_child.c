@@ -13,8 +13,9 @@
  *   cuda REPORT [END]    act like a CUDA process: append the collector's
  *                        session lines (start, and end unless END is "noend")
  *   cwd                  print the working directory
- *   status PROG ARGS...  run PROG, print "exit N" or "signal N" as a parent
- *                        sees it (a shell cannot tell exit 143 from SIGTERM)
+ *   status PROG ARGS...  run PROG, print "exit N" or "signal N" (" core" added
+ *                        when it dumped core) as a parent sees it (a shell
+ *                        cannot tell exit 143 from SIGTERM)
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -122,7 +123,7 @@ main(int argc, char **argv)
         if (pid < 0 || waitpid(pid, &st, 0) != pid)
             return 93;
         if (WIFSIGNALED(st))
-            printf("signal %d\n", WTERMSIG(st));
+            printf("signal %d%s\n", WTERMSIG(st), WCOREDUMP(st) ? " core" : "");
         else
             printf("exit %d\n", WEXITSTATUS(st));
         return 0;
