@@ -589,7 +589,8 @@ grade(struct findings *fs, double run_ns)
         else
             f->final_severity = f->share_pct >= 10 ? "error" : f->share_pct >= 1 ? "warning" : "note";
     }
-    qsort(fs->v, fs->n, sizeof(*fs->v), cmp_rank);
+    if (fs->n)
+        qsort(fs->v, fs->n, sizeof(*fs->v), cmp_rank);
 }
 
 /* ------------------------------------------------------------------ */

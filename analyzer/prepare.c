@@ -194,6 +194,7 @@ build_lstat(sqlite3 *db)
     ret = 0;
 out:
     free(t.v);
+    free(prof_ids.v);
     sqlite3_finalize(rd);
     sqlite3_finalize(wr);
     return ret;
