@@ -400,16 +400,22 @@ check_cupti(struct doctor *d, int has_device)
     cupti_result_string_fn rs = (cupti_result_string_fn)dlsym(d->cupti, "cuptiGetResultString");
     struct cupti_profiler_init ip = {.struct_size = sizeof(ip)};
     int rc = -1;
+    /*
+     * Failing to ask is not an answer: doctor's own process is not the
+     * program's, and the collector says for certain when CUDA starts. Only
+     * CUPTI's explicit "unsupported" / "disabled" makes a PROBLEM.
+     */
     if (!init || !supported || (rc = init(&ip)) != 0) {
         const char *why = NULL;
         if (rs && rc > 0)
             rs(rc, &why);
-        say("PROBLEM", "the CUPTI profiler does not initialize%s%s", why ? ": " : "",
-            why ? why : "");
-        fix("check that CUPTI matches the driver (CUDA 13), and that no other profiler runs");
-        return -1;
+        say("warning", "cannot ask CUPTI about profiler support: cuptiProfilerInitialize %s%s",
+            why ? "failed: " : "is missing", why ? why : "");
+        fix("none needed if gpuhier run profiles; if it reports counters missing, check that "
+            "CUPTI matches the driver (CUDA 13) and that no other profiler runs");
+        return 0;
     }
-    int n_ok = 0;
+    int n_ok = 0, n_unknown = 0;
     for (int i = 0; i < d->n_dev; i++) {
         struct device *v = &d->dev[i];
         struct cupti_device_supported p = {.struct_size = CUPTI_DEVICE_SUPPORTED_SIZE,
@@ -421,6 +427,7 @@ check_cupti(struct doctor *d, int has_device)
                 rs(rc, &why);
             say("warning", "device %d: cannot ask CUPTI about profiler support: %s", i,
                 why ? why : "error");
+            n_unknown++;
             continue;
         }
         v->profiler_support = p.is_supported;
@@ -447,7 +454,7 @@ check_cupti(struct doctor *d, int has_device)
         struct cupti_profiler_init dp = {.struct_size = sizeof(dp)};
         deinit(&dp);
     }
-    return n_ok > 0 ? 0 : -1;
+    return n_ok > 0 || n_unknown > 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -42,6 +42,12 @@ printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  575.51.03  Tue\n' > vers
 expect_rc 0 "$G" doctor > out.txt
 contains out.txt "untested driver 575.51.03, CUDA 13.0 driver API (tested: driver 580 with CUDA 13.0)"
 
+# CUPTI's profiler failing to initialize in doctor's process is a warning:
+# only an explicit "unsupported" answer says counters are impossible.
+FAKE_CUPTI_INIT_FAIL=1 expect_rc 0 "$G" doctor > out.txt
+contains out.txt "warning  cannot ask CUPTI about profiler support: cuptiProfilerInitialize failed: CUPTI_ERROR_FAKE"
+contains out.txt "ready to profile"
+
 # Counters for admins only, as a user who is not root: not ready, trace still works.
 if [ "$(id -u)" -ne 0 ]; then
   printf 'RmProfilingAdminOnly: 1\n' > params

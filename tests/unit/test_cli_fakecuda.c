@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef FAKE_CUPTI
@@ -208,11 +209,13 @@ cuptiGetVersion(unsigned int *v)
     return 0;
 }
 
+/* FAKE_CUPTI_INIT_FAIL=1: the profiler refuses to initialize. */
 int
 cuptiProfilerInitialize(void *p)
 {
     (void)p;
-    return 0;
+    const char *f = getenv("FAKE_CUPTI_INIT_FAIL");
+    return f && *f == '1' ? 17 : 0;
 }
 
 int
