@@ -203,13 +203,39 @@ keys_help(enum request req, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
-    for (size_t m = 0; m < sizeof(keymaps) / sizeof(keymaps[0]); m++) {
-        size_t before = len;
-        append_keys(&keymaps[m], req, buf, n, &len);
-        if (m > 0 && len > before) {
-            int w = snprintf(buf + len, n - len, " (%s)", keymaps[m].name);
-            if (w > 0 && (size_t)w < n - len)
+    append_keys(&keymaps[0], req, buf, n, &len);
+    /* View-specific keys: each key once, with the views that have it ("e (kernel, findings)"). */
+    int seen[16];
+    size_t nseen = 0;
+    for (size_t m = 1; m < sizeof(keymaps) / sizeof(keymaps[0]); m++) {
+        for (size_t i = 0; i < keymaps[m].n; i++) {
+            int key = keymaps[m].keys[i].key;
+            bool dup = false;
+            for (size_t k = 0; k < nseen; k++)
+                dup |= seen[k] == key;
+            if (keymaps[m].keys[i].req != req || dup || nseen == 16)
+                continue;
+            seen[nseen++] = key;
+            char kb[32];
+            int w = snprintf(buf + len, n - len, "%s%s (", len ? ", " : "",
+                             keys_name(key, kb, sizeof(kb)));
+            if (w < 0 || (size_t)w >= n - len)
+                return;
+            len += (size_t)w;
+            bool first = true;
+            for (size_t mm = m; mm < sizeof(keymaps) / sizeof(keymaps[0]); mm++) {
+                if (keymap_lookup(&keymaps[mm], key) != req)
+                    continue;
+                w = snprintf(buf + len, n - len, "%s%s", first ? "" : ", ", keymaps[mm].name);
+                if (w < 0 || (size_t)w >= n - len)
+                    return;
                 len += (size_t)w;
+                first = false;
+            }
+            w = snprintf(buf + len, n - len, ")");
+            if (w < 0 || (size_t)w >= n - len)
+                return;
+            len += (size_t)w;
         }
     }
 }

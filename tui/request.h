@@ -17,7 +17,7 @@
     X(VIEW_HELP, "Views", "Show this help")                                                        \
     X(ENTER, "Views", "Open the selected line")                                                    \
     X(BACK, "Views", "Go back to the previous view")                                               \
-    X(QUIT, "Views", "Quit")                                                                       \
+    X(QUIT, "Views", "Close this view (quit from a top view)")                                     \
     X(MOVE_UP, "Cursor", "Move up one line")                                                       \
     X(MOVE_DOWN, "Cursor", "Move down one line")                                                   \
     X(MOVE_PAGE_UP, "Cursor", "Move up one page")                                                  \

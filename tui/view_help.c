@@ -22,7 +22,12 @@ help_open(struct view *v)
         char keys[128];
         keys_help(ri->req, keys, sizeof(keys));
         struct tline *l = view_add_line(v);
-        line_add(l, LINE_KEY, 22, "  %s", keys[0] ? keys : "-");
+        line_add(l, LINE_KEY, 0, "  %-20s ", keys[0] ? keys : "-");
+        if (text_width(keys) > 20) {
+            /* Long key lists get a line of their own. */
+            l = view_add_line(v);
+            line_add(l, LINE_DEFAULT, 0, "%23s", "");
+        }
         line_add(l, LINE_DEFAULT, 0, "%s", ri->help);
     }
     view_printf(v, LINE_DEFAULT, "%s", "");
