@@ -47,6 +47,10 @@ expect_rc 2 "$G" export nasty.db --raw --bogus
 expect_rc 2 "$G" export
 expect_rc 3 "$G" export missing.db --raw
 expect_rc 2 "$G" export nasty.db --raw --kernel '(unclosed'
+if [ -w /dev/full ]; then
+    "$G" export nasty.db --raw --format sarif >/dev/full 2>/dev/null
+    [ $? = 6 ] || bad "a full disk on standard output is not exit 6"
+fi
 # Readers never write: same bytes, and a read-only report in a read-only directory works.
 [ "$(cksum <nasty.db)" = "$sum0" ] || bad "export modified the report"
 mkdir ro && cp nasty.db ro/ && chmod 444 ro/nasty.db && chmod 555 ro

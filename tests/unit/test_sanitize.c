@@ -176,7 +176,40 @@ test_sanitize_width(void)
     }
 }
 
+/* Random bytes and caps: always clean, always within the cap, never longer than needed. */
+static void
+test_sanitize_random(void)
+{
+    unsigned seed = 7;
+    char in[300], buf[64];
+    for (int iter = 0; iter < 20000; iter++) {
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        size_t len = (seed >> 16) % sizeof(in);
+        for (; n < len; n++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned char c = (unsigned char)(seed >> 16);
+            in[n] = c ? (char)c : 'z';
+        }
+        in[n] = '\0';
+        size_t cap = 1 + (seed >> 8) % 200;
+        char *s = sanitize_text(in, cap);
+        CHECK(s && is_clean(s) && strlen(s) <= cap);
+        /* Uncut output is the full sanitization; cut output ends in the ellipsis. */
+        char *full = sanitize_text(in, 1 << 20);
+        if (strlen(full) <= cap)
+            CHECK_STR(s, full);
+        else if (cap >= 3)
+            CHECK(strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "\xe2\x80\xa6"));
+        sanitize_into(buf, 1 + cap % sizeof(buf), in);
+        CHECK(is_clean(buf) && strlen(buf) < 1 + cap % sizeof(buf));
+        free(s);
+        free(full);
+    }
+}
+
 static const struct check_test tests[] = {
+    {"sanitize_random", test_sanitize_random},
     {"sanitize_plain", test_sanitize_plain},
     {"sanitize_controls", test_sanitize_controls},
     {"sanitize_escape_sequences", test_sanitize_escape_sequences},
