@@ -9,6 +9,7 @@
 #include "export/export.h"
 #include "schema/store.h"
 
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,13 @@ usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: gpuhier diff before.db after.db [--map OLD=NEW]... [--format text|json|md] [--raw] "
-        "[--rules DIR]\n"
+        "usage: gpuhier diff before.db after.db [--map OLD=NEW]... [--format text|json|md]\n"
+        "                    [--rule ID] [--kernel REGEX] [--raw] [--rules DIR]\n"
         "  --map OLD=NEW      kernel OLD in before.db is NEW in after.db (demangled or short "
         "names)\n"
         "  --format F         text (default), json, or md (the ticket's \"fix verified\" comment)\n"
+        "  --rule ID          only findings of this rule (the ticket's)\n"
+        "  --kernel REGEX     only kernels whose demangled name matches (POSIX extended)\n"
         "  --raw              use the findings stored in the reports; never analyze\n"
         "  --rules DIR        analyze with the rules in DIR\n");
 }
@@ -63,6 +66,10 @@ cmd_diff(int argc, const char **argv)
             owned[n_map] = strndup(v, (size_t)(eq - v));
             map[n_map] = (struct export_diff_map){owned[n_map], eq + 1};
             n_map++;
+        } else if (cli_opt_value(argc, argv, &i, "--rule", &v)) {
+            o.rule = v;
+        } else if (cli_opt_value(argc, argv, &i, "--kernel", &v)) {
+            o.kernel_regex = v;
         } else if (cli_opt_value(argc, argv, &i, "--rules", &v)) {
             rules_dir = v;
         } else if (!strcmp(a, "--raw")) {
@@ -88,6 +95,14 @@ cmd_diff(int argc, const char **argv)
         strcmp(o.format, "markdown")) {
         error("unknown format '%s' (text, json, md)", o.format);
         goto out;
+    }
+    if (o.kernel_regex) {
+        regex_t re;
+        if (regcomp(&re, o.kernel_regex, REG_EXTENDED | REG_NOSUB)) {
+            error("bad --kernel regex '%s'", o.kernel_regex);
+            goto out;
+        }
+        regfree(&re);
     }
     o.map = map;
     o.n_map = n_map;

@@ -405,7 +405,8 @@ export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, F
         return store_set_error("unknown diff format '%s' (text, json, md)", fmt);
     struct diff d;
     memset(&d, 0, sizeof(d));
-    struct export_opts eo = {.format = "json", .redact = 1};
+    struct export_opts eo = {
+        .format = "json", .redact = 1, .rule = o->rule, .kernel_regex = o->kernel_regex};
     int ret = -1;
     if (ex_report_load(before, &eo, &d.b) || ex_report_load(after, &eo, &d.a))
         goto out;

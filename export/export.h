@@ -108,6 +108,8 @@ struct export_diff_opts {
     const struct export_diff_map *map; /* renamed kernels (borrowed), may be NULL */
     size_t n_map;
     const char *before_name, *after_name; /* how to call the two reports (file names) */
+    const char *rule;                     /* only findings of this rule (NULL: all) */
+    const char *kernel_regex; /* only kernels whose demangled name matches (NULL: all) */
 };
 
 /*

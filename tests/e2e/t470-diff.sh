@@ -41,6 +41,11 @@ grep -q '^# Fix verified: 4 findings fixed$' rc.out || bad "md: fix verified tit
 expect_rc 0 "$G" diff before.db after.db --raw --map transpose_naive=good_kernel
 grep -q '^transpose_naive  *matched  *350 µs -> 100 µs' rc.out || bad "--map did not pair the renamed kernel"
 grep -q 'added' rc.out || bad "--map: the unpaired kernel of after.db shows as added"
+# Focused on one ticket's finding: --rule and --kernel.
+expect_rc 0 "$G" diff before.db after.db --raw --rule uncoalesced-global-load --kernel '^transpose' --format md
+grep -q '^# Fix verified: 1 finding fixed$' rc.out || bad "focused md: fix verified"
+grep -q 'good\\_kernel' rc.out && bad "--kernel did not narrow the kernels"
+expect_rc 2 "$G" diff before.db after.db --raw --kernel '(bad'
 val=$SRC/tests/validators/node_modules/.bin/markdownlint
 if [ -x "$val" ]; then
     "$val" -c "$SRC/tests/validators/markdownlint.json" diff.md || bad "md: markdownlint"
