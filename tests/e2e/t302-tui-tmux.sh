@@ -60,4 +60,17 @@ grep -q "$(printf '\033')\\[[0-9;]*7m" pane-mono.txt || fail "no reverse video f
 tmux -L $sock send-keys q
 i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ -f done ] || fail "q did not quit (NO_COLOR)"
+# --mouse: a click selects the line under it, the wheel scrolls (xterm SGR mouse reports).
+rm -f done
+tmux -L $sock new-session -d -x 80 -y 24 \
+  "cd $tmp && env LC_ALL=C.UTF-8 TERM=xterm-256color $bin tui --raw --mouse --view kernels report.db; touch done"
+wait_for "Kernels (12)"
+tmux -L $sock send-keys -l "$(printf '\033[<0;5;6M')"
+tmux -L $sock send-keys -l "$(printf '\033[<0;5;6m')"
+wait_for " 4/12"
+tmux -L $sock send-keys -l "$(printf '\033[<65;5;6M')"
+wait_for " 7/12"
+tmux -L $sock send-keys q
+i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f done ] || fail "q did not quit (mouse)"
 echo "t302: ok"
