@@ -49,7 +49,7 @@ def extra_metrics(root):
         m = re.search(group + r"\[\] = \{(.*?)\};", src, re.S)
         if m:
             names += re.findall(r'"([^"]+)"', m.group(1))
-    return names + ["lts__t_sectors_srcunit_tex_evict_first.sum"]
+    return names + ["lts__t_sectors_srcunit_tex_evict_first.sum", "lts__t_sectors_srcunit_tex_evict_first_lookup_hit.sum"]
 
 
 def fmt_ns(v):
