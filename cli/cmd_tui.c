@@ -24,20 +24,18 @@ cli_open_for_reading(const char *path, int raw, sqlite3 **out)
 {
     *out = NULL;
     sqlite3 *db = NULL;
-    if (store_open(path, STORE_READ_ONLY, &db)) {
-        error("%s", store_error());
-        return cli_store_exit_code();
+    if (!raw) {
+        /* One open, one integrity check: analyzer_open_report() does both. */
+        if (analyzer_open_report(path, NULL, &db) == 0) {
+            *out = db;
+            return GH_EXIT_OK;
+        }
+        if (analyzer_failure() == ANALYZER_ERR_REPORT) {
+            error("%s", analyzer_error());
+            return cli_store_exit_code();
+        }
+        warning("cannot analyze '%s': %s; showing what it holds", path, analyzer_error());
     }
-    if (raw) {
-        *out = db;
-        return GH_EXIT_OK;
-    }
-    sqlite3_close(db);
-    if (analyzer_open_report(path, NULL, &db) == 0) {
-        *out = db;
-        return GH_EXIT_OK;
-    }
-    warning("cannot analyze '%s': %s; showing what it holds", path, analyzer_error());
     if (store_open(path, STORE_READ_ONLY, &db)) {
         error("%s", store_error());
         return cli_store_exit_code();
