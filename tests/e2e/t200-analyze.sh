@@ -83,6 +83,26 @@ expect "writing rule refused" 5 "evil.rule:6: query refused" -- "$bin" analyze "
 raw "$t/r2.db" > "$t/raw.r2"
 cmp -s "$t/raw.before" "$t/raw.r2" && ok "refused rule wrote nothing" || bad "refused rule wrote nothing"
 
+# A user rule dropped into a --rules directory fires; editing its threshold changes the findings.
+mkdir "$t/user"
+cat > "$t/user/toy-slow.rule" <<'RULE'
+id: toy-slow
+title: Slow configuration
+tier: dram
+doc: test
+rationale: a user rule
+threshold: min_ns = 50000 ns | test value
+query:
+  SELECT config_id, mean_ns, mean_ns - :min_ns AS time_lost_ns FROM cfg WHERE mean_ns > :min_ns
+message: mean {mean_ns:ns} above {min_ns:ns}
+remedy: be faster
+RULE
+expect "user rule" 0 "" -- "$bin" analyze "$t/r.db" --rules "$t/user" --top 0
+[ "$(grep -c 'toy-slow' "$t/out")" = 1 ] && ok "user rule fires once" || bad "user rule fires once"
+sed -i 's/min_ns = 50000/min_ns = 10000/' "$t/user/toy-slow.rule"
+expect "user rule, lower threshold" 0 "" -- "$bin" analyze "$t/r.db" --rules "$t/user" --top 0
+[ "$(grep -c 'toy-slow' "$t/out")" = 2 ] && ok "lower threshold fires twice" || bad "lower threshold fires twice"
+
 # A report in a read-only place: analyzed in memory, warning, file unchanged.
 # (root ignores file modes, so this part only means something for other users)
 if [ "$(id -u)" = 0 ]; then echo "skip read-only report (running as root)"; else
