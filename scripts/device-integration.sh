@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# scripts/device-integration.sh STAGE PART: the lead's integration check on
+# the GPU machine, in one device call per PART, with a carried build.
+#
+#   STAGE  a build directory (or a staged copy of one: gpuhier,
+#          libgpuhier-collector.so, testkernels/) built on the CPU machine
+#   PART   1: quickstart's GPU branch, the testkernels end-to-end run
+#             (bench/e2e_testkernels.sh), the demo recording
+#             (scripts/record-demo.sh), trace overhead on the PyTorch
+#             benchmark (bench/overhead_trace.sh)
+#          2: agreement with Nsight Compute and cost (bench/agreement.sh),
+#             gpuhier beside ncu's rules on PyTorch (bench/e2e_pytorch_vs_ncu.sh)
+#
+# Every step has its own time limit so the call ends inside the device's
+# 10-minute limit; a step that runs out says so in its log. Everything the
+# steps write goes into $OUT/bundle.tgz (the device returns at most 8
+# files), with the Markdown summaries also copied to $OUT.
+set -u
+stage=$(cd "${1:?stage dir}" && pwd)
+part=${2:?part}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+: "${OUT:=$root/out/integration}"
+res=$OUT/res
+mkdir -p "$res"
+export GPUHIER_DATA_DIR="$root" PYTHONUNBUFFERED=1
+t0=$(date +%s)
+step() { # step NAME LIMIT_S COMMAND...: run one step with a limit, log it
+  name=$1 limit=$2; shift 2
+  s=$(date +%s)
+  echo "== $name (limit ${limit}s) at +$(( s - t0 ))s: $*"
+  timeout -k 5 "$limit" "$@" > "$res/$name.log" 2>&1
+  rc=$?
+  echo "== $name: exit $rc after $(( $(date +%s) - s ))s"
+  tail -15 "$res/$name.log"
+}
+{
+  date -u '+%Y-%m-%d %H:%M:%S UTC'
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+  "$stage/gpuhier" --version
+} > "$res/device.txt" 2>&1
+cat "$res/device.txt"
+case $part in
+1)
+  step quickstart 60 env GPUHIER_NO_BUILD=1 BUILD="$stage" sh scripts/quickstart
+  step e2e 250 env OUT="$res/e2e" E2E_BUDGET_S=210 sh bench/e2e_testkernels.sh "$stage"
+  step demo 120 env OUT="$res" DEMO_STEPS=30 sh scripts/record-demo.sh "$stage"
+  step overhead 110 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=90 sh bench/overhead_trace.sh "$stage"
+  ;;
+2)
+  step agreement 330 env OUT="$res/agreement" AGREE_PARTS=agree AGREE_BUDGET_S=300 sh bench/agreement.sh "$stage"
+  step pytorch_vs_ncu 150 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=120 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
+  ;;
+esac
+find "$res" -name '*.md' -maxdepth 3 -exec cp {} "$OUT/" \; 2>/dev/null
+tar czf "$OUT/bundle.tgz" -C "$res" .
+ls -la "$OUT"
+echo "device-integration part $part: $(( $(date +%s) - t0 ))s"
