@@ -830,7 +830,13 @@ analyzer_analyze(sqlite3 *db, const struct analyzer_opts *o)
     struct ruleset *rs = ruleset_load(o ? o->rules_dir : NULL);
     if (!rs)
         return -1;
-    if (sqlite3_db_readonly(db, "main") == 1) {
+    sqlite3_stmt *qo = NULL;
+    int query_only = 0;
+    if (sqlite3_prepare_v2(db, "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK && sqlite3_step(qo) == SQLITE_ROW)
+        query_only = sqlite3_column_int(qo, 0);
+    sqlite3_finalize(qo);
+    /* A reader's connection (query_only) stays a reader's: the guard would otherwise lift it. */
+    if (sqlite3_db_readonly(db, "main") == 1 || query_only) {
         ruleset_free(rs);
         return an_fail(ANALYZER_ERR_REPORT, "cannot analyze: the report is open read-only");
     }

@@ -658,6 +658,12 @@ test_analyzer_open_report_read_only(void)
     CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE message = 'from the file'"), count(r, "SELECT COUNT(*) FROM finding"));
     CHECK_EQ_INT(sqlite3_db_readonly(r, "main"), 1);
     sqlite3_close(r);
+    /* A read-only connection is refused, and stays read-only. */
+    CHECK(store_open(path, STORE_READ_ONLY, &db) == 0);
+    CHECK(analyzer_analyze(db, &o) == -1);
+    CHECK_EQ_INT(analyzer_failure(), ANALYZER_ERR_REPORT);
+    CHECK(store_exec(db, "DELETE FROM finding") == -1);
+    sqlite3_close(db);
     /* Missing file: a report failure, not a crash. */
     CHECK(analyzer_open_report("/nonexistent/x.db", &o, &r) == -1);
     CHECK(r == NULL);
