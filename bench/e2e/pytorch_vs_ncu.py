@@ -53,21 +53,46 @@ def run(cmd, timeout, log, env=None):
 
 
 def ncu_rules(text):
-    """Rule rows of `ncu --csv --page details`: list of dict(kernel, grid, block, rule, type, speedup, text)."""
+    """Rule rows of `ncu --csv --page details`: list of dict(kernel, grid, block, rule, type, speedup, text).
+    The rule columns are found by name ('Rule Name', 'Rule Type', 'Rule Description', 'Estimated Speedup'),
+    tolerating variants across ncu versions; failing that, any row with one of the five rule names in a
+    cell counts, with its type read from a column whose name contains 'Type'."""
     lines = text.splitlines()
     start = next((i for i, l in enumerate(lines) if l.startswith('"ID",')), None)
     if start is None:
         return []
     rows = list(csv.DictReader(io.StringIO("\n".join(l for l in lines[start:] if l.startswith('"')))))
+    if not rows:
+        return []
+    cols = list(rows[0].keys())
+
+    def col(*want):
+        for w in want:
+            for c in cols:
+                if c and c.strip().lower() == w:
+                    return c
+        for w in want:
+            for c in cols:
+                if c and w in c.strip().lower():
+                    return c
+        return None
+    c_name, c_type = col("rule name", "rule identifier"), col("rule type", "type")
+    c_desc, c_speed = col("rule description", "description"), col("estimated speedup", "speedup")
+    c_kernel, c_grid, c_block = col("kernel name", "function name"), col("grid size"), col("block size")
+    names = set(p[0] for p in PAIRS)
     out = []
     for r in rows:
-        name = (r.get("Rule Name") or "").strip()
+        name = (r.get(c_name) or "").strip() if c_name else ""
         if not name:
-            continue
-        out.append({"kernel": r.get("Kernel Name", ""), "grid": r.get("Grid Size", ""), "block": r.get("Block Size", ""),
-                    "rule": name, "type": (r.get("Rule Type") or "").strip(),
-                    "speedup": (r.get("Estimated Speedup") or "").strip(),
-                    "text": (r.get("Rule Description") or "").strip()})
+            hit = [v for v in r.values() if isinstance(v, str) and v.strip() in names]
+            if not hit:
+                continue
+            name = hit[0].strip()
+        out.append({"kernel": r.get(c_kernel, "") if c_kernel else "", "grid": r.get(c_grid, "") if c_grid else "",
+                    "block": r.get(c_block, "") if c_block else "", "rule": name,
+                    "type": ((r.get(c_type) or "") if c_type else "").strip().upper()[:3],
+                    "speedup": ((r.get(c_speed) or "") if c_speed else "").strip(),
+                    "text": ((r.get(c_desc) or "") if c_desc else "").strip()})
     return out
 
 
