@@ -164,6 +164,7 @@ def main():
     names = [re.escape(m) for m in mangled.values() if m]
     regex = "regex:^(%s)$" % "|".join(names)
     cmd = [a.ncu, "--csv", "--page", "details", "--print-units", "base", "--kernel-name-base", "mangled",
+           "--print-kernel-base", "mangled",
            "--kernel-name", regex, "--filter-mode", "per-launch-config", "--launch-count", str(40 * a.top),
            "--target-processes", "all", "--cache-control", "none", "--clock-control", "none"]
     for s in sections:
