@@ -268,7 +268,8 @@ SELECT id, 1, CASE rule_id WHEN 'uncoalesced-global-load' THEN 'sectors_per_requ
   WHEN 'occupancy-shared-memory' THEN 'theoretical_occupancy_pct' WHEN 'pageable-copy' THEN 'pageable_copies'
   ELSE 'l2_hit_rate_pct' END,
   CASE rule_id WHEN 'uncoalesced-global-load' THEN 32.0 WHEN 'shared-bank-conflicts' THEN 8.0
-  WHEN 'local-memory-traffic' THEN 16.0 WHEN 'occupancy-shared-memory' THEN 25.0 WHEN 'pageable-copy' THEN launches
+  WHEN 'local-memory-traffic' THEN 16.0 WHEN 'occupancy-shared-memory' THEN 25.0
+  WHEN 'pageable-copy' THEN (SELECT count(*) FROM copy WHERE src_kind = 'pageable' OR dst_kind = 'pageable')
   ELSE 20.0 END, NULL,
   CASE rule_id WHEN 'uncoalesced-global-load' THEN 'sectors' WHEN 'shared-bank-conflicts' THEN 'ways'
   WHEN 'local-memory-traffic' THEN 'sectors' WHEN 'pageable-copy' THEN 'copies' ELSE '%' END,

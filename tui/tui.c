@@ -99,6 +99,7 @@ init_attrs(struct tui *t)
         {LINE_BAR_EMPTY, COLOR_WHITE, -1, A_DIM, A_DIM},
         {LINE_TAG, COLOR_MAGENTA, -1, A_BOLD, A_BOLD},
         {LINE_SECTION, COLOR_CYAN, -1, A_BOLD, A_BOLD | A_UNDERLINE},
+        {LINE_TIER, COLOR_WHITE, COLOR_BLUE, A_BOLD, A_REVERSE},
     };
     for (int i = 0; i < LINE_COUNT; i++)
         t->attrs[i] = A_NORMAL;

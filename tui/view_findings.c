@@ -249,12 +249,15 @@ finding_open(struct view *v)
     fmt_count(nl, sizeof(nl), col_num(st, 14));
     view_printf(v, LINE_DEFAULT, "%-*s %s (%s of the run's GPU time)", LABEL, "Time lost", tot,
                 share);
-    view_printf(v, LINE_DIM, "%-*s %s per launch; %s before capping to the kernel's floor", LABEL,
-                "", per, raw);
+    if (!isnan(col_num(st, 10)))
+        view_printf(v, LINE_DIM, "%-*s %s per launch; %s before capping to the kernel's floor",
+                    LABEL, "", per, raw);
+    else if (!isnan(col_num(st, 12)))
+        view_printf(v, LINE_DIM, "%-*s %s before capping", LABEL, "", raw);
     if (sqlite3_column_type(st, 15) != SQLITE_NULL)
         view_printf(v, LINE_DEFAULT, "%-*s %s traced; evidence from profiled launch %lld", LABEL,
                     "Launches", nl, (long long)sqlite3_column_int64(st, 15));
-    else
+    else if (!isnan(col_num(st, 14)))
         view_printf(v, LINE_DEFAULT, "%-*s %s", LABEL, "Launches", nl);
     view_printf(v, LINE_DEFAULT, "%s", "");
     char *remedy = xstrdup(col_text(st, 8));

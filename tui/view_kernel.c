@@ -334,8 +334,7 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
     if (!isnan(shw) && !isnan(shi) && shi > 0) {
         double ways = shw / shi;
         t[1].frac = ways > 0 ? 1 / ways : -1;
-        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way (ideal 1.0 wavefront per request)",
-                 ways);
+        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1)", ways);
     } else {
         t[1].frac = -1;
         snprintf(t[1].detail, sizeof(t[1].detail), "%s",
@@ -349,8 +348,8 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         if (ideal < 1)
             ideal = 1;
         t[2].frac = spr > 0 ? ideal / spr : -1;
-        snprintf(t[2].detail, sizeof(t[2].detail), "%.1f sectors/request (ideal %.0f); hit %.0f%%",
-                 spr, ideal, nz(l1hit));
+        snprintf(t[2].detail, sizeof(t[2].detail), "%.1f sectors/req (ideal %.0f), hit %.0f%%", spr,
+                 ideal, nz(l1hit));
     } else {
         t[2].frac = -1;
         snprintf(t[2].detail, sizeof(t[2].detail), "%s", "no global loads measured");
@@ -371,7 +370,7 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         char bws[32];
         fmt_bw(bws, sizeof(bws), bw);
         t[4].frac = bw / peak;
-        snprintf(t[4].detail, sizeof(t[4].detail), "%s = %.0f%% of peak", bws, 100 * bw / peak);
+        snprintf(t[4].detail, sizeof(t[4].detail), "%s, %.0f%% of peak", bws, 100 * bw / peak);
     } else {
         t[4].frac = -1;
         snprintf(t[4].detail, sizeof(t[4].detail), "%s", "not measured");
@@ -382,8 +381,7 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         char bws[32];
         fmt_bw(bws, sizeof(bws), bw);
         t[5].frac = bw / hpeak;
-        snprintf(t[5].detail, sizeof(t[5].detail), "%s = %.0f%% of the link", bws,
-                 100 * bw / hpeak);
+        snprintf(t[5].detail, sizeof(t[5].detail), "%s, %.0f%% of the link", bws, 100 * bw / hpeak);
     } else {
         t[5].frac = -1;
         snprintf(t[5].detail, sizeof(t[5].detail), "%s",
@@ -392,16 +390,18 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
                              : "link speed unknown");
     }
 
-    view_printf(v, LINE_SECTION, "Memory hierarchy, per launch      traffic   efficiency");
+    view_printf(v, LINE_SECTION, "Memory hierarchy        traffic/launch  efficiency");
     for (int i = 0; i < 6; i++) {
         struct tline *l = view_add_line(v);
         char by[32];
         fmt_bytes(by, sizeof(by), b[i]);
-        /* A pyramid: the label moves left as the tier widens. */
+        /* The pyramid: each tier's box two cells wider than the one above, centred. */
+        int box = 10 + 2 * i, label = (int)strlen(t[i].label);
+        int left = (box - label) / 2;
         line_add(l, LINE_DEFAULT, 0, "%*s", 6 - i, "");
-        line_add(l, LINE_LABEL, 10 + i, "%s", t[i].label);
-        line_add(l, LINE_DEFAULT, 0, "%*s", 6 - i, "");
-        line_add(l, LINE_DEFAULT, 10, "%s", by);
+        line_add(l, LINE_TIER, 0, "%*s%s%*s", left, "", t[i].label, box - label - left, "");
+        line_add(l, LINE_DEFAULT, 0, "%*s", 6 - i + 1, "");
+        line_add(l, LINE_DEFAULT, 0, "%9s ", by);
         line_add_bar(l, t[i].frac, 10);
         line_add(l, t[i].frac >= 0 && t[i].frac < 0.5 ? LINE_WARNING : LINE_DEFAULT, 0, "%s",
                  t[i].detail);
@@ -474,17 +474,19 @@ kernel_open(struct view *v)
     fmt_ns(c, sizeof(c), s.total_ns);
     fmt_ns(d, sizeof(d), s.mean_ns);
     fmt_pct(e, sizeof(e), s.share_pct);
-    view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; total %s (%s of GPU time), mean %s",
-                LABEL, "Launches", a, b, c, e, d);
+    view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; %s total (%s), mean %s", LABEL,
+                "Launches", a, b, c, e, d);
     fmt_ns(a, sizeof(a), s.floor_ns);
     fmt_ratio(b, sizeof(b), s.floor_ratio);
     fmt_ns(c, sizeof(c), s.floor_measured_ns);
     fmt_ratio(d, sizeof(d), s.floor_ratio_measured);
-    if (s.has)
-        view_printf(v, s.floor_ratio > 2 ? LINE_WARNING : LINE_DEFAULT,
-                    "%-*s %s at datasheet bandwidth (mean = %s); %s at measured (%s); bound by %s",
-                    LABEL, "Floor", a, b, c, d, s.bound);
-    else
+    if (s.has) {
+        enum line_type ft = s.floor_ratio > 2 ? LINE_WARNING : LINE_DEFAULT;
+        view_printf(v, ft, "%-*s %s at peak bandwidth: the mean is %s the floor", LABEL, "Floor", a,
+                    b);
+        view_printf(v, ft, "%-*s %s at measured copy bandwidth (%s); bound by %s", LABEL, "", c, d,
+                    s.bound);
+    } else
         view_printf(v, LINE_DIM, "%-*s not analyzed", LABEL, "Floor");
     fmt_pct(e, sizeof(e), s.theo_occ);
     double ach = !isnan(s.ach_occ) ? s.ach_occ
