@@ -83,7 +83,7 @@ an_lap(const char *what)
     if (on < 0)
         on = getenv("GPUHIER_ANALYZE_TIMING") != NULL;
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(getenv("GPUHIER_ANALYZE_TIMING_CPU") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &now);
     if (on && what)
         fprintf(stderr, "analyze: %-28s %8.1f ms\n", what,
                 (double)(now.tv_sec - last.tv_sec) * 1e3 + (double)(now.tv_nsec - last.tv_nsec) / 1e6);

@@ -10,7 +10,8 @@
 #
 # Defaults: build-an (or $GPUHIER_BINARY_DIR), 1000000, 10000, 3 runs;
 # the best run counts (the machine is shared; the others are printed too).
-# GPUHIER_ANALYZE_TIMING=1 is set on the last run to print each step.
+# GPUHIER_ANALYZE_TIMING=1 GPUHIER_ANALYZE_TIMING_CPU=1 are set on the last run to print each
+# step's CPU time (the wall time of a step depends on the machine's load).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${GPUHIER_BINARY_DIR:-$src/build-an}}
@@ -28,7 +29,7 @@ i=1
 while [ "$i" -le "$runs" ]; do
   cp "$tmp/big0.db" "$tmp/big.db"
   cat "$tmp/big.db" > /dev/null   # same page-cache state for every run
-  [ "$i" -eq "$runs" ] && export GPUHIER_ANALYZE_TIMING=1
+  [ "$i" -eq "$runs" ] && export GPUHIER_ANALYZE_TIMING=1 GPUHIER_ANALYZE_TIMING_CPU=1
   /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$bin" analyze "$tmp/big.db" --rules "$src/rules" --top 0 \
     > "$tmp/out" 2> "$tmp/steps" || { cat "$tmp/steps"; exit 1; }
   read -r wall user sys rss < "$tmp/time"
@@ -36,7 +37,7 @@ while [ "$i" -le "$runs" ]; do
   if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then best=$wall; fi
   i=$((i + 1))
 done
-echo "steps of the last run:"
+echo "steps of the last run (CPU time):"
 grep '^analyze:' "$tmp/steps" | sed 's/^/  /'
 head -1 "$tmp/out"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
