@@ -19,7 +19,10 @@
  *   - host link: PCIe per-lane rate x width, else 64 GB/s (H §4.1);
  *   - issue: 4 warp-instructions per cycle per SM (4 SMSPs);
  *   - registers: allocated per warp in reg_alloc_unit units, per SMSP
- *     quarter of the register file (the occupancy calculator's rule).
+ *     quarter of the register file (the occupancy calculator's rule);
+ *   - shared memory: per block rounded up to 128 bytes, plus the
+ *     per-block reservation, against the SM's largest carveout; ties
+ *     between limits named in collector/occupancy.h's order.
  */
 #include "analyzer/analyzer_int.h"
 #include "schema/store.h"
@@ -256,8 +259,8 @@ static const char cfg_sql[] =
     "  COALESCE(collector_occupancy_pct,\n"
     "    100.0 * MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * warps_per_block / max_warps_per_sm) AS theoretical_occupancy_pct,\n"
     "  COALESCE(collector_limiter, CASE MIN(lim_warps, lim_blocks, lim_regs, lim_smem)\n"
-    "    WHEN lim_warps THEN 'warps' WHEN lim_blocks THEN 'blocks'\n"
-    "    WHEN lim_regs THEN 'registers' ELSE 'shared_memory' END) AS occupancy_limiter,\n"
+    "    WHEN lim_warps THEN 'warps' WHEN lim_regs THEN 'registers'\n"
+    "    WHEN lim_smem THEN 'shared_memory' ELSE 'blocks' END) AS occupancy_limiter,\n"
     "  100.0 * MIN(lim_warps, lim_blocks, lim_smem) * warps_per_block / max_warps_per_sm AS occ_without_regs_pct,\n"
     "  100.0 * MIN(lim_warps, lim_blocks, lim_regs) * warps_per_block / max_warps_per_sm AS occ_without_smem_pct,\n"
     "  COALESCE(collector_waves, blocks * 1.0 / (MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * sm_count)) AS waves\n"
@@ -289,7 +292,7 @@ static const char cfg_sql[] =
     "      / warps_per_block\n"
     "    ELSE 1000000000 END AS lim_regs,\n"
     "  CASE WHEN COALESCE(static_smem_bytes, 0) + COALESCE(dynamic_smem_bytes, 0) > 0 THEN\n"
-    "    smem_per_sm_bytes / (COALESCE(static_smem_bytes, 0) + COALESCE(dynamic_smem_bytes, 0)\n"
+    "    smem_per_sm_bytes / ((COALESCE(static_smem_bytes, 0) + COALESCE(dynamic_smem_bytes, 0) + 127) / 128 * 128\n"
     "      + COALESCE(smem_reserved_per_block_bytes, 0))\n"
     "    ELSE 1000000000 END AS lim_smem\n"
     "FROM (SELECT c.id AS config_id, c.kernel_id, c.device_id,\n"
