@@ -695,7 +695,66 @@ test_analyzer_no_profiled_launches(void)
     free(rules);
 }
 
+/*
+ * The analyzer's own occupancy calculation (used when the collector did not
+ * record one) against cuOccupancyMaxActiveBlocksPerMultiprocessor as read
+ * on an H200 (tests/fixtures/occupancy-h200.txt, the metrics engineer's
+ * probe), for the driver's default carveout.
+ */
+static void
+test_analyzer_occupancy_matches_h200(void)
+{
+    char path[4096], line[1024];
+    snprintf(path, sizeof(path), "%s/tests/fixtures/occupancy-h200.txt", src_dir());
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("skip: %s not found\n", path);
+        return;
+    }
+    sqlite3 *db = build_report("");
+    int n = 0, bad = 0;
+    long long want[512];
+    while (fgets(line, sizeof(line), f) && n < 512) {
+        int regs, st, dyn, block, carve, bps;
+        char res[64];
+        if (sscanf(line, "occ kernel=%*s regs=%d static_smem=%d dyn_smem=%d block=%d carveout_pct=%d max_dyn_smem=%*d "
+                         "blocks_per_sm=%d result=%63s", &regs, &st, &dyn, &block, &carve, &bps, res) != 7 ||
+            carve != -2 || strcmp(res, "CUDA_SUCCESS"))
+            continue;
+        char *sql = sqlite3_mprintf(
+            "INSERT INTO kernel (id, mangled_name, short_name) VALUES (%d, 'k%d', 'k%d');"
+            "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
+            " dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (%d, %d, 0, 1, 1, 1, %d, 1, 1, %d, %d, %d);",
+            n + 1, n + 1, n + 1, n + 1, n + 1, block, dyn, st, regs);
+        CHECK(store_exec(db, sql) == 0);
+        sqlite3_free(sql);
+        want[n++] = bps;
+    }
+    fclose(f);
+    char *d = tmpdir();
+    put_rule(d, "toy-slow.rule", toy_rule);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(analyzer_analyze(db, &o) == 0);
+    for (int i = 0; i < n; i++) {
+        char q[256];
+        snprintf(q, sizeof(q), "SELECT ROUND(s.theoretical_occupancy_pct * 64 / 100.0 / ((c.block_x + 31) / 32))"
+                               " FROM kernel_summary s JOIN config c ON c.id = s.config_id WHERE s.config_id = %d", i + 1);
+        double got = real(db, q);
+        if (got != (double)want[i]) {
+            bad++;
+            fprintf(stderr, "occupancy config %d: %g blocks per SM, H200 says %lld\n", i + 1, got, want[i]);
+        }
+    }
+    printf("occupancy: %d of %d configurations match the H200\n", n - bad, n);
+    CHECK(n > 100);
+    CHECK_EQ_INT(bad, 0);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
 static const struct check_test tests[] = {
+    {"analyzer_occupancy_matches_h200", test_analyzer_occupancy_matches_h200},
     {"analyzer_default_rules_load", test_analyzer_default_rules_load},
     {"analyzer_user_rule_fires", test_analyzer_user_rule_fires},
     {"analyzer_threshold_edit_changes_findings", test_analyzer_threshold_edit_changes_findings},
