@@ -114,6 +114,15 @@ cmp -s "$t/ro/r.db" "$t/ro.copy" && ok "read-only report unchanged" || bad "read
 chmod 755 "$t/ro"
 fi
 
+# Hostile kernel names never reach the terminal raw (export sanitizer).
+cp "$t/r.db" "$t/evil.db"
+"$helper" sql "$t/evil.db" "UPDATE kernel SET short_name = 'evil' || char(27) || '[2J' || char(10) || 'line' || char(7) WHERE id = 1; DELETE FROM analysis"
+expect "hostile name" 0 "" -- "$bin" analyze "$t/evil.db" --rules "$rules" --top 0
+if grep -q "$(printf '\033')" "$t/out" || grep -q "$(printf '\007')" "$t/out"; then bad "control characters escaped"; else ok "control characters escaped"; fi
+grep -q 'evil\\e\[2J' "$t/out" && ok "escape shown visibly" || bad "escape shown visibly"
+"$bin" analyze "$t/evil.db" --rules "$rules" --format json > "$t/ej" 2>/dev/null
+if grep -q "$(printf '\033')" "$t/ej"; then bad "json has no raw ESC"; else ok "json has no raw ESC"; fi
+
 # gpuhier rules
 expect "rules list" 0 "" -- "$bin" rules --rules "$rules"
 [ "$(grep -c '^[a-z0-9-]* *\(registers\|shared\|l1\|l2\|dram\|host\) ' "$t/out")" = 21 ] && ok "21 rules listed" || bad "21 rules listed"
