@@ -260,7 +260,7 @@ CREATE TABLE analysis (
     ruleset_version  TEXT,    -- hash/version of the rule files used
     tool_version     TEXT,
     analyzed_ns      INTEGER, -- when (CLOCK_REALTIME ns)
-    run_gpu_ns       INTEGER, -- total traced kernel time of the run (the denominator of severity)
+    run_gpu_ns       INTEGER, -- GPU time of the run, ns: traced kernel time (profiled launches counted at their configuration's traced mean) plus copy and memset time; the denominator of every share_pct and of severity
     rules_dir        TEXT     -- where rules were read from
 );
 
