@@ -204,8 +204,8 @@ def main():
     md.append("")
     md.append("**Precision %.1f %%** (%d true positives, %d false positives); **recall %.1f %%** (%d false negatives)." %
               (100 * precision, tp, fp, 100 * recall, fn))
-    md.append("Of the false positives, %d are on kernels the case does not name (helpers such as tk_fill); on the named kernels only, precision is %.1f %%." %
-              (fp_helper, 100 * precision_named))
+    md.append("Of the false positives, %d are on kernels the case does not name (helpers such as tk_fill); on the named kernels only, precision is %s." %
+              (fp_helper, "%.1f %%" % (100 * precision_named) if tp + fp_named else "n/a"))
     md.append("Estimate within 2x of the measured saving: %d of %d judged pairs (%.0f %%; target 80 %%)." %
               (within, len(judged), 100.0 * within / len(judged) if judged else 0))
     md.append("")
