@@ -7,6 +7,7 @@
  */
 #include "tui/tui_int.h"
 
+#include "export/export.h"
 #include "schema/store.h"
 
 #include <math.h>
@@ -45,8 +46,18 @@ add_run(struct view *v)
         return;
     }
     view_add_wrapped(v, LINE_SECTION, LABEL, "Program", text(st, 0) ? text(st, 0) : "-", 66);
-    if (text(st, 1))
-        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Command", text(st, 1), 66);
+    /* The command line as `gpuhier run ...`, shell-quoted, secrets redacted (export module). */
+    char *repro = export_repro_command(v->db, 1);
+    if (repro) {
+        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Rerun", repro, 66);
+    } else if (text(st, 1)) {
+        /* Never the raw text: it may hold secrets the redaction could not parse out. */
+        char *argv = export_redact_argv(text(st, 1));
+        view_add_wrapped(v, argv ? LINE_DEFAULT : LINE_DIM, LABEL, "Command",
+                         argv ? argv : "(not a JSON argument list; see the run table)", 66);
+        free(argv);
+    }
+    free(repro);
     struct tline *l = view_add_line(v);
     line_add(l, LINE_LABEL, LABEL, "Host");
     line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 2), 128);

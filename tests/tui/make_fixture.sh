@@ -6,7 +6,8 @@
 #   trace      no profiled launch (trace mode), never analyzed
 #   empty      a run and a device, no kernel, no launch, no copy
 #   hostile    small + kernels named with escape sequences, a 64 KB name,
-#              invalid UTF-8, bidi controls and markup characters
+#              invalid UTF-8, bidi controls and markup characters; secrets
+#              and an escape sequence in the command line
 set -eu
 name=$1 out=$2
 src=${GPUHIER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -33,6 +34,7 @@ UPDATE kernel SET short_name = CAST(X'626164FFFE5F757466385FC3285F6B' AS TEXT),
 UPDATE kernel SET short_name = '<b>markup</b> & \"quotes\" | *md* [x](y) %s %n',
   demangled_name = '<script>alert(1)</script>' WHERE id = 4;
 UPDATE kernel SET short_name = 'bidi_' || char(8238) || 'txet_desrever' || char(8236) || '_tab' || char(9) || 'nl' || char(10) || 'end' WHERE id = 5;
+UPDATE run SET command_line = '[\"./app\",\"--api-key=sk-secret0123456789abcdef\",\"--token\",\"ghp_0123456789abcdefghijklmnopqrstuvwxyz\",\"\\u001b[31mx\"]';
 UPDATE finding SET message = 'msg with ' || char(27) || '[5mblink' || char(27) || '[0m and ' || char(155) || 'C1' WHERE kernel_id = 1;
 " ;;
 esac

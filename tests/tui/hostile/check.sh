@@ -16,3 +16,6 @@ for f in *.txt *.out; do
 done
 # The 64 KB name is shown whole (wrapped) in the detail view.
 test "$(tr -d ' \n' < huge.out | grep -o 'Ab' | wc -l)" -ge 32768
+# Secrets in the command line never reach the screen or the text.
+! grep -l 'sk-secret\|ghp_0123' *.txt *.out
+grep -q 'Rerun' summary.out
