@@ -64,12 +64,12 @@ fi
 tmuxline="tmux: not installed"
 if command -v tmux >/dev/null 2>&1; then
   rm -f "$tmp/timing2"
-  sock=gh-bench-$$
-  tmux -L "$sock" new-session -d -x 80 -y 24 \
+
+  tmux -S "$tmp/tmux.sock" new-session -d -x 80 -y 24 \
     "env LC_ALL=C.UTF-8 TERM=xterm-256color GPUHIER_TUI_SCRIPT=$tmp/keys GPUHIER_TUI_TIMING=$tmp/timing2 $bin tui --raw $report; touch $tmp/done"
   i=0
   while [ ! -f "$tmp/done" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-  tmux -L "$sock" kill-server 2>/dev/null || true
+  tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null || true
   if [ -f "$tmp/timing2" ]; then
     f2=$(awk '/^first_paint_us/ {print $2}' "$tmp/timing2")
     m2=$(awk '/^key / {if ($3 > m) {m = $3; k = $2}} END {print m, k}' "$tmp/timing2")
