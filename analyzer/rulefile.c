@@ -301,6 +301,11 @@ parse_rule(struct rule *r, const char *path, const char *stem)
                 continue;
             if (pending) {
                 append(&pending, t, " ");
+            } else if (slot && !strcmp(slot_key, "query")) {
+                /* SQL keeps its indentation beyond the continuation's own two columns. */
+                char *q = line + strspn(line, " \t");
+                q = q - line > 2 ? line + 2 : q;
+                append(slot, q, "\n");
             } else if (slot) {
                 append(slot, t, joiner(slot_key));
             } else {

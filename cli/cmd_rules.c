@@ -81,7 +81,7 @@ explain(const struct rule *r)
         const struct rule_evidence *e = &r->evidence[i];
         char buf[512];
         snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", e->column, e->unit ? " [" : "", e->unit ? e->unit : "",
-                 e->unit ? "]" : "", e->op ? " fires when " : "", e->op ? e->op : "", "");
+                 e->unit ? "]" : "", e->op ? " " : "", e->op ? e->op : "", "");
         char *c = sanitize_text(buf, 0);
         char *t = e->threshold ? sanitize_text(e->threshold, 0) : NULL;
         printf("    %s%s%s\n", c, t ? " " : "", t ? t : "");
