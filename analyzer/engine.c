@@ -170,8 +170,17 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
             return 0;
         }
         met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-        if (!met)
-            snprintf(note, n, "column '%s' never recorded in report", q->name);
+        if (!met) {
+            sqlite3_stmt *any = NULL;
+            snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM main.\"%.*s\")", (int)tl, q->name);
+            int empty = sqlite3_prepare_v2(db, sql, -1, &any, NULL) == SQLITE_OK && sqlite3_step(any) == SQLITE_ROW &&
+                        !sqlite3_column_int(any, 0);
+            sqlite3_finalize(any);
+            if (empty)
+                snprintf(note, n, "no rows in table '%.*s' (nothing to judge)", (int)tl, q->name);
+            else
+                snprintf(note, n, "column '%s' never recorded in report", q->name);
+        }
     }
     sqlite3_finalize(st);
     return met;
