@@ -658,6 +658,22 @@ test_analyzer_open_report_read_only(void)
     CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE message = 'from the file'"), count(r, "SELECT COUNT(*) FROM finding"));
     CHECK_EQ_INT(sqlite3_db_readonly(r, "main"), 1);
     sqlite3_close(r);
+    /* Analyzed by another rule set: readers get a fresh analysis in memory, the file keeps its own. */
+    char *other = tmpdir();
+    put_rule(other, "toy-slow.rule", toy_rule);
+    struct analyzer_opts oo = {.rules_dir = other};
+    CHECK(store_open(path, STORE_READ_WRITE, &db) == 0);
+    CHECK(analyzer_analyze(db, &oo) == 0);
+    sqlite3_close(db);
+    CHECK(analyzer_open_report(path, &o, &r) == 0);
+    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM rule_run"), 21);
+    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE rule_id = 'toy-slow'"), 0);
+    sqlite3_close(r);
+    CHECK(store_open(path, STORE_READ_ONLY, &db) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM rule_run"), 1);
+    sqlite3_close(db);
+    rm_dir(other);
+    free(other);
     /* A read-only connection is refused, and stays read-only. */
     CHECK(store_open(path, STORE_READ_ONLY, &db) == 0);
     CHECK(analyzer_analyze(db, &o) == -1);
