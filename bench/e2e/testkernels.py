@@ -93,6 +93,7 @@ def main():
         metrics = ",".join(extra_metrics(a.root))
     mopt = ["--metrics", metrics] if metrics else []
     results = {}
+    notes = []
     for c in cases:
         cid = c["id"]
         if time.time() - t_start > a.budget:
@@ -116,6 +117,19 @@ def main():
             with open(log, "a") as f:
                 f.write(js + "\n")
             continue
+        core_missing = any("dram__bytes_read.sum" in (r.get("note") or "") for r in d.get("rules", []))
+        if core_missing and mopt and c["kernels"]:
+            # The extra metric names may have been refused by the collector (no counters at all):
+            # say so once and run this and every later case with the default set only.
+            notes.append("with --metrics the report of %s had no counters; extra metrics dropped from here on" % cid)
+            mopt = []
+            rc, out = sh([gh, "run", "-q", "-f", "--no-analyze", "-o", rep, exe] + c["args"], 120, env, log)
+            rc2, js = sh([gh, "analyze", rep, "--rules", rules, "--format", "json", "--top", "0"], 60, None, None)
+            try:
+                d = json.loads(js[js.index("{"):])
+            except ValueError:
+                results[cid] = {"status": "analyze failed (exit %d)" % rc2, "run_rc": rc}
+                continue
         results[cid] = {"status": "ok", "run_rc": rc, "data": d, "secs": time.time() - t0}
         print("%-28s run %d, %d findings, %.1f s" % (cid, rc, len(d["findings"]), time.time() - t0), flush=True)
 
@@ -200,6 +214,7 @@ def main():
     md.append("")
     md.append("Command: `bench/e2e_testkernels.sh` (TK_REPS=%s), %s." % (a.reps, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     md.append("Extra metrics named with --metrics: `%s`." % (metrics or "none"))
+    md += ["Note: " + n for n in notes]
     md.append("Cases run: %d of %d; wall time %.0f s." % (sum(1 for r in results.values() if r["status"] == "ok"), len(cases), time.time() - t_start))
     md.append("")
     md.append("**Precision %.1f %%** (%d true positives, %d false positives); **recall %.1f %%** (%d false negatives)." %
