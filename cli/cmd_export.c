@@ -100,10 +100,39 @@ is_severity(const char *s)
     return export_severity_rank(s) > 0;
 }
 
-/* Write through a temporary file renamed into place. */
+/*
+ * Write a device, FIFO or terminal (`-o /dev/null`, `-o /dev/stdout`, a
+ * pipe) directly: renaming a temporary file over it would replace the
+ * special file itself, which as root destroys /dev/null for the machine.
+ */
+static int
+write_special(sqlite3 *db, const struct export_opts *o, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        error("cannot write '%s': %s", path, strerror(errno));
+        return GH_EXIT_OUTPUT;
+    }
+    int rc = export_write(db, o, f);
+    int cerr = fclose(f);
+    if (rc) {
+        error("%s", store_error());
+        return GH_EXIT_OUTPUT;
+    }
+    if (cerr != 0) {
+        error("cannot write '%s': %s", path, strerror(errno));
+        return GH_EXIT_OUTPUT;
+    }
+    return GH_EXIT_OK;
+}
+
+/* Write a regular file through a temporary file renamed into place. */
 static int
 write_file(sqlite3 *db, const struct export_opts *o, const char *path, int force)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        return write_special(db, o, path);
     if (!force && access(path, F_OK) == 0) {
         error("'%s' exists; use -f to overwrite it", path);
         return GH_EXIT_OUTPUT;

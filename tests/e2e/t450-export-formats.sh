@@ -37,6 +37,16 @@ expect_rc 0 "$G" export nasty.db --raw --one -o one.md
 "$G" export nasty.db --raw --format json --no-redact >nr.json
 grep -q hunter2hunter2 nr.json || bad "--no-redact lost the password argument"
 grep -q secret-home nr.json && bad "--no-redact leaked a variable outside the allowlist"
+# Regression: -o on a special file (FIFO, /dev/null) writes into it and
+# never renames a temporary file over it (that replaced /dev/null as root).
+mkfifo fifo
+cat fifo >fifo.out &
+reader=$!
+expect_rc 0 "$G" export nasty.db --raw --format csv -o fifo
+wait $reader
+[ -p fifo ] || bad "-o FIFO: the FIFO was replaced by a regular file"
+[ "$(wc -l <fifo.out)" -ge 2 ] || bad "-o FIFO: nothing arrived through it"
+ls fifo.tmp.* >/dev/null 2>&1 && bad "-o FIFO: a temporary file was left"
 # Errors and exit codes (docs/exit-codes.md).
 expect_rc 6 "$G" export nasty.db --raw --format json -o out.json
 expect_rc 0 "$G" export nasty.db --raw --format json -o out.json -f
