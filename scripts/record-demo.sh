@@ -55,8 +55,15 @@ c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA journal_mode=DELETE"); c.exe
 }
 record demo.db python3 "$root/bench/pytorch_train.py" --steps "$steps"
 for k in $kernels; do
-  if [ -x "$TK/tk_$k" ]; then
-    record "tk-$k.db" "$TK/tk_$k"
+  # Each testkernel binary takes its cases as arguments (see
+  # testkernels/manifest.json): run all of the binary's cases.
+  args=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+print(" ".join(a for c in m["cases"] if c["binary"] == sys.argv[2] for a in c.get("args", [])))' \
+    "$root/testkernels/manifest.json" "tk_$k")
+  if [ -x "$TK/tk_$k" ] && [ -n "$args" ]; then
+    # shellcheck disable=SC2086 # one word per case
+    record "tk-$k.db" "$TK/tk_$k" $args
   else
     echo "record-demo: no testkernel '$TK/tk_$k'; skipped" >&2
   fi
