@@ -12,6 +12,9 @@
 #             benchmark (bench/overhead_trace.sh)
 #          2: agreement with Nsight Compute and cost (bench/agreement.sh),
 #             gpuhier beside ncu's rules on PyTorch (bench/e2e_pytorch_vs_ncu.sh)
+#          final: the one call left in a session's device time: diff of
+#             testkernel twins (t471), the demo, trace overhead, the
+#             testkernels end-to-end run, then agreement with what time is left
 #
 # Every step has its own time limit so the call ends inside the device's
 # 10-minute limit; a step that runs out says so in its log. Everything the
@@ -52,6 +55,16 @@ case $part in
 2)
   step agreement 330 env OUT="$res/agreement" AGREE_PARTS=agree AGREE_BUDGET_S=300 sh bench/agreement.sh "$stage"
   step pytorch_vs_ncu 150 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=120 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
+  ;;
+final)
+  step t471 60 env GPUHIER="$stage/gpuhier" GH_TEST_EXPORT=true GPUHIER_SOURCE_DIR="$root" \
+    GPUHIER_BINARY_DIR="$stage" OUT="$res/t471" sh -c 'mkdir -p "$OUT"; exec sh tests/e2e/t471-diff-twins-gpu.sh'
+  step demo 140 env OUT="$res" DEMO_STEPS=10 sh scripts/record-demo.sh "$stage"
+  step overhead 100 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=85 sh bench/overhead_trace.sh "$stage"
+  step e2e 150 env OUT="$res/e2e" E2E_BUDGET_S=130 sh bench/e2e_testkernels.sh "$stage"
+  left=$(( 560 - ($(date +%s) - t0) ))
+  [ "$left" -gt 60 ] && step agreement "$left" env OUT="$res/agreement" AGREE_PARTS=agree \
+    AGREE_BUDGET_S=$(( left - 15 )) sh bench/agreement.sh "$stage"
   ;;
 esac
 find "$res" -name '*.md' -maxdepth 3 -exec cp {} "$OUT/" \; 2>/dev/null
