@@ -40,6 +40,7 @@
 #include <generated_nvtx_meta.h>
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -143,6 +144,13 @@ static __thread char tls_demangled[1024];
 static __thread int tls_nvtx_depth;
 static __thread uint64_t tls_nvtx_ids[NVTX_STACK];
 static __thread char tls_nvtx_names[NVTX_STACK][NVTX_NAME];
+/*
+ * The thread's NVTX path ("a > b > c", at most REC_NVTX_PATH_MAX - 1
+ * bytes), kept up to date at push and pop so that a launch copies it
+ * instead of formatting it; tls_nvtx_len[d] is its length at depth d.
+ */
+static __thread char tls_nvtx_path[REC_NVTX_PATH_MAX];
+static __thread size_t tls_nvtx_len[NVTX_STACK + 1];
 
 static const char *env(const char *name);
 static void flush_forced(void);
@@ -732,6 +740,20 @@ nvtx_domain_name(void *handle, char *out, size_t n)
     pthread_mutex_unlock(&G.dom_lock);
 }
 
+/* Appends level d's name to the cached path (a push to depth d + 1). */
+static void
+nvtx_path_extend(int d)
+{
+    char *p = tls_nvtx_path;
+    size_t len = d > 0 ? tls_nvtx_len[d] : 0, cap = sizeof(tls_nvtx_path);
+    const char *parts[2] = {d ? " > " : "", tls_nvtx_names[d]};
+    for (int k = 0; k < 2; k++)
+        for (const char *c = parts[k]; *c && len + 1 < cap; c++)
+            p[len++] = *c;
+    p[len] = 0;
+    tls_nvtx_len[d + 1] = len;
+}
+
 static void
 nvtx_open(int is_push, uint64_t start_id, const char *domain, const char *name)
 {
@@ -749,6 +771,7 @@ nvtx_open(int is_push, uint64_t start_id, const char *domain, const char *name)
         if (d < NVTX_STACK) {
             tls_nvtx_ids[d] = n->id;
             gh_copy(tls_nvtx_names[d], NVTX_NAME, n->name);
+            nvtx_path_extend(d);
         }
         tls_nvtx_depth = d + 1;
     } else {
@@ -775,20 +798,16 @@ nvtx_close(int is_pop, uint64_t end_id)
     writer_push(&r);
 }
 
+/* Copies the thread's current NVTX path (truncated to n - 1 bytes) into out. */
 static void
 nvtx_path(char *out, size_t n)
 {
-    size_t len = 0;
-    out[0] = 0;
     int d = tls_nvtx_depth < NVTX_STACK ? tls_nvtx_depth : NVTX_STACK;
-    for (int i = 0; i < d && len + 1 < n; i++) {
-        int w = snprintf(out + len, n - len, "%s%s", i ? " > " : "", tls_nvtx_names[i]);
-        if (w < 0)
-            break;
-        len += (size_t)w;
-        if (len >= n)
-            len = n - 1;
-    }
+    size_t len = d > 0 ? tls_nvtx_len[d] : 0;
+    if (len > n - 1)
+        len = n - 1;
+    memcpy(out, tls_nvtx_path, len);
+    out[len] = 0;
 }
 
 static void
@@ -1036,7 +1055,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             pthread_mutex_lock(&G.prof_lock);
             pthread_mutex_unlock(&G.prof_lock);
         }
-        snprintf(l->reason, sizeof(l->reason), "%s", why ? why : "");
+        gh_copy(l->reason, sizeof(l->reason), why);
         writer_push_n(&r, used);
         if (gh_debug) {
             static atomic_long nl;
@@ -1207,6 +1226,44 @@ on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     tls_rt_corr = enter ? cb->correlationId : 0;
 }
 
+/*
+ * Whether a cubin was built with -lineinfo (has a .nv_debug_line_sass
+ * section). An ELF64 image is answered from its section-name table, a few
+ * hundred bytes, instead of scanning the whole image: PyTorch loads
+ * hundreds of modules of up to megabytes each. Anything that does not
+ * parse as ELF64 is scanned as before.
+ */
+static int
+cubin_has_lineinfo(const void *image, size_t n)
+{
+    static const char want[] = ".nv_debug_line_sass";
+    const unsigned char *b = image;
+    if (n >= sizeof(Elf64_Ehdr) && !memcmp(b, ELFMAG, SELFMAG) && b[EI_CLASS] == ELFCLASS64) {
+        Elf64_Ehdr eh;
+        memcpy(&eh, b, sizeof(eh));
+        uint64_t shoff = eh.e_shoff, shn = eh.e_shnum, ent = eh.e_shentsize;
+        if (ent >= sizeof(Elf64_Shdr) && shn && eh.e_shstrndx < shn && shoff < n &&
+            shn <= (n - shoff) / ent) {
+            Elf64_Shdr str;
+            memcpy(&str, b + shoff + eh.e_shstrndx * ent, sizeof(str));
+            if (str.sh_offset < n && str.sh_size <= n - str.sh_offset) {
+                const char *names = (const char *)b + str.sh_offset;
+                for (uint64_t i = 0; i < shn; i++) {
+                    Elf64_Shdr sh;
+                    memcpy(&sh, b + shoff + i * ent, sizeof(sh));
+                    if (sh.sh_name < str.sh_size &&
+                        memmem(names + sh.sh_name, strnlen(names + sh.sh_name,
+                                                           str.sh_size - sh.sh_name),
+                               want, sizeof(want) - 1))
+                        return 1;
+                }
+                return 0;
+            }
+        }
+    }
+    return memmem(image, n, want, sizeof(want) - 1) != NULL;
+}
+
 static void
 on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
@@ -1234,7 +1291,7 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         const CUpti_ModuleResourceData *m = rd->resourceDescriptor;
         /* Only cubins built with -lineinfo can map a kernel to its source: copy just those. */
         if (!m || !m->pCubin || !m->cubinSize || m->cubinSize > (256u << 20) ||
-            !memmem(m->pCubin, m->cubinSize, ".nv_debug_line_sass", 19))
+            !cubin_has_lineinfo(m->pCubin, m->cubinSize))
             break;
         /* Module loads are rare (not the launch path): the copy is the documented exception. */
         void *copy = malloc(m->cubinSize);

@@ -31,10 +31,17 @@ queue_init(struct queue *q, size_t cap, size_t rec_bytes)
     }
     q->cap = c;
     q->rec_bytes = rec_bytes;
+    q->wake_fill = 1;
     for (size_t i = 0; i < c; i++)
         atomic_store_explicit(&q->seq[i], i, memory_order_relaxed);
     sem_init(&q->wake, 0, 0);
     return 0;
+}
+
+void
+queue_set_wake_fill(struct queue *q, size_t n)
+{
+    q->wake_fill = n < 1 ? 1 : n > q->cap ? q->cap : n;
 }
 
 void
@@ -63,7 +70,11 @@ queue_push(struct queue *q, const void *rec, size_t n)
                 memcpy(q->slots + i * q->rec_bytes, rec, n < q->rec_bytes ? n : q->rec_bytes);
                 atomic_store_explicit(&q->seq[i], pos + 1, memory_order_release);
                 atomic_fetch_add_explicit(&q->pushed, 1, memory_order_relaxed);
-                if (atomic_load_explicit(&q->sleeping, memory_order_seq_cst))
+                /* Only the producer that clears the flag posts: one wake per wait. */
+                if (atomic_load_explicit(&q->sleeping, memory_order_seq_cst) &&
+                    pos + 1 - atomic_load_explicit(&q->tail, memory_order_relaxed) >=
+                        q->wake_fill &&
+                    atomic_exchange_explicit(&q->sleeping, 0, memory_order_seq_cst))
                     queue_wake(q);
                 return 0;
             }
@@ -90,10 +101,11 @@ queue_pop(struct queue *q, void *out)
     return 1;
 }
 
+/* Whether at least wake_fill records are queued (the last of them fully written). */
 static int
-queue_nonempty(struct queue *q)
+queue_filled(struct queue *q)
 {
-    size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed) + q->wake_fill - 1;
     size_t s = atomic_load_explicit(&q->seq[pos & (q->cap - 1)], memory_order_acquire);
     return (intptr_t)s - (intptr_t)(pos + 1) >= 0;
 }
@@ -102,7 +114,7 @@ void
 queue_wait(struct queue *q, int timeout_ms)
 {
     atomic_store_explicit(&q->sleeping, 1, memory_order_seq_cst);
-    if (!queue_nonempty(q)) {
+    if (!queue_filled(q)) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += timeout_ms / 1000;

@@ -9,10 +9,15 @@
  * launch path (STYLE.md §5.6). The algorithm is Vyukov's bounded MPMC ring
  * (one sequence number per slot), used here with one consumer.
  *
- * The consumer sleeps on a semaphore; producers post it only when the
- * consumer said it is going to sleep, so the common push is two atomics
- * and a copy. sem_post is async-signal-safe, so a signal handler may wake
- * the consumer too (queue_wake()).
+ * The consumer sleeps on a semaphore for a period; a producer posts it
+ * only when the consumer said it is going to sleep AND the queue holds at
+ * least `wake_fill` records (then exactly one producer posts: it clears
+ * the flag). So the common push is two atomics and a copy, never a
+ * syscall, and the consumer wakes once per period or per `wake_fill`
+ * records, not once per record (waking per record cost the program a
+ * futex syscall per launch and the writer one SQLite commit per launch).
+ * sem_post is async-signal-safe, so a signal handler may wake the
+ * consumer too (queue_wake()).
  */
 #ifndef GPUHIER_COLLECTOR_QUEUE_H
 #define GPUHIER_COLLECTOR_QUEUE_H
@@ -31,6 +36,7 @@ struct queue {
     _Atomic uint64_t dropped; /* records refused because the queue was full */
     _Atomic uint64_t pushed;  /* records accepted */
     _Atomic int sleeping;     /* the consumer is (about to be) waiting */
+    size_t wake_fill;         /* records queued before a producer wakes the consumer */
     sem_t wake;
 };
 
@@ -39,6 +45,12 @@ struct queue {
  * `rec_bytes` each. Returns 0 or -1 (out of memory).
  */
 int queue_init(struct queue *q, size_t cap, size_t rec_bytes);
+
+/*
+ * Producers wake a waiting consumer only once `n` records are queued
+ * (clamped to 1..cap). queue_init sets 1: wake on every push.
+ */
+void queue_set_wake_fill(struct queue *q, size_t n);
 
 /* Frees the slots; the queue must have no producers left. NULL-safe. */
 void queue_release(struct queue *q);
@@ -57,8 +69,9 @@ int queue_push(struct queue *q, const void *rec, size_t n);
 int queue_pop(struct queue *q, void *out);
 
 /*
- * Consumer: waits until a producer pushes, queue_wake() is called, or
- * `timeout_ms` passes. Returns immediately when the queue is not empty.
+ * Consumer: waits until the queue holds `wake_fill` records, queue_wake()
+ * is called, or `timeout_ms` passes. Returns immediately when it already
+ * holds `wake_fill` records.
  */
 void queue_wait(struct queue *q, int timeout_ms);
 

@@ -183,6 +183,8 @@ struct cubin {
 };
 
 #define MAX_DEVICES 64
+/* The writer wakes at least this often (and sooner when the queue fills). */
+#define WRITER_PERIOD_MS 250
 
 static struct {
     struct queue q;  /* struct rec */
@@ -1141,7 +1143,7 @@ writer_main(void *arg)
 {
     (void)arg;
     while (!atomic_load(&W.stop)) {
-        queue_wait(&W.q, 250);
+        queue_wait(&W.q, WRITER_PERIOD_MS);
         batch();
     }
     batch();
@@ -1329,6 +1331,11 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
         snprintf(err, errlen, "out of memory for the record queue");
         goto fail;
     }
+    /*
+     * The writer commits every WRITER_PERIOD_MS, or sooner once an eighth
+     * of the queue is used: never once per record (docs/collector.md).
+     */
+    queue_set_wake_fill(&W.q, slots / 8);
     if (pthread_create(&W.th, NULL, writer_main, NULL)) {
         snprintf(err, errlen, "cannot start the writer thread");
         goto fail;
