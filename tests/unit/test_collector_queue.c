@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PRODUCERS 8
@@ -95,6 +96,67 @@ test_collector_queue_full_drops(void)
         CHECK_EQ_INT(v, i);
     }
     CHECK(queue_pop(&q, &v) == 0);
+    queue_release(&q);
+}
+
+static double
+secs_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *
+late_producer(void *p)
+{
+    struct queue *q = p;
+    usleep(50000);
+    for (long i = 0; i < 8; i++)
+        queue_push(q, &i, sizeof(i));
+    return NULL;
+}
+
+/*
+ * The consumer is not woken per record: below wake_fill it sleeps its
+ * whole period; at wake_fill a producer wakes it at once; queue_wake()
+ * always wakes it.
+ */
+static void
+test_collector_queue_wake_fill(void)
+{
+    struct queue q;
+    CHECK(queue_init(&q, 64, sizeof(long)) == 0);
+    queue_set_wake_fill(&q, 8);
+    CHECK_EQ_INT(q.wake_fill, 8);
+    for (long i = 0; i < 7; i++)
+        CHECK(queue_push(&q, &i, sizeof(i)) == 0);
+    double t0 = secs_now();
+    queue_wait(&q, 200);
+    CHECK(secs_now() - t0 >= 0.15); /* 7 records do not wake it */
+    long v;
+    for (long i = 0; i < 7; i++)
+        CHECK(queue_pop(&q, &v) == 1 && v == i);
+    /* 8 records pushed while it waits wake it long before its 20 s period. */
+    pthread_t th;
+    pthread_create(&th, NULL, late_producer, &q);
+    t0 = secs_now();
+    queue_wait(&q, 20000);
+    double dt = secs_now() - t0;
+    pthread_join(th, NULL);
+    CHECK(dt < 10);
+    for (long i = 0; i < 8; i++)
+        CHECK(queue_pop(&q, &v) == 1 && v == i);
+    CHECK(queue_pop(&q, &v) == 0);
+    /* An explicit wake (exit, signal, writer_sync) needs no records. */
+    queue_wake(&q);
+    t0 = secs_now();
+    queue_wait(&q, 20000);
+    CHECK(secs_now() - t0 < 10);
+    queue_set_wake_fill(&q, 0);
+    CHECK_EQ_INT(q.wake_fill, 1);
+    queue_set_wake_fill(&q, 1000);
+    CHECK_EQ_INT(q.wake_fill, 64);
     queue_release(&q);
 }
 
@@ -414,6 +476,7 @@ static const struct check_test tests[] = {
     {"test_collector_writer_joins", test_collector_writer_joins},
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
+    {"test_collector_queue_wake_fill", test_collector_queue_wake_fill},
     {"test_collector_writer_8_producers", test_collector_writer_8_producers},
     {"test_collector_json_escape", test_collector_json_escape},
     {"test_collector_short_name", test_collector_short_name},
