@@ -65,6 +65,9 @@ static const char *const core_set[] = {
     "lts__t_sectors_op_red.sum",
     "idc__requests.sum",
     "lts__t_sectors_srcunit_tex_op_read.sum",
+    /* host-memory-access: system-memory sectors the SMs asked for; the all-units counter
+       above also counts the replay's own save/restore traffic (~0.8 MB per kernel on the H200) */
+    "lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
 };
 
 /*
