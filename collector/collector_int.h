@@ -215,6 +215,13 @@ void writer_stop(int clean_exit);
 /* Whether the writer is running. */
 int writer_active(void);
 
+/*
+ * Benchmarks only (bench/collector_push_bench.c): how many queued records
+ * wake the writer early (default: an eighth of the queue; 1 = every push,
+ * the old behaviour). Call after writer_start.
+ */
+void writer_set_wake_fill(size_t n);
+
 /* Counters for the session summary. */
 struct writer_stats {
     uint64_t launches, profiled, dropped, ranges_dropped, copies;

@@ -1494,6 +1494,12 @@ writer_stop(int clean_exit)
 }
 
 void
+writer_set_wake_fill(size_t n)
+{
+    queue_set_wake_fill(&W.q, n);
+}
+
+void
 writer_stats(struct writer_stats *s)
 {
     s->launches = W.launches;

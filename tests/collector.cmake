@@ -58,3 +58,16 @@ if(CMAKE_CUDA_COMPILER AND NOT GPUHIER_SANITIZE)
 endif()
 gh_add_gpu_test(NAME gpu.t150-collector COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t150-collector.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t151-collector-quick COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t151-collector-quick.sh LABELS collector)
+
+# The launch-path micro-benchmark (bench/collector_push_bench.c): a quick
+# run in CI proves it builds and that the batched writer drops nothing.
+add_executable(collector_push_bench ${PROJECT_SOURCE_DIR}/bench/collector_push_bench.c
+  ${GH_COLLECTOR_TEST_SOURCES} ${PROJECT_SOURCE_DIR}/schema/store.c
+  ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
+add_dependencies(collector_push_bench gh_store)
+target_include_directories(collector_push_bench PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES}
+  ${LIBIBERTY_INCLUDE_DIR})
+target_compile_options(collector_push_bench PRIVATE -idirafter ${GH_CUPTI_SHIM})
+target_compile_definitions(collector_push_bench PRIVATE GPUHIER_VERSION="${PROJECT_VERSION}")
+target_link_libraries(collector_push_bench PRIVATE SQLite::SQLite3 ${LIBIBERTY_LIBRARY} Threads::Threads)
+gh_add_test(NAME unit.collector_push_bench COMMAND collector_push_bench 20000 5 LABELS unit collector)
