@@ -205,16 +205,25 @@ out:
 
 /*
  * Durations come from unprofiled launches when there are any: a profiled
- * launch ran under kernel replay (DESIGN.md "Collection").
+ * launch ran under kernel replay (DESIGN.md "Collection"), and the
+ * collector leaves its start_ns/end_ns NULL. A configuration whose only
+ * launches were profiled falls back to profile.duration_ns (the replayed
+ * gpu__time_duration), the only duration the report has for it.
  */
 static const char lstat2_sql[] =
     "CREATE TEMP TABLE lstat2 AS\n"
     "SELECT kernel_id, config_id, launches, profiled_launches,\n"
-    "  COALESCE(unprof_ns * 1.0 / unprof_n, all_ns * 1.0 / all_n) AS mean_ns,\n"
-    "  CASE WHEN unprof_n > 0 THEN unprof_min ELSE all_min END AS min_ns,\n"
-    "  CASE WHEN unprof_n > 0 THEN unprof_max ELSE all_max END AS max_ns,\n"
-    "  COALESCE(unprof_ns * 1.0 / unprof_n, all_ns * 1.0 / all_n) * launches AS total_ns\n"
-    "FROM temp.lstat";
+    "  COALESCE(unprof_ns * 1.0 / unprof_n, all_ns * 1.0 / all_n, pd.mean_ns) AS mean_ns,\n"
+    "  CASE WHEN unprof_n > 0 THEN unprof_min WHEN all_n > 0 THEN all_min ELSE pd.min_ns END AS min_ns,\n"
+    "  CASE WHEN unprof_n > 0 THEN unprof_max WHEN all_n > 0 THEN all_max ELSE pd.max_ns END AS max_ns,\n"
+    "  COALESCE(unprof_ns * 1.0 / unprof_n, all_ns * 1.0 / all_n, pd.mean_ns) * launches AS total_ns\n"
+    "FROM temp.lstat LEFT JOIN (\n"
+    "  SELECT l.config_id AS pd_config_id, l.kernel_id AS pd_kernel_id, AVG(p.duration_ns) AS mean_ns,\n"
+    "         MIN(p.duration_ns) AS min_ns, MAX(p.duration_ns) AS max_ns\n"
+    "  FROM main.profile p JOIN main.launch l ON l.id = p.launch_id\n"
+    "  WHERE p.duration_ns > 0 GROUP BY l.config_id, l.kernel_id) pd\n"
+    "  ON pd.pd_kernel_id = kernel_id AND pd.pd_config_id IS config_id\n"
+    "  AND (unprof_n IS NULL OR unprof_n = 0) AND (all_n IS NULL OR all_n = 0)";
 
 static const char cfg_sql[] =
     "CREATE TEMP TABLE cfg AS\n"
@@ -277,7 +286,7 @@ static const char cfg_sql[] =
     "       ELSE 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0)) END AS l1_bytes,\n"
     "  CASE WHEN l2_hit_sectors IS NULL AND l2_miss_sectors IS NULL THEN NULL\n"
     "       ELSE 32.0 * (COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0)) END AS l2_bytes,\n"
-    "  32.0 * sysmem_sectors AS host_bytes,\n"
+    "  32.0 * sm_sysmem_sectors AS host_bytes,\n"
     "  100.0 * l2_hit_sectors / NULLIF(COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0), 0) AS l2_hit_rate_pct,\n"
     "  peak_dram_bw_bytes_per_s AS bw_dram,\n"
     "  COALESCE(measured_copy_bw_bytes_per_s, peak_dram_bw_bytes_per_s) AS bw_copy,\n"
@@ -383,26 +392,17 @@ out:
 }
 
 /*
- * The (column, metric) pairs of the report's v_profiled view, read from
- * its own SQL ("... WHEN n.name = 'METRIC' THEN m.value END) AS COLUMN"),
- * so the schema stays the one place that names them. Appends
- * ", MAX(CASE WHEN metric = 'METRIC' THEN value END) AS COLUMN" per pair
- * to *sql; returns the number of pairs, or -1.
+ * Appends ", MAX(CASE WHEN metric = 'METRIC' THEN value END) AS COLUMN" to
+ * *sql for each "... WHEN n.name = 'METRIC' THEN m.value END) AS COLUMN"
+ * pair of the v_profiled SQL text p (up to pend), skipping columns already
+ * in *sql. Returns the number of pairs added.
  */
 static int
-pivot_columns(sqlite3 *db, char **sql, size_t *len)
+pivot_add(const char *p, const char *pend, char **sql, size_t *len)
 {
-    sqlite3_stmt *st = NULL;
-    int n = 0;
-    if (store_prepare(db, "SELECT sql FROM main.sqlite_master WHERE type = 'view' AND name = 'v_profiled'", &st))
-        return -1;
-    if (sqlite3_step(st) != SQLITE_ROW || !sqlite3_column_text(st, 0)) {
-        sqlite3_finalize(st);
-        return an_fail(ANALYZER_ERR_REPORT, "report has no v_profiled view");
-    }
-    const char *p = (const char *)sqlite3_column_text(st, 0);
     const char *key = "n.name = '";
-    while ((p = strstr(p, key))) {
+    int n = 0;
+    while ((p = strstr(p, key)) && (!pend || p < pend)) {
         const char *m = p + strlen(key), *mend = strchr(m, '\'');
         const char *as = mend ? strstr(mend, " AS ") : NULL;
         if (!mend || !as)
@@ -412,13 +412,43 @@ pivot_columns(sqlite3 *db, char **sql, size_t *len)
             cend++;
         if (cend == c || (size_t)(mend - m) > 200 || memchr(m, '"', (size_t)(mend - m)))
             break;
+        char col[80];
+        snprintf(col, sizeof col, " AS \"%.*s\"", (int)(cend - c) < 60 ? (int)(cend - c) : 60, c);
+        p = cend;
+        if (strstr(*sql, col))
+            continue;
         size_t add = (size_t)(mend - m) + (size_t)(cend - c) + 80;
         *sql = an_xrealloc(*sql, *len + add);
         *len += (size_t)snprintf(*sql + *len, add, ", MAX(CASE WHEN metric = '%.*s' THEN value END) AS \"%.*s\"",
                                  (int)(mend - m), m, (int)(cend - c), c);
         n++;
-        p = cend;
     }
+    return n;
+}
+
+/*
+ * The (column, metric) pairs of v_profiled, read from its SQL so the
+ * schema stays the one place that names them: first this build's schema
+ * (so a report recorded before a column was added still gets the column,
+ * NULL when the report lacks the metric), then the report's own view for
+ * any column this build does not know. Returns the number of pairs, or -1.
+ */
+static int
+pivot_columns(sqlite3 *db, char **sql, size_t *len)
+{
+    sqlite3_stmt *st = NULL;
+    int n = 0;
+    const char *cur = store_schema_sql();
+    const char *v = cur ? strstr(cur, "CREATE VIEW v_profiled") : NULL;
+    if (v)
+        n += pivot_add(v, strstr(v, "FROM launch"), sql, len);
+    if (store_prepare(db, "SELECT sql FROM main.sqlite_master WHERE type = 'view' AND name = 'v_profiled'", &st))
+        return -1;
+    if (sqlite3_step(st) != SQLITE_ROW || !sqlite3_column_text(st, 0)) {
+        sqlite3_finalize(st);
+        return an_fail(ANALYZER_ERR_REPORT, "report has no v_profiled view");
+    }
+    n += pivot_add((const char *)sqlite3_column_text(st, 0), NULL, sql, len);
     sqlite3_finalize(st);
     return n;
 }
