@@ -64,6 +64,14 @@ static void
 preload_nvperf(const char *dir)
 {
     static const char *const libs[] = {"libnvperf_host.so", "libnvperf_target.so"};
+    /*
+     * Trace mode never starts the profiler, and opening libnvperf_host
+     * (32 MB, RTLD_NOW) took 0.5 s on a loaded CPU: skip it there
+     * (docs/collector.md, "What tracing costs").
+     */
+    const char *mode = getenv("GPUHIER_MODE");
+    if (mode && !strcmp(mode, "trace"))
+        return;
     for (size_t i = 0; i < 2; i++) {
         char p[PATH_MAX];
         if (path_join(p, sizeof p, dir, libs[i]) == 0 && is_file(p))
