@@ -205,6 +205,8 @@ static struct {
     size_t ncubins;
     atomic_uint_fast64_t activity_dropped;
     uint64_t launches, profiled, ranges_dropped, copies;
+    /* How kernel records found their launch record (the 'kernel_correlation' event). */
+    uint64_t by_driver_id, by_runtime_id, unmatched;
     atomic_uint_fast64_t commits;
     sqlite3_stmt *ins_launch, *ins_copy, *ins_metric, *ins_profile, *ins_event, *ins_nvtx,
         *end_nvtx, *upd_config, *upd_run, *upd_profiled, *ins_failure;
@@ -803,6 +805,12 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     struct pend *p = umap_get(&W.pends, k->correlationId);
     if (p && p->is_copy)
         p = NULL;
+    if (!p)
+        W.unmatched++;
+    else if (p->corr == k->correlationId)
+        W.by_driver_id++;
+    else
+        W.by_runtime_id++;
     long idx = p && p->config_index >= 0 ? p->config_index : (c ? c->launches : -1);
     const char *reason = p ? p->reason : (k->graphId ? "graph" : NULL);
     sqlite3_stmt *st = W.ins_launch;
@@ -1147,6 +1155,20 @@ writer_main(void *arg)
         batch();
     }
     batch();
+    /*
+     * Evidence for the launch path (docs/collector.md): if kernel records
+     * always carry the driver call's id, the runtime launch callbacks
+     * could go.
+     */
+    if (W.by_driver_id + W.by_runtime_id + W.unmatched) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "kernel records joined to their launch by the driver API id: %llu, by the "
+                 "runtime API id: %llu, unmatched: %llu",
+                 (unsigned long long)W.by_driver_id, (unsigned long long)W.by_runtime_id,
+                 (unsigned long long)W.unmatched);
+        event_row(realtime_ns(), "info", "kernel_correlation", msg);
+    }
     return NULL;
 }
 

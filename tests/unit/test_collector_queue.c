@@ -469,6 +469,11 @@ test_collector_writer_joins(void)
                        "api = 'cudaMemcpy' AND bytes = 4096"),
         1);
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM device WHERE id = 0 AND chip = 'GH100'"), 1);
+    /* Which id joined each kernel record: 12 and 16 by the driver's, 9 and 13 by the runtime's. */
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM event WHERE level = 'info' AND code = "
+                                "'kernel_correlation' AND message LIKE '%driver API id: 2, by the "
+                                "runtime API id: 2, unmatched: 1'"),
+                 1);
     sqlite3_close(db);
 }
 
