@@ -40,7 +40,6 @@
 #include <generated_nvtx_meta.h>
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1226,44 +1225,6 @@ on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     tls_rt_corr = enter ? cb->correlationId : 0;
 }
 
-/*
- * Whether a cubin was built with -lineinfo (has a .nv_debug_line_sass
- * section). An ELF64 image is answered from its section-name table, a few
- * hundred bytes, instead of scanning the whole image: PyTorch loads
- * hundreds of modules of up to megabytes each. Anything that does not
- * parse as ELF64 is scanned as before.
- */
-static int
-cubin_has_lineinfo(const void *image, size_t n)
-{
-    static const char want[] = ".nv_debug_line_sass";
-    const unsigned char *b = image;
-    if (n >= sizeof(Elf64_Ehdr) && !memcmp(b, ELFMAG, SELFMAG) && b[EI_CLASS] == ELFCLASS64) {
-        Elf64_Ehdr eh;
-        memcpy(&eh, b, sizeof(eh));
-        uint64_t shoff = eh.e_shoff, shn = eh.e_shnum, ent = eh.e_shentsize;
-        if (ent >= sizeof(Elf64_Shdr) && shn && eh.e_shstrndx < shn && shoff < n &&
-            shn <= (n - shoff) / ent) {
-            Elf64_Shdr str;
-            memcpy(&str, b + shoff + eh.e_shstrndx * ent, sizeof(str));
-            if (str.sh_offset < n && str.sh_size <= n - str.sh_offset) {
-                const char *names = (const char *)b + str.sh_offset;
-                for (uint64_t i = 0; i < shn; i++) {
-                    Elf64_Shdr sh;
-                    memcpy(&sh, b + shoff + i * ent, sizeof(sh));
-                    if (sh.sh_name < str.sh_size &&
-                        memmem(names + sh.sh_name, strnlen(names + sh.sh_name,
-                                                           str.sh_size - sh.sh_name),
-                               want, sizeof(want) - 1))
-                        return 1;
-                }
-                return 0;
-            }
-        }
-    }
-    return memmem(image, n, want, sizeof(want) - 1) != NULL;
-}
-
 static void
 on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
@@ -1291,7 +1252,7 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         const CUpti_ModuleResourceData *m = rd->resourceDescriptor;
         /* Only cubins built with -lineinfo can map a kernel to its source: copy just those. */
         if (!m || !m->pCubin || !m->cubinSize || m->cubinSize > (256u << 20) ||
-            !cubin_has_lineinfo(m->pCubin, m->cubinSize))
+            !gh_cubin_has_lineinfo(m->pCubin, m->cubinSize))
             break;
         /* Module loads are rare (not the launch path): the copy is the documented exception. */
         void *copy = malloc(m->cubinSize);

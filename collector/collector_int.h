@@ -264,6 +264,12 @@ void jbuf_release(struct jbuf *b);
 /* JSON array of the NUL-separated strings in data[0..n). New string or NULL. */
 char *json_array_nul(const char *data, size_t n);
 
+/*
+ * Whether the cubin image has a .nv_debug_line_sass section (built with
+ * -lineinfo): read from the ELF section headers, not by scanning the image.
+ */
+int gh_cubin_has_lineinfo(const void *image, size_t n);
+
 /* Demangling (writer side): new strings, free() them. */
 char *gh_demangle(const char *mangled);
 char *gh_short_name(const char *demangled);

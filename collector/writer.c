@@ -19,6 +19,7 @@
 #include "collector/queue.h"
 #include "schema/store.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -281,6 +282,45 @@ event_row(uint64_t t, const char *level, const char *code, const char *msg)
 }
 
 /* ------------------------------------------------------------ kernels */
+
+/*
+ * gh_cubin_has_lineinfo (collector_int.h): whether a cubin was built with -lineinfo (has a .nv_debug_line_sass
+ * section). An ELF64 image is answered from its section-name table, a few
+ * hundred bytes, instead of scanning the whole image: PyTorch loads
+ * hundreds of modules of up to megabytes each. Anything that does not
+ * parse as ELF64 is scanned as before.
+ */
+int
+gh_cubin_has_lineinfo(const void *image, size_t n)
+{
+    static const char want[] = ".nv_debug_line_sass";
+    const unsigned char *b = image;
+    if (n >= sizeof(Elf64_Ehdr) && !memcmp(b, ELFMAG, SELFMAG) && b[EI_CLASS] == ELFCLASS64) {
+        Elf64_Ehdr eh;
+        memcpy(&eh, b, sizeof(eh));
+        uint64_t shoff = eh.e_shoff, shn = eh.e_shnum, ent = eh.e_shentsize;
+        if (ent >= sizeof(Elf64_Shdr) && shn && eh.e_shstrndx < shn && shoff < n &&
+            shn <= (n - shoff) / ent) {
+            Elf64_Shdr str;
+            memcpy(&str, b + shoff + eh.e_shstrndx * ent, sizeof(str));
+            if (str.sh_offset < n && str.sh_size <= n - str.sh_offset) {
+                const char *names = (const char *)b + str.sh_offset;
+                for (uint64_t i = 0; i < shn; i++) {
+                    Elf64_Shdr sh;
+                    memcpy(&sh, b + shoff + i * ent, sizeof(sh));
+                    if (sh.sh_name < str.sh_size &&
+                        memmem(names + sh.sh_name, strnlen(names + sh.sh_name,
+                                                           str.sh_size - sh.sh_name),
+                               want, sizeof(want) - 1))
+                        return 1;
+                }
+                return 0;
+            }
+        }
+    }
+    return memmem(image, n, want, sizeof(want) - 1) != NULL;
+}
+
 
 static void
 kernel_source(const char *name, char **file, long *line)

@@ -10,11 +10,13 @@
 #include "collector/queue.h"
 #include "tests/check.h"
 
+#include <elf.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <sched.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,6 +160,72 @@ test_collector_queue_wake_fill(void)
     queue_set_wake_fill(&q, 1000);
     CHECK_EQ_INT(q.wake_fill, 64);
     queue_release(&q);
+}
+
+/*
+ * A minimal ELF64 image: header, a section-name table holding `names`
+ * (NUL-separated), one section header per name plus the null one and the
+ * table's own. Returns its size in buf.
+ */
+static size_t
+fake_elf(unsigned char *buf, size_t cap, const char *const *names, int n)
+{
+    memset(buf, 0, cap);
+    Elf64_Ehdr eh = {0};
+    memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64;
+    size_t off = sizeof(eh);
+    char *tab = (char *)buf + off;
+    size_t tlen = 1;
+    uint32_t name_at[16];
+    for (int i = 0; i < n; i++) {
+        name_at[i] = (uint32_t)tlen;
+        strcpy(tab + tlen, names[i]);
+        tlen += strlen(names[i]) + 1;
+    }
+    uint32_t shstr_name = (uint32_t)tlen;
+    strcpy(tab + tlen, ".shstrtab");
+    tlen += 10;
+    size_t shoff = (off + tlen + 7) & ~(size_t)7;
+    eh.e_shoff = shoff;
+    eh.e_shentsize = sizeof(Elf64_Shdr);
+    eh.e_shnum = (uint16_t)(n + 2);
+    eh.e_shstrndx = (uint16_t)(n + 1);
+    memcpy(buf, &eh, sizeof(eh));
+    Elf64_Shdr sh[18];
+    memset(sh, 0, sizeof(sh));
+    for (int i = 0; i < n; i++)
+        sh[i + 1].sh_name = name_at[i];
+    sh[n + 1].sh_name = shstr_name;
+    sh[n + 1].sh_offset = off;
+    sh[n + 1].sh_size = tlen;
+    memcpy(buf + shoff, sh, (size_t)(n + 2) * sizeof(Elf64_Shdr));
+    return shoff + (size_t)(n + 2) * sizeof(Elf64_Shdr);
+}
+
+/* Module loads: -lineinfo is read from the section headers, not by scanning the image. */
+static void
+test_collector_cubin_lineinfo(void)
+{
+    static unsigned char img[4096];
+    const char *with[] = {".text._Z1kPf", ".nv_debug_line_sass", ".rela.nv_debug_line_sass"};
+    const char *without[] = {".text._Z1kPf", ".debug_frame", ".nv.info"};
+    size_t n = fake_elf(img, sizeof(img), with, 3);
+    CHECK_EQ_INT(gh_cubin_has_lineinfo(img, n), 1);
+    n = fake_elf(img, sizeof(img), without, 3);
+    CHECK_EQ_INT(gh_cubin_has_lineinfo(img, n), 0);
+    /* The string in a section's data, not a section name: not line info. */
+    memcpy(img + n, ".nv_debug_line_sass", 19);
+    CHECK_EQ_INT(gh_cubin_has_lineinfo(img, n + 19), 0);
+    /* Section headers past the end: falls back to scanning the bytes. */
+    CHECK_EQ_INT(gh_cubin_has_lineinfo(img, sizeof(Elf64_Ehdr) + 8), 0);
+    n = fake_elf(img, sizeof(img), with, 3);
+    ((Elf64_Ehdr *)img)->e_shoff = 1u << 30;
+    CHECK_EQ_INT(gh_cubin_has_lineinfo(img, n), 1);
+    /* Not ELF (e.g. a fatbin wrapper): scanned as before. */
+    static const char blob[] = "xx.nv_debug_line_sassyy";
+    CHECK_EQ_INT(gh_cubin_has_lineinfo(blob, sizeof(blob)), 1);
+    CHECK_EQ_INT(gh_cubin_has_lineinfo("plain bytes", 11), 0);
 }
 
 struct warg {
@@ -482,6 +550,7 @@ static const struct check_test tests[] = {
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
     {"test_collector_queue_wake_fill", test_collector_queue_wake_fill},
+    {"test_collector_cubin_lineinfo", test_collector_cubin_lineinfo},
     {"test_collector_writer_8_producers", test_collector_writer_8_producers},
     {"test_collector_json_escape", test_collector_json_escape},
     {"test_collector_short_name", test_collector_short_name},
