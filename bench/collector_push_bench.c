@@ -10,7 +10,7 @@
  *   per-record: the writer is woken by every push (the old behaviour);
  *   batched:    the writer wakes every 250 ms or at 1/8 of the queue.
  * Prints, for each, the time spent in the record code per launch (what
- * the launching thread pays directly), the whole loop's time per launch
+ * the launching thread pays directly; mean and median), the whole loop's time per launch
  * against the loop without pushes (also what a busy writer takes from a
  * shared CPU; noisy on a loaded machine), and the writer's stop time.
  *
@@ -47,7 +47,22 @@ spin_us(double us)
     sink += x;
 }
 
-static double push_s; /* time spent in the launch-record code itself */
+static double push_s;   /* time spent in the launch-record code itself */
+static double *push_ts; /* each launch's share, for the median */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double
+median_us(long n)
+{
+    qsort(push_ts, (size_t)n, sizeof(double), cmp_double);
+    return push_ts[n / 2] * 1e6;
+}
 
 static double
 loop(long n, double gap_us, int push)
@@ -70,7 +85,9 @@ loop(long n, double gap_us, int push)
         memcpy(r.u.launch.nvtx_path, path, plen + 1);
         gh_copy(r.u.launch.reason, sizeof(r.u.launch.reason), "mode_trace");
         writer_push_n(&r, used);
-        push_s += now_s() - p0;
+        double dt = now_s() - p0;
+        push_s += dt;
+        push_ts[i] = dt;
     }
     return now_s() - t0;
 }
@@ -86,12 +103,15 @@ main(int argc, char **argv)
         fprintf(stderr, "usage: collector_push_bench [N] [gap_us] [dir]\n");
         return 2;
     }
+    push_ts = calloc((size_t)n, sizeof(double));
+    if (!push_ts)
+        return 2;
     double base = loop(n, gap, 0);
     printf("collector_push_bench: %ld launches, %.1f us of work each (synthetic, CPU only)\n", n,
            gap);
-    printf("%-11s %10s %12s %14s %10s %9s\n", "writer", "loop s", "push us/l", "loop +us/l",
-           "stop ms", "dropped");
-    printf("%-11s %10.3f %12s %14s %10s %9s\n", "none", base, "-", "-", "-", "-");
+    printf("%-11s %10s %12s %12s %14s %10s %9s\n", "writer", "loop s", "push us/l", "median us",
+           "loop +us/l", "stop ms", "dropped");
+    printf("%-11s %10.3f %12s %12s %14s %10s %9s\n", "none", base, "-", "-", "-", "-", "-");
     int rc = 0;
     for (int mode = 0; mode < 2; mode++) {
         char path[4096], err[256] = "";
@@ -109,12 +129,13 @@ main(int argc, char **argv)
         double stop = now_s() - s0;
         struct writer_stats st;
         writer_stats(&st);
-        printf("%-11s %10.3f %12.3f %14.2f %10.1f %9llu\n", mode == 0 ? "per-record" : "batched",
-               t, push_s / (double)n * 1e6, (t - base) / (double)n * 1e6, stop * 1e3,
-               (unsigned long long)st.dropped);
+        printf("%-11s %10.3f %12.3f %12.3f %14.2f %10.1f %9llu\n",
+               mode == 0 ? "per-record" : "batched", t, push_s / (double)n * 1e6, median_us(n),
+               (t - base) / (double)n * 1e6, stop * 1e3, (unsigned long long)st.dropped);
         if (mode == 1 && st.dropped)
             rc = 1;
         unlink(path);
     }
+    free(push_ts);
     return rc;
 }
