@@ -6,7 +6,7 @@
 //             contiguously (out[i] = in[i]) -- the remedy "reorganise the layout".
 //   gather    kernel gather: out[i] = in[perm[i]], perm[i] = (i * 2654435761) mod N, a permutation
 //             (odd multiplier, N a power of two) that sends the 32 lanes of a warp >= 32 KB apart.
-//             FIXED: out[i] = in[i] (data pre-permuted once, on the host).
+//             FIXED: out[i] = in[i] (data pre-permuted once, on the device by tk_fill).
 //   vec       kernel copy_vec: a plain copy of N floats. Defect: one float per thread (LDG.32);
 //             FIXED: one float4 per thread (LDG.128), the same bytes (H §4.5 "Les accès vectorisés").
 // Findings:
@@ -20,6 +20,8 @@
 //   stride S: min(4*S, 32) (32 lanes x 4 B spread over 128*S bytes, 32 B sectors, at most one per lane)
 //   -> 4, 8, 16, 32, 32; ideal 4.  gather: (4 + 32) / 2 = 18 (perm[i] coalesced: 4; in[perm[i]]: 32).
 //   fixed: 4 (gather fixed: 4).  vec: 4 for float (ideal 4), 16 for float4 (ideal 512 B / 32 B = 16).
+// Harness: inputs (and the permutation) are produced on the device (tk_fill, tk_fill_perm); the
+// check is SAMPLED: 4 slices of 2048 outputs (tk_sample, pinned) against the CPU reference.
 #include "tk_common.h"
 
 static const size_t N = (size_t)16 << 20;
@@ -82,11 +84,10 @@ template <typename F> static float launch(F fn)
 
 static void check(const char *what, const float *d, size_t n, float (*want)(size_t))
 {
-  std::vector<float> h(n);
-  CK(cudaMemcpy(h.data(), d, n * 4, cudaMemcpyDeviceToHost));
-  for (size_t i = 0; i < n; i++)
-    if (h[i] != want(i))
-      tk_fail(what, (long long)i, h[i], want(i));
+  tk_sample(d, n, [&](size_t i, float v) {
+    if (v != want(i))
+      tk_fail(what, (long long)i, v, want(i));
+  });
 }
 
 static size_t g_stride;
@@ -100,9 +101,10 @@ static float want_strided(size_t i)
 }
 
 // A permutation of [0, N) that puts the 32 lanes of a warp 4 KB apart or more.
+#define PERM_MUL 2654435761ull // odd multiplier: a bijection mod 2^k
 static unsigned int perm_of(size_t i)
 {
-  return (unsigned int)((i * 2654435761ull) & (N - 1)); // odd multiplier: a bijection mod 2^k
+  return (unsigned int)((i * PERM_MUL) & (N - 1));
 }
 // Both builds produce out[i] = value of element perm[i]: the fixed build permuted the input once.
 static float want_gather(size_t i) { return tk_val(perm_of(i)); }
@@ -134,15 +136,9 @@ static void run_gather(void)
   CK(cudaMalloc(&in, N * 4));
   CK(cudaMalloc(&out, N * 4));
   CK(cudaMalloc(&perm, N * 4));
-  std::vector<unsigned int> hp(N);
-  for (size_t i = 0; i < N; i++)
-    hp[i] = perm_of(i);
-  CK(cudaMemcpy(perm, hp.data(), N * 4, cudaMemcpyHostToDevice));
+  tk_fill_perm_dev(perm, N, PERM_MUL, N - 1); // perm[i] = perm_of(i)
 #ifdef FIXED
-  std::vector<float> hin(N);
-  for (size_t i = 0; i < N; i++)
-    hin[i] = tk_val(hp[i]);
-  CK(cudaMemcpy(in, hin.data(), N * 4, cudaMemcpyHostToDevice));
+  tk_fill_dev(in, N, 0, PERM_MUL, N - 1); // in[i] = tk_val(perm_of(i))
 #else
   tk_fill_dev(in, N);
 #endif

@@ -94,7 +94,7 @@ case("coalesce-gather", "tk_coalesce", ["gather"], "gather",
      what="out[i] = in[perm[i]], lanes >= 32 KB apart",
      key=km(SECTORS_PER_REQ, 18, "perm[i] coalesced (4 sectors) + in[perm[i]] one sector per lane (32): (4+32)/2"))
 case("coalesce-gather-fixed", "tk_coalesce_fixed", ["gather"], "gather", may=[FLOOR, SCALAR],
-     role="fixed", what="out[i] = in[i], input permuted once on the host",
+     role="fixed", what="out[i] = in[i], input permuted once on the device",
      key=km(SECTORS_PER_REQ, 4, "coalesced: 4 sectors per request"))
 case("coalesce-vec-float", "tk_coalesce", ["vec"], "copy_vec", must=[SCALAR], may=[FLOOR],
      twin="coalesce-vec-float4", what="copy of 16 Mi floats, one float (LDG.32) per thread",
@@ -264,7 +264,7 @@ case("host-roundtrip", "tk_host", ["roundtrip"], "step", must=[("round-trip-copy
      twin="host-roundtrip-fixed", what="10 steps, each followed by a 64 MiB device->host->device trip",
      key=km("memcpy_dtoh_count", 11, "10 round trips + the final result", tol=0, source="activity"),
      ncu_launches=10)
-case("host-roundtrip-fixed", "tk_host_fixed", ["roundtrip"], "step", may=[TEW], role="fixed",
+case("host-roundtrip-fixed", "tk_host_fixed", ["roundtrip"], "step", role="fixed",
      what="10 steps on resident data", key=km("memcpy_dtoh_count", 1, "the final result only", tol=0,
                                               source="activity"), ncu_launches=10)
 case("host-transfer", "tk_host", ["transfer"], "scale", must=[(TEW, None)], twin="host-transfer-fixed",
@@ -372,7 +372,8 @@ def main():
                            "max_warps_per_sm": 64, "max_blocks_per_sm": 32, "registers_per_sm": 65536,
                            "shared_per_sm_bytes": 233472},
         "binary_dir": "testkernels",
-        "env": {"TK_REPS": "repetitions of the timed kernel (default 10; 0 = one launch, no timing)"},
+        "env": {"TK_REPS": "repetitions of the timed kernel after its first launch (default 10, 20 for the "
+                           "transposes; 0 = one launch, no timing); host copies are never repeated"},
         "cases": cases,
     }
     json.dump(doc, sys.stdout, indent=1, ensure_ascii=False)

@@ -81,17 +81,103 @@ __host__ __device__ static inline float tk_val(unsigned long long i)
   return (float)(x & 0xffff) * (1.0f / 65536.0f) + 0.5f;
 }
 
-__global__ void tk_fill(float *a, size_t n, unsigned long long seed)
+// Harness rule (docs/testkernels.md "Harness"): only host.cu's cases are about the host link, so
+// every other program keeps its host traffic far below its kernels' time at TK_REPS=10:
+//   - inputs are produced on the device (tk_fill, tk_fill_perm: store-only, 16-byte stores, coalesced);
+//   - results come back through pinned memory (cudaMallocHost), either whole when they are small
+//     (tk_host_copy) or as a sample of slices (tk_sample) checked against the CPU reference.
+
+// Fills a[0..n) with tk_val(((i * mul) & mask) + seed); mul = 1, mask = ~0: tk_val(i + seed).
+// One float4 store per thread per step (a must be 16-byte aligned: a cudaMalloc base pointer).
+__global__ void tk_fill(float *__restrict__ a, size_t n, unsigned long long seed, unsigned long long mul,
+                        unsigned long long mask)
 {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    a[i] = tk_val(i + seed);
+  size_t n4 = n / 4, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  float4 *a4 = reinterpret_cast<float4 *>(a);
+  for (size_t i = t; i < n4; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned long long j = 4 * (unsigned long long)i;
+    a4[i] = make_float4(tk_val(((j * mul) & mask) + seed), tk_val((((j + 1) * mul) & mask) + seed),
+                        tk_val((((j + 2) * mul) & mask) + seed), tk_val((((j + 3) * mul) & mask) + seed));
+  }
+  if (t < n - 4 * n4)
+    a[4 * n4 + t] = tk_val((((4 * n4 + t) * mul) & mask) + seed);
 }
 
-static inline void tk_fill_dev(float *a, size_t n, unsigned long long seed = 0)
+// Fills p[0..n) with (i * mul) & mask, four indices (one uint4 store) per thread per step.
+__global__ void tk_fill_perm(unsigned int *__restrict__ p, size_t n, unsigned long long mul,
+                             unsigned long long mask)
 {
-  tk_fill<<<1024, 256>>>(a, n, seed);
+  size_t n4 = n / 4, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  uint4 *p4 = reinterpret_cast<uint4 *>(p);
+  for (size_t i = t; i < n4; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned long long j = 4 * (unsigned long long)i;
+    p4[i] = make_uint4((unsigned)((j * mul) & mask), (unsigned)(((j + 1) * mul) & mask),
+                       (unsigned)(((j + 2) * mul) & mask), (unsigned)(((j + 3) * mul) & mask));
+  }
+  if (t < n - 4 * n4)
+    p[4 * n4 + t] = (unsigned)(((4 * n4 + t) * mul) & mask);
+}
+
+static inline void tk_aligned(const void *a)
+{
+  if ((size_t)a % 16) {
+    fprintf(stderr, "tk_fill: %p is not 16-byte aligned\n", a);
+    exit(2);
+  }
+}
+
+static inline void tk_fill_dev(float *a, size_t n, unsigned long long seed = 0, unsigned long long mul = 1,
+                               unsigned long long mask = ~0ull)
+{
+  tk_aligned(a);
+  tk_fill<<<1024, 256>>>(a, n, seed, mul, mask);
   CKL();
+}
+
+static inline void tk_fill_perm_dev(unsigned int *p, size_t n, unsigned long long mul, unsigned long long mask)
+{
+  tk_aligned(p);
+  tk_fill_perm<<<1024, 256>>>(p, n, mul, mask);
+  CKL();
+}
+
+// The whole of d[0..n) in a pinned host buffer (free it with tk_free_host); for small results only.
+template <typename T> static T *tk_host_copy(const T *d, size_t n)
+{
+  T *h = NULL;
+  CK(cudaMallocHost((void **)&h, n * sizeof(T)));
+  CK(cudaMemcpy(h, d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+template <typename T> static void tk_free_host(T *h) { CK(cudaFreeHost(h)); }
+
+// Sampled check: `slices` slices of `len` elements of d[0..n) (the first, the last and evenly spaced
+// ones between; all of d when it is shorter), each copied into one pinned buffer; fn(i, value) is
+// called for every sampled element i and checks it against the CPU reference (tk_fail on a mismatch).
+// Returns the number of elements checked. Defaults: 4 slices of 2048 elements (4 copies, 32 KiB of
+// floats, a few microseconds).
+#define TK_SLICES 4
+#define TK_SLICE 2048
+template <typename T, typename F>
+static size_t tk_sample(const T *d, size_t n, F fn, int slices = TK_SLICES, size_t len = TK_SLICE)
+{
+  size_t m = len < n ? len : n, last = n - m, checked = 0;
+  T *h = NULL;
+  CK(cudaMallocHost((void **)&h, m * sizeof(T)));
+  for (int s = 0; s < slices; s++) {
+    size_t off = slices > 1 ? last / (size_t)(slices - 1) * (size_t)s : last / 2;
+    if (slices > 1 && s == slices - 1)
+      off = last;
+    CK(cudaMemcpy(h, d + off, m * sizeof(T), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < m; i++)
+      fn(off + i, h[i]);
+    checked += m;
+    if (m == n)
+      break;
+  }
+  CK(cudaFreeHost(h));
+  return checked;
 }
 
 static inline void tk_usage(const char *prog, const char *cases)
