@@ -180,7 +180,11 @@ struct writer_run_info {
 int writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err,
                  size_t errlen);
 
-/* Queues a record (fills tid/time if zero). 0 or -1 (dropped, counted). */
+/*
+ * Queues a record (fills tid/time if zero, except for REC_LAUNCH and
+ * REC_COPY, whose tid/time the writer never reads). 0 or -1 (dropped,
+ * counted).
+ */
 int writer_push(struct rec *r);
 
 /*

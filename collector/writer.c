@@ -1424,10 +1424,17 @@ writer_push_n(struct rec *r, size_t n)
 {
     if (!W.running)
         return -1;
-    if (!r->tid)
-        r->tid = gh_tid();
-    if (!r->time_ns)
-        r->time_ns = gh_now_ns();
+    /*
+     * Launch and copy records are joined to activity records, which carry
+     * their own times and threads: the writer reads neither field, so the
+     * launch path skips a CUPTI timestamp call per launch.
+     */
+    if (r->type != REC_LAUNCH && r->type != REC_COPY) {
+        if (!r->tid)
+            r->tid = gh_tid();
+        if (!r->time_ns)
+            r->time_ns = gh_now_ns();
+    }
     return queue_push(&W.q, r, n < sizeof(*r) ? n : sizeof(*r));
 }
 
