@@ -71,6 +71,29 @@ def fmt_ns(v):
 RUN_LEVEL = {"pageable-copy", "transfer-exceeds-work", "round-trip-copy", "small-copies", "host-memory-access"}
 
 
+def kernel_var(rep, regexes):
+    """Variance of the total traced time of the case's kernels: the sum over its configurations
+    of launches x the sample variance of their traced durations (ns^2); None when unknown."""
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
+        rows = db.execute("SELECT COALESCE(k.short_name, k.demangled_name, k.mangled_name), k.demangled_name, l.config_id,"
+                          " l.end_ns - l.start_ns FROM launch l JOIN kernel k ON k.id = l.kernel_id"
+                          " WHERE l.start_ns IS NOT NULL AND l.end_ns IS NOT NULL").fetchall()
+        db.close()
+    except sqlite3.Error:
+        return None
+    by = {}
+    for short, dem, cfg, d in rows:
+        if any(rx.search(short or "") or rx.search(dem or "") for rx in regexes):
+            by.setdefault(cfg, []).append(d)
+    var = 0.0
+    for v in by.values():
+        if len(v) > 1:
+            m = sum(v) / len(v)
+            var += len(v) * sum((x - m) ** 2 for x in v) / (len(v) - 1)
+    return var
+
+
 def kernel_ns(rep, regexes):
     """GPU time of the traced launches of the kernels the case names (regexes), ns,
     read from the report itself; None when the report cannot be read."""
@@ -245,6 +268,12 @@ def main():
             run_d = kernel_ns(r["rep"], [re.compile(k.get("regex") or re.escape(k["name"])) for k in c["kernels"]])
             run_t = kernel_ns(t["rep"], [re.compile(k.get("regex") or re.escape(k["name"])) for k in byid[tw]["kernels"]])
         saving = run_d - run_t if run_d is not None and run_t is not None else None
+        noise = None
+        if not must & RUN_LEVEL:
+            vd = kernel_var(r["rep"], [re.compile(k.get("regex") or re.escape(k["name"])) for k in c["kernels"]])
+            vt = kernel_var(t["rep"], [re.compile(k.get("regex") or re.escape(k["name"])) for k in byid[tw]["kernels"]])
+            if vd is not None and vt is not None:
+                noise = 2 * (vd + vt) ** 0.5
         if not est and not saving:
             verdict = "n/a"
         elif saving is None or saving <= 0 or not est:
@@ -252,6 +281,13 @@ def main():
         else:
             q = est / saving
             verdict = "within 2x" if 0.5 <= q <= 2 else "outside 2x"
+        if noise is not None and abs(saving or 0) <= noise and (est or 0) <= noise:
+            # Both the estimate and the saving are within two standard errors of the measured totals:
+            # the pair cannot tell a good estimate from a bad one.
+            verdict = "n/a (within noise %s)" % fmt_ns(noise)
+        if c["must"] and all(m.get("severity") == "note" for m in c["must"]):
+            # The manifest asks for a note: the rule gives no time estimate by design (latency not exposed).
+            verdict = "n/a (note by design: no estimate)"
         if must == {"smem-optin-48k"}:
             verdict = "n/a (failed launch: no time)"
         pairs.append((c["id"], tw, est, saving, (est / saving) if saving else None, verdict))
@@ -299,6 +335,9 @@ def main():
     md.append("Estimate: the sum of the defect run's findings of its must rules (capped, over all traced launches).")
     md.append("Saving: for kernel defects, the traced GPU time of the case's own kernels (config.total_ns of the kernels the manifest names) minus the twin's;")
     md.append("for copy defects and host-memory-access (whose remedy adds a copy), the whole run's GPU time (kernels and copies, analysis.run_gpu_ns) minus the twin's.")
+    md.append("Not judged: pairs whose must finding is a note by the manifest (no time estimate by design), the failed launch,")
+    md.append("and kernel pairs where both the estimate and the saving are within noise: two standard errors of the difference of the")
+    md.append("two runs' kernel totals (from the sample variance of their traced launch durations).")
     md.append("")
     md.append("| defect | twin | estimate | measured saving | estimate / saving | verdict |")
     md.append("|---|---|---|---|---|---|")
