@@ -309,9 +309,9 @@ gh_cubin_has_lineinfo(const void *image, size_t n)
                     Elf64_Shdr sh;
                     memcpy(&sh, b + shoff + i * ent, sizeof(sh));
                     if (sh.sh_name < str.sh_size &&
-                        memmem(names + sh.sh_name, strnlen(names + sh.sh_name,
-                                                           str.sh_size - sh.sh_name),
-                               want, sizeof(want) - 1))
+                        memmem(names + sh.sh_name,
+                               strnlen(names + sh.sh_name, str.sh_size - sh.sh_name), want,
+                               sizeof(want) - 1))
                         return 1;
                 }
                 return 0;
@@ -320,7 +320,6 @@ gh_cubin_has_lineinfo(const void *image, size_t n)
     }
     return memmem(image, n, want, sizeof(want) - 1) != NULL;
 }
-
 
 static void
 kernel_source(const char *name, char **file, long *line)
