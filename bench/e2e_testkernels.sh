@@ -15,6 +15,10 @@
 # stays under 6 minutes; cases not run are listed as such.
 # Environment: OUT (default ./out/e2e), TK_REPS (default 10),
 # E2E_CASES (comma-separated case ids; default all).
+# Offline (no GPU): E2E_REPORTS=DIR re-scores recorded reports DIR/<case>.db:
+# each is copied to $OUT/reports, analyzed again with the current rules
+# (gpuhier analyze on the copy) and scored; the originals are not modified.
+# E2E_RECORDED says where and when they were recorded (for the page).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -22,6 +26,12 @@ build=${1:-${GPUHIER_BUILD:-$root/build}}
 : "${OUT:=$root/out/e2e}"
 mkdir -p "$OUT"
 start=$(date +%s)
+if [ -n "${E2E_REPORTS:-}" ]; then
+  [ -x "$build/gpuhier" ] || { echo "e2e_testkernels: no gpuhier in '$build'" >&2; exit 1; }
+  python3 "$here/e2e/testkernels.py" --root "$root" --build "$build" --out "$OUT" \
+    --reports "$E2E_REPORTS" --recorded "${E2E_RECORDED:-}"
+  exit $?
+fi
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "skipped: no GPU"
   exit 77
