@@ -69,7 +69,8 @@ loop(long n, double gap_us, int push)
 {
     push_s = 0;
     static struct rec r;
-    const size_t used = offsetof(struct rec, u) + sizeof(struct rec_launch);
+    /* As on_launch: clear the fixed part, copy up to the end of the NVTX path. */
+    const size_t fixed = offsetof(struct rec, u) + offsetof(struct rec_launch, nvtx_path);
     const char *path = "train > step > forward";
     size_t plen = strlen(path);
     double t0 = now_s();
@@ -78,13 +79,13 @@ loop(long n, double gap_us, int push)
         if (!push)
             continue;
         double p0 = now_s();
-        memset(&r, 0, used);
+        memset(&r, 0, fixed);
         r.type = REC_LAUNCH;
         r.u.launch.corr = (uint32_t)(i + 1);
         r.u.launch.config_index = -1;
         memcpy(r.u.launch.nvtx_path, path, plen + 1);
         gh_copy(r.u.launch.reason, sizeof(r.u.launch.reason), "mode_trace");
-        writer_push_n(&r, used);
+        writer_push_n(&r, fixed + plen + 1);
         double dt = now_s() - p0;
         push_s += dt;
         push_ts[i] = dt;

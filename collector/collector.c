@@ -797,8 +797,8 @@ nvtx_close(int is_pop, uint64_t end_id)
     writer_push(&r);
 }
 
-/* Copies the thread's current NVTX path (truncated to n - 1 bytes) into out. */
-static void
+/* Copies the thread's current NVTX path (truncated to n - 1 bytes) into out; returns its length. */
+static size_t
 nvtx_path(char *out, size_t n)
 {
     int d = tls_nvtx_depth < NVTX_STACK ? tls_nvtx_depth : NVTX_STACK;
@@ -807,6 +807,7 @@ nvtx_path(char *out, size_t n)
         len = n - 1;
     memcpy(out, tls_nvtx_path, len);
     out[len] = 0;
+    return len;
 }
 
 static void
@@ -982,6 +983,12 @@ demangle_nomalloc(const char *mangled)
     return tls_demangled;
 }
 
+/* nvtx_path must stay the last field (only tail padding after it). */
+_Static_assert(offsetof(struct rec_launch, nvtx_path) + REC_NVTX_PATH_MAX +
+                       _Alignof(struct rec_launch) >
+                   sizeof(struct rec_launch),
+               "on_launch copies a launch record only up to the end of its NVTX path");
+
 static void
 on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -990,15 +997,16 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         return;
     if (cb->callbackSite == CUPTI_API_ENTER) {
         static __thread struct rec r;
-        const size_t used = offsetof(struct rec, u) + sizeof(struct rec_launch);
-        memset(&r, 0, used);
+        /* nvtx_path is the record's last field: clear and copy only up to its end. */
+        const size_t fixed = offsetof(struct rec, u) + offsetof(struct rec_launch, nvtx_path);
+        memset(&r, 0, fixed);
         r.type = REC_LAUNCH;
         atomic_fetch_add_explicit(&G.launches_seen, 1, memory_order_relaxed);
         struct rec_launch *l = &r.u.launch;
         l->corr = cb->correlationId;
         l->rt_corr = tls_rt_corr;
         l->config_index = -1;
-        nvtx_path(l->nvtx_path, sizeof(l->nvtx_path));
+        size_t used = fixed + nvtx_path(l->nvtx_path, sizeof(l->nvtx_path)) + 1;
         int capturing = atomic_load(&G.captures_drv) > 0 || atomic_load(&G.captures_rt) > 0;
         const char *why = NULL;
         int sample = 0;
