@@ -20,17 +20,18 @@
 #include <stdarg.h>
 
 enum gh_exit {
-    GH_EXIT_OK = 0,           /* success; `check`: no finding reached the severity */
-    GH_EXIT_FINDINGS = 1,     /* `check`: at least one finding at or above --fail-on */
-    GH_EXIT_USAGE = 2,        /* bad command line: unknown option, bad value, bad regex */
-    GH_EXIT_NO_REPORT = 3,    /* report missing, unreadable, not a report, or damaged */
-    GH_EXIT_NEWER_REPORT = 4, /* report written by a newer gpuhier (or an older one needing migration) */
-    GH_EXIT_RULES = 5,        /* a rule file is broken (message names file and line) */
-    GH_EXIT_OUTPUT = 6,       /* cannot write the output (exists without -f, or I/O error) */
-    GH_EXIT_NO_GPU = 7,       /* doctor/calibrate: no usable GPU, driver or CUPTI */
-    GH_EXIT_INTERNAL = 70,    /* internal error (EX_SOFTWARE); a bug: please report it */
-    GH_EXIT_NOT_EXEC = 126,   /* run: the program exists but cannot be executed */
-    GH_EXIT_NOT_FOUND = 127,  /* run: the program was not found */
+    GH_EXIT_OK = 0,        /* success; `check`: no finding reached the severity */
+    GH_EXIT_FINDINGS = 1,  /* `check`: at least one finding at or above --fail-on */
+    GH_EXIT_USAGE = 2,     /* bad command line: unknown option, bad value, bad regex */
+    GH_EXIT_NO_REPORT = 3, /* report missing, unreadable, not a report, or damaged */
+    GH_EXIT_NEWER_REPORT =
+        4,              /* report written by a newer gpuhier (or an older one needing migration) */
+    GH_EXIT_RULES = 5,  /* a rule file is broken (message names file and line) */
+    GH_EXIT_OUTPUT = 6, /* cannot write the output (exists without -f, or I/O error) */
+    GH_EXIT_NO_GPU = 7, /* doctor/calibrate: no usable GPU, driver or CUPTI */
+    GH_EXIT_INTERNAL = 70,   /* internal error (EX_SOFTWARE); a bug: please report it */
+    GH_EXIT_NOT_EXEC = 126,  /* run: the program exists but cannot be executed */
+    GH_EXIT_NOT_FOUND = 127, /* run: the program was not found */
 };
 
 int cmd_run(int argc, const char **argv);

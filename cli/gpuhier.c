@@ -129,7 +129,8 @@ usage(FILE *f)
     fprintf(f, "usage: gpuhier <command> [options] [args]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\n'gpuhier <command> --help' describes a command; docs/cmd-<command>.md has the details.\n");
+    fprintf(f, "\n'gpuhier <command> --help' describes a command; docs/cmd-<command>.md has the "
+               "details.\n");
 }
 
 int

@@ -127,17 +127,17 @@ struct rec {
 #define GH_CUPTI_FNS(X)                                                                            \
     X(cuptiGetResultString)                                                                        \
     X(cuptiGetVersion)                                                                             \
-    X(cuptiSubscribe) X(cuptiSubscribe_v2) X(cuptiUnsubscribe) X(cuptiEnableCallback)              \
-        X(cuptiEnableDomain) X(cuptiActivityEnable) X(cuptiActivityRegisterCallbacks) X(           \
-            cuptiActivityGetNextRecord) X(cuptiActivityFlushAll)                                   \
-            X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityFlushPeriod) X(cuptiGetTimestamp)  \
-                X(cuptiGetDeviceId) X(cuptiGetContextId) X(cuptiGetSassToSourceCorrelation)        \
-                    X(cuptiDeviceGetChipName) X(cuptiProfilerInitialize)                           \
-                        X(cuptiProfilerDeviceSupported) X(cuptiProfilerGetCounterAvailability)     \
-                            X(cuptiRangeProfilerEnable) X(cuptiRangeProfilerDisable)               \
-                                X(cuptiRangeProfilerGetCounterDataSize)                            \
-                                    X(cuptiRangeProfilerCounterDataImageInitialize) X(             \
-                                        cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart)    \
+    X(cuptiSubscribe)                                                                              \
+    X(cuptiSubscribe_v2) X(cuptiUnsubscribe) X(cuptiEnableCallback) X(cuptiEnableDomain) X(        \
+        cuptiActivityEnable) X(cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord)       \
+        X(cuptiActivityFlushAll) X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityFlushPeriod)  \
+            X(cuptiGetTimestamp) X(cuptiGetDeviceId) X(cuptiGetContextId)                          \
+                X(cuptiGetSassToSourceCorrelation) X(cuptiDeviceGetChipName)                       \
+                    X(cuptiProfilerInitialize) X(cuptiProfilerDeviceSupported)                     \
+                        X(cuptiProfilerGetCounterAvailability) X(cuptiRangeProfilerEnable)         \
+                            X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize)   \
+                                X(cuptiRangeProfilerCounterDataImageInitialize)                    \
+                                    X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart)      \
                                         X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData)  \
                                             X(cuptiRangeProfilerGetCounterDataInfo)                \
                                                 X(cuptiRangeProfilerCounterDataGetRangeInfo)
@@ -145,8 +145,8 @@ struct rec {
 #define GH_CU_FNS(X)                                                                               \
     X(cuDeviceGetAttribute)                                                                        \
     X(cuDeviceGetName)                                                                             \
-    X(cuDeviceTotalMem_v2) X(cuDriverGetVersion) X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2)       \
-        X(cuGetErrorName)
+    X(cuDeviceTotalMem_v2)                                                                         \
+    X(cuDriverGetVersion) X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2) X(cuGetErrorName)
 
 #define GH_DECL(f) __typeof__(f) *f;
 struct gh_api {

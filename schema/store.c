@@ -141,10 +141,11 @@ store_create(const char *path, const char *created_by, sqlite3 **out)
     int ret = -1;
     *out = NULL;
     last_failure = STORE_ERR_IO;
-    int rc = sqlite3_open_v2(path, &db,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(
+        path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        store_set_error("cannot create report '%s': %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        store_set_error("cannot create report '%s': %s", path,
+                        db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         goto out;
     }
     if (store_user_version(db) != 0) {
@@ -202,12 +203,15 @@ check_report(sqlite3 *db, const char *path)
     if (err) {
         last_failure = (err == SQLITE_NOTADB) ? STORE_ERR_NOT_REPORT : STORE_ERR_CORRUPT;
         if (err == SQLITE_NOTADB)
-            return store_set_error("cannot open report '%s': not a gpuhier report (not an SQLite database)", path);
-        return store_set_error("cannot open report '%s': file is damaged (%s)", path, sqlite3_errstr(err));
+            return store_set_error(
+                "cannot open report '%s': not a gpuhier report (not an SQLite database)", path);
+        return store_set_error("cannot open report '%s': file is damaged (%s)", path,
+                               sqlite3_errstr(err));
     }
     if (!is_report) {
         last_failure = STORE_ERR_NOT_REPORT;
-        return store_set_error("cannot open report '%s': not a gpuhier report (no 'run' and 'meta' tables)", path);
+        return store_set_error(
+            "cannot open report '%s': not a gpuhier report (no 'run' and 'meta' tables)", path);
     }
     int v = store_user_version(db);
     if (v < 0) {
@@ -216,13 +220,16 @@ check_report(sqlite3 *db, const char *path)
     }
     if (v > STORE_SCHEMA_VERSION) {
         last_failure = STORE_ERR_NEWER;
-        return store_set_error("cannot open report '%s': schema version %d is newer than this gpuhier "
-                               "understands (%d); upgrade gpuhier", path, v, STORE_SCHEMA_VERSION);
+        return store_set_error(
+            "cannot open report '%s': schema version %d is newer than this gpuhier "
+            "understands (%d); upgrade gpuhier",
+            path, v, STORE_SCHEMA_VERSION);
     }
     if (v < STORE_SCHEMA_VERSION) {
         last_failure = STORE_ERR_OLDER;
         return store_set_error("cannot open report '%s': schema version %d is older than %d; "
-                               "no migration exists for it yet", path, v, STORE_SCHEMA_VERSION);
+                               "no migration exists for it yet",
+                               path, v, STORE_SCHEMA_VERSION);
     }
     /*
      * Catch truncated files early with a clear message, cheaply: the
@@ -276,7 +283,8 @@ store_open(const char *path, enum store_mode mode, sqlite3 **out)
                 SQLITE_OPEN_NOMUTEX;
     int rc = sqlite3_open_v2(path, &db, flags, NULL);
     if (rc != SQLITE_OK) {
-        store_set_error("cannot open report '%s': %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        store_set_error("cannot open report '%s': %s", path,
+                        db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
         return -1;
     }

@@ -36,12 +36,12 @@ enum store_mode {
  */
 enum store_failure {
     STORE_OK = 0,
-    STORE_ERR_MISSING,   /* the file does not exist */
-    STORE_ERR_NOT_REPORT,/* not an SQLite file, or SQLite but not a gpuhier report */
-    STORE_ERR_CORRUPT,   /* SQLite says the file is damaged or truncated */
-    STORE_ERR_NEWER,     /* written by a newer gpuhier (user_version too high) */
-    STORE_ERR_OLDER,     /* older schema; needs an explicit migration */
-    STORE_ERR_IO,        /* anything else (permissions, disk) */
+    STORE_ERR_MISSING,    /* the file does not exist */
+    STORE_ERR_NOT_REPORT, /* not an SQLite file, or SQLite but not a gpuhier report */
+    STORE_ERR_CORRUPT,    /* SQLite says the file is damaged or truncated */
+    STORE_ERR_NEWER,      /* written by a newer gpuhier (user_version too high) */
+    STORE_ERR_OLDER,      /* older schema; needs an explicit migration */
+    STORE_ERR_IO,         /* anything else (permissions, disk) */
 };
 
 /*

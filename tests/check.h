@@ -14,10 +14,40 @@
 
 static int check_failed;
 
-#define CHECK(e) do { if (!(e)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #e); check_failed = 1; } } while (0)
-#define CHECK_EQ_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_, b_); check_failed = 1; } } while (0)
-#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); if (!a_ || !b_ || strcmp(a_, b_)) { fprintf(stderr, "%s:%d: %s == %s failed: '%s' != '%s'\n", __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); check_failed = 1; } } while (0)
-#define CHECK_NEAR(a, b, tol) do { double a_ = (a), b_ = (b); if (!(a_ - b_ <= (tol) && b_ - a_ <= (tol))) { fprintf(stderr, "%s:%d: %s ~ %s failed: %g != %g\n", __FILE__, __LINE__, #a, #b, a_, b_); check_failed = 1; } } while (0)
+#define CHECK(e)                                                                                   \
+    do {                                                                                           \
+        if (!(e)) {                                                                                \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #e);                  \
+            check_failed = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
+#define CHECK_EQ_INT(a, b)                                                                         \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b,  \
+                    a_, b_);                                                                       \
+            check_failed = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
+#define CHECK_STR(a, b)                                                                            \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        if (!a_ || !b_ || strcmp(a_, b_)) {                                                        \
+            fprintf(stderr, "%s:%d: %s == %s failed: '%s' != '%s'\n", __FILE__, __LINE__, #a, #b,  \
+                    a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                       \
+            check_failed = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(a_ - b_ <= (tol) && b_ - a_ <= (tol))) {                                             \
+            fprintf(stderr, "%s:%d: %s ~ %s failed: %g != %g\n", __FILE__, __LINE__, #a, #b, a_,   \
+                    b_);                                                                           \
+            check_failed = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
 
 struct check_test {
     const char *name;
@@ -39,6 +69,10 @@ check_run(const struct check_test *t, size_t n, int argc, char **argv)
     return failed;
 }
 
-#define CHECK_MAIN(tests) int main(int argc, char **argv) { return check_run(tests, sizeof(tests) / sizeof(tests[0]), argc, argv); }
+#define CHECK_MAIN(tests)                                                                          \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        return check_run(tests, sizeof(tests) / sizeof(tests[0]), argc, argv);                     \
+    }
 
 #endif

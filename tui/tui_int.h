@@ -47,8 +47,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
     X(HEADER)                                                                                      \
     X(CURSOR)                                                                                      \
     X(STATUS)                                                                                      \
-    X(KEYBAR) X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM) X(LABEL) X(BAR) X(BAR_EMPTY)       \
-        X(TAG) X(SECTION) X(TIER)
+    X(KEYBAR)                                                                                      \
+    X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM) X(LABEL) X(BAR) X(BAR_EMPTY) X(TAG)          \
+        X(SECTION) X(TIER)
 
 enum line_type {
 #define LINE_ENUM(id) LINE_##id,

@@ -95,7 +95,10 @@ test_store_truncated(void)
     CHECK(store_exec(db, "PRAGMA journal_mode=DELETE") == 0);
     for (int i = 0; i < 2000; i++) {
         char sql[128];
-        snprintf(sql, sizeof(sql), "INSERT INTO event(time_ns, level, code, message) VALUES (%d,'info','x','padding padding padding')", i);
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO event(time_ns, level, code, message) VALUES (%d,'info','x','padding "
+                 "padding padding')",
+                 i);
         store_exec(db, sql);
     }
     sqlite3_close(db);
