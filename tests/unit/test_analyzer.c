@@ -565,6 +565,39 @@ test_analyzer_summary_for_every_kernel(void)
     free(d);
 }
 
+/*
+ * The collector leaves a profiled launch's start_ns/end_ns NULL: a
+ * configuration whose only launch was profiled takes its duration from
+ * profile.duration_ns (the replayed gpu__time_duration).
+ */
+static void
+test_analyzer_profiled_only_config_timed(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a'), (2, 'fill', 'fill');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
+        "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32);\n"
+        "INSERT INTO fx_launch VALUES (1, 3, 10000);\n"
+        "INSERT INTO launch (kernel_id, config_id, device_id, start_ns, end_ns, profiled) VALUES (2, 2, 0, NULL, NULL, 1);\n");
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    CHECK(store_exec(db, "UPDATE profile SET duration_ns = 7000 WHERE launch_id ="
+                         " (SELECT id FROM launch WHERE config_id = 2)") == 0);
+    struct analyzer_opts o = {.rules_dir = NULL};
+    char *d = default_rules();
+    o.rules_dir = d;
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id = 2"), 7000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT total_ns FROM kernel_summary WHERE config_id = 2"), 7000, 1e-6);
+    /* Configuration 1 (three traced launches) keeps its traced mean. */
+    CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id = 1"), 10000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT run_gpu_ns FROM analysis"), 3 * 10000 + 7000, 1);
+    sqlite3_close(db);
+    free(d);
+}
+
 static const char capped_rule_a[] =
     "id: cap-a\ntitle: a\ntier: dram\ndoc: d\nrationale: r\ncapping: normal\n"
     "query: SELECT config_id, 0.8 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
@@ -777,6 +810,7 @@ static const struct check_test tests[] = {
     {"analyzer_user_rule_cannot_write", test_analyzer_user_rule_cannot_write},
     {"analyzer_rule_errors_name_file_and_line", test_analyzer_rule_errors_name_file_and_line},
     {"analyzer_summary_for_every_kernel", test_analyzer_summary_for_every_kernel},
+    {"analyzer_profiled_only_config_timed", test_analyzer_profiled_only_config_timed},
     {"analyzer_capping_and_severity", test_analyzer_capping_and_severity},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
