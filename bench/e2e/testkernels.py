@@ -95,12 +95,15 @@ def kernel_var(rep, regexes):
 
 
 def kernel_ns(rep, regexes):
-    """GPU time of the traced launches of the kernels the case names (regexes), ns,
-    read from the report itself; None when the report cannot be read."""
+    """GPU time of the kernels the case names (regexes), ns, from the analyzed report's
+    kernel_summary: the traced mean of each configuration times all its launches (the
+    profiled one, whose traced duration is NULL, at that mean), the same launches the
+    estimates are summed over; None when the report cannot be read."""
     try:
         db = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
         rows = db.execute("SELECT COALESCE(k.short_name, k.demangled_name, k.mangled_name), k.demangled_name,"
-                          " c.total_ns FROM config c JOIN kernel k ON k.id = c.kernel_id").fetchall()
+                          " s.total_ns FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
+                          " WHERE s.config_id IS NOT NULL").fetchall()
         db.close()
     except sqlite3.Error:
         return None
@@ -333,7 +336,7 @@ def main():
     md.append("## Estimated time lost vs saving measured on the fixed twin")
     md.append("")
     md.append("Estimate: the sum of the defect run's findings of its must rules (capped, over all traced launches).")
-    md.append("Saving: for kernel defects, the traced GPU time of the case's own kernels (config.total_ns of the kernels the manifest names) minus the twin's;")
+    md.append("Saving: for kernel defects, the GPU time of the case's own kernels (kernel_summary.total_ns of the kernels the manifest names: traced mean x all launches, as the estimates) minus the twin's;")
     md.append("for copy defects and host-memory-access (whose remedy adds a copy), the whole run's GPU time (kernels and copies, analysis.run_gpu_ns) minus the twin's.")
     md.append("Not judged: pairs whose must finding is a note by the manifest (no time estimate by design), the failed launch,")
     md.append("and kernel pairs where both the estimate and the saving are within noise: two standard errors of the difference of the")
