@@ -62,7 +62,7 @@ final)
   step demo 140 env OUT="$res" DEMO_STEPS=10 sh scripts/record-demo.sh "$stage"
   step overhead 100 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=85 sh bench/overhead_trace.sh "$stage"
   step e2e 150 env OUT="$res/e2e" E2E_BUDGET_S=130 sh bench/e2e_testkernels.sh "$stage"
-  left=$(( 560 - ($(date +%s) - t0) ))
+  left=$(( 530 - ($(date +%s) - t0) ))
   [ "$left" -gt 60 ] && step agreement "$left" env OUT="$res/agreement" AGREE_PARTS=agree \
     AGREE_BUDGET_S=$(( left - 15 )) sh bench/agreement.sh "$stage"
   ;;
