@@ -452,9 +452,13 @@ kernel_open(struct view *v)
     const char *mang = (const char *)sqlite3_column_text(st, 2);
     p->name = xsanitize(shortn ? shortn : dem ? dem : mang, 512);
     view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", shortn ? shortn : dem ? dem : mang, WRAP);
-    if (dem)
-        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Signature", dem, WRAP);
-    view_add_wrapped(v, LINE_DIM, LABEL, "Mangled", mang, WRAP);
+    /*
+     * The full signature and mangled name come after the pyramid: a
+     * templated library kernel's signature wraps over a whole screen and
+     * would push the hierarchy out of sight.
+     */
+    char *dem_copy = dem ? xstrdup(dem) : NULL;
+    char *mang_copy = mang ? xstrdup(mang) : NULL;
     if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
         struct tline *l = view_add_line(v);
         line_add(l, LINE_LABEL, LABEL, "Source");
@@ -499,6 +503,12 @@ kernel_open(struct view *v)
     add_pyramid(v, p, &s);
     /* Findings at no tier of the pyramid (NULL tier: other tiers): never hide one. */
     add_findings_at(v, p, NULL);
+    view_printf(v, LINE_DEFAULT, "%s", "");
+    if (dem_copy)
+        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Signature", dem_copy, WRAP);
+    view_add_wrapped(v, LINE_DIM, LABEL, "Mangled", mang_copy, WRAP);
+    free(dem_copy);
+    free(mang_copy);
     add_raw_metrics(v, p);
     return 0;
 }
