@@ -15,6 +15,9 @@
 #          final: the one call left in a session's device time: diff of
 #             testkernel twins (t471), the demo, trace overhead, the
 #             testkernels end-to-end run, then agreement with what time is left
+#          last: the few minutes left after that: t471 again, doctor
+#             --calibrate (t441), the testkernels end-to-end run, and trace
+#             overhead when OVERHEAD=1
 #
 # Every step has its own time limit so the call ends inside the device's
 # 10-minute limit; a step that runs out says so in its log. Everything the
@@ -65,6 +68,14 @@ final)
   left=$(( 530 - ($(date +%s) - t0) ))
   [ "$left" -gt 60 ] && step agreement "$left" env OUT="$res/agreement" AGREE_PARTS=agree \
     AGREE_BUDGET_S=$(( left - 15 )) sh bench/agreement.sh "$stage"
+  ;;
+last)
+  step t471 60 env GPUHIER="$stage/gpuhier" GH_TEST_EXPORT=true GPUHIER_SOURCE_DIR="$root" \
+    GPUHIER_BINARY_DIR="$stage" OUT="$res/t471" sh -c 'mkdir -p "$OUT"; exec sh tests/e2e/t471-diff-twins-gpu.sh'
+  step t441 40 env GPUHIER_BINARY_DIR="$stage" GPUHIER_SOURCE_DIR="$root" sh tests/e2e/t441-doctor-gpu.sh
+  step e2e 120 env OUT="$res/e2e" E2E_BUDGET_S=105 sh bench/e2e_testkernels.sh "$stage"
+  [ "${OVERHEAD:-0}" = 1 ] && step overhead 100 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=85 \
+    sh bench/overhead_trace.sh "$stage"
   ;;
 esac
 find "$res" -name '*.md' -maxdepth 3 -exec cp {} "$OUT/" \; 2>/dev/null
