@@ -25,7 +25,9 @@
 # --warmup 3"), TK_REPS (testkernel repetitions, default 2), AGREE_PARTS
 # ("agree,cost" by default; "agree" or "cost" to split the work over two
 # device calls), AGREE_CASES ("binary": the first manifest case of each
-# testkernel binary, default; "all": every case), NCU (default ncu).
+# testkernel binary, default; "all": every case), NCU (default ncu),
+# AGREE_REUSE (a previous run's tk/ folder: nothing is run, its reports and
+# ncu CSVs are compared again, e.g. after a pairing fix; no GPU needed).
 # Timing guide: ~26 binaries x ~8 s + PyTorch ~40 s for "agree"; the cost
 # part is dominated by the ncu runs (3 x 2 runs): split the two parts over
 # two calls unless the benchmark is short.

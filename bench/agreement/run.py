@@ -40,6 +40,10 @@ NCU = os.environ.get("NCU", "ncu")
 # "binary": the first manifest case of each testkernel binary (default, fits the
 # time budget); "all": every case (77 cases take well over one device call)
 CASES = os.environ.get("AGREE_CASES", "binary")
+# AGREE_REUSE=DIR: no program is run; the reports (LABEL-*.db) and ncu
+# output (LABEL.ncu.csv) a previous run left in DIR (its tk/) are compared
+# again (after a fix to the pairing or parsing, without a GPU)
+REUSE = os.environ.get("AGREE_REUSE", "")
 PARTS = os.environ.get("AGREE_PARTS", "agree,cost").split(",")
 BENCH_ARGS = os.environ.get("BENCH_ARGS", "--steps 20 --warmup 3").split()
 # fewer timed repetitions inside each testkernel: both tools see the same launches either way
@@ -118,7 +122,7 @@ def programs_from_manifest(root, tk_dir):
             continue
         seen.add(key)
         exe = b if os.path.isabs(b) else os.path.join(tk_dir, os.path.basename(b))
-        if not os.path.exists(exe):
+        if not os.path.exists(exe) and not REUSE:
             notes.append("testkernel '%s' not built (looked for %s)" % (b, exe))
             continue
         out.append((ident or " ".join([os.path.basename(b)] + a), [exe] + a))
@@ -190,26 +194,44 @@ def short_name(n):
 
 
 def pair(ours, theirs):
-    """Pairs launches by (name, grid, block) and occurrence: the full
-    demangled name when both tools spell it alike, else the short name."""
+    """Pairs launches by (name, grid, block) and occurrence, launch by
+    launch: the full demangled name when both tools spell it alike, else
+    the short name (demanglers differ: 'float const*' vs 'const float *').
+    The choice is made per launch, not once for the whole program: one
+    kernel spelled alike (tk_fill(float*, ...)) must not leave another
+    (transpose(float*, float const*, int)) unmatched."""
     full, short = {}, {}
     for t in theirs:
         g, b = triple(t["grid"]), triple(t["block"])
         full.setdefault((norm_name(t["kernel"]), g, b), []).append(t)
         short.setdefault((short_name(t["kernel"]), g, b), []).append(t)
-    spelled_alike = any(o["key"] in full for o in ours)
-    table = full if spelled_alike else short
-    used, pairs, unmatched = {}, [], 0
+    used, pairs, unmatched = set(), [], 0
     for o in ours:
-        k = o["key"] if spelled_alike else (short_name(o["name"]), o["key"][1], o["key"][2])
-        lst = table.get(k, [])
-        i = used.get(k, 0)
-        if i < len(lst):
-            pairs.append((o, lst[i]))
-            used[k] = i + 1
-        else:
+        cands = full.get(o["key"]) or short.get((short_name(o["name"]), o["key"][1], o["key"][2]), [])
+        t = next((t for t in cands if id(t) not in used), None)
+        if t is None:
             unmatched += 1
+            continue
+        used.add(id(t))
+        pairs.append((o, t))
     return pairs, unmatched
+
+
+# Counts that do not depend on caches, clocks or timing: a pair of the same
+# launch has them equal exactly (measured: all 100 testkernel pairs of the
+# 2026-11-29 18:48 run). A pair where they differ is not the same work.
+SAME_LAUNCH = ("smsp__inst_executed.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+               "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+
+
+def not_same_launch(pairs):
+    """Number of pairs whose exact counts (SAME_LAUNCH) differ."""
+    n = 0
+    for o, t in pairs:
+        if any(k in o["metrics"] and k in t["metrics"] and o["metrics"][k] != t["metrics"][k]
+               for k in SAME_LAUNCH):
+            n += 1
+    return n
 
 
 def core_names_from_source(root):
@@ -220,19 +242,31 @@ def core_names_from_source(root):
 
 # ----------------------------------------------------------- agreement
 
+def reports_of(d, safe):
+    """The reports of one program: SAFE-<pid>.db. Not SAFE-*.db, which for
+    'coalesce-stride-1' also matches 'coalesce-stride-1-fixed-2468.db'."""
+    pat = re.compile(re.escape(safe) + r"-\d+\.db$")
+    return sorted(p for p in glob.glob(os.path.join(d, glob.escape(safe) + "-*.db"))
+                  if pat.match(os.path.basename(p)))
+
+
 def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     """One program under both tools; returns (comparisons, info)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
-    for old in glob.glob(os.path.join(outdir, safe + "-*.db")):
+    for old in ([] if REUSE else reports_of(outdir, safe)):
         os.remove(old)
     pattern = os.path.join(outdir, safe + "-%p.db")
     g = [gpuhier, "run", "-q", "-f", "--no-analyze", "-o", pattern, "--sample", "all",
          "--launch-count", str(count)]
     if skip:
         g += ["--launch-skip", str(skip)]
-    rc, dt, _ = run(g + ["--"] + argv, 120, os.path.join(outdir, safe + ".gpuhier.log"))
+    if REUSE:  # recompute from a recorded run: its reports and ncu output, nothing is run
+        rc, dt = 0, 0.0
+        reports = reports_of(REUSE, safe)
+    else:
+        rc, dt, _ = run(g + ["--"] + argv, 120, os.path.join(outdir, safe + ".gpuhier.log"))
+        reports = reports_of(outdir, safe)
     info = {"program": label, "gpuhier_rc": rc, "gpuhier_s": dt}
-    reports = sorted(glob.glob(os.path.join(outdir, safe + "-*.db")))
     del PASSES_SEEN[:]
     ours, names = read_reports(reports) if reports else ([], [])
     info["passes"] = max(PASSES_SEEN) if PASSES_SEEN else ""
@@ -246,7 +280,11 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     n += NCU_COMMON + ["--launch-count", str(count)]
     if skip:
         n += ["--launch-skip", str(skip)]
-    rc, dt, out = run(n + argv, 180, os.path.join(outdir, safe + ".ncu.csv"))
+    if REUSE:
+        with open(os.path.join(REUSE, safe + ".ncu.csv")) as f:
+            rc, dt, out = 0, 0.0, f.read()
+    else:
+        rc, dt, out = run(n + argv, 180, os.path.join(outdir, safe + ".ncu.csv"))
     info.update(ncu_rc=rc, ncu_s=dt)
     theirs = ncu_csv.parse(out)
     info["ncu_launches"] = len(theirs)
@@ -258,6 +296,7 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
         info["error"] = "ncu gave no rows (rc %d)%s" % (rc, (": " + " / ".join(errs))[:300] if errs else "")
     pairs, info["unmatched"] = pair(ours, theirs)
     info["pairs"] = len(pairs)
+    info["not_same"] = not_same_launch(pairs)
     comps = []
     for o, t in pairs:
         for name in names:
@@ -417,13 +456,14 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
     L.append("")
     L.append("%d values compared (%d gated) on %d launch pairs; **%d outside tolerance**." % (
         total, len(gated), sum(i.get("pairs", 0) for i in infos), len(miss)))
-    L += ["", "| program | gpuhier rc | profiled | passes | ncu rc | ncu launches | ncu passes | pairs | unmatched | metrics | note |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    L += ["", "`not same` counts pairs whose instruction or global sector counts differ (%s): those would not be the same launch." % ", ".join(SAME_LAUNCH),
+          "", "| program | gpuhier rc | profiled | passes | ncu rc | ncu launches | ncu passes | pairs | unmatched | not same | metrics | note |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for i in infos:
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             i["program"], i.get("gpuhier_rc"), i.get("profiled"), i.get("passes", ""), i.get("ncu_rc", ""),
             i.get("ncu_launches", ""), i.get("ncu_passes", ""), i.get("pairs", ""), i.get("unmatched", ""),
-            i.get("metrics", ""), i.get("error", "")))
+            i.get("not_same", ""), i.get("metrics", ""), i.get("error", "")))
     if miss:
         L += ["", "### Outside tolerance", "", "| program | kernel | grid | block | idx | metric | gpuhier | ncu | diff |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -512,7 +552,7 @@ def main():
     def q(argv):
         rc, _, out = run(argv, 20)
         return out.strip().splitlines()[-1] if out.strip() else "rc %d" % rc
-    header = ["# gpuhier vs Nsight Compute (issue 3, points 6 and 7)", "",
+    header = [] if REUSE else ["# gpuhier vs Nsight Compute (issue 3, points 6 and 7)", "",
               "- date: %s" % time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
               "- GPU, driver: %s" % q(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
               "- ncu: %s" % q([NCU, "--version"]),
@@ -522,7 +562,14 @@ def main():
               "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
               "- ncu side: `ncu --csv --page raw --print-units base --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
               ""]
-    if not os.path.exists(gpuhier):
+    recorded = os.path.join(os.path.dirname(os.path.abspath(REUSE)), "agreement.md") if REUSE else ""
+    if recorded and os.path.exists(recorded):
+        # the recorded run's header (its date, GPU, driver, commands) stays the header
+        with open(recorded) as f:
+            old_head = f.read().split("\n## ", 1)[0].rstrip("\n").split("\n")
+        header = old_head + ["- recomputed: %s by `AGREE_REUSE=%s bench/agreement.sh` from that run's recorded reports and ncu output (nothing re-run)" % (
+            time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), REUSE), ""]
+    elif not os.path.exists(gpuhier) and not REUSE:
         notes.append("gpuhier not found at %s" % gpuhier)
     core = core_names_from_source(a.root)
     comps, infos, alll = [], [], []
@@ -549,6 +596,8 @@ def main():
     names_for_cost = core
     if "agree" not in PARTS:
         pass
+    elif REUSE:
+        notes.append("recomputed from the recorded outputs in %s (AGREE_REUSE): nothing was run; the PyTorch part and the cost part are not recomputed" % REUSE)
     elif os.path.exists(script) and left() > 120:
         argv = ["python3", script] + BENCH_ARGS
         c, info, ours = agree_program("pytorch_train.py", argv, gpuhier, ptout, PT_SKIP, PT_COUNT, core)
@@ -561,7 +610,7 @@ def main():
                                                           sum(1 for x in c if not x["ok"])))
     elif os.path.exists(script):
         notes.append("agreement on the PyTorch benchmark skipped for time")
-    costres = cost(a.root, gpuhier, costout, names_for_cost) if "cost" in PARTS and left() > 60 else None
+    costres = cost(a.root, gpuhier, costout, names_for_cost) if "cost" in PARTS and left() > 60 and not REUSE else None
     with open(os.path.join(a.out, "agreement.json"), "w") as f:
         json.dump({"infos": infos, "comparisons": comps, "notes": notes}, f, default=str)
     write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), costres,
