@@ -21,7 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *src_dir(void)
+static const char *
+src_dir(void)
 {
     const char *s = getenv("GPUHIER_SOURCE_DIR");
     return s ? s : ".";
@@ -81,7 +82,8 @@ build_report(const char *section)
     sqlite3 *db = NULL;
     if (store_create(":memory:", "synthetic", &db))
         return NULL;
-    if (exec_file(db, "rule-base.sql") || store_exec(db, section) || exec_file(db, "rule-tail.sql")) {
+    if (exec_file(db, "rule-base.sql") || store_exec(db, section) ||
+        exec_file(db, "rule-tail.sql")) {
         fprintf(stderr, "fixture: %s\n", store_error());
         sqlite3_close(db);
         return NULL;
@@ -127,8 +129,7 @@ struct buf {
     size_t n, cap;
 };
 
-static void
-bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void
 bprintf(struct buf *b, const char *fmt, ...)
 {
@@ -163,25 +164,34 @@ dump(sqlite3 *db, struct buf *b, const char *label)
     bprintf(b, "@report %s\n", label);
     store_prepare(db, "SELECT rule_id, status, findings, note FROM rule_run ORDER BY rule_id", &st);
     while (sqlite3_step(st) == SQLITE_ROW)
-        bprintf(b, "rule %s: %s, %d finding(s)%s%s\n", txt(st, 0), txt(st, 1), sqlite3_column_int(st, 2),
-                sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : "; ", sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : txt(st, 3));
+        bprintf(b, "rule %s: %s, %d finding(s)%s%s\n", txt(st, 0), txt(st, 1),
+                sqlite3_column_int(st, 2), sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : "; ",
+                sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : txt(st, 3));
     sqlite3_finalize(st);
-    store_prepare(db, "SELECT finding_id, name, value, text_value FROM finding_evidence WHERE finding_id = ? ORDER BY seq", &ev);
     store_prepare(db,
-        "SELECT COALESCE(k.short_name, '(run)'), f.id, f.severity, f.time_lost_ns_per_launch, f.time_lost_ns,"
-        " f.time_lost_raw_ns, f.share_pct, f.launches, f.message"
-        " FROM kernel k LEFT JOIN finding f ON f.kernel_id = k.id"
-        " UNION ALL SELECT '(run)', f.id, f.severity, f.time_lost_ns_per_launch, f.time_lost_ns, f.time_lost_raw_ns,"
-        " f.share_pct, f.launches, f.message FROM finding f WHERE f.kernel_id IS NULL"
-        " ORDER BY 1, 2", &st);
+                  "SELECT finding_id, name, value, text_value FROM finding_evidence WHERE "
+                  "finding_id = ? ORDER BY seq",
+                  &ev);
+    store_prepare(db,
+                  "SELECT COALESCE(k.short_name, '(run)'), f.id, f.severity, "
+                  "f.time_lost_ns_per_launch, f.time_lost_ns,"
+                  " f.time_lost_raw_ns, f.share_pct, f.launches, f.message"
+                  " FROM kernel k LEFT JOIN finding f ON f.kernel_id = k.id"
+                  " UNION ALL SELECT '(run)', f.id, f.severity, f.time_lost_ns_per_launch, "
+                  "f.time_lost_ns, f.time_lost_raw_ns,"
+                  " f.share_pct, f.launches, f.message FROM finding f WHERE f.kernel_id IS NULL"
+                  " ORDER BY 1, 2",
+                  &st);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
             bprintf(b, "%s: silent\n", txt(st, 0));
             continue;
         }
-        bprintf(b, "%s: fires %s per_launch_ns=%.6g total_ns=%.6g raw_ns=%.6g share=%.4g%% launches=%d\n", txt(st, 0),
-                txt(st, 2), sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), sqlite3_column_double(st, 5),
-                sqlite3_column_double(st, 6), sqlite3_column_int(st, 7));
+        bprintf(
+            b,
+            "%s: fires %s per_launch_ns=%.6g total_ns=%.6g raw_ns=%.6g share=%.4g%% launches=%d\n",
+            txt(st, 0), txt(st, 2), sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
+            sqlite3_column_double(st, 5), sqlite3_column_double(st, 6), sqlite3_column_int(st, 7));
         bprintf(b, "    message: %s\n", txt(st, 8));
         sqlite3_reset(ev);
         sqlite3_bind_int64(ev, 1, sqlite3_column_int64(st, 1));
@@ -258,7 +268,8 @@ golden(const char *fixture, const char *rule, const char *expected)
         goto out;
     }
     if (strcmp(want, out.s ? out.s : "")) {
-        fprintf(stderr, "golden mismatch for %s\n--- expected\n%s--- got\n%s", fixture, want, out.s ? out.s : "");
+        fprintf(stderr, "golden mismatch for %s\n--- expected\n%s--- got\n%s", fixture, want,
+                out.s ? out.s : "");
         goto out;
     }
     printf("ok   %s (%d report%s)\n", base, sections, sections == 1 ? "" : "s");
@@ -280,8 +291,10 @@ out:
 
 /* A kernel far from its floor with poor coalescing and exposed latency. */
 static const char sample_report[] =
-    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z6stridePf', 'stride'), (2, '_Z4idlev', 'idle');\n"
-    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z6stridePf', 'stride'), (2, "
+    "'_Z4idlev', 'idle');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+    "block_z,\n"
     "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
     "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 64, 1, 1, 128, 1, 1, 0, 0, 16);\n"
     "INSERT INTO fx_launch VALUES (1, 10, 100000), (2, 5, 20000);\n"
@@ -322,7 +335,8 @@ real(sqlite3 *db, const char *sql)
 {
     sqlite3_stmt *st = NULL;
     double v = NAN;
-    if (store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+    if (store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW &&
+        sqlite3_column_type(st, 0) != SQLITE_NULL)
         v = sqlite3_column_double(st, 0);
     sqlite3_finalize(st);
     return v;
@@ -343,20 +357,19 @@ put_rule(const char *dir, const char *name, const char *text)
     CHECK(write_text(path, text) == 0);
 }
 
-static const char toy_rule[] =
-    "# a user rule: fires on every configuration slower than :min_ns\n"
-    "id: toy-slow\n"
-    "title: Slow configuration\n"
-    "tier: dram\n"
-    "doc: test\n"
-    "rationale: test rule\n"
-    "threshold: min_ns = 50000 ns | test value\n"
-    "query:\n"
-    "  SELECT config_id, mean_ns, mean_ns - :min_ns AS time_lost_ns\n"
-    "  FROM cfg WHERE mean_ns > :min_ns\n"
-    "message: mean {mean_ns:ns} above {min_ns:ns}\n"
-    "remedy: be faster\n"
-    "evidence: mean_ns ns > min_ns\n";
+static const char toy_rule[] = "# a user rule: fires on every configuration slower than :min_ns\n"
+                               "id: toy-slow\n"
+                               "title: Slow configuration\n"
+                               "tier: dram\n"
+                               "doc: test\n"
+                               "rationale: test rule\n"
+                               "threshold: min_ns = 50000 ns | test value\n"
+                               "query:\n"
+                               "  SELECT config_id, mean_ns, mean_ns - :min_ns AS time_lost_ns\n"
+                               "  FROM cfg WHERE mean_ns > :min_ns\n"
+                               "message: mean {mean_ns:ns} above {min_ns:ns}\n"
+                               "remedy: be faster\n"
+                               "evidence: mean_ns ns > min_ns\n";
 
 static void
 test_analyzer_user_rule_fires(void)
@@ -371,7 +384,8 @@ test_analyzer_user_rule_fires(void)
     CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding"), 50000, 1e-6);
     /* 10 traced launches + the profiled one, counted at the traced mean. */
     CHECK_NEAR(real(db, "SELECT time_lost_ns FROM finding"), 550000, 1e-3);
-    CHECK_NEAR(real(db, "SELECT threshold FROM finding_evidence WHERE name = 'mean_ns'"), 50000, 1e-9);
+    CHECK_NEAR(real(db, "SELECT threshold FROM finding_evidence WHERE name = 'mean_ns'"), 50000,
+               1e-9);
     sqlite3_close(db);
     rm_dir(d);
     free(d);
@@ -409,11 +423,13 @@ static void
 test_analyzer_user_rule_cannot_write(void)
 {
     const char *bad[] = {
-        "  INSERT INTO kernel (mangled_name) VALUES ('x') RETURNING id AS config_id, 0 AS time_lost_ns\n",
+        "  INSERT INTO kernel (mangled_name) VALUES ('x') RETURNING id AS config_id, 0 AS "
+        "time_lost_ns\n",
         "  SELECT 1 AS config_id, 0 AS time_lost_ns; DELETE FROM kernel\n",
         "  ATTACH DATABASE '/tmp/gh-an-evil.db' AS evil\n",
         "  PRAGMA query_only = 0\n",
-        "  SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE (SELECT COUNT(*) FROM pragma_table_info('kernel')) > 0\n",
+        "  SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE (SELECT COUNT(*) FROM "
+        "pragma_table_info('kernel')) > 0\n",
         "  WITH x AS (SELECT 1) DELETE FROM kernel\n",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -421,7 +437,9 @@ test_analyzer_user_rule_cannot_write(void)
         char *d = tmpdir();
         char text[2048];
         snprintf(text, sizeof(text),
-                 "id: evil\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n%smessage: m\nremedy: r\n", bad[i]);
+                 "id: evil\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n%smessage: "
+                 "m\nremedy: r\n",
+                 bad[i]);
         put_rule(d, "evil.rule", text);
         long long kernels = count(db, "SELECT COUNT(*) FROM kernel");
         struct analyzer_opts o = {.rules_dir = d};
@@ -429,7 +447,8 @@ test_analyzer_user_rule_cannot_write(void)
         CHECK_EQ_INT(analyzer_failure(), ANALYZER_ERR_RULES);
         CHECK(strstr(analyzer_error(), "evil.rule:6:") != NULL);
         CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel"), kernels);
-        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM pragma_database_list"), 2); /* main + temp, no 'evil' */
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM pragma_database_list"),
+                     2); /* main + temp, no 'evil' */
         /* The connection is writable again afterwards (the guard is lifted). */
         CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding"), 0);
         CHECK(store_exec(db, "DELETE FROM rule_run") == 0);
@@ -447,16 +466,26 @@ test_analyzer_rule_errors_name_file_and_line(void)
         const char *text, *want;
     } cases[] = {
         {"id: x\ntitle: t\nbogus: 1\n", "x.rule:3: unknown key 'bogus'"},
-        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nthreshold: a = abc | why\nquery: SELECT 1\nmessage: m\nremedy: r\n",
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nthreshold: a = abc | why\nquery: "
+         "SELECT 1\nmessage: m\nremedy: r\n",
          "x.rule:6: threshold 'a': 'abc' is not a number"},
-        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nthreshold: a = 1\nquery: SELECT 1\nmessage: m\nremedy: r\n",
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nthreshold: a = 1\nquery: SELECT "
+         "1\nmessage: m\nremedy: r\n",
          "x.rule:6: threshold 'a' has no justification"},
-        {"id: x\ntitle: t\ntier: cache\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: m\nremedy: r\n", "tier 'cache'"},
-        {"id: y\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: m\nremedy: r\n", "does not match the file name"},
-        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: {a:zz}\nremedy: r\n", "x.rule:7: message: unknown format 'zz'"},
-        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nremedy: r\n", "missing 'message:'"},
+        {"id: x\ntitle: t\ntier: cache\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: m\nremedy: "
+         "r\n",
+         "tier 'cache'"},
+        {"id: y\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: m\nremedy: "
+         "r\n",
+         "does not match the file name"},
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nmessage: "
+         "{a:zz}\nremedy: r\n",
+         "x.rule:7: message: unknown format 'zz'"},
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery: SELECT 1\nremedy: r\n",
+         "missing 'message:'"},
         {"  indented\n", "x.rule:1: indented line continues nothing"},
-        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nevidence: a > nope\nquery: SELECT 1\nmessage: m\nremedy: r\n",
+        {"id: x\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nevidence: a > nope\nquery: SELECT "
+         "1\nmessage: m\nremedy: r\n",
          "x.rule:6: evidence: threshold 'nope' is not declared"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -475,14 +504,21 @@ test_analyzer_rule_errors_name_file_and_line(void)
     /* Query errors are found when the rule runs, still at file:line. */
     sqlite3 *db = sample();
     char *d = tmpdir();
-    put_rule(d, "q.rule", "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\n\nquery:\n  SELECT nope FROM cfg\nmessage: m\nremedy: r\n");
+    put_rule(d, "q.rule",
+             "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\n\nquery:\n  SELECT nope FROM "
+             "cfg\nmessage: m\nremedy: r\n");
     struct analyzer_opts o = {.rules_dir = d};
     CHECK(analyzer_analyze(db, &o) == -1);
     CHECK(strstr(analyzer_error(), "q.rule:7: query: no such column: nope") != NULL);
-    put_rule(d, "q.rule", "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n  SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE mean_ns > :nope\nmessage: m\nremedy: r\n");
+    put_rule(d, "q.rule",
+             "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n  SELECT config_id, 0 AS "
+             "time_lost_ns FROM cfg WHERE mean_ns > :nope\nmessage: m\nremedy: r\n");
     CHECK(analyzer_analyze(db, &o) == -1);
-    CHECK(strstr(analyzer_error(), "q.rule:6: query parameter ':nope' is not a declared threshold") != NULL);
-    put_rule(d, "q.rule", "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n  SELECT config_id, 0 AS time_lost_ns FROM cfg\nmessage: {nope}\nremedy: r\n");
+    CHECK(strstr(analyzer_error(),
+                 "q.rule:6: query parameter ':nope' is not a declared threshold") != NULL);
+    put_rule(d, "q.rule",
+             "id: q\ntitle: t\ntier: dram\ndoc: d\nrationale: r\nquery:\n  SELECT config_id, 0 AS "
+             "time_lost_ns FROM cfg\nmessage: {nope}\nremedy: r\n");
     CHECK(analyzer_analyze(db, &o) == -1);
     CHECK(strstr(analyzer_error(), "q.rule:8: message uses {nope}") != NULL);
     /* A failed analysis leaves no partial results. */
@@ -503,11 +539,14 @@ test_analyzer_default_rules_load(void)
         free(d);
         return;
     }
-    const char *ids[] = {"local-memory-traffic", "occupancy-registers", "shared-bank-conflicts",
-        "occupancy-shared-memory", "smem-optin-48k", "reread-not-staged", "stream-evicts-reused",
-        "l2-reread-miss", "uncoalesced-global-load", "uncoalesced-global-store", "scalar-access",
-        "floor-distance", "latency-not-hidden", "block-shape", "pageable-copy", "transfer-exceeds-work",
-        "round-trip-copy", "small-copies", "host-memory-access", "constant-divergent", "atomic-contention"};
+    const char *ids[] = {
+        "local-memory-traffic",     "occupancy-registers", "shared-bank-conflicts",
+        "occupancy-shared-memory",  "smem-optin-48k",      "reread-not-staged",
+        "stream-evicts-reused",     "l2-reread-miss",      "uncoalesced-global-load",
+        "uncoalesced-global-store", "scalar-access",       "floor-distance",
+        "latency-not-hidden",       "block-shape",         "pageable-copy",
+        "transfer-exceeds-work",    "round-trip-copy",     "small-copies",
+        "host-memory-access",       "constant-divergent",  "atomic-contention"};
     CHECK_EQ_INT(rs->n, sizeof(ids) / sizeof(ids[0]));
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         const struct rule *r = ruleset_find(rs, ids[i]);
@@ -524,17 +563,23 @@ test_analyzer_default_rules_load(void)
 static void
 test_analyzer_summary_for_every_kernel(void)
 {
-    sqlite3 *db = build_report(
-        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a'), (2, 'b', 'b'), (3, 'c', 'c');\n"
-        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
-        "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
-        "  (1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32), (2, 1, 0, 2048, 1, 1, 256, 1, 1, 0, 0, 32),\n"
-        "  (3, 2, 0, 8, 1, 1, 64, 1, 1, 0, 0, 32);\n"
-        "INSERT INTO fx_launch VALUES (1, 3, 10000), (2, 1, 40000), (3, 4, 5000);\n"
-        "INSERT INTO fx_metric VALUES (1, 'dram__bytes_read.sum', 8e6), (1, 'dram__bytes_write.sum', 4e6),\n"
-        "  (1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 8e6), (1, 'smsp__sass_data_bytes_mem_global_op_st.sum', 8e6);\n"
-        /* kernel 3: a launch with no configuration row at all */
-        "INSERT INTO launch (kernel_id, config_id, device_id, start_ns, end_ns, profiled) VALUES (3, NULL, 0, 10, 2010, 0);\n");
+    sqlite3 *db =
+        build_report("INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a'), (2, "
+                     "'b', 'b'), (3, 'c', 'c');\n"
+                     "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, "
+                     "block_x, block_y, block_z,\n"
+                     "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+                     "  (1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32), (2, 1, 0, 2048, 1, 1, 256, 1, "
+                     "1, 0, 0, 32),\n"
+                     "  (3, 2, 0, 8, 1, 1, 64, 1, 1, 0, 0, 32);\n"
+                     "INSERT INTO fx_launch VALUES (1, 3, 10000), (2, 1, 40000), (3, 4, 5000);\n"
+                     "INSERT INTO fx_metric VALUES (1, 'dram__bytes_read.sum', 8e6), (1, "
+                     "'dram__bytes_write.sum', 4e6),\n"
+                     "  (1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 8e6), (1, "
+                     "'smsp__sass_data_bytes_mem_global_op_st.sum', 8e6);\n"
+                     /* kernel 3: a launch with no configuration row at all */
+                     "INSERT INTO launch (kernel_id, config_id, device_id, start_ns, end_ns, "
+                     "profiled) VALUES (3, NULL, 0, 10, 2010, 0);\n");
     struct analyzer_opts o = {.rules_dir = NULL};
     char *d = default_rules();
     o.rules_dir = d;
@@ -545,21 +590,37 @@ test_analyzer_summary_for_every_kernel(void)
     CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id = 1"), 10000, 1e-6);
     CHECK_EQ_INT(count(db, "SELECT launches FROM kernel_summary WHERE config_id = 1"), 4);
     CHECK_EQ_INT(count(db, "SELECT profiled_launches FROM kernel_summary WHERE config_id = 1"), 1);
-    /* Useful bytes = min(requested 16 MB, DRAM 12 MB); floor at 4.8e12 and 4.0e12 B/s. */
+    /* Useful bytes = min(requested 16 MB, DRAM 12 MB); floor at 4.8e12 and 4.0e12 B/s plus the 2 us of any kernel. */
     CHECK_NEAR(real(db, "SELECT useful_bytes FROM kernel_summary WHERE config_id = 1"), 12e6, 1e-3);
-    CHECK_NEAR(real(db, "SELECT floor_ns FROM kernel_summary WHERE config_id = 1"), 2500, 1e-6);
-    CHECK_NEAR(real(db, "SELECT floor_measured_ns FROM kernel_summary WHERE config_id = 1"), 3000, 1e-6);
-    CHECK_NEAR(real(db, "SELECT floor_ratio FROM kernel_summary WHERE config_id = 1"), 4.0, 1e-9);
+    CHECK_NEAR(real(db, "SELECT floor_ns FROM kernel_summary WHERE config_id = 1"), 2500 + 2000,
+               1e-6);
+    CHECK_NEAR(real(db, "SELECT floor_measured_ns FROM kernel_summary WHERE config_id = 1"),
+               3000 + 2000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT floor_ratio FROM kernel_summary WHERE config_id = 1"),
+               10000.0 / 4500, 1e-9);
     CHECK(isnan(real(db, "SELECT floor_ns FROM kernel_summary WHERE config_id = 2")));
     /* Kernel 1 overall: 3x10us + the profiled one at 10us + 1x40us = 5 launches, 80 us. */
-    CHECK_EQ_INT(count(db, "SELECT launches FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"), 5);
-    CHECK_NEAR(real(db, "SELECT total_ns FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"), 80000, 1);
+    CHECK_EQ_INT(
+        count(db, "SELECT launches FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"),
+        5);
+    CHECK_NEAR(
+        real(db, "SELECT total_ns FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"),
+        80000, 1);
     /* The kernel floor ratio uses only the configurations that have a floor. */
-    CHECK_NEAR(real(db, "SELECT floor_ratio FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"), 4.0, 1e-9);
-    CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE kernel_id = 3 AND config_id IS NULL"), 2000, 1e-9);
+    CHECK_NEAR(
+        real(db,
+             "SELECT floor_ratio FROM kernel_summary WHERE kernel_id = 1 AND config_id IS NULL"),
+        10000.0 / 4500, 1e-9);
+    CHECK_NEAR(
+        real(db, "SELECT mean_ns FROM kernel_summary WHERE kernel_id = 3 AND config_id IS NULL"),
+        2000, 1e-9);
     /* Shares add up to the kernels' part of the run's GPU time (no copies here). */
-    CHECK_NEAR(real(db, "SELECT SUM(share_pct) FROM kernel_summary WHERE config_id IS NULL"), 100, 1e-6);
-    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE bound_tier IS NOT NULL AND config_id = 1"), 1);
+    CHECK_NEAR(real(db, "SELECT SUM(share_pct) FROM kernel_summary WHERE config_id IS NULL"), 100,
+               1e-6);
+    CHECK_EQ_INT(
+        count(db,
+              "SELECT COUNT(*) FROM kernel_summary WHERE bound_tier IS NOT NULL AND config_id = 1"),
+        1);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM analysis"), 1);
     sqlite3_close(db);
     free(d);
@@ -573,13 +634,17 @@ test_analyzer_summary_for_every_kernel(void)
 static void
 test_analyzer_profiled_only_config_timed(void)
 {
-    sqlite3 *db = build_report(
-        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a'), (2, 'fill', 'fill');\n"
-        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
-        "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
-        "  (1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32);\n"
-        "INSERT INTO fx_launch VALUES (1, 3, 10000);\n"
-        "INSERT INTO launch (kernel_id, config_id, device_id, start_ns, end_ns, profiled) VALUES (2, 2, 0, NULL, NULL, 1);\n");
+    sqlite3 *db =
+        build_report("INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a'), (2, "
+                     "'fill', 'fill');\n"
+                     "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, "
+                     "block_x, block_y, block_z,\n"
+                     "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+                     "  (1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 1024, 1, 1, 256, 1, "
+                     "1, 0, 0, 32);\n"
+                     "INSERT INTO fx_launch VALUES (1, 3, 10000);\n"
+                     "INSERT INTO launch (kernel_id, config_id, device_id, start_ns, end_ns, "
+                     "profiled) VALUES (2, 2, 0, NULL, NULL, 1);\n");
     CHECK(db != NULL);
     if (!db)
         return;
@@ -600,13 +665,15 @@ test_analyzer_profiled_only_config_timed(void)
 
 static const char capped_rule_a[] =
     "id: cap-a\ntitle: a\ntier: dram\ndoc: d\nrationale: r\ncapping: normal\n"
-    "query: SELECT config_id, 0.8 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
-static const char capped_rule_b[] =
-    "id: cap-b\ntitle: b\ntier: dram\ndoc: d\nrationale: r\n"
-    "query: SELECT config_id, 0.5 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
+    "query: SELECT config_id, 0.8 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: "
+    "m\nremedy: r\n";
+static const char capped_rule_b[] = "id: cap-b\ntitle: b\ntier: dram\ndoc: d\nrationale: r\n"
+                                    "query: SELECT config_id, 0.5 * mean_ns AS time_lost_ns FROM "
+                                    "cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
 static const char capped_rule_r[] =
     "id: cap-r\ntitle: r\ntier: dram\ndoc: d\nrationale: r\ncapping: residual\n"
-    "query: SELECT config_id, gap_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: m\nremedy: r\n";
+    "query: SELECT config_id, gap_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: "
+    "m\nremedy: r\n";
 
 static void
 test_analyzer_capping_and_severity(void)
@@ -618,13 +685,18 @@ test_analyzer_capping_and_severity(void)
     put_rule(d, "cap-r.rule", capped_rule_r);
     struct analyzer_opts o = {.rules_dir = d};
     CHECK(analyzer_analyze(db, &o) == 0);
-    /* mean 100 us; useful bytes min(requested 20 MB, DRAM 20 MB) -> floor 20e6 / 4e12 B/s = 5 us. */
-    double gap = real(db, "SELECT 100000 - floor_measured_ns FROM kernel_summary WHERE config_id = 1");
-    CHECK_NEAR(gap, 95000, 1e-6);
-    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-a'"), 80000, 1e-6);
-    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-b'"), 15000, 1e-6);
-    CHECK_NEAR(real(db, "SELECT time_lost_raw_ns FROM finding WHERE rule_id = 'cap-b'"), 550000, 1e-3);
-    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-r'"), 0, 1e-9);
+    /* mean 100 us; useful bytes min(requested 20 MB, DRAM 20 MB) -> floor 20e6 / 4e12 B/s + 2 us = 7 us. */
+    double gap =
+        real(db, "SELECT 100000 - floor_measured_ns FROM kernel_summary WHERE config_id = 1");
+    CHECK_NEAR(gap, 93000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-a'"),
+               80000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-b'"),
+               13000, 1e-6);
+    CHECK_NEAR(real(db, "SELECT time_lost_raw_ns FROM finding WHERE rule_id = 'cap-b'"), 550000,
+               1e-3);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns_per_launch FROM finding WHERE rule_id = 'cap-r'"), 0,
+               1e-9);
     CHECK_NEAR(real(db, "SELECT SUM(time_lost_ns_per_launch) FROM finding"), gap, 1e-6);
     /* Run time: 10 x 100 us + the profiled one at the mean (1.1 ms) + kernel 2 (100 us) = 1.2 ms. */
     CHECK_NEAR(real(db, "SELECT run_gpu_ns FROM analysis"), 1200000, 1);
@@ -638,7 +710,8 @@ test_analyzer_capping_and_severity(void)
     CHECK(sqlite3_step(st) == SQLITE_ROW);
     CHECK_STR((const char *)sqlite3_column_text(st, 0), "note");
     sqlite3_finalize(st);
-    CHECK_NEAR(real(db, "SELECT time_lost_ns FROM kernel_summary WHERE config_id = 1"), 10 * 95000 + 95000, 1e-3);
+    CHECK_NEAR(real(db, "SELECT time_lost_ns FROM kernel_summary WHERE config_id = 1"),
+               10 * 93000 + 93000, 1e-3);
     sqlite3_close(db);
     rm_dir(d);
     free(d);
@@ -662,7 +735,8 @@ test_analyzer_open_report_read_only(void)
     char tail[4096];
     snprintf(tail, sizeof(tail), "%s/tests/fixtures/rule-tail.sql", src_dir());
     char *tailsql = read_text(tail);
-    CHECK(store_exec(db, base) == 0 && store_exec(db, sample_report) == 0 && store_exec(db, tailsql) == 0);
+    CHECK(store_exec(db, base) == 0 && store_exec(db, sample_report) == 0 &&
+          store_exec(db, tailsql) == 0);
     sqlite3_close(db);
     chmod(path, 0444);
     struct stat before, after;
@@ -688,7 +762,8 @@ test_analyzer_open_report_read_only(void)
     CHECK(store_exec(db, "UPDATE finding SET message = 'from the file'") == 0);
     sqlite3_close(db);
     CHECK(analyzer_open_report(path, &o, &r) == 0);
-    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE message = 'from the file'"), count(r, "SELECT COUNT(*) FROM finding"));
+    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE message = 'from the file'"),
+                 count(r, "SELECT COUNT(*) FROM finding"));
     CHECK_EQ_INT(sqlite3_db_readonly(r, "main"), 1);
     sqlite3_close(r);
     /* Analyzed by another rule set: readers get a fresh analysis in memory, the file keeps its own. */
@@ -728,16 +803,20 @@ test_analyzer_open_report_read_only(void)
 static void
 test_analyzer_no_profiled_launches(void)
 {
-    sqlite3 *db = build_report(
-        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
-        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,\n"
-        "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (1, 1, 0, 8, 1, 1, 256, 1, 1, 0, 0, 32);\n"
-        "INSERT INTO fx_launch VALUES (1, 3, 10000);\n");
+    sqlite3 *db =
+        build_report("INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
+                     "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, "
+                     "block_x, block_y, block_z,\n"
+                     "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (1, 1, "
+                     "0, 8, 1, 1, 256, 1, 1, 0, 0, 32);\n"
+                     "INSERT INTO fx_launch VALUES (1, 3, 10000);\n");
     char *rules = default_rules();
     struct analyzer_opts o = {.rules_dir = rules};
     CHECK(analyzer_analyze(db, &o) == 0);
     CHECK(count(db, "SELECT COUNT(*) FROM rule_run WHERE status = 'skipped'") >= 10);
-    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM rule_run WHERE rule_id = 'shared-bank-conflicts' AND note LIKE 'metric %not in report'"), 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM rule_run WHERE rule_id = 'shared-bank-conflicts' "
+                           "AND note LIKE 'metric %not in report'"),
+                 1);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary"), 2);
     CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id IS NULL"), 10000, 1e-9);
     sqlite3_close(db);
@@ -766,14 +845,19 @@ test_analyzer_occupancy_matches_h200(void)
     while (fgets(line, sizeof(line), f) && n < 512) {
         int regs, st, dyn, block, carve, bps;
         char res[64];
-        if (sscanf(line, "occ kernel=%*s regs=%d static_smem=%d dyn_smem=%d block=%d carveout_pct=%d max_dyn_smem=%*d "
-                         "blocks_per_sm=%d result=%63s", &regs, &st, &dyn, &block, &carve, &bps, res) != 7 ||
+        if (sscanf(line,
+                   "occ kernel=%*s regs=%d static_smem=%d dyn_smem=%d block=%d carveout_pct=%d "
+                   "max_dyn_smem=%*d "
+                   "blocks_per_sm=%d result=%63s",
+                   &regs, &st, &dyn, &block, &carve, &bps, res) != 7 ||
             carve != -2 || strcmp(res, "CUDA_SUCCESS"))
             continue;
         char *sql = sqlite3_mprintf(
             "INSERT INTO kernel (id, mangled_name, short_name) VALUES (%d, 'k%d', 'k%d');"
-            "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
-            " dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (%d, %d, 0, 1, 1, 1, %d, 1, 1, %d, %d, %d);",
+            "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, "
+            "block_y, block_z,"
+            " dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (%d, %d, 0, 1, "
+            "1, 1, %d, 1, 1, %d, %d, %d);",
             n + 1, n + 1, n + 1, n + 1, n + 1, block, dyn, st, regs);
         CHECK(store_exec(db, sql) == 0);
         sqlite3_free(sql);
@@ -786,12 +870,16 @@ test_analyzer_occupancy_matches_h200(void)
     CHECK(analyzer_analyze(db, &o) == 0);
     for (int i = 0; i < n; i++) {
         char q[256];
-        snprintf(q, sizeof(q), "SELECT ROUND(s.theoretical_occupancy_pct * 64 / 100.0 / ((c.block_x + 31) / 32))"
-                               " FROM kernel_summary s JOIN config c ON c.id = s.config_id WHERE s.config_id = %d", i + 1);
+        snprintf(
+            q, sizeof(q),
+            "SELECT ROUND(s.theoretical_occupancy_pct * 64 / 100.0 / ((c.block_x + 31) / 32))"
+            " FROM kernel_summary s JOIN config c ON c.id = s.config_id WHERE s.config_id = %d",
+            i + 1);
         double got = real(db, q);
         if (got != (double)want[i]) {
             bad++;
-            fprintf(stderr, "occupancy config %d: %g blocks per SM, H200 says %lld\n", i + 1, got, want[i]);
+            fprintf(stderr, "occupancy config %d: %g blocks per SM, H200 says %lld\n", i + 1, got,
+                    want[i]);
         }
     }
     printf("occupancy: %d of %d configurations match the H200\n", n - bad, n);
