@@ -1004,7 +1004,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         atomic_fetch_add_explicit(&G.launches_seen, 1, memory_order_relaxed);
         struct rec_launch *l = &r.u.launch;
         l->corr = cb->correlationId;
-        l->rt_corr = tls_rt_corr;
+        /* rt_corr stays 0: kernel records carry the driver id (no runtime launch callbacks). */
         l->config_index = -1;
         size_t used = fixed + nvtx_path(l->nvtx_path, sizeof(l->nvtx_path)) + 1;
         int capturing = atomic_load(&G.captures_drv) > 0 || atomic_load(&G.captures_rt) > 0;
@@ -1229,7 +1229,7 @@ on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     default:
         break;
     }
-    /* The runtime correlation id of the call a nested driver call belongs to. */
+    /* Inside a runtime copy, the nested driver copy callback must not record it again. */
     tls_rt_corr = enter ? cb->correlationId : 0;
 }
 
@@ -1471,75 +1471,37 @@ load_api(char *err, size_t n)
     return 0;
 }
 
+/* Enables each callback of `ids`; returns how many CUPTI refused. */
+static int
+enable_list(CUpti_CallbackDomain dom, const CUpti_CallbackId *ids, size_t n)
+{
+    int refused = 0;
+    for (size_t i = 0; i < n; i++)
+        refused += gh.cuptiEnableCallback(1, G.sub, dom, ids[i]) != CUPTI_SUCCESS;
+    return refused;
+}
+
+/* The lists and why each callback is there: collector_int.h. */
 static void
 enable_callbacks(void)
 {
-    static const CUpti_CallbackId drv[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-    };
-    static const CUpti_CallbackId rt[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
-        CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
-        CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
-    };
-    for (size_t i = 0; i < sizeof(drv) / sizeof(drv[0]); i++)
-        gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, drv[i]);
-    for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
-        gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]);
+    enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver, GH_NCB(gh_cb_driver));
+    enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, gh_cb_runtime, GH_NCB(gh_cb_runtime));
+    if (!G.trace_only) {
+        enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver_profile, GH_NCB(gh_cb_driver_profile));
+        enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, gh_cb_runtime_profile,
+                    GH_NCB(gh_cb_runtime_profile));
+    }
     gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE,
                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     gh.cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    if (gh.cuptiEnableDomain)
+    /* Only the NVTX calls on_nvtx handles; the whole domain if CUPTI refuses one of them. */
+    if (enable_list(CUPTI_CB_DOMAIN_NVTX, gh_cb_nvtx, GH_NCB(gh_cb_nvtx)) && gh.cuptiEnableDomain) {
         gh.cuptiEnableDomain(1, G.sub, CUPTI_CB_DOMAIN_NVTX);
+        if (gh_debug)
+            gh_say("NVTX callbacks refused one by one; the whole NVTX domain is enabled");
+    }
 }
 
 static int

@@ -47,7 +47,7 @@ struct rec_event {
 
 struct rec_launch {
     uint32_t corr;     /* driver API correlation id */
-    uint32_t rt_corr;  /* enclosing runtime API correlation id, 0 if none */
+    uint32_t rt_corr;  /* enclosing runtime API correlation id; 0 (no runtime launch callbacks) */
     long config_index; /* sampling's index within the configuration, -1 unknown */
     int sampled;       /* 1: the profiler was started for it */
     char reason[24];   /* schema launch.profile_reason */
@@ -124,23 +124,40 @@ struct rec {
 
 /* --------------------------------------------- CUPTI and driver by dlsym */
 
+/* clang-format off: one entry per line (clang-format reflows this macro differently on every run) */
 #define GH_CUPTI_FNS(X)                                                                            \
     X(cuptiGetResultString)                                                                        \
     X(cuptiGetVersion)                                                                             \
     X(cuptiSubscribe)                                                                              \
-    X(cuptiSubscribe_v2) X(cuptiUnsubscribe) X(cuptiEnableCallback) X(cuptiEnableDomain) X(        \
-        cuptiActivityEnable) X(cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord)       \
-        X(cuptiActivityFlushAll) X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityFlushPeriod)  \
-            X(cuptiGetTimestamp) X(cuptiGetDeviceId) X(cuptiGetContextId)                          \
-                X(cuptiGetSassToSourceCorrelation) X(cuptiDeviceGetChipName)                       \
-                    X(cuptiProfilerInitialize) X(cuptiProfilerDeviceSupported)                     \
-                        X(cuptiProfilerGetCounterAvailability) X(cuptiRangeProfilerEnable)         \
-                            X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize)   \
-                                X(cuptiRangeProfilerCounterDataImageInitialize)                    \
-                                    X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart)      \
-                                        X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData)  \
-                                            X(cuptiRangeProfilerGetCounterDataInfo)                \
-                                                X(cuptiRangeProfilerCounterDataGetRangeInfo)
+    X(cuptiSubscribe_v2)                                                                           \
+    X(cuptiUnsubscribe)                                                                            \
+    X(cuptiEnableCallback)                                                                         \
+    X(cuptiEnableDomain)                                                                           \
+    X(cuptiActivityEnable)                                                                         \
+    X(cuptiActivityRegisterCallbacks)                                                              \
+    X(cuptiActivityGetNextRecord)                                                                  \
+    X(cuptiActivityFlushAll)                                                                       \
+    X(cuptiActivityGetNumDroppedRecords)                                                           \
+    X(cuptiActivityFlushPeriod)                                                                    \
+    X(cuptiGetTimestamp)                                                                           \
+    X(cuptiGetDeviceId)                                                                            \
+    X(cuptiGetContextId)                                                                           \
+    X(cuptiGetSassToSourceCorrelation)                                                             \
+    X(cuptiDeviceGetChipName)                                                                      \
+    X(cuptiProfilerInitialize)                                                                     \
+    X(cuptiProfilerDeviceSupported)                                                                \
+    X(cuptiProfilerGetCounterAvailability)                                                         \
+    X(cuptiRangeProfilerEnable)                                                                    \
+    X(cuptiRangeProfilerDisable)                                                                   \
+    X(cuptiRangeProfilerGetCounterDataSize)                                                        \
+    X(cuptiRangeProfilerCounterDataImageInitialize)                                                \
+    X(cuptiRangeProfilerSetConfig)                                                                 \
+    X(cuptiRangeProfilerStart)                                                                     \
+    X(cuptiRangeProfilerStop)                                                                      \
+    X(cuptiRangeProfilerDecodeData)                                                                \
+    X(cuptiRangeProfilerGetCounterDataInfo)                                                        \
+    X(cuptiRangeProfilerCounterDataGetRangeInfo)
+/* clang-format on */
 
 #define GH_CU_FNS(X)                                                                               \
     X(cuDeviceGetAttribute)                                                                        \
@@ -157,6 +174,105 @@ struct gh_api {
 
 /* Filled by collector.c once CUPTI and libcuda are open; zero before. */
 extern struct gh_api gh;
+
+/* ------------------------------------------------------------- callbacks */
+
+/*
+ * The CUPTI callbacks collector.c enables, listed here so that a CPU test
+ * (test_collector_callbacks) checks them. Every enabled callback costs
+ * CUPTI's dispatch (building its callback data, calling us) on every call
+ * of that API, ENTER and EXIT, so only what the schema needs is enabled.
+ *
+ * Kernel launches are hooked in the driver only: a runtime launch
+ * (`<<<>>>`, cudaLaunchKernel, CUDA 13's __cudaLaunchKernel) calls
+ * cuLaunchKernel(Ex), whose callback records the launch, and whose EXIT
+ * records a failed launch (a runtime launch that the driver refuses, e.g.
+ * > 48 KB dynamic shared memory without the opt-in, fails in
+ * cuLaunchKernel). Kernel records carry the driver call's correlation id
+ * (H200, 47,616 of 47,616 PyTorch kernels): the runtime launch callbacks,
+ * which only kept the runtime id, are gone (docs/collector.md).
+ */
+
+/* Driver API, always: launches (records, failures), copies (pointers), context teardown (flush). */
+static const CUpti_CallbackId gh_cb_driver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+};
+
+/*
+ * Driver API, profile mode only: stream capture (no profiling while a
+ * capture is open) and graph launches (the profiler is disabled first).
+ * Trace mode never starts the profiler, so it needs neither.
+ */
+static const CUpti_CallbackId gh_cb_driver_profile[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+
+/* Runtime API, always: copies (pointers and API name) and cudaDeviceReset (flush). No launches. */
+static const CUpti_CallbackId gh_cb_runtime[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
+};
+
+/* Runtime API, profile mode only: stream capture. */
+static const CUpti_CallbackId gh_cb_runtime_profile[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+};
+
+/*
+ * NVTX: the calls on_nvtx handles (push/pop, start/end, domain names),
+ * not the whole domain (marks, naming, categories, registered strings,
+ * ... never call back). If CUPTI refuses one, the whole domain is enabled.
+ */
+static const CUpti_CallbackId gh_cb_nvtx[] = {
+    CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushW,
+    CUPTI_CBID_NVTX_nvtxRangePushEx,        CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+    CUPTI_CBID_NVTX_nvtxRangePop,           CUPTI_CBID_NVTX_nvtxDomainRangePop,
+    CUPTI_CBID_NVTX_nvtxRangeStartA,        CUPTI_CBID_NVTX_nvtxRangeStartEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, CUPTI_CBID_NVTX_nvtxRangeEnd,
+    CUPTI_CBID_NVTX_nvtxDomainRangeEnd,     CUPTI_CBID_NVTX_nvtxDomainCreateA,
+};
+
+#define GH_NCB(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------- writer */
 

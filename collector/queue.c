@@ -69,7 +69,6 @@ queue_push(struct queue *q, const void *rec, size_t n)
                                                       memory_order_relaxed)) {
                 memcpy(q->slots + i * q->rec_bytes, rec, n < q->rec_bytes ? n : q->rec_bytes);
                 atomic_store_explicit(&q->seq[i], pos + 1, memory_order_release);
-                atomic_fetch_add_explicit(&q->pushed, 1, memory_order_relaxed);
                 /* Only the producer that clears the flag posts: one wake per wait. */
                 if (atomic_load_explicit(&q->sleeping, memory_order_seq_cst) &&
                     pos + 1 - atomic_load_explicit(&q->tail, memory_order_relaxed) >=

@@ -26,18 +26,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Fields are grouped by who writes them, one cache line each, so that the
+ * consumer popping (tail) does not take the line producers push on (head)
+ * away from them record by record.
+ */
 struct queue {
-    unsigned char *slots;     /* cap * stride bytes */
-    _Atomic size_t *seq;      /* per-slot sequence numbers */
-    size_t cap;               /* number of slots, a power of two */
-    size_t rec_bytes;         /* payload bytes per slot */
-    _Atomic size_t head;      /* next slot to push */
-    _Atomic size_t tail;      /* next slot to pop (one consumer) */
-    _Atomic uint64_t dropped; /* records refused because the queue was full */
-    _Atomic uint64_t pushed;  /* records accepted */
-    _Atomic int sleeping;     /* the consumer is (about to be) waiting */
-    size_t wake_fill;         /* records queued before a producer wakes the consumer */
+    /* Set at init, read by everyone; `sleeping` changes twice per consumer wait. */
+    unsigned char *slots; /* cap * stride bytes */
+    _Atomic size_t *seq;  /* per-slot sequence numbers */
+    size_t cap;           /* number of slots, a power of two */
+    size_t rec_bytes;     /* payload bytes per slot */
+    size_t wake_fill;     /* records queued before a producer wakes the consumer */
+    _Atomic int sleeping; /* the consumer is (about to be) waiting */
     sem_t wake;
+    /* Producers. head - (records popped) = records queued; head = records accepted. */
+    _Alignas(64) _Atomic size_t head; /* next slot to push */
+    _Atomic uint64_t dropped;         /* records refused because the queue was full */
+    /* The consumer. */
+    _Alignas(64) _Atomic size_t tail; /* next slot to pop (one consumer) */
 };
 
 /*
@@ -61,6 +68,13 @@ void queue_release(struct queue *q);
  * thread; never blocks or allocates.
  */
 int queue_push(struct queue *q, const void *rec, size_t n);
+
+/* Records accepted so far (every accepted push advanced head by one). */
+static inline uint64_t
+queue_pushed(struct queue *q)
+{
+    return atomic_load_explicit(&q->head, memory_order_relaxed);
+}
 
 /*
  * Copies the oldest record into `out` (rec_bytes bytes). Returns 1 when a

@@ -77,7 +77,7 @@ test_collector_queue_8_producers(void)
     struct rec_test t;
     CHECK(queue_pop(&q, &t) == 0);
     CHECK_EQ_INT(bad, 0);
-    CHECK_EQ_INT(atomic_load(&q.pushed), (long)PRODUCERS * PER_PRODUCER);
+    CHECK_EQ_INT((long)queue_pushed(&q), (long)PRODUCERS * PER_PRODUCER);
     CHECK_EQ_INT(atomic_load(&q.dropped), refused);
     queue_release(&q);
 }
@@ -545,7 +545,131 @@ test_collector_writer_joins(void)
     sqlite3_close(db);
 }
 
+/* Whether `id` is in the list. */
+static int
+cb_has(const CUpti_CallbackId *ids, size_t n, CUpti_CallbackId id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
+/* How often `id` appears in the lists of one domain (a duplicate is a mistake). */
+static int
+cb_count(const CUpti_CallbackId *a, size_t na, const CUpti_CallbackId *b, size_t nb,
+         CUpti_CallbackId id)
+{
+    int k = 0;
+    for (size_t i = 0; i < na; i++)
+        k += a[i] == id;
+    for (size_t i = 0; i < nb; i++)
+        k += b[i] == id;
+    return k;
+}
+
+/*
+ * The callbacks the collector enables (collector_int.h): every launch API
+ * in the driver (launch records and failed launches), no runtime launch
+ * API (the driver callback covers them), none of the APIs a training step
+ * calls many times without the schema needing them, and only the NVTX
+ * calls on_nvtx handles.
+ */
+static void
+test_collector_callbacks(void)
+{
+    static const CUpti_CallbackId drv_launch[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    };
+    for (size_t i = 0; i < GH_NCB(drv_launch); i++)
+        CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), drv_launch[i]));
+    CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync));
+    CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2));
+    CHECK(cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime),
+                 CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020));
+    CHECK(cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime),
+                 CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020));
+    CHECK(cb_has(gh_cb_driver_profile, GH_NCB(gh_cb_driver_profile),
+                 CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch));
+    CHECK(cb_has(gh_cb_runtime_profile, GH_NCB(gh_cb_runtime_profile),
+                 CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000));
+
+    static const CUpti_CallbackId rt_launch[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    };
+    for (size_t i = 0; i < GH_NCB(rt_launch); i++) {
+        CHECK(!cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime), rt_launch[i]));
+        CHECK(!cb_has(gh_cb_runtime_profile, GH_NCB(gh_cb_runtime_profile), rt_launch[i]));
+    }
+
+    /* Called per step or per op by PyTorch and most programs; the schema needs none of them. */
+    static const CUpti_CallbackId drv_hot[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+        CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
+        CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,
+        CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
+        CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags,
+        CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
+        CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3,
+        CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+    };
+    for (size_t i = 0; i < GH_NCB(drv_hot); i++) {
+        CHECK(!cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), drv_hot[i]));
+        CHECK(!cb_has(gh_cb_driver_profile, GH_NCB(gh_cb_driver_profile), drv_hot[i]));
+    }
+
+    /* No callback enabled twice (once per list pair, whichever mode). */
+    for (size_t i = 0; i < GH_NCB(gh_cb_driver); i++)
+        CHECK_EQ_INT(cb_count(gh_cb_driver, GH_NCB(gh_cb_driver), gh_cb_driver_profile,
+                              GH_NCB(gh_cb_driver_profile), gh_cb_driver[i]),
+                     1);
+    for (size_t i = 0; i < GH_NCB(gh_cb_runtime); i++)
+        CHECK_EQ_INT(cb_count(gh_cb_runtime, GH_NCB(gh_cb_runtime), gh_cb_runtime_profile,
+                              GH_NCB(gh_cb_runtime_profile), gh_cb_runtime[i]),
+                     1);
+
+    /* NVTX: push/pop, start/end (plain and domain forms) and domain names; no marks, no naming. */
+    static const CUpti_CallbackId nvtx_need[] = {
+        CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
+        CUPTI_CBID_NVTX_nvtxRangePop,           CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+        CUPTI_CBID_NVTX_nvtxDomainRangePop,     CUPTI_CBID_NVTX_nvtxRangeStartA,
+        CUPTI_CBID_NVTX_nvtxRangeStartEx,       CUPTI_CBID_NVTX_nvtxRangeEnd,
+        CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
+        CUPTI_CBID_NVTX_nvtxDomainCreateA,
+    };
+    for (size_t i = 0; i < GH_NCB(nvtx_need); i++)
+        CHECK(cb_has(gh_cb_nvtx, GH_NCB(gh_cb_nvtx), nvtx_need[i]));
+    static const CUpti_CallbackId nvtx_not[] = {
+        CUPTI_CBID_NVTX_nvtxMarkA,         CUPTI_CBID_NVTX_nvtxMarkEx,
+        CUPTI_CBID_NVTX_nvtxNameOsThreadA, CUPTI_CBID_NVTX_nvtxNameCategoryA,
+        CUPTI_CBID_NVTX_nvtxDomainMarkEx,  CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
+    };
+    for (size_t i = 0; i < GH_NCB(nvtx_not); i++)
+        CHECK(!cb_has(gh_cb_nvtx, GH_NCB(gh_cb_nvtx), nvtx_not[i]));
+}
+
 static const struct check_test tests[] = {
+    {"test_collector_callbacks", test_collector_callbacks},
     {"test_collector_writer_joins", test_collector_writer_joins},
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
