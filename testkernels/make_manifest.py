@@ -112,14 +112,19 @@ case("spill-bounds", "tk_spill", ["bounds"], "spill_bounds", must=["local-memory
      also=[{"name": LOCAL_LD_REQ, "source": "ncu", "at_least": warps * 256,
             "formula": "at least one spill reload per loop iteration: warps x 256"}])
 case("spill-bounds-fixed", "tk_spill_fixed", ["bounds"], "spill_bounds",
-     may=[FLOOR, ("occupancy-registers", None, "note")], role="fixed",
+     may=[FLOOR, ("occupancy-registers", None, "note"),
+          # true by construction (H200 e2e 18:48): 79 registers -> 3 blocks of 256 per SM, 1056 blocks on
+          # 132 SMs = 2.67 waves, a partial last wave
+          "latency-not-hidden"], role="fixed",
      what="the same kernel under __launch_bounds__(256): no spill",
      key=km(LOCAL_LD_REQ, 0, "no local loads"))
 case("spill-localarray", "tk_spill", ["localarray"], "local_array", must=["local-memory-traffic"],
-     may=[FLOOR], twin="spill-localarray-fixed", what="float arr[32] indexed at run time, 1024 updates",
+     # scalar-access: true by construction: in[] is read with 4-byte loads, and the spills make it DRAM/L2-bound
+     may=[FLOOR, SCALAR], twin="spill-localarray-fixed", what="float arr[32] indexed at run time, 1024 updates",
      key=km(LOCAL_LD_REQ, warps * (1024 + 32),
             f"one LDL per update (1024) + one per entry in the final sum (32), per warp; {warps} warps"))
-case("spill-localarray-fixed", "tk_spill_fixed", ["localarray"], "local_array", may=[FLOOR],
+# latency-not-hidden: true by construction: 1056 blocks at 5 per SM = 1.60 waves, a partial last wave (H200 e2e 18:48)
+case("spill-localarray-fixed", "tk_spill_fixed", ["localarray"], "local_array", may=[FLOOR, "latency-not-hidden"],
      role="fixed", what="the same updates through an unrolled select: registers only",
      key=km(LOCAL_LD_REQ, 0, "no local loads"))
 
@@ -172,10 +177,14 @@ case("launch-wave-full", "tk_launch", ["wave=full"], "wave_work", role="fixed",
      key=km(ACH_OCC_ELAPSED, 100, "8 blocks x 8 warps resident for the whole kernel = 64 of 64 warps", tol=10))
 
 # --- bank conflicts (H §4.3, G §4.5) -----------------------------------------------------------
+# occupancy-registers (note, no time): true: bank_column's registers cap occupancy at 75 % (H200 e2e 18:48)
 case("bank-column", "tk_bank", ["column"], "bank_column", must=["shared-bank-conflicts"],
+     may=[("occupancy-registers", None, "note")],
      twin="bank-column-fixed", what="column reads of float m[32][32]",
      key=km(WAVEFRONTS_PER_LDS, 32, "m[lane][k] = word 32*lane + k: bank k for all lanes: 32-way"))
+# occupancy-registers as for bank-column; latency-not-hidden: true: 1.33 waves, a partial last wave (H200 e2e 18:48)
 case("bank-column-fixed", "tk_bank_fixed", ["column"], "bank_column", role="fixed",
+     may=[("occupancy-registers", None, "note"), "latency-not-hidden"],
      what="column reads of float m[32][33]",
      key=km(WAVEFRONTS_PER_LDS, 1, "word 33*lane + k: bank (lane + k) mod 32, all distinct"))
 for w in (2, 4, 8, 16, 32):
@@ -292,7 +301,9 @@ case("optin-big", "tk_optin", ["big"], "smem_big", must=["smem-optin-48k"], twin
      key=km("launch_failures_invalid_value", 1, "the one launch fails with cudaErrorInvalidValue", tol=0,
             source="activity"), ncu_launches=0)
 case("optin-big-fixed", "tk_optin_fixed", ["big"], "smem_big",
-     may=[FLOOR, ("occupancy-shared-memory", None, "note")], role="fixed",
+     # latency-not-hidden and scalar-access: true by construction: 264 blocks at one per SM (64 KiB each) leave
+     # occupancy at 21.6 % of 37.5 %, and smem_big moves 4-byte words (H200 e2e 18:48)
+     may=[FLOOR, ("occupancy-shared-memory", None, "note"), "latency-not-hidden", SCALAR], role="fixed",
      what="the same launch after cudaFuncSetAttribute(MaxDynamicSharedMemorySize, 64 KiB)",
      key=km("launch__shared_mem_per_block_dynamic", 65536, "64 KiB requested and granted", tol=0,
             source="ncu-launch"))
