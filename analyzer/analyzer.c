@@ -83,10 +83,12 @@ an_lap(const char *what)
     if (on < 0)
         on = getenv("GPUHIER_ANALYZE_TIMING") != NULL;
     struct timespec now;
-    clock_gettime(getenv("GPUHIER_ANALYZE_TIMING_CPU") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &now);
+    clock_gettime(getenv("GPUHIER_ANALYZE_TIMING_CPU") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC,
+                  &now);
     if (on && what)
         fprintf(stderr, "analyze: %-28s %8.1f ms\n", what,
-                (double)(now.tv_sec - last.tv_sec) * 1e3 + (double)(now.tv_nsec - last.tv_nsec) / 1e6);
+                (double)(now.tv_sec - last.tv_sec) * 1e3 +
+                    (double)(now.tv_nsec - last.tv_nsec) / 1e6);
     last = now;
 }
 
@@ -147,7 +149,8 @@ stored_version(sqlite3 *db)
 {
     sqlite3_stmt *st = NULL;
     char *v = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT ruleset_version FROM analysis ORDER BY id DESC LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(db, "SELECT ruleset_version FROM analysis ORDER BY id DESC LIMIT 1", -1,
+                           &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
         v = an_xstrdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);

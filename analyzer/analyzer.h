@@ -29,7 +29,7 @@ struct analyzer_opts {
 /* Why the last call of this thread failed. */
 enum analyzer_failure {
     ANALYZER_OK = 0,
-    ANALYZER_ERR_RULES,    /* a rule file is missing, unreadable or broken (message names file:line) */
+    ANALYZER_ERR_RULES, /* a rule file is missing, unreadable or broken (message names file:line) */
     ANALYZER_ERR_REPORT,   /* the report cannot be opened or read (see store_failure() for why) */
     ANALYZER_ERR_INTERNAL, /* an SQL error in our own statements: a bug */
 };
@@ -78,54 +78,55 @@ char *analyzer_default_rules_dir(void);
 /* ------------------------------------------------------------------ */
 
 struct rule_threshold {
-    char *name;          /* bound as :name in the query */
+    char *name; /* bound as :name in the query */
     double value;
-    char *unit;          /* may be NULL */
-    char *why;           /* justification (where the value comes from) */
-    int line;            /* line in the rule file */
+    char *unit; /* may be NULL */
+    char *why;  /* justification (where the value comes from) */
+    int line;   /* line in the rule file */
 };
 
 /* One `requires:` item: a metric the report must hold, or a column that must be non-NULL somewhere. */
 struct rule_require {
-    char *kind;          /* 'metric' (a metric_name row with values), 'column' ('table.column' with a non-NULL value) or 'profiled' */
-    char *name;          /* metric or table.column; NULL for 'profiled' */
+    char *
+        kind; /* 'metric' (a metric_name row with values), 'column' ('table.column' with a non-NULL value) or 'profiled' */
+    char *name; /* metric or table.column; NULL for 'profiled' */
     int line;
 };
 
 /* One `evidence:` line: a query column shown with the finding. */
 struct rule_evidence {
-    char *column;        /* query column */
-    char *unit;          /* display unit, may be NULL */
-    char *op;            /* '<', '<=', '>', '>=' or NULL (informative) */
-    char *threshold;     /* threshold name compared with, or NULL */
+    char *column;    /* query column */
+    char *unit;      /* display unit, may be NULL */
+    char *op;        /* '<', '<=', '>', '>=' or NULL (informative) */
+    char *threshold; /* threshold name compared with, or NULL */
     int line;
 };
 
 struct rule {
-    char *path;          /* file it was read from */
-    char *id;            /* e.g. 'l2-reread-miss' (the file name without .rule) */
+    char *path; /* file it was read from */
+    char *id;   /* e.g. 'l2-reread-miss' (the file name without .rule) */
     char *title;
-    char *tier;          /* 'registers', 'shared', 'l1', 'l2', 'dram', 'host' */
-    char *doc;           /* section of the documents */
-    char *severity;      /* override ('error', 'warning', 'note') or NULL: from share of time */
-    char *capping;       /* 'normal' (default), 'residual' (gets what other findings leave), 'none' */
-    char *rationale;     /* free text */
+    char *tier;      /* 'registers', 'shared', 'l1', 'l2', 'dram', 'host' */
+    char *doc;       /* section of the documents */
+    char *severity;  /* override ('error', 'warning', 'note') or NULL: from share of time */
+    char *capping;   /* 'normal' (default), 'residual' (gets what other findings leave), 'none' */
+    char *rationale; /* free text */
     struct rule_require *requires;
     size_t n_requires;
     struct rule_threshold *thresholds;
     size_t n_thresholds;
-    char *query;         /* SQL selecting candidates and evidence columns */
-    char *message;       /* template, {column} / {column:fmt} placeholders */
-    char *remedy;        /* template */
+    char *query;   /* SQL selecting candidates and evidence columns */
+    char *message; /* template, {column} / {column:fmt} placeholders */
+    char *remedy;  /* template */
     struct rule_evidence *evidence;
     size_t n_evidence;
     int query_line, message_line, remedy_line; /* where they start in the file */
-    char *text;          /* the whole file, for `rules explain` */
+    char *text;                                /* the whole file, for `rules explain` */
 };
 
 struct ruleset {
     char *dir;
-    char *version;       /* hash of the files */
+    char *version; /* hash of the files */
     struct rule *rules;
     size_t n;
 };

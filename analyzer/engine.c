@@ -33,15 +33,15 @@ struct found {
     const struct rule *rule;
     long long config_id, kernel_id; /* 0 when NULL */
     long long launches;
-    long long profiled_launch_id;   /* 0 when NULL */
-    double lost_per_launch;         /* raw, ns */
-    double lost_total_raw;          /* raw, ns over the launches */
-    double lost_total;              /* capped */
-    double gap_ns;                  /* config: mean - floor; < 0 unknown */
+    long long profiled_launch_id; /* 0 when NULL */
+    double lost_per_launch;       /* raw, ns */
+    double lost_total_raw;        /* raw, ns over the launches */
+    double lost_total;            /* capped */
+    double gap_ns;                /* config: mean - floor; < 0 unknown */
     int has_config_row;
-    char *severity;                 /* row override or NULL */
+    char *severity; /* row override or NULL */
     char *message, *remedy;
-    struct evidence_val *ev;        /* one per rule evidence line */
+    struct evidence_val *ev; /* one per rule evidence line */
     char *object_kind, *object_ids;
     double share_pct;
     const char *final_severity;
@@ -140,12 +140,15 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
             return -1;
         met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
         if (!met)
-            snprintf(note, n, "no profiled launches in the report (trace mode, or counters unavailable)");
+            snprintf(note, n,
+                     "no profiled launches in the report (trace mode, or counters unavailable)");
     } else if (!strcmp(q->kind, "metric")) {
         if (!*have_metric_built) {
             if (store_exec(db, "DROP TABLE IF EXISTS temp.have_metric;"
-                               "CREATE TEMP TABLE have_metric AS SELECT DISTINCT n.name FROM main.metric_name n"
-                               " WHERE n.id IN (SELECT DISTINCT metric_id FROM main.metric WHERE value IS NOT NULL)"))
+                               "CREATE TEMP TABLE have_metric AS SELECT DISTINCT n.name FROM "
+                               "main.metric_name n"
+                               " WHERE n.id IN (SELECT DISTINCT metric_id FROM main.metric WHERE "
+                               "value IS NOT NULL)"))
                 return -1;
             *have_metric_built = 1;
         }
@@ -162,8 +165,9 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
             return an_fail(ANALYZER_ERR_RULES, "bad column requirement '%s'", q->name);
         char sql[512];
         /* Identifiers checked above; a missing table or column means "not in report". */
-        snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM main.\"%.*s\" WHERE \"%s\" IS NOT NULL)",
-                 (int)tl, q->name, dot + 1);
+        snprintf(sql, sizeof(sql),
+                 "SELECT EXISTS (SELECT 1 FROM main.\"%.*s\" WHERE \"%s\" IS NOT NULL)", (int)tl,
+                 q->name, dot + 1);
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
             sqlite3_finalize(st);
             snprintf(note, n, "column '%s' not in report", q->name);
@@ -172,9 +176,10 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
         met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
         if (!met) {
             sqlite3_stmt *any = NULL;
-            snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM main.\"%.*s\")", (int)tl, q->name);
-            int empty = sqlite3_prepare_v2(db, sql, -1, &any, NULL) == SQLITE_OK && sqlite3_step(any) == SQLITE_ROW &&
-                        !sqlite3_column_int(any, 0);
+            snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM main.\"%.*s\")", (int)tl,
+                     q->name);
+            int empty = sqlite3_prepare_v2(db, sql, -1, &any, NULL) == SQLITE_OK &&
+                        sqlite3_step(any) == SQLITE_ROW && !sqlite3_column_int(any, 0);
             sqlite3_finalize(any);
             if (empty)
                 snprintf(note, n, "no rows in table '%.*s' (nothing to judge)", (int)tl, q->name);
@@ -246,7 +251,7 @@ column_index(sqlite3_stmt *st, const char *name)
 static int
 check_placeholders(const struct rule *r, sqlite3_stmt *st, const char *t, int line, const char *key)
 {
-    for (const char *p = t; (p = strchr(p, '{')); ) {
+    for (const char *p = t; (p = strchr(p, '{'));) {
         const char *end = strchr(p, '}');
         char name[128];
         size_t len = strcspn(p + 1, ":}");
@@ -255,7 +260,9 @@ check_placeholders(const struct rule *r, sqlite3_stmt *st, const char *t, int li
         for (size_t i = 0; !found && i < r->n_thresholds; i++)
             found = !strcmp(r->thresholds[i].name, name);
         if (!found)
-            return an_fail(ANALYZER_ERR_RULES, "%s:%d: %s uses {%s} but the query has no such column and no threshold has that name",
+            return an_fail(ANALYZER_ERR_RULES,
+                           "%s:%d: %s uses {%s} but the query has no such column and no threshold "
+                           "has that name",
                            r->path, line, key, name);
         p = end + 1;
     }
@@ -267,7 +274,7 @@ render(const struct rule *r, sqlite3_stmt *st, const char *t)
 {
     size_t cap = strlen(t) + 256, len = 0;
     char *out = an_xmalloc(cap);
-    for (const char *p = t; *p; ) {
+    for (const char *p = t; *p;) {
         char piece[512];
         const char *add;
         size_t addn;
@@ -328,7 +335,8 @@ col_ll(sqlite3_stmt *st, int i)
 static double
 col_d(sqlite3_stmt *st, int i, double dflt)
 {
-    return i >= 0 && sqlite3_column_type(st, i) != SQLITE_NULL ? sqlite3_column_double(st, i) : dflt;
+    return i >= 0 && sqlite3_column_type(st, i) != SQLITE_NULL ? sqlite3_column_double(st, i)
+                                                               : dflt;
 }
 
 static char *
@@ -344,7 +352,8 @@ col_s(sqlite3_stmt *st, int i)
  * file and line).
  */
 static int
-run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped, char *skip_note, size_t skip_n)
+run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped, char *skip_note,
+         size_t skip_n)
 {
     sqlite3_stmt *st = NULL;
     const char *tail = NULL;
@@ -355,7 +364,8 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
     if (rc != SQLITE_OK) {
         const char *msg = sqlite3_errmsg(db);
         if (rc == SQLITE_AUTH)
-            an_fail(ANALYZER_ERR_RULES, "%s:%d: query refused: rule queries may only read (%s)", r->path, r->query_line, msg);
+            an_fail(ANALYZER_ERR_RULES, "%s:%d: query refused: rule queries may only read (%s)",
+                    r->path, r->query_line, msg);
         else
             an_fail(ANALYZER_ERR_RULES, "%s:%d: query: %s", r->path, r->query_line, msg);
         goto out;
@@ -367,11 +377,13 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
     while (tail && isspace((unsigned char)*tail))
         tail++;
     if (tail && *tail && !(*tail == ';' && !tail[1 + strspn(tail + 1, " \t\r\n;")])) {
-        an_fail(ANALYZER_ERR_RULES, "%s:%d: query must be one SELECT statement", r->path, r->query_line);
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query must be one SELECT statement", r->path,
+                r->query_line);
         goto out;
     }
     if (!sqlite3_stmt_readonly(st)) {
-        an_fail(ANALYZER_ERR_RULES, "%s:%d: query refused: rule queries may only read", r->path, r->query_line);
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query refused: rule queries may only read", r->path,
+                r->query_line);
         goto out;
     }
     for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
@@ -394,13 +406,16 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
     int i_ok = column_index(st, "object_kind"), i_oi = column_index(st, "object_ids");
     int i_skip = column_index(st, "skip_reason");
     if (i_cfg < 0 && i_kern < 0 && i_total < 0) {
-        an_fail(ANALYZER_ERR_RULES, "%s:%d: query must return config_id, kernel_id or time_lost_total_ns (docs/rules.md)",
-                r->path, r->query_line);
+        an_fail(
+            ANALYZER_ERR_RULES,
+            "%s:%d: query must return config_id, kernel_id or time_lost_total_ns (docs/rules.md)",
+            r->path, r->query_line);
         goto out;
     }
     if (i_lost < 0 && i_total < 0) {
-        an_fail(ANALYZER_ERR_RULES, "%s:%d: query must return time_lost_ns (per launch) or time_lost_total_ns",
-                r->path, r->query_line);
+        an_fail(ANALYZER_ERR_RULES,
+                "%s:%d: query must return time_lost_ns (per launch) or time_lost_total_ns", r->path,
+                r->query_line);
         goto out;
     }
     int *ev_idx = an_xcalloc(r->n_evidence + 1, sizeof(int));
@@ -457,7 +472,8 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
     }
     free(ev_idx);
     if (rc != SQLITE_DONE) {
-        an_fail(ANALYZER_ERR_RULES, "%s:%d: query failed: %s", r->path, r->query_line, sqlite3_errmsg(db));
+        an_fail(ANALYZER_ERR_RULES, "%s:%d: query failed: %s", r->path, r->query_line,
+                sqlite3_errmsg(db));
         goto out;
     }
     ret = count;
@@ -476,7 +492,9 @@ static int
 attach_config(sqlite3 *db, struct findings *fs)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(db, "SELECT kernel_id, launches, gap_ns, mean_ns FROM temp.cfg WHERE config_id = ?", &st))
+    if (store_prepare(
+            db, "SELECT kernel_id, launches, gap_ns, mean_ns FROM temp.cfg WHERE config_id = ?",
+            &st))
         return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
     for (size_t i = 0; i < fs->n; i++) {
         struct found *f = &fs->v[i];
@@ -490,7 +508,8 @@ attach_config(sqlite3 *db, struct findings *fs)
                 f->kernel_id = sqlite3_column_int64(st, 0);
             if (f->launches < 0)
                 f->launches = sqlite3_column_int64(st, 1);
-            f->gap_ns = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 2);
+            f->gap_ns =
+                sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 2);
         }
     }
     sqlite3_finalize(st);
@@ -596,7 +615,9 @@ grade(struct findings *fs, double run_ns)
         else if (f->rule->severity)
             f->final_severity = f->rule->severity;
         else
-            f->final_severity = f->share_pct >= 10 ? "error" : f->share_pct >= 1 ? "warning" : "note";
+            f->final_severity = f->share_pct >= 10  ? "error"
+                                : f->share_pct >= 1 ? "warning"
+                                                    : "note";
     }
     if (fs->n)
         qsort(fs->v, fs->n, sizeof(*fs->v), cmp_rank);
@@ -632,13 +653,22 @@ write_findings(sqlite3 *db, const struct findings *fs)
     int ret = -1;
     sqlite3_stmt *fi = NULL, *ev = NULL, *ob = NULL;
     if (store_prepare(db,
-            "INSERT INTO main.finding (id, rank, rule_id, title, tier, severity, kernel_id, config_id, message,"
-            " remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns, share_pct, launches,"
-            " profiled_launch_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)", &fi) ||
+                      "INSERT INTO main.finding (id, rank, rule_id, title, tier, severity, "
+                      "kernel_id, config_id, message,"
+                      " remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns, "
+                      "share_pct, launches,"
+                      " profiled_launch_id) VALUES "
+                      "(?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+                      &fi) ||
         store_prepare(db,
-            "INSERT INTO main.finding_evidence (finding_id, seq, name, value, text_value, unit, threshold, op)"
-            " VALUES (?,?,?,?,?,?,?,?)", &ev) ||
-        store_prepare(db, "INSERT OR IGNORE INTO main.finding_object (finding_id, kind, object_id) VALUES (?,?,?)", &ob)) {
+                      "INSERT INTO main.finding_evidence (finding_id, seq, name, value, "
+                      "text_value, unit, threshold, op)"
+                      " VALUES (?,?,?,?,?,?,?,?)",
+                      &ev) ||
+        store_prepare(db,
+                      "INSERT OR IGNORE INTO main.finding_object (finding_id, kind, object_id) "
+                      "VALUES (?,?,?)",
+                      &ob)) {
         an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
         goto out;
     }
@@ -717,7 +747,10 @@ static int
 write_rule_runs(sqlite3 *db, const struct ruleset *rs, const struct rule_status *rst)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(db, "INSERT INTO main.rule_run (rule_id, title, tier, status, note, findings) VALUES (?,?,?,?,?,?)", &st))
+    if (store_prepare(db,
+                      "INSERT INTO main.rule_run (rule_id, title, tier, status, note, findings) "
+                      "VALUES (?,?,?,?,?,?)",
+                      &st))
         return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
     for (size_t i = 0; i < rs->n; i++) {
         sqlite3_bind_text(st, 1, rs->rules[i].id, -1, SQLITE_STATIC);
@@ -742,8 +775,11 @@ write_analysis(sqlite3 *db, const struct ruleset *rs, double run_ns)
     sqlite3_stmt *st = NULL;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    if (store_prepare(db, "INSERT INTO main.analysis (id, ruleset_version, tool_version, analyzed_ns, run_gpu_ns, rules_dir)"
-                          " VALUES (1,?,?,?,?,?)", &st))
+    if (store_prepare(db,
+                      "INSERT INTO main.analysis (id, ruleset_version, tool_version, analyzed_ns, "
+                      "run_gpu_ns, rules_dir)"
+                      " VALUES (1,?,?,?,?,?)",
+                      &st))
         return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
     sqlite3_bind_text(st, 1, rs->version, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, GPUHIER_VERSION, -1, SQLITE_STATIC);
@@ -784,7 +820,8 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
         const struct rule *r = &rs->rules[i];
         rst[i].status = "ran";
         for (size_t j = 0; j < r->n_requires; j++) {
-            int met = require_met(db, &r->requires[j], &have_metric, rst[i].note, sizeof(rst[i].note));
+            int met =
+                require_met(db, &r->requires[j], &have_metric, rst[i].note, sizeof(rst[i].note));
             if (met < 0) {
                 if (analyzer_failure() != ANALYZER_ERR_RULES)
                     an_fail(ANALYZER_ERR_INTERNAL, "%s:%d: cannot check requirement: %s", r->path,
@@ -807,8 +844,8 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
         rst[i].findings = (int)(fs.n - before);
         an_lap(r->id);
         if (n_skipped)
-            snprintf(rst[i].note, sizeof(rst[i].note), "not judged on %d configuration%s: %s", n_skipped,
-                     n_skipped == 1 ? "" : "s", why);
+            snprintf(rst[i].note, sizeof(rst[i].note), "not judged on %d configuration%s: %s",
+                     n_skipped, n_skipped == 1 ? "" : "s", why);
     }
     if (attach_config(db, &fs))
         goto out;
@@ -841,7 +878,8 @@ analyzer_analyze(sqlite3 *db, const struct analyzer_opts *o)
         return -1;
     sqlite3_stmt *qo = NULL;
     int query_only = 0;
-    if (sqlite3_prepare_v2(db, "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK && sqlite3_step(qo) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(db, "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK &&
+        sqlite3_step(qo) == SQLITE_ROW)
         query_only = sqlite3_column_int(qo, 0);
     sqlite3_finalize(qo);
     /* A reader's connection (query_only) stays a reader's: the guard would otherwise lift it. */

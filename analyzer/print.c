@@ -58,19 +58,21 @@ analyzer_print_top(sqlite3 *db, FILE *f, int n)
     sqlite3_stmt *st = NULL;
     int rc, rows = 0;
     if (store_prepare(db,
-            "SELECT f.rank, f.severity, f.time_lost_ns, f.share_pct, f.tier, f.rule_id,"
-            " COALESCE(k.short_name, k.demangled_name, k.mangled_name),"
-            " CASE WHEN c.id IS NOT NULL THEN printf('<<<%d,%d,%d>>> x <<<%d,%d,%d>>>',"
-            "   c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z) END,"
-            " f.message, f.launches"
-            " FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = f.config_id"
-            " ORDER BY f.rank LIMIT ?", &st))
+                      "SELECT f.rank, f.severity, f.time_lost_ns, f.share_pct, f.tier, f.rule_id,"
+                      " COALESCE(k.short_name, k.demangled_name, k.mangled_name),"
+                      " CASE WHEN c.id IS NOT NULL THEN printf('<<<%d,%d,%d>>> x <<<%d,%d,%d>>>',"
+                      "   c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z) END,"
+                      " f.message, f.launches"
+                      " FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c "
+                      "ON c.id = f.config_id"
+                      " ORDER BY f.rank LIMIT ?",
+                      &st))
         return an_fail(ANALYZER_ERR_REPORT, "%s", store_error());
     sqlite3_bind_int(st, 1, n > 0 ? n : -1);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!rows++)
-            fprintf(f, "%4s  %-8s %10s %7s  %-9s %-26s %s\n", "rank", "severity", "time lost", "share",
-                    "tier", "rule", "kernel");
+            fprintf(f, "%4s  %-8s %10s %7s  %-9s %-26s %s\n", "rank", "severity", "time lost",
+                    "share", "tier", "rule", "kernel");
         char lost[32], share[32];
         fmt_ns(lost, sizeof(lost), sqlite3_column_double(st, 2));
         snprintf(share, sizeof(share), "%.1f%%", sqlite3_column_double(st, 3));

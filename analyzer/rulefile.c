@@ -130,21 +130,25 @@ parse_threshold(struct rule *r, const char *path, int line, char *v)
     }
     char *eq = strchr(v, '=');
     if (!eq)
-        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold: expected 'name = value [unit] | why'", path, line);
+        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold: expected 'name = value [unit] | why'",
+                       path, line);
     *eq = '\0';
     char *name = trim(v), *rest = trim(eq + 1);
     if (!is_ident(name))
         return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold: bad name '%s'", path, line, name);
     if (find_threshold(r, name))
-        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold '%s' declared twice", path, line, name);
+        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold '%s' declared twice", path, line,
+                       name);
     char *end;
     errno = 0;
     double value = strtod(rest, &end);
     if (end == rest || errno)
-        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold '%s': '%s' is not a number", path, line, name, rest);
+        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold '%s': '%s' is not a number", path,
+                       line, name, rest);
     char *unit = trim(end);
     if (!why || !*why)
-        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold '%s' has no justification ('| why')", path, line, name);
+        return an_fail(ANALYZER_ERR_RULES, "%s:%d: threshold '%s' has no justification ('| why')",
+                       path, line, name);
     r->thresholds = an_xrealloc(r->thresholds, (r->n_thresholds + 1) * sizeof(*r->thresholds));
     r->thresholds[r->n_thresholds++] = (struct rule_threshold){
         .name = an_xstrdup(name),
@@ -162,15 +166,23 @@ parse_requires(struct rule *r, const char *path, int line, char *v)
     char *save = NULL;
     char *kind = strtok_r(v, " \t", &save);
     if (!kind)
-        return an_fail(ANALYZER_ERR_RULES, "%s:%d: requires: expected 'metric NAME...', 'column TABLE.COLUMN...' or 'profiled'", path, line);
+        return an_fail(
+            ANALYZER_ERR_RULES,
+            "%s:%d: requires: expected 'metric NAME...', 'column TABLE.COLUMN...' or 'profiled'",
+            path, line);
     if (strcmp(kind, "metric") && strcmp(kind, "column") && strcmp(kind, "profiled"))
-        return an_fail(ANALYZER_ERR_RULES, "%s:%d: requires: unknown kind '%s' (metric, column, profiled)", path, line, kind);
+        return an_fail(ANALYZER_ERR_RULES,
+                       "%s:%d: requires: unknown kind '%s' (metric, column, profiled)", path, line,
+                       kind);
     int n = 0;
-    for (char *name; (name = strtok_r(NULL, " \t", &save)) || (!n && !strcmp(kind, "profiled")); n++) {
+    for (char *name; (name = strtok_r(NULL, " \t", &save)) || (!n && !strcmp(kind, "profiled"));
+         n++) {
         if (!strcmp(kind, "column") && name && (!strchr(name, '.') || strchr(name, '.') == name))
-            return an_fail(ANALYZER_ERR_RULES, "%s:%d: requires: column '%s' must be 'table.column'", path, line, name);
+            return an_fail(ANALYZER_ERR_RULES,
+                           "%s:%d: requires: column '%s' must be 'table.column'", path, line, name);
         if (!strcmp(kind, "profiled") && name)
-            return an_fail(ANALYZER_ERR_RULES, "%s:%d: requires: 'profiled' takes no names", path, line);
+            return an_fail(ANALYZER_ERR_RULES, "%s:%d: requires: 'profiled' takes no names", path,
+                           line);
         r->requires = an_xrealloc(r->requires, (r->n_requires + 1) * sizeof(*r->requires));
         r->requires[r->n_requires++] = (struct rule_require){
             .kind = an_xstrdup(kind), .name = name ? an_xstrdup(name) : NULL, .line = line};
@@ -190,20 +202,28 @@ parse_evidence(struct rule *r, const char *path, int line, char *v)
     char *save = NULL;
     for (char *t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
         if (n == 4)
-            return an_fail(ANALYZER_ERR_RULES, "%s:%d: evidence: expected 'column [unit] [op threshold]'", path, line);
+            return an_fail(ANALYZER_ERR_RULES,
+                           "%s:%d: evidence: expected 'column [unit] [op threshold]'", path, line);
         tok[n++] = t;
     }
     if (!n || !is_ident(tok[0]))
-        return an_fail(ANALYZER_ERR_RULES, "%s:%d: evidence: expected 'column [unit] [op threshold]'", path, line);
+        return an_fail(ANALYZER_ERR_RULES,
+                       "%s:%d: evidence: expected 'column [unit] [op threshold]'", path, line);
     struct rule_evidence e = {.line = line};
     int i = 1;
     if (i < n && !in_list(tok[i], ops))
         e.unit = tok[i++];
     if (i < n) {
         if (!in_list(tok[i], ops) || i + 1 != n - 1)
-            return an_fail(ANALYZER_ERR_RULES, "%s:%d: evidence: expected 'column [unit] [op threshold]' with op one of < <= > >=", path, line);
+            return an_fail(
+                ANALYZER_ERR_RULES,
+                "%s:%d: evidence: expected 'column [unit] [op threshold]' with op one of < <= > >=",
+                path, line);
         if (!find_threshold(r, tok[i + 1]))
-            return an_fail(ANALYZER_ERR_RULES, "%s:%d: evidence: threshold '%s' is not declared (declare thresholds before evidence)", path, line, tok[i + 1]);
+            return an_fail(ANALYZER_ERR_RULES,
+                           "%s:%d: evidence: threshold '%s' is not declared (declare thresholds "
+                           "before evidence)",
+                           path, line, tok[i + 1]);
         e.op = tok[i];
         e.threshold = tok[i + 1];
     }
@@ -222,7 +242,7 @@ parse_evidence(struct rule *r, const char *path, int line, char *v)
 static int
 check_template(const char *path, int line, const char *key, const char *t)
 {
-    for (const char *p = t; (p = strchr(p, '{')); ) {
+    for (const char *p = t; (p = strchr(p, '{'));) {
         const char *end = strchr(p, '}');
         if (!end)
             return an_fail(ANALYZER_ERR_RULES, "%s:%d: %s: '{' without '}'", path, line, key);
@@ -239,10 +259,13 @@ check_template(const char *path, int line, const char *key, const char *t)
             int ok = in_list(fmt, formats) ||
                      (fmt[0] == '.' && isdigit((unsigned char)fmt[1]) && !fmt[2]);
             if (!ok)
-                return an_fail(ANALYZER_ERR_RULES, "%s:%d: %s: unknown format '%s' (pct x bytes ns int bw .N)", path, line, key, fmt);
+                return an_fail(ANALYZER_ERR_RULES,
+                               "%s:%d: %s: unknown format '%s' (pct x bytes ns int bw .N)", path,
+                               line, key, fmt);
         }
         if (!is_ident(buf))
-            return an_fail(ANALYZER_ERR_RULES, "%s:%d: %s: bad placeholder name '%s'", path, line, key, buf);
+            return an_fail(ANALYZER_ERR_RULES, "%s:%d: %s: bad placeholder name '%s'", path, line,
+                           key, buf);
         p = end + 1;
     }
     return 0;
@@ -253,16 +276,32 @@ static char **
 single_slot(struct rule *r, const char *key, int **line_slot)
 {
     *line_slot = NULL;
-    if (!strcmp(key, "id")) return &r->id;
-    if (!strcmp(key, "title")) return &r->title;
-    if (!strcmp(key, "tier")) return &r->tier;
-    if (!strcmp(key, "doc")) return &r->doc;
-    if (!strcmp(key, "severity")) return &r->severity;
-    if (!strcmp(key, "capping")) return &r->capping;
-    if (!strcmp(key, "rationale")) return &r->rationale;
-    if (!strcmp(key, "query")) { *line_slot = &r->query_line; return &r->query; }
-    if (!strcmp(key, "message")) { *line_slot = &r->message_line; return &r->message; }
-    if (!strcmp(key, "remedy")) { *line_slot = &r->remedy_line; return &r->remedy; }
+    if (!strcmp(key, "id"))
+        return &r->id;
+    if (!strcmp(key, "title"))
+        return &r->title;
+    if (!strcmp(key, "tier"))
+        return &r->tier;
+    if (!strcmp(key, "doc"))
+        return &r->doc;
+    if (!strcmp(key, "severity"))
+        return &r->severity;
+    if (!strcmp(key, "capping"))
+        return &r->capping;
+    if (!strcmp(key, "rationale"))
+        return &r->rationale;
+    if (!strcmp(key, "query")) {
+        *line_slot = &r->query_line;
+        return &r->query;
+    }
+    if (!strcmp(key, "message")) {
+        *line_slot = &r->message_line;
+        return &r->message;
+    }
+    if (!strcmp(key, "remedy")) {
+        *line_slot = &r->remedy_line;
+        return &r->remedy;
+    }
     return NULL;
 }
 
@@ -288,8 +327,10 @@ parse_rule(struct rule *r, const char *path, const char *stem)
     while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
         append(&r->text, line, "");
-        if (memchr(line, '\0', (size_t)len))
-            { an_fail(ANALYZER_ERR_RULES, "%s:%d: NUL byte in rule file", path, lineno); goto out; }
+        if (memchr(line, '\0', (size_t)len)) {
+            an_fail(ANALYZER_ERR_RULES, "%s:%d: NUL byte in rule file", path, lineno);
+            goto out;
+        }
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#')
             continue;
@@ -316,9 +357,10 @@ parse_rule(struct rule *r, const char *path, const char *stem)
         }
         /* A new key (or a blank line) ends the pending multi-valued one. */
         if (pending) {
-            int rc = !strcmp(pending_key, "threshold") ? parse_threshold(r, path, pending_line, pending)
-                   : !strcmp(pending_key, "requires") ? parse_requires(r, path, pending_line, pending)
-                   : parse_evidence(r, path, pending_line, pending);
+            int rc =
+                !strcmp(pending_key, "threshold")  ? parse_threshold(r, path, pending_line, pending)
+                : !strcmp(pending_key, "requires") ? parse_requires(r, path, pending_line, pending)
+                                                   : parse_evidence(r, path, pending_line, pending);
             free(pending);
             pending = NULL;
             if (rc)
@@ -354,22 +396,25 @@ parse_rule(struct rule *r, const char *path, const char *stem)
         slot = s;
         slot_key = key;
         /* slot_key must outlive `line`: point it at a static name. */
-        static const char *const keys[] = {"id", "title", "tier", "doc", "severity", "capping",
-                                           "rationale", "query", "message", "remedy", NULL};
+        static const char *const keys[] = {"id",       "title",   "tier",      "doc",
+                                           "severity", "capping", "rationale", "query",
+                                           "message",  "remedy",  NULL};
         for (size_t i = 0; keys[i]; i++)
             if (!strcmp(keys[i], key))
                 slot_key = keys[i];
     }
     if (pending) {
         int rc = !strcmp(pending_key, "threshold") ? parse_threshold(r, path, pending_line, pending)
-               : !strcmp(pending_key, "requires") ? parse_requires(r, path, pending_line, pending)
-               : parse_evidence(r, path, pending_line, pending);
+                 : !strcmp(pending_key, "requires")
+                     ? parse_requires(r, path, pending_line, pending)
+                     : parse_evidence(r, path, pending_line, pending);
         free(pending);
         pending = NULL;
         if (rc)
             goto out;
     }
-    static const char *const required[] = {"id", "title", "tier", "doc", "rationale", "query", "message", "remedy", NULL};
+    static const char *const required[] = {"id",    "title",   "tier",   "doc", "rationale",
+                                           "query", "message", "remedy", NULL};
     for (size_t i = 0; required[i]; i++) {
         int *ls;
         char **s = single_slot(r, required[i], &ls);
@@ -379,19 +424,23 @@ parse_rule(struct rule *r, const char *path, const char *stem)
         }
     }
     if (strcmp(r->id, stem)) {
-        an_fail(ANALYZER_ERR_RULES, "%s:1: id '%s' does not match the file name '%s.rule'", path, r->id, stem);
+        an_fail(ANALYZER_ERR_RULES, "%s:1: id '%s' does not match the file name '%s.rule'", path,
+                r->id, stem);
         goto out;
     }
     if (!in_list(r->tier, tiers)) {
-        an_fail(ANALYZER_ERR_RULES, "%s: tier '%s' is not one of registers shared l1 l2 dram host", path, r->tier);
+        an_fail(ANALYZER_ERR_RULES, "%s: tier '%s' is not one of registers shared l1 l2 dram host",
+                path, r->tier);
         goto out;
     }
     if (r->severity && !in_list(r->severity, severities)) {
-        an_fail(ANALYZER_ERR_RULES, "%s: severity '%s' is not one of error warning note", path, r->severity);
+        an_fail(ANALYZER_ERR_RULES, "%s: severity '%s' is not one of error warning note", path,
+                r->severity);
         goto out;
     }
     if (r->capping && !in_list(r->capping, cappings)) {
-        an_fail(ANALYZER_ERR_RULES, "%s: capping '%s' is not one of normal residual none", path, r->capping);
+        an_fail(ANALYZER_ERR_RULES, "%s: capping '%s' is not one of normal residual none", path,
+                r->capping);
         goto out;
     }
     if (!r->capping)
@@ -423,7 +472,8 @@ ruleset_load(const char *dir)
     if (!dir) {
         dir = to_free = analyzer_default_rules_dir();
         if (!dir) {
-            an_fail(ANALYZER_ERR_RULES, "cannot find the rules directory (set GPUHIER_RULES_DIR or pass --rules DIR)");
+            an_fail(ANALYZER_ERR_RULES,
+                    "cannot find the rules directory (set GPUHIER_RULES_DIR or pass --rules DIR)");
             return NULL;
         }
     }
@@ -432,7 +482,7 @@ ruleset_load(const char *dir)
         an_fail(ANALYZER_ERR_RULES, "cannot read rules directory '%s': %s", dir, strerror(errno));
         goto out;
     }
-    for (struct dirent *e; (e = readdir(d)); ) {
+    for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
         if (len <= 5 || strcmp(e->d_name + len - 5, ".rule") || e->d_name[0] == '.')
             continue;

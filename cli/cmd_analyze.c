@@ -103,39 +103,57 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
     json_object_set_new(root, "schema", json_string("gpuhier-analyze/1"));
     json_object_set_new(root, "report", jstr(path));
     json_object_set_new(root, "saved", json_boolean(saved));
-    json_t *a = rows_json(db, "SELECT ruleset_version, tool_version, analyzed_ns, run_gpu_ns, rules_dir FROM analysis LIMIT 1", 0, 0);
-    json_object_set_new(root, "analysis", a && json_array_size(a) ? json_incref(json_array_get(a, 0)) : json_null());
+    json_t *a = rows_json(db,
+                          "SELECT ruleset_version, tool_version, analyzed_ns, run_gpu_ns, "
+                          "rules_dir FROM analysis LIMIT 1",
+                          0, 0);
+    json_object_set_new(root, "analysis",
+                        a && json_array_size(a) ? json_incref(json_array_get(a, 0)) : json_null());
     json_decref(a);
-    json_t *findings = rows_json(db,
+    json_t *findings = rows_json(
+        db,
         "SELECT f.id, f.rank, f.rule_id, f.title, f.tier, f.severity, f.kernel_id, f.config_id,"
         " k.short_name AS kernel, k.demangled_name AS kernel_demangled,"
         " c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, c.dynamic_smem_bytes,"
-        " f.message, f.remedy, f.doc_ref, f.time_lost_ns_per_launch, f.time_lost_ns, f.time_lost_raw_ns,"
+        " f.message, f.remedy, f.doc_ref, f.time_lost_ns_per_launch, f.time_lost_ns, "
+        "f.time_lost_raw_ns,"
         " f.share_pct, f.launches, f.profiled_launch_id"
-        " FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = f.config_id"
-        " WHERE ?1 <= 0 OR f.rank <= ?1 ORDER BY f.rank", 1, top);
+        " FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = "
+        "f.config_id"
+        " WHERE ?1 <= 0 OR f.rank <= ?1 ORDER BY f.rank",
+        1, top);
     if (!findings) {
         json_decref(root);
         return error("cannot read findings: %s", store_error());
     }
     size_t i;
     json_t *fobj;
-    json_array_foreach(findings, i, fobj) {
+    json_array_foreach(findings, i, fobj)
+    {
         long long id = json_integer_value(json_object_get(fobj, "id"));
-        json_t *ev = rows_json(db, "SELECT name, value, text_value, unit, threshold, op FROM finding_evidence"
-                                   " WHERE finding_id = ? ORDER BY seq", 1, id);
+        json_t *ev =
+            rows_json(db,
+                      "SELECT name, value, text_value, unit, threshold, op FROM finding_evidence"
+                      " WHERE finding_id = ? ORDER BY seq",
+                      1, id);
         json_object_set_new(fobj, "evidence", ev ? ev : json_array());
-        json_t *ob = rows_json(db, "SELECT kind, object_id FROM finding_object WHERE finding_id = ? LIMIT 100", 1, id);
+        json_t *ob = rows_json(
+            db, "SELECT kind, object_id FROM finding_object WHERE finding_id = ? LIMIT 100", 1, id);
         json_object_set_new(fobj, "objects", ob ? ob : json_array());
     }
     json_object_set_new(root, "findings", findings);
-    json_t *rules = rows_json(db, "SELECT rule_id, title, tier, status, note, findings FROM rule_run ORDER BY rule_id", 0, 0);
+    json_t *rules = rows_json(
+        db, "SELECT rule_id, title, tier, status, note, findings FROM rule_run ORDER BY rule_id", 0,
+        0);
     json_object_set_new(root, "rules", rules ? rules : json_array());
     json_t *kernels = rows_json(db,
-        "SELECT s.*, k.short_name AS kernel FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
-        " WHERE s.config_id IS NULL ORDER BY s.total_ns DESC, s.kernel_id", 0, 0);
+                                "SELECT s.*, k.short_name AS kernel FROM kernel_summary s JOIN "
+                                "kernel k ON k.id = s.kernel_id"
+                                " WHERE s.config_id IS NULL ORDER BY s.total_ns DESC, s.kernel_id",
+                                0, 0);
     json_object_set_new(root, "kernels", kernels ? kernels : json_array());
-    int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    int rc =
+        json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);
     json_decref(root);
     return rc ? error("cannot write JSON output") : 0;
@@ -152,10 +170,13 @@ print_text(sqlite3 *db, const char *path, int top)
     char *p = sanitize_text(path, 0);
     long long nf = 0, ran = 0, skipped = 0, kernels = 0;
     double run_ns = 0;
-    if (store_prepare(db, "SELECT (SELECT COUNT(*) FROM finding), (SELECT COUNT(*) FROM rule_run WHERE status = 'ran'),"
-                          " (SELECT COUNT(*) FROM rule_run WHERE status = 'skipped'),"
-                          " (SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NULL),"
-                          " (SELECT run_gpu_ns FROM analysis LIMIT 1)", &st) == 0 &&
+    if (store_prepare(db,
+                      "SELECT (SELECT COUNT(*) FROM finding), (SELECT COUNT(*) FROM rule_run WHERE "
+                      "status = 'ran'),"
+                      " (SELECT COUNT(*) FROM rule_run WHERE status = 'skipped'),"
+                      " (SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NULL),"
+                      " (SELECT run_gpu_ns FROM analysis LIMIT 1)",
+                      &st) == 0 &&
         sqlite3_step(st) == SQLITE_ROW) {
         nf = sqlite3_column_int64(st, 0);
         ran = sqlite3_column_int64(st, 1);
@@ -164,14 +185,17 @@ print_text(sqlite3 *db, const char *path, int top)
         run_ns = sqlite3_column_double(st, 4);
     }
     sqlite3_finalize(st);
-    printf("%s: %lld finding%s on %lld kernel%s, %.3f ms of GPU time; %lld rules ran, %lld skipped\n\n",
+    printf("%s: %lld finding%s on %lld kernel%s, %.3f ms of GPU time; %lld rules ran, %lld "
+           "skipped\n\n",
            p, nf, nf == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s", run_ns / 1e6, ran, skipped);
     free(p);
     if (analyzer_print_top(db, stdout, top))
         return error("%s", analyzer_error());
     if (top > 0 && nf > top)
         printf("(%lld more; --top 0 shows all)\n", nf - top);
-    if (store_prepare(db, "SELECT rule_id, note FROM rule_run WHERE status = 'skipped' ORDER BY rule_id", &st))
+    if (store_prepare(
+            db, "SELECT rule_id, note FROM rule_run WHERE status = 'skipped' ORDER BY rule_id",
+            &st))
         return 0;
     int first = 1;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -308,7 +332,8 @@ cmd_analyze(int argc, const char **argv)
         saved = 0;
         warning("report '%s' is not writable: findings shown, not saved", path);
     }
-    int ret = !strcmp(format, "json") ? print_json(db, path, top, saved) : print_text(db, path, top);
+    int ret =
+        !strcmp(format, "json") ? print_json(db, path, top, saved) : print_text(db, path, top);
     sqlite3_close(db);
     return ret ? GH_EXIT_INTERNAL : GH_EXIT_OK;
 }

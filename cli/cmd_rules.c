@@ -51,7 +51,9 @@ explain(const struct rule *r)
     put("title:", r->title);
     put("tier:", r->tier);
     put("doc:", r->doc);
-    put("severity:", r->severity ? r->severity : "from the share of GPU time (error >= 10 %, warning >= 1 %, note below)");
+    put("severity:",
+        r->severity ? r->severity
+                    : "from the share of GPU time (error >= 10 %, warning >= 1 %, note below)");
     put("capping:", r->capping);
     put("file:", r->path);
     printf("\nrationale:\n");
@@ -70,7 +72,8 @@ explain(const struct rule *r)
     if (r->n_requires)
         printf("\nrequires:\n");
     for (size_t i = 0; i < r->n_requires; i++) {
-        char *k = sanitize_text(r->requires[i].kind, 0), *n = sanitize_text(r->requires[i].name ? r->requires[i].name : "", 0);
+        char *k = sanitize_text(r->requires[i].kind, 0),
+             *n = sanitize_text(r->requires[i].name ? r->requires[i].name : "", 0);
         printf("    %s %s\n", k, n);
         free(k);
         free(n);
@@ -80,8 +83,9 @@ explain(const struct rule *r)
     for (size_t i = 0; i < r->n_evidence; i++) {
         const struct rule_evidence *e = &r->evidence[i];
         char buf[512];
-        snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", e->column, e->unit ? " [" : "", e->unit ? e->unit : "",
-                 e->unit ? "]" : "", e->op ? " " : "", e->op ? e->op : "", "");
+        snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", e->column, e->unit ? " [" : "",
+                 e->unit ? e->unit : "", e->unit ? "]" : "", e->op ? " " : "", e->op ? e->op : "",
+                 "");
         char *c = sanitize_text(buf, 0);
         char *t = e->threshold ? sanitize_text(e->threshold, 0) : NULL;
         printf("    %s%s%s\n", c, t ? " " : "", t ? t : "");
