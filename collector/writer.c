@@ -1195,9 +1195,10 @@ writer_main(void *arg)
     }
     batch();
     /*
-     * Evidence for the launch path (docs/collector.md): if kernel records
-     * always carry the driver call's id, the runtime launch callbacks
-     * could go.
+     * Evidence for the launch path (docs/collector.md): kernel records
+     * carry the driver call's id (H200, PyTorch: all of them), so the
+     * runtime launch callbacks are gone and "by the runtime API id" stays
+     * 0; "unmatched" counts kernels without a launch callback (graphs).
      */
     if (W.by_driver_id + W.by_runtime_id + W.unmatched) {
         char msg[200];
