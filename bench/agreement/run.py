@@ -439,6 +439,33 @@ def fmt(v):
     return str(v)
 
 
+def key_of(c):
+    return (c["program"], c["kernel"], str(c["grid"]), str(c["block"]), c["metric"])
+
+
+def own_spread(comps):
+    """Per (program, configuration, metric): the larger of the two tools'
+    own launch-to-launch spreads over that configuration's paired launches,
+    in % of the largest value (points for rates); None with one launch."""
+    by = {}
+    for c in comps:
+        by.setdefault(key_of(c), []).append(c)
+    out = {}
+    for k, cs in by.items():
+        if len(cs) < 2:
+            out[k] = None
+            continue
+        best = 0.0
+        for side in ("gpuhier", "ncu"):
+            v = [c[side] for c in cs]
+            if cs[0]["kind"] == "rate":
+                best = max(best, max(v) - min(v))
+            elif max(abs(x) for x in v) > 0:
+                best = max(best, 100.0 * (max(v) - min(v)) / max(abs(x) for x in v))
+        out[k] = best
+    return out
+
+
 def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
     L = header[:]
     if plaus:
@@ -465,14 +492,29 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
             i.get("ncu_launches", ""), i.get("ncu_passes", ""), i.get("pairs", ""), i.get("unmatched", ""),
             i.get("not_same", ""), i.get("metrics", ""), i.get("error", "")))
     if miss:
-        L += ["", "### Outside tolerance", "", "| program | kernel | grid | block | idx | metric | gpuhier | ncu | diff |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        spread = own_spread(comps)
+        L += ["", "### Misses per metric", "",
+              "`own spread`: the miss is no larger than the launch-to-launch spread one of the tools shows by itself on that configuration (docs/agreement.md); `single`: a configuration launched once.", "",
+              "| metric | misses | pairs | own spread | single | median abs difference |", "| --- | --- | --- | --- | --- | --- |"]
+        for name in dict.fromkeys(c["metric"] for c in miss):
+            mm = [c for c in miss if c["metric"] == name]
+            sp = [spread.get(key_of(c)) for c in mm]
+            L.append("| %s | %d | %d | %d | %d | %s |" % (
+                name, len(mm), sum(1 for c in comps if c["metric"] == name),
+                sum(1 for c, v in zip(mm, sp) if v is not None and abs(c["diff"]) <= v),
+                sum(1 for v in sp if v is None),
+                fmt(statistics.median(abs(c["gpuhier"] - c["ncu"]) for c in mm))))
+        L += ["", "### Outside tolerance", "", "| program | kernel | grid | block | idx | metric | gpuhier | ncu | diff | abs difference | own spread |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for c in miss[:1000]:
-            L.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s%s |" % (
+            v = spread.get(key_of(c))
+            L.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |" % (
                 c["program"], c["kernel"][:60], c["grid"], c["block"], c["index"], c["metric"],
-                fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]), " pt" if c["kind"] == "rate" else " %"))
+                fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]), " pt" if c["kind"] == "rate" else " %",
+                fmt(abs(c["gpuhier"] - c["ncu"])),
+                "single" if v is None else ("%s%s" % (fmt(v), " pt" if c["kind"] == "rate" else " %"))))
         if len(miss) > 1000:
-            L.append("| … %d more in agreement.json | | | | | | | | |" % (len(miss) - 1000))
+            L.append("| … %d more in agreement.json | | | | | | | | | | |" % (len(miss) - 1000))
     # first launch of each (program, key): every metric
     L += ["", "### Every metric, first profiled launch of each configuration", "",
           "| program | kernel | metric | gpuhier | ncu | diff | ok |", "| --- | --- | --- | --- | --- | --- | --- |"]

@@ -106,6 +106,14 @@ dup = [dict(ours[1]), dict(ours[1])]
 pairs, unmatched = run.pair(dup, theirs[1:2])
 check(len(pairs) == 1 and unmatched == 1, "one ncu launch pairs with one of ours only")
 
+# own launch-to-launch spread: the larger of the two tools' spreads, None for one launch
+cs = [{"program": "p", "kernel": "k", "grid": (1, 1, 1), "block": (32, 1, 1), "metric": "dram__bytes_read.sum",
+       "kind": "counter", "gpuhier": g, "ncu": n} for g, n in ((100.0, 90.0), (104.0, 91.0))]
+cs.append(dict(cs[0], metric="l1tex__t_sector_hit_rate.pct", kind="rate", gpuhier=50.0, ncu=40.0))
+sp = run.own_spread(cs)
+check(abs(sp[run.key_of(cs[0])] - 100.0 * 4 / 104) < 1e-9, "spread: gpuhier's 4 of 104 beats ncu's 1 of 91")
+check(sp[run.key_of(cs[2])] is None, "spread: a single launch has none")
+
 # reports of one program: 'coalesce-stride-1' must not pick up 'coalesce-stride-1-fixed-2468.db'
 import tempfile  # noqa: E402
 with tempfile.TemporaryDirectory() as d:

@@ -98,6 +98,7 @@ def main():
         check("**2 outside tolerance**" in md, "exactly one miss per program (the 5 % DRAM value)")
         check("| tk_fake | `scale(float*, int, float)` | (16384, 1, 1) | (256, 1, 1) | 2 | dram__bytes_read.sum" in md,
               "the miss is listed with its launch")
+        check("### Misses per metric" in md and "| dram__bytes_read.sum | 2 | 4 |" in md, "misses summarized per metric")
         check("tk_missing" in md and "not built" in md, "missing testkernel noted")
         check("| l1tex__t_sector_hit_rate.pct | 2 | 1 | 1 |" in md, "cold vs warm: hit rate 1 point")
         check("| pytorch_train.py | 0 | 2 | 2 |" in md, "the benchmark is compared too, with its passes")
