@@ -193,7 +193,11 @@ extern struct gh_api gh;
  * which only kept the runtime id, are gone (docs/collector.md).
  */
 
-/* Driver API, always: launches (records, failures), copies (pointers), context teardown (flush). */
+/*
+ * Driver API, always: launches (records, failures), copies (pointers),
+ * context teardown (flush). The launch APIs come first (GH_CB_DRIVER_LAUNCHES).
+ */
+#define GH_CB_DRIVER_LAUNCHES 6
 static const CUpti_CallbackId gh_cb_driver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,

@@ -586,8 +586,10 @@ test_collector_callbacks(void)
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     };
+    /* ... and first (GPUHIER_DIAG_NO_LAUNCH_CALLBACKS skips exactly those). */
+    CHECK_EQ_INT(GH_CB_DRIVER_LAUNCHES, GH_NCB(drv_launch));
     for (size_t i = 0; i < GH_NCB(drv_launch); i++)
-        CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), drv_launch[i]));
+        CHECK(cb_has(gh_cb_driver, GH_CB_DRIVER_LAUNCHES, drv_launch[i]));
     CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync));
     CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2));
     CHECK(cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime),
