@@ -41,15 +41,28 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Line types: what a piece of text is, mapped to colours/attributes    */
 /* ------------------------------------------------------------------ */
 
-#define LINE_INFO(X)                                                                               \
-    X(DEFAULT)                                                                                     \
-    X(TITLE)                                                                                       \
-    X(HEADER)                                                                                      \
-    X(CURSOR)                                                                                      \
-    X(STATUS)                                                                                      \
-    X(KEYBAR)                                                                                      \
-    X(KEY) X(ERROR) X(WARNING) X(NOTE) X(GOOD) X(DIM) X(LABEL) X(BAR) X(BAR_EMPTY) X(TAG)          \
-        X(SECTION) X(TIER)
+/* One entry per line: clang-format reflows X-macros differently each run. */
+/* clang-format off */
+#define LINE_INFO(X) \
+    X(DEFAULT)       \
+    X(TITLE)         \
+    X(HEADER)        \
+    X(CURSOR)        \
+    X(STATUS)        \
+    X(KEYBAR)        \
+    X(KEY)           \
+    X(ERROR)         \
+    X(WARNING)       \
+    X(NOTE)          \
+    X(GOOD)          \
+    X(DIM)           \
+    X(LABEL)         \
+    X(BAR)           \
+    X(BAR_EMPTY)     \
+    X(TAG)           \
+    X(SECTION)       \
+    X(TIER)
+/* clang-format on */
 
 enum line_type {
 #define LINE_ENUM(id) LINE_##id,
