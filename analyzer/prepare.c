@@ -249,7 +249,10 @@ static const char lstat2_sql[] =
  *   the widest access), so neither the DRAM bytes of local spills nor the
  *   sectors a strided pattern drags in count as useful.
  * - The warp instructions at the issue rate (4 per SM per cycle), when that
- *   is longer, leaving out local loads and stores (spills, not the work):
+ *   is longer, leaving out memory instructions (global, shared, local: the
+ *   memory roof's business, and spills are not the work). Executed, not
+ *   necessary: a fix that removes arithmetic can beat it (the naive
+ *   stencil's 788 us against 426 us for the tiled twin on the H200):
  *   a compute-bound kernel whose inputs sit in L2 (the fixed spill_bounds
  *   of t471: 2.9 MB from DRAM, 305 us of FMAs) was called 510x its floor.
  * - KERNEL_FIXED_NS, the time any kernel takes on the GPU whatever its work
@@ -314,7 +317,9 @@ static const char cfg_sql[] =
     "                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), "
     "0)), dram_bytes)\n"
     "       ELSE COALESCE(requested_bytes, dram_bytes) END AS useful_bytes,\n"
-    "  COALESCE((inst_executed - COALESCE(lld_inst, 0) - COALESCE(lst_inst, 0))\n"
+    "  COALESCE((inst_executed - COALESCE(lld_inst, 0) - COALESCE(lst_inst, 0) - "
+    "COALESCE(gld_inst, 0)\n"
+    "            - COALESCE(gst_inst, 0) - COALESCE(shld_inst, 0) - COALESCE(shst_inst, 0))\n"
     "           * 1e9 / (4.0 * sm_count * sm_clock_khz * 1e3), 0) AS t_issue_ns,\n"
     "  MIN(lim_warps, lim_blocks, lim_regs, lim_smem) AS blocks_per_sm_calc,\n"
     "  100.0 * MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * warps_per_block / max_warps_per_sm "
