@@ -94,6 +94,7 @@ static struct {
         int passes;
         char set[40]; /* profile.metric_set, e.g. "core+tma" */
     } hosts[64], *cur;
+    struct prof_host *configured; /* the host whose config image the enabled object last got */
     int nhosts;
     char chip[32];
     uint8_t *counter_data;
@@ -376,6 +377,7 @@ prof_disable(void)
     atomic_store(&G.prof_enabled, 0);
     G.prof_obj = NULL;
     G.prof_ctx = NULL;
+    G.configured = NULL;
 }
 
 /* Enables the range profiler on `ctx` (disabling it on another context). */
@@ -516,10 +518,24 @@ prof_start(CUcontext ctx, unsigned groups)
     G.cur = groups ? prof_host(groups) : NULL;
     if (!G.cur)
         G.cur = prof_host(0);
+    /*
+     * A range-profiler object that ran one config image collects later
+     * images with its first image's passes: on the H200 an extras launch
+     * (9 passes) after core launches (3 passes) came back with every
+     * metric outside the first 3 passes NaN (stored NULL). Switching
+     * images therefore re-enables the object (about 0 ms after the first
+     * enable, measured in docs/gpu-runs.md).
+     */
+    if (G.cur && G.configured && G.configured != G.cur) {
+        prof_disable();
+        if (prof_ensure(ctx))
+            return -1;
+    }
     if (!G.cur || prof_counter_data(G.cur) || prof_configure()) {
         prof_disable();
         return -1;
     }
+    G.configured = G.cur;
     tls_t_setup = mono_ns() - t0;
     CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = G.prof_obj;
