@@ -73,7 +73,7 @@ last)
   step t471 60 env GPUHIER="$stage/gpuhier" GH_TEST_EXPORT=true GPUHIER_SOURCE_DIR="$root" \
     GPUHIER_BINARY_DIR="$stage" OUT="$res/t471" sh -c 'mkdir -p "$OUT"; exec sh tests/e2e/t471-diff-twins-gpu.sh'
   step t441 40 env GPUHIER_BINARY_DIR="$stage" GPUHIER_SOURCE_DIR="$root" sh tests/e2e/t441-doctor-gpu.sh
-  step e2e 120 env OUT="$res/e2e" E2E_BUDGET_S=105 sh bench/e2e_testkernels.sh "$stage"
+  step e2e 100 env OUT="$res/e2e" E2E_BUDGET_S=85 sh bench/e2e_testkernels.sh "$stage"
   [ "${OVERHEAD:-0}" = 1 ] && step overhead 100 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=85 \
     sh bench/overhead_trace.sh "$stage"
   ;;
