@@ -18,7 +18,11 @@ pair() { # pair <family> <case> <rule> <kernel short name>
     sed -n '/^findings fixed/,/^findings new/p' "$fam-diff.txt" | grep -q "$rule  *$kern" ||
         bad "$fam: $rule on $kern not listed as fixed"
     grep -q "^$kern  *matched" "$fam-diff.txt" || bad "$fam: kernel $kern not matched by name"
-    "$G" check "$fam-after.db" --baseline "$fam-before.db" --fail-on note >"$fam-check.txt" 2>&1 ||
+    # The gate accepts the fix of the finding it is about. A fixed kernel
+    # may show new findings of its own (the fixed spill kernel is fast
+    # enough to be latency-bound: H200, 2026-11-29), and the gate rightly
+    # reports those, so this check is per rule, like the reverse one.
+    "$G" check "$fam-after.db" --baseline "$fam-before.db" --rule "$rule" --fail-on note >"$fam-check.txt" 2>&1 ||
         bad "$fam: check of the fix against the defect failed"
     "$G" check "$fam-before.db" --baseline "$fam-after.db" --rule "$rule" --fail-on note >/dev/null 2>&1
     [ $? = 1 ] || bad "$fam: check of the defect against the fix passed"
