@@ -24,11 +24,53 @@ gh_demangle(const char *mangled)
  * name ("operator<" is not a template bracket): we only treat '<' as a
  * bracket when it does not follow "operator".
  */
+/*
+ * A mangled name libiberty could not demangle (some CUTLASS kernels in
+ * cuDNN run to 1,600 characters that c++filt refuses too): keep the
+ * leading nested name, "_ZN17cutlass__5x_cudnn6KernelI..." ->
+ * "cutlass__5x_cudnn::Kernel", so tables get a short name. NULL when
+ * there is no such prefix.
+ */
+static char *
+mangled_prefix(const char *m)
+{
+    const char *p = m + 2;
+    if (*p == 'N')
+        p++;
+    size_t n = strlen(m);
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    while (*p >= '1' && *p <= '9') {
+        char *end;
+        unsigned long len = strtoul(p, &end, 10);
+        if (len == 0 || len > strlen(end))
+            break;
+        if (o)
+            out[o++] = ':', out[o++] = ':';
+        memcpy(out + o, end, len);
+        o += len;
+        p = end + len;
+    }
+    out[o] = 0;
+    if (!o) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 char *
 gh_short_name(const char *d)
 {
     if (!d)
         return NULL;
+    if (d[0] == '_' && d[1] == 'Z') {
+        char *s = mangled_prefix(d);
+        if (s)
+            return s;
+    }
     size_t n = strlen(d);
     /* Cut the parameter list: the '(' matching the last ')'. */
     size_t end = n;

@@ -342,6 +342,16 @@ test_collector_short_name(void)
         CHECK_STR(s, cases[i][1]);
         free(s);
     }
+    /* Names libiberty cannot demangle keep their leading nested name. */
+    char *m = gh_short_name("_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmC");
+    CHECK_STR(m, "cutlass__5x_cudnn::Kernel");
+    free(m);
+    m = gh_short_name("_Z9transposePfPKfi");
+    CHECK_STR(m, "transpose");
+    free(m);
+    m = gh_short_name("_Z");
+    CHECK_STR(m, "_Z");
+    free(m);
     char *d = gh_demangle("_Z15transpose_naiveIfEvPT_PKS0_i");
     CHECK_STR(d, "void transpose_naive<float>(float*, float const*, int)");
     free(d);
