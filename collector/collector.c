@@ -1374,11 +1374,13 @@ finish(void)
              (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
              G.max_passes, (long long)G.profiling_ns);
     session_line(line);
-    gh_say("pid %ld: %llu launches traced, %llu profiled, %llu not profiled, %llu dropped, "
-           "%d passes max, %.2f s profiling; report %s",
-           (long)G.pid, (unsigned long long)s.launches, (unsigned long long)s.profiled,
-           (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
-           G.max_passes, G.profiling_ns / 1e9, G.path);
+    /* Under `gpuhier run` the session file carries this and run prints it once. */
+    if (!env("GPUHIER_SESSION_FILE"))
+        gh_say("pid %ld: %llu launches traced, %llu profiled, %llu not profiled, %llu dropped, "
+               "%d passes max, %.2f s profiling; report %s",
+               (long)G.pid, (unsigned long long)s.launches, (unsigned long long)s.profiled,
+               (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
+               G.max_passes, G.profiling_ns / 1e9, G.path);
 }
 
 static struct sigaction old_actions[NSIG];
