@@ -1457,13 +1457,13 @@ env(const char *name)
 }
 
 static void
-json_kv(struct jbuf *b, const char *k, const char *v, int *first)
+json_kv(struct strbuf *b, const char *k, const char *v, int *first)
 {
     if (!v)
         return;
-    jbuf_puts(b, *first ? "" : ",");
+    strbuf_adds(b, *first ? "" : ",");
     jbuf_str(b, k, strlen(k));
-    jbuf_puts(b, ":");
+    strbuf_adds(b, ":");
     jbuf_str(b, v, strlen(v));
     *first = 0;
 }
@@ -1632,15 +1632,15 @@ metric_set_json(void)
 {
     if (G.trace_only || !G.metrics)
         return NULL;
-    struct jbuf b = {0};
-    jbuf_puts(&b, "[");
+    struct strbuf b = {0};
+    strbuf_adds(&b, "[");
     for (size_t i = 0; i < G.nmetrics; i++) {
         if (i)
-            jbuf_puts(&b, ",");
+            strbuf_adds(&b, ",");
         jbuf_str(&b, G.metrics[i], strlen(G.metrics[i]));
     }
-    jbuf_puts(&b, "]");
-    return b.oom ? (jbuf_release(&b), NULL) : b.p;
+    strbuf_adds(&b, "]");
+    return b.oom ? (strbuf_release(&b), NULL) : b.p;
 }
 
 static int
@@ -1675,9 +1675,9 @@ initialize(void)
     int api_ok = cupti && load_api(err, sizeof(err)) == 0;
     init_profiling();
 
-    struct jbuf opts = {0};
+    struct strbuf opts = {0};
     int first = 1;
-    jbuf_puts(&opts, "{");
+    strbuf_adds(&opts, "{");
     json_kv(&opts, "mode", G.trace_only ? "trace" : "profile", &first);
     json_kv(&opts, "sample", env("GPUHIER_SAMPLE"), &first);
     json_kv(&opts, "kernel", env("GPUHIER_KERNEL"), &first);
@@ -1686,7 +1686,7 @@ initialize(void)
     json_kv(&opts, "nvtx_include", env("GPUHIER_NVTX_INCLUDE"), &first);
     json_kv(&opts, "metrics", env("GPUHIER_METRICS"), &first);
     json_kv(&opts, "fault", env("GPUHIER_FAULT"), &first);
-    jbuf_puts(&opts, "}");
+    strbuf_adds(&opts, "}");
     char *mjson = metric_set_json();
     uint32_t cv = 0;
     int dv = 0;
@@ -1705,11 +1705,11 @@ initialize(void)
     if (writer_start(G.path, &ri, QUEUE_SLOTS, werr, sizeof(werr))) {
         gh_say("cannot write report '%s': %s; nothing collected in pid %ld", G.path, werr,
                (long)G.pid);
-        jbuf_release(&opts);
+        strbuf_release(&opts);
         free(mjson);
         return -1;
     }
-    jbuf_release(&opts);
+    strbuf_release(&opts);
     free(mjson);
     atomic_store(&G.active, 1);
     G.initialized = 1;

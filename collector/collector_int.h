@@ -7,6 +7,8 @@
  */
 #ifndef GPUHIER_COLLECTOR_INT_H
 #define GPUHIER_COLLECTOR_INT_H
+#include "schema/strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -377,14 +379,8 @@ uint64_t gh_now_ns(void); /* CUPTI timestamp when available, else CLOCK_REALTIME
 uint32_t gh_tid(void);
 
 /* JSON helpers (json.c): append a JSON string literal for `s` to buf. */
-struct jbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-};
-void jbuf_puts(struct jbuf *b, const char *s);          /* raw text */
-void jbuf_str(struct jbuf *b, const char *s, size_t n); /* "escaped" */
-void jbuf_release(struct jbuf *b);
+/* Append `n` bytes of `s` as a JSON string ("escaped"); raw text goes through strbuf_adds. */
+void jbuf_str(struct strbuf *b, const char *s, size_t n);
 /* JSON array of the NUL-separated strings in data[0..n). New string or NULL. */
 char *json_array_nul(const char *data, size_t n);
 

@@ -11,40 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void
-jbuf_grow(struct jbuf *b, size_t more)
-{
-    if (b->oom || b->len + more + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return;
-    }
-    b->p = p;
-    b->cap = cap;
-}
-
-static void
-jbuf_put(struct jbuf *b, const char *s, size_t n)
-{
-    jbuf_grow(b, n);
-    if (b->oom)
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-void
-jbuf_puts(struct jbuf *b, const char *s)
-{
-    jbuf_put(b, s, strlen(s));
-}
-
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t
 utf8_len(const unsigned char *s, size_t n)
@@ -69,73 +35,64 @@ utf8_len(const unsigned char *s, size_t n)
 }
 
 void
-jbuf_str(struct jbuf *b, const char *s, size_t n)
+jbuf_str(struct strbuf *b, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
-    jbuf_put(b, "\"", 1);
+    strbuf_add(b, "\"", 1);
     for (size_t i = 0; i < n;) {
         unsigned char c = u[i];
         char esc[8];
         if (c == '"' || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;
-            jbuf_put(b, esc, 2);
+            strbuf_add(b, esc, 2);
             i++;
         } else if (c == '\n') {
-            jbuf_put(b, "\\n", 2);
+            strbuf_add(b, "\\n", 2);
             i++;
         } else if (c == '\t') {
-            jbuf_put(b, "\\t", 2);
+            strbuf_add(b, "\\t", 2);
             i++;
         } else if (c == '\r') {
-            jbuf_put(b, "\\r", 2);
+            strbuf_add(b, "\\r", 2);
             i++;
         } else if (c < 0x20 || c == 0x7f) {
             snprintf(esc, sizeof(esc), "\\u%04x", c);
-            jbuf_put(b, esc, 6);
+            strbuf_add(b, esc, 6);
             i++;
         } else {
             size_t l = utf8_len(u + i, n - i);
             if (l == 0) {
                 snprintf(esc, sizeof(esc), "\\u%04x", c);
-                jbuf_put(b, esc, 6);
+                strbuf_add(b, esc, 6);
                 i++;
             } else {
-                jbuf_put(b, s + i, l);
+                strbuf_add(b, s + i, l);
                 i += l;
             }
         }
     }
-    jbuf_put(b, "\"", 1);
-}
-
-void
-jbuf_release(struct jbuf *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-    b->oom = 0;
+    strbuf_add(b, "\"", 1);
 }
 
 char *
 json_array_nul(const char *data, size_t n)
 {
-    struct jbuf b = {0};
-    jbuf_puts(&b, "[");
+    struct strbuf b = {0};
+    strbuf_adds(&b, "[");
     size_t i = 0;
     int first = 1;
     while (i < n) {
         size_t l = strnlen(data + i, n - i);
         if (!first)
-            jbuf_puts(&b, ",");
+            strbuf_adds(&b, ",");
         jbuf_str(&b, data + i, l);
         first = 0;
         i += l + 1;
     }
-    jbuf_puts(&b, "]");
+    strbuf_adds(&b, "]");
     if (b.oom) {
-        jbuf_release(&b);
+        strbuf_release(&b);
         return NULL;
     }
     return b.p;

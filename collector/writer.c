@@ -1227,23 +1227,23 @@ allowed_env(const char *e)
 static char *
 env_json(void)
 {
-    struct jbuf b = {0};
-    jbuf_puts(&b, "{");
+    struct strbuf b = {0};
+    strbuf_adds(&b, "{");
     int first = 1;
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr(*e, '=');
         if (!eq || !allowed_env(*e))
             continue;
         if (!first)
-            jbuf_puts(&b, ",");
+            strbuf_adds(&b, ",");
         jbuf_str(&b, *e, (size_t)(eq - *e));
-        jbuf_puts(&b, ":");
+        strbuf_adds(&b, ":");
         jbuf_str(&b, eq + 1, strlen(eq + 1));
         first = 0;
     }
-    jbuf_puts(&b, "}");
+    strbuf_adds(&b, "}");
     if (b.oom) {
-        jbuf_release(&b);
+        strbuf_release(&b);
         return NULL;
     }
     return b.p;

@@ -5,6 +5,7 @@
  * not abort, when memory runs out.
  */
 #include "schema/outname.h"
+#include "schema/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,47 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-struct buf {
-    char *p;
-    size_t len, cap;
-    int oom;
-};
-
-static void
-buf_add(struct buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void
-buf_adds(struct buf *b, const char *s)
-{
-    buf_add(b, s, strlen(s));
-}
-
 /*
  * Walk the pattern once. With `b` NULL it only validates and reports
  * whether %i occurs; that is how outname_has_index shares the parser.
  * Returns -1 on a bad pattern, else the number of %i seen.
  */
 static int
-walk(const char *pattern, struct buf *b, long pid, const char *host, int index)
+walk(const char *pattern, struct strbuf *b, long pid, const char *host, int index)
 {
     int n_index = 0;
     char num[32];
@@ -62,25 +29,25 @@ walk(const char *pattern, struct buf *b, long pid, const char *host, int index)
     for (const char *s = pattern; *s; s++) {
         if (*s != '%') {
             if (b)
-                buf_add(b, s, 1);
+                strbuf_add(b, s, 1);
             continue;
         }
         switch (*++s) {
         case '%':
             if (b)
-                buf_add(b, "%", 1);
+                strbuf_add(b, "%", 1);
             break;
         case 'p':
             if (b) {
                 snprintf(num, sizeof(num), "%ld", pid);
-                buf_adds(b, num);
+                strbuf_adds(b, num);
             }
             break;
         case 'i':
             n_index++;
             if (b) {
                 snprintf(num, sizeof(num), "%d", index);
-                buf_adds(b, num);
+                strbuf_adds(b, num);
             }
             break;
         case 'h':
@@ -91,7 +58,7 @@ walk(const char *pattern, struct buf *b, long pid, const char *host, int index)
                     h[sizeof(h) - 1] = '\0';
                     host = h;
                 }
-                buf_adds(b, host);
+                strbuf_adds(b, host);
             }
             break;
         case 'q': {
@@ -110,7 +77,7 @@ walk(const char *pattern, struct buf *b, long pid, const char *host, int index)
                 var[n] = '\0';
                 const char *v = getenv(var);
                 if (v)
-                    buf_adds(b, v);
+                    strbuf_adds(b, v);
             }
             s = end;
             break;
@@ -129,8 +96,8 @@ outname_expand(const char *pattern, long pid, const char *host, int index)
         errno = EINVAL;
         return NULL;
     }
-    struct buf b = {0};
-    buf_add(&b, "", 0);
+    struct strbuf b = STRBUF_INIT;
+    strbuf_add(&b, "", 0);
     if (walk(pattern, &b, pid, host, index) < 0) {
         free(b.p);
         errno = EINVAL;
