@@ -33,7 +33,6 @@
 #include "collector/sampling.h"
 #include "schema/outname.h"
 
-#include <demangle.h>
 #include <cupti_profiler_host.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
@@ -140,7 +139,6 @@ static __thread uint32_t tls_prof_corr;
 static __thread uint32_t tls_prof_blocks;
 static __thread struct sampling_launch
     tls_prof_launch; /* the sampled launch, for the extras request */
-static __thread char tls_demangled[1024];
 static __thread int tls_nvtx_depth;
 static __thread uint64_t tls_nvtx_ids[NVTX_STACK];
 static __thread char tls_nvtx_names[NVTX_STACK][NVTX_NAME];
@@ -966,39 +964,6 @@ driver_api_name(CUpti_CallbackId cbid)
     }
 }
 
-struct dm_buf {
-    char *p;
-    size_t len, cap;
-};
-
-static void
-dm_append(const char *s, size_t n, void *opaque)
-{
-    struct dm_buf *b = opaque;
-    if (b->len + n + 1 > b->cap)
-        n = b->cap - b->len - 1;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-/*
- * Demangled name for the kernel-name filter, without malloc (libiberty's
- * callback demangler writes through dm_append into a thread-local
- * buffer; long names are truncated). NULL when not a C++ name.
- */
-static const char *
-demangle_nomalloc(const char *mangled)
-{
-    if (!mangled)
-        return NULL;
-    struct dm_buf b = {tls_demangled, 0, sizeof(tls_demangled)};
-    tls_demangled[0] = 0;
-    if (!cplus_demangle_v3_callback(mangled, DMGL_PARAMS | DMGL_ANSI | DMGL_TYPES, dm_append, &b))
-        return NULL;
-    return tls_demangled;
-}
-
 /* nvtx_path must stay the last field (only tail padding after it). */
 _Static_assert(offsetof(struct rec_launch, nvtx_path) + REC_NVTX_PATH_MAX +
                        _Alignof(struct rec_launch) >
@@ -1032,7 +997,6 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         } else if (G.sampling_ok) {
             struct sampling_launch sl = {
                 .mangled = cb->symbolName,
-                .demangled = G.sampling.has_kernel_re ? demangle_nomalloc(cb->symbolName) : NULL,
                 .grid = {a.grid[0], a.grid[1], a.grid[2]},
                 .block = {a.block[0], a.block[1], a.block[2]},
                 .dynamic_smem_bytes = a.smem,
