@@ -69,6 +69,24 @@ check_run(const struct check_test *t, size_t n, int argc, char **argv)
     return failed;
 }
 
+/*
+ * Run the tests with a fresh temporary directory made from `dir` (a
+ * mkdtemp template the tests read, e.g. "/tmp/gh_x_XXXXXX"), removed
+ * afterwards; a failure to remove it fails the run.
+ */
+static inline int
+check_run_in_tmpdir(char *dir, const struct check_test *t, size_t n, int argc, char **argv)
+{
+    if (!mkdtemp(dir))
+        return 1;
+    int rc = check_run(t, n, argc, argv);
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        rc = 1;
+    return rc;
+}
+
 #define CHECK_MAIN(tests)                                                                          \
     int main(int argc, char **argv)                                                                \
     {                                                                                              \

@@ -138,12 +138,5 @@ static const struct check_test tests[] = {
 int
 main(int argc, char **argv)
 {
-    if (!mkdtemp(dir))
-        return 1;
-    int rc = check_run(tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        rc = 1;
-    return rc;
+    return check_run_in_tmpdir(dir, tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }
