@@ -50,6 +50,13 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "gpuhier: warning: <msg>" to stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Check that `re` compiles as a POSIX extended regular expression. If not,
+ * print "<what>: bad regular expression '<re>': <why>" and return -1.
+ * `what` names the option, e.g. "--kernel" or "run: --kernel".
+ */
+int cli_check_regex(const char *what, const char *re);
+
 /* Map the last store_open() failure to an exit code (GH_EXIT_NO_REPORT / _NEWER_REPORT). */
 int cli_store_exit_code(void);
 

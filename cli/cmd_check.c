@@ -10,7 +10,6 @@
 #include "export/export.h"
 #include "schema/store.h"
 
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,14 +81,8 @@ cmd_check(int argc, const char **argv)
         error("unknown severity '%s' (note, warning, error)", o.fail_on);
         return GH_EXIT_USAGE;
     }
-    if (o.kernel_regex) {
-        regex_t re;
-        if (regcomp(&re, o.kernel_regex, REG_EXTENDED | REG_NOSUB)) {
-            error("bad --kernel regex '%s'", o.kernel_regex);
-            return GH_EXIT_USAGE;
-        }
-        regfree(&re);
-    }
+    if (o.kernel_regex && cli_check_regex("--kernel", o.kernel_regex))
+        return GH_EXIT_USAGE;
     sqlite3 *db = NULL, *base = NULL;
     int rc = cli_open_analyzed(path, raw, rules_dir, &db);
     if (rc)

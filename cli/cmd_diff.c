@@ -9,7 +9,6 @@
 #include "export/export.h"
 #include "schema/store.h"
 
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,14 +95,8 @@ cmd_diff(int argc, const char **argv)
         error("unknown format '%s' (text, json, md)", o.format);
         goto out;
     }
-    if (o.kernel_regex) {
-        regex_t re;
-        if (regcomp(&re, o.kernel_regex, REG_EXTENDED | REG_NOSUB)) {
-            error("bad --kernel regex '%s'", o.kernel_regex);
-            goto out;
-        }
-        regfree(&re);
-    }
+    if (o.kernel_regex && cli_check_regex("--kernel", o.kernel_regex))
+        goto out;
     o.map = map;
     o.n_map = n_map;
     o.before_name = base_name(paths[0]);

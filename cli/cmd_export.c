@@ -18,7 +18,6 @@
 #include "schema/store.h"
 
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,17 +255,8 @@ cmd_export(int argc, const char **argv)
         error("unknown severity '%s' (note, warning, error)", o.min_severity);
         return GH_EXIT_USAGE;
     }
-    if (o.kernel_regex) {
-        regex_t re;
-        int rc = regcomp(&re, o.kernel_regex, REG_EXTENDED | REG_NOSUB);
-        if (rc) {
-            char msg[256];
-            regerror(rc, &re, msg, sizeof(msg));
-            error("bad --kernel regex '%s': %s", o.kernel_regex, msg);
-            return GH_EXIT_USAGE;
-        }
-        regfree(&re);
-    }
+    if (o.kernel_regex && cli_check_regex("--kernel", o.kernel_regex))
+        return GH_EXIT_USAGE;
     int is_md = !strcmp(o.format, "md") || !strcmp(o.format, "markdown");
     struct stat sb;
     int to_dir = outp && is_md && !o.one &&

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,20 +120,6 @@ parse_count(const char *name, const char *v, long *out)
     return 0;
 }
 
-static int
-check_regex(const char *name, const char *re)
-{
-    regex_t r;
-    int rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[256];
-        regerror(rc, &r, why, sizeof(why));
-        return error("run: --%s: bad regular expression '%s': %s", name, re, why);
-    }
-    regfree(&r);
-    return 0;
-}
-
 /* config | all | first:N | every:N with N >= 1: what collector/sampling.c accepts. */
 static int
 check_sample(const char *v)
@@ -232,10 +217,10 @@ set_value(struct run_opts *o, const struct opt *op, const char *v)
         return check_sample(v);
     case OPT_KERNEL:
         o->kernel = v;
-        return check_regex("kernel", v);
+        return cli_check_regex("run: --kernel", v);
     case OPT_NVTX_INCLUDE:
         o->nvtx_include = v;
-        return check_regex("nvtx-include", v);
+        return cli_check_regex("run: --nvtx-include", v);
     case OPT_LAUNCH_SKIP:
         return parse_count("launch-skip", v, &o->launch_skip);
     case OPT_LAUNCH_COUNT:

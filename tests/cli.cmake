@@ -6,7 +6,7 @@ gh_add_test(NAME unit.outname COMMAND test_outname LABELS unit cli)
 # run's parsing, program lookup and session file, linked without the rest of the CLI.
 add_executable(test_cli_run ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_run.c
   ${PROJECT_SOURCE_DIR}/cli/run_opts.c ${PROJECT_SOURCE_DIR}/cli/run_child.c
-  ${PROJECT_SOURCE_DIR}/cli/run_session.c)
+  ${PROJECT_SOURCE_DIR}/cli/run_session.c ${PROJECT_SOURCE_DIR}/cli/cli_regex.c)
 target_link_libraries(test_cli_run PRIVATE gh_store)
 gh_add_test(NAME unit.cli_run COMMAND test_cli_run LABELS unit cli)
 
