@@ -539,14 +539,21 @@ calibration_path(const char *device, char *buf, size_t n)
     return len > 0 && (size_t)len < n ? 0 : -1;
 }
 
+/* Calibration is per device model: act on the first device of each name only. */
+static int
+first_of_model(const struct doctor *d, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (!strcmp(d->dev[j].name, d->dev[i].name))
+            return 0;
+    return 1;
+}
+
 static void
 show_calibration(const struct doctor *d)
 {
     for (int i = 0; i < d->n_dev; i++) {
-        int is_first = 1;
-        for (int j = 0; j < i; j++)
-            is_first &= strcmp(d->dev[j].name, d->dev[i].name) != 0;
-        if (!is_first)
+        if (!first_of_model(d, i))
             continue;
         char path[PATH_MAX];
         if (calibration_path(d->dev[i].name, path, sizeof(path)))
@@ -675,10 +682,7 @@ calibrate(struct doctor *d)
 {
     int ret = 0;
     for (int i = 0; i < d->n_dev; i++) {
-        int is_first = 1;
-        for (int j = 0; j < i; j++)
-            is_first &= strcmp(d->dev[j].name, d->dev[i].name) != 0;
-        if (!is_first)
+        if (!first_of_model(d, i))
             continue;
         double bw = measure_copy(d, &d->dev[i]);
         char path[PATH_MAX], tmp[PATH_MAX + 16];
