@@ -22,9 +22,11 @@ import io
 import json
 import os
 import re
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import proc  # noqa: E402
 
 # ncu rule -> gpuhier rules that judge the same thing
 PAIRS = [
@@ -39,17 +41,7 @@ WANTED_SECTIONS = ["LaunchStats", "Occupancy", "SpeedOfLight", "MemoryWorkloadAn
 
 
 def run(cmd, timeout, log, env=None):
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=env)
-        out, rc = p.stdout.decode(errors="replace"), p.returncode
-    except subprocess.TimeoutExpired as e:
-        out, rc = (e.stdout or b"").decode(errors="replace") + "\n[timed out]", 124
-    except OSError as e:
-        out, rc = str(e), 127
-    with open(log, "a") as f:
-        f.write("$ %s\n%s\n[rc %d, %.1f s]\n\n" % (" ".join(cmd), out[-20000:], rc, time.time() - t0))
-    return rc, out, time.time() - t0
+    return proc.run(cmd, timeout, log, env, keep=20000)
 
 
 def ncu_rules(text):

@@ -17,23 +17,15 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import proc  # noqa: E402
+
 
 def sh(cmd, timeout, env=None, log=None):
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=env)
-        out, rc = p.stdout.decode(errors="replace"), p.returncode
-    except subprocess.TimeoutExpired as e:
-        out, rc = (e.stdout or b"").decode(errors="replace") + "\n[timed out]", 124
-    except OSError as e:
-        out, rc = str(e), 127
-    if log:
-        with open(log, "a") as f:
-            f.write("$ %s\n%s\n[rc %d, %.1f s]\n" % (" ".join(cmd), out, rc, time.time() - t0))
+    rc, out, _ = proc.run(cmd, timeout, log, env)
     return rc, out
 
 
