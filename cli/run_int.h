@@ -25,6 +25,7 @@ struct run_opts {
     int is_help;              /* -h/--help was given (nothing else is checked) */
     const char *mode;         /* "trace" or "profile"; NULL: collector default (profile) */
     const char *metrics;      /* comma-separated metric names to add, or NULL */
+    const char *metric_set;   /* "default" or "none" (only --metrics), or NULL: default */
     const char *sample;       /* config|all|first:N|every:N, or NULL */
     const char *kernel;       /* POSIX extended regex, or NULL */
     const char *nvtx_include; /* POSIX extended regex, or NULL */

@@ -25,6 +25,7 @@ enum opt_id {
     OPT_QUIET,
     OPT_MODE,
     OPT_METRICS,
+    OPT_METRIC_SET,
     OPT_SAMPLE,
     OPT_KERNEL,
     OPT_LAUNCH_SKIP,
@@ -54,7 +55,9 @@ static const struct opt opts[] = {
     {OPT_MODE, 0, "mode", 1, "trace|profile",
      "trace: no hardware counters; profile (default): counters on sampled launches"},
     {OPT_METRICS, 0, "metrics", 1, "LIST",
-     "comma-separated metric names to collect besides the default set"},
+     "comma-separated metric names to collect besides the metric set"},
+    {OPT_METRIC_SET, 0, "metric-set", 1, "default|none",
+     "default: the core set on every sampled launch; none: only --metrics (one-pass lists)"},
     {OPT_SAMPLE, 0, "sample", 1, "SPEC",
      "which launches get counters: config (default), all, first:N, every:N"},
     {OPT_KERNEL, 'k', "kernel", 1, "REGEX",
@@ -212,6 +215,11 @@ set_value(struct run_opts *o, const struct opt *op, const char *v)
     case OPT_METRICS:
         o->metrics = v;
         return check_metrics(v);
+    case OPT_METRIC_SET:
+        if (strcmp(v, "default") && strcmp(v, "none"))
+            return usage_error("--metric-set: '%s' is not default or none", v);
+        o->metric_set = v;
+        return 0;
     case OPT_SAMPLE:
         o->sample = v;
         return check_sample(v);
@@ -336,6 +344,8 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
         return 0;
     if (i >= argc)
         return usage_error("no program given");
+    if (o->metric_set && !strcmp(o->metric_set, "none") && !o->metrics)
+        return usage_error("--metric-set none collects only --metrics, and none were given");
     o->argv = argv + i;
     return 0;
 }

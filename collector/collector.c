@@ -70,6 +70,7 @@ static struct {
     pid_t pid;
     int quiet;
     int trace_only;
+    int no_core; /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
     char path[4096];
     char session_file[4096];
@@ -319,7 +320,7 @@ prof_host(unsigned groups)
     ph->groups = groups;
     ph->h = h;
     ph->passes = metrics_host_passes(h);
-    size_t len = (size_t)snprintf(ph->set, sizeof(ph->set), "core");
+    size_t len = (size_t)snprintf(ph->set, sizeof(ph->set), G.no_core ? "metrics" : "core");
     for (unsigned g = 1; g <= METRICS_GROUP_ALL && len < sizeof(ph->set); g <<= 1)
         if ((groups & g) && metrics_group_name((enum metrics_group)g))
             len += (size_t)snprintf(ph->set + len, sizeof(ph->set) - len, "+%s",
@@ -612,7 +613,7 @@ prof_finish(int launch_ok)
     if (G.cur->passes > G.max_passes)
         G.max_passes = G.cur->passes;
     /* A core profile may ask for the extra groups on the configuration's next launch. */
-    if (!why && !G.cur->groups && G.sampling_ok) {
+    if (!why && !G.cur->groups && G.sampling_ok && !G.no_core) {
         unsigned want = metrics_extras_wanted(names, r.u.profile.values, (size_t)r.u.profile.n);
         if (want)
             sampling_request_extras(&G.sampling, &tls_prof_launch, want);
@@ -1584,7 +1585,21 @@ init_profiling(void)
         return;
     }
     G.sampling_ok = 1;
-    G.metrics = metrics_list_build(0, env("GPUHIER_METRICS"), &G.nmetrics, err, sizeof(err));
+    const char *set = env("GPUHIER_METRIC_SET");
+    if (set && strcmp(set, "default") && strcmp(set, "none")) {
+        limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET='%s' is not default or none",
+              set);
+        G.sampling_ok = 0;
+        return;
+    }
+    G.no_core = set && !strcmp(set, "none");
+    if (G.no_core && !env("GPUHIER_METRICS")) {
+        limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET=none and no GPUHIER_METRICS");
+        G.sampling_ok = 0;
+        return;
+    }
+    G.metrics = metrics_list_build(G.no_core ? METRICS_NO_CORE : 0, env("GPUHIER_METRICS"),
+                                   &G.nmetrics, err, sizeof(err));
     if (!G.metrics) {
         limit("bad_metric", "profiling disabled: %s", err);
         G.sampling_ok = 0;
@@ -1649,6 +1664,7 @@ initialize(void)
     json_kv(&opts, "launch_count", env("GPUHIER_LAUNCH_COUNT"), &first);
     json_kv(&opts, "nvtx_include", env("GPUHIER_NVTX_INCLUDE"), &first);
     json_kv(&opts, "metrics", env("GPUHIER_METRICS"), &first);
+    json_kv(&opts, "metric_set", env("GPUHIER_METRIC_SET"), &first);
     json_kv(&opts, "fault", env("GPUHIER_FAULT"), &first);
     strbuf_adds(&opts, "}");
     char *mjson = metric_set_json();

@@ -275,7 +275,7 @@ metrics_list_build(unsigned mask, const char *added, size_t *n, char *err, size_
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    for (size_t i = 0; i < N(core_set); i++)
+    for (size_t i = 0; !(mask & METRICS_NO_CORE) && i < N(core_set); i++)
         if (list_add(list, n, core_set[i]) != 0)
             goto oom;
     for (size_t g = 0; g < N(groups); g++)

@@ -32,6 +32,8 @@ enum metrics_group {
         1 << 5, /* requested bytes and instructions by width (SASS-instrumented) */
 };
 #define METRICS_GROUP_ALL 0x3f
+/* For metrics_list_build(): leave the core set out (GPUHIER_METRIC_SET=none). */
+#define METRICS_NO_CORE (1u << 30)
 
 /*
  * The core set every sampled launch pays. Returns a static array of
@@ -62,7 +64,8 @@ enum metrics_group metrics_group_from_name(const char *name);
 unsigned metrics_extras_wanted(const char *const *names, const double *values, size_t n);
 
 /*
- * Builds the list to configure: the core set, then each group in `groups`,
+ * Builds the list to configure: the core set (unless `groups` has
+ * METRICS_NO_CORE), then each group in `groups`,
  * then the comma-separated `added` (GPUHIER_METRICS, may be NULL), without
  * duplicates. Returns a malloc'd array of `*n` borrowed static/heap names;
  * free with metrics_list_free(). NULL on allocation failure or an empty

@@ -25,6 +25,11 @@ contains err.txt "bad regular expression '('"
 expect_rc 2 "$G" run --mode turbo true 2> err.txt
 expect_rc 2 "$G" run --sample every:0 true 2> err.txt
 expect_rc 2 "$G" run --launch-count -3 true 2> err.txt
+expect_rc 2 "$G" run --metric-set tiny --metrics a.sum true 2> err.txt
+contains err.txt "--metric-set: 'tiny' is not default or none"
+expect_rc 2 "$G" run --metric-set none true 2> err.txt
+contains err.txt "collects only --metrics, and none were given"
+expect_rc 0 "$G" run -q --metric-set none --metrics dram__bytes_read.sum true
 expect_rc 2 "$G" run --bogus true 2> err.txt
 contains err.txt "unknown option '--bogus'"
 expect_rc 2 "$G" run 2> err.txt

@@ -138,6 +138,13 @@ test_metrics_list_build(void)
     CHECK_EQ_INT(n, cn + 1); /* duplicates dropped, spaces trimmed */
     CHECK_STR(l[n - 1], "foo__bar.sum");
     metrics_list_free(l, n);
+    /* --metric-set none: only the names given, in their order */
+    l = metrics_list_build(METRICS_NO_CORE, "dram__bytes_read.sum,lts__t_sectors_lookup_hit.sum", &n,
+                           err, sizeof err);
+    CHECK(l != NULL);
+    CHECK_EQ_INT(n, 2);
+    CHECK_STR(l[0], "dram__bytes_read.sum");
+    metrics_list_free(l, n);
     CHECK(metrics_list_build(0, "a.sum,,b.sum", &n, err, sizeof err) == NULL);
     CHECK(strstr(err, "empty") != NULL);
     CHECK_EQ_INT(metrics_group_from_name("tma"), METRICS_GROUP_TMA);
