@@ -139,8 +139,8 @@ test_metrics_list_build(void)
     CHECK_STR(l[n - 1], "foo__bar.sum");
     metrics_list_free(l, n);
     /* --metric-set none: only the names given, in their order */
-    l = metrics_list_build(METRICS_NO_CORE, "dram__bytes_read.sum,lts__t_sectors_lookup_hit.sum", &n,
-                           err, sizeof err);
+    l = metrics_list_build(METRICS_NO_CORE, "dram__bytes_read.sum,lts__t_sectors_lookup_hit.sum",
+                           &n, err, sizeof err);
     CHECK(l != NULL);
     CHECK_EQ_INT(n, 2);
     CHECK_STR(l[0], "dram__bytes_read.sum");
