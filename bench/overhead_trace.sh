@@ -11,7 +11,8 @@
 # STEPS (training steps per run, default 300), LIMIT_S (stop starting new
 # runs after this many seconds, default 420), OUT (results directory;
 # default ./overhead-out), PROFILE=1 to also time the default profile mode
-# (sampled counters) with the same runs.
+# (sampled counters) with the same runs, DIAG=1 to split the tracing cost
+# (variants trace-nocb, trace-noact and kineto, below).
 #
 # One untimed native run first (imports, cuDNN and the page cache warm up),
 # then RUNS rounds of native and traced runs, interleaved so a drift of the
@@ -59,6 +60,9 @@ run_one() {
     native) set -- "$PY" "$SCRIPT" --steps "$STEPS" ;;
     trace) set -- "$G" run --mode trace --no-analyze -f -o "$rep" "$PY" "$SCRIPT" --steps "$STEPS" ;;
     profile) set -- "$G" run --no-analyze -f -o "$rep" "$PY" "$SCRIPT" --steps "$STEPS" ;;
+    trace-nocb) set -- env GPUHIER_DIAG_NO_LAUNCH_CALLBACKS=1 "$G" run --mode trace --no-analyze -f -o "$rep" "$PY" "$SCRIPT" --steps "$STEPS" ;;
+    trace-noact) set -- env GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 "$G" run --mode trace --no-analyze -f -o "$rep" "$PY" "$SCRIPT" --steps "$STEPS" ;;
+    kineto) set -- "$PY" "$SCRIPT" --steps "$STEPS" --torch-profiler ;;
   esac
   echo "$*" > "$WORK/cmd-$v"
   t0=$(now)
@@ -67,7 +71,7 @@ run_one() {
   wall=$(echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }')
   train=$(sed -n 's/.*train_s=\([0-9.]*\).*/\1/p' "$out")
   launches=""; bytes=""; dropped=""
-  if [ "$v" != native ]; then
+  if [ "$v" != native ] && [ "$v" != kineto ]; then
     [ -s "$rep" ] || { log "$v run $i wrote no report"; return 1; }
     bytes=$(wc -c < "$rep" | tr -d ' ')
     launches=$("$PY" -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM launch").fetchone()[0])' "$rep")
@@ -83,7 +87,11 @@ log "GPU: $gpu; torch $torchv; $RUNS runs of $STEPS steps each"
 run_one native 0 || { log "the native warm-up run failed"; exit 1; }   # not counted
 sed -i '/^native,0,/d' "$OUT/overhead_trace.csv"
 variants="native trace"
-[ "${PROFILE:-0}" = 1 ] && variants="native trace profile"
+[ "${PROFILE:-0}" = 1 ] && variants="$variants profile"
+# DIAG=1: where tracing's cost goes. trace-nocb: no launch callbacks (CUPTI's kernel
+# tracing alone); trace-noact: no kernel activity (the callbacks alone); kineto: the same
+# script under torch.profiler with CUDA activities only, PyTorch's own CUPTI tracer.
+[ "${DIAG:-0}" = 1 ] && variants="$variants trace-nocb trace-noact kineto"
 done_runs=0
 i=1
 while [ $i -le "$RUNS" ]; do
@@ -108,6 +116,9 @@ md=$OUT/overhead_trace.md
   echo "Workload: \`bench/pytorch_train.py --steps $STEPS\` (conv stem + 2 transformer blocks, AdamW, bf16 autocast, NVTX ranges)."
   echo "Native: \`$(cat "$WORK/cmd-native" | sed "s|$ROOT/||g")\`."
   echo "Traced: \`$(cat "$WORK/cmd-trace" | sed "s|$ROOT/||g; s|$WORK/||g")\`."
+  for v in $variants; do
+    case $v in native|trace) ;; *) echo "Variant $v: \`$(sed "s|$ROOT/||g; s|$WORK/||g" "$WORK/cmd-$v")\`." ;; esac
+  done
   echo "$done_runs timed runs per variant after one untimed native warm-up run, interleaved; medians; overhead = median(variant) / median(native) - 1."
   echo "*wall* is the whole process as the user waits for it (Python start, CUDA init, collector start, final flush and report close); *train* is the script's own synchronized time of the timed steps."
   echo

@@ -88,6 +88,9 @@ def main():
     ap.add_argument("--amp", dest="amp", action="store_true", default=True,
                     help="bfloat16 autocast (default)")
     ap.add_argument("--no-amp", dest="amp", action="store_false", help="float32 throughout")
+    ap.add_argument("--torch-profiler", action="store_true",
+                    help="run the whole script under torch.profiler with CUDA activities only "
+                         "(PyTorch's own CUPTI tracer, Kineto): the reference for tracing overhead")
     args = ap.parse_args()
 
     if not torch.cuda.is_available():
@@ -125,6 +128,10 @@ def main():
         torch.cuda.nvtx.range_pop()
         return loss
 
+    prof = None
+    if args.torch_profiler:
+        prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA])
+        prof.__enter__()
     for i in range(args.warmup):
         step(i)
     torch.cuda.synchronize()
@@ -134,6 +141,10 @@ def main():
         loss = step(args.warmup + i)
     torch.cuda.synchronize()
     train_s = time.perf_counter() - t
+    if prof is not None:
+        prof.__exit__(None, None, None)
+        n = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+        print(f"torch.profiler: {n} CUDA events", file=sys.stderr, flush=True)
     print(f"steps={args.steps} warmup={args.warmup} batch={args.batch} loss={loss.item():.6f} "
           f"train_s={train_s:.4f} step_ms={1e3 * train_s / max(args.steps, 1):.3f} "
           f"total_s={time.perf_counter() - T0:.4f}", flush=True)

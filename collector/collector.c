@@ -1551,6 +1551,13 @@ init_activity(void)
                                                CUPTI_ACTIVITY_KIND_MEMCPY,
                                                CUPTI_ACTIVITY_KIND_MEMSET};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        /* Diagnosis only (bench/overhead_trace.sh): what kernel tracing itself costs. */
+        if (kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+            env("GPUHIER_DIAG_NO_KERNEL_ACTIVITY")) {
+            gh_say("GPUHIER_DIAG_NO_KERNEL_ACTIVITY: kernel activity off (diagnosis: no kernel "
+                   "records in this report)");
+            continue;
+        }
         CUptiResult rc = gh.cuptiActivityEnable(kinds[i]);
         if (rc != CUPTI_SUCCESS)
             push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",

@@ -18,6 +18,13 @@
 #          last: the few minutes left after that: t471 again, doctor
 #             --calibrate (t441), the testkernels end-to-end run, and trace
 #             overhead when OVERHEAD=1
+#          gpu: the GPU tests ctest runs with -L gpu (t150, t151, t440, t441,
+#             t471, testkernels.cases) on a stage made by scripts/stage.sh,
+#             then what one profiled launch costs with the core set against
+#             a one-pass list (GPUHIER_DEBUG phase times, multistream and
+#             PyTorch)
+#          overhead: trace overhead on the PyTorch benchmark with its cost
+#             split (bench/overhead_trace.sh with DIAG=1)
 #
 # Every step has its own time limit so the call ends inside the device's
 # 10-minute limit; a step that runs out says so in its log. Everything the
@@ -76,6 +83,30 @@ last)
   step e2e 100 env OUT="$res/e2e" E2E_BUDGET_S=85 sh bench/e2e_testkernels.sh "$stage"
   [ "${OVERHEAD:-0}" = 1 ] && step overhead 100 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=85 \
     sh bench/overhead_trace.sh "$stage"
+  ;;
+gpu)
+  gt() { # gt NAME LIMIT SCRIPT: one GPU test with the environment ctest gives it
+    step "$1" "$2" env GPUHIER_BINARY_DIR="$stage" GPUHIER_SOURCE_DIR="$root" GPUHIER="$stage/gpuhier" \
+      GPUHIER_COLLECTOR="$stage/libgpuhier-collector.so" GH_CLI_CHILD="$stage/tests/gh_cli_child" \
+      GH_TEST_EXPORT=true OUT="$res/$1" sh -c 'mkdir -p "$OUT"; exec sh "$0"' "$3"
+  }
+  gt t150 90 tests/gpu/t150-collector.sh
+  gt t151 40 tests/gpu/t151-collector-quick.sh
+  gt t440 60 tests/e2e/t440-run-gpu.sh
+  gt t441 40 tests/e2e/t441-doctor-gpu.sh
+  gt t471 60 tests/e2e/t471-diff-twins-gpu.sh
+  step testkernels_cases 120 sh testkernels/run_cases.sh "$stage"
+  one="dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum"
+  for set in core onepass; do
+    case $set in core) m="";; onepass) m="--metric-set none --metrics $one";; esac
+    step "cost-ms-$set" 30 env GPUHIER_DEBUG=1 GPUHIER_DATA_DIR="$root" "$stage/gpuhier" run --no-analyze -f \
+      -o "$res/cost-ms-$set.db" --sample all $m "$stage/gpu/multistream" 20
+    step "cost-pt-$set" 100 "$stage/gpuhier" run --no-analyze -f -o "$res/cost-pt-$set.db" $m \
+      python3 bench/pytorch_train.py --steps 2 --warmup 1
+  done
+  ;;
+overhead)
+  step overhead 400 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=300 DIAG=1 sh bench/overhead_trace.sh "$stage"
   ;;
 esac
 find "$res" -name '*.md' -maxdepth 3 -exec cp {} "$OUT/" \; 2>/dev/null
