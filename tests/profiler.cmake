@@ -24,6 +24,15 @@ target_compile_options(test_metrics PRIVATE -idirafter ${GH_PROF_SRC}/shim)
 target_link_libraries(test_metrics PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 gh_add_test(NAME unit.metrics COMMAND test_metrics LABELS unit profiler)
 
+# Every like-for-like group of the agreement script is one pass on GH100 (offline).
+add_executable(test_agreement_groups ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_agreement_groups.c
+               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c)
+target_include_directories(test_agreement_groups PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
+target_compile_options(test_agreement_groups PRIVATE -idirafter ${GH_PROF_SRC}/shim)
+target_compile_definitions(test_agreement_groups PRIVATE GPUHIER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+target_link_libraries(test_agreement_groups PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+gh_add_test(NAME unit.agreement_groups COMMAND test_agreement_groups LABELS unit profiler)
+
 # The agreement script's parsers (bench/agreement/), on recorded ncu output.
 gh_add_test(NAME unit.agreement_parse
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_parse.py
