@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# bench/agreement.sh [BUILD_DIR]: issue 3 points 6 and 7 in one device call.
+# bench/agreement.sh [BUILD_DIR]: issue 3 points 6 and 7 (AGREE_PARTS splits the work over device calls).
 #
 # 1. Agreement: every testkernel (testkernels/manifest.json, or every
 #    binary of BUILD_DIR/testkernels/binaries.txt) and the PyTorch benchmark
@@ -9,7 +9,16 @@
 #    --clock-control none --replay-mode kernel`, both on the same launch
 #    window; per kernel and metric both values and their difference against
 #    tolerances fixed here (counters +-1 %, rates +-2 points).
-# 2. Cost: native, gpuhier trace, gpuhier default sampling, gpuhier every
+# 2. Like for like (AGREE_PARTS "single"): each group of
+#    bench/agreement/groups.txt, which fits in ONE pass on GH100 (checked
+#    offline by ctest unit.agreement_groups), under `gpuhier run --sample
+#    all --metric-set none --metrics G` and `ncu --metrics G` with the same
+#    options: neither tool replays, so the cache- and timing-sensitive
+#    counters see the launch as the program ran it. Same pairing, same
+#    same-launch check, same tolerances; both tools' pass counts per launch
+#    are in the table (gpuhier: profile.passes; ncu:
+#    profiler__replayer_passes) and a pair that is not 1 and 1 fails the run.
+# 3. Cost: native, gpuhier trace, gpuhier default sampling, gpuhier every
 #    launch (--launch-count W), ncu same metrics every launch
 #    (--launch-count W) and ncu --filter-mode per-launch-config -c 1, on the
 #    PyTorch benchmark, median of R runs, ratios, report bytes per profiled
@@ -23,14 +32,21 @@
 # (default 3), AGREE_TK_LAUNCHES (launches per testkernel, default 10),
 # BENCH_ARGS (arguments for bench/pytorch_train.py, default "--steps 20
 # --warmup 3"), TK_REPS (testkernel repetitions, default 2), AGREE_PARTS
-# ("agree,cost" by default; "agree" or "cost" to split the work over two
-# device calls), AGREE_CASES ("binary": the first manifest case of each
-# testkernel binary, default; "all": every case), NCU (default ncu),
-# AGREE_REUSE (a previous run's tk/ folder: nothing is run, its reports and
-# ncu CSVs are compared again, e.g. after a pairing fix; no GPU needed).
-# Timing guide: ~26 binaries x ~8 s + PyTorch ~40 s for "agree"; the cost
-# part is dominated by the ncu runs (3 x 2 runs): split the two parts over
-# two calls unless the benchmark is short.
+# (comma list, default "agree,cost": "agree" = agree-tk,agree-pt, the
+# multi-pass comparison on the testkernels and the PyTorch benchmark;
+# "single" = single-tk,single-pt, the like-for-like one; "cost"),
+# AGREE_CASES ("binary": the first manifest case of each testkernel binary,
+# default; "all": every case), NCU (default ncu), AGREE_REUSE (a previous
+# run's tk/ folder: nothing is run, its reports and ncu CSVs, and those of
+# the pt/ folder beside it, are compared again for the parts asked for;
+# no GPU needed).
+# Timing guide (H200, 2026-11-29 18:48 run: 26 binaries took 104 s for
+# agree-tk, ~1.2 s gpuhier + ~2.7 s ncu each): agree-tk ~105 s, agree-pt
+# ~45 s (estimate), single-tk ~26 x 3 groups x ~3.5 s = ~270 s (estimate),
+# single-pt ~3 x 30 s (estimate). "agree,single" does not fit one 9-minute
+# device call with its ~90 s start: run "agree" (~150 s) and "single"
+# (~360 s) as two calls, or "single,agree-pt" (~400 s) alone. The cost part
+# is dominated by the ncu runs (3 x 2 runs): give it its own call.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")

@@ -9,6 +9,18 @@ API order, counted over all kernels). Launches are paired by (kernel
 name, grid, block) and their occurrence number within that key, so a
 launch one tool leaves out (a graph kernel node, for example) shifts
 nothing else. A pair whose key differs is never compared.
+
+Two comparisons (AGREE_PARTS):
+- "agree" (multi-pass): gpuhier's default set (core, 3 passes on GH100)
+  against ncu with the same names (ncu groups them into its own passes).
+  Counts that do not depend on cache state or timing must agree here.
+- "single" (like for like): each group of groups.txt, which fits in ONE
+  pass on GH100 (tests/unit/test_agreement_groups.c), collected alone by
+  both tools (`gpuhier run --metric-set none --metrics G`, `ncu --metrics
+  G`): no replay in either tool, so L2/DRAM counters and timing see the
+  launch as the program ran it instead of whatever the previous pass of
+  each tool's own grouping left in the L2 (docs/agreement.md, class A).
+  Both tools' pass counts are recorded per launch and checked to be 1.
 """
 import argparse
 import glob
@@ -45,6 +57,16 @@ CASES = os.environ.get("AGREE_CASES", "binary")
 # again (after a fix to the pairing or parsing, without a GPU)
 REUSE = os.environ.get("AGREE_REUSE", "")
 PARTS = os.environ.get("AGREE_PARTS", "agree,cost").split(",")
+# "agree" = "agree-tk,agree-pt" (multi-pass); "single" = "single-tk,single-pt"
+# (one pass per group, like for like); "cost". The sub-parts let one device
+# call take, e.g., the like-for-like part and only the PyTorch multi-pass one.
+for _p, _sub in (("agree", ("agree-tk", "agree-pt")), ("single", ("single-tk", "single-pt"))):
+    if _p in PARTS:
+        PARTS += [x for x in _sub if x not in PARTS]
+GROUPS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "groups.txt")
+# rough seconds a PyTorch part takes (both tools), kept free while testkernels run
+PT_EST_MULTI_S = 45
+PT_EST_SINGLE_S = 30  # per group
 BENCH_ARGS = os.environ.get("BENCH_ARGS", "--steps 20 --warmup 3").split()
 # fewer timed repetitions inside each testkernel: both tools see the same launches either way
 os.environ.setdefault("TK_REPS", "2")
@@ -151,9 +173,10 @@ def read_reports(paths):
             rows = db.execute(
                 "SELECT l.id, COALESCE(k.demangled_name, k.mangled_name), k.mangled_name,"
                 " c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,"
-                " l.config_launch_index, l.profile_reason"
+                " l.config_launch_index, l.profile_reason, p.passes"
                 " FROM launch l JOIN kernel k ON k.id = l.kernel_id"
                 " LEFT JOIN config c ON c.id = l.config_id"
+                " LEFT JOIN profile p ON p.launch_id = l.id"
                 " WHERE l.profiled = 1 ORDER BY l.correlation_id, l.start_ns, l.id").fetchall()
             for r in rows:
                 m = dict(db.execute(
@@ -161,7 +184,7 @@ def read_reports(paths):
                     " WHERE m.launch_id = ?", (r[0],)).fetchall())
                 launches.append({"launch_id": r[0], "name": r[1], "mangled": r[2],
                                  "key": (norm_name(r[1]), tuple(r[3:6]), tuple(r[6:9])),
-                                 "index": r[9], "reason": r[10], "metrics": m})
+                                 "index": r[9], "reason": r[10], "passes": r[11], "metrics": m})
             names += [n for (n,) in db.execute("SELECT name FROM metric_name ORDER BY id")]
             for (pp,) in db.execute("SELECT MAX(passes) FROM profile"):
                 if pp is not None:
@@ -240,6 +263,36 @@ def core_names_from_source(root):
     return re.findall(r'"([^"]+)"', m.group(1)) if m else []
 
 
+def read_groups(path=GROUPS_FILE):
+    """[(name, [metric, ...])] from groups.txt: 'NAME LIST' per line, '#' comments."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, _, rest = line.partition(" ")
+            out.append((name, [m.strip() for m in rest.split(",") if m.strip()]))
+    return out
+
+
+def passes_text(values):
+    """Distinct pass counts, '1' or '1, 2'; '' when none were recorded."""
+    v = sorted({int(x) for x in values if x is not None and x != ""})
+    return ", ".join(str(x) for x in v)
+
+
+def replayed(pairs):
+    """Pairs where either tool needed more than one pass (or said nothing):
+    those were replayed, so they are not the like-for-like comparison."""
+    n = 0
+    for o, t in pairs:
+        theirs = t["metrics"].get("profiler__replayer_passes")
+        if o.get("passes") != 1 or theirs != 1.0:
+            n += 1
+    return n
+
+
 # ----------------------------------------------------------- agreement
 
 def reports_of(d, safe):
@@ -250,28 +303,42 @@ def reports_of(d, safe):
                   if pat.match(os.path.basename(p)))
 
 
-def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
-    """One program under both tools; returns (comparisons, info)."""
+def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint, group=None, reuse=None):
+    """One program under both tools; returns (comparisons, info, our launches).
+    group=(name, metrics): the like-for-like run of that one-pass group
+    (files LABEL__GROUP-<pid>.db, LABEL__GROUP.ncu.csv). reuse: a recorded
+    run's folder to read instead of running (default AGREE_REUSE)."""
+    reuse = REUSE if reuse is None else reuse
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
-    for old in ([] if REUSE else reports_of(outdir, safe)):
+    if group:
+        safe += "__" + group[0]
+    for old in ([] if reuse else reports_of(outdir, safe)):
         os.remove(old)
     pattern = os.path.join(outdir, safe + "-%p.db")
     g = [gpuhier, "run", "-q", "-f", "--no-analyze", "-o", pattern, "--sample", "all",
          "--launch-count", str(count)]
+    if group:
+        g += ["--metric-set", "none", "--metrics", ",".join(group[1])]
     if skip:
         g += ["--launch-skip", str(skip)]
-    if REUSE:  # recompute from a recorded run: its reports and ncu output, nothing is run
+    if reuse:  # recompute from a recorded run: its reports and ncu output, nothing is run
         rc, dt = 0, 0.0
-        reports = reports_of(REUSE, safe)
+        reports = reports_of(reuse, safe)
     else:
         rc, dt, _ = run(g + ["--"] + argv, 120, os.path.join(outdir, safe + ".gpuhier.log"))
         reports = reports_of(outdir, safe)
     info = {"program": label, "gpuhier_rc": rc, "gpuhier_s": dt}
+    if group:
+        info["group"] = group[0]
     del PASSES_SEEN[:]
     ours, names = read_reports(reports) if reports else ([], [])
-    info["passes"] = max(PASSES_SEEN) if PASSES_SEEN else ""
+    info["passes"] = (passes_text(o.get("passes") for o in ours) if group
+                      else (max(PASSES_SEEN) if PASSES_SEEN else ""))
     info["profiled"] = len(ours)
-    names = [n for n in names if any(n in o["metrics"] for o in ours)] or names_hint
+    if group:  # exactly the group's names, whatever the report holds
+        names = list(group[1])
+    else:
+        names = [n for n in names if any(n in o["metrics"] for o in ours)] or names_hint
     info["metrics"] = len(names)
     if not names:
         info["error"] = "no report or no metric names (gpuhier rc %d)" % rc
@@ -280,8 +347,12 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     n += NCU_COMMON + ["--launch-count", str(count)]
     if skip:
         n += ["--launch-skip", str(skip)]
-    if REUSE:
-        with open(os.path.join(REUSE, safe + ".ncu.csv")) as f:
+    if reuse:
+        csv_path = os.path.join(reuse, safe + ".ncu.csv")
+        if not os.path.exists(csv_path):
+            info["error"] = "no recorded %s" % os.path.basename(csv_path)
+            return [], info, ours
+        with open(csv_path) as f:
             rc, dt, out = 0, 0.0, f.read()
     else:
         rc, dt, out = run(n + argv, 180, os.path.join(outdir, safe + ".ncu.csv"))
@@ -290,13 +361,15 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
     info["ncu_launches"] = len(theirs)
     # ncu's own column (the CSV run prints no per-kernel progress lines)
     np_ = [t["metrics"]["profiler__replayer_passes"] for t in theirs if "profiler__replayer_passes" in t["metrics"]]
-    info["ncu_passes"] = int(max(np_)) if np_ else ""
+    info["ncu_passes"] = (passes_text(np_) if group else (int(max(np_)) if np_ else ""))
     if not theirs:
         errs = [l for l in out.splitlines() if "ERR" in l or "rror" in l][-2:]
         info["error"] = "ncu gave no rows (rc %d)%s" % (rc, (": " + " / ".join(errs))[:300] if errs else "")
     pairs, info["unmatched"] = pair(ours, theirs)
     info["pairs"] = len(pairs)
     info["not_same"] = not_same_launch(pairs)
+    if group:
+        info["replayed"] = replayed(pairs)
     comps = []
     for o, t in pairs:
         for name in names:
@@ -307,6 +380,8 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint):
             comps.append({"program": label, "kernel": o["name"], "grid": o["key"][1],
                           "block": o["key"][2], "index": o["index"], "metric": name,
                           "gpuhier": a, "ncu": b, "diff": d, "ok": ok, "kind": compare.kind(name)})
+            if group:
+                comps[-1]["group"] = group[0]
     return comps, info, ours
 
 
@@ -466,7 +541,74 @@ def own_spread(comps):
     return out
 
 
-def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
+def miss_sections(comps, h):
+    """'Misses per metric' and 'Outside tolerance' (headings at level h)."""
+    miss = [c for c in comps if not c["ok"]]
+    if not miss:
+        return []
+    L = []
+    grp = any("group" in c for c in comps)
+    spread = own_spread(comps)
+    L += ["", "%s Misses per metric" % h, "",
+          "`own spread`: the miss is no larger than the launch-to-launch spread one of the tools shows by itself on that configuration (docs/agreement.md); `single`: a configuration launched once.", "",
+          "| metric | misses | pairs | own spread | single | median abs difference |", "| --- | --- | --- | --- | --- | --- |"]
+    for name in dict.fromkeys(c["metric"] for c in miss):
+        mm = [c for c in miss if c["metric"] == name]
+        sp = [spread.get(key_of(c)) for c in mm]
+        L.append("| %s | %d | %d | %d | %d | %s |" % (
+            name, len(mm), sum(1 for c in comps if c["metric"] == name),
+            sum(1 for c, v in zip(mm, sp) if v is not None and abs(c["diff"]) <= v),
+            sum(1 for v in sp if v is None),
+            fmt(statistics.median(abs(c["gpuhier"] - c["ncu"]) for c in mm))))
+    L += ["", "%s Outside tolerance" % h, "",
+          "| program |%s kernel | grid | block | idx | metric | gpuhier | ncu | diff | abs difference | own spread |" % (" group |" if grp else ""),
+          "| --- |%s --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" % (" --- |" if grp else "")]
+    for c in miss[:1000]:
+        v = spread.get(key_of(c))
+        L.append("| %s |%s `%s` | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |" % (
+            c["program"], (" %s |" % c.get("group", "")) if grp else "", c["kernel"][:60], c["grid"], c["block"],
+            c["index"], c["metric"], fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]),
+            " pt" if c["kind"] == "rate" else " %", fmt(abs(c["gpuhier"] - c["ncu"])),
+            "single" if v is None else ("%s%s" % (fmt(v), " pt" if c["kind"] == "rate" else " %"))))
+    if len(miss) > 1000:
+        L.append("| … %d more in agreement.json | | | | | | | | | | |" % (len(miss) - 1000))
+    return L
+
+
+def single_sections(sinfos, scomps, comps):
+    """The like-for-like part: one pass per group in both tools."""
+    L = ["", "## Like for like: one pass, no replay (AGREE_PARTS=single)", "",
+         "Each group of bench/agreement/groups.txt fits in one pass on GH100 (tests/unit/test_agreement_groups.c), so neither tool replays the kernel: `gpuhier run --sample all --metric-set none --metrics G` against `ncu --metrics G %s`, same launch window, same pairing, same tolerances." % " ".join(NCU_COMMON), ""]
+    miss = [c for c in scomps if not c["ok"]]
+    npairs = sum(i.get("pairs", 0) for i in sinfos)
+    rp = sum(i.get("replayed", 0) for i in sinfos)
+    L.append("%d values compared (%d gated) on %d launch pairs; **%d outside tolerance**; **%d pairs not single-pass** (either tool's pass count for the launch is not 1: gpuhier's `profile.passes`, ncu's `profiler__replayer_passes`)." % (
+        len(scomps), sum(1 for c in scomps if c["kind"] != "time"), npairs, len(miss), rp))
+    L += ["", "| program | group | gpuhier rc | profiled | gpuhier passes | ncu rc | ncu launches | ncu passes | pairs | unmatched | not same | not single-pass | metrics | note |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for i in sinfos:
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            i["program"], i.get("group", ""), i.get("gpuhier_rc"), i.get("profiled"), i.get("passes", ""),
+            i.get("ncu_rc", ""), i.get("ncu_launches", ""), i.get("ncu_passes", ""), i.get("pairs", ""),
+            i.get("unmatched", ""), i.get("not_same", ""), i.get("replayed", ""), i.get("metrics", ""),
+            i.get("error", "")))
+    # side by side with the multi-pass comparison, per metric
+    L += ["", "### Multi-pass and one-pass misses per metric", "",
+          "The same metric compared in both ways; `multi-pass` is the table above (gpuhier's core set against ncu's own grouping), `one pass` this part.", "",
+          "| metric | multi-pass misses | multi-pass values | one-pass misses | one-pass values | one-pass median abs difference of misses |",
+          "| --- | --- | --- | --- | --- | --- |"]
+    for name in dict.fromkeys(c["metric"] for c in scomps):
+        m = [c for c in comps if c["metric"] == name]
+        s1 = [c for c in scomps if c["metric"] == name]
+        sm = [c for c in s1 if not c["ok"]]
+        L.append("| %s | %s | %s | %d | %d | %s |" % (
+            name, sum(1 for c in m if not c["ok"]) if m else "", len(m) if m else "", len(sm), len(s1),
+            fmt(statistics.median(abs(c["gpuhier"] - c["ncu"]) for c in sm)) if sm else ""))
+    L += miss_sections(scomps, "###")
+    return L
+
+
+def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=None):
     L = header[:]
     if plaus:
         L += ["## Default metrics present and plausible (issue 3 point 9)", "",
@@ -479,6 +621,15 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
     miss = [c for c in comps if not c["ok"]]
     gated = [c for c in comps if c["kind"] != "time"]
     L += ["## Agreement with Nsight Compute", ""]
+    if not infos and single is not None:  # AGREE_PARTS=single: only the like-for-like part ran
+        L += ["Multi-pass comparison not run in this call (AGREE_PARTS=%s)." % ",".join(PARTS)]
+        L += single_sections(single[0], single[1], comps)
+        if notes:
+            L += ["", "## Notes", ""] + ["- " + n for n in notes]
+        L += ["", "Script time: %.1f s." % elapsed(), ""]
+        with open(path, "w") as f:
+            f.write("\n".join(L))
+        return
     L.append("Tolerances fixed before the run: counters within ±%g %% of ncu's value, rates within ±%g percentage points; durations are shown, not gated (both tools replay with caches and clocks uncontrolled)." % (compare.COUNTER_TOL_PCT, compare.RATE_TOL_POINTS))
     L.append("")
     L.append("%d values compared (%d gated) on %d launch pairs; **%d outside tolerance**." % (
@@ -491,30 +642,7 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
             i["program"], i.get("gpuhier_rc"), i.get("profiled"), i.get("passes", ""), i.get("ncu_rc", ""),
             i.get("ncu_launches", ""), i.get("ncu_passes", ""), i.get("pairs", ""), i.get("unmatched", ""),
             i.get("not_same", ""), i.get("metrics", ""), i.get("error", "")))
-    if miss:
-        spread = own_spread(comps)
-        L += ["", "### Misses per metric", "",
-              "`own spread`: the miss is no larger than the launch-to-launch spread one of the tools shows by itself on that configuration (docs/agreement.md); `single`: a configuration launched once.", "",
-              "| metric | misses | pairs | own spread | single | median abs difference |", "| --- | --- | --- | --- | --- | --- |"]
-        for name in dict.fromkeys(c["metric"] for c in miss):
-            mm = [c for c in miss if c["metric"] == name]
-            sp = [spread.get(key_of(c)) for c in mm]
-            L.append("| %s | %d | %d | %d | %d | %s |" % (
-                name, len(mm), sum(1 for c in comps if c["metric"] == name),
-                sum(1 for c, v in zip(mm, sp) if v is not None and abs(c["diff"]) <= v),
-                sum(1 for v in sp if v is None),
-                fmt(statistics.median(abs(c["gpuhier"] - c["ncu"]) for c in mm))))
-        L += ["", "### Outside tolerance", "", "| program | kernel | grid | block | idx | metric | gpuhier | ncu | diff | abs difference | own spread |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for c in miss[:1000]:
-            v = spread.get(key_of(c))
-            L.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |" % (
-                c["program"], c["kernel"][:60], c["grid"], c["block"], c["index"], c["metric"],
-                fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]), " pt" if c["kind"] == "rate" else " %",
-                fmt(abs(c["gpuhier"] - c["ncu"])),
-                "single" if v is None else ("%s%s" % (fmt(v), " pt" if c["kind"] == "rate" else " %"))))
-        if len(miss) > 1000:
-            L.append("| … %d more in agreement.json | | | | | | | | | | |" % (len(miss) - 1000))
+    L += miss_sections(comps, "###")
     # first launch of each (program, key): every metric
     L += ["", "### Every metric, first profiled launch of each configuration", "",
           "| program | kernel | metric | gpuhier | ncu | diff | ok |", "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -530,6 +658,8 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None):
         L.append("| %s | `%s` | %s | %s | %s | %s%s | %s |" % (
             c["program"], c["kernel"][:50], c["metric"], fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]),
             " pt" if c["kind"] == "rate" else " %", "yes" if c["ok"] else "**no**"))
+    if single is not None:
+        L += single_sections(single[0], single[1], comps)
     if cvw:
         L += ["", "## First vs second launch of a configuration (docs/sampling.md)", "",
               "Same report, `--sample all`: for each configuration launched at least twice, the difference between its first two profiled launches (relative %, or points for rates).", "",
@@ -603,6 +733,7 @@ def main():
                   a.build, WINDOW, REPS, TK_LAUNCHES, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"]),
               "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
               "- ncu side: `ncu --csv --page raw --print-units base --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
+              "- like-for-like side (AGREE_PARTS single): per group G of bench/agreement/groups.txt, `gpuhier run ... --sample all --metric-set none --metrics G` and `ncu ... --metrics G` with the same options",
               ""]
     recorded = os.path.join(os.path.dirname(os.path.abspath(REUSE)), "agreement.md") if REUSE else ""
     if recorded and os.path.exists(recorded):
@@ -614,53 +745,107 @@ def main():
     elif not os.path.exists(gpuhier) and not REUSE:
         notes.append("gpuhier not found at %s" % gpuhier)
     core = core_names_from_source(a.root)
-    comps, infos, alll = [], [], []
-    progs = programs_from_manifest(a.root, tk_dir) if "agree" in PARTS else []
-    log("%d testkernel runs" % len(progs))
-    # keep ~60 % of the budget for the PyTorch parts when they run
-    keep = 0.6 if "cost" in PARTS else 0.2
-    for label, argv in progs:
-        if left() < BUDGET * keep:
-            notes.append("agreement: '%s' and later testkernels skipped for time" % label)
-            break
-        c, info, ours = agree_program(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, core)
-        for o in ours:
-            o["prog"] = label
-        alll += ours
-        comps += c
-        infos.append(info)
-        log("%s: %d pairs, %d values, %d misses" % (label, info.get("pairs", 0), len(c),
-                                                    sum(1 for x in c if not x["ok"])))
-        # partial results survive a kill at the device's time limit
-        write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), None,
-                       plausibility(alll, core))
+    groups = read_groups() if any(x.startswith("single") for x in PARTS) else []
+    comps, infos, alll, scomps, sinfos = [], [], [], [], []
+    progs = (programs_from_manifest(a.root, tk_dir)
+             if "agree-tk" in PARTS or "single-tk" in PARTS else [])
     script = os.path.join(a.root, "bench", "pytorch_train.py")
-    names_for_cost = core
-    if "agree" not in PARTS:
-        pass
-    elif REUSE:
-        notes.append("recomputed from the recorded outputs in %s (AGREE_REUSE): nothing was run; the PyTorch part and the cost part are not recomputed" % REUSE)
-    elif os.path.exists(script) and left() > 120:
-        argv = ["python3", script] + BENCH_ARGS
-        c, info, ours = agree_program("pytorch_train.py", argv, gpuhier, ptout, PT_SKIP, PT_COUNT, core)
-        for o in ours:
-            o["prog"] = "pytorch"
-        alll += ours
-        comps += c
-        infos.append(info)
-        log("pytorch: %d pairs, %d values, %d misses" % (info.get("pairs", 0), len(c),
-                                                          sum(1 for x in c if not x["ok"])))
-    elif os.path.exists(script):
-        notes.append("agreement on the PyTorch benchmark skipped for time")
-    costres = cost(a.root, gpuhier, costout, names_for_cost) if "cost" in PARTS and left() > 60 and not REUSE else None
-    with open(os.path.join(a.out, "agreement.json"), "w") as f:
-        json.dump({"infos": infos, "comparisons": comps, "notes": notes}, f, default=str)
-    write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), costres,
-                   plausibility(alll, core))
-    miss = sum(1 for c in comps if not c["ok"])
-    log("done: %d values, %d outside tolerance; %s" % (len(comps), miss, os.path.join(a.out, "agreement.md")))
-    return 1 if miss or ("agree" in PARTS and not comps) else 0
+    have_pt = os.path.exists(script)
+    # seconds kept free for the parts after the testkernels
+    reserve = ((BUDGET * 0.6 if "cost" in PARTS else 0)
+               + (PT_EST_MULTI_S if "agree-pt" in PARTS and have_pt else 0)
+               + (PT_EST_SINGLE_S * len(groups) if "single-pt" in PARTS and have_pt else 0))
+    if "agree-pt" in PARTS or "single-pt" in PARTS or "cost" in PARTS:
+        reserve = min(max(reserve, BUDGET * 0.2), BUDGET * 0.7)  # the testkernels always get some
+    pt_reuse = None
+    if REUSE:
+        d = os.path.join(os.path.dirname(os.path.abspath(REUSE)), "pt")
+        pt_reuse = d if glob.glob(os.path.join(d, "*.db")) else None
+    single = ("single-tk" in PARTS or "single-pt" in PARTS)
+    if REUSE:
+        notes.append("recomputed from the recorded outputs in %s (AGREE_REUSE): nothing was run; %s" % (
+            REUSE, "the PyTorch part from %s" % pt_reuse if pt_reuse
+            else "no recorded PyTorch reports beside it, so the PyTorch part is not recomputed"))
 
+    def save(costres=None):
+        write_markdown(os.path.join(a.out, "agreement.md"), header, infos, comps, cold_vs_warm(alll), costres,
+                       plausibility(alll, core), (sinfos, scomps) if single else None)
+
+    log("%d testkernel runs, parts %s, %d one-pass groups" % (len(progs), ",".join(PARTS), len(groups)))
+    if "agree-tk" in PARTS:
+        for label, argv in progs:
+            if left() < reserve:
+                notes.append("agreement: '%s' and later testkernels skipped for time" % label)
+                break
+            c, info, ours = agree_program(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, core)
+            for o in ours:
+                o["prog"] = label
+            alll += ours
+            comps += c
+            infos.append(info)
+            log("%s: %d pairs, %d values, %d misses" % (label, info.get("pairs", 0), len(c),
+                                                        sum(1 for x in c if not x["ok"])))
+            save()  # partial results survive a kill at the device's time limit
+    if "single-tk" in PARTS:
+        for label, argv in progs:
+            if left() < reserve:
+                notes.append("like for like: '%s' and later testkernels skipped for time" % label)
+                break
+            for gr in groups:
+                c, info, _ = agree_program(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, None, group=gr)
+                scomps += c
+                sinfos.append(info)
+                log("%s [%s]: %d pairs, %d values, %d misses, passes %s/%s" % (
+                    label, gr[0], info.get("pairs", 0), len(c), sum(1 for x in c if not x["ok"]),
+                    info.get("passes", ""), info.get("ncu_passes", "")))
+            save()
+    argv = ["python3", script] + BENCH_ARGS
+    if not have_pt:
+        pass
+    elif REUSE and not pt_reuse:
+        pass
+    else:
+        if "agree-pt" in PARTS:
+            if pt_reuse or left() > 120:
+                c, info, ours = agree_program("pytorch_train.py", argv, gpuhier, ptout, PT_SKIP, PT_COUNT, core,
+                                              reuse=pt_reuse or "")
+                for o in ours:
+                    o["prog"] = "pytorch"
+                alll += ours
+                comps += c
+                infos.append(info)
+                log("pytorch: %d pairs, %d values, %d misses" % (info.get("pairs", 0), len(c),
+                                                                  sum(1 for x in c if not x["ok"])))
+                save()
+            else:
+                notes.append("agreement on the PyTorch benchmark skipped for time")
+        if "single-pt" in PARTS:
+            for gr in groups:
+                if not pt_reuse and left() < PT_EST_SINGLE_S + 30:
+                    notes.append("like for like on the PyTorch benchmark: group '%s' and later skipped for time" % gr[0])
+                    break
+                c, info, _ = agree_program("pytorch_train.py", argv, gpuhier, ptout, PT_SKIP, PT_COUNT, None,
+                                           group=gr, reuse=pt_reuse or "")
+                scomps += c
+                sinfos.append(info)
+                log("pytorch [%s]: %d pairs, %d values, %d misses, passes %s/%s" % (
+                    gr[0], info.get("pairs", 0), len(c), sum(1 for x in c if not x["ok"]),
+                    info.get("passes", ""), info.get("ncu_passes", "")))
+                save()
+    if REUSE and ("cost" in PARTS):
+        notes.append("AGREE_REUSE: the cost part is not recomputed")
+    costres = cost(a.root, gpuhier, costout, core) if "cost" in PARTS and left() > 60 and not REUSE else None
+    with open(os.path.join(a.out, "agreement.json"), "w") as f:
+        json.dump({"infos": infos, "comparisons": comps, "single": {"infos": sinfos, "comparisons": scomps},
+                   "notes": notes}, f, default=str)
+    save(costres)
+    miss = sum(1 for c in comps if not c["ok"])
+    smiss = sum(1 for c in scomps if not c["ok"])
+    rp = sum(i.get("replayed", 0) for i in sinfos)
+    log("done: multi-pass %d values, %d outside tolerance; one pass %d values, %d outside tolerance, %d pairs not single-pass; %s" % (
+        len(comps), miss, len(scomps), smiss, rp, os.path.join(a.out, "agreement.md")))
+    empty = (("agree-tk" in PARTS or "agree-pt" in PARTS) and not comps) or (single and not scomps)
+    return 1 if miss or smiss or rp or empty else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -3,6 +3,7 @@
 """Unit test of the agreement script's parsers on ncu output recorded on the H200
 (bench/agreement/testdata/, see its README)."""
 import os
+import re
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -145,6 +146,52 @@ if cases:
         check(len(allp) == len(uniq), "AGREE_CASES=all: one run per distinct (binary, args)")
         check(progs and progs[0][0] == cases[0]["id"], "labelled by case id")
         check(progs and progs[0][1][1:] == [str(a) for a in cases[0].get("args", [])], "case arguments passed")
+
+# like-for-like groups (groups.txt): the cache-, traffic- and timing-sensitive metrics of
+# the multi-pass misses (docs/agreement.md, classes A-E) are all covered, each in one group,
+# and every group carries the exact witness, so a pair of different launches shows
+groups = run.read_groups()
+check(len(groups) >= 3, "at least three groups (two L2 sector counters of different kinds need two passes)")
+MISSED = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors_lookup_hit.sum",
+          "lts__t_sectors_lookup_miss.sum", "lts__t_sectors_aperture_sysmem.sum",
+          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
+          "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum", "l1tex__t_sector_hit_rate.pct",
+          "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "sm__cycles_active.avg",
+          "sm__warps_active.avg.pct_of_peak_sustained_active"]
+where = {}
+for gname, ms in groups:
+    check("smsp__inst_executed.sum" in ms, "group %s has the same-launch witness" % gname)
+    check(len(ms) == len(set(ms)), "group %s lists each name once" % gname)
+    for m in ms:
+        if m not in ("smsp__inst_executed.sum", "gpu__time_duration.sum"):
+            where.setdefault(m, []).append(gname)
+check([m for m in MISSED if m not in where] == [], "every missed metric is in a group: %s" % [m for m in MISSED if m not in where])
+check(all(len(v) == 1 for v in where.values()), "each gated metric in one group only")
+check(len({g for g, _ in groups}) == len(groups) and all(re.match(r"^[a-z0-9-]+$", g) for g, _ in groups),
+      "group names unique and safe in file names")
+check(run.passes_text([1, 1.0, None]) == "1" and run.passes_text([3.0, 1]) == "1, 3" and run.passes_text([]) == "",
+      "distinct pass counts")
+
+# SYNTHETIC (testdata/README.md): the recorded transpose CSV cut to group dram-l2miss,
+# its pass column set to 1; paired with the recorded gpuhier launches of the same run
+rows = ncu_csv.parse(read("ncu-single-dram-l2miss-transpose-naive-4096.csv"))
+dram_group = dict(groups)["dram-l2miss"]
+check(len(rows) == 4 and all(r["metrics"].get("profiler__replayer_passes") == 1.0 for r in rows),
+      "one-pass CSV: ncu's pass count per launch")
+check(all(n in rows[0]["metrics"] for n in dram_group), "one-pass CSV: every name of the group")
+ours = [{"name": r["name"], "key": (run.norm_name(r["name"]), tuple(r["grid"]), tuple(r["block"])),
+         "index": r["index"], "metrics": r["metrics"], "passes": 1} for r in recorded]
+pairs, unmatched = run.pair(ours, rows)
+check(len(pairs) == 4 and unmatched == 0 and run.not_same_launch(pairs) == 0, "one-pass pairs are the same launches")
+check(run.replayed(pairs) == 0, "no pair replayed when both tools say 1 pass")
+ours[2]["passes"] = 3
+check(run.replayed(pairs) == 1, "a gpuhier launch of 3 passes is flagged")
+rows[0]["metrics"]["profiler__replayer_passes"] = 2.0
+check(run.replayed(pairs) == 2, "an ncu launch of 2 passes is flagged")
+del rows[1]["metrics"]["profiler__replayer_passes"]
+check(run.replayed(pairs) == 3, "a launch without ncu's pass count is not taken as one pass")
 
 print("agreement parsers:", "FAIL" if failed else "ok")
 sys.exit(failed)

@@ -5,7 +5,13 @@ a report with the real schema (schema/schema.sql) and a fake `ncu` prints
 the CSV recorded on the H200 (testdata/). Checks the pairing, the
 tolerance verdicts, the cold-vs-warm table and the cost table's arithmetic
 are produced; the values themselves are synthetic (made equal to ncu's,
-one off by 5 %)."""
+one off by 5 %). The like-for-like part (AGREE_PARTS=single) runs each
+group of groups.txt with `--metric-set none --metrics G`; its ncu CSV is
+the recorded one with the pass column set to 1 (synthetic), and a second
+run keeps the recorded 3 passes to show replayed pairs are flagged.
+AGREE_REUSE recomputes the first run from its files."""
+import csv
+import io
 import os
 import shutil
 import stat
@@ -22,6 +28,8 @@ args = sys.argv[1:]
 if args and args[0] == "--version":
     print("gpuhier fake"); sys.exit(0)
 assert args[0] == "run"
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(" ".join(args) + "\n")
 out = args[args.index("-o") + 1].replace("%p", str(os.getpid()))
 mode = args[args.index("--mode") + 1] if "--mode" in args else "profile"
 db = sqlite3.connect(out)
@@ -30,15 +38,23 @@ db.execute("INSERT INTO kernel(id, mangled_name, demangled_name) VALUES (1, '_Z5
 db.execute("INSERT INTO config(id, kernel_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, dynamic_smem_bytes) VALUES (1, 1, 16384, 1, 1, 256, 1, 1, 0)")
 names = ["dram__bytes_read.sum", "l1tex__t_sector_hit_rate.pct", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
          "sm__warps_active.avg.pct_of_peak_sustained_active", "gpu__time_duration.sum"]
+vals = [[49152, 50.0, 524288, 46.06, 12032], [49152 * 1.05, 49.0, 524288, 45.56, 11936]]
+passes = 2
+if "--metric-set" in args:  # --metric-set none --metrics LIST: only those names
+    assert args[args.index("--metric-set") + 1] == "none"
+    want = args[args.index("--metrics") + 1].split(",")
+    keep = [i for i, n in enumerate(names) if n in want]
+    names = [names[i] for i in keep]
+    vals = [[v[i] for i in keep] for v in vals]
+    passes = int(os.environ.get("FAKE_PASSES", "1"))
 for i, n in enumerate(names):
     db.execute("INSERT INTO metric_name(id, name) VALUES (?, ?)", (i + 1, n))
-vals = [[49152, 50.0, 524288, 46.06, 12032], [49152 * 1.05, 49.0, 524288, 45.56, 11936]]
 for l in range(3):
     prof = 1 if (mode != "trace" and l >= 1) else 0
     db.execute("INSERT INTO launch(id, kernel_id, config_id, correlation_id, start_ns, config_launch_index, profiled, profile_reason) VALUES (?, 1, 1, ?, ?, ?, ?, ?)",
                (l + 1, 10 + l, 1000 * l, l, prof, "sample_all" if prof else "skip_count"))
     if prof:
-        db.execute("INSERT INTO profile(launch_id, passes) VALUES (?, 2)", (l + 1,))
+        db.execute("INSERT INTO profile(launch_id, passes) VALUES (?, ?)", (l + 1, passes))
         for i, v in enumerate(vals[l - 1]):
             db.execute("INSERT INTO metric(launch_id, metric_id, value) VALUES (?, ?, ?)", (l + 1, i + 1, v))
 db.commit()
@@ -46,7 +62,10 @@ db.commit()
 
 FAKE_NCU = r'''#!/bin/sh
 case "$1" in --version) echo "NVIDIA Nsight Compute fake 0.0"; exit 0;; esac
-for a in "$@"; do case "$a" in --csv) cat "$NCU_CSV"; exit 0;; esac; done
+csv=$NCU_CSV
+# a like-for-like group (no global sector metric asked for) gets NCU_CSV_SINGLE if set
+case "$*" in *l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum*) ;; *) csv=${NCU_CSV_SINGLE:-$NCU_CSV};; esac
+for a in "$@"; do case "$a" in --csv) cat "$csv"; exit 0;; esac; done
 echo "==PROF== Profiling \"scale\": 0%....100% - 2 passes"
 exit 0
 '''
@@ -74,18 +93,38 @@ def main():
         # a stand-in benchmark so the cost table is exercised
         with open(os.path.join(fake_root, "bench", "pytorch_train.py"), "w") as f:
             f.write("print('bench')\n")
+        recorded = os.path.join(here, "testdata", "ncu-raw-skip1-count2.csv")
+        # synthetic: the recorded CSV with ncu's pass count set to 1 on every launch
+        single_csv = os.path.join(tmp, "ncu-single-synthetic.csv")
+        lines = open(recorded).read().splitlines()
+        table = [i for i, l in enumerate(lines) if l.startswith('"')]
+        rows = list(csv.reader(io.StringIO("\n".join(lines[i] for i in table))))
+        col = rows[0].index("profiler__replayer_passes")
+        for r in rows[2:]:
+            r[col] = "1"
+        buf = io.StringIO()
+        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+        for i, l in zip(table, buf.getvalue().splitlines()):
+            lines[i] = l
+        with open(single_csv, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        fake_log = os.path.join(tmp, "gpuhier-argv.log")
+
+        def go(out, **extra):
+            env = dict(os.environ, GPUHIER=os.path.join(bindir, "gpuhier"), NCU=os.path.join(bindir, "ncu"),
+                       TK_DIR=tk, SCHEMA=os.path.join(root, "schema", "schema.sql"), NCU_CSV=recorded,
+                       AGREE_REPS="3", AGREE_BUDGET_S="200", OUT=out, FAKE_LOG=fake_log)
+            env.update(extra)
+            p = subprocess.run([sys.executable, os.path.join(here, "run.py"), "--root", fake_root,
+                                "--build", tmp, "--out", out], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=190)
+            print(p.stdout.decode())
+            md = open(os.path.join(out, "agreement.md")).read()
+            print(md)
+            return p.returncode, md
+
         out = os.path.join(tmp, "out")
-        env = dict(os.environ, GPUHIER=os.path.join(bindir, "gpuhier"), NCU=os.path.join(bindir, "ncu"),
-                   TK_DIR=tk, SCHEMA=os.path.join(root, "schema", "schema.sql"),
-                   NCU_CSV=os.path.join(here, "testdata", "ncu-raw-skip1-count2.csv"),
-                   AGREE_REPS="3", AGREE_BUDGET_S="200", OUT=out)
-        p = subprocess.run([sys.executable, os.path.join(here, "run.py"), "--root", fake_root,
-                            "--build", tmp, "--out", out], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=190)
-        log = p.stdout.decode()
-        print(log)
-        md = open(os.path.join(out, "agreement.md")).read()
-        print(md)
+        rc, md = go(out, AGREE_PARTS="agree,single,cost", NCU_CSV_SINGLE=single_csv)
         failed = 0
 
         def check(c, what):
@@ -93,7 +132,7 @@ def main():
             if not c:
                 print("FAIL", what)
                 failed = 1
-        check(p.returncode == 1, "exit 1: there is a miss")
+        check(rc == 1, "exit 1: there is a miss")
         check("on 4 launch pairs" in md, "two pairs per program")
         check("**2 outside tolerance**" in md, "exactly one miss per program (the 5 % DRAM value)")
         check("| tk_fake | `scale(float*, int, float)` | (16384, 1, 1) | (256, 1, 1) | 2 | dram__bytes_read.sum" in md,
@@ -107,6 +146,36 @@ def main():
         check("| tk_fake | 2 | 0 |" in md, "plausibility: the synthetic report lacks most core metrics")
         check("per profiled launch" in md, "per-launch costs")
         check("Report size (all)" in md, "report size")
+        # like for like: one run per (program, group), only the group's names, one pass each
+        argvs = open(fake_log).read().splitlines()
+        check(any("--metric-set none --metrics smsp__inst_executed.sum,gpu__time_duration.sum,dram__bytes_read.sum" in a
+                  for a in argvs), "gpuhier ran a group with --metric-set none --metrics G")
+        single = md.split("## Like for like", 1)[1].split("\n## ", 1)[0] if "## Like for like" in md else ""
+        check(single != "", "the like-for-like section is printed")
+        check("24 values compared (12 gated) on 12 launch pairs; **2 outside tolerance**; **0 pairs not single-pass**" in single,
+              "one pass: 2 programs x 3 groups x 2 pairs, the 5 % DRAM miss twice, none replayed")
+        check("| tk_fake | dram-l2miss | 0 | 2 | 1 | 0 | 2 | 1 | 2 | 0 | 0 | 0 | 7 |" in single,
+              "per group: gpuhier and ncu passes 1, 2 pairs, the group's 7 names")
+        check("| pytorch_train.py | sysmem-shared |" in single, "the benchmark runs every group too")
+        check("| dram__bytes_read.sum | 2 | 4 | 2 | 4 |" in single, "multi-pass and one-pass misses side by side")
+        check("| tk_fake | dram-l2miss | `scale(float*, int, float)` | (16384, 1, 1) | (256, 1, 1) | 2 | dram__bytes_read.sum" in single,
+              "a one-pass miss names its group")
+        # replayed pairs are flagged: ncu's recorded CSV says 3 passes, gpuhier's report 2
+        rc2, md2 = go(os.path.join(tmp, "out2"), AGREE_PARTS="single", FAKE_PASSES="2")
+        single2 = md2.split("## Like for like", 1)[1] if "## Like for like" in md2 else ""
+        check(rc2 == 1 and "**12 pairs not single-pass**" in single2, "replayed pairs counted and the run fails")
+        check("| tk_fake | dram-l2miss | 0 | 2 | 2 | 0 | 2 | 3 |" in single2, "both tools' pass counts in the table")
+        check("Multi-pass comparison not run in this call" in md2 and "### Every metric" not in md2,
+              "AGREE_PARTS=single runs no multi-pass comparison")
+        # AGREE_REUSE: recomputed from the first run's files, PyTorch part included, nothing run
+        n_before = len(open(fake_log).read().splitlines())
+        rc3, md3 = go(os.path.join(tmp, "out3"), AGREE_PARTS="agree,single", AGREE_REUSE=os.path.join(out, "tk"))
+        check(len(open(fake_log).read().splitlines()) == n_before, "AGREE_REUSE runs no gpuhier")
+        single3 = md3.split("## Like for like", 1)[1].split("\n## ", 1)[0] if "## Like for like" in md3 else ""
+        check("24 values compared (12 gated) on 12 launch pairs; **2 outside tolerance**; **0 pairs not single-pass**" in single3,
+              "AGREE_REUSE: the like-for-like part recomputed alike")
+        check("on 4 launch pairs; **2 outside tolerance**." in md3, "AGREE_REUSE: the multi-pass part recomputed alike")
+        check("the PyTorch part from" in md3, "AGREE_REUSE: the PyTorch reports beside tk/ are used")
         print("agreement pipeline:", "FAIL" if failed else "ok")
         return failed
     finally:
