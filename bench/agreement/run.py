@@ -65,8 +65,8 @@ for _p, _sub in (("agree", ("agree-tk", "agree-pt")), ("single", ("single-tk", "
         PARTS += [x for x in _sub if x not in PARTS]
 GROUPS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "groups.txt")
 # rough seconds a PyTorch part takes (both tools), kept free while testkernels run
-PT_EST_MULTI_S = 45
-PT_EST_SINGLE_S = 30  # per group
+PT_EST_MULTI_S = 60
+PT_EST_SINGLE_S = 40  # per group
 BENCH_ARGS = os.environ.get("BENCH_ARGS", "--steps 20 --warmup 3").split()
 # fewer timed repetitions inside each testkernel: both tools see the same launches either way
 os.environ.setdefault("TK_REPS", "2")
