@@ -63,6 +63,9 @@ PARTS = os.environ.get("AGREE_PARTS", "agree,cost").split(",")
 for _p, _sub in (("agree", ("agree-tk", "agree-pt")), ("single", ("single-tk", "single-pt"))):
     if _p in PARTS:
         PARTS += [x for x in _sub if x not in PARTS]
+_bad = [x for x in PARTS if x not in ("agree", "agree-tk", "agree-pt", "single", "single-tk", "single-pt", "cost")]
+if _bad:
+    sys.exit("agreement: AGREE_PARTS: unknown part(s) %s (agree, agree-tk, agree-pt, single, single-tk, single-pt, cost)" % ",".join(_bad))
 GROUPS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "groups.txt")
 # rough seconds a PyTorch part takes (both tools), kept free while testkernels run
 PT_EST_MULTI_S = 60
@@ -795,9 +798,10 @@ def main():
                 c, info, _ = agree_program(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, None, group=gr)
                 scomps += c
                 sinfos.append(info)
-                log("%s [%s]: %d pairs, %d values, %d misses, passes %s/%s" % (
+                log("%s [%s]: %d pairs, %d values, %d misses, passes %s/%s, %.1f s + %.1f s" % (
                     label, gr[0], info.get("pairs", 0), len(c), sum(1 for x in c if not x["ok"]),
-                    info.get("passes", ""), info.get("ncu_passes", "")))
+                    info.get("passes", ""), info.get("ncu_passes", ""), info.get("gpuhier_s", 0),
+                    info.get("ncu_s", 0)))
             save()
     argv = ["python3", script] + BENCH_ARGS
     if not have_pt:
@@ -828,9 +832,10 @@ def main():
                                            group=gr, reuse=pt_reuse or "")
                 scomps += c
                 sinfos.append(info)
-                log("pytorch [%s]: %d pairs, %d values, %d misses, passes %s/%s" % (
+                log("pytorch [%s]: %d pairs, %d values, %d misses, passes %s/%s, %.1f s + %.1f s" % (
                     gr[0], info.get("pairs", 0), len(c), sum(1 for x in c if not x["ok"]),
-                    info.get("passes", ""), info.get("ncu_passes", "")))
+                    info.get("passes", ""), info.get("ncu_passes", ""), info.get("gpuhier_s", 0),
+                    info.get("ncu_s", 0)))
                 save()
     if REUSE and ("cost" in PARTS):
         notes.append("AGREE_REUSE: the cost part is not recomputed")
