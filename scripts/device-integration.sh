@@ -55,6 +55,11 @@ step() { # step NAME LIMIT_S COMMAND...: run one step with a limit, log it
   "$stage/gpuhier" --version
 } > "$res/device.txt" 2>&1
 cat "$res/device.txt"
+gt() { # gt NAME LIMIT SCRIPT: one GPU test with the environment ctest gives it
+  step "$1" "$2" env GPUHIER_BINARY_DIR="$stage" GPUHIER_SOURCE_DIR="$root" GPUHIER="$stage/gpuhier" \
+    GPUHIER_COLLECTOR="$stage/libgpuhier-collector.so" GH_CLI_CHILD="$stage/tests/gh_cli_child" \
+    GH_TEST_EXPORT=true OUT="$res/$1" sh -c 'mkdir -p "$OUT"; exec sh "$0"' "$3"
+}
 case $part in
 1)
   step quickstart 60 env GPUHIER_NO_BUILD=1 BUILD="$stage" sh scripts/quickstart
@@ -85,11 +90,6 @@ last)
     sh bench/overhead_trace.sh "$stage"
   ;;
 gpu)
-  gt() { # gt NAME LIMIT SCRIPT: one GPU test with the environment ctest gives it
-    step "$1" "$2" env GPUHIER_BINARY_DIR="$stage" GPUHIER_SOURCE_DIR="$root" GPUHIER="$stage/gpuhier" \
-      GPUHIER_COLLECTOR="$stage/libgpuhier-collector.so" GH_CLI_CHILD="$stage/tests/gh_cli_child" \
-      GH_TEST_EXPORT=true OUT="$res/$1" sh -c 'mkdir -p "$OUT"; exec sh "$0"' "$3"
-  }
   gt t150 90 tests/gpu/t150-collector.sh
   gt t151 40 tests/gpu/t151-collector-quick.sh
   gt t440 60 tests/e2e/t440-run-gpu.sh
@@ -106,10 +106,16 @@ gpu)
   done
   ;;
 overhead)
-  step overhead 400 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=300 DIAG=1 sh bench/overhead_trace.sh "$stage"
+  gt t150 90 tests/gpu/t150-collector.sh
+  g0=$(sed -n 's/^group 0: //p' "${PASS_GROUPS:-/dev/null}" | tr ' ' ',')
+  [ -n "$g0" ] && step cost-pt-group0 100 env GPUHIER_DEBUG=1 "$stage/gpuhier" run --no-analyze -f \
+    -o "$res/cost-pt-group0.db" --metric-set none --metrics "$g0" python3 bench/pytorch_train.py --steps 2 --warmup 1
+  step overhead 330 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=240 DIAG=1 sh bench/overhead_trace.sh "$stage"
   ;;
 esac
 find "$res" -name '*.md' -maxdepth 3 -exec cp {} "$OUT/" \; 2>/dev/null
-tar czf "$OUT/bundle.tgz" -C "$res" .
+# Reports of the GPU tests reach hundreds of MB (a killed program's): bring back what is small.
+(cd "$res" && find . -type f -size -8M ! -name '*-wal' ! -name '*-shm' > "$OUT/bundle.list" &&
+  tar czf "$OUT/bundle.tgz" -T "$OUT/bundle.list")
 ls -la "$OUT"
 echo "device-integration part $part: $(( $(date +%s) - t0 ))s"
