@@ -417,7 +417,10 @@ def one_pass(label, argv, gpuhier, outdir, skip, count, gr, groups, reuse=None, 
     log("%s [%s]: %d pairs, %d values, %d misses, passes %s/%s, %.1f s + %.1f s" % (
         label, gr[0], info.get("pairs", 0), len(c), sum(1 for x in c if not x["ok"]),
         info.get("passes", ""), info.get("ncu_passes", ""), info.get("gpuhier_s", 0), info.get("ncu_s", 0)))
-    halves = split_group(gr) if info.get("replayed") and depth < MAX_SPLITS else None
+    # split only on a pass count above 1 that a tool reported (a missing count is flagged, not split)
+    over = [p for p in re.split(r",\s*", "%s,%s" % (info.get("passes", ""), info.get("ncu_passes", ""))) if p]
+    halves = (split_group(gr) if info.get("replayed") and any(int(p) > 1 for p in over)
+              and depth < MAX_SPLITS else None)
     if not halves:
         return [(c, info)]
     info["superseded"] = 1

@@ -111,6 +111,16 @@ def main():
             lines[i] = l
         with open(single_csv, "w") as f:
             f.write("\n".join(lines) + "\n")
+        # synthetic too: the same without ncu's pass column
+        nopass_csv = os.path.join(tmp, "ncu-nopass-synthetic.csv")
+        for r in rows:
+            del r[col]
+        buf = io.StringIO()
+        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+        for i, l in zip(table, buf.getvalue().splitlines()):
+            lines[i] = l
+        with open(nopass_csv, "w") as f:
+            f.write("\n".join(lines) + "\n")
         fake_log = os.path.join(tmp, "gpuhier-argv.log")
 
         def go(out, **extra):
@@ -182,6 +192,10 @@ def main():
         m = re.search(r"\*\*(\d+) pairs not single-pass\*\*", md2b)
         check(rc2b == 1 and m and int(m.group(1)) > 0, "replayed pairs counted and the run fails")
         check("| tk_fake | l1-l2hit | 0 | 2 | 2 | 0 | 2 | 1 |" in md2b, "gpuhier's pass count in the table")
+        # no pass count from ncu: flagged, not split (a split could not make it one pass)
+        rc2c, md2c = go(os.path.join(tmp, "out2c"), AGREE_PARTS="single-tk", NCU_CSV_SINGLE=nopass_csv)
+        check(rc2c == 1 and "**6 pairs not single-pass**" in md2c and "split into" not in md2c,
+              "a launch without ncu's pass count is flagged and its group not split")
         # AGREE_REUSE: recomputed from the first run's files, PyTorch part included, nothing run
         n_before = len(open(fake_log).read().splitlines())
         rc3, md3 = go(os.path.join(tmp, "out3"), AGREE_PARTS="agree,single", AGREE_REUSE=os.path.join(out, "tk"))
