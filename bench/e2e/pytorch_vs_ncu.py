@@ -94,7 +94,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--top", type=int, default=20)
-    ap.add_argument("--bench-args", default=os.environ.get("BENCH_ARGS", "--steps 6 --warmup 2"))
+    ap.add_argument("--bench-args", default=os.environ.get("BENCH_ARGS", "--steps 3 --warmup 1"))
     ap.add_argument("--ncu", default=os.environ.get("NCU", "ncu"))
     ap.add_argument("--ncu-timeout", type=float, default=float(os.environ.get("NCU_TIMEOUT_S", "300")))
     a = ap.parse_args()
@@ -115,37 +115,65 @@ def main():
         if m:
             extra += re.findall(r'"([^"]+)"', m.group(1))
     mopt = ["--metrics", os.environ.get("E2E_METRICS", ",".join(extra))] if extra else []
-    rc, out, dt = run([gh, "run", "-q", "-f", "--no-analyze", "-o", os.path.join(a.out, "pt-%p.db")] + mopt + ["--"] + prog,
-                      300, log)
-    print("gpuhier run: rc %d, %.0f s" % (rc, dt), flush=True)
-    reports = sorted(glob.glob(os.path.join(a.out, "pt-*.db")))
-    if not reports:
-        print("no report; see %s" % log)
-        return 1
-    # The training process is the report with the most GPU time.
-    best = None
-    for rep in reports:
-        rc2, js, _ = run([gh, "analyze", rep, "--rules", os.path.join(a.root, "rules"), "--format", "json", "--top", "0"], 120, log)
+
+    def analyze(rep):
+        rc2, js, _ = run([gh, "analyze", rep, "--rules", os.path.join(a.root, "rules"), "--format", "json",
+                          "--top", "0"], 120, log)
         try:
-            d = json.loads(js[js.index("{"):])
+            return json.loads(js[js.index("{"):])
         except ValueError:
-            continue
-        gpu = (d.get("analysis") or {}).get("run_gpu_ns") or 0
-        if best is None or gpu > best[1]:
-            best = (rep, gpu, d)
+            return None
+
+    def training_report(pattern):
+        """The training process is the report with the most GPU time: (report, gpu_ns, analysis)."""
+        best = None
+        for rep in sorted(glob.glob(os.path.join(a.out, pattern))):
+            d = analyze(rep)
+            if not d:
+                continue
+            gpu = (d.get("analysis") or {}).get("run_gpu_ns") or 0
+            if best is None or gpu > best[1]:
+                best = (rep, gpu, d)
+        return best
+
+    def mangled_names(rep, kernel_ids):
+        import sqlite3
+        con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
+        out = {}
+        for kid in kernel_ids:
+            row = con.execute("SELECT mangled_name FROM kernel WHERE id = ?", (kid,)).fetchone()
+            out[kid] = row[0] if row else None
+        con.close()
+        return out
+
+    # 1. A trace run finds the kernels with the most GPU time (profiling all ~300 configurations
+    #    of the benchmark with the extra groups would take minutes in both tools).
+    for old in glob.glob(os.path.join(a.out, "trace-*.db")):
+        os.remove(old)
+    rc, out, dt = run([gh, "run", "-q", "-f", "--no-analyze", "--mode", "trace", "-o",
+                       os.path.join(a.out, "trace-%p.db"), "--"] + prog, 300, log)
+    print("gpuhier trace run: rc %d, %.0f s" % (rc, dt), flush=True)
+    tr = training_report("trace-*.db")
+    if not tr:
+        print("no trace report; see %s" % log)
+        return 1
+    top = [k for k in tr[2]["kernels"] if k.get("launches")][: a.top]
+    top_mangled = [m for m in mangled_names(tr[0], [k["kernel_id"] for k in top]).values() if m]
+    names = [re.escape(m) for m in top_mangled]
+    regex = "^(%s)$" % "|".join(names)
+    # 2. The same program profiled by gpuhier on those kernels only (default sampling: the first
+    #    launch of each configuration), every launch traced.
+    rc, out, dt = run([gh, "run", "-q", "-f", "--no-analyze", "-k", regex, "-o", os.path.join(a.out, "pt-%p.db")]
+                      + mopt + ["--"] + prog, 300, log)
+    print("gpuhier run: rc %d, %.0f s" % (rc, dt), flush=True)
+    best = training_report("pt-*.db")
     if not best:
-        print("analyze failed; see %s" % log)
+        print("no report or analyze failed; see %s" % log)
         return 1
     rep, gpu_ns, d = best
-    kernels = [k for k in d["kernels"] if k.get("launches")][: a.top]
-    # mangled names of the top kernels, from the report itself
-    import sqlite3
-    con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
-    mangled = {}
-    for k in kernels:
-        row = con.execute("SELECT mangled_name FROM kernel WHERE id = ?", (k["kernel_id"],)).fetchone()
-        mangled[k["kernel_id"]] = row[0] if row else None
-    con.close()
+    kernels = [k for k in d["kernels"] if k.get("launches")]
+    mangled = mangled_names(rep, [k["kernel_id"] for k in kernels])
+    kernels = [k for k in kernels if mangled.get(k["kernel_id"]) in set(top_mangled)][: a.top]
     findings = {}
     for f in d["findings"]:
         findings.setdefault(f.get("kernel_id"), []).append(f)
@@ -153,11 +181,9 @@ def main():
     # ncu on the same launches: first launch of each configuration of those kernels
     rc, secs, _ = run([a.ncu, "--list-sections"], 60, log)
     sections = [s for s in WANTED_SECTIONS if re.search(r"\b%s\b" % re.escape(s), secs)] or WANTED_SECTIONS[:3]
-    names = [re.escape(m) for m in mangled.values() if m]
-    regex = "regex:^(%s)$" % "|".join(names)
     cmd = [a.ncu, "--csv", "--page", "details", "--print-units", "base", "--kernel-name-base", "mangled",
            "--print-kernel-base", "mangled",
-           "--kernel-name", regex, "--filter-mode", "per-launch-config", "--launch-count", str(40 * a.top),
+           "--kernel-name", "regex:" + regex, "--filter-mode", "per-launch-config", "--launch-count", str(40 * a.top),
            "--target-processes", "all", "--cache-control", "none", "--clock-control", "none"]
     for s in sections:
         cmd += ["--section", s]
@@ -180,7 +206,7 @@ def main():
 
     md = ["# gpuhier findings beside Nsight Compute's rules (PyTorch benchmark)", ""]
     md.append("Command: `bench/e2e_pytorch_vs_ncu.sh` (`%s`), %s." % (" ".join(a.bench_args.split()), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
-    md.append("gpuhier: default sampling (first launch of each configuration); ncu: `--filter-mode per-launch-config`, sections %s, the same %d kernels by mangled name." % (", ".join(sections), len(names)))
+    md.append("Kernels chosen by GPU time in a trace run (`gpuhier run --mode trace`); gpuhier then profiled them with `-k` (default sampling: first launch of each configuration; extra groups named with --metrics); ncu: `--filter-mode per-launch-config`, sections %s, the same %d kernels by mangled name." % (", ".join(sections), len(names)))
     md.append("ncu rc %d in %.0f s; %d rule results parsed. Report: %s, GPU time %.1f ms." % (rc, ndt, len(rules), os.path.basename(rep), gpu_ns / 1e6))
     md.append("")
     md.append("A rule 'fires' in ncu when its result type is OPT or WRN. Columns pair each ncu rule with the gpuhier rules that judge the same thing.")
