@@ -148,6 +148,7 @@ struct cinfo {
     long launches;
     int64_t total_ns;
     int dirty;
+    int provisional; /* made from a replayed launch's incomplete record (see config_get) */
 };
 
 struct dinfo {
@@ -210,7 +211,7 @@ static struct {
     uint64_t by_driver_id, by_runtime_id, unmatched;
     atomic_uint_fast64_t commits;
     sqlite3_stmt *ins_launch, *ins_copy, *ins_metric, *ins_profile, *ins_event, *ins_nvtx,
-        *end_nvtx, *upd_config, *upd_run, *upd_profiled, *ins_failure;
+        *end_nvtx, *upd_config, *upd_config_facts, *upd_run, *upd_profiled, *ins_failure;
 } W;
 
 uint32_t
@@ -569,6 +570,54 @@ device_row(const struct rec_device *r)
 
 /* ------------------------------------------------------------ configs */
 
+/* Theoretical occupancy of the record's configuration on its device. */
+static int
+config_occupancy(const CUpti_ActivityKernel10 *k, struct occupancy_result *orr, int *sm_count)
+{
+    int dev = (int)k->deviceId;
+    struct dinfo *di = dev >= 0 && dev < MAX_DEVICES ? &W.dev[dev] : NULL;
+    struct occupancy_device od;
+    if (di && di->known)
+        od = di->occ;
+    else
+        occupancy_device_sm90(&od);
+    *sm_count = di && di->known ? di->sm_count : 132;
+    struct occupancy_launch ol = {
+        .threads_per_block = (int)((long)k->blockX * k->blockY * k->blockZ),
+        .regs_per_thread = k->registersPerThread,
+        .static_smem_bytes = (int)k->staticSharedMemory,
+        .dynamic_smem_bytes = (int)k->dynamicSharedMemory,
+        .carveout_bytes = (int)k->sharedMemoryExecuted,
+        .cluster_size = (int)(k->clusterX * k->clusterY * k->clusterZ),
+    };
+    return occupancy_compute(&od, &ol, orr) == 0;
+}
+
+/* The first complete record of a provisional configuration fills what the replayed one lacked. */
+static void
+config_complete(struct cinfo *c, const CUpti_ActivityKernel10 *k)
+{
+    struct occupancy_result orr = {0};
+    int sm_count = 0;
+    int occ_ok = config_occupancy(k, &orr, &sm_count);
+    long blocks = (long)k->gridX * k->gridY * k->gridZ;
+    sqlite3_stmt *st = W.upd_config_facts;
+    sqlite3_bind_int64(st, 1, k->localMemoryPerThread);
+    sqlite3_bind_int64(st, 2, k->sharedMemoryExecuted);
+    if (orr.limiter) {
+        sqlite3_bind_double(st, 3, occ_ok ? orr.occupancy_pct : 0.0);
+        sqlite3_bind_int(st, 4, orr.blocks_per_sm);
+        sqlite3_bind_text(st, 5, orr.limiter, -1, SQLITE_STATIC);
+        if (orr.blocks_per_sm > 0 && sm_count > 0)
+            sqlite3_bind_double(st, 6, (double)blocks / ((double)orr.blocks_per_sm * sm_count));
+    }
+    sqlite3_bind_int64(st, 7, c->id);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    c->provisional = 0;
+}
+
 static struct cinfo *
 config_get(long kid, const CUpti_ActivityKernel10 *k)
 {
@@ -598,27 +647,20 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
         return NULL;
     *c = key;
     int dev = (int)k->deviceId;
-    struct dinfo *di = dev >= 0 && dev < MAX_DEVICES ? &W.dev[dev] : NULL;
-    struct occupancy_device od;
-    if (di && di->known)
-        od = di->occ;
-    else
-        occupancy_device_sm90(&od);
-    int sm_count = di && di->known ? di->sm_count : 132;
     long threads = (long)k->blockX * k->blockY * k->blockZ;
     long blocks = (long)k->gridX * k->gridY * k->gridZ;
-    int cluster = (int)(k->clusterX * k->clusterY * k->clusterZ);
-    struct occupancy_launch ol = {
-        .threads_per_block = (int)threads,
-        .regs_per_thread = k->registersPerThread,
-        .static_smem_bytes = (int)k->staticSharedMemory,
-        .dynamic_smem_bytes = (int)k->dynamicSharedMemory,
-        .carveout_bytes = (int)k->sharedMemoryExecuted,
-        .cluster_size = cluster,
-    };
+    /*
+     * A launch the range profiler replayed leaves a record that never
+     * completes: no timestamps, and 0 for the local memory per thread and
+     * the carveout (seen on the H200: 0 local bytes for a kernel that
+     * spills, 0 carveout for one that runs 64 KB blocks). Those two stay
+     * NULL (unknown) until a complete record of the configuration arrives.
+     */
+    int complete = k->start || k->end;
+    c->provisional = !complete;
     struct occupancy_result orr = {0};
-    int occ_ok = occupancy_compute(&od, &ol, &orr) == 0;
-
+    int sm_count = 0;
+    int occ_ok = config_occupancy(k, &orr, &sm_count);
     sqlite3_stmt *st = NULL;
     const char *sql = "INSERT INTO config(kernel_id, device_id, grid_x, grid_y, grid_z, block_x, "
                       "block_y, block_z, "
@@ -644,8 +686,10 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
         sqlite3_bind_int64(st, 12, k->dynamicSharedMemory);
         sqlite3_bind_int64(st, 13, k->staticSharedMemory);
         sqlite3_bind_int64(st, 14, k->registersPerThread);
-        sqlite3_bind_int64(st, 15, k->localMemoryPerThread);
-        sqlite3_bind_int64(st, 16, k->sharedMemoryExecuted);
+        if (complete) {
+            sqlite3_bind_int64(st, 15, k->localMemoryPerThread);
+            sqlite3_bind_int64(st, 16, k->sharedMemoryExecuted);
+        }
         sqlite3_bind_int64(st, 17, threads);
         sqlite3_bind_int64(st, 18, blocks);
         if (orr.limiter) {
@@ -841,6 +885,8 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     if (kid < 0)
         return;
     struct cinfo *c = config_get(kid, k);
+    if (c && c->provisional && (k->start || k->end))
+        config_complete(c, k);
     struct pend *p = umap_get(&W.pends, k->correlationId);
     if (p && p->is_copy)
         p = NULL;
@@ -1376,6 +1422,10 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
                           "VALUES (?,?,?,?,?,?,?)") ||
         prep(&W.end_nvtx, "UPDATE nvtx_range SET end_ns = ? WHERE id = ?") ||
         prep(&W.upd_config, "UPDATE config SET launches = ?, total_ns = ? WHERE id = ?") ||
+        prep(&W.upd_config_facts,
+             "UPDATE config SET local_bytes_per_thread = ?, carveout_bytes = ?, "
+             "theoretical_occupancy_pct = ?, blocks_per_sm = ?, occupancy_limiter = ?, waves = ? "
+             "WHERE id = ?") ||
         prep(&W.upd_run, "UPDATE run SET records_dropped = ?, activity_dropped = ?, ranges_dropped "
                          "= ? WHERE id = 1") ||
         prep(&W.upd_profiled, "UPDATE launch SET profile_reason = COALESCE(?, profile_reason), "
@@ -1487,9 +1537,9 @@ writer_sync(int ms)
 static void
 stmt_free(void)
 {
-    sqlite3_stmt **all[] = {&W.ins_launch, &W.ins_copy,     &W.ins_metric, &W.ins_profile,
-                            &W.ins_event,  &W.ins_nvtx,     &W.end_nvtx,   &W.upd_config,
-                            &W.upd_run,    &W.upd_profiled, &W.ins_failure};
+    sqlite3_stmt **all[] = {&W.ins_launch,       &W.ins_copy, &W.ins_metric,   &W.ins_profile,
+                            &W.ins_event,        &W.ins_nvtx, &W.end_nvtx,     &W.upd_config,
+                            &W.upd_config_facts, &W.upd_run,  &W.upd_profiled, &W.ins_failure};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

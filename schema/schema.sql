@@ -135,8 +135,8 @@ CREATE TABLE config (
     dynamic_smem_bytes        INTEGER,  -- dynamic shared memory per block
     static_smem_bytes         INTEGER,  -- static shared memory per block
     registers_per_thread      INTEGER,
-    local_bytes_per_thread    INTEGER,  -- local memory per thread as the compiler declared it (may be 0 while local traffic exists)
-    carveout_bytes            INTEGER,  -- shared memory per SM the driver configured for these launches (sharedMemoryExecuted)
+    local_bytes_per_thread    INTEGER,  -- local memory per thread as the compiler declared it (may be 0 while local traffic exists); NULL while only replayed (profiled) launches of the configuration were recorded: their activity record reads 0
+    carveout_bytes            INTEGER,  -- shared memory per SM the driver configured for these launches (sharedMemoryExecuted of the first complete kernel record); NULL when every launch of the configuration was replayed by the profiler (incomplete records read 0)
     threads_per_block         INTEGER,  -- block_x*block_y*block_z
     blocks                    INTEGER,  -- grid_x*grid_y*grid_z
     theoretical_occupancy_pct REAL,     -- active warps per SM / max warps per SM, from the occupancy calculator

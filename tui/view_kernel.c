@@ -206,15 +206,18 @@ add_config(struct view *v)
                     (long long)sqlite3_column_int64(st, 6), (long long)sqlite3_column_int64(st, 11),
                     (long long)sqlite3_column_int64(st, 12),
                     (long long)sqlite3_column_int64(st, 13));
-        char carve[32], waves[32];
+        char carve[32], waves[32], local[32] = "-";
         fmt_bytes(carve, sizeof(carve), num(st, 14));
         snprintf(waves, sizeof(waves), "%.2f", num(st, 15));
+        /* NULL: only replayed launches were recorded (schema.sql, config) */
+        if (!isnan(num(st, 10)))
+            snprintf(local, sizeof(local), "%lld B", (long long)sqlite3_column_int64(st, 10));
         view_printf(v, LINE_DEFAULT,
                     "%-*s shared %lld B dynamic + %lld B static, carveout %s; %lld regs/thread;"
-                    " local %lld B/thread; %s waves",
+                    " local %s/thread; %s waves",
                     LABEL, "", (long long)sqlite3_column_int64(st, 7),
                     (long long)sqlite3_column_int64(st, 8), carve,
-                    (long long)sqlite3_column_int64(st, 9), (long long)sqlite3_column_int64(st, 10),
+                    (long long)sqlite3_column_int64(st, 9), local,
                     isnan(num(st, 15)) ? "-" : waves);
     }
     sqlite3_finalize(st);

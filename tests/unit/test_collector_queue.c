@@ -555,6 +555,55 @@ test_collector_writer_joins(void)
     sqlite3_close(db);
 }
 
+/*
+ * A configuration first seen through a replayed (profiled) launch: its
+ * record has no timestamps and 0 local bytes and carveout (as on the
+ * H200). The config row keeps them NULL, and the first complete record of
+ * the same configuration fills them and the occupancy; a configuration
+ * only ever replayed keeps NULL.
+ */
+static void
+test_collector_writer_provisional_config(void)
+{
+    char path[256], err[256] = "";
+    snprintf(path, sizeof(path), "%s/p.db", dir);
+    struct writer_run_info ri = {.mode = "profile", .options_json = "{}"};
+    gh.cuptiActivityGetNextRecord = fake_next;
+    released = 0;
+    CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
+    static union fake_slot buf[3];
+    fake_kernel(&buf[0], "_Z5spillv", 30, 0, 0); /* replayed: incomplete */
+    buf[0].k.start = buf[0].k.end = 0;
+    buf[0].k.sharedMemoryExecuted = 0;
+    fake_kernel(&buf[1], "_Z5spillv", 31, 9000, 0); /* the next launch: complete */
+    buf[1].k.localMemoryPerThread = 256;
+    buf[1].k.sharedMemoryExecuted = 32768;
+    buf[1].k.staticSharedMemory = 16384;
+    fake_kernel(&buf[2], "_Z4onlyv", 32, 0, 0); /* only ever replayed */
+    buf[2].k.start = buf[2].k.end = 0;
+    buf[2].k.sharedMemoryExecuted = 0;
+    writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
+    for (int i = 0; i < 200 && released == 0; i++)
+        usleep(5000);
+    writer_stop(1);
+    gh.cuptiActivityGetNextRecord = NULL;
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM config c JOIN kernel k ON k.id = c.kernel_id "
+                                "WHERE k.mangled_name = '_Z5spillv' AND c.launches = 2 AND "
+                                "c.local_bytes_per_thread = 256 AND c.carveout_bytes = 32768"),
+                 1);
+    /* 256 threads x 32 registers would fit 8 blocks; 16 KB each in a 32 KB carveout fit 1 */
+    CHECK_EQ_INT(query_long(db, "SELECT blocks_per_sm FROM config c JOIN kernel k ON k.id = "
+                                "c.kernel_id WHERE k.mangled_name = '_Z5spillv'"),
+                 1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM config c JOIN kernel k ON k.id = c.kernel_id "
+                                "WHERE k.mangled_name = '_Z4onlyv' AND local_bytes_per_thread IS "
+                                "NULL AND carveout_bytes IS NULL AND blocks_per_sm > 0"),
+                 1);
+    sqlite3_close(db);
+}
+
 /* Whether `id` is in the list. */
 static int
 cb_has(const CUpti_CallbackId *ids, size_t n, CUpti_CallbackId id)
@@ -683,6 +732,7 @@ test_collector_callbacks(void)
 static const struct check_test tests[] = {
     {"test_collector_callbacks", test_collector_callbacks},
     {"test_collector_writer_joins", test_collector_writer_joins},
+    {"test_collector_writer_provisional_config", test_collector_writer_provisional_config},
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
     {"test_collector_queue_wake_fill", test_collector_queue_wake_fill},
