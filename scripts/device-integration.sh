@@ -25,6 +25,10 @@
 #             PyTorch)
 #          overhead: trace overhead on the PyTorch benchmark with its cost
 #             split (bench/overhead_trace.sh with DIAG=1)
+#          analyzer: the testkernels end-to-end run (precision, recall,
+#             estimates against the twins) and gpuhier beside ncu's rules on
+#             the PyTorch benchmark's 20 heaviest kernels; then the config
+#             facts (local bytes, carveout) of the end-to-end reports
 #
 # Every step has its own time limit so the call ends inside the device's
 # 10-minute limit; a step that runs out says so in its log. Everything the
@@ -104,6 +108,19 @@ gpu)
     step "cost-pt-$set" 100 "$stage/gpuhier" run --no-analyze -f -o "$res/cost-pt-$set.db" $m \
       python3 bench/pytorch_train.py --steps 2 --warmup 1
   done
+  ;;
+analyzer)
+  step e2e 230 env OUT="$res/e2e" E2E_BUDGET_S=200 sh bench/e2e_testkernels.sh "$stage"
+  step pytorch_vs_ncu 280 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=170 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
+  step config_facts 30 python3 -c '
+import glob, sqlite3, sys
+for r in sorted(glob.glob(sys.argv[1] + "/*.db")):
+    c = sqlite3.connect("file:%s?mode=ro" % r, uri=True)
+    for row in c.execute("SELECT k.short_name, c.launches, c.registers_per_thread, c.local_bytes_per_thread, "
+                         "c.carveout_bytes, c.static_smem_bytes, c.dynamic_smem_bytes, c.blocks_per_sm, "
+                         "c.occupancy_limiter FROM config c JOIN kernel k ON k.id = c.kernel_id"):
+        print(r.split("/")[-1], *row)
+' "$res/e2e/reports"
   ;;
 overhead)
   gt t150 90 tests/gpu/t150-collector.sh
