@@ -36,7 +36,10 @@
 # multi-pass comparison on the testkernels and the PyTorch benchmark;
 # "single" = single-tk,single-pt, the like-for-like one; "cost"),
 # AGREE_CASES ("binary": the first manifest case of each testkernel binary,
-# default; "all": every case), NCU (default ncu), AGREE_REUSE (a previous
+# default; "all": every case), AGREE_PROGRAMS (a regular expression: only
+# the testkernel runs whose label matches), AGREE_TK_SKIP (launches skipped
+# before each testkernel's window, --launch-skip in both tools, default 0),
+# NCU (default ncu), AGREE_REUSE (a previous
 # run's tk/ folder: nothing is run, its reports and ncu CSVs, and those of
 # the pt/ folder beside it, are compared again for the parts asked for;
 # no GPU needed).

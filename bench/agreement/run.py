@@ -46,6 +46,11 @@ BUDGET = float(os.environ.get("AGREE_BUDGET_S", "450"))
 WINDOW = int(os.environ.get("AGREE_WINDOW", "200"))
 REPS = int(os.environ.get("AGREE_REPS", "3"))
 TK_LAUNCHES = int(os.environ.get("AGREE_TK_LAUNCHES", "10"))
+# launches skipped before the testkernel window (both tools: --launch-skip), and
+# a regular expression on the testkernel labels: a short follow-up experiment on
+# one program and one launch (docs/agreement.md, "What remains open")
+TK_SKIP = int(os.environ.get("AGREE_TK_SKIP", "0"))
+PROGRAMS = os.environ.get("AGREE_PROGRAMS", "")
 PT_SKIP = int(os.environ.get("AGREE_PT_SKIP", "100"))
 PT_COUNT = int(os.environ.get("AGREE_PT_COUNT", "40"))
 NCU = os.environ.get("NCU", "ncu")
@@ -570,13 +575,28 @@ def key_of(c):
     return (c["program"], c["kernel"], str(c["grid"]), str(c["block"]), c["metric"])
 
 
+def spread_key(c):
+    """The launches whose values are compared for a tool's own spread: the
+    repeats of a configuration (index 1, 2, ...) together, and its first
+    launch (index 0) alone. The first launch runs after different work
+    (the program's setup, another kernel) than its repeats, so the
+    first-to-second difference is systematic, not noise (docs/sampling.md:
+    up to 100 % on DRAM and L2 counters); with it in the spread, a
+    systematic miss on a repeat (smem_big's L2 misses, 3 K in ncu against
+    56-70 K in gpuhier) read as "within own spread" (2026-11-29 one-pass
+    run, docs/agreement.md)."""
+    return key_of(c) + ("first" if c.get("index") == 0 else "repeat",)
+
+
 def own_spread(comps):
-    """Per (program, configuration, metric): the larger of the two tools'
-    own launch-to-launch spreads over that configuration's paired launches,
-    in % of the largest value (points for rates); None with one launch."""
+    """Per spread_key (program, configuration, metric, first or repeat):
+    the larger of the two tools' own launch-to-launch spreads over those
+    paired launches, in % of the largest value (points for rates); None
+    when there is one launch (a configuration's first launch, or its
+    only repeat)."""
     by = {}
     for c in comps:
-        by.setdefault(key_of(c), []).append(c)
+        by.setdefault(spread_key(c), []).append(c)
     out = {}
     for k, cs in by.items():
         if len(cs) < 2:
@@ -593,6 +613,18 @@ def own_spread(comps):
     return out
 
 
+def spread_label(c, spread, launches):
+    """The own-spread column of a miss: the spread, or why there is none:
+    'single' (the configuration has one paired launch), 'first' (its first
+    launch: no other launch in that position), 'one repeat'."""
+    v = spread.get(spread_key(c))
+    if v is not None:
+        return v, "%s%s" % (fmt(v), " pt" if c["kind"] == "rate" else " %")
+    if launches.get(key_of(c), 0) < 2:
+        return None, "single"
+    return None, "first" if c.get("index") == 0 else "one repeat"
+
+
 def miss_sections(comps, h):
     """'Misses per metric' and 'Outside tolerance' (headings at level h)."""
     miss = [c for c in comps if not c["ok"]]
@@ -601,27 +633,30 @@ def miss_sections(comps, h):
     L = []
     grp = any("group" in c for c in comps)
     spread = own_spread(comps)
+    launches = {}
+    for c in comps:
+        launches[key_of(c)] = launches.get(key_of(c), 0) + 1
     L += ["", "%s Misses per metric" % h, "",
-          "`own spread`: the miss is no larger than the launch-to-launch spread one of the tools shows by itself on that configuration (docs/agreement.md); `single`: a configuration launched once.", "",
-          "| metric | misses | pairs | own spread | single | median abs difference |", "| --- | --- | --- | --- | --- | --- |"]
+          "`own spread`: the miss is no larger than the launch-to-launch spread one of the tools shows by itself over the repeats of that configuration (its launches after the first; docs/agreement.md); `first`: the first launch of a configuration launched more than once (it has no other launch in its position, so no spread); `single`: a configuration launched once.", "",
+          "| metric | misses | pairs | own spread | first | single | median abs difference |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for name in dict.fromkeys(c["metric"] for c in miss):
         mm = [c for c in miss if c["metric"] == name]
-        sp = [spread.get(key_of(c)) for c in mm]
-        L.append("| %s | %d | %d | %d | %d | %s |" % (
+        sp = [spread_label(c, spread, launches) for c in mm]
+        L.append("| %s | %d | %d | %d | %d | %d | %s |" % (
             name, len(mm), sum(1 for c in comps if c["metric"] == name),
-            sum(1 for c, v in zip(mm, sp) if v is not None and abs(c["diff"]) <= v),
-            sum(1 for v in sp if v is None),
+            sum(1 for c, (v, _) in zip(mm, sp) if v is not None and abs(c["diff"]) <= v),
+            sum(1 for _, t in sp if t == "first"),
+            sum(1 for _, t in sp if t == "single"),
             fmt(statistics.median(abs(c["gpuhier"] - c["ncu"]) for c in mm))))
     L += ["", "%s Outside tolerance" % h, "",
           "| program |%s kernel | grid | block | idx | metric | gpuhier | ncu | diff | abs difference | own spread |" % (" group |" if grp else ""),
           "| --- |%s --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" % (" --- |" if grp else "")]
     for c in miss[:1000]:
-        v = spread.get(key_of(c))
         L.append("| %s |%s `%s` | %s | %s | %s | %s | %s | %s | %s%s | %s | %s |" % (
             c["program"], (" %s |" % c.get("group", "")) if grp else "", c["kernel"][:60], c["grid"], c["block"],
             c["index"], c["metric"], fmt(c["gpuhier"]), fmt(c["ncu"]), fmt(c["diff"]),
             " pt" if c["kind"] == "rate" else " %", fmt(abs(c["gpuhier"] - c["ncu"])),
-            "single" if v is None else ("%s%s" % (fmt(v), " pt" if c["kind"] == "rate" else " %"))))
+            spread_label(c, spread, launches)[1]))
     if len(miss) > 1000:
         L.append("| … %d more in agreement.json | | | | | | | | | | |" % (len(miss) - 1000))
     return L
@@ -784,8 +819,8 @@ def main():
               "- GPU, driver: %s" % q(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
               "- ncu: %s" % q([NCU, "--version"]),
               "- gpuhier: %s" % q([gpuhier, "--version"]),
-              "- command: `bench/agreement.sh %s` (AGREE_WINDOW=%d AGREE_REPS=%d AGREE_TK_LAUNCHES=%d AGREE_PT_SKIP=%d AGREE_PT_COUNT=%d BENCH_ARGS='%s')" % (
-                  a.build, WINDOW, REPS, TK_LAUNCHES, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"]),
+              "- command: `bench/agreement.sh %s` (AGREE_WINDOW=%d AGREE_REPS=%d AGREE_TK_LAUNCHES=%d AGREE_TK_SKIP=%d AGREE_PROGRAMS='%s' AGREE_PT_SKIP=%d AGREE_PT_COUNT=%d BENCH_ARGS='%s')" % (
+                  a.build, WINDOW, REPS, TK_LAUNCHES, TK_SKIP, PROGRAMS, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"]),
               "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
               "- ncu side: `ncu --csv --page raw --print-units base --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
               "- like-for-like side (AGREE_PARTS single): per group G of bench/agreement/groups.txt, `gpuhier run ... --sample all --metric-set none --metrics G` and `ncu ... --metrics G` with the same options",
@@ -804,6 +839,8 @@ def main():
     comps, infos, alll, scomps, sinfos = [], [], [], [], []
     progs = (programs_from_manifest(a.root, tk_dir)
              if "agree-tk" in PARTS or "single-tk" in PARTS else [])
+    if PROGRAMS:
+        progs = [p for p in progs if re.search(PROGRAMS, p[0])]
     script = os.path.join(a.root, "bench", "pytorch_train.py")
     have_pt = os.path.exists(script)
     # seconds kept free for the parts after the testkernels
@@ -832,7 +869,7 @@ def main():
             if left() < reserve:
                 notes.append("agreement: '%s' and later testkernels skipped for time" % label)
                 break
-            c, info, ours = agree_program(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, core)
+            c, info, ours = agree_program(label, argv, gpuhier, tkout, TK_SKIP, TK_LAUNCHES, core)
             for o in ours:
                 o["prog"] = label
             alll += ours
@@ -847,7 +884,7 @@ def main():
                 notes.append("like for like: '%s' and later testkernels skipped for time" % label)
                 break
             for gr in list(groups):
-                for c, info in one_pass(label, argv, gpuhier, tkout, 0, TK_LAUNCHES, gr, groups):
+                for c, info in one_pass(label, argv, gpuhier, tkout, TK_SKIP, TK_LAUNCHES, gr, groups):
                     scomps += c
                     sinfos.append(info)
             save()

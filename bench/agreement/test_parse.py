@@ -112,8 +112,39 @@ cs = [{"program": "p", "kernel": "k", "grid": (1, 1, 1), "block": (32, 1, 1), "m
        "kind": "counter", "gpuhier": g, "ncu": n} for g, n in ((100.0, 90.0), (104.0, 91.0))]
 cs.append(dict(cs[0], metric="l1tex__t_sector_hit_rate.pct", kind="rate", gpuhier=50.0, ncu=40.0))
 sp = run.own_spread(cs)
-check(abs(sp[run.key_of(cs[0])] - 100.0 * 4 / 104) < 1e-9, "spread: gpuhier's 4 of 104 beats ncu's 1 of 91")
-check(sp[run.key_of(cs[2])] is None, "spread: a single launch has none")
+check(abs(sp[run.spread_key(cs[0])] - 100.0 * 4 / 104) < 1e-9, "spread: gpuhier's 4 of 104 beats ncu's 1 of 91")
+check(sp[run.spread_key(cs[2])] is None, "spread: a single launch has none")
+# the first launch of a configuration is not in its repeats' spread: smem_big's L2 misses in the
+# one-pass run of 2026-11-29 (gpuhier 169513, 70259, 56340, 65255; ncu 157105, 7400, 3189, 3123):
+# with the cold first launch in it the spread was 98 % and every repeat's miss read "within own spread"
+sb = [{"program": "optin-big-fixed", "kernel": "smem_big(float*, float const*)", "grid": (264, 1, 1),
+       "block": (256, 1, 1), "metric": "lts__t_sectors_lookup_miss.sum", "kind": "counter", "index": i,
+       "gpuhier": g, "ncu": n, "ok": False, "diff": 100.0 * (g - n) / n}
+      for i, (g, n) in enumerate(((169513, 157105), (70259, 7400), (56340, 3189), (65255, 3123)))]
+sp = run.own_spread(sb)
+rep = sp[run.spread_key(sb[1])]
+check(rep is not None and abs(rep - 100.0 * (7400 - 3123) / 7400) < 1e-9,
+      "spread: repeats only (ncu's 3123..7400 beats gpuhier's 56340..70259), not the first launch (%s)" % rep)
+check(sp[run.spread_key(sb[0])] is None, "spread: the first launch has none of its own")
+n = {run.key_of(sb[0]): 4}
+check(run.spread_label(sb[0], sp, n)[1] == "first", "label: first launch")
+check(all(abs(c["diff"]) > run.spread_label(c, sp, n)[0] for c in sb[1:]),
+      "the repeats' misses (+849 %..+1990 %) are outside the repeats' spread (58 %)")
+one = [dict(sb[0], index=0), dict(sb[1], index=1)]
+sp1 = run.own_spread(one)
+n1 = {run.key_of(sb[0]): 2}
+check(run.spread_label(one[1], sp1, n1)[1] == "one repeat", "label: a configuration launched twice has one repeat")
+check(run.spread_label(cs[2], run.own_spread(cs), {run.key_of(cs[2]): 1})[1] == "single", "label: single launch")
+
+# classes of docs/agreement.md (bench/agreement/classes.py): metric first, then kernel
+import classes  # noqa: E402
+mk = lambda prog, kern, metric: {"program": prog, "kernel": kern, "metric": metric}  # noqa: E731
+check(classes.klass(mk("spill-bounds", "spill_bounds(float*)", "sm__cycles_active.avg")) == "E", "class: cycles are E")
+check(classes.klass(mk("spill-bounds", "spill_bounds(float*)", "dram__bytes_write.sum")) == "C", "class: spill_bounds DRAM is C")
+check(classes.klass(mk("spill-bounds", "tk_fill(float*)", "dram__bytes_write.sum")) == "A", "class: its tk_fill is A")
+check(classes.klass(mk("x", "k", "lts__t_sectors_aperture_sysmem.sum")) == "B", "class: sysmem is B")
+check(classes.klass(mk("x", "k", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")) == "D", "class: conflicts are D")
+check(classes.nbytes(dict(mk("x", "k", "lts__t_sectors_lookup_miss.sum"), gpuhier=10, ncu=4)) == 192, "class: sectors are 32 B")
 
 # reports of one program: 'coalesce-stride-1' must not pick up 'coalesce-stride-1-fixed-2468.db'
 import tempfile  # noqa: E402

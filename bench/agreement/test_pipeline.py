@@ -205,6 +205,15 @@ def main():
               "AGREE_REUSE: the like-for-like part recomputed alike")
         check("on 4 launch pairs; **2 outside tolerance**." in md3, "AGREE_REUSE: the multi-pass part recomputed alike")
         check("the PyTorch part from" in md3, "AGREE_REUSE: the PyTorch reports beside tk/ are used")
+        # a follow-up experiment: one program (AGREE_PROGRAMS), one launch after a skip (AGREE_TK_SKIP)
+        n_before = len(open(fake_log).read().splitlines())
+        rc4, md4 = go(os.path.join(tmp, "out4"), AGREE_PARTS="single-tk", NCU_CSV_SINGLE=single_csv,
+                      AGREE_PROGRAMS="^tk_fake$", AGREE_TK_SKIP="2", AGREE_TK_LAUNCHES="1")
+        argv4 = open(fake_log).read().splitlines()[n_before:]
+        check(len(argv4) == 3 and all("--launch-count 1 --metric-set none" in a and "--launch-skip 2" in a for a in argv4),
+              "AGREE_TK_SKIP/AGREE_TK_LAUNCHES reach gpuhier, one run per group of the one program")
+        check("tk_missing" not in md4.split("## Notes")[0] and "AGREE_TK_SKIP=2 AGREE_PROGRAMS='^tk_fake$'" in md4,
+              "AGREE_PROGRAMS keeps the matching program only; the header names both settings")
         print("agreement pipeline:", "FAIL" if failed else "ok")
         return failed
     finally:
