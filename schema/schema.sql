@@ -489,7 +489,9 @@ GROUP BY l.id;
 -- touch in device memory, apart from what `allocation` cannot see (its
 -- comment lists it). Compares the launch's API time with the operations'
 -- times: a kernel runs after its launch call, and memory it uses must be
--- allocated before that call and released after it. Rows only when meta
+-- allocated before that call and released after it (module variables,
+-- 'device_static', count from the start: lazy loading allocates them in
+-- the launch call itself). Rows only when meta
 -- 'alloc_tracking' = 'on' and CUPTI dropped no activity record (a dropped
 -- buffer may have held an allocation).
 CREATE VIEW v_launch_footprint AS
@@ -497,7 +499,13 @@ WITH ev AS (
     -- one sweep over allocations and launches in time order (not a sum per
     -- launch: 10,000 profiled launches x 100,000 allocations took minutes);
     -- an operation at a launch's very time sorts before it and counts
-    SELECT a.device_id AS dev, a.time_ns AS t, 0 AS is_launch, NULL AS launch_id,
+    SELECT a.device_id AS dev,
+           -- a module's __device__ variables may be allocated inside the
+           -- launch call that loads the module lazily (after api_ns): they
+           -- count from the start
+           CASE WHEN a.op = 'alloc' AND a.memory_kind IN ('device_static', 'managed_static')
+                THEN 0 ELSE a.time_ns END AS t,
+           0 AS is_launch, NULL AS launch_id,
            CASE a.op WHEN 'alloc' THEN a.bytes ELSE -a.bytes END AS delta_bytes
     FROM allocation a
     WHERE a.memory_kind NOT IN ('pinned', 'pageable')

@@ -649,7 +649,7 @@ test_collector_writer_allocations(void)
     CHECK(writer_push_n(&r, offsetof(struct rec, u) + sizeof(struct rec_launch)) == 0);
     push_launch(31, 0, "sampled_out", 0, 1, ""); /* unprofiled: no API time */
 
-    static union fake_slot buf[10];
+    static union fake_slot buf[11];
     enum { MB = 1 << 20 };
     fake_memory(&buf[0], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0x10000, 512 * MB, 1000, 0);
     fake_memory(&buf[1], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC, 0x90000, 4 * MB, 1100, 0);
@@ -665,6 +665,8 @@ test_collector_writer_allocations(void)
     buf[7].k.start = buf[7].k.end = 0; /* replayed: the record never completes */
     fake_kernel(&buf[8], "_Z6kernelPfi", 31, 9000, 0);
     fake_memory(&buf[9], 0, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0x10000, 512 * MB, 6000, 0);
+    /* A module loaded lazily inside the launch call: its variables count for that launch. */
+    fake_memory(&buf[10], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC, 0xd0000, 2 * MB, 5001, 0);
     released = 0;
     writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
     for (int i = 0; i < 200 && released == 0; i++)
@@ -678,7 +680,7 @@ test_collector_writer_allocations(void)
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM meta WHERE key = 'alloc_tracking' AND "
                                 "value = 'on'"),
                  1);
-    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM allocation"), 8);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM allocation"), 9);
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM allocation WHERE memory_kind = "
                                 "'device_static' AND op = 'alloc' AND bytes = 4194304"),
                  1);
@@ -695,10 +697,13 @@ test_collector_writer_allocations(void)
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM launch WHERE correlation_id = 31 AND "
                                 "api_ns IS NULL"),
                  1);
-    /* At 5000 on device 0: 512 + 4 (static) + 8 (pool) MB; not pinned, not device 1, not the freed 16. */
+    /*
+     * At 5000 on device 0: 512 + 4 + 2 (static, one loaded at 5001) + 8 (pool) MB; not pinned,
+     * not device 1, not the freed 16.
+     */
     CHECK_EQ_INT(query_long(db, "SELECT live_device_bytes FROM v_launch_footprint f JOIN launch l "
                                 "ON l.id = f.launch_id WHERE l.correlation_id = 30"),
-                 524 * MB);
+                 526 * MB);
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM v_launch_footprint"), 1);
     sqlite3_close(db);
 
