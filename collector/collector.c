@@ -1118,6 +1118,24 @@ flush_forced(void)
         gh.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+/*
+ * The program obtained device memory that MEMORY2 may not report: the
+ * live bytes of v_launch_footprint would no longer bound what kernels
+ * read, so the report stops claiming complete allocation records (once).
+ */
+static void
+untracked_memory(const char *api)
+{
+    static atomic_int said;
+    if (atomic_exchange(&said, 1))
+        return;
+    char v[200];
+    snprintf(v, sizeof(v), "off: the program called %s, whose memory allocation records may miss",
+             api ? api : "a memory-mapping API");
+    push_meta("alloc_tracking", v);
+    push_event("info", "alloc_untracked", "%s", v);
+}
+
 static void
 on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -1173,6 +1191,15 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2:
         if (enter)
             flush_forced();
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle:
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemImportFromShareableHandle:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemPoolImportPointer:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemAllocNode:
+        if (!enter && ret == CUDA_SUCCESS)
+            untracked_memory(cb->functionName);
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:

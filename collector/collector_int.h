@@ -232,6 +232,17 @@ static const CUpti_CallbackId gh_cb_driver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
     CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+    /*
+     * Memory CUPTI's MEMORY2 records may not include (virtual-memory
+     * mappings, other processes' memory, graph memory nodes): after one
+     * success meta alloc_tracking stops saying 'on'. Rare calls, never hot.
+     */
+    CUPTI_DRIVER_TRACE_CBID_cuMemMap,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemImportFromShareableHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolImportPointer,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemAllocNode,
 };
 
 /*

@@ -47,7 +47,9 @@ PRAGMA user_version = 1;
 -- recorded every device memory allocation and release of the process
 -- (CUPTI MEMORY2 enabled before the first one), so `allocation` and
 -- v_launch_footprint can be trusted; absent or any other value (the reason)
--- when it did not: readers then treat allocations as unknown.
+-- when it did not, or when the program later used memory MEMORY2 may not
+-- report (virtual-memory mappings, IPC, graph memory nodes: 'off: the
+-- program called <api>, ...'): readers then treat allocations as unknown.
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value

@@ -762,6 +762,10 @@ test_collector_callbacks(void)
         CHECK(cb_has(gh_cb_driver, GH_CB_DRIVER_LAUNCHES, drv_launch[i]));
     CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync));
     CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2));
+    /* Memory MEMORY2 may miss turns alloc_tracking off. */
+    CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuMemMap));
+    CHECK(
+        cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2));
     CHECK(cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime),
                  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020));
     CHECK(cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime),
