@@ -185,7 +185,7 @@ CREATE TABLE launch (
     nvtx_path         TEXT,      -- NVTX ranges open on the launching thread, outermost first, joined by ' > '
     profiled          INTEGER DEFAULT 0, -- 1 if hardware counters were collected for this launch (kernel replay)
     profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'extra_metrics' (a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md)
-    api_ns            INTEGER    -- (added: allocation footprint) when the launching driver API call was entered, CUPTI clock (host side; set for profiled launches too, whose start_ns/end_ns stay NULL under replay)
+    api_ns            INTEGER    -- (added: allocation footprint) when the launching driver API call was entered, CUPTI clock (host side); set for profiled launches only, whose start_ns/end_ns stay NULL under replay; NULL otherwise
 );
 CREATE INDEX launch_by_kernel ON launch(kernel_id);
 CREATE INDEX launch_by_config ON launch(config_id);
@@ -274,9 +274,10 @@ CREATE INDEX copy_by_start ON copy(start_ns);
 -- cudaMallocManaged, cudaMallocAsync and other memory-pool allocations,
 -- cudaHostAlloc, arrays, and the module-level __device__ variables CUPTI
 -- reports as static). Meaningful only when meta 'alloc_tracking' = 'on'.
--- Not recorded by CUPTI, hence missing here: memory mapped with the
--- virtual-memory API (cuMemCreate/cuMemMap), memory opened from another
--- process (IPC), the driver's own local-memory (spill) reservation.
+-- Never here: the driver's local-memory (spill) reservation. Maybe not
+-- here: memory mapped with the virtual-memory API (cuMemMap), opened from
+-- another process (IPC) or from graph memory nodes; a program that uses
+-- those gets meta 'alloc_tracking' = 'off: ...'.
 CREATE TABLE allocation (
     id              INTEGER PRIMARY KEY,
     op              TEXT,     -- 'alloc' or 'release'
