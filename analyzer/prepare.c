@@ -401,11 +401,13 @@ static const char cfg_sql[] =
     "  COALESCE(s.launches, 0) AS launches, COALESCE(s.profiled_launches, 0) AS "
     "profiled_launches,\n"
     "  s.mean_ns, s.min_ns, s.max_ns, COALESCE(s.total_ns, 0) AS total_ns,\n"
+    "  fp.live_device_bytes,\n"
     "  p.*\n"
     "FROM main.config c JOIN main.kernel k ON k.id = c.kernel_id LEFT JOIN main.device d ON d.id = "
     "c.device_id\n"
     "LEFT JOIN temp.lstat2 s ON s.config_id = c.id AND s.kernel_id = c.kernel_id\n"
-    "LEFT JOIN temp.pagg p ON p.pagg_config_id = c.id) w) x) u) y) z";
+    "LEFT JOIN temp.pagg p ON p.pagg_config_id = c.id\n"
+    "LEFT JOIN temp.footprint fp ON fp.fp_config_id = c.id) w) x) u) y) z";
 
 /*
  * temp.cfg_metric: every metric of the report averaged per configuration
@@ -607,7 +609,7 @@ an_unprepare(sqlite3 *db)
                  "DROP TABLE IF EXISTS temp.cfg; DROP TABLE IF EXISTS temp.pagg;"
                  "DROP TABLE IF EXISTS temp.v_profiled; DROP TABLE IF EXISTS temp.lstat2;"
                  "DROP TABLE IF EXISTS temp.cfg_metric; DROP TABLE IF EXISTS temp.cfg_metric_id;"
-                 "DROP TABLE IF EXISTS temp.lstat;",
+                 "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;",
                  NULL, NULL, NULL);
 }
 
@@ -632,6 +634,44 @@ an_prepare_profiled(sqlite3 *db)
                : 0;
 }
 
+/*
+ * temp.footprint: per configuration, the device memory live when its
+ * profiled launches were issued (the largest, when several were: an upper
+ * bound must hold for each). From the report's v_launch_footprint, which
+ * reports written before allocations were recorded lack (schema.sql
+ * "Compatibility"): then the table stays empty, cfg.live_device_bytes is
+ * NULL and the rules that use it fall back to the counters alone.
+ */
+static int
+build_footprint(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db,
+                      "SELECT 1 FROM main.sqlite_master WHERE type = 'view' AND "
+                      "name = 'v_launch_footprint'",
+                      &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot build footprints: %s", store_error());
+    int rc = sqlite3_step(st);
+    int has_view = rc == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return an_fail(ANALYZER_ERR_REPORT, "cannot read the report's schema");
+    if (!has_view)
+        return exec(db,
+                    "CREATE TEMP TABLE footprint (fp_config_id INTEGER, live_device_bytes REAL)",
+                    "footprints");
+    return exec(db,
+                "CREATE TEMP TABLE footprint AS SELECT f.config_id AS fp_config_id,"
+                " MAX(f.live_device_bytes) AS live_device_bytes"
+                " FROM main.v_launch_footprint f JOIN main.profile p ON p.launch_id = f.launch_id"
+                " GROUP BY f.config_id",
+                "footprints") ||
+                   exec(db, "CREATE INDEX temp.footprint_by_config ON footprint(fp_config_id)",
+                        "footprints")
+               ? -1
+               : 0;
+}
+
 int
 an_prepare(sqlite3 *db)
 {
@@ -648,7 +688,7 @@ an_prepare(sqlite3 *db)
         build_cfg_metric(db))
         goto out;
     an_lap("  metric averages");
-    if (build_pagg(db) ||
+    if (build_pagg(db) || build_footprint(db) ||
         exec(db, "CREATE INDEX temp.pagg_by_config ON pagg(pagg_config_id)", "profiled averages") ||
         exec(db, cfg_sql, "configuration table") ||
         exec(db, "CREATE INDEX temp.cfg_by_config ON cfg(config_id)", "configuration table"))

@@ -173,6 +173,15 @@ push_event(const char *level, const char *code, const char *fmt, ...)
     writer_push(&r);
 }
 
+static void
+push_meta(const char *key, const char *value)
+{
+    struct rec r = {.type = REC_META};
+    snprintf(r.u.meta.key, sizeof(r.u.meta.key), "%s", key);
+    snprintf(r.u.meta.value, sizeof(r.u.meta.value), "%s", value);
+    writer_push(&r);
+}
+
 /* Profiling is unavailable from now on: say why once, record it. */
 static void
 limit(const char *code, const char *fmt, ...)
@@ -1022,6 +1031,13 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                 tls_prof_corr = cb->correlationId;
                 tls_prof_blocks = a.grid[0] * a.grid[1] * a.grid[2];
                 l->sampled = 1;
+                /*
+                 * launch.api_ns: the allocations live at this time bound the
+                 * kernel's footprint (v_launch_footprint). Only profiled
+                 * launches need it (the rules read counters), and their replay
+                 * costs milliseconds: unsampled launches skip the clock call.
+                 */
+                r.time_ns = gh_now_ns();
             } else {
                 why = "profiler_unavailable";
                 atomic_store(&G.prof_busy, 0);
@@ -1102,6 +1118,24 @@ flush_forced(void)
         gh.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+/*
+ * The program obtained device memory that MEMORY2 may not report: the
+ * live bytes of v_launch_footprint would no longer bound what kernels
+ * read, so the report stops claiming complete allocation records (once).
+ */
+static void
+untracked_memory(const char *api)
+{
+    static atomic_int said;
+    if (atomic_exchange(&said, 1))
+        return;
+    char v[200];
+    snprintf(v, sizeof(v), "off: the program called %s, whose memory allocation records may miss",
+             api ? api : "a memory-mapping API");
+    push_meta("alloc_tracking", v);
+    push_event("info", "alloc_untracked", "%s", v);
+}
+
 static void
 on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -1157,6 +1191,15 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2:
         if (enter)
             flush_forced();
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle:
+    case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemImportFromShareableHandle:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemPoolImportPointer:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemAllocNode:
+        if (!enter && ret == CUDA_SUCCESS)
+            untracked_memory(cb->functionName);
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
@@ -1547,9 +1590,14 @@ init_activity(void)
             G.pool_free[G.npool_free++] = i;
     }
     gh.cuptiActivityRegisterCallbacks(buf_request, buf_complete);
-    static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                               CUPTI_ACTIVITY_KIND_MEMCPY,
-                                               CUPTI_ACTIVITY_KIND_MEMSET};
+    /*
+     * MEMORY2: one record per allocation and release (cheap: allocations
+     * are rare next to launches), in trace and profile mode. The rules
+     * bound a kernel's footprint with the memory live at its launch.
+     */
+    static const CUpti_ActivityKind kinds[] = {
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         /* Diagnosis only (bench/overhead_trace.sh): what kernel tracing itself costs. */
         if (kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
@@ -1562,6 +1610,9 @@ init_activity(void)
         if (rc != CUPTI_SUCCESS)
             push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",
                        (int)kinds[i], cupti_err(rc));
+        if (kinds[i] == CUPTI_ACTIVITY_KIND_MEMORY2)
+            push_meta("alloc_tracking",
+                      rc == CUPTI_SUCCESS ? "on" : "off: cuptiActivityEnable(MEMORY2) failed");
     }
     /* CUPTI's worker completes records (timestamps) on its own schedule; make it wake often. */
     if (gh.cuptiActivityFlushPeriod && !env("GPUHIER_NO_FLUSH_PERIOD"))

@@ -38,6 +38,7 @@ enum rec_type {
     REC_CUBIN,      /* a module with line info was loaded (heap copy, writer frees) */
     REC_PROFILE,    /* the range profiler's result for one sampled launch */
     REC_LIMITED,    /* profiling is limited: text for run.profiling_limited */
+    REC_META,       /* a `meta` key/value the collector states (e.g. alloc_tracking) */
     REC_TEST,       /* test records (tests/unit/test_collector_queue.c) */
 };
 
@@ -101,6 +102,11 @@ struct rec_profile {
     double values[REC_MAX_METRICS];
 };
 
+struct rec_meta {
+    char key[32];
+    char value[200];
+};
+
 struct rec_test {
     int producer;
     long seq;
@@ -109,7 +115,7 @@ struct rec_test {
 struct rec {
     uint32_t type;
     uint32_t tid;     /* OS thread id of the producer */
-    uint64_t time_ns; /* CUPTI timestamp (or CLOCK_REALTIME) */
+    uint64_t time_ns; /* CUPTI timestamp (or CLOCK_REALTIME); REC_LAUNCH: API time, profiled only */
     union {
         struct rec_event event;
         struct rec_launch launch;
@@ -120,6 +126,7 @@ struct rec {
         struct rec_cubin cubin;
         struct rec_profile profile;
         struct rec_test test;
+        struct rec_meta meta;
         char limited[400];
     } u;
 };
@@ -225,6 +232,17 @@ static const CUpti_CallbackId gh_cb_driver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
     CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2,
+    /*
+     * Memory CUPTI's MEMORY2 records may not include (virtual-memory
+     * mappings, other processes' memory, graph memory nodes): after one
+     * success meta alloc_tracking stops saying 'on'. Rare calls, never hot.
+     */
+    CUPTI_DRIVER_TRACE_CBID_cuMemMap,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemImportFromShareableHandle,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolImportPointer,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemAllocNode,
 };
 
 /*

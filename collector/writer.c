@@ -164,6 +164,7 @@ struct pend {
     long launch_id; /* 0 until the kernel record was written */
     long config_index;
     int sampled;
+    uint64_t api_ns; /* launch API time (profiled launches), 0 unknown */
     char reason[24];
     char *nvtx;
     char *kname;              /* short kernel name, for the progress line */
@@ -202,6 +203,7 @@ static struct {
     size_t nconf, capconf;
     struct umap pends;      /* correlation id -> pend */
     struct umap metric_ids; /* name pointer hash -> (void*)id */
+    struct umap allocs;     /* (device, address) hash -> (void*)bytes of a live allocation */
     struct dinfo dev[MAX_DEVICES];
     struct cubin *cubins;
     size_t ncubins;
@@ -211,7 +213,8 @@ static struct {
     uint64_t by_driver_id, by_runtime_id, unmatched;
     atomic_uint_fast64_t commits;
     sqlite3_stmt *ins_launch, *ins_copy, *ins_metric, *ins_profile, *ins_event, *ins_nvtx,
-        *end_nvtx, *upd_config, *upd_config_facts, *upd_run, *upd_profiled, *ins_failure;
+        *end_nvtx, *upd_config, *upd_config_facts, *upd_run, *upd_profiled, *ins_failure,
+        *ins_alloc;
 } W;
 
 uint32_t
@@ -921,6 +924,8 @@ kernel_record(const CUpti_ActivityKernel10 *k)
         sqlite3_bind_int64(st, 14, idx);
     bind_text_or_null(st, 15, p ? p->nvtx : NULL);
     bind_text_or_null(st, 16, reason);
+    if (p && p->api_ns)
+        sqlite3_bind_int64(st, 17, (sqlite3_int64)p->api_ns);
     long lid = step_insert(st);
     W.launches++;
     if (c) {
@@ -1006,6 +1011,66 @@ copy_record(int is_memset, const void *rec)
     pend_free(p);
 }
 
+static const char *
+alloc_kind(unsigned k)
+{
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+        return "device_static";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+        return "managed_static";
+    default:
+        return mem_kind(k);
+    }
+}
+
+/*
+ * One `allocation` row per MEMORY2 record. A release is written with the
+ * size of the allocation it frees when its own record says 0 bytes, so
+ * that summing alloc minus release bytes gives the live memory.
+ */
+static void
+alloc_record(const CUpti_ActivityMemory4 *m)
+{
+    int is_alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+    if (!is_alloc && m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+        return;
+    uint64_t key =
+        fnv(&m->address, sizeof(m->address), fnv(&m->deviceId, sizeof(m->deviceId), FNV0));
+    uint64_t bytes = m->bytes;
+    /* umap values are pointers: the size is stored + 1 so a 0-byte allocation is not "absent". */
+    if (is_alloc) {
+        umap_put(&W.allocs, key, (void *)(uintptr_t)(bytes + 1));
+    } else {
+        uintptr_t known = (uintptr_t)umap_get(&W.allocs, key);
+        if (known) {
+            if (!bytes)
+                bytes = known - 1;
+            umap_put(&W.allocs, key, NULL);
+        }
+    }
+    sqlite3_stmt *st = W.ins_alloc;
+    sqlite3_bind_text(st, 1, is_alloc ? "alloc" : "release", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, alloc_kind(m->memoryKind), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)m->address);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)bytes);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)m->timestamp);
+    sqlite3_bind_int64(st, 6, m->deviceId);
+    sqlite3_bind_int64(st, 7, m->contextId);
+    if (m->isAsync && m->streamId != CUPTI_INVALID_STREAM_ID)
+        sqlite3_bind_int64(st, 8, m->streamId);
+    sqlite3_bind_int64(st, 9, m->correlationId);
+    sqlite3_bind_int(st, 10, m->isAsync ? 1 : 0);
+    const char *pool = NULL;
+    if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL)
+        pool = "local";
+    else if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED)
+        pool = "imported";
+    bind_text_or_null(st, 11, pool);
+    bind_text_or_null(st, 12, m->name);
+    step_insert(st);
+}
+
 static void
 parse_buffer(uint8_t *buf, size_t valid)
 {
@@ -1023,6 +1088,9 @@ parse_buffer(uint8_t *buf, size_t valid)
             break;
         case CUPTI_ACTIVITY_KIND_MEMSET:
             copy_record(1, r);
+            break;
+        case CUPTI_ACTIVITY_KIND_MEMORY2:
+            alloc_record((const CUpti_ActivityMemory4 *)r);
             break;
         default:
             break;
@@ -1045,6 +1113,9 @@ handle(struct rec *r)
         event_row(r->time_ns, "info", "test", msg);
         break;
     }
+    case REC_META:
+        store_meta_set(W.db, r->u.meta.key, r->u.meta.value);
+        break;
     case REC_LIMITED: {
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(
@@ -1068,6 +1139,7 @@ handle(struct rec *r)
             p->rt_corr = r->u.launch.rt_corr;
             p->config_index = r->u.launch.config_index;
             p->sampled = r->u.launch.sampled;
+            p->api_ns = r->time_ns;
             snprintf(p->reason, sizeof(p->reason), "%s", r->u.launch.reason);
             if (r->u.launch.nvtx_path[0])
                 p->nvtx = strdup(r->u.launch.nvtx_path);
@@ -1404,8 +1476,8 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
              "INSERT INTO launch(kernel_id, config_id, device_id, context_id, stream_id, "
              "correlation_id, "
              "grid_id, start_ns, end_ns, graph_id, graph_node_id, launch_type, is_device_launched, "
-             "config_launch_index, nvtx_path, profile_reason) VALUES "
-             "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
+             "config_launch_index, nvtx_path, profile_reason, api_ns) VALUES "
+             "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
         prep(&W.ins_copy,
              "INSERT INTO copy(op, copy_kind, src_kind, dst_kind, src_ptr, dst_ptr, bytes, "
              "start_ns, end_ns, "
@@ -1434,7 +1506,11 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
              "INSERT INTO launch_failure(time_ns, api, kernel_name, kernel_id, error_code, "
              "error_name, "
              "grid_x, grid_y, grid_z, block_x, block_y, block_z, dynamic_smem_bytes, "
-             "max_dynamic_smem_bytes, thread_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+             "max_dynamic_smem_bytes, thread_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
+        prep(&W.ins_alloc,
+             "INSERT INTO allocation(op, memory_kind, address, bytes, time_ns, device_id, "
+             "context_id, stream_id, correlation_id, is_async, pool, name) "
+             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")) {
         snprintf(err, errlen, "cannot prepare the report '%s': %s", path, sqlite3_errmsg(W.db));
         goto fail;
     }
@@ -1539,7 +1615,8 @@ stmt_free(void)
 {
     sqlite3_stmt **all[] = {&W.ins_launch,       &W.ins_copy, &W.ins_metric,   &W.ins_profile,
                             &W.ins_event,        &W.ins_nvtx, &W.end_nvtx,     &W.upd_config,
-                            &W.upd_config_facts, &W.upd_run,  &W.upd_profiled, &W.ins_failure};
+                            &W.upd_config_facts, &W.upd_run,  &W.upd_profiled, &W.ins_failure,
+                            &W.ins_alloc};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;
@@ -1571,7 +1648,7 @@ free_state(void)
     free(W.clist);
     W.clist = NULL;
     W.nconf = W.capconf = 0;
-    struct umap *maps[] = {&W.kernels, &W.configs, &W.pends, &W.metric_ids};
+    struct umap *maps[] = {&W.kernels, &W.configs, &W.pends, &W.metric_ids, &W.allocs};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
         free(maps[i]->keys);
         free(maps[i]->vals);

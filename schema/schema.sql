@@ -19,6 +19,16 @@
 --     export module's sanitizer before printing;
 --   * a NULL means "not known / not collected", never zero.
 --
+-- Compatibility: PRAGMA user_version changes only when a reader of one
+-- version would misread a report of the other (a column removed, renamed
+-- or given a new meaning). Additions keep the version: a table or column
+-- marked "(added: ...)" below is absent from reports written before it,
+-- readers test for it (sqlite_master, pragma_table_info) and treat its
+-- absence as "not recorded", and older readers ignore it. An explicit
+-- migration would only add empty tables to an old report, which a reader
+-- must still tell apart from "recorded, nothing happened": the meta key
+-- naming what was recorded (e.g. 'alloc_tracking') does that instead.
+--
 -- Ownership: the collector writes the tables of section 1-3; the analyzer
 -- writes only the tables of section 4 (analysis, rule_run, finding,
 -- finding_evidence, finding_launch, kernel_summary); readers write nothing.
@@ -33,6 +43,13 @@ PRAGMA user_version = 1;
 -- Keys used: 'schema_version', 'created_by' ('collector', 'synthetic',
 -- 'test'), 'provenance' (free text: where, when, how a report was
 -- recorded or built; synthetic reports say so here), 'tool_version'.
+-- 'alloc_tracking' (added: allocation footprint): 'on' when the collector
+-- recorded every device memory allocation and release of the process
+-- (CUPTI MEMORY2 enabled before the first one), so `allocation` and
+-- v_launch_footprint can be trusted; absent or any other value (the reason)
+-- when it did not, or when the program later used memory MEMORY2 may not
+-- report (virtual-memory mappings, IPC, graph memory nodes: 'off: the
+-- program called <api>, ...'): readers then treat allocations as unknown.
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value
@@ -167,10 +184,12 @@ CREATE TABLE launch (
     config_launch_index INTEGER, -- 0-based index of this launch among launches of its configuration
     nvtx_path         TEXT,      -- NVTX ranges open on the launching thread, outermost first, joined by ' > '
     profiled          INTEGER DEFAULT 0, -- 1 if hardware counters were collected for this launch (kernel replay)
-    profile_reason    TEXT       -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'extra_metrics' (a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md)
+    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'extra_metrics' (a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md)
+    api_ns            INTEGER    -- (added: allocation footprint) when the launching driver API call was entered, CUPTI clock (host side); set for profiled launches only, whose start_ns/end_ns stay NULL under replay; NULL otherwise
 );
 CREATE INDEX launch_by_kernel ON launch(kernel_id);
 CREATE INDEX launch_by_config ON launch(config_id);
+CREATE INDEX launch_by_api ON launch(api_ns) WHERE api_ns IS NOT NULL; -- (added: allocation footprint) the few stamped launches, for v_launch_footprint
 
 -- Dictionary of metric names (keeps per-launch metric rows small).
 CREATE TABLE metric_name (
@@ -249,6 +268,32 @@ CREATE TABLE copy (
     api             TEXT      -- API name when known, e.g. 'cudaMemcpy'
 );
 CREATE INDEX copy_by_start ON copy(start_ns);
+
+-- (added: allocation footprint) One row per device memory allocation or
+-- release the process made (CUPTI MEMORY2 records: cudaMalloc/cuMemAlloc,
+-- cudaMallocManaged, cudaMallocAsync and other memory-pool allocations,
+-- cudaHostAlloc, arrays, and the module-level __device__ variables CUPTI
+-- reports as static). Meaningful only when meta 'alloc_tracking' = 'on'.
+-- Never here: the driver's local-memory (spill) reservation. Maybe not
+-- here: memory mapped with the virtual-memory API (cuMemMap), opened from
+-- another process (IPC) or from graph memory nodes; a program that uses
+-- those gets meta 'alloc_tracking' = 'off: ...'.
+CREATE TABLE allocation (
+    id              INTEGER PRIMARY KEY,
+    op              TEXT,     -- 'alloc' or 'release'
+    memory_kind     TEXT,     -- 'device', 'device_static' (a module's __device__ variable), 'managed', 'managed_static', 'pinned', 'pageable', 'array', 'unknown'
+    address         INTEGER,  -- virtual address of the allocation (a release names the address it frees)
+    bytes           INTEGER,  -- size of the allocation, bytes (a release carries the size of what it frees)
+    time_ns         INTEGER,  -- when the operation happened, CUPTI clock (same clock as launch.api_ns)
+    device_id       INTEGER,  -- device of the memory
+    context_id      INTEGER,  -- CUPTI context id
+    stream_id       INTEGER,  -- stream of a stream-ordered (async) operation, NULL otherwise
+    correlation_id  INTEGER,  -- CUPTI correlation id of the API call that made it
+    is_async        INTEGER,  -- 1 for stream-ordered APIs (cudaMallocAsync, cudaFreeAsync)
+    pool            TEXT,     -- memory pool: NULL (none), 'local', 'imported'
+    name            TEXT      -- variable name for static allocations, else NULL (untrusted)
+);
+CREATE INDEX allocation_by_time ON allocation(device_id, time_ns);
 
 -- ===================================================================
 -- 4. Analysis (written only by `gpuhier analyze`)
@@ -439,6 +484,47 @@ JOIN profile p ON p.launch_id = l.id
 LEFT JOIN metric m ON m.launch_id = l.id
 LEFT JOIN metric_name n ON n.id = m.metric_id
 GROUP BY l.id;
+
+-- (added: allocation footprint) Per launch with a known API time, the
+-- device memory live on its device when the launch was issued: every
+-- allocation before it minus every release before it, host memory
+-- (pinned, pageable) excluded. An upper bound of the bytes the kernel can
+-- touch in device memory, apart from what `allocation` cannot see (its
+-- comment lists it). Compares the launch's API time with the operations'
+-- times: a kernel runs after its launch call, and memory it uses must be
+-- allocated before that call and released after it (module variables,
+-- 'device_static', count from the start: lazy loading allocates them in
+-- the launch call itself). Rows only when meta
+-- 'alloc_tracking' = 'on' and CUPTI dropped no activity record (a dropped
+-- buffer may have held an allocation).
+CREATE VIEW v_launch_footprint AS
+WITH ev AS (
+    -- one sweep over allocations and launches in time order (not a sum per
+    -- launch: 10,000 profiled launches x 100,000 allocations took minutes);
+    -- an operation at a launch's very time sorts before it and counts
+    SELECT a.device_id AS dev,
+           -- a module's __device__ variables may be allocated inside the
+           -- launch call that loads the module lazily (after api_ns): they
+           -- count from the start
+           CASE WHEN a.op = 'alloc' AND a.memory_kind IN ('device_static', 'managed_static')
+                THEN 0 ELSE a.time_ns END AS t,
+           0 AS is_launch, NULL AS launch_id,
+           CASE a.op WHEN 'alloc' THEN a.bytes ELSE -a.bytes END AS delta_bytes
+    FROM allocation a
+    WHERE a.memory_kind NOT IN ('pinned', 'pageable')
+    UNION ALL
+    SELECT l.device_id, l.api_ns, 1, l.id, 0
+    FROM launch l
+    WHERE l.api_ns IS NOT NULL
+      AND EXISTS (SELECT 1 FROM meta WHERE key = 'alloc_tracking' AND value = 'on')
+      AND NOT EXISTS (SELECT 1 FROM run WHERE COALESCE(activity_dropped, 0) > 0)
+)
+SELECT l.id AS launch_id, l.kernel_id, l.config_id, l.device_id, l.api_ns, w.live_device_bytes
+FROM (SELECT launch_id, is_launch,
+             SUM(delta_bytes) OVER (PARTITION BY dev ORDER BY t, is_launch) AS live_device_bytes
+      FROM ev) w
+JOIN launch l ON l.id = w.launch_id
+WHERE w.is_launch = 1;
 
 -- Copies with achieved bandwidth.
 CREATE VIEW v_copy AS

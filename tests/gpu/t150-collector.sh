@@ -41,6 +41,11 @@ gh ms.db "$gpu/multistream" 200 > ms.out 2> ms.err; st=$?
 n=$(sed -n 's/launched //p' ms.out)
 expect "multistream launches" ms.db "SELECT count(*) FROM launch" "$n"
 expect "multistream configs" ms.db "SELECT count(*) FROM config" 2
+# Allocations (MEMORY2): the 4 buffers of 256 KiB, live when the profiled launches were issued.
+expect "multistream alloc tracking" ms.db "SELECT value FROM meta WHERE key = 'alloc_tracking'" on
+expect "multistream buffers recorded" ms.db "SELECT count(*) FROM allocation WHERE op = 'alloc' AND memory_kind = 'device' AND bytes = 262144" 4
+expect "profiled launches stamped" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND api_ns IS NULL" 0
+expect "footprint covers the buffers" ms.db "SELECT min(f.live_device_bytes) >= 1048576 FROM v_launch_footprint f JOIN launch l ON l.id = f.launch_id WHERE l.profiled = 1" 1
 expect "first of config profiled" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND profiled = 1" 2
 expect "config index of first" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND config_launch_index = 0" 2
 expect "only sampled profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason NOT IN ('first_of_config','extra_metrics')" 0

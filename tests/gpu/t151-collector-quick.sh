@@ -20,6 +20,10 @@ expect "launches" ms.db "SELECT count(*) FROM launch" "$(sed -n 's/launched //p'
 expect "first_of_config profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason = 'first_of_config'" 2
 expect "no drops" ms.db "SELECT records_dropped + activity_dropped + ranges_dropped FROM run" 0
 expect "clean" ms.db "SELECT clean_exit FROM run" 1
+expect "alloc tracking" ms.db "SELECT value FROM meta WHERE key = 'alloc_tracking'" on
+expect "buffers recorded" ms.db "SELECT count(*) FROM allocation WHERE op = 'alloc' AND memory_kind = 'device' AND bytes = 262144" 4
+expect "profiled launches stamped" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND api_ns IS NULL" 0
+expect "footprint covers the buffers" ms.db "SELECT min(f.live_device_bytes) >= 1048576 FROM v_launch_footprint f JOIN launch l ON l.id = f.launch_id WHERE l.profiled = 1" 1
 gh dr.db "$gpu/devreset" > /dev/null 2>&1
 expect "devreset launches" dr.db "SELECT count(*) FROM launch" 300
 gh cg.db "$gpu/capture" > /dev/null 2>&1 || { echo "FAIL capture exit"; fail=1; }

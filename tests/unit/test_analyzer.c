@@ -890,6 +890,53 @@ test_analyzer_occupancy_matches_h200(void)
     free(d);
 }
 
+/*
+ * A report written before allocations were recorded has no `allocation`
+ * table, no launch.api_ns and no v_launch_footprint (schema.sql
+ * "Compatibility"): the analyzer still runs every rule, and the rules
+ * that use the footprint fall back to the counters. The same kernel (the
+ * golden case l2-reread-miss 7.2: DRAM reads 1.26x live memory + L2, no
+ * counter evidence) fires with the allocation records and not without.
+ */
+static const char footprint_case[] =
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4rereadv', 'reread');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+    "block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES "
+    "(1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32);\n"
+    "INSERT INTO fx_launch VALUES (1, 10, 200000);\n"
+    "INSERT INTO fx_alloc VALUES (1, 100000000);\n"
+    "INSERT INTO fx_metric VALUES (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', "
+    "6414760.8), (1, 'dram__bytes_read.sum', 205272345.6), (1, 'lts__t_sectors_lookup_hit.sum', "
+    "2000), (1, 'lts__t_sectors_lookup_miss.sum', 998000), "
+    "(1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 205272345.6);\n";
+
+static void
+test_analyzer_footprint_older_report(void)
+{
+    char rule[4096];
+    snprintf(rule, sizeof(rule), "%s/rules/l2-reread-miss.rule", src_dir());
+    const char *files[] = {rule};
+    char *d = rules_dir_with(files, 1);
+    CHECK(d != NULL);
+    struct analyzer_opts o = {.rules_dir = d};
+    sqlite3 *db = build_report(footprint_case);
+    CHECK(db != NULL);
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'l2-reread-miss'"), 1);
+    CHECK(real(db, "SELECT value FROM finding_evidence WHERE name = 'live_device_bytes'") == 1e8);
+    /* An older report also lacks launch.api_ns, which the analyzer reads only through the view. */
+    CHECK(store_exec(db, "DROP VIEW v_launch_footprint; DROP TABLE allocation;"
+                         "DELETE FROM meta WHERE key = 'alloc_tracking'") == 0);
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM rule_run WHERE rule_id = 'l2-reread-miss' AND "
+                           "status = 'ran'"),
+                 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding"), 0);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
 static const struct check_test tests[] = {
     {"analyzer_occupancy_matches_h200", test_analyzer_occupancy_matches_h200},
     {"analyzer_default_rules_load", test_analyzer_default_rules_load},
@@ -902,6 +949,7 @@ static const struct check_test tests[] = {
     {"analyzer_capping_and_severity", test_analyzer_capping_and_severity},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
+    {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
 };
 
 /* e2e helper: write the sample report (or one without profiled launches) to a file. */

@@ -370,6 +370,7 @@ union fake_slot {
     CUpti_Activity a;
     CUpti_ActivityKernel10 k;
     CUpti_ActivityMemcpy6 m;
+    CUpti_ActivityMemory4 mem;
 };
 
 static CUptiResult CUPTIAPI
@@ -604,6 +605,116 @@ test_collector_writer_provisional_config(void)
     sqlite3_close(db);
 }
 
+static void
+fake_memory(union fake_slot *s, int is_alloc, unsigned kind, uint64_t address, uint64_t bytes,
+            uint64_t t, uint32_t device)
+{
+    memset(s, 0, sizeof(*s));
+    s->mem.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    s->mem.memoryOperationType = is_alloc ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                                          : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+    s->mem.memoryKind = kind;
+    s->mem.address = address;
+    s->mem.bytes = bytes;
+    s->mem.timestamp = t;
+    s->mem.deviceId = device;
+    s->mem.streamId = CUPTI_INVALID_STREAM_ID;
+}
+
+/*
+ * Allocation records (MEMORY2) into `allocation`, the collector's
+ * 'alloc_tracking' statement into meta, the profiled launch's API time
+ * into launch.api_ns, and v_launch_footprint summing what was live on the
+ * launch's device when it was issued: device and static memory count,
+ * pinned host memory and other devices do not, a release without a size
+ * frees what its allocation had, a pool allocation counts.
+ */
+static void
+test_collector_writer_allocations(void)
+{
+    char path[256], err[256] = "";
+    snprintf(path, sizeof(path), "%s/a.db", dir);
+    struct writer_run_info ri = {.mode = "profile", .options_json = "{}"};
+    gh.cuptiActivityGetNextRecord = fake_next;
+    CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
+    struct rec m = {.type = REC_META};
+    snprintf(m.u.meta.key, sizeof(m.u.meta.key), "alloc_tracking");
+    snprintf(m.u.meta.value, sizeof(m.u.meta.value), "on");
+    writer_push(&m);
+    struct rec r = {.type = REC_LAUNCH};
+    r.time_ns = 5000; /* profiled: the collector stamped the API call */
+    r.u.launch.corr = 30;
+    r.u.launch.sampled = 0;
+    r.u.launch.config_index = 0;
+    CHECK(writer_push_n(&r, offsetof(struct rec, u) + sizeof(struct rec_launch)) == 0);
+    push_launch(31, 0, "sampled_out", 0, 1, ""); /* unprofiled: no API time */
+
+    static union fake_slot buf[11];
+    enum { MB = 1 << 20 };
+    fake_memory(&buf[0], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0x10000, 512 * MB, 1000, 0);
+    fake_memory(&buf[1], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC, 0x90000, 4 * MB, 1100, 0);
+    fake_memory(&buf[2], 1, CUPTI_ACTIVITY_MEMORY_KIND_PINNED, 0xa0000, 64 * MB, 1200, 0);
+    fake_memory(&buf[3], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0x10000, 32 * MB, 1300, 1);
+    fake_memory(&buf[4], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0xb0000, 16 * MB, 2000, 0);
+    fake_memory(&buf[5], 0, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0xb0000, 0, 3000, 0);
+    fake_memory(&buf[6], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0xc0000, 8 * MB, 4000, 0);
+    buf[6].mem.isAsync = 1;
+    buf[6].mem.streamId = 7;
+    buf[6].mem.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    fake_kernel(&buf[7], "_Z6kernelPfi", 30, 0, 0);
+    buf[7].k.start = buf[7].k.end = 0; /* replayed: the record never completes */
+    fake_kernel(&buf[8], "_Z6kernelPfi", 31, 9000, 0);
+    fake_memory(&buf[9], 0, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0x10000, 512 * MB, 6000, 0);
+    /* A module loaded lazily inside the launch call: its variables count for that launch. */
+    fake_memory(&buf[10], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC, 0xd0000, 2 * MB, 5001, 0);
+    released = 0;
+    writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
+    for (int i = 0; i < 200 && released == 0; i++)
+        usleep(5000);
+    writer_stop(1);
+    gh.cuptiActivityGetNextRecord = NULL;
+    CHECK_EQ_INT(released, 1);
+
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM meta WHERE key = 'alloc_tracking' AND "
+                                "value = 'on'"),
+                 1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM allocation"), 9);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM allocation WHERE memory_kind = "
+                                "'device_static' AND op = 'alloc' AND bytes = 4194304"),
+                 1);
+    /* The release of 0xb0000 said 0 bytes: it frees the 16 MB its allocation had. */
+    CHECK_EQ_INT(query_long(db, "SELECT bytes FROM allocation WHERE op = 'release' AND "
+                                "address = 720896"),
+                 16 * MB);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM allocation WHERE is_async = 1 AND "
+                                "stream_id = 7 AND pool = 'local'"),
+                 1);
+    CHECK_EQ_INT(query_long(db, "SELECT api_ns FROM launch WHERE correlation_id = 30 AND "
+                                "start_ns IS NULL"),
+                 5000);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM launch WHERE correlation_id = 31 AND "
+                                "api_ns IS NULL"),
+                 1);
+    /*
+     * At 5000 on device 0: 512 + 4 + 2 (static, one loaded at 5001) + 8 (pool) MB; not pinned,
+     * not device 1, not the freed 16.
+     */
+    CHECK_EQ_INT(query_long(db, "SELECT live_device_bytes FROM v_launch_footprint f JOIN launch l "
+                                "ON l.id = f.launch_id WHERE l.correlation_id = 30"),
+                 526 * MB);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM v_launch_footprint"), 1);
+    sqlite3_close(db);
+
+    /* Without the collector's 'alloc_tracking' = 'on' the view says nothing. */
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "UPDATE meta SET value = 'off: test' WHERE key = 'alloc_tracking'", NULL,
+                       NULL, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM v_launch_footprint"), 0);
+    sqlite3_close(db);
+}
+
 /* Whether `id` is in the list. */
 static int
 cb_has(const CUpti_CallbackId *ids, size_t n, CUpti_CallbackId id)
@@ -651,6 +762,10 @@ test_collector_callbacks(void)
         CHECK(cb_has(gh_cb_driver, GH_CB_DRIVER_LAUNCHES, drv_launch[i]));
     CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync));
     CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2));
+    /* Memory MEMORY2 may miss turns alloc_tracking off. */
+    CHECK(cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuMemMap));
+    CHECK(
+        cb_has(gh_cb_driver, GH_NCB(gh_cb_driver), CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2));
     CHECK(cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime),
                  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020));
     CHECK(cb_has(gh_cb_runtime, GH_NCB(gh_cb_runtime),
@@ -733,6 +848,7 @@ static const struct check_test tests[] = {
     {"test_collector_callbacks", test_collector_callbacks},
     {"test_collector_writer_joins", test_collector_writer_joins},
     {"test_collector_writer_provisional_config", test_collector_writer_provisional_config},
+    {"test_collector_writer_allocations", test_collector_writer_allocations},
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
     {"test_collector_queue_wake_fill", test_collector_queue_wake_fill},
