@@ -25,6 +25,8 @@
 #             PyTorch)
 #          overhead: trace overhead on the PyTorch benchmark with its cost
 #             split (bench/overhead_trace.sh with DIAG=1)
+#          closing: the end-to-end run again (allocation tracking), t151, and
+#             two one-pass agreement probes (docs/agreement.md, A1 and A2)
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -121,6 +123,14 @@ for r in sorted(glob.glob(sys.argv[1] + "/*.db")):
                          "c.occupancy_limiter FROM config c JOIN kernel k ON k.id = c.kernel_id"):
         print(r.split("/")[-1], *row)
 ' "$res/e2e/reports"
+  ;;
+closing)
+  step e2e 160 env OUT="$res/e2e" E2E_BUDGET_S=150 sh bench/e2e_testkernels.sh "$stage"
+  gt t151 30 tests/gpu/t151-collector-quick.sh
+  step agree_a2 40 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 \
+    AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2" sh bench/agreement.sh "$stage"
+  step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
+    AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
   ;;
 overhead)
   gt t150 90 tests/gpu/t150-collector.sh
