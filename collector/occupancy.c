@@ -141,8 +141,13 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
      * The binding limit is the smallest; ties go to the first in this
      * order. "warps" first: when the warp slots bind too, the SM is as
      * full as this block size allows and blaming registers would send the
-     * user after a change that gains nothing. Then the resources the user
-     * controls (registers, shared memory) before the fixed block slots.
+     * user after a change that gains nothing. Then registers, which the
+     * user controls, before the fixed block slots. Shared memory comes
+     * last: the driver sizes the carveout it executes to the smallest step
+     * that reaches the other limits, so at the executed carveout a tie
+     * means the carveout fits the other limit, not that shared memory
+     * binds (32-thread blocks with no shared memory get a 32 KB carveout
+     * on the H200: 32 blocks by block slots, 32 by 1 KB reserved each).
      */
     struct {
         int v;
@@ -150,8 +155,8 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
     } lim[] = {
         {r->limit_warps, "warps"},
         {r->limit_registers, "registers"},
-        {r->limit_shared_memory, "shared_memory"},
         {r->limit_blocks, "blocks"},
+        {r->limit_shared_memory, "shared_memory"},
         {r->limit_clusters, "clusters"},
     };
     int best = 0;

@@ -178,6 +178,16 @@ test_occupancy_limiters(void)
     CHECK_EQ_INT(r.limit_shared_memory, 16);
     CHECK_EQ_INT(r.limit_registers, 8);
     CHECK_EQ_INT(r.blocks_per_sm, 4);
+    /*
+     * 32-thread blocks without shared memory at the 32 KB carveout the
+     * driver executed on the H200 (launch-block-32, 2026-11-29): 32 blocks
+     * by block slots and 32 by the 1 KB reserved per block. The carveout
+     * was sized to the block slots, so the block slots are the limiter.
+     */
+    r = calc(32, 16, 0, 32768);
+    CHECK_EQ_INT(r.limit_shared_memory, 32);
+    CHECK_EQ_INT(r.blocks_per_sm, 32);
+    CHECK_STR(r.limiter, "blocks");
     CHECK_EQ_INT(occupancy_align_carveout(0), 0);
     CHECK_EQ_INT(occupancy_align_carveout(8193), 16 * 1024);
     CHECK_EQ_INT(occupancy_align_carveout(228 * 1024 + 1), -1);
