@@ -8,7 +8,7 @@
 # launches (the first launch of each configuration in both tools).
 # Writes $OUT/pytorch-vs-ncu.md, ncu-details.csv, the report(s) and a log.
 # Environment: OUT (default ./out/pytorch-vs-ncu), BENCH_ARGS (default
-# "--steps 3 --warmup 1"), NCU (default ncu), NCU_TIMEOUT_S (default 300).
+# "--steps 3 --warmup 1"), NCU (default ncu), NCU_TIMEOUT_S (default 400; the ncu run alone).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
