@@ -63,7 +63,7 @@ struct occupancy_result {
  * launch at all (block too large, too many registers or too much shared
  * memory per block); then r->blocks_per_sm is 0 and r->limiter names the
  * cause. Ties between limits are broken in the order warps, registers,
- * shared_memory, blocks, clusters (occupancy.c says why). Pure function.
+ * blocks, shared_memory, clusters (occupancy.c says why). Pure function.
  */
 int occupancy_compute(const struct occupancy_device *d, const struct occupancy_launch *l,
                       struct occupancy_result *r);

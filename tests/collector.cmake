@@ -72,3 +72,13 @@ target_compile_options(collector_push_bench PRIVATE -idirafter ${GH_CUPTI_SHIM})
 target_compile_definitions(collector_push_bench PRIVATE GPUHIER_VERSION="${PROJECT_VERSION}")
 target_link_libraries(collector_push_bench PRIVATE SQLite::SQLite3 ${LIBIBERTY_LIBRARY} Threads::Threads)
 gh_add_test(NAME unit.collector_push_bench COMMAND collector_push_bench 20000 5 LABELS unit collector)
+
+# Re-scoring recorded reports after a change to the occupancy calculator
+# (bench/occupancy_recompute.c); the test runs it on a synthetic report.
+add_executable(occupancy_recompute ${PROJECT_SOURCE_DIR}/bench/occupancy_recompute.c
+  ${PROJECT_SOURCE_DIR}/collector/occupancy.c)
+target_include_directories(occupancy_recompute PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(occupancy_recompute PRIVATE SQLite::SQLite3)
+gh_add_test(NAME unit.occupancy_recompute
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_occupancy_recompute.sh $<TARGET_FILE:occupancy_recompute>
+  LABELS unit collector)
