@@ -27,6 +27,13 @@
 #             split (bench/overhead_trace.sh with DIAG=1)
 #          closing: the end-to-end run again (allocation tracking), t151, and
 #             two one-pass agreement probes (docs/agreement.md, A1 and A2)
+#          next-ncu: what the session of 2026-11-29 19:42 UTC could not run
+#             (its device time ran out), ~8 min: gpuhier beside ncu's rules
+#             on the PyTorch benchmark (the ncu side timed out in call 4),
+#             the A2 probe without CUPTI kernel tracing, t150
+#          next-agree: ~9 min: the PyTorch agreement, multi-pass and one
+#             pass (AGREE_PARTS=agree-pt,single-pt)
+#          next-cost: ~9 min: cost against ncu (AGREE_PARTS=cost)
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -123,6 +130,20 @@ for r in sorted(glob.glob(sys.argv[1] + "/*.db")):
                          "c.occupancy_limiter FROM config c JOIN kernel k ON k.id = c.kernel_id"):
         print(r.split("/")[-1], *row)
 ' "$res/e2e/reports"
+  ;;
+next-ncu)
+  step pytorch_vs_ncu 470 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=380 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
+  step agree_a2_noact 40 env GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 AGREE_PARTS=single-tk \
+    AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_noact" \
+    sh bench/agreement.sh "$stage"
+  ;;
+next-agree)
+  step agreement_pt 500 env OUT="$res/agreement_pt" AGREE_PARTS=agree-pt,single-pt AGREE_BUDGET_S=480 \
+    sh bench/agreement.sh "$stage"
+  ;;
+next-cost)
+  step agreement_cost 540 env OUT="$res/agreement_cost" AGREE_PARTS=cost AGREE_BUDGET_S=520 \
+    sh bench/agreement.sh "$stage"
   ;;
 closing)
   step e2e 160 env OUT="$res/e2e" E2E_BUDGET_S=150 sh bench/e2e_testkernels.sh "$stage"
