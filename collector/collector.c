@@ -1595,6 +1595,29 @@ init_activity(void)
      * are rare next to launches), in trace and profile mode. The rules
      * bound a kernel's footprint with the memory live at its launch.
      */
+    /*
+     * Diagnosis only (docs/agreement.md, class A2): where CUPTI keeps the
+     * records the device writes. By default a 3.2 MB buffer in device
+     * memory, whose writes pass through the L2 the profiled kernels use;
+     * GPUHIER_DIAG_ACTIVITY_BUFFER=host puts it in pinned host memory,
+     * =BYTES sets its size. Set before any context exists (we run at cuInit).
+     */
+    const char *ab = env("GPUHIER_DIAG_ACTIVITY_BUFFER");
+    if (ab && gh.cuptiActivitySetAttribute) {
+        uint8_t host = 1;
+        size_t bytes = (size_t)strtoull(ab, NULL, 10), sz;
+        CUptiResult rc;
+        if (!strcmp(ab, "host")) {
+            sz = sizeof(host);
+            rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED,
+                                              &sz, &host);
+        } else {
+            sz = sizeof(bytes);
+            rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &bytes);
+        }
+        gh_say("GPUHIER_DIAG_ACTIVITY_BUFFER=%s: %s (diagnosis only)", ab,
+               rc == CUPTI_SUCCESS ? "set" : cupti_err(rc));
+    }
     static const CUpti_ActivityKind kinds[] = {
         CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2};

@@ -148,6 +148,7 @@ struct rec {
     X(cuptiActivityFlushAll)                                                                       \
     X(cuptiActivityGetNumDroppedRecords)                                                           \
     X(cuptiActivityFlushPeriod)                                                                    \
+    X(cuptiActivitySetAttribute)                                                                   \
     X(cuptiGetTimestamp)                                                                           \
     X(cuptiGetDeviceId)                                                                            \
     X(cuptiGetContextId)                                                                           \

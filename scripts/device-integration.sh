@@ -30,7 +30,7 @@
 #          next-ncu: what the session of 2026-11-29 19:42 UTC could not run
 #             (its device time ran out), ~8 min: gpuhier beside ncu's rules
 #             on the PyTorch benchmark (the ncu side timed out in call 4),
-#             the A2 probe without CUPTI kernel tracing, t150
+#             the A2 probe with CUPTI's record buffer in host memory and small
 #          next-agree: ~9 min: the PyTorch agreement, multi-pass and one
 #             pass (AGREE_PARTS=agree-pt,single-pt)
 #          next-cost: ~9 min: cost against ncu (AGREE_PARTS=cost)
@@ -133,9 +133,11 @@ for r in sorted(glob.glob(sys.argv[1] + "/*.db")):
   ;;
 next-ncu)
   step pytorch_vs_ncu 470 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=380 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
-  step agree_a2_noact 40 env GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 AGREE_PARTS=single-tk \
-    AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_noact" \
-    sh bench/agreement.sh "$stage"
+  for buf in host 262144; do
+    step "agree_a2_$buf" 40 env GPUHIER_DIAG_ACTIVITY_BUFFER=$buf AGREE_PARTS=single-tk \
+      AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_$buf" \
+      sh bench/agreement.sh "$stage"
+  done
   ;;
 next-agree)
   step agreement_pt 500 env OUT="$res/agreement_pt" AGREE_PARTS=agree-pt,single-pt AGREE_BUDGET_S=480 \
