@@ -1591,11 +1591,6 @@ init_activity(void)
     }
     gh.cuptiActivityRegisterCallbacks(buf_request, buf_complete);
     /*
-     * MEMORY2: one record per allocation and release (cheap: allocations
-     * are rare next to launches), in trace and profile mode. The rules
-     * bound a kernel's footprint with the memory live at its launch.
-     */
-    /*
      * Diagnosis only (docs/agreement.md, class A2): where CUPTI keeps the
      * records the device writes. By default a 3.2 MB buffer in device
      * memory, whose writes pass through the L2 the profiled kernels use;
@@ -1618,6 +1613,11 @@ init_activity(void)
         gh_say("GPUHIER_DIAG_ACTIVITY_BUFFER=%s: %s (diagnosis only)", ab,
                rc == CUPTI_SUCCESS ? "set" : cupti_err(rc));
     }
+    /*
+     * MEMORY2: one record per allocation and release (cheap: allocations
+     * are rare next to launches), in trace and profile mode. The rules
+     * bound a kernel's footprint with the memory live at its launch.
+     */
     static const CUpti_ActivityKind kinds[] = {
         CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2};
