@@ -409,6 +409,17 @@ fake_kernel(union fake_slot *s, const char *name, uint32_t corr, uint64_t start,
     s->k.graphId = graph;
 }
 
+/* Starts the writer on DIR/NAME.db in profile mode, reading fake activity buffers. */
+static void
+writer_start_fake(char *path, size_t n, const char *name)
+{
+    char err[256] = "";
+    snprintf(path, n, "%s/%s.db", dir, name);
+    struct writer_run_info ri = {.mode = "profile", .options_json = "{}"};
+    gh.cuptiActivityGetNextRecord = fake_next;
+    CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
+}
+
 static void
 push_launch(uint32_t corr, uint32_t rt, const char *reason, int sampled, long idx, const char *nvtx)
 {
@@ -450,11 +461,8 @@ push_profile(uint32_t corr, int ok, double dur)
 static void
 test_collector_writer_joins(void)
 {
-    char path[256], err[256] = "";
-    snprintf(path, sizeof(path), "%s/j.db", dir);
-    struct writer_run_info ri = {.mode = "profile", .options_json = "{}"};
-    gh.cuptiActivityGetNextRecord = fake_next;
-    CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
+    char path[256];
+    writer_start_fake(path, sizeof(path), "j");
     struct rec d = {.type = REC_DEVICE};
     snprintf(d.u.device.chip, sizeof(d.u.device.chip), "GH100");
     writer_push(&d);
@@ -566,12 +574,9 @@ test_collector_writer_joins(void)
 static void
 test_collector_writer_provisional_config(void)
 {
-    char path[256], err[256] = "";
-    snprintf(path, sizeof(path), "%s/p.db", dir);
-    struct writer_run_info ri = {.mode = "profile", .options_json = "{}"};
-    gh.cuptiActivityGetNextRecord = fake_next;
+    char path[256];
     released = 0;
-    CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
+    writer_start_fake(path, sizeof(path), "p");
     static union fake_slot buf[3];
     fake_kernel(&buf[0], "_Z5spillv", 30, 0, 0); /* replayed: incomplete */
     buf[0].k.start = buf[0].k.end = 0;
@@ -632,11 +637,8 @@ fake_memory(union fake_slot *s, int is_alloc, unsigned kind, uint64_t address, u
 static void
 test_collector_writer_allocations(void)
 {
-    char path[256], err[256] = "";
-    snprintf(path, sizeof(path), "%s/a.db", dir);
-    struct writer_run_info ri = {.mode = "profile", .options_json = "{}"};
-    gh.cuptiActivityGetNextRecord = fake_next;
-    CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
+    char path[256];
+    writer_start_fake(path, sizeof(path), "a");
     struct rec m = {.type = REC_META};
     snprintf(m.u.meta.key, sizeof(m.u.meta.key), "alloc_tracking");
     snprintf(m.u.meta.value, sizeof(m.u.meta.value), "on");
