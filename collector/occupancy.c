@@ -153,10 +153,8 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
         int v;
         const char *name;
     } lim[] = {
-        {r->limit_warps, "warps"},
-        {r->limit_registers, "registers"},
-        {r->limit_blocks, "blocks"},
-        {r->limit_shared_memory, "shared_memory"},
+        {r->limit_warps, "warps"},       {r->limit_registers, "registers"},
+        {r->limit_blocks, "blocks"},     {r->limit_shared_memory, "shared_memory"},
         {r->limit_clusters, "clusters"},
     };
     int best = 0;
