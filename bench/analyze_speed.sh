@@ -8,6 +8,8 @@
 #
 #   bench/analyze_speed.sh [BUILD_DIR] [LAUNCHES] [PROFILED] [RUNS]
 #
+# ALLOCS (default 100000) allocation records come with it, as allocation
+# tracking records them (bench/make_big_report.sh --allocs; 0: none).
 # Defaults: build-an (or $GPUHIER_BINARY_DIR), 1000000, 10000, 3 runs;
 # the best run counts (the machine is shared; the others are printed too).
 # GPUHIER_ANALYZE_TIMING=1 GPUHIER_ANALYZE_TIMING_CPU=1 are set on the last run to print each
@@ -22,8 +24,9 @@ bin=$build/gpuhier
 [ -x "$bin" ] || { echo "analyze_speed: no gpuhier in '$build' (build it first)" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/gh-analyze-speed-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-sh "$src/bench/make_big_report.sh" "$tmp/big0.db" "$n" "$np" >/dev/null
-echo "report: $n traced launches, $np profiled ($(du -h "$tmp/big0.db" | cut -f1)), synthetic"
+allocs=${ALLOCS:-100000}
+sh "$src/bench/make_big_report.sh" --allocs "$allocs" "$tmp/big0.db" "$n" "$np" >/dev/null
+echo "report: $n traced launches, $np profiled, $allocs allocation records ($(du -h "$tmp/big0.db" | cut -f1)), synthetic"
 best=
 i=1
 while [ "$i" -le "$runs" ]; do

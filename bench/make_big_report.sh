@@ -4,7 +4,7 @@
 # make_big_report.sh: build a synthetic gpuhier report of any size, for
 # benchmarks (TUI speed, analyzer and export timings) and tests.
 #
-#   bench/make_big_report.sh [--analysis] [--kernels N] OUT.db LAUNCHES PROFILED
+#   bench/make_big_report.sh [--analysis] [--kernels N] [--allocs N] OUT.db LAUNCHES PROFILED
 #
 # Fills run, device, kernel, config, launch, profile, metric_name, metric
 # and copy the way the collector would (one H200-like device, N kernels
@@ -13,7 +13,11 @@
 # the default metric set, LAUNCHES/100 copies). With --analysis it also
 # writes analysis, rule_run, kernel_summary, finding and finding_evidence
 # rows (made up by this script, NOT by the analyzer: they only give the
-# readers something of the right shape to show).
+# readers something of the right shape to show). With --allocs N it also
+# records device allocations as the collector's allocation tracking does:
+# meta alloc_tracking = 'on', every profiled launch stamped with its API
+# time (launch.api_ns), and N allocation rows (alloc/release pairs of
+# 1 MiB spread over the run; every third allocation is never released).
 #
 # The report says it is synthetic: meta.created_by = 'synthetic' and
 # meta.provenance names this script and its arguments. Values are
@@ -26,10 +30,12 @@ set -eu
 
 analysis=0
 nk=40
+nalloc=0
 while [ $# -gt 0 ]; do
   case $1 in
     --analysis) analysis=1; shift ;;
     --kernels) nk=$2; shift 2 ;;
+    --allocs) nalloc=$2; shift 2 ;;
     -h|--help) sed -n '4,22p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "make_big_report: unknown option '$1'" >&2; exit 2 ;;
@@ -37,11 +43,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $# -ne 3 ]; then
-  echo "usage: make_big_report.sh [--analysis] [--kernels N] OUT.db LAUNCHES PROFILED" >&2
+  echo "usage: make_big_report.sh [--analysis] [--kernels N] [--allocs N] OUT.db LAUNCHES PROFILED" >&2
   exit 2
 fi
 out=$1 n=$2 np=$3
-for v in "$n" "$np" "$nk"; do
+for v in "$n" "$np" "$nk" "$nalloc"; do
   case $v in ''|*[!0-9]*) echo "make_big_report: '$v' is not a number" >&2; exit 2 ;; esac
 done
 [ "$nk" -ge 1 ] || { echo "make_big_report: --kernels must be at least 1" >&2; exit 2; }
@@ -60,6 +66,7 @@ mode=profile
 ver=$(sed -n 's/^project(gpuhier VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 aflag=""
 [ $analysis = 1 ] && aflag=" --analysis"
+[ "$nalloc" -gt 0 ] && aflag="$aflag --allocs $nalloc"
 prov="synthetic report from bench/make_big_report.sh$aflag --kernels $nk $n $np; made-up values, not measured; analysis rows (if any) made up by the script, not by the analyzer"
 
 sql() {
@@ -138,6 +145,17 @@ SELECT i + 1, 1 + i % $nk, 2 * (1 + i % $nk) - (i / $nk) % 2, 0, 1, 7 + i % 2, 2
 FROM l WHERE $n > 0;
 
 UPDATE config SET (launches, total_ns) = (SELECT count(*), sum(end_ns - start_ns) FROM launch WHERE config_id = config.id);
+
+-- --allocs: allocation i (0-based) at time 0.5 s + i * (run length / N);
+-- pairs alloc (even i) / release (odd i) of the same 1 MiB block, except
+-- every third pair, which is never released (live memory grows).
+INSERT INTO meta SELECT 'alloc_tracking', 'on' WHERE $nalloc > 0;
+UPDATE launch SET api_ns = start_ns - 1000 WHERE profiled = 1 AND $nalloc > 0;
+WITH RECURSIVE a(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM a WHERE i < $nalloc - 1)
+INSERT INTO allocation (op, memory_kind, address, bytes, time_ns, device_id, context_id, correlation_id, is_async)
+SELECT CASE WHEN i % 2 = 0 THEN 'alloc' ELSE 'release' END, 'device', 140000000000 + (i / 2) * 1048576,
+  1048576, 1700000000500000000 + i * (($n * 20000) / $nalloc), 0, 1, 0, 0
+FROM a WHERE $nalloc > 0 AND NOT (i % 2 = 1 AND (i / 2) % 3 = 0);
 
 INSERT INTO profile (launch_id, passes, metric_set, duration_ns, overhead_ns)
 SELECT id, 3, 'core', (end_ns - start_ns) + 500, 40000000 FROM launch WHERE profiled = 1;
@@ -341,4 +359,4 @@ else
   echo "make_big_report: needs the sqlite3 shell or python3 (scripts/deps.sh installs sqlite3)" >&2
   exit 1
 fi
-echo "make_big_report: wrote '$out' ($n launches, $np profiled, $nk kernels${aflag:+, synthetic analysis})" >&2
+echo "make_big_report: wrote '$out' ($n launches, $np profiled, $nk kernels, $nalloc allocation records$( [ $analysis = 1 ] && echo ", synthetic analysis"))" >&2
