@@ -66,7 +66,8 @@ static const char *const core_set[] = {
     "idc__requests.sum",
     "lts__t_sectors_srcunit_tex_op_read.sum",
     /* host-memory-access: system-memory sectors the SMs asked for; the all-units counter
-       above also counts the replay's own save/restore traffic (~0.8 MB per kernel on the H200) */
+       above also counts other L2 clients' system-memory traffic (~0.8 MB per kernel on the H200,
+       with or without replay: docs/agreement.md, class B) */
     "lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
 };
 
