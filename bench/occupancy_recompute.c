@@ -55,13 +55,14 @@ recompute(const char *path)
         };
         struct occupancy_result r = {0};
         int ok = occupancy_compute(&d, &l, &r) == 0;
-        double blocks = sqlite3_column_double(sel, 7);
+        long blocks = (long)sqlite3_column_int64(sel, 7);
         int sms = sqlite3_column_int(sel, 8);
         sqlite3_bind_double(upd, 1, ok ? r.occupancy_pct : 0.0);
         sqlite3_bind_int(upd, 2, r.blocks_per_sm);
         sqlite3_bind_text(upd, 3, r.limiter, -1, SQLITE_STATIC);
-        if (r.blocks_per_sm > 0 && sms > 0)
-            sqlite3_bind_double(upd, 4, blocks / ((double)r.blocks_per_sm * sms));
+        double waves = occupancy_waves(blocks, r.blocks_per_sm, sms);
+        if (waves >= 0)
+            sqlite3_bind_double(upd, 4, waves);
         else
             sqlite3_bind_null(upd, 4);
         sqlite3_bind_int64(upd, 5, sqlite3_column_int64(sel, 0));

@@ -167,3 +167,11 @@ occupancy_compute(const struct occupancy_device *d, const struct occupancy_launc
     r->occupancy_pct = 100.0 * r->active_warps / d->max_warps_per_sm;
     return r->blocks_per_sm > 0 ? 0 : -1;
 }
+
+double
+occupancy_waves(long blocks, int blocks_per_sm, int sm_count)
+{
+    if (blocks_per_sm <= 0 || sm_count <= 0)
+        return -1;
+    return (double)blocks / ((double)blocks_per_sm * sm_count);
+}

@@ -68,6 +68,9 @@ struct occupancy_result {
 int occupancy_compute(const struct occupancy_device *d, const struct occupancy_launch *l,
                       struct occupancy_result *r);
 
+/* Waves of a grid: blocks / (blocks_per_sm * sm_count); -1 when either is 0. */
+double occupancy_waves(long blocks, int blocks_per_sm, int sm_count);
+
 /*
  * The shared-memory size per SM the driver configures for a request of
  * `bytes`: the next sm_90 step (0, 8, 16, 32, 64, 100, 132, 164, 196,

@@ -573,9 +573,13 @@ device_row(const struct rec_device *r)
 
 /* ------------------------------------------------------------ configs */
 
-/* Theoretical occupancy of the record's configuration on its device. */
-static int
-config_occupancy(const CUpti_ActivityKernel10 *k, struct occupancy_result *orr, int *sm_count)
+/*
+ * Binds the theoretical occupancy of the record's configuration on its
+ * device (theoretical_occupancy_pct, blocks_per_sm, occupancy_limiter,
+ * waves) to parameters first .. first + 3 of st.
+ */
+static void
+bind_occupancy(sqlite3_stmt *st, int first, const CUpti_ActivityKernel10 *k)
 {
     int dev = (int)k->deviceId;
     struct dinfo *di = dev >= 0 && dev < MAX_DEVICES ? &W.dev[dev] : NULL;
@@ -584,7 +588,7 @@ config_occupancy(const CUpti_ActivityKernel10 *k, struct occupancy_result *orr, 
         od = di->occ;
     else
         occupancy_device_sm90(&od);
-    *sm_count = di && di->known ? di->sm_count : 132;
+    int sm_count = di && di->known ? di->sm_count : 132;
     struct occupancy_launch ol = {
         .threads_per_block = (int)((long)k->blockX * k->blockY * k->blockZ),
         .regs_per_thread = k->registersPerThread,
@@ -593,27 +597,27 @@ config_occupancy(const CUpti_ActivityKernel10 *k, struct occupancy_result *orr, 
         .carveout_bytes = (int)k->sharedMemoryExecuted,
         .cluster_size = (int)(k->clusterX * k->clusterY * k->clusterZ),
     };
-    return occupancy_compute(&od, &ol, orr) == 0;
+    struct occupancy_result orr = {0};
+    int ok = occupancy_compute(&od, &ol, &orr) == 0;
+    if (!orr.limiter)
+        return;
+    sqlite3_bind_double(st, first, ok ? orr.occupancy_pct : 0.0);
+    sqlite3_bind_int(st, first + 1, orr.blocks_per_sm);
+    sqlite3_bind_text(st, first + 2, orr.limiter, -1, SQLITE_STATIC);
+    double waves =
+        occupancy_waves((long)k->gridX * k->gridY * k->gridZ, orr.blocks_per_sm, sm_count);
+    if (waves >= 0)
+        sqlite3_bind_double(st, first + 3, waves);
 }
 
 /* The first complete record of a provisional configuration fills what the replayed one lacked. */
 static void
 config_complete(struct cinfo *c, const CUpti_ActivityKernel10 *k)
 {
-    struct occupancy_result orr = {0};
-    int sm_count = 0;
-    int occ_ok = config_occupancy(k, &orr, &sm_count);
-    long blocks = (long)k->gridX * k->gridY * k->gridZ;
     sqlite3_stmt *st = W.upd_config_facts;
     sqlite3_bind_int64(st, 1, k->localMemoryPerThread);
     sqlite3_bind_int64(st, 2, k->sharedMemoryExecuted);
-    if (orr.limiter) {
-        sqlite3_bind_double(st, 3, occ_ok ? orr.occupancy_pct : 0.0);
-        sqlite3_bind_int(st, 4, orr.blocks_per_sm);
-        sqlite3_bind_text(st, 5, orr.limiter, -1, SQLITE_STATIC);
-        if (orr.blocks_per_sm > 0 && sm_count > 0)
-            sqlite3_bind_double(st, 6, (double)blocks / ((double)orr.blocks_per_sm * sm_count));
-    }
+    bind_occupancy(st, 3, k);
     sqlite3_bind_int64(st, 7, c->id);
     sqlite3_step(st);
     sqlite3_reset(st);
@@ -661,9 +665,6 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
      */
     int complete = k->start || k->end;
     c->provisional = !complete;
-    struct occupancy_result orr = {0};
-    int sm_count = 0;
-    int occ_ok = config_occupancy(k, &orr, &sm_count);
     sqlite3_stmt *st = NULL;
     const char *sql = "INSERT INTO config(kernel_id, device_id, grid_x, grid_y, grid_z, block_x, "
                       "block_y, block_z, "
@@ -695,14 +696,7 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
         }
         sqlite3_bind_int64(st, 17, threads);
         sqlite3_bind_int64(st, 18, blocks);
-        if (orr.limiter) {
-            sqlite3_bind_double(st, 19, occ_ok ? orr.occupancy_pct : 0.0);
-            sqlite3_bind_int(st, 20, orr.blocks_per_sm);
-            sqlite3_bind_text(st, 21, orr.limiter, -1, SQLITE_STATIC);
-            if (orr.blocks_per_sm > 0 && sm_count > 0)
-                sqlite3_bind_double(st, 22,
-                                    (double)blocks / ((double)orr.blocks_per_sm * sm_count));
-        }
+        bind_occupancy(st, 19, k);
         if (sqlite3_step(st) == SQLITE_DONE)
             id = (long)sqlite3_last_insert_rowid(W.db);
     }
