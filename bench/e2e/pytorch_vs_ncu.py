@@ -184,21 +184,17 @@ def main():
     # ncu on the same launches: first launch of each configuration of those kernels
     rc, secs, _ = run([a.ncu, "--list-sections"], 60, log)
     sections = [s for s in WANTED_SECTIONS if re.search(r"\b%s\b" % re.escape(s), secs)] or WANTED_SECTIONS[:3]
-    cmd = [a.ncu, "--csv", "--page", "details", "--print-units", "base", "--kernel-name-base", "mangled",
-           "--print-kernel-base", "mangled",
-           "--kernel-name", "regex:" + regex, "--filter-mode", "per-launch-config", "--launch-count", str(40 * a.top),
-           "--target-processes", "all", "--cache-control", "none", "--clock-control", "none"]
-    for s in sections:
-        cmd += ["--section", s]
     # A report file first, read back with --import: the results of the launches ncu profiled
     # before a timeout are kept, and the log shows how far it got (==PROF== lines).
     rep_base = os.path.join(a.out, "ncu-rules")
     for old in glob.glob(rep_base + "*.ncu-rep"):
         os.remove(old)
-    profile_cmd = [x for x in cmd if x not in ("--csv",)]
-    i = profile_cmd.index("--page")
-    del profile_cmd[i:i + 2]
-    rc, nout, ndt = run(profile_cmd + ["-f", "-o", rep_base, "--"] + prog, a.ncu_timeout, log)
+    cmd = [a.ncu, "--kernel-name-base", "mangled", "--kernel-name", "regex:" + regex,
+           "--filter-mode", "per-launch-config", "--launch-count", str(40 * a.top),
+           "--target-processes", "all", "--cache-control", "none", "--clock-control", "none"]
+    for s in sections:
+        cmd += ["--section", s]
+    rc, nout, ndt = run(cmd + ["-f", "-o", rep_base, "--"] + prog, a.ncu_timeout, log)
     print("ncu: rc %d, %.0f s, %d launches profiled" % (rc, ndt, nout.count("==PROF== Profiling")), flush=True)
     reps = sorted(glob.glob(rep_base + "*.ncu-rep"))
     nout = ""
