@@ -28,7 +28,6 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
@@ -38,8 +37,10 @@ except ImportError:  # a Python built without _sqlite3: say so instead of a trac
     sys.exit("agreement: this python3 has no sqlite3 module; run with another python3 (PATH)")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import compare  # noqa: E402
 import ncu_csv  # noqa: E402
+import proc  # noqa: E402
 
 T0 = time.monotonic()
 BUDGET = float(os.environ.get("AGREE_BUDGET_S", "450"))
@@ -99,14 +100,8 @@ def run(argv, timeout, out_path=None, env=None):
     """Runs argv; returns (rc, seconds, output). rc 124 on timeout."""
     t = time.monotonic()
     timeout = max(1.0, min(timeout, left() - 5))
-    try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
-                           env=env, stdin=subprocess.DEVNULL)
-        rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as e:
-        rc, out = 124, (e.stdout or b"").decode("utf-8", "replace")
-    except OSError as e:
-        rc, out = 127, str(e)
+    rc, out = proc.run_group(argv, timeout, env)   # a timeout ends the profiled program too
+    out = out.decode("utf-8", "replace")
     dt = time.monotonic() - t
     if out_path:
         with open(out_path, "w") as f:
