@@ -410,10 +410,40 @@ static const char cfg_sql[] =
     "LEFT JOIN temp.footprint fp ON fp.fp_config_id = c.id) w) x) u) y) z";
 
 /*
+ * temp.prof_aside: profiled launches that did other work than their
+ * configuration's first profiled launch, set aside from its averages.
+ * A configuration (kernel, grid, block, dynamic shared memory) does not
+ * fix the work: PyTorch's TensorIterator kernels take their strides as
+ * arguments, so one configuration copies contiguously at one launch and
+ * with a stride at the next (recorded on the H200, docs/analyzer-vs-ncu.md).
+ * Averaging the two describes a launch that never ran. Other work: warp
+ * instructions or global load + store sectors more than 1 % apart (the
+ * counters' agreement tolerance; the same work repeats them exactly, up
+ * to a sector per request of alignment). Profiles without those counters
+ * cannot be told apart and are kept.
+ */
+static const char prof_aside_sql[] =
+    "CREATE TEMP TABLE prof_aside AS\n"
+    "WITH ids AS (SELECT id, name FROM main.metric_name WHERE name IN\n"
+    "  ('smsp__inst_executed.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',\n"
+    "   'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum')),\n"
+    "w AS (SELECT l.config_id, p.launch_id,\n"
+    "        MAX(CASE WHEN i.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst,\n"
+    "        SUM(CASE WHEN i.name <> 'smsp__inst_executed.sum' THEN m.value END) AS sectors\n"
+    "      FROM main.profile p JOIN main.launch l ON l.id = p.launch_id\n"
+    "      JOIN main.metric m ON m.launch_id = p.launch_id JOIN ids i ON i.id = m.metric_id\n"
+    "      WHERE l.config_id IS NOT NULL GROUP BY p.launch_id),\n"
+    "f AS (SELECT * FROM w WHERE launch_id IN (SELECT MIN(launch_id) FROM w GROUP BY config_id))\n"
+    "SELECT w.launch_id, w.config_id FROM w JOIN f ON f.config_id = w.config_id\n"
+    "WHERE w.launch_id <> f.launch_id\n"
+    "  AND (ABS(w.inst - f.inst) > 0.01 * f.inst OR ABS(w.sectors - f.sectors) > 0.01 * f.sectors)";
+
+/*
  * temp.cfg_metric: every metric of the report averaged per configuration
- * over its profiled launches, accumulated in C in one pass over the
- * metric rows of profiled launches (the v_profiled pivot costs 45 CASE
- * expressions per metric row; this costs one hash lookup).
+ * over its profiled launches (those not in temp.prof_aside), accumulated
+ * in C in one pass over the metric rows of profiled launches (the
+ * v_profiled pivot costs 45 CASE expressions per metric row; this costs
+ * one hash lookup).
  */
 static int
 build_cfg_metric(sqlite3 *db)
@@ -421,14 +451,17 @@ build_cfg_metric(sqlite3 *db)
     sqlite3_stmt *rd = NULL, *wr = NULL;
     struct ltab t = {0}; /* reused: kernel_id = config id, config_id = metric id */
     int ret = -1, rc;
-    if (store_exec(
+    if (store_exec(db, prof_aside_sql) ||
+        store_exec(db, "CREATE INDEX temp.prof_aside_by_launch ON prof_aside(launch_id)") ||
+        store_exec(
             db, "CREATE TEMP TABLE cfg_metric_id (config_id INTEGER, metric_id INTEGER, value REAL,"
                 " n INTEGER, first_launch_id INTEGER)") ||
         store_prepare(db,
                       "SELECT l.config_id, m.metric_id, m.value, l.id FROM main.profile p"
                       " CROSS JOIN main.launch l ON l.id = p.launch_id"
                       " CROSS JOIN main.metric m ON m.launch_id = p.launch_id"
-                      " WHERE l.config_id IS NOT NULL AND m.value IS NOT NULL",
+                      " WHERE l.config_id IS NOT NULL AND m.value IS NOT NULL"
+                      " AND p.launch_id NOT IN (SELECT launch_id FROM temp.prof_aside)",
                       &rd) ||
         store_prepare(db, "INSERT INTO temp.cfg_metric_id VALUES (?,?,?,?,?)", &wr)) {
         an_fail(ANALYZER_ERR_INTERNAL, "cannot build metric averages: %s", store_error());
@@ -609,6 +642,7 @@ an_unprepare(sqlite3 *db)
                  "DROP TABLE IF EXISTS temp.cfg; DROP TABLE IF EXISTS temp.pagg;"
                  "DROP TABLE IF EXISTS temp.v_profiled; DROP TABLE IF EXISTS temp.lstat2;"
                  "DROP TABLE IF EXISTS temp.cfg_metric; DROP TABLE IF EXISTS temp.cfg_metric_id;"
+                 "DROP TABLE IF EXISTS temp.prof_aside;"
                  "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;",
                  NULL, NULL, NULL);
 }

@@ -937,6 +937,95 @@ test_analyzer_footprint_older_report(void)
     free(d);
 }
 
+/*
+ * A configuration's later profile that did different work (PyTorch's
+ * TensorIterator kernels take their strides as arguments: one grid and
+ * block, a contiguous copy at one launch and a strided one at the next)
+ * is set aside, not averaged into a launch that never ran: recorded on the
+ * H200 (docs/analyzer-vs-ncu.md, 2026-11-29), where the average of a
+ * coalesced first launch and a strided later one fired
+ * uncoalesced-global-load for a configuration whose first launch ncu
+ * found coalesced. A later profile of the same work is still used.
+ */
+static const char two_profiles_report[] =
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4copyPf', 'copy');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+    "block_z,\n"
+    "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+    "  (1, 1, 0, 8192, 1, 1, 128, 1, 1, 0, 0, 18);\n"
+    "INSERT INTO fx_launch VALUES (1, 20, 30000);\n"
+    "INSERT INTO fx_metric VALUES\n"
+    "  (1, 'smsp__inst_executed.sum', 9.27e6), (1, 'dram__bytes_read.sum', 8.4e6),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', 262144),\n"
+    "  (1, 'smsp__inst_executed_op_global_ld.sum', 262144),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 262144),\n"
+    "  (1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 8388608),\n"
+    "  (1, 'smsp__sass_data_bytes_mem_global_op_st.sum', 8388608);\n";
+
+/* Adds a second profiled launch of configuration 1 with its instruction count and load sectors
+   (the other metrics copied from the first). */
+static int
+add_second_profile(sqlite3 *db, double inst, double gld_sectors)
+{
+    char sql[2048];
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO launch (kernel_id, config_id, device_id, stream_id, start_ns, end_ns,"
+             " config_launch_index, profiled, profile_reason)"
+             " VALUES (1, 1, 0, 7, 1950000000, 1950300000, 21, 1, 'extra_metrics');"
+             "INSERT INTO profile (launch_id, passes, metric_set, duration_ns)"
+             " VALUES (last_insert_rowid(), 3, 'core', 300000);"
+             "INSERT INTO metric (launch_id, metric_id, value)"
+             " SELECT (SELECT MAX(id) FROM launch), m.metric_id,"
+             "  CASE n.name WHEN 'smsp__inst_executed.sum' THEN %.17g"
+             "   WHEN 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN %.17g ELSE m.value END"
+             " FROM metric m JOIN metric_name n ON n.id = m.metric_id"
+             " WHERE m.launch_id = (SELECT MIN(launch_id) FROM profile);"
+             "UPDATE config SET launches = launches + 1;",
+             inst, gld_sectors);
+    return store_exec(db, sql);
+}
+
+static void
+test_analyzer_profiles_of_other_work_set_aside(void)
+{
+    char *d = default_rules();
+    struct analyzer_opts o = {.rules_dir = d};
+    /* Different work: 20 % fewer instructions, 17x the load sectors (a strided copy). */
+    sqlite3 *db = build_report(two_profiles_report);
+    CHECK(db != NULL);
+    if (db) {
+        CHECK(add_second_profile(db, 7.44e6, 4456448) == 0);
+        CHECK(analyzer_analyze(db, &o) == 0);
+        CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'uncoalesced-global-load'") ==
+              0);
+        CHECK(count(db, "SELECT COUNT(*) FROM profile") == 2); /* the report keeps both */
+        sqlite3_close(db);
+    }
+    /* The same work (one sector more of 262144: an alignment): both profiles are averaged. */
+    db = build_report(two_profiles_report);
+    CHECK(db != NULL);
+    if (db) {
+        CHECK(add_second_profile(db, 9.27e6, 262145) == 0);
+        CHECK(analyzer_analyze(db, &o) == 0);
+        CHECK_NEAR(real(db, "SELECT l1_bytes FROM kernel_summary WHERE config_id = 1"),
+                   32.0 * (262144.5 + 262144), 1);
+        sqlite3_close(db);
+    }
+    /* Without the set-aside the average would fire: the strided profile alone does. */
+    db = build_report(two_profiles_report);
+    CHECK(db != NULL);
+    if (db) {
+        CHECK(store_exec(db, "UPDATE metric SET value = 4456448 WHERE metric_id ="
+                             " (SELECT id FROM metric_name WHERE name ="
+                             " 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum')") == 0);
+        CHECK(analyzer_analyze(db, &o) == 0);
+        CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'uncoalesced-global-load'") ==
+              1);
+        sqlite3_close(db);
+    }
+    free(d);
+}
+
 static const struct check_test tests[] = {
     {"analyzer_occupancy_matches_h200", test_analyzer_occupancy_matches_h200},
     {"analyzer_default_rules_load", test_analyzer_default_rules_load},
@@ -950,6 +1039,7 @@ static const struct check_test tests[] = {
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
+    {"analyzer_profiles_of_other_work_set_aside", test_analyzer_profiles_of_other_work_set_aside},
 };
 
 /* e2e helper: write the sample report (or one without profiled launches) to a file. */
