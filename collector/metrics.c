@@ -194,7 +194,8 @@ metrics_extras_wanted(const char *const *names, const double *values, size_t n)
     double red = V("smsp__inst_executed_op_global_red.sum");
     double ldc = V("smsp__inst_executed_op_ldc.sum");
     double inst = V("smsp__inst_executed.sum");
-    double sysmem = V("lts__t_sectors_aperture_sysmem.sum");
+    double sysmem = V("lts__t_sectors_srcunit_tex_aperture_sysmem.sum");
+    double idc = V("idc__requests.sum");
     double dram = V("dram__bytes_read.sum");
 
     /*
@@ -237,10 +238,25 @@ metrics_extras_wanted(const char *const *names, const double *values, size_t n)
     /* Atomics (rule 19): any ATOM or RED instruction. */
     if (atom > 0 || red > 0)
         want |= METRICS_GROUP_ATOMIC;
-    /* Constant divergence (rule 18): any LDC instruction. */
-    if (ldc > 0)
+    /*
+     * Constant divergence (rule 18): LDC instructions that needed more
+     * constant-cache requests than instructions (some warp read several
+     * addresses). Uniform LDCs (PyTorch's kernels index their parameters
+     * with them) have nothing for the group's cache misses to explain.
+     * Without the request count, any LDC.
+     */
+    if (ldc > 0 && (idc < 0 || idc > ldc))
         want |= METRICS_GROUP_CONST;
-    /* Host memory (rule 17): any L2 sector to system memory. */
+    /*
+     * Host memory (rule 17): any L2 sector to system memory that the SMs
+     * asked for. The all-units counter also counts other L2 clients'
+     * system-memory traffic (~25 K sectors per kernel on the H200, every
+     * kernel: docs/agreement.md, class B), which asked for the group on
+     * every configuration; it decides only when the SM-originated counter
+     * is missing.
+     */
+    if (sysmem < 0)
+        sysmem = V("lts__t_sectors_aperture_sysmem.sum");
     if (sysmem > 0)
         want |= METRICS_GROUP_HOST;
 #undef V

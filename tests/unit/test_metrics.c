@@ -167,24 +167,35 @@ test_metrics_extras_policy(void)
         "lts__t_sectors_lookup_miss.sum",
         "smsp__inst_executed_op_ldgsts.sum",
         "lts__t_sectors_aperture_sysmem.sum",
+        "lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
+        "idc__requests.sum",
     };
     /* coalesced 32-bit copy, memory-heavy: only the width question */
-    double copy[] = {4e6, 1e6, 4e6, 5e6, 0, 0, 1.28e8, 4e6, 0, 0};
-    CHECK_EQ_INT(metrics_extras_wanted(names, copy, 10), METRICS_GROUP_SASS_BYTES);
+    double copy[] = {4e6, 1e6, 4e6, 5e6, 0, 0, 1.28e8, 4e6, 0, 0, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, copy, 12), METRICS_GROUP_SASS_BYTES);
     /* 32 sectors per load: uncoalesced or wide -> requested bytes + requests */
-    double strided[] = {32e6, 1e6, 32e6, 5e7, 0, 0, 1.024e9, 32e6, 0, 0};
-    CHECK_EQ_INT(metrics_extras_wanted(names, strided, 10),
+    double strided[] = {32e6, 1e6, 32e6, 5e7, 0, 0, 1.024e9, 32e6, 0, 0, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, strided, 12),
                  METRICS_GROUP_SASS_BYTES | METRICS_GROUP_REQUESTS);
     /* GEMM by TMA: L1 read from L2 far more than the LSU asked */
-    double tma[] = {4e2, 1e2, 1e7, 1e8, 0, 0, 3.2e8, 1e7, 0, 0};
-    CHECK_EQ_INT(metrics_extras_wanted(names, tma, 10), METRICS_GROUP_TMA);
+    double tma[] = {4e2, 1e2, 1e7, 1e8, 0, 0, 3.2e8, 1e7, 0, 0, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, tma, 12), METRICS_GROUP_TMA);
     /* GEMM by TMA where L1TEX's L2 requests do not show it: DRAM does */
-    double tma2[] = {4e2, 1e2, 0, 1e8, 0, 0, 3.2e8, 1e7, 0, 0};
-    CHECK_EQ_INT(metrics_extras_wanted(names, tma2, 10), METRICS_GROUP_TMA);
-    /* atomics, constant loads, sysmem sectors */
-    double misc[] = {0, 0, 0, 1e6, 10, 5, 0, 0, 0, 5000};
-    CHECK_EQ_INT(metrics_extras_wanted(names, misc, 10),
+    double tma2[] = {4e2, 1e2, 0, 1e8, 0, 0, 3.2e8, 1e7, 0, 0, 0, 0};
+    CHECK_EQ_INT(metrics_extras_wanted(names, tma2, 12), METRICS_GROUP_TMA);
+    /* atomics, divergent constant loads (4 requests per LDC), sysmem sectors the SMs asked for */
+    double misc[] = {0, 0, 0, 1e6, 10, 5, 0, 0, 0, 30000, 5000, 20};
+    CHECK_EQ_INT(metrics_extras_wanted(names, misc, 12),
                  METRICS_GROUP_ATOMIC | METRICS_GROUP_CONST | METRICS_GROUP_HOST);
+    /*
+     * Every PyTorch kernel on the H200 (device call of 2026-11-29 21:12 UTC): ~25 K sysmem sectors
+     * from other L2 clients, none from the SMs, and uniform LDCs (one request each: indexed kernel
+     * parameters). Neither detail group would change a finding: nothing wanted.
+     */
+    double quiet[] = {0, 0, 0, 1e6, 0, 5, 0, 0, 0, 25000, 0, 5};
+    CHECK_EQ_INT(metrics_extras_wanted(names, quiet, 12), 0);
+    /* a report without the SM-originated counter: the all-units one decides, as before */
+    CHECK_EQ_INT(metrics_extras_wanted(names, quiet, 10) & METRICS_GROUP_HOST, METRICS_GROUP_HOST);
     /* nothing known, nothing wanted */
     CHECK_EQ_INT(metrics_extras_wanted(names, misc, 0), 0);
 }
