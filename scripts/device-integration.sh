@@ -26,7 +26,8 @@
 #          overhead: trace overhead on the PyTorch benchmark with its cost
 #             split (bench/overhead_trace.sh with DIAG=1)
 #          closing: the end-to-end run again (allocation tracking), t151, and
-#             two one-pass agreement probes (docs/agreement.md, A1 and A2)
+#             the one-pass agreement probes (docs/agreement.md, A1 and A2, A2
+#             also with CUPTI's record buffer in host memory and at 256 KB)
 #          next-ncu: what the session of 2026-11-29 19:42 UTC could not run
 #             (its device time ran out), ~8 min: gpuhier beside ncu's rules
 #             on the PyTorch benchmark (the ncu side timed out in call 4),
@@ -154,6 +155,13 @@ closing)
     AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2" sh bench/agreement.sh "$stage"
   step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
     AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
+  # A2 with CUPTI's record buffer in host memory and small (next-ncu's try ran after
+  # an ncu left behind by its timeout and met CUPTI_ERROR_HARDWARE_BUSY)
+  for buf in host 262144; do
+    step "agree_a2_$buf" 40 env GPUHIER_DIAG_ACTIVITY_BUFFER=$buf AGREE_PARTS=single-tk \
+      AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_$buf" \
+      sh bench/agreement.sh "$stage"
+  done
   ;;
 overhead)
   gt t150 90 tests/gpu/t150-collector.sh

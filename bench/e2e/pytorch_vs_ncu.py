@@ -7,13 +7,20 @@
    profiled) and analyzes the report(s).
 2. Takes the 20 kernels with the most GPU time (kernel_summary) and runs
    the same program under ncu restricted to those kernels (mangled names)
-   with --filter-mode per-launch-config: ncu also profiles the first launch
-   of each configuration, i.e. the same launches.
+   with --filter-mode per-launch-config --launch-count 1: ncu too profiles
+   the first launch of each configuration, i.e. the same launches.
 3. Parses ncu's rule results (--page details --csv: rows with a Rule Name)
    for UncoalescedGlobalAccess, SharedMemoryConflicts, TheoreticalOccupancy,
    AchievedOccupancy and LaunchConfiguration, and sets them beside
-   gpuhier's findings of the corresponding rules, per kernel.
+   gpuhier's findings of the corresponding rules, per kernel: on its
+   configuration with the most GPU time, ncu's first profiled launch of
+   that configuration (kernel, grid, block) against gpuhier's findings on
+   that configuration. A PyTorch kernel's configuration can do different
+   work from launch to launch (TensorIterator strides are arguments), so
+   only the first launch is like for like.
 Writes $OUT/pytorch-vs-ncu.md and the raw outputs.
+--rescore REPORT NCU_CSV compares a recorded report and ncu details CSV
+again with this build's analyzer and rules (no GPU).
 """
 import argparse
 import csv
@@ -22,6 +29,7 @@ import io
 import json
 import os
 import re
+import sqlite3
 import sys
 import time
 
@@ -33,7 +41,7 @@ PAIRS = [
     ("UncoalescedGlobalAccess", ["uncoalesced-global-load", "uncoalesced-global-store"]),
     ("SharedMemoryConflicts", ["shared-bank-conflicts"]),
     ("TheoreticalOccupancy", ["occupancy-registers", "occupancy-shared-memory", "block-shape"]),
-    ("AchievedOccupancy", ["latency-not-hidden"]),
+    ("AchievedOccupancy", ["latency-not-hidden"]),   # by cause: judges()
     ("LaunchConfiguration", ["block-shape", "latency-not-hidden"]),
 ]
 # Only the sections whose rules are compared: LaunchConfiguration (LaunchStats), the two occupancy
@@ -47,8 +55,26 @@ def run(cmd, timeout, log, env=None):
     return proc.run(cmd, timeout, log, env, keep=20000)
 
 
-def ncu_rules(text):
-    """Rule rows of `ncu --csv --page details`: list of dict(kernel, grid, block, rule, type, speedup, text).
+def dims(text):
+    """'(8192, 1, 1)' -> (8192, 1, 1); None when it is not three integers."""
+    v = re.findall(r"\d+", text or "")
+    return tuple(int(x) for x in v[:3]) if len(v) >= 3 else None
+
+
+def ncu_launches(text):
+    """{ncu launch ID: (kernel, grid, block)} of every launch in a details CSV."""
+    out = {}
+    for r in ncu_rules(text, rules_only=False):
+        rid = (r.get("ID") or "").strip()
+        if rid.isdigit():
+            out.setdefault(int(rid), (r.get("Kernel Name") or r.get("Function Name") or "",
+                                      dims(r.get("Grid Size")), dims(r.get("Block Size"))))
+    return out
+
+
+def ncu_rules(text, rules_only=True):
+    """Rule rows of `ncu --csv --page details`: list of dict(id, kernel, grid, block, rule, type, speedup, text)
+    (with rules_only=False: every CSV row, as a dict by column name).
     The rule columns are found by name ('Rule Name', 'Rule Type', 'Rule Description', 'Estimated Speedup'),
     tolerating variants across ncu versions; failing that, any row with one of the five rule names in a
     cell counts, with its type read from a column whose name contains 'Type'."""
@@ -74,16 +100,21 @@ def ncu_rules(text):
     c_name, c_type = col("rule name", "rule identifier"), col("rule type", "type")
     c_desc, c_speed = col("rule description", "description"), col("estimated speedup", "speedup")
     c_kernel, c_grid, c_block = col("kernel name", "function name"), col("grid size"), col("block size")
+    c_id = col("id")
     names = set(p[0] for p in PAIRS)
     out = []
     for r in rows:
+        if rules_only is False:   # every launch ncu profiled, once
+            out.append(r)
+            continue
         name = (r.get(c_name) or "").strip() if c_name else ""
         if not name:
             hit = [v for v in r.values() if isinstance(v, str) and v.strip() in names]
             if not hit:
                 continue
             name = hit[0].strip()
-        out.append({"kernel": r.get(c_kernel, "") if c_kernel else "", "grid": r.get(c_grid, "") if c_grid else "",
+        out.append({"id": int(r.get(c_id) or -1) if c_id and (r.get(c_id) or "").strip().isdigit() else -1,
+                    "kernel": r.get(c_kernel, "") if c_kernel else "", "grid": r.get(c_grid, "") if c_grid else "",
                     "block": r.get(c_block, "") if c_block else "", "rule": name,
                     "type": ((r.get(c_type) or "") if c_type else "").strip().upper()[:3],
                     "speedup": ((r.get(c_speed) or "") if c_speed else "").strip(),
@@ -100,6 +131,8 @@ def main():
     ap.add_argument("--bench-args", default=os.environ.get("BENCH_ARGS", "--steps 3 --warmup 1"))
     ap.add_argument("--ncu", default=os.environ.get("NCU", "ncu"))
     ap.add_argument("--ncu-timeout", type=float, default=float(os.environ.get("NCU_TIMEOUT_S", "400")))
+    ap.add_argument("--rescore", nargs=2, metavar=("REPORT", "NCU_CSV"),
+                    help="compare a recorded report and ncu details CSV again (no GPU)")
     a = ap.parse_args()
     t0 = time.time()
     os.makedirs(a.out, exist_ok=True)
@@ -149,6 +182,21 @@ def main():
         con.close()
         return out
 
+    if a.rescore:
+        rep, csv_path = a.rescore
+        d = analyze(rep)
+        if not d:
+            print("cannot analyze %s; see %s" % (rep, log))
+            return 1
+        con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
+        top = set(m for (m,) in con.execute("SELECT DISTINCT k.mangled_name FROM profile p JOIN launch l ON "
+                                             "l.id = p.launch_id JOIN kernel k ON k.id = l.kernel_id"))
+        con.close()
+        with open(csv_path) as f:
+            nout = f.read()
+        return compare(a, gh, rep, d, (d.get("analysis") or {}).get("run_gpu_ns") or 0, top, nout,
+                       "ncu: the recorded details CSV `%s`, re-scored without a GPU." % os.path.basename(csv_path),
+                       log, t0)
     # 1. A trace run finds the kernels with the most GPU time (profiling all ~300 configurations
     #    of the benchmark with the extra groups would take minutes in both tools).
     for old in glob.glob(os.path.join(a.out, "trace-*.db")):
@@ -174,14 +222,10 @@ def main():
         print("no report or analyze failed; see %s" % log)
         return 1
     rep, gpu_ns, d = best
-    kernels = [k for k in d["kernels"] if k.get("launches")]
-    mangled = mangled_names(rep, [k["kernel_id"] for k in kernels])
-    kernels = [k for k in kernels if mangled.get(k["kernel_id"]) in set(top_mangled)][: a.top]
-    findings = {}
-    for f in d["findings"]:
-        findings.setdefault(f.get("kernel_id"), []).append(f)
+    top_set = set(top_mangled)
 
-    # ncu on the same launches: first launch of each configuration of those kernels
+    # ncu on the same launches: the first launch of each configuration of those kernels
+    # (with per-launch-config, --launch-count counts per configuration)
     rc, secs, _ = run([a.ncu, "--list-sections"], 60, log)
     sections = [s for s in WANTED_SECTIONS if re.search(r"\b%s\b" % re.escape(s), secs)] or WANTED_SECTIONS[:3]
     # A report file first, read back with --import: the results of the launches ncu profiled
@@ -190,70 +234,125 @@ def main():
     for old in glob.glob(rep_base + "*.ncu-rep"):
         os.remove(old)
     cmd = [a.ncu, "--kernel-name-base", "mangled", "--kernel-name", "regex:" + regex,
-           "--filter-mode", "per-launch-config", "--launch-count", str(40 * a.top),
+           "--filter-mode", "per-launch-config", "--launch-count", "1",
            "--target-processes", "all", "--cache-control", "none", "--clock-control", "none"]
     for s in sections:
         cmd += ["--section", s]
     rc, nout, ndt = run(cmd + ["-f", "-o", rep_base, "--"] + prog, a.ncu_timeout, log)
     print("ncu: rc %d, %.0f s, %d launches profiled" % (rc, ndt, nout.count("==PROF== Profiling")), flush=True)
-    reps = sorted(glob.glob(rep_base + "*.ncu-rep"))
     nout = ""
-    for r in reps:
+    for r in sorted(glob.glob(rep_base + "*.ncu-rep")):
         rc2, txt, _ = run([a.ncu, "--import", r, "--csv", "--page", "details", "--print-units", "base",
                            "--print-kernel-base", "mangled"], 300, log)
         nout += txt
     with open(os.path.join(a.out, "ncu-details.csv"), "w") as f:
         f.write(nout)
+    how = ("ncu: `--filter-mode per-launch-config --launch-count 1`, sections %s, the same %d kernels by mangled "
+           "name; rc %d in %.0f s." % (", ".join(sections), len(names), rc, ndt))
+    return compare(a, gh, rep, d, gpu_ns, top_set, nout, how, log, t0)
+
+
+def judges(finding, nrule):
+    """Whether a gpuhier finding judges what ncu's rule `nrule` does. latency-not-hidden names one cause
+    (evidence 'cause'): achieved occupancy far below theoretical pairs with AchievedOccupancy, a grid
+    smaller than the SM count or a partial last wave with LaunchConfiguration."""
+    if finding.get("rule_id") != "latency-not-hidden":
+        return True
+    cause = next((e.get("text_value") for e in finding.get("evidence") or [] if e.get("name") == "cause"), None)
+    if not cause:
+        return True
+    return (nrule == "AchievedOccupancy") == cause.startswith("achieved occupancy")
+
+
+def heaviest_configs(rep, kernel_ids):
+    """{kernel id: (config id, grid, block, traced ns, launches)} for each kernel's configuration with
+    the most traced GPU time."""
+    con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
+    out = {}
+    for kid in kernel_ids:
+        row = con.execute("SELECT c.id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, "
+                          "SUM(l.end_ns - l.start_ns) t, COUNT(*) FROM launch l JOIN config c ON c.id = l.config_id "
+                          "WHERE l.kernel_id = ? GROUP BY c.id ORDER BY t DESC LIMIT 1", (kid,)).fetchone()
+        if row:
+            out[kid] = (row[0], tuple(row[1:4]), tuple(row[4:7]), row[7] or 0, row[8])
+    con.close()
+    return out
+
+
+def compare(a, gh, rep, d, gpu_ns, top_set, nout, how, log, t0):
+    """Writes $OUT/pytorch-vs-ncu.md: per top kernel, its heaviest configuration, ncu's first launch
+    of it beside gpuhier's findings on it. Returns 0, or 1 when ncu gave nothing to compare."""
+    kernels = [k for k in d["kernels"] if k.get("launches")]
+    con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
+    mangled = {kid: m for kid, m in con.execute("SELECT id, mangled_name FROM kernel")}
+    con.close()
+    kernels = [k for k in kernels if mangled.get(k["kernel_id"]) in top_set][: a.top]
+    heavy = heaviest_configs(rep, [k["kernel_id"] for k in kernels])
+    findings = {}
+    for f in d["findings"]:
+        findings.setdefault(f.get("config_id"), []).append(f)
     rules = ncu_rules(nout)
-    print("ncu: rc %d, %.0f s, %d rule results, sections %s" % (rc, ndt, len(rules), ",".join(sections)), flush=True)
-    by_kernel = {}
-    inv = {m: kid for kid, m in mangled.items() if m}
-    for r in rules:
-        kid = inv.get(r["kernel"])
-        if kid is None:   # ncu prints the demangled or function name depending on version: match loosely
-            for k in kernels:
-                sn = k.get("kernel") or ""
-                if sn and sn in r["kernel"]:
-                    kid = k["kernel_id"]
-                    break
-        by_kernel.setdefault(kid, []).append(r)
+    launches = ncu_launches(nout)
+    names = {k["kernel_id"]: k.get("kernel") or "" for k in kernels}
+
+    def same_kernel(kid, ncu_name):
+        m = mangled.get(kid)
+        return ncu_name == m or (not ncu_name.startswith("_Z") and names[kid] and names[kid] in ncu_name)
 
     md = ["# gpuhier findings beside Nsight Compute's rules (PyTorch benchmark)", ""]
-    md.append("Command: `bench/e2e_pytorch_vs_ncu.sh` (`%s`), %s." % (" ".join(a.bench_args.split()), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
-    md.append("Kernels chosen by GPU time in a trace run (`gpuhier run --mode trace`); gpuhier then profiled them with `-k` (default sampling: first launch of each configuration; extra groups named with --metrics); ncu: `--filter-mode per-launch-config`, sections %s, the same %d kernels by mangled name." % (", ".join(sections), len(names)))
-    md.append("ncu rc %d in %.0f s; %d rule results parsed. Report: %s, GPU time %.1f ms." % (rc, ndt, len(rules), os.path.basename(rep), gpu_ns / 1e6))
+    md.append("Command: `bench/e2e_pytorch_vs_ncu.sh` (`%s`), %s." % (" ".join(a.bench_args.split()),
+              time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    md.append("Kernels chosen by GPU time in a trace run (`gpuhier run --mode trace`); gpuhier then profiled them "
+              "with `-k` (default sampling: first launch of each configuration; extra groups named with --metrics). "
+              + how)
+    md.append("%d ncu launches and %d rule results parsed. gpuhier report: %s, GPU time %.1f ms; analyzed by %s with "
+              "the rules in %s." % (len(launches), len(rules), os.path.basename(rep), gpu_ns / 1e6, gh,
+                                    os.path.join(a.root, "rules")))
     md.append("")
-    md.append("A rule 'fires' in ncu when its result type is OPT or WRN. Columns pair each ncu rule with the gpuhier rules that judge the same thing.")
+    md.append("One row per kernel: its configuration with the most traced GPU time (grid x block), compared on "
+              "ncu's first profiled launch of that configuration. A rule 'fires' in ncu when its result type is OPT "
+              "or WRN; 'ncu: no' means ncu profiled that launch and the rule said nothing or passed; 'not profiled' "
+              "means ncu has no launch of that configuration.")
     md.append("")
-    hdr = "| # | kernel | time share | gpuhier findings | " + " | ".join(p[0] for p in PAIRS) + " |"
-    md += [hdr, "|" + "---|" * (4 + len(PAIRS))]
+    hdr = "| # | kernel | config | time share | gpuhier findings (this config) | " + \
+        " | ".join(p[0] for p in PAIRS) + " |"
+    md += [hdr, "|" + "---|" * (5 + len(PAIRS))]
     disagreements = []
     for i, k in enumerate(kernels, 1):
         kid = k["kernel_id"]
-        fs = findings.get(kid, [])
-        nr = by_kernel.get(kid, [])
+        cfg = heavy.get(kid)
+        if not cfg:
+            continue
+        cid, grid, block = cfg[0], cfg[1], cfg[2]
+        ids = sorted(n for n, (kn, g, b) in launches.items() if g == grid and b == block and same_kernel(kid, kn))
+        first = ids[0] if ids else None
+        nr = [r for r in rules if r["id"] == first] if first is not None else []
+        fs = findings.get(cid, [])
         cells = []
         for nrule, ours in PAIRS:
             n_fired = [r for r in nr if r["rule"] == nrule and r["type"] in ("OPT", "WRN")]
-            n_seen = [r for r in nr if r["rule"] == nrule]
-            g_fired = sorted(set(f["rule_id"] for f in fs if f["rule_id"] in ours))
-            n_txt = ("ncu: yes" + (" (%s)" % n_fired[0]["speedup"] if n_fired[0]["speedup"] else "")) if n_fired else \
-                    ("ncu: no" if n_seen else "ncu: not run")
-            g_txt = "gpuhier: " + (", ".join(g_fired) if g_fired else "no")
-            agree = bool(n_fired) == bool(g_fired) or not n_seen
-            cells.append("%s; %s%s" % (n_txt, g_txt, "" if agree else " **differ**"))
+            g_fired = sorted(set(f["rule_id"] for f in fs if f["rule_id"] in ours and judges(f, nrule)))
+            if first is None:
+                n_txt = "ncu: not profiled"
+            elif n_fired:
+                n_txt = "ncu: yes" + (" (%s)" % n_fired[0]["speedup"] if n_fired[0]["speedup"] else "")
+            else:
+                n_txt = "ncu: no"
+            agree = first is None or bool(n_fired) == bool(g_fired)
+            cells.append("%s; gpuhier: %s%s" % (n_txt, ", ".join(g_fired) or "no", "" if agree else " **differ**"))
             if not agree:
                 disagreements.append((i, k.get("kernel"), nrule, n_fired[0]["text"][:300] if n_fired else "",
-                                      ", ".join(g_fired)))
+                                      ", ".join(g_fired), first))
         name = (k.get("kernel") or "?").replace("|", "\\|")[:60]
-        md.append("| %d | %s | %.1f %% | %s | %s |" % (i, name, k.get("share_pct") or 0,
+        conf = "%s x %s, %d launches" % ("%d,%d,%d" % grid, "%d,%d,%d" % block, cfg[4])
+        md.append("| %d | %s | %s | %.1f %% | %s | %s |" % (i, name, conf, k.get("share_pct") or 0,
                   ", ".join("%s (%s)" % (f["rule_id"], f["severity"]) for f in fs) or "-", " | ".join(cells)))
     md += ["", "## Disagreements (to be explained in docs/analyzer-vs-ncu.md)", ""]
-    for i, kname, nrule, ntext, ours in disagreements:
-        md.append("- #%d %s, %s: ncu %s; gpuhier %s. ncu says: %s" % (i, kname, nrule, "fires" if ntext else "silent",
-                  ours or "silent", ntext or "-"))
-    if not rules:
-        md.append("not compared: ncu produced no rule results (rc %d after %.0f s; see pytorch-vs-ncu.log)" % (rc, ndt))
+    for i, kname, nrule, ntext, ours, nid in disagreements:
+        md.append("- #%d %s, %s (ncu launch %s): ncu %s; gpuhier %s. ncu says: %s" % (
+            i, kname, nrule, nid, "fires" if ntext else "silent", ours or "silent", ntext or "-"))
+    if not rules and not launches:
+        md.append("not compared: ncu produced no results (see pytorch-vs-ncu.log)")
     elif not disagreements:
         md.append("none")
     md.append("")
@@ -261,7 +360,7 @@ def main():
     text = "\n".join(md) + "\n"
     open(os.path.join(a.out, "pytorch-vs-ncu.md"), "w").write(text)
     print(text)
-    return 0 if rules else 1
+    return 0 if launches else 1
 
 
 if __name__ == "__main__":
