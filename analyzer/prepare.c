@@ -297,9 +297,11 @@ static const char cfg_sql[] =
     "  100.0 * l1_bytes * 1e9 / bw_l1 / mean_ns AS util_l1_pct,\n"
     "  100.0 * shared_bytes * 1e9 / bw_l1 / mean_ns AS util_shared_pct,\n"
     "  100.0 * host_bytes * 1e9 / bw_host / mean_ns AS util_host_pct,\n"
+    /* NULL, not 0, for a configuration never profiled: nothing says its pipes are idle */
+    "  CASE WHEN COALESCE(dram_bytes, l2_bytes, l1_bytes, shared_bytes) IS NOT NULL THEN\n"
     "  100.0 * MAX(COALESCE(dram_bytes * 1e9 / bw_dram, 0), COALESCE(l2_bytes * 1e9 / bw_l2, 0),\n"
     "      COALESCE(l1_bytes * 1e9 / bw_l1, 0), COALESCE(shared_bytes * 1e9 / bw_l1, 0)) / mean_ns "
-    "AS util_mem_pct\n"
+    "END AS util_mem_pct\n"
     "FROM (SELECT u.*,\n"
     "  CASE WHEN useful_bytes IS NULL THEN NULL\n"
     "       ELSE MAX(useful_bytes * 1e9 / bw_dram, t_issue_ns) + " KERNEL_FIXED_NS

@@ -1026,6 +1026,38 @@ test_analyzer_profiles_of_other_work_set_aside(void)
     free(d);
 }
 
+/*
+ * A configuration that was traced and never profiled (filtered out with
+ * -k, or past --launch-count) has no memory-pipe figures: the rules that
+ * need latency exposed stay silent on it instead of reading "memory pipes
+ * 0.0 % busy" (seen on the H200: latency-not-hidden on a one-block
+ * launch of a PyTorch kernel that -k had left unprofiled).
+ */
+static void
+test_analyzer_unprofiled_config_not_judged_on_latency(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a'), (2, 'b', 'b');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+        "block_z,\n"
+        "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 8, 1, 1, 128, 1, 1, 0, 0, 32);\n"
+        "INSERT INTO fx_launch VALUES (1, 10, 100000), (2, 50, 200000);\n"
+        "INSERT INTO fx_metric VALUES (1, 'dram__bytes_read.sum', 16e6),\n"
+        "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', 5e5);\n");
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    char *d = default_rules();
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK(count(db, "SELECT COUNT(*) FROM rule_run WHERE rule_id = 'latency-not-hidden' AND status "
+                    "= 'ran'") == 1);
+    CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE config_id = 2") == 0);
+    sqlite3_close(db);
+    free(d);
+}
+
 static const struct check_test tests[] = {
     {"analyzer_occupancy_matches_h200", test_analyzer_occupancy_matches_h200},
     {"analyzer_default_rules_load", test_analyzer_default_rules_load},
@@ -1040,6 +1072,8 @@ static const struct check_test tests[] = {
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
     {"analyzer_profiles_of_other_work_set_aside", test_analyzer_profiles_of_other_work_set_aside},
+    {"analyzer_unprofiled_config_not_judged_on_latency",
+     test_analyzer_unprofiled_config_not_judged_on_latency},
 };
 
 /* e2e helper: write the sample report (or one without profiled launches) to a file. */
