@@ -529,7 +529,8 @@ def cost(root, gpuhier, outdir, names):
                 notes.append("cost: '%s' run %d exited %d" % (m, i + 1, rc))
     res = {"times": times}
     # profiled launches and report sizes from the last every-launch and default reports
-    for tag, mode in (("all", "gpuhier every launch (%d)" % WINDOW), ("default", "gpuhier default sampling")):
+    for tag, mode in (("all", "gpuhier every launch (%d)" % WINDOW), ("default", "gpuhier default sampling"),
+                      ("trace", "gpuhier trace")):
         dbs = sorted(glob.glob(os.path.join(outdir, "%s-*-*.db" % tag)))
         if dbs:
             last_i = max(int(os.path.basename(d).split("-")[1]) for d in dbs)
@@ -782,8 +783,13 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=
         for tag in ("all", "default"):
             r = costres.get(tag)
             if r and r["profiled"]:
-                L.append("Report size (%s): %d bytes for %d profiled launches = %.0f bytes per profiled launch (target ≤ 1024)." % (
-                    tag, r["bytes"], r["profiled"], r["bytes"] / r["profiled"]))
+                # every launch has its row in any mode: what profiling adds is the size beyond the trace report
+                tr = (costres.get("trace") or {}).get("bytes")
+                extra = ("; %d bytes more than the trace-mode report of the same program = %.0f bytes per profiled "
+                         "launch (target ≤ 1024)" % (r["bytes"] - tr, (r["bytes"] - tr) / r["profiled"])) if tr else \
+                    " = %.0f bytes per profiled launch, trace rows included (no trace report to subtract)" % (
+                        r["bytes"] / r["profiled"])
+                L.append("Report size (%s): %d bytes for %d profiled launches%s." % (tag, r["bytes"], r["profiled"], extra))
         if costres.get("ncu_rep_bytes_per_launch"):
             L.append("ncu report: %.0f bytes per profiled launch." % costres["ncu_rep_bytes_per_launch"])
     if notes:
