@@ -5,10 +5,13 @@
 # Compute's rule results (UncoalescedGlobalAccess, SharedMemoryConflicts,
 # TheoreticalOccupancy, AchievedOccupancy, LaunchConfiguration) for the 20
 # kernels of bench/pytorch_train.py with the most GPU time, on the same
-# launches (the first launch of each configuration in both tools).
+# launches (each kernel's heaviest configuration; ncu's first launch of it,
+# --filter-mode per-launch-config --launch-count 1).
 # Writes $OUT/pytorch-vs-ncu.md, ncu-details.csv, the report(s) and a log.
 # Environment: OUT (default ./out/pytorch-vs-ncu), BENCH_ARGS (default
 # "--steps 3 --warmup 1"), NCU (default ncu), NCU_TIMEOUT_S (default 400; the ncu run alone).
+# Without a GPU, a recorded run compares again with this build's analyzer and rules:
+#   python3 bench/e2e/pytorch_vs_ncu.py --root . --build build --out DIR --rescore REPORT NCU_CSV
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
