@@ -40,6 +40,9 @@ gh_add_test(NAME unit.agreement_parse
 gh_add_test(NAME unit.bench_proc
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/e2e/test_proc.py
             LABELS unit profiler)
+gh_add_test(NAME unit.pytorch_vs_ncu_readers
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/e2e/test_pytorch_vs_ncu.py
+            LABELS unit analyzer)
 gh_add_test(NAME unit.agreement_pipeline
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_pipeline.py
             LABELS profiler)
