@@ -253,15 +253,17 @@ def main():
 
 
 def judges(finding, nrule):
-    """Whether a gpuhier finding judges what ncu's rule `nrule` does. latency-not-hidden names one cause
-    (evidence 'cause'): achieved occupancy far below theoretical pairs with AchievedOccupancy, a grid
-    smaller than the SM count or a partial last wave with LaunchConfiguration."""
+    """Whether a gpuhier finding judges what ncu's rule `nrule` does. latency-not-hidden names its causes
+    (evidence 'cause', the costliest, and 'also', the others separated by '; '): achieved occupancy far
+    below theoretical pairs with AchievedOccupancy, a grid smaller than the SM count or a partial last
+    wave with LaunchConfiguration."""
     if finding.get("rule_id") != "latency-not-hidden":
         return True
-    cause = next((e.get("text_value") for e in finding.get("evidence") or [] if e.get("name") == "cause"), None)
-    if not cause:
+    ev = {e.get("name"): e.get("text_value") for e in finding.get("evidence") or []}
+    if not ev.get("cause"):
         return True
-    return (nrule == "AchievedOccupancy") == cause.startswith("achieved occupancy")
+    causes = [ev["cause"]] + [c.strip() for c in (ev.get("also") or "").split(";") if c.strip()]
+    return any((nrule == "AchievedOccupancy") == c.startswith("achieved occupancy") for c in causes)
 
 
 def heaviest_configs(rep, kernel_ids):

@@ -62,6 +62,10 @@ def main():
     check(p.judges(lat("grid smaller than the SM count"), "LaunchConfiguration")
           and p.judges(lat("partial last wave"), "LaunchConfiguration"), "grid and wave causes")
     check(not p.judges(lat("partial last wave"), "AchievedOccupancy"), "wave cause is not an occupancy finding")
+    both = lat("achieved occupancy far below theoretical")
+    both["evidence"].append({"name": "also", "text_value": "grid smaller than the SM count"})
+    check(p.judges(both, "LaunchConfiguration") and p.judges(both, "AchievedOccupancy"),
+          "a finding naming two causes judges both")
     check(p.judges({"rule_id": "block-shape"}, "LaunchConfiguration"), "other rules pair by name")
     return 1 if fails else 0
 
