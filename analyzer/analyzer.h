@@ -60,6 +60,15 @@ int analyzer_open_report(const char *path, const struct analyzer_opts *o, sqlite
 int analyzer_print_top(sqlite3 *db, FILE *f, int n);
 
 /*
+ * Profiled launches left out of their configuration's counters because
+ * they did other work than its first profiled launch (warp instructions or
+ * global sectors more than 1 % apart; docs/analyzer.md): *profiles of them,
+ * over *configs configurations. Reads the report only. 0, or -1 with
+ * analyzer_error() set.
+ */
+int analyzer_profiles_set_aside(sqlite3 *db, long long *profiles, long long *configs);
+
+/*
  * Version of the rule set in `o->rules_dir`: a hex hash of the rule files'
  * names and contents. Returns a new string (free()) or NULL.
  */

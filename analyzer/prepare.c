@@ -424,21 +424,43 @@ static const char cfg_sql[] =
  * to a sector per request of alignment). Profiles without those counters
  * cannot be told apart and are kept.
  */
-static const char prof_aside_sql[] =
-    "CREATE TEMP TABLE prof_aside AS\n"
-    "WITH ids AS (SELECT id, name FROM main.metric_name WHERE name IN\n"
-    "  ('smsp__inst_executed.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',\n"
-    "   'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum')),\n"
-    "w AS (SELECT l.config_id, p.launch_id,\n"
-    "        MAX(CASE WHEN i.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst,\n"
-    "        SUM(CASE WHEN i.name <> 'smsp__inst_executed.sum' THEN m.value END) AS sectors\n"
-    "      FROM main.profile p JOIN main.launch l ON l.id = p.launch_id\n"
-    "      JOIN main.metric m ON m.launch_id = p.launch_id JOIN ids i ON i.id = m.metric_id\n"
-    "      WHERE l.config_id IS NOT NULL GROUP BY p.launch_id),\n"
-    "f AS (SELECT * FROM w WHERE launch_id IN (SELECT MIN(launch_id) FROM w GROUP BY config_id))\n"
-    "SELECT w.launch_id, w.config_id FROM w JOIN f ON f.config_id = w.config_id\n"
-    "WHERE w.launch_id <> f.launch_id\n"
-    "  AND (ABS(w.inst - f.inst) > 0.01 * f.inst OR ABS(w.sectors - f.sectors) > 0.01 * f.sectors)";
+#define PROF_ASIDE_SELECT                                                                          \
+    "WITH ids AS (SELECT id, name FROM main.metric_name WHERE name IN\n"                           \
+    "  ('smsp__inst_executed.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',\n"            \
+    "   'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum')),\n"                                     \
+    "w AS (SELECT l.config_id, p.launch_id,\n"                                                     \
+    "        MAX(CASE WHEN i.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst,\n"        \
+    "        SUM(CASE WHEN i.name <> 'smsp__inst_executed.sum' THEN m.value END) AS sectors\n"     \
+    "      FROM main.profile p JOIN main.launch l ON l.id = p.launch_id\n"                         \
+    "      JOIN main.metric m ON m.launch_id = p.launch_id JOIN ids i ON i.id = m.metric_id\n"     \
+    "      WHERE l.config_id IS NOT NULL GROUP BY p.launch_id),\n"                                 \
+    "f AS (SELECT * FROM w WHERE launch_id IN (SELECT MIN(launch_id) FROM w GROUP BY "             \
+    "config_id))\n"                                                                                \
+    "SELECT w.launch_id, w.config_id FROM w JOIN f ON f.config_id = w.config_id\n"                 \
+    "WHERE w.launch_id <> f.launch_id\n"                                                           \
+    "  AND (ABS(w.inst - f.inst) > 0.01 * f.inst OR ABS(w.sectors - f.sectors) > 0.01 * "          \
+    "f.sectors)"
+
+static const char prof_aside_sql[] = "CREATE TEMP TABLE prof_aside AS\n" PROF_ASIDE_SELECT;
+
+int
+analyzer_profiles_set_aside(sqlite3 *db, long long *profiles, long long *configs)
+{
+    sqlite3_stmt *st = NULL;
+    *profiles = *configs = 0;
+    if (store_prepare(db, "SELECT COUNT(*), COUNT(DISTINCT config_id) FROM (" PROF_ASIDE_SELECT ")",
+                      &st))
+        return an_fail(ANALYZER_ERR_REPORT, "cannot read profiles: %s", store_error());
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *profiles = sqlite3_column_int64(st, 0);
+        *configs = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW
+               ? 0
+               : an_fail(ANALYZER_ERR_REPORT, "cannot read profiles: %s", sqlite3_errstr(rc));
+}
 
 /*
  * temp.cfg_metric: every metric of the report averaged per configuration

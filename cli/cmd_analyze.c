@@ -152,6 +152,11 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
                                 " WHERE s.config_id IS NULL ORDER BY s.total_ns DESC, s.kernel_id",
                                 0, 0);
     json_object_set_new(root, "kernels", kernels ? kernels : json_array());
+    long long aside = 0, aside_cfg = 0;
+    if (analyzer_profiles_set_aside(db, &aside, &aside_cfg) == 0)
+        json_object_set_new(root, "profiles_set_aside",
+                            json_pack("{s:I,s:I}", "profiles", (json_int_t)aside, "configurations",
+                                      (json_int_t)aside_cfg));
     int rc =
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);
@@ -189,6 +194,14 @@ print_text(sqlite3 *db, const char *path, int top)
            "skipped\n\n",
            p, nf, nf == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s", run_ns / 1e6, ran, skipped);
     free(p);
+    long long aside = 0, aside_cfg = 0;
+    if (analyzer_profiles_set_aside(db, &aside, &aside_cfg) == 0 && aside > 0)
+        printf(
+            "note: %lld profiled launch%s of %lld configuration%s did other work than the "
+            "configuration's first profiled launch (a kernel whose work depends on its "
+            "arguments); the counters and findings of %s describe the first (docs/analyzer.md)\n\n",
+            aside, aside == 1 ? "" : "es", aside_cfg, aside_cfg == 1 ? "" : "s",
+            aside_cfg == 1 ? "it" : "each");
     if (analyzer_print_top(db, stdout, top))
         return error("%s", analyzer_error());
     if (top > 0 && nf > top)

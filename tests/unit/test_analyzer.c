@@ -999,6 +999,9 @@ test_analyzer_profiles_of_other_work_set_aside(void)
         CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'uncoalesced-global-load'") ==
               0);
         CHECK(count(db, "SELECT COUNT(*) FROM profile") == 2); /* the report keeps both */
+        long long np = -1, nc = -1;
+        CHECK(analyzer_profiles_set_aside(db, &np, &nc) == 0);
+        CHECK(np == 1 && nc == 1);
         sqlite3_close(db);
     }
     /* The same work (one sector more of 262144: an alignment): both profiles are averaged. */
@@ -1009,6 +1012,9 @@ test_analyzer_profiles_of_other_work_set_aside(void)
         CHECK(analyzer_analyze(db, &o) == 0);
         CHECK_NEAR(real(db, "SELECT l1_bytes FROM kernel_summary WHERE config_id = 1"),
                    32.0 * (262144.5 + 262144), 1);
+        long long np = -1, nc = -1;
+        CHECK(analyzer_profiles_set_aside(db, &np, &nc) == 0);
+        CHECK(np == 0 && nc == 0);
         sqlite3_close(db);
     }
     /* Without the set-aside the average would fire: the strided profile alone does. */
