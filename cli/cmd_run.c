@@ -312,6 +312,12 @@ finish_report(const struct run_opts *o, const char *path, const char *shown)
     }
     fprintf(stderr, "==gpuhier== top findings of %s (gpuhier tui %s for all):\n", shown, shown);
     print_prefixed(stderr, text ? text : "");
+    long long aside = 0, aside_cfg = 0;
+    if (analyzer_profiles_set_aside(db, &aside, &aside_cfg) == 0 && aside > 0)
+        fprintf(stderr,
+                "==gpuhier==   %s: %lld configuration%s did other work at a later profiled launch "
+                "than at the first; findings describe the first (gpuhier analyze %s says more)\n",
+                shown, aside_cfg, aside_cfg == 1 ? "" : "s", shown);
 out:
     free(text);
     sqlite3_close(db);
