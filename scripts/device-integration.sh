@@ -77,6 +77,13 @@ gt() { # gt NAME LIMIT SCRIPT: one GPU test with the environment ctest gives it
     GPUHIER_COLLECTOR="$stage/libgpuhier-collector.so" GH_CLI_CHILD="$stage/tests/gh_cli_child" \
     GH_TEST_EXPORT=true OUT="$res/$1" sh -c 'mkdir -p "$OUT"; exec sh "$0"' "$3"
 }
+a2_buffers() { # the A2 probe (docs/agreement.md) with CUPTI's record buffer in host memory and at 256 KB
+  for buf in host 262144; do
+    step "agree_a2_$buf" 40 env GPUHIER_DIAG_ACTIVITY_BUFFER=$buf AGREE_PARTS=single-tk \
+      AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_$buf" \
+      sh bench/agreement.sh "$stage"
+  done
+}
 case $part in
 1)
   step quickstart 60 env GPUHIER_NO_BUILD=1 BUILD="$stage" sh scripts/quickstart
@@ -137,11 +144,7 @@ for r in sorted(glob.glob(sys.argv[1] + "/*.db")):
   ;;
 next-ncu)
   step pytorch_vs_ncu 470 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=380 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
-  for buf in host 262144; do
-    step "agree_a2_$buf" 40 env GPUHIER_DIAG_ACTIVITY_BUFFER=$buf AGREE_PARTS=single-tk \
-      AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_$buf" \
-      sh bench/agreement.sh "$stage"
-  done
+  a2_buffers
   ;;
 next-agree)
   step agreement_pt 500 env OUT="$res/agreement_pt" AGREE_PARTS=agree-pt,single-pt AGREE_BUDGET_S=480 \
@@ -160,11 +163,7 @@ closing)
     AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
   # A2 with CUPTI's record buffer in host memory and small (next-ncu's try ran after
   # an ncu left behind by its timeout and met CUPTI_ERROR_HARDWARE_BUSY)
-  for buf in host 262144; do
-    step "agree_a2_$buf" 40 env GPUHIER_DIAG_ACTIVITY_BUFFER=$buf AGREE_PARTS=single-tk \
-      AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_$buf" \
-      sh bench/agreement.sh "$stage"
-  done
+  a2_buffers
   ;;
 ncu-c1)
   # gpuhier beside ncu's rules with ncu on the first launch of each configuration (-c 1), then

@@ -985,36 +985,43 @@ add_second_profile(sqlite3 *db, double inst, double gld_sectors)
     return store_exec(db, sql);
 }
 
+/* The report with its second profile added and analyzed, after checking how many profiles the
+   analysis sets aside; NULL (and a failed check) if any step fails. */
+static sqlite3 *
+analyzed_two_profiles(double inst, double gld_sectors, const struct analyzer_opts *o,
+                      long long want_aside)
+{
+    sqlite3 *db = build_report(two_profiles_report);
+    long long np = -1, nc = -1;
+    int ok = db && add_second_profile(db, inst, gld_sectors) == 0 && analyzer_analyze(db, o) == 0 &&
+             analyzer_profiles_set_aside(db, &np, &nc) == 0;
+    CHECK(ok);
+    CHECK(np == want_aside && nc == want_aside);
+    if (!ok && db) {
+        sqlite3_close(db);
+        db = NULL;
+    }
+    return db;
+}
+
 static void
 test_analyzer_profiles_of_other_work_set_aside(void)
 {
     char *d = default_rules();
     struct analyzer_opts o = {.rules_dir = d};
     /* Different work: 20 % fewer instructions, 17x the load sectors (a strided copy). */
-    sqlite3 *db = build_report(two_profiles_report);
-    CHECK(db != NULL);
+    sqlite3 *db = analyzed_two_profiles(7.44e6, 4456448, &o, 1);
     if (db) {
-        CHECK(add_second_profile(db, 7.44e6, 4456448) == 0);
-        CHECK(analyzer_analyze(db, &o) == 0);
         CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'uncoalesced-global-load'") ==
               0);
         CHECK(count(db, "SELECT COUNT(*) FROM profile") == 2); /* the report keeps both */
-        long long np = -1, nc = -1;
-        CHECK(analyzer_profiles_set_aside(db, &np, &nc) == 0);
-        CHECK(np == 1 && nc == 1);
         sqlite3_close(db);
     }
     /* The same work (one sector more of 262144: an alignment): both profiles are averaged. */
-    db = build_report(two_profiles_report);
-    CHECK(db != NULL);
+    db = analyzed_two_profiles(9.27e6, 262145, &o, 0);
     if (db) {
-        CHECK(add_second_profile(db, 9.27e6, 262145) == 0);
-        CHECK(analyzer_analyze(db, &o) == 0);
         CHECK_NEAR(real(db, "SELECT l1_bytes FROM kernel_summary WHERE config_id = 1"),
                    32.0 * (262144.5 + 262144), 1);
-        long long np = -1, nc = -1;
-        CHECK(analyzer_profiles_set_aside(db, &np, &nc) == 0);
-        CHECK(np == 0 && nc == 0);
         sqlite3_close(db);
     }
     /* Without the set-aside the average would fire: the strided profile alone does. */
