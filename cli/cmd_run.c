@@ -211,6 +211,7 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     set_or_unset("GPUHIER_NVTX_INCLUDE", o->nvtx_include);
     set_count("GPUHIER_LAUNCH_SKIP", o->launch_skip);
     set_count("GPUHIER_LAUNCH_COUNT", o->launch_count);
+    set_or_unset("GPUHIER_PROFILE_BUDGET", o->profile_budget);
     setenv("GPUHIER_SESSION_FILE", session, 1);
     /* Inherited from an outer gpuhier run, it would stop this run's collector. */
     unsetenv("GPUHIER_COLLECTOR_ACTIVE");

@@ -18,21 +18,22 @@
 /* ------------------------------------------------------------------ */
 
 struct run_opts {
-    const char *output;       /* -o pattern as given; NULL: OUTNAME_DEFAULT */
-    int is_force;             /* -f: overwrite an existing report */
-    int is_quiet;             /* -q: no ==gpuhier== lines */
-    int is_no_analyze;        /* --no-analyze */
-    int is_help;              /* -h/--help was given (nothing else is checked) */
-    const char *mode;         /* "trace" or "profile"; NULL: collector default (profile) */
-    const char *metrics;      /* comma-separated metric names to add, or NULL */
-    const char *metric_set;   /* "default" or "none" (only --metrics), or NULL: default */
-    const char *sample;       /* config|all|first:N|every:N, or NULL */
-    const char *kernel;       /* POSIX extended regex, or NULL */
-    const char *nvtx_include; /* POSIX extended regex, or NULL */
-    long launch_skip;         /* >= 0; -1: not given */
-    long launch_count;        /* >= 0; -1: not given */
-    const char *rules_dir;    /* --rules DIR, or NULL */
-    const char **argv;        /* the program and its arguments, NULL-terminated (borrowed) */
+    const char *output;         /* -o pattern as given; NULL: OUTNAME_DEFAULT */
+    int is_force;               /* -f: overwrite an existing report */
+    int is_quiet;               /* -q: no ==gpuhier== lines */
+    int is_no_analyze;          /* --no-analyze */
+    int is_help;                /* -h/--help was given (nothing else is checked) */
+    const char *mode;           /* "trace" or "profile"; NULL: collector default (profile) */
+    const char *metrics;        /* comma-separated metric names to add, or NULL */
+    const char *metric_set;     /* "default" or "none" (only --metrics), or NULL: default */
+    const char *sample;         /* config|all|first:N|every:N, or NULL */
+    const char *kernel;         /* POSIX extended regex, or NULL */
+    const char *nvtx_include;   /* POSIX extended regex, or NULL */
+    long launch_skip;           /* >= 0; -1: not given */
+    long launch_count;          /* >= 0; -1: not given */
+    const char *profile_budget; /* --profile-budget PCT as given (checked > 0), or NULL */
+    const char *rules_dir;      /* --rules DIR, or NULL */
+    const char **argv;          /* the program and its arguments, NULL-terminated (borrowed) */
 };
 #define RUN_OPTS_INIT                                                                              \
     {                                                                                              \

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ enum opt_id {
     OPT_KERNEL,
     OPT_LAUNCH_SKIP,
     OPT_LAUNCH_COUNT,
+    OPT_PROFILE_BUDGET,
     OPT_NVTX_INCLUDE,
     OPT_NO_ANALYZE,
     OPT_RULES,
@@ -65,6 +67,9 @@ static const struct opt opts[] = {
     {OPT_LAUNCH_SKIP, 0, "launch-skip", 1, "N",
      "skip the first N matching launches before profiling"},
     {OPT_LAUNCH_COUNT, 0, "launch-count", 1, "N", "profile at most N launches"},
+    {OPT_PROFILE_BUDGET, 0, "profile-budget", 1, "PCT",
+     "let profiling add at most PCT % to the rest of the run's time; a launch chosen over budget "
+     "is deferred to its configuration's next launch"},
     {OPT_NVTX_INCLUDE, 0, "nvtx-include", 1, "REGEX",
      "profile only launches inside NVTX ranges whose path matches"},
     {OPT_NO_ANALYZE, 0, "no-analyze", 0, NULL,
@@ -120,6 +125,18 @@ parse_count(const char *name, const char *v, long *out)
     if (!*v || *end || errno || n < 0 || v[0] == '-' || v[0] == '+')
         return usage_error("--%s: '%s' is not a whole number >= 0", name, v);
     *out = n;
+    return 0;
+}
+
+/* A percentage > 0, as collector/sampling.c accepts it in GPUHIER_PROFILE_BUDGET. */
+static int
+check_budget(const char *v)
+{
+    char *end;
+    errno = 0;
+    double pct = strtod(v, &end);
+    if (!*v || *end || errno || !(pct > 0) || !isfinite(pct))
+        return usage_error("--profile-budget: '%s' is not a percentage > 0", v);
     return 0;
 }
 
@@ -233,6 +250,9 @@ set_value(struct run_opts *o, const struct opt *op, const char *v)
         return parse_count("launch-skip", v, &o->launch_skip);
     case OPT_LAUNCH_COUNT:
         return parse_count("launch-count", v, &o->launch_count);
+    case OPT_PROFILE_BUDGET:
+        o->profile_budget = v;
+        return check_budget(v);
     case OPT_RULES:
         o->rules_dir = v;
         return check_rules_dir(v);

@@ -100,7 +100,8 @@ static struct {
     uint8_t *counter_data;
     size_t counter_size, counter_cap;
     int passes, max_passes;
-    int64_t profiling_ns;
+    atomic_llong profiling_ns; /* written under prof_lock, read by --profile-budget's test */
+    int64_t start_mono_ns; /* when profiling was set up: the budget's elapsed time starts here */
 
     atomic_int captures_drv, captures_rt;
     atomic_uint_fast64_t nvtx_seq;
@@ -1013,6 +1014,10 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                 .nvtx_path = l->nvtx_path[0] ? l->nvtx_path : NULL,
                 .is_capturing = capturing,
             };
+            double budget = G.sampling.opts.budget_pct;
+            if (budget > 0)
+                sl.over_budget = !sampling_budget_allows(budget, atomic_load(&G.profiling_ns),
+                                                         mono_ns() - G.start_mono_ns);
             sample = sampling_decide_ex(&G.sampling, &sl, &why, &l->config_index, &extras) == NULL;
             tls_prof_launch = sl;
             if (sample && (G.prof_failed || capturing)) {
@@ -1666,6 +1671,7 @@ init_profiling(void)
         return;
     }
     G.sampling_ok = 1;
+    G.start_mono_ns = mono_ns();
     const char *set = env("GPUHIER_METRIC_SET");
     if (set && strcmp(set, "default") && strcmp(set, "none")) {
         limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET='%s' is not default or none",

@@ -13,6 +13,7 @@
 #include <demangle.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,26 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
         snprintf(err, n, "bad GPUHIER_LAUNCH_COUNT '%s': expected a whole number >= 0", v);
         return -1;
     }
+    if ((v = getenv("GPUHIER_PROFILE_BUDGET")) && *v) {
+        char *end;
+        errno = 0;
+        double pct = strtod(v, &end);
+        if (errno || end == v || *end || !(pct > 0) || !isfinite(pct)) {
+            snprintf(err, n, "bad GPUHIER_PROFILE_BUDGET '%s': expected a percentage > 0", v);
+            return -1;
+        }
+        o->budget_pct = pct;
+    }
     return 0;
+}
+
+int
+sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elapsed_ns)
+{
+    if (budget_pct <= 0 || profiling_ns <= 0)
+        return 1;
+    double rest = (double)(elapsed_ns - profiling_ns);
+    return rest > 0 && (double)profiling_ns <= budget_pct / 100.0 * rest;
 }
 
 static int
@@ -321,6 +341,10 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
         /* --launch-count caps profiled launches, as in Nsight Compute */
         chosen = NULL;
         skip = "skip_count";
+    } else if (l->over_budget) {
+        /* --profile-budget: deferred; the configuration stays eligible (profiled, extras_done untouched) */
+        chosen = NULL;
+        skip = "profile_budget";
     }
 out:
     if (chosen) {

@@ -10,7 +10,8 @@
  *
  * Order of the checks (first match wins): stream capture, graph launch,
  * kernel-name filter, NVTX filter, --launch-skip, --launch-count, then the
- * sampling mode. Skip and count apply to launches that pass the filters,
+ * sampling mode, and last --profile-budget (a chosen launch is deferred to
+ * its configuration's next launch while profiling is over budget). Skip and count apply to launches that pass the filters,
  * like Nsight Compute's --launch-skip / --launch-count.
  */
 #ifndef GPUHIER_COLLECTOR_SAMPLING_H
@@ -35,6 +36,8 @@ struct sampling_opts {
     const char *nvtx;   /* regex on the launch's NVTX path, or NULL */
     long launch_skip;   /* filtered launches to skip before profiling, >= 0 */
     long launch_count;  /* profile at most this many launches, -1 = unlimited */
+    double budget_pct;  /* --profile-budget: profiling may add at most this % to the rest of the
+                           run's time; 0 = no budget */
 };
 #define SAMPLING_OPTS_INIT                                                                         \
     {                                                                                              \
@@ -49,7 +52,8 @@ int sampling_parse_mode(const char *spec, struct sampling_opts *o, char *err, si
 
 /*
  * Fills `o` from GPUHIER_SAMPLE, GPUHIER_KERNEL, GPUHIER_NVTX_INCLUDE,
- * GPUHIER_LAUNCH_SKIP, GPUHIER_LAUNCH_COUNT (unset ones keep defaults).
+ * GPUHIER_LAUNCH_SKIP, GPUHIER_LAUNCH_COUNT, GPUHIER_PROFILE_BUDGET (a
+ * percentage > 0; unset ones keep defaults).
  * The strings are borrowed from the environment. -1 with err on a bad value.
  */
 int sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n);
@@ -65,7 +69,19 @@ struct sampling_launch {
     const char *nvtx_path; /* NVTX ranges open on the thread, ' > '-joined, or NULL */
     int is_capturing;      /* launched while its stream (or the thread) is capturing */
     int is_graph;          /* a kernel node of a graph launch */
+    int over_budget;       /* profiling has spent the --profile-budget so far
+                              (sampling_budget_allows() said no): a launch chosen now is
+                              deferred, "profile_budget" */
 };
+
+/*
+ * The budget test, pure: may a profile start when `profiling_ns` of the
+ * `elapsed_ns` the run has taken so far went to profiling? Yes when
+ * profiling stays within budget_pct % of the rest (elapsed - profiling),
+ * so a budget of 30 keeps a run within about 1.3x its time without
+ * profiling. Always yes when budget_pct <= 0.
+ */
+int sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elapsed_ns);
 
 /* Decision state. Embed it and use sampling_init()/sampling_release(). */
 struct sampling {

@@ -80,12 +80,12 @@ contains env.txt "LD_PRELOAD=$inj"
 unset GPUHIER_KERNEL GPUHIER_COLLECTOR_ACTIVE GPUHIER_FAULT
 
 "$G" run -o "$T/x-%p.db" -f -q --mode trace --metrics a__b.sum,c.max --sample first:2 -k 'gemm|conv' \
-  --launch-skip 2 --launch-count 3 --nvtx-include '^train' \
+  --launch-skip 2 --launch-count 3 --nvtx-include '^train' --profile-budget 30 \
   "$C" env GPUHIER_OUTPUT GPUHIER_FORCE GPUHIER_MODE GPUHIER_METRICS GPUHIER_SAMPLE GPUHIER_KERNEL \
-  GPUHIER_LAUNCH_SKIP GPUHIER_LAUNCH_COUNT GPUHIER_NVTX_INCLUDE > env.txt 2>/dev/null || true
+  GPUHIER_LAUNCH_SKIP GPUHIER_LAUNCH_COUNT GPUHIER_NVTX_INCLUDE GPUHIER_PROFILE_BUDGET > env.txt 2>/dev/null || true
 for kv in "GPUHIER_OUTPUT=$T/x-%p.db" GPUHIER_FORCE=1 GPUHIER_MODE=trace GPUHIER_METRICS=a__b.sum,c.max \
   GPUHIER_SAMPLE=first:2 "GPUHIER_KERNEL=gemm|conv" GPUHIER_LAUNCH_SKIP=2 GPUHIER_LAUNCH_COUNT=3 \
-  "GPUHIER_NVTX_INCLUDE=^train"; do
+  "GPUHIER_NVTX_INCLUDE=^train" GPUHIER_PROFILE_BUDGET=30; do
   contains env.txt "$kv"
 done
 

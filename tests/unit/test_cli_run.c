@@ -77,6 +77,8 @@ test_cli_run_options_before_program(void)
                        "--launch-skip",
                        "5",
                        "--launch-count=10",
+                       "--profile-budget",
+                       "30",
                        "--nvtx-include",
                        "^fwd",
                        "--metrics",
@@ -96,6 +98,7 @@ test_cli_run_options_before_program(void)
     CHECK_STR(o.kernel, "gemm|conv");
     CHECK_EQ_INT(o.launch_skip, 5);
     CHECK_EQ_INT(o.launch_count, 10);
+    CHECK_STR(o.profile_budget, "30");
     CHECK_STR(o.nvtx_include, "^fwd");
     CHECK_STR(o.metrics, "dram__bytes_read.sum,smsp__inst_executed.sum");
     CHECK_EQ_INT(o.is_no_analyze, 1);
@@ -183,6 +186,9 @@ test_cli_run_bad_values(void)
     expect_bad((const char *[]){"run", "--launch-skip", "-1", "app", NULL}, "whole number");
     expect_bad((const char *[]){"run", "--launch-count", "10k", "app", NULL}, "whole number");
     expect_bad((const char *[]){"run", "--launch-count", "", "app", NULL}, "whole number");
+    expect_bad((const char *[]){"run", "--profile-budget", "0", "app", NULL}, "percentage > 0");
+    expect_bad((const char *[]){"run", "--profile-budget", "30%", "app", NULL}, "percentage > 0");
+    expect_bad((const char *[]){"run", "--profile-budget", "-5", "app", NULL}, "percentage > 0");
     expect_bad((const char *[]){"run", "-k", "(", "app", NULL}, "bad regular expression '('");
     expect_bad((const char *[]){"run", "--nvtx-include", "[a", "app", NULL},
                "bad regular expression");

@@ -273,6 +273,65 @@ test_sampling_extras(void)
     sampling_release(&s);
 }
 
+/*
+ * --profile-budget PCT: profiling may add at most PCT % to the time the
+ * rest of the run takes. A launch chosen while over budget is deferred
+ * ("profile_budget"), and its configuration stays eligible, so a
+ * configuration that repeats is profiled at a later launch once the run
+ * has caught up: the configurations launched most get profiled first.
+ */
+static void
+test_sampling_budget(void)
+{
+    CHECK(sampling_budget_allows(30, 0, 0));         /* nothing spent yet */
+    CHECK(!sampling_budget_allows(30, 300, 1000));   /* 300 > 30 % of the other 700 */
+    CHECK(sampling_budget_allows(30, 200, 1000));    /* 200 <= 30 % of 800 */
+    CHECK(sampling_budget_allows(0, 1000000, 1000)); /* no budget */
+    CHECK(!sampling_budget_allows(30, 1000, 1000));  /* all of the run was profiling */
+
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    unsigned ex;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("k", 8, 128, 0);
+    a.over_budget = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
+    a.over_budget = 0;
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL); /* deferred, not dropped */
+    CHECK_STR(why, "first_of_config");
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    /* extras wait for the budget too */
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 4), 0);
+    a.over_budget = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
+    CHECK_EQ_INT(ex, 0);
+    a.over_budget = 0;
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "extra_metrics");
+    CHECK_EQ_INT(ex, 4);
+    CHECK_EQ_INT((int)s.profiled, 2);
+    /* a launch that would not be profiled anyway keeps its own reason */
+    a.over_budget = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    sampling_release(&s);
+
+    /* the option from the environment */
+    setenv("GPUHIER_PROFILE_BUDGET", "30", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK(o.budget_pct == 30.0);
+    const char *bad[] = {"0", "-5", "x", "30%", "nan"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("GPUHIER_PROFILE_BUDGET", bad[i], 1);
+        err[0] = 0;
+        CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+        CHECK(strstr(err, "GPUHIER_PROFILE_BUDGET") != NULL);
+    }
+    unsetenv("GPUHIER_PROFILE_BUDGET");
+}
+
 static void
 test_sampling_table_full(void)
 {
@@ -343,6 +402,7 @@ static const struct check_test tests[] = {
     {"test_sampling_filters", test_sampling_filters},
     {"test_sampling_skip_count", test_sampling_skip_count},
     {"test_sampling_extras", test_sampling_extras},
+    {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_table_full", test_sampling_table_full},
     {"test_sampling_threads", test_sampling_threads},
     {"test_sampling_hash", test_sampling_hash},
