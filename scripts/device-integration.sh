@@ -38,6 +38,8 @@
 #          ncu-c1: ~6.5 min: gpuhier beside ncu's rules with ncu on the first
 #             launch of each configuration, then one native and one default
 #             sampling run of the PyTorch benchmark (cost of the extras policy)
+#          next-budget: ~8 min: bench/cost_modes.py, native, --profile-budget 30,
+#             default sampling and trace mode on the PyTorch benchmark
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -169,19 +171,13 @@ ncu-c1)
   # gpuhier beside ncu's rules with ncu on the first launch of each configuration (-c 1), then
   # default sampling's cost with the extras asked for only on their symptom (one run each)
   step pytorch_vs_ncu 260 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=170 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
-  step cost_default 130 sh -c '
-    for mode in native default; do
-      s=$(date +%s%N)
-      case $mode in
-      native) python3 bench/pytorch_train.py --steps 20 --warmup 3 ;;
-      default) "$1/gpuhier" run -q -f --no-analyze -o "$2/cost-default.db" \
-                 python3 bench/pytorch_train.py --steps 20 --warmup 3 ;;
-      esac > "$2/cost-$mode.log" 2>&1
-      echo "cost $mode: rc $? $(( ($(date +%s%N) - s) / 1000000 )) ms"
-    done
-    sqlite3 "$2/cost-default.db" "SELECT metric_set, passes, COUNT(*) FROM profile GROUP BY 1, 2" 2>/dev/null ||
-      python3 -c "import sqlite3,sys; [print(*r) for r in sqlite3.connect(sys.argv[1]).execute(\"SELECT metric_set, passes, COUNT(*) FROM profile GROUP BY 1, 2\")]" "$2/cost-default.db"
-  ' sh "$stage" "$res"
+  step cost_default 130 python3 bench/cost_modes.py --build "$stage" --modes native,default --runs 1 \
+    --limit-s 110 --out "$res/cost"
+  ;;
+next-budget)
+  # --profile-budget on the PyTorch benchmark beside native and default sampling (~8 min)
+  step cost_modes 520 python3 bench/cost_modes.py --build "$stage" --modes native,budget:30,default,trace \
+    --runs 3 --limit-s 420 --out "$res/cost"
   ;;
 overhead)
   gt t150 90 tests/gpu/t150-collector.sh
