@@ -39,6 +39,9 @@
 # default; "all": every case), AGREE_PROGRAMS (a regular expression: only
 # the testkernel runs whose label matches), AGREE_TK_SKIP (launches skipped
 # before each testkernel's window, --launch-skip in both tools, default 0),
+# AGREE_COST_MODES (the cost part's modes, comma list of native, trace,
+# default, budget, all, ncu-all, ncu-plc; default all but budget),
+# AGREE_PROFILE_BUDGET (the budget mode's --profile-budget, default 30),
 # NCU (default ncu), AGREE_REUSE (a previous
 # run's tk/ folder: nothing is run, its reports and ncu CSVs, and those of
 # the pt/ folder beside it, are compared again for the parts asked for;

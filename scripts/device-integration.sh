@@ -38,8 +38,8 @@
 #          ncu-c1: ~6.5 min: gpuhier beside ncu's rules with ncu on the first
 #             launch of each configuration, then one native and one default
 #             sampling run of the PyTorch benchmark (cost of the extras policy)
-#          next-budget: ~8 min: bench/cost_modes.py, native, --profile-budget 30,
-#             default sampling and trace mode on the PyTorch benchmark
+#          next-budget: ~8 min: bench/agreement.sh's cost part with native,
+#             --profile-budget 30, default sampling and trace mode
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -171,13 +171,13 @@ ncu-c1)
   # gpuhier beside ncu's rules with ncu on the first launch of each configuration (-c 1), then
   # default sampling's cost with the extras asked for only on their symptom (one run each)
   step pytorch_vs_ncu 260 env OUT="$res/pytorch_vs_ncu" NCU_TIMEOUT_S=170 sh bench/e2e_pytorch_vs_ncu.sh "$stage"
-  step cost_default 130 python3 bench/cost_modes.py --build "$stage" --modes native,default --runs 1 \
-    --limit-s 110 --out "$res/cost"
+  step cost_default 130 env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,default AGREE_REPS=1 \
+    AGREE_BUDGET_S=120 sh bench/agreement.sh "$stage"
   ;;
 next-budget)
   # --profile-budget on the PyTorch benchmark beside native and default sampling (~8 min)
-  step cost_modes 520 python3 bench/cost_modes.py --build "$stage" --modes native,budget:30,default,trace \
-    --runs 3 --limit-s 420 --out "$res/cost"
+  step cost_budget 520 env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,budget,default,trace \
+    AGREE_PROFILE_BUDGET=30 AGREE_BUDGET_S=500 sh bench/agreement.sh "$stage"
   ;;
 overhead)
   gt t150 90 tests/gpu/t150-collector.sh

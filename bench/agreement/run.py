@@ -77,6 +77,15 @@ GROUPS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "groups.t
 PT_EST_MULTI_S = 60
 PT_EST_SINGLE_S = 40  # per group
 BENCH_ARGS = os.environ.get("BENCH_ARGS", "--steps 20 --warmup 3").split()
+# the cost part's modes, by key (AGREE_COST_MODES, comma-separated; default all but budget):
+# native, trace, default, budget (default sampling with --profile-budget AGREE_PROFILE_BUDGET),
+# all (every launch of the window), ncu-all, ncu-plc (ncu --filter-mode per-launch-config -c 1)
+COST_KEYS = ("native", "trace", "default", "budget", "all", "ncu-all", "ncu-plc")
+COST_MODES = os.environ.get("AGREE_COST_MODES", "native,trace,default,all,ncu-all,ncu-plc").split(",")
+PROFILE_BUDGET = os.environ.get("AGREE_PROFILE_BUDGET", "30")
+_bad = [x for x in COST_MODES if x not in COST_KEYS]
+if _bad:
+    sys.exit("agreement: AGREE_COST_MODES: unknown mode(s) %s (%s)" % (",".join(_bad), ", ".join(COST_KEYS)))
 # fewer timed repetitions inside each testkernel: both tools see the same launches either way
 os.environ.setdefault("TK_REPS", "2")
 NCU_COMMON = ["--cache-control", "none", "--clock-control", "none", "--replay-mode", "kernel",
@@ -494,23 +503,25 @@ def cost(root, gpuhier, outdir, names):
     base = ["python3", script] + BENCH_ARGS
     mnames = ",".join(names)
     rep = lambda m, i: os.path.join(outdir, "%s-%d-%%p.db" % (m, i))  # noqa: E731
+    gh_run = lambda tag, i, *opts: [gpuhier, "run", "-q", "-f", "--no-analyze", *opts,  # noqa: E731
+                                    "-o", rep(tag, i), "--"] + base
     modes = [
-        ("native", lambda i: base),
-        ("gpuhier trace", lambda i: [gpuhier, "run", "-q", "-f", "--no-analyze", "--mode", "trace",
-                                     "-o", rep("trace", i), "--"] + base),
-        ("gpuhier default sampling", lambda i: [gpuhier, "run", "-q", "-f", "--no-analyze",
-                                                "-o", rep("default", i), "--"] + base),
-        ("gpuhier every launch (%d)" % WINDOW,
-         lambda i: [gpuhier, "run", "-q", "-f", "--no-analyze", "--sample", "all", "--launch-count",
-                    str(WINDOW), "-o", rep("all", i), "--"] + base),
-        ("ncu every launch (%d)" % WINDOW,
+        ("native", "native", lambda i: base),
+        ("trace", "gpuhier trace", lambda i: gh_run("trace", i, "--mode", "trace")),
+        ("default", "gpuhier default sampling", lambda i: gh_run("default", i)),
+        ("budget", "gpuhier budget sampling (--profile-budget %s)" % PROFILE_BUDGET,
+         lambda i: gh_run("budget", i, "--profile-budget", PROFILE_BUDGET)),
+        ("all", "gpuhier every launch (%d)" % WINDOW,
+         lambda i: gh_run("all", i, "--sample", "all", "--launch-count", str(WINDOW))),
+        ("ncu-all", "ncu every launch (%d)" % WINDOW,
          lambda i: [NCU, "--metrics", mnames] + NCU_COMMON + ["--launch-count", str(WINDOW), "-f", "-o",
                                                               os.path.join(outdir, "ncu-all-%d" % i)] + base),
-        ("ncu per-launch-config -c 1",
+        ("ncu-plc", "ncu per-launch-config -c 1",
          lambda i: [NCU, "--metrics", mnames] + NCU_COMMON + ["--filter-mode", "per-launch-config", "-c", "1",
                                                               "-f", "-o", os.path.join(outdir, "ncu-plc-%d" % i)]
          + base),
     ]
+    modes = [(m, argv) for key, m, argv in modes if key in COST_MODES]
     times = {m: [] for m, _ in modes}
     outs = {}
     for i in range(REPS):
@@ -529,18 +540,20 @@ def cost(root, gpuhier, outdir, names):
                 notes.append("cost: '%s' run %d exited %d" % (m, i + 1, rc))
     res = {"times": times}
     # profiled launches and report sizes from the last every-launch and default reports
-    for tag, mode in (("all", "gpuhier every launch (%d)" % WINDOW), ("default", "gpuhier default sampling"),
-                      ("trace", "gpuhier trace")):
+    for tag in ("all", "default", "budget", "trace"):
         dbs = sorted(glob.glob(os.path.join(outdir, "%s-*-*.db" % tag)))
         if dbs:
             last_i = max(int(os.path.basename(d).split("-")[1]) for d in dbs)
             mine = [d for d in dbs if os.path.basename(d).startswith("%s-%d-" % (tag, last_i))]
-            prof = 0
+            prof = cfg_prof = cfg_all = 0
             for d in mine:
                 db = sqlite3.connect("file:%s?mode=ro" % d, uri=True)
                 prof += db.execute("SELECT COUNT(*) FROM launch WHERE profiled = 1").fetchone()[0]
+                cfg_prof += db.execute("SELECT COUNT(DISTINCT config_id) FROM launch WHERE profiled = 1").fetchone()[0]
+                cfg_all += db.execute("SELECT COUNT(*) FROM config").fetchone()[0]
                 db.close()
-            res[tag] = {"profiled": prof, "bytes": sum(os.path.getsize(d) for d in mine)}
+            res[tag] = {"profiled": prof, "bytes": sum(os.path.getsize(d) for d in mine),
+                        "configs_profiled": cfg_prof, "configs": cfg_all}
     ncu_launches = None
     for (m, i), out in outs.items():
         if m.startswith("ncu every"):
@@ -777,9 +790,12 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=
                 theirs = (ncu_all - nat) / costres["ncu_launches"]
                 L.append("ncu every-launch cost: %.4f s per profiled launch ((ncu − native) / %d profiled); ratio gpuhier/ncu = %.3f (target ≤ 0.3)." % (
                     theirs, costres["ncu_launches"], ours / theirs if theirs > 0 else float("nan")))
-        d = med("gpuhier default")
-        if d and nat:
-            L.append("Default sampling: %.3f × native (target ≤ 1.3)." % (d / nat))
+        for tag, label in (("default", "Default sampling"), ("budget", "With --profile-budget %s" % PROFILE_BUDGET)):
+            d = med("gpuhier %s sampling" % tag)
+            r = costres.get(tag) or {}
+            if d and nat:
+                L.append("%s: %.3f × native (target ≤ 1.3)%s." % (label, d / nat, "; %d of %d configurations profiled" % (
+                    r["configs_profiled"], r["configs"]) if r.get("configs") else ""))
         for tag in ("all", "default"):
             r = costres.get(tag)
             if r and r["profiled"]:

@@ -137,7 +137,8 @@ def main():
             return p.returncode, md
 
         out = os.path.join(tmp, "out")
-        rc, md = go(out, AGREE_PARTS="agree,single,cost", NCU_CSV_SINGLE=single_csv)
+        rc, md = go(out, AGREE_PARTS="agree,single,cost", NCU_CSV_SINGLE=single_csv,
+                    AGREE_COST_MODES="native,trace,default,budget,all,ncu-all,ncu-plc")
         failed = 0
 
         def check(c, what):
@@ -159,6 +160,11 @@ def main():
         check("| tk_fake | 2 | 0 |" in md, "plausibility: the synthetic report lacks most core metrics")
         check("per profiled launch" in md, "per-launch costs")
         check("Report size (all)" in md, "report size")
+        check("| gpuhier budget sampling (--profile-budget 30) | 3 |" in md, "the budget mode timed 3 times")
+        check("With --profile-budget 30: " in md and "; 1 of 1 configurations profiled." in md,
+              "the budget mode's share of native and configurations profiled")
+        check(any("--profile-budget 30" in a for a in open(fake_log).read().splitlines()),
+              "gpuhier ran with --profile-budget")
         # like for like: one run per (program, group), only the group's names, one pass each
         argvs = open(fake_log).read().splitlines()
         check(any("--metric-set none --metrics smsp__inst_executed.sum,gpu__time_duration.sum,dram__bytes_read.sum" in a
