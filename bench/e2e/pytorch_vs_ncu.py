@@ -172,16 +172,6 @@ def main():
                 best = (rep, gpu, d)
         return best
 
-    def mangled_names(rep, kernel_ids):
-        import sqlite3
-        con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
-        out = {}
-        for kid in kernel_ids:
-            row = con.execute("SELECT mangled_name FROM kernel WHERE id = ?", (kid,)).fetchone()
-            out[kid] = row[0] if row else None
-        con.close()
-        return out
-
     if a.rescore:
         rep, csv_path = a.rescore
         d = analyze(rep)
@@ -209,7 +199,8 @@ def main():
         print("no trace report; see %s" % log)
         return 1
     top = [k for k in tr[2]["kernels"] if k.get("launches")][: a.top]
-    top_mangled = [m for m in mangled_names(tr[0], [k["kernel_id"] for k in top]).values() if m]
+    by_id = mangled_by_id(tr[0])
+    top_mangled = [by_id[k["kernel_id"]] for k in top if by_id.get(k["kernel_id"])]
     names = [re.escape(m) for m in top_mangled]
     regex = "^(%s)$" % "|".join(names)
     # 2. The same program profiled by gpuhier on those kernels only (default sampling: the first
@@ -266,6 +257,14 @@ def judges(finding, nrule):
     return any((nrule == "AchievedOccupancy") == c.startswith("achieved occupancy") for c in causes)
 
 
+def mangled_by_id(rep):
+    """{kernel id: mangled name} of a report."""
+    con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
+    out = dict(con.execute("SELECT id, mangled_name FROM kernel"))
+    con.close()
+    return out
+
+
 def heaviest_configs(rep, kernel_ids):
     """{kernel id: (config id, grid, block, traced ns, launches)} for each kernel's configuration with
     the most traced GPU time."""
@@ -285,9 +284,7 @@ def compare(a, gh, rep, d, gpu_ns, top_set, nout, how, log, t0):
     """Writes $OUT/pytorch-vs-ncu.md: per top kernel, its heaviest configuration, ncu's first launch
     of it beside gpuhier's findings on it. Returns 0, or 1 when ncu gave nothing to compare."""
     kernels = [k for k in d["kernels"] if k.get("launches")]
-    con = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
-    mangled = {kid: m for kid, m in con.execute("SELECT id, mangled_name FROM kernel")}
-    con.close()
+    mangled = mangled_by_id(rep)
     kernels = [k for k in kernels if mangled.get(k["kernel_id"]) in top_set][: a.top]
     heavy = heaviest_configs(rep, [k["kernel_id"] for k in kernels])
     findings = {}
