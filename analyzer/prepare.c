@@ -787,15 +787,16 @@ an_run_gpu_ns(sqlite3 *db)
  * configurations, so a kernel profiled in only one of its shapes is not
  * judged by the others' time.
  */
-static const char summary_config_sql[] =
-    "INSERT INTO main.kernel_summary (kernel_id, config_id, launches, profiled_launches, total_ns, "
-    "mean_ns,\n"
-    "  min_ns, max_ns, share_pct, shared_bytes, l1_bytes, l2_bytes, dram_bytes, host_bytes, "
-    "local_bytes,\n"
-    "  requested_bytes, useful_bytes, floor_ns, floor_measured_ns, floor_ratio, "
-    "floor_ratio_measured,\n"
-    "  bound_tier, theoretical_occupancy_pct, achieved_occupancy_pct, occupancy_limiter,\n"
+/* The columns both kernel_summary inserts fill, in order. */
+#define SUMMARY_INSERT                                                                             \
+    "INSERT INTO main.kernel_summary (kernel_id, config_id, launches, profiled_launches,\n"        \
+    "  total_ns, mean_ns, min_ns, max_ns, share_pct, shared_bytes, l1_bytes, l2_bytes,\n"          \
+    "  dram_bytes, host_bytes, local_bytes, requested_bytes, useful_bytes, floor_ns,\n"            \
+    "  floor_measured_ns, floor_ratio, floor_ratio_measured, bound_tier,\n"                        \
+    "  theoretical_occupancy_pct, achieved_occupancy_pct, occupancy_limiter,\n"                    \
     "  findings, worst_severity, worst_rule_id, time_lost_ns)\n"
+
+static const char summary_config_sql[] = SUMMARY_INSERT
     "SELECT c.kernel_id, c.config_id, c.launches, c.profiled_launches, CAST(ROUND(c.total_ns) AS "
     "INTEGER), c.mean_ns,\n"
     "  c.min_ns, c.max_ns, 100.0 * c.total_ns / NULLIF(:run_ns, 0), c.shared_bytes, c.l1_bytes, "
@@ -812,15 +813,7 @@ static const char summary_config_sql[] =
     "c.config_id)\n"
     "FROM temp.cfg c ORDER BY c.kernel_id, c.config_id";
 
-static const char summary_kernel_sql[] =
-    "INSERT INTO main.kernel_summary (kernel_id, config_id, launches, profiled_launches, total_ns, "
-    "mean_ns,\n"
-    "  min_ns, max_ns, share_pct, shared_bytes, l1_bytes, l2_bytes, dram_bytes, host_bytes, "
-    "local_bytes,\n"
-    "  requested_bytes, useful_bytes, floor_ns, floor_measured_ns, floor_ratio, "
-    "floor_ratio_measured,\n"
-    "  bound_tier, theoretical_occupancy_pct, achieved_occupancy_pct, occupancy_limiter,\n"
-    "  findings, worst_severity, worst_rule_id, time_lost_ns)\n"
+static const char summary_kernel_sql[] = SUMMARY_INSERT
     "SELECT k.id, NULL, COALESCE(s.launches, 0), COALESCE(s.profiled, 0), "
     "CAST(ROUND(COALESCE(s.total_ns, 0)) AS INTEGER),\n"
     "  s.total_ns / NULLIF(s.launches, 0), s.min_ns, s.max_ns, 100.0 * COALESCE(s.total_ns, 0) / "
