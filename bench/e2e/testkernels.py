@@ -63,21 +63,30 @@ def fmt_ns(v):
 RUN_LEVEL = {"pageable-copy", "transfer-exceeds-work", "round-trip-copy", "small-copies", "host-memory-access"}
 
 
-def kernel_var(rep, regexes):
-    """Variance of the total traced time of the case's kernels: the sum over its configurations
-    of launches x the sample variance of their traced durations (ns^2); None when unknown."""
+def case_rows(rep, regexes, select):
+    """Rows of `SELECT <select>` (which joins the kernel table as k) on the kernels the case names
+    (regexes, on the short or demangled name), without the name columns; None when the report
+    cannot be read."""
     try:
         db = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
-        rows = db.execute("SELECT COALESCE(k.short_name, k.demangled_name, k.mangled_name), k.demangled_name, l.config_id,"
-                          " l.end_ns - l.start_ns FROM launch l JOIN kernel k ON k.id = l.kernel_id"
-                          " WHERE l.start_ns IS NOT NULL AND l.end_ns IS NOT NULL").fetchall()
+        rows = db.execute("SELECT COALESCE(k.short_name, k.demangled_name, k.mangled_name), k.demangled_name, "
+                          + select).fetchall()
         db.close()
     except sqlite3.Error:
         return None
+    return [r[2:] for r in rows if any(rx.search(r[0] or "") or rx.search(r[1] or "") for rx in regexes)]
+
+
+def kernel_var(rep, regexes):
+    """Variance of the total traced time of the case's kernels: the sum over its configurations
+    of launches x the sample variance of their traced durations (ns^2); None when unknown."""
+    rows = case_rows(rep, regexes, "l.config_id, l.end_ns - l.start_ns FROM launch l JOIN kernel k ON k.id = l.kernel_id"
+                                   " WHERE l.start_ns IS NOT NULL AND l.end_ns IS NOT NULL")
+    if rows is None:
+        return None
     by = {}
-    for short, dem, cfg, d in rows:
-        if any(rx.search(short or "") or rx.search(dem or "") for rx in regexes):
-            by.setdefault(cfg, []).append(d)
+    for cfg, d in rows:
+        by.setdefault(cfg, []).append(d)
     var = 0.0
     for v in by.values():
         if len(v) > 1:
@@ -91,16 +100,9 @@ def kernel_ns(rep, regexes):
     kernel_summary: the traced mean of each configuration times all its launches (the
     profiled one, whose traced duration is NULL, at that mean), the same launches the
     estimates are summed over; None when the report cannot be read."""
-    try:
-        db = sqlite3.connect("file:%s?mode=ro" % rep, uri=True)
-        rows = db.execute("SELECT COALESCE(k.short_name, k.demangled_name, k.mangled_name), k.demangled_name,"
-                          " s.total_ns FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
-                          " WHERE s.config_id IS NOT NULL").fetchall()
-        db.close()
-    except sqlite3.Error:
-        return None
-    return sum(ns or 0 for short, dem, ns in rows
-               if any(rx.search(short or "") or rx.search(dem or "") for rx in regexes))
+    rows = case_rows(rep, regexes, "s.total_ns FROM kernel_summary s JOIN kernel k ON k.id = s.kernel_id"
+                                   " WHERE s.config_id IS NOT NULL")
+    return None if rows is None else sum(ns or 0 for (ns,) in rows)
 
 
 def main():
