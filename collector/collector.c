@@ -70,6 +70,8 @@ static struct {
     pid_t pid;
     int quiet;
     int trace_only;
+    int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
+    int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int no_core; /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
     char path[4096];
@@ -361,7 +363,7 @@ prof_configure(void)
     sp.counterDataImageSize = G.counter_size;
     sp.pCounterDataImage = G.counter_data;
     sp.range = CUPTI_AutoRange;
-    sp.replayMode = CUPTI_KernelReplay;
+    sp.replayMode = G.user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
     sp.maxRangesPerPass = 4;
     sp.numNestingLevels = 1;
     sp.minNestingLevel = 1;
@@ -584,9 +586,11 @@ prof_finish(int launch_ok)
     if (!launch_ok)
         return;
     const char *why = NULL;
+    if (rc == CUPTI_SUCCESS && G.user_replay && !sp.isAllPassSubmitted)
+        why = "user replay: the configuration needs more than one pass";
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = G.prof_obj;
-    if (rc == CUPTI_SUCCESS)
+    if (rc == CUPTI_SUCCESS && !why)
         rc = gh.cuptiRangeProfilerDecodeData(&dd);
     CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
@@ -597,7 +601,9 @@ prof_finish(int launch_ok)
     size_t n = 0;
     const char *const *names = metrics_host_names(G.cur->h, &n);
     int64_t t_decoded = mono_ns();
-    if (rc != CUPTI_SUCCESS)
+    if (why)
+        ;
+    else if (rc != CUPTI_SUCCESS)
         why = cupti_err(rc);
     else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
         why = "range count differs from launches";
@@ -630,6 +636,8 @@ prof_finish(int launch_ok)
     }
     if (why)
         push_event("warning", "batch_dropped", "profiled range discarded: %s", why);
+    if (G.user_replay && !sp.isAllPassSubmitted)
+        prof_disable(); /* a user-replay session left mid-way: start the next one afresh */
     /*
      * Seen on the H200: the replayed kernel's own activity record never
      * completes (no timestamps), and a default flush never returns a
@@ -1048,7 +1056,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                 atomic_store(&G.prof_busy, 0);
                 pthread_mutex_unlock(&G.prof_lock);
             }
-        } else if (atomic_load(&G.prof_enabled) && !capturing) {
+        } else if (atomic_load(&G.prof_enabled) && !capturing && !G.keep_enabled) {
             /*
              * Unsampled kernels never run under an enabled (even if not
              * started) range profiler: what that costs them is not
@@ -1716,6 +1724,24 @@ initialize(void)
     G.pid = getpid();
     gh_quiet = env("GPUHIER_QUIET") && strcmp(env("GPUHIER_QUIET"), "0");
     gh_debug = env("GPUHIER_DEBUG") != NULL;
+    /*
+     * Diagnosis only (docs/metrics.md, cost): CUPTI_UserReplay instead of
+     * kernel replay. Nothing is replayed, so only a configuration whose
+     * metrics fit one pass gives values; others are dropped and counted.
+     */
+    const char *rp = env("GPUHIER_DIAG_REPLAY");
+    G.user_replay = rp && !strcmp(rp, "user");
+    /*
+     * Diagnosis only (docs/metrics.md, cost): the first range after an
+     * enable costs ~150 ms; this leaves the profiler enabled (not started)
+     * while unsampled kernels run, to measure what that costs them.
+     */
+    G.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
+    if (G.keep_enabled)
+        gh_say("GPUHIER_DIAG_KEEP_ENABLED: range profiler stays enabled across unsampled launches "
+               "(diagnosis only)");
+    if (G.user_replay)
+        gh_say("GPUHIER_DIAG_REPLAY=user: CUPTI user replay, one pass per range (diagnosis only)");
     if (env("GPUHIER_SESSION_FILE"))
         snprintf(G.session_file, sizeof(G.session_file), "%s", env("GPUHIER_SESSION_FILE"));
     const char *pattern = env("GPUHIER_OUTPUT") ? env("GPUHIER_OUTPUT") : OUTNAME_DEFAULT;

@@ -40,6 +40,13 @@
 #             sampling run of the PyTorch benchmark (cost of the extras policy)
 #          next-budget: ~8 min: bench/agreement.sh's cost part with native,
 #             --profile-budget 30, default sampling and trace mode
+#          replay-agree: ~7 min: kernel replay against user replay
+#             (bench/replay_probe.sh), then the PyTorch agreement, multi-pass
+#             and one pass (AGREE_PARTS=agree-pt,single-pt)
+#          agree-keep: ~9 min: the PyTorch agreement again (ncu's names
+#             mangled, so every launch pairs), then the cost part with native,
+#             trace, default sampling, default sampling with the profiler kept
+#             enabled (GPUHIER_DIAG_KEEP_ENABLED=1) and --profile-budget 30
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -178,6 +185,19 @@ next-budget)
   # --profile-budget on the PyTorch benchmark beside native and default sampling (~8 min)
   step cost_budget 520 env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,budget,default,trace \
     AGREE_PROFILE_BUDGET=30 AGREE_BUDGET_S=500 sh bench/agreement.sh "$stage"
+  ;;
+replay-agree)
+  step replay_probe 200 env OUT="$res/replay_probe" sh bench/replay_probe.sh "$stage"
+  left=$(( 540 - ($(date +%s) - t0) ))
+  step agreement_pt "$left" env OUT="$res/agreement_pt" AGREE_PARTS=agree-pt,single-pt \
+    AGREE_BUDGET_S=$(( left - 20 )) sh bench/agreement.sh "$stage"
+  ;;
+agree-keep)
+  step agreement_pt 200 env OUT="$res/agreement_pt" AGREE_PARTS=agree-pt,single-pt AGREE_BUDGET_S=190 \
+    sh bench/agreement.sh "$stage"
+  left=$(( 545 - ($(date +%s) - t0) ))
+  step cost_keep "$left" env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,trace,keep,default,budget \
+    AGREE_REPS=2 AGREE_PROFILE_BUDGET=30 AGREE_BUDGET_S=$(( left - 15 )) sh bench/agreement.sh "$stage"
   ;;
 overhead)
   gt t150 90 tests/gpu/t150-collector.sh

@@ -79,8 +79,10 @@ PT_EST_SINGLE_S = 40  # per group
 BENCH_ARGS = os.environ.get("BENCH_ARGS", "--steps 20 --warmup 3").split()
 # the cost part's modes, by key (AGREE_COST_MODES, comma-separated; default all but budget):
 # native, trace, default, budget (default sampling with --profile-budget AGREE_PROFILE_BUDGET),
-# all (every launch of the window), ncu-all, ncu-plc (ncu --filter-mode per-launch-config -c 1)
-COST_KEYS = ("native", "trace", "default", "budget", "all", "ncu-all", "ncu-plc")
+# keep (default sampling with GPUHIER_DIAG_KEEP_ENABLED=1: the range profiler stays enabled
+# across unsampled launches), all (every launch of the window), ncu-all, ncu-plc (ncu
+# --filter-mode per-launch-config -c 1)
+COST_KEYS = ("native", "trace", "default", "budget", "keep", "all", "ncu-all", "ncu-plc")
 COST_MODES = os.environ.get("AGREE_COST_MODES", "native,trace,default,all,ncu-all,ncu-plc").split(",")
 PROFILE_BUDGET = os.environ.get("AGREE_PROFILE_BUDGET", "30")
 _bad = [x for x in COST_MODES if x not in COST_KEYS]
@@ -230,19 +232,25 @@ def short_name(n):
 
 def pair(ours, theirs):
     """Pairs launches by (name, grid, block) and occurrence, launch by
-    launch: the full demangled name when both tools spell it alike, else
-    the short name (demanglers differ: 'float const*' vs 'const float *').
+    launch: the mangled name when ncu printed it (--print-kernel-base
+    mangled; ncu's demangled PyTorch names drop namespaces, e.g.
+    'at::elementwise_kernel' for 'at::native::elementwise_kernel', which
+    left 29 of 40 launches unmatched on 2026-11-29), else the full
+    demangled name when both tools spell it alike, else the short name
+    (demanglers differ: 'float const*' vs 'const float *').
     The choice is made per launch, not once for the whole program: one
     kernel spelled alike (tk_fill(float*, ...)) must not leave another
     (transpose(float*, float const*, int)) unmatched."""
-    full, short = {}, {}
+    mangled, full, short = {}, {}, {}
     for t in theirs:
         g, b = triple(t["grid"]), triple(t["block"])
+        mangled.setdefault((t["kernel"], g, b), []).append(t)
         full.setdefault((norm_name(t["kernel"]), g, b), []).append(t)
         short.setdefault((short_name(t["kernel"]), g, b), []).append(t)
     used, pairs, unmatched = set(), [], 0
     for o in ours:
-        cands = full.get(o["key"]) or short.get((short_name(o["name"]), o["key"][1], o["key"][2]), [])
+        cands = (mangled.get((o.get("mangled"), o["key"][1], o["key"][2])) or full.get(o["key"])
+                 or short.get((short_name(o["name"]), o["key"][1], o["key"][2]), []))
         t = next((t for t in cands if id(t) not in used), None)
         if t is None:
             unmatched += 1
@@ -355,7 +363,8 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint, group=N
     if not names:
         info["error"] = "no report or no metric names (gpuhier rc %d)" % rc
         return [], info, ours
-    n = [NCU, "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(names)]
+    n = [NCU, "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "mangled",
+         "--metrics", ",".join(names)]
     n += NCU_COMMON + ["--launch-count", str(count)]
     if skip:
         n += ["--launch-skip", str(skip)]
@@ -511,6 +520,8 @@ def cost(root, gpuhier, outdir, names):
         ("default", "gpuhier default sampling", lambda i: gh_run("default", i)),
         ("budget", "gpuhier budget sampling (--profile-budget %s)" % PROFILE_BUDGET,
          lambda i: gh_run("budget", i, "--profile-budget", PROFILE_BUDGET)),
+        ("keep", "gpuhier kept-enabled sampling (GPUHIER_DIAG_KEEP_ENABLED=1)",
+         lambda i: ["env", "GPUHIER_DIAG_KEEP_ENABLED=1"] + gh_run("keep", i)),
         ("all", "gpuhier every launch (%d)" % WINDOW,
          lambda i: gh_run("all", i, "--sample", "all", "--launch-count", str(WINDOW))),
         ("ncu-all", "ncu every launch (%d)" % WINDOW,
@@ -540,11 +551,9 @@ def cost(root, gpuhier, outdir, names):
                 notes.append("cost: '%s' run %d exited %d" % (m, i + 1, rc))
     res = {"times": times}
     # profiled launches and report sizes from the last every-launch and default reports
-    for tag in ("all", "default", "budget", "trace"):
-        dbs = sorted(glob.glob(os.path.join(outdir, "%s-*-*.db" % tag)))
-        if dbs:
-            last_i = max(int(os.path.basename(d).split("-")[1]) for d in dbs)
-            mine = [d for d in dbs if os.path.basename(d).startswith("%s-%d-" % (tag, last_i))]
+    for tag in ("all", "default", "budget", "keep", "trace"):
+        mine = last_reports(outdir, tag)
+        if mine:
             prof = cfg_prof = cfg_all = 0
             for d in mine:
                 db = sqlite3.connect("file:%s?mode=ro" % d, uri=True)
@@ -553,7 +562,13 @@ def cost(root, gpuhier, outdir, names):
                 cfg_all += db.execute("SELECT COUNT(*) FROM config").fetchone()[0]
                 db.close()
             res[tag] = {"profiled": prof, "bytes": sum(os.path.getsize(d) for d in mine),
-                        "configs_profiled": cfg_prof, "configs": cfg_all}
+                        "configs_profiled": cfg_prof, "configs": cfg_all,
+                        "profiling_s": sum(profiling_seconds(d) for d in mine)}
+    # unsampled launches against trace mode (issue 3 point 4: within 5 %)
+    for tag in ("default", "budget", "keep"):
+        if tag in res and "trace" in res:
+            res[tag]["unsampled_vs_trace"] = unsampled_vs_trace(
+                last_reports(outdir, tag), last_reports(outdir, "trace"))
     ncu_launches = None
     for (m, i), out in outs.items():
         if m.startswith("ncu every"):
@@ -566,6 +581,62 @@ def cost(root, gpuhier, outdir, names):
     if reps and ncu_launches:
         res["ncu_rep_bytes_per_launch"] = os.path.getsize(reps[-1]) / ncu_launches
     return res
+
+
+def unsampled_note(u):
+    if not u or u.get("total_pct") is None:
+        return ""
+    return ("; unprofiled launches' GPU time %+.2f %% against trace mode (median per-configuration ratio "
+            "%.3f, %d configurations; issue 3 point 4: within 5 %%)" % (u["total_pct"], u["median_ratio"], u["configs"]))
+
+
+def last_reports(outdir, tag):
+    """The reports of a cost mode's last run (one per process)."""
+    dbs = sorted(glob.glob(os.path.join(outdir, "%s-*-*.db" % tag)))
+    if not dbs:
+        return []
+    last_i = max(int(os.path.basename(d).split("-")[1]) for d in dbs)
+    return [d for d in dbs if os.path.basename(d).startswith("%s-%d-" % (tag, last_i))]
+
+
+def profiling_seconds(db_path):
+    db = sqlite3.connect("file:%s?mode=ro" % db_path, uri=True)
+    try:
+        return (db.execute("SELECT COALESCE(SUM(overhead_ns), 0) FROM profile").fetchone()[0] or 0) / 1e9
+    finally:
+        db.close()
+
+
+def unsampled_durations(paths):
+    """{configuration key: [durations of its traced, unprofiled launches]}."""
+    out = {}
+    for p in paths:
+        db = sqlite3.connect("file:%s?mode=ro" % p, uri=True)
+        q = ("SELECT k.mangled_name, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, "
+             "c.dynamic_smem_bytes, l.end_ns - l.start_ns FROM launch l JOIN kernel k ON k.id = l.kernel_id "
+             "JOIN config c ON c.id = l.config_id WHERE l.profiled = 0 AND l.end_ns > l.start_ns")
+        for row in db.execute(q):
+            out.setdefault(tuple(row[:8]), []).append(row[8])
+        db.close()
+    return out
+
+
+def unsampled_vs_trace(mode_paths, trace_paths):
+    """Unprofiled launches' GPU time in a sampling mode against trace mode,
+    over the configurations both have: the sum over configurations of
+    (median duration x launches in trace mode), mode / trace - 1, and the
+    median per-configuration ratio. Medians, so a configuration's first
+    launch or a stray slow launch does not decide it."""
+    a, b = unsampled_durations(mode_paths), unsampled_durations(trace_paths)
+    common = [k for k in a if k in b]
+    if not common:
+        return None
+    med = statistics.median
+    num = sum(med(a[k]) * len(b[k]) for k in common)
+    den = sum(med(b[k]) * len(b[k]) for k in common)
+    ratios = [med(a[k]) / med(b[k]) for k in common if med(b[k]) > 0]
+    return {"configs": len(common), "total_pct": 100.0 * (num / den - 1) if den else None,
+            "median_ratio": med(ratios) if ratios else None}
 
 
 # -------------------------------------------------------------- output
@@ -790,12 +861,17 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=
                 theirs = (ncu_all - nat) / costres["ncu_launches"]
                 L.append("ncu every-launch cost: %.4f s per profiled launch ((ncu − native) / %d profiled); ratio gpuhier/ncu = %.3f (target ≤ 0.3)." % (
                     theirs, costres["ncu_launches"], ours / theirs if theirs > 0 else float("nan")))
-        for tag, label in (("default", "Default sampling"), ("budget", "With --profile-budget %s" % PROFILE_BUDGET)):
-            d = med("gpuhier %s sampling" % tag)
+        for tag, prefix, label in (("default", "gpuhier default sampling", "Default sampling"),
+                                   ("budget", "gpuhier budget sampling", "With --profile-budget %s" % PROFILE_BUDGET),
+                                   ("keep", "gpuhier kept-enabled sampling", "Default sampling, profiler kept enabled")):
+            d = med(prefix)
             r = costres.get(tag) or {}
             if d and nat:
-                L.append("%s: %.3f × native (target ≤ 1.3)%s." % (label, d / nat, "; %d of %d configurations profiled" % (
-                    r["configs_profiled"], r["configs"]) if r.get("configs") else ""))
+                L.append("%s: %.3f × native (target ≤ 1.3)%s%s%s." % (
+                    label, d / nat,
+                    "; %d of %d configurations profiled" % (r["configs_profiled"], r["configs"]) if r.get("configs") else "",
+                    "; %d profiles, %.2f s profiling (last run)" % (r["profiled"], r["profiling_s"]) if r.get("profiled") else "",
+                    unsampled_note(r.get("unsampled_vs_trace"))))
         for tag in ("all", "default"):
             r = costres.get(tag)
             if r and r["profiled"]:
@@ -839,7 +915,7 @@ def main():
               "- command: `bench/agreement.sh %s` (AGREE_WINDOW=%d AGREE_REPS=%d AGREE_TK_LAUNCHES=%d AGREE_TK_SKIP=%d AGREE_PROGRAMS='%s' AGREE_PT_SKIP=%d AGREE_PT_COUNT=%d BENCH_ARGS='%s')" % (
                   a.build, WINDOW, REPS, TK_LAUNCHES, TK_SKIP, PROGRAMS, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"]),
               "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
-              "- ncu side: `ncu --csv --page raw --print-units base --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
+              "- ncu side: `ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
               "- like-for-like side (AGREE_PARTS single): per group G of bench/agreement/groups.txt, `gpuhier run ... --sample all --metric-set none --metrics G` and `ncu ... --metrics G` with the same options",
               ""]
     recorded = os.path.join(os.path.dirname(os.path.abspath(REUSE)), "agreement.md") if REUSE else ""

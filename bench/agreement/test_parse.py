@@ -106,6 +106,20 @@ check(run.not_same_launch(bad) == 1, "not_same_launch flags a pair of different 
 dup = [dict(ours[1]), dict(ours[1])]
 pairs, unmatched = run.pair(dup, theirs[1:2])
 check(len(pairs) == 1 and unmatched == 1, "one ncu launch pairs with one of ours only")
+# Regression (H200, 2026-11-29 22:15, PyTorch): ncu's demangled names drop namespaces
+# ('void at::elementwise_kernel<128, 4, ...>' for at::native::elementwise_kernel), so
+# 29 of 40 launches stayed unmatched; with --print-kernel-base mangled ncu prints the
+# name gpuhier stores in kernel.mangled_name, and pairing uses it first.
+mg = "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_22gpu_kernel_impl_nocastIfEEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_"
+ours = [{"name": "void at::native::elementwise_kernel<128, 4, ...>(int, ...)", "mangled": mg,
+         "key": (run.norm_name("void at::native::elementwise_kernel<128, 4, ...>(int, ...)"), (8192, 1, 1), (128, 1, 1)),
+         "index": i} for i in range(2)]
+theirs = [{"kernel": mg, "grid": "(8192, 1, 1)", "block": "(128, 1, 1)"},
+          {"kernel": "_Z5otherPf", "grid": "(8192, 1, 1)", "block": "(128, 1, 1)"},
+          {"kernel": mg, "grid": "(8192, 1, 1)", "block": "(128, 1, 1)"}]
+pairs, unmatched = run.pair(ours, theirs)
+check(len(pairs) == 2 and unmatched == 0 and pairs[0][1] is theirs[0] and pairs[1][1] is theirs[2],
+      "pairing by mangled name, in order (got %d pairs, %d unmatched)" % (len(pairs), unmatched))
 
 # own launch-to-launch spread: the larger of the two tools' spreads, None for one launch
 cs = [{"program": "p", "kernel": "k", "grid": (1, 1, 1), "block": (32, 1, 1), "metric": "dram__bytes_read.sum",
