@@ -71,8 +71,8 @@ static struct {
     int quiet;
     int trace_only;
     int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
-    int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
-    int no_core; /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
+    int keep_enabled; /* the profiler stays enabled across unsampled launches (docs/collector.md) */
+    int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
     char path[4096];
     char session_file[4096];
@@ -94,7 +94,7 @@ static struct {
         unsigned groups;        /* enum metrics_group mask; 0 = core */
         struct metrics_host *h; /* never freed: queued records point at its names */
         int passes;
-        char set[40]; /* profile.metric_set, e.g. "core+tma" */
+        char set[40]; /* profile.metric_set, e.g. "core" or "tie+tma" */
     } hosts[64], *cur;
     struct prof_host *configured; /* the host whose config image the enabled object last got */
     int nhosts;
@@ -294,7 +294,9 @@ prof_fail(const char *what, CUptiResult rc)
 }
 
 /*
- * The host object (config image, passes) for the core plus `groups`,
+ * The host object (config image, passes) for the core (`groups` 0) or for
+ * the tie set plus `groups` (an extras profile: metrics_list_build's
+ * METRICS_TIE, docs/metrics.md),
  * built on first use for this chip. Building allocates and takes tens of
  * milliseconds: it happens once per group mask, on the launch that first
  * needs it. An extras set that fails (e.g. a group the chip lacks) is
@@ -310,8 +312,9 @@ prof_host(unsigned groups)
         return NULL;
     char err[512] = "";
     size_t n = 0;
-    char **list =
-        groups ? metrics_list_build(groups, env("GPUHIER_METRICS"), &n, err, sizeof(err)) : NULL;
+    char **list = groups ? metrics_list_build(groups | METRICS_NO_CORE | METRICS_TIE,
+                                              env("GPUHIER_METRICS"), &n, err, sizeof(err))
+                         : NULL;
     struct metrics_host *h = NULL;
     int rc =
         groups
@@ -332,7 +335,11 @@ prof_host(unsigned groups)
     ph->groups = groups;
     ph->h = h;
     ph->passes = metrics_host_passes(h);
-    size_t len = (size_t)snprintf(ph->set, sizeof(ph->set), G.no_core ? "metrics" : "core");
+    /* "core", "metrics" (--metric-set none), or "tie+GROUP...": an extras profile */
+    size_t len = (size_t)snprintf(ph->set, sizeof(ph->set), "%s",
+                                  groups      ? "tie"
+                                  : G.no_core ? "metrics"
+                                              : "core");
     for (unsigned g = 1; g <= METRICS_GROUP_ALL && len < sizeof(ph->set); g <<= 1)
         if ((groups & g) && metrics_group_name((enum metrics_group)g))
             len += (size_t)snprintf(ph->set + len, sizeof(ph->set) - len, "+%s",
@@ -1058,11 +1065,13 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             }
         } else if (atomic_load(&G.prof_enabled) && !capturing && !G.keep_enabled) {
             /*
-             * Unsampled kernels never run under an enabled (even if not
-             * started) range profiler: what that costs them is not
-             * documented. Disable it at the first unsampled launch after a
-             * profiled one (this also waits for a profiling thread to
-             * finish its range). Consecutive sampled launches keep it.
+             * GPUHIER_DIAG_DISABLE_IDLE=1 only: disable the range profiler
+             * at the first unsampled launch after a profiled one (this also
+             * waits for a profiling thread to finish its range). By default
+             * it stays enabled, not started: measured on the H200 (docs/
+             * metrics.md), unsampled kernels' GPU time is the same either
+             * way and profiling costs 9 % less (a range after an enable
+             * pays CUPTI's set-up again).
              */
             pthread_mutex_lock(&G.prof_lock);
             prof_disable();
@@ -1732,13 +1741,13 @@ initialize(void)
     const char *rp = env("GPUHIER_DIAG_REPLAY");
     G.user_replay = rp && !strcmp(rp, "user");
     /*
-     * Diagnosis only (docs/metrics.md, cost): the first range after an
-     * enable costs ~150 ms; this leaves the profiler enabled (not started)
-     * while unsampled kernels run, to measure what that costs them.
+     * Diagnosis only (docs/metrics.md, cost): GPUHIER_DIAG_DISABLE_IDLE=1
+     * disables the range profiler while unsampled kernels run, as the
+     * collector did before the 2026-11-29 measurement.
      */
-    G.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
-    if (G.keep_enabled)
-        gh_say("GPUHIER_DIAG_KEEP_ENABLED: range profiler stays enabled across unsampled launches "
+    G.keep_enabled = env("GPUHIER_DIAG_DISABLE_IDLE") == NULL;
+    if (!G.keep_enabled)
+        gh_say("GPUHIER_DIAG_DISABLE_IDLE: range profiler disabled at unsampled launches "
                "(diagnosis only)");
     if (G.user_replay)
         gh_say("GPUHIER_DIAG_REPLAY=user: CUPTI user replay, one pass per range (diagnosis only)");

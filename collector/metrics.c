@@ -107,6 +107,14 @@ static const char *const sass_bytes_set[] = {
     "sm__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum",
 };
 
+/* The tie set (METRICS_TIE): all in the core; what an extras profile carries of it. */
+static const char *const tie_set[] = {
+    "gpu__time_duration.sum",
+    "smsp__inst_executed.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct group {
@@ -294,6 +302,9 @@ metrics_list_build(unsigned mask, const char *added, size_t *n, char *err, size_
     }
     for (size_t i = 0; !(mask & METRICS_NO_CORE) && i < N(core_set); i++)
         if (list_add(list, n, core_set[i]) != 0)
+            goto oom;
+    for (size_t i = 0; (mask & METRICS_NO_CORE) && (mask & METRICS_TIE) && i < N(tie_set); i++)
+        if (list_add(list, n, tie_set[i]) != 0)
             goto oom;
     for (size_t g = 0; g < N(groups); g++)
         if (mask & groups[g].flag)

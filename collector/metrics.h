@@ -34,6 +34,14 @@ enum metrics_group {
 #define METRICS_GROUP_ALL 0x3f
 /* For metrics_list_build(): leave the core set out (GPUHIER_METRIC_SET=none). */
 #define METRICS_NO_CORE (1u << 30)
+/*
+ * For metrics_list_build() with METRICS_NO_CORE: add the tie set, the
+ * counters that tell whether two launches did the same work (warp
+ * instructions, global load and store sectors) and the duration. An
+ * extras profile carries them instead of the whole core, so the analyzer
+ * can join it to the configuration's core profile or set it aside.
+ */
+#define METRICS_TIE (1u << 29)
 
 /*
  * The core set every sampled launch pays. Returns a static array of
@@ -65,7 +73,8 @@ unsigned metrics_extras_wanted(const char *const *names, const double *values, s
 
 /*
  * Builds the list to configure: the core set (unless `groups` has
- * METRICS_NO_CORE), then each group in `groups`,
+ * METRICS_NO_CORE; the tie set instead with METRICS_TIE), then each group
+ * in `groups`,
  * then the comma-separated `added` (GPUHIER_METRICS, may be NULL), without
  * duplicates. Returns a malloc'd array of `*n` borrowed static/heap names;
  * free with metrics_list_free(). NULL on allocation failure or an empty

@@ -201,7 +201,7 @@ CREATE TABLE metric_name (
 CREATE TABLE profile (
     launch_id   INTEGER PRIMARY KEY REFERENCES launch(id),
     passes      INTEGER,  -- replay passes the config image needed
-    metric_set  TEXT,     -- 'core' or 'core+extra' etc., name of the group collected
+    metric_set  TEXT,     -- what was collected: 'core' (the default set), 'metrics' (--metric-set none: only --metrics), or 'tie+GROUP[+GROUP...]' (an extras profile: the extra groups with the tie set, duration, warp instructions and global load/store sectors, that joins it to the configuration's core profile; see docs/metrics.md)
     duration_ns INTEGER,  -- gpu__time_duration.sum under replay (serialized; not used for time estimates when traced launches exist)
     overhead_ns INTEGER   -- wall time the profiler spent on this launch (replay + decode), CPU clock
 );

@@ -49,7 +49,8 @@ expect "footprint covers the buffers" ms.db "SELECT min(f.live_device_bytes) >= 
 expect "first of config profiled" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND profiled = 1" 2
 expect "config index of first" ms.db "SELECT count(*) FROM launch WHERE profile_reason = 'first_of_config' AND config_launch_index = 0" 2
 expect "only sampled profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason NOT IN ('first_of_config','extra_metrics')" 0
-expect "extras are core+groups" ms.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'extra_metrics' AND p.metric_set NOT LIKE 'core+%'" 0
+expect "extras are the tie set + groups" ms.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'extra_metrics' AND p.metric_set NOT LIKE 'tie+%'" 0
+expect "extras carry the tie set" ms.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'extra_metrics' AND (SELECT count(*) FROM v_metric v WHERE v.launch_id = l.id AND v.metric IN ('smsp__inst_executed.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 'gpu__time_duration.sum') AND v.value IS NOT NULL) <> 4" 0
 q ms.db "SELECT 'extras: ' || count(*) || ' launches, sets ' || ifnull(group_concat(DISTINCT p.metric_set), '-') FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'extra_metrics'"
 expect_ge "metric rows" ms.db "SELECT count(*) FROM metric" 2
 expect "passes recorded" ms.db "SELECT count(*) FROM profile WHERE passes >= 1" "$(q ms.db 'SELECT count(*) FROM profile')"

@@ -962,10 +962,17 @@ static const char two_profiles_report[] =
     "  (1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 8388608),\n"
     "  (1, 'smsp__sass_data_bytes_mem_global_op_st.sum', 8388608);\n";
 
+/* The names an extras profile carries (metrics_list_build's METRICS_TIE) and its group. */
+#define TIE_AND_SASS_BYTES                                                                         \
+    "n.name IN ('gpu__time_duration.sum', 'smsp__inst_executed.sum',"                              \
+    " 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',"                                           \
+    " 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',"                                           \
+    " 'smsp__sass_data_bytes_mem_global_op_ld.sum', 'smsp__sass_data_bytes_mem_global_op_st.sum')"
+
 /* Adds a second profiled launch of configuration 1 with its instruction count and load sectors
-   (the other metrics copied from the first). */
+   (the other metrics copied from the first: all of them, or those `only` selects). */
 static int
-add_second_profile(sqlite3 *db, double inst, double gld_sectors)
+add_second_profile(sqlite3 *db, double inst, double gld_sectors, const char *only)
 {
     char sql[2048];
     snprintf(sql, sizeof(sql),
@@ -973,28 +980,28 @@ add_second_profile(sqlite3 *db, double inst, double gld_sectors)
              " config_launch_index, profiled, profile_reason)"
              " VALUES (1, 1, 0, 7, 1950000000, 1950300000, 21, 1, 'extra_metrics');"
              "INSERT INTO profile (launch_id, passes, metric_set, duration_ns)"
-             " VALUES (last_insert_rowid(), 3, 'core', 300000);"
+             " VALUES (last_insert_rowid(), 3, '%s', 300000);"
              "INSERT INTO metric (launch_id, metric_id, value)"
              " SELECT (SELECT MAX(id) FROM launch), m.metric_id,"
              "  CASE n.name WHEN 'smsp__inst_executed.sum' THEN %.17g"
              "   WHEN 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN %.17g ELSE m.value END"
              " FROM metric m JOIN metric_name n ON n.id = m.metric_id"
-             " WHERE m.launch_id = (SELECT MIN(launch_id) FROM profile);"
+             " WHERE m.launch_id = (SELECT MIN(launch_id) FROM profile) AND (%s);"
              "UPDATE config SET launches = launches + 1;",
-             inst, gld_sectors);
+             only ? "tie+sass_bytes" : "core", inst, gld_sectors, only ? only : "1");
     return store_exec(db, sql);
 }
 
 /* The report with its second profile added and analyzed, after checking how many profiles the
    analysis sets aside; NULL (and a failed check) if any step fails. */
 static sqlite3 *
-analyzed_two_profiles(double inst, double gld_sectors, const struct analyzer_opts *o,
-                      long long want_aside)
+analyzed_two_profiles(double inst, double gld_sectors, const char *only,
+                      const struct analyzer_opts *o, long long want_aside)
 {
     sqlite3 *db = build_report(two_profiles_report);
     long long np = -1, nc = -1;
-    int ok = db && add_second_profile(db, inst, gld_sectors) == 0 && analyzer_analyze(db, o) == 0 &&
-             analyzer_profiles_set_aside(db, &np, &nc) == 0;
+    int ok = db && add_second_profile(db, inst, gld_sectors, only) == 0 &&
+             analyzer_analyze(db, o) == 0 && analyzer_profiles_set_aside(db, &np, &nc) == 0;
     CHECK(ok);
     CHECK(np == want_aside && nc == want_aside);
     if (!ok && db) {
@@ -1010,7 +1017,7 @@ test_analyzer_profiles_of_other_work_set_aside(void)
     char *d = default_rules();
     struct analyzer_opts o = {.rules_dir = d};
     /* Different work: 20 % fewer instructions, 17x the load sectors (a strided copy). */
-    sqlite3 *db = analyzed_two_profiles(7.44e6, 4456448, &o, 1);
+    sqlite3 *db = analyzed_two_profiles(7.44e6, 4456448, NULL, &o, 1);
     if (db) {
         CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'uncoalesced-global-load'") ==
               0);
@@ -1018,10 +1025,30 @@ test_analyzer_profiles_of_other_work_set_aside(void)
         sqlite3_close(db);
     }
     /* The same work (one sector more of 262144: an alignment): both profiles are averaged. */
-    db = analyzed_two_profiles(9.27e6, 262145, &o, 0);
+    db = analyzed_two_profiles(9.27e6, 262145, NULL, &o, 0);
     if (db) {
         CHECK_NEAR(real(db, "SELECT l1_bytes FROM kernel_summary WHERE config_id = 1"),
                    32.0 * (262144.5 + 262144), 1);
+        sqlite3_close(db);
+    }
+    /*
+     * An extras profile (the tie set and one group, not the core): the same
+     * work joins the core profile, each metric averaged over the profiles
+     * that have it; other work (the same instruction count, 17x the load
+     * sectors) is set aside by its tie counters.
+     */
+    db = analyzed_two_profiles(9.27e6, 262145, TIE_AND_SASS_BYTES, &o, 0);
+    if (db) {
+        CHECK_NEAR(real(db, "SELECT l1_bytes FROM kernel_summary WHERE config_id = 1"),
+                   32.0 * (262144.5 + 262144), 1);
+        CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'uncoalesced-global-load'") ==
+              0);
+        sqlite3_close(db);
+    }
+    db = analyzed_two_profiles(9.27e6, 4456448, TIE_AND_SASS_BYTES, &o, 1);
+    if (db) {
+        CHECK(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'uncoalesced-global-load'") ==
+              0);
         sqlite3_close(db);
     }
     /* Without the set-aside the average would fire: the strided profile alone does. */

@@ -59,9 +59,11 @@ test_metrics_group_costs(void)
     size_t cn;
     const char *const *core = metrics_default_set(&cn);
     int base = metrics_count_passes(chip, core, cn, err, sizeof err);
-    printf("| group | metrics | passes alone | passes with core | extra passes |\n");
-    printf("| --- | --- | --- | --- | --- |\n");
-    printf("| core | %zu | %d | %d | 0 |\n", cn, base, base);
+    printf("| group | metrics | passes alone | passes with core | extra passes | passes with the "
+           "tie set "
+           "(an extras profile) |\n");
+    printf("| --- | --- | --- | --- | --- | --- |\n");
+    printf("| core | %zu | %d | %d | 0 | |\n", cn, base, base);
     for (unsigned g = 1; g & METRICS_GROUP_ALL; g <<= 1) {
         size_t gn, ln;
         const char *const *gs = metrics_group_set(g, &gn);
@@ -69,16 +71,30 @@ test_metrics_group_costs(void)
         char **l = metrics_list_build(g, NULL, &ln, err, sizeof err);
         CHECK(l != NULL);
         int with = l ? metrics_count_passes(chip, (const char *const *)l, ln, err, sizeof err) : -1;
-        printf("| %s | %zu | %d | %d | %d |\n", metrics_group_name(g), gn, alone, with,
-               with - base);
+        size_t tn;
+        char **t =
+            metrics_list_build(g | METRICS_NO_CORE | METRICS_TIE, NULL, &tn, err, sizeof err);
+        CHECK(t != NULL);
+        int tie = t ? metrics_count_passes(chip, (const char *const *)t, tn, err, sizeof err) : -1;
+        printf("| %s | %zu | %d | %d | %d | %d |\n", metrics_group_name(g), gn, alone, with,
+               with - base, tie);
         CHECK(alone >= 1);
         CHECK(with >= base);
+        /* an extras profile costs fewer passes than the core with the group */
+        CHECK(tie >= alone);
+        CHECK(tie < with);
+        metrics_list_free(t, tn);
         metrics_list_free(l, ln);
     }
     size_t ln;
     char **l = metrics_list_build(METRICS_GROUP_ALL, NULL, &ln, err, sizeof err);
     int all = metrics_count_passes(chip, (const char *const *)l, ln, err, sizeof err);
-    printf("| all groups | %zu | | %d | %d |\n", ln, all, all - base);
+    size_t tn;
+    char **t = metrics_list_build(METRICS_GROUP_ALL | METRICS_NO_CORE | METRICS_TIE, NULL, &tn, err,
+                                  sizeof err);
+    int tie = t ? metrics_count_passes(chip, (const char *const *)t, tn, err, sizeof err) : -1;
+    metrics_list_free(t, tn);
+    printf("| all groups | %zu | | %d | %d | %d |\n", ln, all, all - base, tie);
     CHECK(all > base);
     metrics_list_free(l, ln);
 }
