@@ -71,7 +71,7 @@ static struct {
     int quiet;
     int trace_only;
     int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
-    int keep_enabled; /* the profiler stays enabled across unsampled launches (docs/collector.md) */
+    int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
     char path[4096];
@@ -1065,13 +1065,15 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             }
         } else if (atomic_load(&G.prof_enabled) && !capturing && !G.keep_enabled) {
             /*
-             * GPUHIER_DIAG_DISABLE_IDLE=1 only: disable the range profiler
-             * at the first unsampled launch after a profiled one (this also
-             * waits for a profiling thread to finish its range). By default
-             * it stays enabled, not started: measured on the H200 (docs/
-             * metrics.md), unsampled kernels' GPU time is the same either
-             * way and profiling costs 9 % less (a range after an enable
-             * pays CUPTI's set-up again).
+             * Disable the range profiler at the first unsampled launch
+             * after a profiled one (this also waits for a profiling thread
+             * to finish its range); consecutive sampled launches keep it.
+             * Keeping it enabled (GPUHIER_DIAG_KEEP_ENABLED=1) left
+             * unsampled kernels' GPU time unchanged and cost 9 % less
+             * profiling on the H200, but after a SIGKILLed program every
+             * later process met CUPTI_ERROR_HARDWARE_BUSY (docs/
+             * collector.md): a program killed while its profiler is
+             * enabled must not hold the counters for the machine.
              */
             pthread_mutex_lock(&G.prof_lock);
             prof_disable();
@@ -1740,14 +1742,10 @@ initialize(void)
      */
     const char *rp = env("GPUHIER_DIAG_REPLAY");
     G.user_replay = rp && !strcmp(rp, "user");
-    /*
-     * Diagnosis only (docs/metrics.md, cost): GPUHIER_DIAG_DISABLE_IDLE=1
-     * disables the range profiler while unsampled kernels run, as the
-     * collector did before the 2026-11-29 measurement.
-     */
-    G.keep_enabled = env("GPUHIER_DIAG_DISABLE_IDLE") == NULL;
-    if (!G.keep_enabled)
-        gh_say("GPUHIER_DIAG_DISABLE_IDLE: range profiler disabled at unsampled launches "
+    /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
+    G.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
+    if (G.keep_enabled)
+        gh_say("GPUHIER_DIAG_KEEP_ENABLED: range profiler stays enabled across unsampled launches "
                "(diagnosis only)");
     if (G.user_replay)
         gh_say("GPUHIER_DIAG_REPLAY=user: CUPTI user replay, one pass per range (diagnosis only)");

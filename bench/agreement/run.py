@@ -79,10 +79,10 @@ PT_EST_SINGLE_S = 40  # per group
 BENCH_ARGS = os.environ.get("BENCH_ARGS", "--steps 20 --warmup 3").split()
 # the cost part's modes, by key (AGREE_COST_MODES, comma-separated; default all but budget):
 # native, trace, default, budget (default sampling with --profile-budget AGREE_PROFILE_BUDGET),
-# disable-idle (default sampling with GPUHIER_DIAG_DISABLE_IDLE=1: the range profiler disabled
-# at unsampled launches, as before 2026-11-29), all (every launch of the window), ncu-all, ncu-plc (ncu
+# keep (default sampling with GPUHIER_DIAG_KEEP_ENABLED=1: the range profiler stays enabled
+# across unsampled launches), all (every launch of the window), ncu-all, ncu-plc (ncu
 # --filter-mode per-launch-config -c 1)
-COST_KEYS = ("native", "trace", "default", "budget", "disable-idle", "all", "ncu-all", "ncu-plc")
+COST_KEYS = ("native", "trace", "default", "budget", "keep", "all", "ncu-all", "ncu-plc")
 COST_MODES = os.environ.get("AGREE_COST_MODES", "native,trace,default,all,ncu-all,ncu-plc").split(",")
 PROFILE_BUDGET = os.environ.get("AGREE_PROFILE_BUDGET", "30")
 _bad = [x for x in COST_MODES if x not in COST_KEYS]
@@ -520,8 +520,8 @@ def cost(root, gpuhier, outdir, names):
         ("default", "gpuhier default sampling", lambda i: gh_run("default", i)),
         ("budget", "gpuhier budget sampling (--profile-budget %s)" % PROFILE_BUDGET,
          lambda i: gh_run("budget", i, "--profile-budget", PROFILE_BUDGET)),
-        ("disable-idle", "gpuhier disable-idle sampling (GPUHIER_DIAG_DISABLE_IDLE=1)",
-         lambda i: ["env", "GPUHIER_DIAG_DISABLE_IDLE=1"] + gh_run("disable-idle", i)),
+        ("keep", "gpuhier kept-enabled sampling (GPUHIER_DIAG_KEEP_ENABLED=1)",
+         lambda i: ["env", "GPUHIER_DIAG_KEEP_ENABLED=1"] + gh_run("keep", i)),
         ("all", "gpuhier every launch (%d)" % WINDOW,
          lambda i: gh_run("all", i, "--sample", "all", "--launch-count", str(WINDOW))),
         ("ncu-all", "ncu every launch (%d)" % WINDOW,
@@ -551,7 +551,7 @@ def cost(root, gpuhier, outdir, names):
                 notes.append("cost: '%s' run %d exited %d" % (m, i + 1, rc))
     res = {"times": times}
     # profiled launches and report sizes from the last every-launch and default reports
-    for tag in ("all", "default", "budget", "disable-idle", "trace"):
+    for tag in ("all", "default", "budget", "keep", "trace"):
         mine = last_reports(outdir, tag)
         if mine:
             prof = cfg_prof = cfg_all = 0
@@ -565,7 +565,7 @@ def cost(root, gpuhier, outdir, names):
                         "configs_profiled": cfg_prof, "configs": cfg_all,
                         "profiling_s": sum(profiling_seconds(d) for d in mine)}
     # unsampled launches against trace mode (issue 3 point 4: within 5 %)
-    for tag in ("default", "budget", "disable-idle"):
+    for tag in ("default", "budget", "keep"):
         if tag in res and "trace" in res:
             res[tag]["unsampled_vs_trace"] = unsampled_vs_trace(
                 last_reports(outdir, tag), last_reports(outdir, "trace"))
@@ -864,8 +864,8 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=
                     theirs, costres["ncu_launches"], ours / theirs if theirs > 0 else float("nan")))
         for tag, prefix, label in (("default", "gpuhier default sampling", "Default sampling"),
                                    ("budget", "gpuhier budget sampling", "With --profile-budget %s" % PROFILE_BUDGET),
-                                   ("disable-idle", "gpuhier disable-idle sampling",
-                                    "Default sampling, profiler disabled at unsampled launches")):
+                                   ("keep", "gpuhier kept-enabled sampling",
+                                    "Default sampling, profiler kept enabled")):
             d = med(prefix)
             r = costres.get(tag) or {}
             if d and nat:

@@ -138,7 +138,7 @@ def main():
 
         out = os.path.join(tmp, "out")
         rc, md = go(out, AGREE_PARTS="agree,single,cost", NCU_CSV_SINGLE=single_csv,
-                    AGREE_COST_MODES="native,trace,default,budget,disable-idle,all,ncu-all,ncu-plc")
+                    AGREE_COST_MODES="native,trace,default,budget,keep,all,ncu-all,ncu-plc")
         failed = 0
 
         def check(c, what):
@@ -163,9 +163,8 @@ def main():
         check("| gpuhier budget sampling (--profile-budget 30) | 3 |" in md, "the budget mode timed 3 times")
         check("With --profile-budget 30: " in md and "; 1 of 1 configurations profiled; 2 profiles" in md,
               "the budget mode's share of native and configurations profiled")
-        check("| gpuhier disable-idle sampling (GPUHIER_DIAG_DISABLE_IDLE=1) | 3 |" in md and
-              "Default sampling, profiler disabled at unsampled launches: " in md,
-              "the disable-idle mode timed 3 times and summed up")
+        check("| gpuhier kept-enabled sampling (GPUHIER_DIAG_KEEP_ENABLED=1) | 3 |" in md and
+              "Default sampling, profiler kept enabled: " in md, "the kept-enabled mode timed 3 times and summed up")
         check(any("--profile-budget 30" in a for a in open(fake_log).read().splitlines()),
               "gpuhier ran with --profile-budget")
         # like for like: one run per (program, group), only the group's names, one pass each
