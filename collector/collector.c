@@ -312,9 +312,11 @@ prof_host(unsigned groups)
         return NULL;
     char err[512] = "";
     size_t n = 0;
-    char **list = groups ? metrics_list_build(groups | METRICS_NO_CORE | METRICS_TIE,
-                                              env("GPUHIER_METRICS"), &n, err, sizeof(err))
-                         : NULL;
+    /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1 (diagnosis): extras with the whole core, as before 2026-11-29 */
+    unsigned with = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") ? 0 : METRICS_NO_CORE | METRICS_TIE;
+    char **list =
+        groups ? metrics_list_build(groups | with, env("GPUHIER_METRICS"), &n, err, sizeof(err))
+               : NULL;
     struct metrics_host *h = NULL;
     int rc =
         groups
@@ -337,9 +339,9 @@ prof_host(unsigned groups)
     ph->passes = metrics_host_passes(h);
     /* "core", "metrics" (--metric-set none), or "tie+GROUP...": an extras profile */
     size_t len = (size_t)snprintf(ph->set, sizeof(ph->set), "%s",
-                                  groups      ? "tie"
-                                  : G.no_core ? "metrics"
-                                              : "core");
+                                  groups && with ? "tie"
+                                  : G.no_core    ? "metrics"
+                                                 : "core");
     for (unsigned g = 1; g <= METRICS_GROUP_ALL && len < sizeof(ph->set); g <<= 1)
         if ((groups & g) && metrics_group_name((enum metrics_group)g))
             len += (size_t)snprintf(ph->set + len, sizeof(ph->set) - len, "+%s",

@@ -51,6 +51,9 @@
 #             testkernels end-to-end run, native and default sampling on the
 #             PyTorch benchmark (the cost part, AGREE_COST_MODES=native,default),
 #             then bench/kill_hazard.sh (counters left busy by a SIGKILL?)
+#          extras-ab: ~3 min: an extras profile with the tie set against one
+#             with the whole core (bench/extras_ab.sh), with the GPU's compute
+#             processes listed before and after
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -212,6 +215,11 @@ verify)
     AGREE_REPS=2 AGREE_BUDGET_S=$(( left - 10 )) sh bench/agreement.sh "$stage"
   # last: it may leave the counters busy for the rest of the machine's life
   step kill_hazard 60 env OUT="$res/kill_hazard" sh bench/kill_hazard.sh "$stage"
+  ;;
+extras-ab)
+  step apps_before 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  step extras_ab 200 env OUT="$res/extras_ab" sh bench/extras_ab.sh "$stage"
+  step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 overhead)
   gt t150 90 tests/gpu/t150-collector.sh
