@@ -20,8 +20,11 @@ gpu=$stage/gpu
 probe() { # probe TAG: a profiled multistream run, then its profiled launches and limit
   rm -f "$1.db"
   env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$OUT/$1.db" "$gpu/multistream" 5 > /dev/null 2>&1
-  printf '| %s | %s | %s |\n' "$1" "$(sqlite3 "$1.db" 'SELECT count(*) FROM launch WHERE profiled = 1')" \
-    "$(sqlite3 "$1.db" "SELECT ifnull(profiling_limited, '-') FROM run")"
+  # python3's sqlite3: the GPU machine has no sqlite3 command (2026-11-29, call 4)
+  python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1] + ".db")
+print("| %s | %s | %s |" % (sys.argv[1], c.execute("SELECT count(*) FROM launch WHERE profiled = 1").fetchone()[0],
+      c.execute("SELECT ifnull(profiling_limited, \"-\") FROM run").fetchone()[0]))' "$1" 2>&1 | tail -1
 }
 echo "| step | profiled launches | profiling_limited |"
 echo "| --- | --- | --- |"
