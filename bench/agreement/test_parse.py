@@ -159,6 +159,14 @@ check(classes.klass(mk("spill-bounds", "tk_fill(float*)", "dram__bytes_write.sum
 check(classes.klass(mk("x", "k", "lts__t_sectors_aperture_sysmem.sum")) == "B", "class: sysmem is B")
 check(classes.klass(mk("x", "k", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")) == "D", "class: conflicts are D")
 check(classes.nbytes(dict(mk("x", "k", "lts__t_sectors_lookup_miss.sum"), gpuhier=10, ncu=4)) == 192, "class: sectors are 32 B")
+# F: a work counter on a pair whose instruction counts differ (nvjet, 2026-11-29 22:23 UTC)
+pr = lambda metric, g, n, idx=0: dict(mk("pytorch_train.py", "nvjet", metric), grid="(2, 64, 1)",  # noqa: E731
+                                      block="(384, 1, 1)", index=idx, gpuhier=g, ncu=n)
+nv = [pr("smsp__inst_executed.sum", 1603158, 1588070), pr("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 65909, 63100),
+      pr("smsp__inst_executed.sum", 1000, 1000, 1), pr("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 700, 600, 1)]
+dif = classes.other_work(nv)
+check(classes.klass_of(nv[1], dif) == "F", "class: wavefronts on a pair of other work are F")
+check(classes.klass_of(nv[3], dif) == "?", "class: the same metric on a pair of equal work stays unclassified")
 
 # reports of one program: 'coalesce-stride-1' must not pick up 'coalesce-stride-1-fixed-2468.db'
 import tempfile  # noqa: E402
