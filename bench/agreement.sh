@@ -48,8 +48,8 @@
 # no GPU needed).
 # Timing guide (H200, 2026-11-29 18:48 run: 26 binaries took 104 s for
 # agree-tk, ~1.2 s gpuhier + ~2.7 s ncu each; the rest are estimates):
-# agree-tk ~105 s, agree-pt ~60 s, single-tk ~26 x 3 groups x ~3.7 s =
-# ~290 s, single-pt ~3 x 40 s. "agree,single" (~570 s) does not fit one
+# agree-tk ~105 s, agree-pt ~45 s (measured 2026-11-29 22:23), single-tk
+# ~26 x 3 groups x ~3.7 s = ~290 s, single-pt ~3 x 26 s (measured). "agree,single" (~570 s) does not fit one
 # 9-minute device call with its ~90 s start: run AGREE_PARTS=agree
 # (~165 s) and AGREE_PARTS=single (~410 s) as two calls. The cost part is
 # dominated by the ncu runs (3 x 2 runs): give it its own call.
