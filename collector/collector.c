@@ -610,9 +610,9 @@ prof_finish(int launch_ok)
     size_t n = 0;
     const char *const *names = metrics_host_names(G.cur->h, &n);
     int64_t t_decoded = mono_ns();
-    if (why)
-        ;
-    else if (rc != CUPTI_SUCCESS)
+    if (why) {
+        /* user replay with passes left: nothing was decoded */
+    } else if (rc != CUPTI_SUCCESS)
         why = cupti_err(rc);
     else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
         why = "range count differs from launches";
@@ -1072,10 +1072,10 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
              * to finish its range); consecutive sampled launches keep it.
              * Keeping it enabled (GPUHIER_DIAG_KEEP_ENABLED=1) left
              * unsampled kernels' GPU time unchanged and cost 9 % less
-             * profiling on the H200, but after a SIGKILLed program every
-             * later process met CUPTI_ERROR_HARDWARE_BUSY (docs/
-             * collector.md): a program killed while its profiler is
-             * enabled must not hold the counters for the machine.
+             * profiling on the H200, but with it as the default every
+             * process after t150's SIGKILL step met
+             * CUPTI_ERROR_HARDWARE_BUSY, for a cause not found (a SIGKILL
+             * alone did not reproduce it: docs/collector.md).
              */
             pthread_mutex_lock(&G.prof_lock);
             prof_disable();

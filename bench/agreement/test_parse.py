@@ -178,6 +178,41 @@ with tempfile.TemporaryDirectory() as d:
     got = [os.path.basename(p) for p in run.reports_of(d, "coalesce-stride-1-fixed")]
     check(got == ["coalesce-stride-1-fixed-2468.db"], "reports_of: the fixed program's report")
 
+# unprofiled launches against trace mode (issue 3 point 4): medians per configuration,
+# weighted by trace mode's launches; profiled launches and launches without times left out
+import sqlite3  # noqa: E402
+schema_sql = open(os.path.join(os.path.dirname(os.path.dirname(here)), "schema", "schema.sql")).read()
+
+
+def tiny_report(path, durations, profiled_first=False):
+    db = sqlite3.connect(path)
+    db.executescript(schema_sql)
+    db.execute("INSERT INTO kernel (id, mangled_name) VALUES (1, '_Z1kv'), (2, '_Z1qv')")
+    db.execute("INSERT INTO config (id, kernel_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+               "dynamic_smem_bytes) VALUES (1, 1, 4, 1, 1, 32, 1, 1, 0), (2, 2, 8, 1, 1, 32, 1, 1, 0)")
+    t = 0
+    for i, (cfg, d) in enumerate(durations):
+        prof = 1 if profiled_first and i == 0 else 0
+        db.execute("INSERT INTO launch (kernel_id, config_id, start_ns, end_ns, profiled) VALUES (?, ?, ?, ?, ?)",
+                   (cfg, cfg, None if prof else t, None if prof else t + d, prof))
+        t += d + 100
+    db.commit()
+    db.close()
+
+
+with tempfile.TemporaryDirectory() as d:
+    tr, md = os.path.join(d, "trace-0-1.db"), os.path.join(d, "default-0-2.db")
+    tiny_report(tr, [(1, 1000), (1, 1000), (1, 1000), (2, 500)])
+    # the profiled first launch has no times; config 1 runs 10 % slower, config 2 the same
+    tiny_report(md, [(1, 0), (1, 1100), (1, 1100), (1, 1100), (2, 500)], profiled_first=True)
+    u = run.unsampled_vs_trace([md], [tr])
+    check(u["configs"] == 2, "unsampled vs trace: both configurations compared")
+    check(abs(u["total_pct"] - 100.0 * (3 * 1100 + 500 - 3500) / 3500) < 1e-9,
+          "unsampled vs trace: +%.2f %% of GPU time, weighted by trace launches" % u["total_pct"])
+    check(abs(u["median_ratio"] - 1.05) < 1e-9, "unsampled vs trace: median of the per-configuration ratios")
+    check(run.last_reports(d, "default") == [md] and run.last_reports(d, "trace") == [tr], "last reports of a mode")
+    check(run.profiling_seconds(md) == 0, "no profile rows: no profiling time")
+
 # the real manifest: one run per case, labelled by its id
 root = os.path.dirname(os.path.dirname(here))
 mf = os.path.join(root, "testkernels", "manifest.json")
