@@ -6,7 +6,7 @@
 # (GPUHIER_DIAG_EXTRAS_WITH_CORE=1), on the PyTorch benchmark's short run
 # (--steps 2 --warmup 1), interleaved A B A B, with GPUHIER_DEBUG phase
 # times in the logs. The reports (OUT/tie-N-PID.db, OUT/core-N-PID.db)
-# hold profile.overhead_ns per metric set; bench/extras_ab.py reads them.
+# hold profile.overhead_ns per metric set; bench/profile_sets.py reads them.
 set -u
 stage=$(cd "${1:?stage dir}" && pwd)
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,5 +23,5 @@ for i in 1 2; do
     echo "== $mode run $i: exit $? after $(( $(date +%s) - s ))s"
   done
 done
-python3 "$root/bench/extras_ab.py" "$OUT" | tee "$OUT/extras-ab.md"
+python3 "$root/bench/profile_sets.py" "$OUT" | tee "$OUT/extras-ab.md"
 echo "extras_ab: $(( $(date +%s) - t0 ))s"

@@ -72,7 +72,8 @@ static struct {
     int trace_only;
     int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
-    int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
+    int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
+    int no_core;     /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
     char path[4096];
     char session_file[4096];
@@ -544,9 +545,11 @@ prof_start(CUcontext ctx, unsigned groups)
      * (9 passes) after core launches (3 passes) came back with every
      * metric outside the first 3 passes NaN (stored NULL). Switching
      * images therefore re-enables the object (about 0 ms after the first
-     * enable, measured in docs/gpu-runs.md).
+     * enable, measured in docs/gpu-runs.md; but the next Start then costs
+     * ~150 ms, docs/metrics.md). GPUHIER_DIAG_SWITCH_KEEP=1 skips it, to
+     * see which switches (fewer passes? more?) still lose values.
      */
-    if (G.cur && G.configured && G.configured != G.cur) {
+    if (G.cur && G.configured && G.configured != G.cur && !G.switch_keep) {
         prof_disable();
         if (prof_ensure(ctx))
             return -1;
@@ -1746,6 +1749,10 @@ initialize(void)
     G.user_replay = rp && !strcmp(rp, "user");
     /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
     G.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
+    G.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
+    if (G.switch_keep)
+        gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "
+               "only: values may be lost)");
     if (G.keep_enabled)
         gh_say("GPUHIER_DIAG_KEEP_ENABLED: range profiler stays enabled across unsampled launches "
                "(diagnosis only)");
