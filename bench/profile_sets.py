@@ -4,7 +4,7 @@
 (*-*-*.db) by metric set: profiles, passes, profiling time
 (profile.overhead_ns) and profiles with a NULL metric value (a value the
 range profiler did not return). Without --by-set, the sets are "core" and
-"extras". Used by bench/extras_ab.sh and bench/switch_probe.sh."""
+"extras". Used by bench/profile_ab.sh."""
 import glob
 import os
 import sqlite3

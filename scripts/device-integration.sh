@@ -52,11 +52,12 @@
 #             PyTorch benchmark (the cost part, AGREE_COST_MODES=native,default),
 #             then bench/kill_hazard.sh (counters left busy by a SIGKILL?)
 #          extras-ab: ~3 min: an extras profile with the tie set against one
-#             with the whole core (bench/extras_ab.sh), with the GPU's compute
+#             with the whole core (bench/profile_ab.sh with
+#             GPUHIER_DIAG_EXTRAS_WITH_CORE), with the GPU's compute
 #             processes listed before and after
 #          next: ~9 min, for the session after 2026-11-29 22:11 UTC: the
-#             GPU's compute processes, bench/switch_probe.sh (re-enable on
-#             an image switch: needed?), native, trace and default sampling
+#             GPU's compute processes, bench/profile_ab.sh with
+#             GPUHIER_DIAG_SWITCH_KEEP (re-enable on an image switch: needed?), native, trace and default sampling
 #             with the tie-set extras (cost part, 2 runs each), then t150
 #             with GPUHIER_DIAG_KEEP_ENABLED=1 and t151 after it (call 3's
 #             HARDWARE_BUSY), the compute processes again
@@ -224,12 +225,12 @@ verify)
   ;;
 extras-ab)
   step apps_before 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
-  step extras_ab 200 env OUT="$res/extras_ab" sh bench/extras_ab.sh "$stage"
+  step extras_ab 200 env OUT="$res/extras_ab" sh bench/profile_ab.sh "$stage" GPUHIER_DIAG_EXTRAS_WITH_CORE
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 next)
   step apps_before 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
-  step switch_probe 150 env OUT="$res/switch_probe" sh bench/switch_probe.sh "$stage"
+  step switch_probe 150 env OUT="$res/switch_probe" sh bench/profile_ab.sh "$stage" GPUHIER_DIAG_SWITCH_KEEP 1
   step cost 260 env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,trace,default AGREE_REPS=2 \
     AGREE_BUDGET_S=250 sh bench/agreement.sh "$stage"
   # last: call 3 left the counters busy for every later process
