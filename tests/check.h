@@ -14,6 +14,15 @@
 
 static int check_failed;
 
+/* CHECK_ASAN is defined in a build under AddressSanitizer (gcc or clang). */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHECK_ASAN 1
+#endif
+#endif
+
 #define CHECK(e)                                                                                   \
     do {                                                                                           \
         if (!(e)) {                                                                                \

@@ -103,24 +103,23 @@ def main():
         table = [i for i, l in enumerate(lines) if l.startswith('"')]
         rows = list(csv.reader(io.StringIO("\n".join(lines[i] for i in table))))
         col = rows[0].index("profiler__replayer_passes")
+        def write_csv(path):
+            """The recorded CSV with its table rows replaced by `rows`."""
+            buf = io.StringIO()
+            csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+            for i, l in zip(table, buf.getvalue().splitlines()):
+                lines[i] = l
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+
         for r in rows[2:]:
             r[col] = "1"
-        buf = io.StringIO()
-        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
-        for i, l in zip(table, buf.getvalue().splitlines()):
-            lines[i] = l
-        with open(single_csv, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_csv(single_csv)
         # synthetic too: the same without ncu's pass column
         nopass_csv = os.path.join(tmp, "ncu-nopass-synthetic.csv")
         for r in rows:
             del r[col]
-        buf = io.StringIO()
-        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
-        for i, l in zip(table, buf.getvalue().splitlines()):
-            lines[i] = l
-        with open(nopass_csv, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_csv(nopass_csv)
         fake_log = os.path.join(tmp, "gpuhier-argv.log")
 
         def go(out, **extra):

@@ -81,19 +81,11 @@ static const struct check_test tests[] = {
     {"test_agreement_groups_two_pass_caught", test_agreement_groups_two_pass_caught},
 };
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GH_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GH_ASAN 1
-#endif
-#endif
-
 int
 main(int argc, char **argv)
 {
     char err[512];
-#ifdef GH_ASAN
+#ifdef CHECK_ASAN
     /* libcupti's RTLD_DEEPBIND dlopen cannot run under AddressSanitizer (test_metrics.c) */
     printf("skipped: CUPTI's RTLD_DEEPBIND dlopen cannot run under AddressSanitizer\n");
     return 77;

@@ -350,19 +350,11 @@ test_metrics_loading(void)
     CHECK(cupti_sym("cuptiGetVersion") == NULL || has_lib("libcupti"));
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GH_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GH_ASAN 1
-#endif
-#endif
-
 int
 main(int argc, char **argv)
 {
     char err[512];
-#ifdef GH_ASAN
+#ifdef CHECK_ASAN
     /*
      * libcupti dlopens the nvperf libraries with RTLD_DEEPBIND, which the
      * AddressSanitizer runtime refuses (google/sanitizers#611); the
