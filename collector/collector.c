@@ -73,6 +73,7 @@ static struct {
     int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
+    int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int no_core;     /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
     char path[4096];
@@ -313,8 +314,8 @@ prof_host(unsigned groups)
         return NULL;
     char err[512] = "";
     size_t n = 0;
-    /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1 (diagnosis): extras with the whole core, as before 2026-11-29 */
-    unsigned with = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") ? 0 : METRICS_NO_CORE | METRICS_TIE;
+    /* extras carry the tie set, or the whole core as before 2026-11-29 (G.extras_core) */
+    unsigned with = G.extras_core ? 0 : METRICS_NO_CORE | METRICS_TIE;
     char **list =
         groups ? metrics_list_build(groups | with, env("GPUHIER_METRICS"), &n, err, sizeof(err))
                : NULL;
@@ -1750,6 +1751,7 @@ initialize(void)
     /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
     G.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
     G.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
+    G.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     if (G.switch_keep)
         gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "
                "only: values may be lost)");
