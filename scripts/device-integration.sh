@@ -61,6 +61,11 @@
 #             with the tie-set extras (cost part, 2 runs each), then t150
 #             with GPUHIER_DIAG_KEEP_ENABLED=1 and t151 after it (call 3's
 #             HARDWARE_BUSY), the compute processes again
+#          clean: ~9 min: the trace overhead (bench/overhead_trace.sh, DIAG=1)
+#             and the testkernels end-to-end run on a GPU nothing else uses,
+#             then t150 and t151, t151 with GPUHIER_DIAG_KEEP_ENABLED=1 and
+#             t151 after it (the measurements of calls that ran t150/t151
+#             first shared the GPU with an orphaned gpu/sigkill)
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -80,9 +85,15 @@ res=$OUT/res
 mkdir -p "$res"
 export GPUHIER_DATA_DIR="$root" PYTHONUNBUFFERED=1
 t0=$(date +%s)
+apps() { # the GPU's compute processes, ';'-joined ("" when none)
+  nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader 2>/dev/null | tr '\n' ';'
+}
 step() { # step NAME LIMIT_S COMMAND...: run one step with a limit, log it
   name=$1 limit=$2; shift 2
   s=$(date +%s)
+  # A measurement beside another process's kernels is not one (docs/gpu-runs.md, "Orphaned gpu/sigkill").
+  busy=$(apps)
+  [ -n "$busy" ] && echo "== WARNING: $name starts while the GPU runs other compute processes: $busy"
   echo "== $name (limit ${limit}s) at +$(( s - t0 ))s: $*"
   timeout -k 5 "$limit" "$@" > "$res/$name.log" 2>&1
   rc=$?
@@ -99,6 +110,8 @@ gt() { # gt NAME LIMIT SCRIPT: one GPU test with the environment ctest gives it
   step "$1" "$2" env GPUHIER_BINARY_DIR="$stage" GPUHIER_SOURCE_DIR="$root" GPUHIER="$stage/gpuhier" \
     GPUHIER_COLLECTOR="$stage/libgpuhier-collector.so" GH_CLI_CHILD="$stage/tests/gh_cli_child" \
     GH_TEST_EXPORT=true OUT="$res/$1" sh -c 'mkdir -p "$OUT"; exec sh "$0"' "$3"
+  # a test program left running would share the GPU with every later step
+  pkill -9 -f "$stage/gpu/" 2>/dev/null && echo "== WARNING: $1 left test programs running; killed them"
 }
 a2_buffers() { # the A2 probe (docs/agreement.md) with CUPTI's record buffer in host memory and at 256 KB
   for buf in host 262144; do
@@ -238,6 +251,19 @@ next)
   gt t150_keep 90 tests/gpu/t150-collector.sh
   unset GPUHIER_DIAG_KEEP_ENABLED
   gt t151_after 40 tests/gpu/t151-collector-quick.sh
+  step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+clean)
+  # measurements first, then the GPU tests (fixed 2026-11-30: their SIGKILL step left gpu/sigkill running)
+  step overhead 250 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=200 DIAG=1 sh bench/overhead_trace.sh "$stage"
+  step e2e 160 env OUT="$res/e2e" E2E_BUDGET_S=150 sh bench/e2e_testkernels.sh "$stage"
+  gt t150 60 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  # the profiler kept enabled, with the program really killed: does HARDWARE_BUSY follow?
+  export GPUHIER_DIAG_KEEP_ENABLED=1
+  gt t151_keep 20 tests/gpu/t151-collector-quick.sh
+  unset GPUHIER_DIAG_KEEP_ENABLED
+  gt t151_after 20 tests/gpu/t151-collector-quick.sh
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 overhead)

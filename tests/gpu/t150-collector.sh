@@ -113,9 +113,9 @@ expect "nvtx start/end" nv.db "SELECT count(*) FROM nvtx_range WHERE name = 'who
 expect "nvtx path" nv.db "SELECT count(*) FROM launch WHERE nvtx_path = 'outer > inner'" 1
 
 # 7. SIGKILL mid-run: the report opens and holds what was committed.
-gh sk.db "$gpu/sigkill" > sk.out 2> sk.err & pid=$!
-i=0; while [ $i -lt 100 ] && ! grep -q started sk.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
-sleep 2; kill -9 $pid; wait $pid 2>/dev/null
+. "$src/tests/gpu/sigkill_step.sh"
+sigkill_step sk.db 2 GPUHIER_SESSION_FILE="$out/session.txt"
+[ "$sk_ok" = 1 ] && ok "killed program gone (pid $sk_pid)" || bad "killed program still ran after SIGKILL (pid $sk_pid)"
 cp sk.db sk-copy.db 2>/dev/null; [ -e sk.db-wal ] && cp sk.db-wal sk-copy.db-wal
 expect "killed report opens" sk-copy.db "PRAGMA integrity_check" ok
 expect_ge "killed report launches" sk-copy.db "SELECT count(*) FROM launch" 100

@@ -3,6 +3,7 @@
 # seconds: 8 threads x 4 streams under profiling, cudaDeviceReset, stream
 # capture + graphs, SIGKILL. Exit 77 without a GPU.
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 bin=${GPUHIER_BINARY_DIR:?}
 lib=$bin/libgpuhier-collector.so
 gpu=$bin/gpu
@@ -28,9 +29,9 @@ gh dr.db "$gpu/devreset" > /dev/null 2>&1
 expect "devreset launches" dr.db "SELECT count(*) FROM launch" 300
 gh cg.db "$gpu/capture" > /dev/null 2>&1 || { echo "FAIL capture exit"; fail=1; }
 expect "graph kernels" cg.db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'graph'" 15
-gh sk.db "$gpu/sigkill" > sk.out 2> sk.err & pid=$!
-i=0; while [ $i -lt 100 ] && ! grep -q started sk.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
-sleep 1.5; kill -9 $pid; wait $pid 2>/dev/null
+. "$here/sigkill_step.sh"
+sigkill_step sk.db 1.5
+[ "$sk_ok" = 1 ] && echo "ok   killed program gone (pid $sk_pid)" || { echo "FAIL killed program still ran after SIGKILL (pid $sk_pid)"; fail=1; }
 v=$(q sk.db "SELECT count(*) FROM launch"); [ "${v:-0}" -ge 100 ] 2>/dev/null && echo "ok   killed report launches = $v" || { echo "FAIL killed report launches '$v'"; fail=1; }
 [ $fail = 0 ] && echo "t151: all checks passed" || echo "t151: FAILURES"
 exit $fail
