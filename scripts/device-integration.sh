@@ -66,6 +66,9 @@
 #             then t150 and t151, t151 with GPUHIER_DIAG_KEEP_ENABLED=1 and
 #             t151 after it (the measurements of calls that ran t150/t151
 #             first shared the GPU with an orphaned gpu/sigkill)
+#          reagree: ~8 min: the testkernels' agreement with ncu, one pass
+#             (single-tk) and multi-pass (agree-tk), and the A1/A2 probes, on
+#             a GPU nothing else uses
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -264,6 +267,18 @@ clean)
   gt t151_keep 20 tests/gpu/t151-collector-quick.sh
   unset GPUHIER_DIAG_KEEP_ENABLED
   gt t151_after 20 tests/gpu/t151-collector-quick.sh
+  step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+reagree)
+  # the testkernels' agreement on a GPU nothing else uses (the one-pass run of
+  # 2026-11-29 20:02 and the A1/A2 probes followed calls that ran t150/t151)
+  step agree_single_tk 280 env OUT="$res/agree_single_tk" AGREE_PARTS=single-tk AGREE_BUDGET_S=270 \
+    sh bench/agreement.sh "$stage"
+  step agree_a2 40 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 \
+    AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2" sh bench/agreement.sh "$stage"
+  step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
+    AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
+  step agree_tk 110 env OUT="$res/agree_tk" AGREE_PARTS=agree-tk AGREE_BUDGET_S=100 sh bench/agreement.sh "$stage"
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 overhead)
