@@ -89,6 +89,15 @@ static struct {
     atomic_int prof_busy;
     atomic_int prof_enabled; /* a range profiler object is enabled (prof_obj) */
     int prof_failed;         /* sticky: counters unavailable */
+    /*
+     * CUPTI_ERROR_HARDWARE_BUSY is transient (prof_busy_refused): sampled
+     * launches are deferred until busy_until_ns, then retried.
+     */
+    atomic_llong busy_until_ns; /* CLOCK_MONOTONIC ns; 0 = counters not refused (cheap test) */
+    int busy_consecutive;       /* refusals since the last start (prof_lock) */
+    atomic_long busy_attempts;  /* refused enables, set-configs and starts */
+    atomic_long busy_deferred;  /* launches whose profile_reason is 'counters_busy' */
+    atomic_long busy_profiled;  /* launches profiled after the first refusal */
     int prof_inited;
     CUcontext prof_ctx;
     CUpti_RangeProfiler_Object *prof_obj;
@@ -159,6 +168,7 @@ static __thread size_t tls_nvtx_len[NVTX_STACK + 1];
 static const char *env(const char *name);
 static void flush_forced(void);
 static int64_t mono_ns(void);
+static void prof_disable(void);
 
 /* Phase times of the current profiled launch (GPUHIER_DEBUG), ns. */
 static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
@@ -187,6 +197,28 @@ push_meta(const char *key, const char *value)
     writer_push(&r);
 }
 
+/* Appends `text` to run.profiling_limited (the writer joins notes with "; "). */
+static void
+push_limited(const char *text)
+{
+    struct rec r = {.type = REC_LIMITED};
+    gh_copy(r.u.limited, sizeof(r.u.limited), text);
+    writer_push(&r);
+}
+
+/*
+ * Counters are missing or partial: one `==gpuhier==` line (`msg`, then
+ * `tail` for stderr only), the run.profiling_limited note and a warning
+ * event `code`. Callers say each cause once.
+ */
+static void
+note_limited(const char *code, const char *msg, const char *tail)
+{
+    gh_say("%s; %s", msg, tail);
+    push_limited(msg);
+    push_event("warning", code, "%s", msg);
+}
+
 /* Profiling is unavailable from now on: say why once, record it. */
 static void
 limit(const char *code, const char *fmt, ...)
@@ -194,14 +226,12 @@ limit(const char *code, const char *fmt, ...)
     if (G.prof_failed)
         return;
     G.prof_failed = 1;
-    struct rec r = {.type = REC_LIMITED};
+    char msg[sizeof(((struct rec *)0)->u.limited)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r.u.limited, sizeof(r.u.limited), fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    gh_say("%s; tracing continues without hardware counters", r.u.limited);
-    writer_push(&r);
-    push_event("warning", code, "%s", r.u.limited);
+    note_limited(code, msg, "tracing continues without hardware counters");
 }
 
 static const char *
@@ -231,22 +261,34 @@ static const struct {
 };
 
 /*
- * GPUHIER_FAULT=<site>:<error>[,<site>:<error>...]: the named call site
- * returns <error> (a CUPTI_ERROR_* name, its short form without the
- * prefix, or a number) instead of calling CUPTI. docs/fault-injection.md.
+ * GPUHIER_FAULT=<site>:<error>[:<n>][,<site>:<error>[:<n>]...]: the named
+ * call site returns <error> (a CUPTI_ERROR_* name, its short form without
+ * the prefix, or a number) instead of calling CUPTI; with <n>, only its
+ * first n calls do and later ones call CUPTI, so a transient failure can
+ * be shown. Calls are counted per entry, for the first 16 entries (a
+ * later entry, or a count that is not a number, fails always).
+ * docs/fault-injection.md.
  */
 static CUptiResult
 fault(const char *site)
 {
+    static atomic_long calls[16];
     const char *f = getenv("GPUHIER_FAULT");
     if (!f || !*f)
         return CUPTI_SUCCESS;
     size_t sl = strlen(site);
-    for (const char *p = f; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+    int k = 0; /* the entry's index */
+    for (const char *p = f; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL, k++) {
         if (strncmp(p, site, sl) || p[sl] != ':')
             continue;
         const char *e = p + sl + 1;
-        size_t el = strcspn(e, ",");
+        size_t el = strcspn(e, ",:");
+        if (e[el] == ':' && k < (int)(sizeof(calls) / sizeof(calls[0]))) {
+            char *end;
+            long n = strtol(e + el + 1, &end, 10);
+            if (end != e + el + 1 && (!*end || *end == ',') && atomic_fetch_add(&calls[k], 1) >= n)
+                return CUPTI_SUCCESS;
+        }
         if (el && e[0] >= '0' && e[0] <= '9')
             return (CUptiResult)strtol(e, NULL, 10);
         for (size_t i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++) {
@@ -293,6 +335,50 @@ prof_fail(const char *what, CUptiResult rc)
         hint = " (another tool, e.g. DCGM profiling, holds the counters)";
     limit(limit_code(rc), "hardware counters unavailable: %s failed: %s%s", what, cupti_err(rc),
           hint);
+}
+
+/*
+ * CUPTI_ERROR_HARDWARE_BUSY from the enable, set-config or start of a
+ * sampled launch (prof_lock held). Another process or tool holds the
+ * counters; the collector itself disables the profiler between profiled
+ * launches, so two profiled processes on one GPU, DCGM's profiling
+ * window or a tool's process ending collide only for a while. So this
+ * is not sticky like prof_fail(): the profiler object is let go, sampled
+ * launches are deferred ("counters_busy") for a backoff that doubles
+ * with each refusal in a row (sampling_busy_backoff_ns()), and the first
+ * chosen launch after it tries again. Returns -EBUSY.
+ */
+static int
+prof_busy_refused(const char *what, CUptiResult rc)
+{
+    prof_disable();
+    long n = atomic_fetch_add(&G.busy_attempts, 1) + 1;
+    G.busy_consecutive++;
+    atomic_store(&G.busy_until_ns, mono_ns() + sampling_busy_backoff_ns(G.busy_consecutive));
+    if (n == 1) {
+        char msg[sizeof(((struct rec *)0)->u.limited)];
+        snprintf(msg, sizeof(msg),
+                 "hardware counters busy: %s failed: %s (held by another process or tool: "
+                 "another profiled process on this GPU, DCGM profiling, ncu or nsys); sampled "
+                 "launches are deferred to later launches of their configuration and retried",
+                 what, cupti_err(rc));
+        note_limited("hardware_busy", msg, "tracing continues");
+    }
+    return -EBUSY;
+}
+
+/*
+ * A failed call on the way from enable to start: -EBUSY when the
+ * counters are busy (transient, prof_busy_refused()), else -1 with
+ * profiling ended for the process (prof_fail()).
+ */
+static int
+prof_refused(const char *what, CUptiResult rc)
+{
+    if (rc == CUPTI_ERROR_HARDWARE_BUSY)
+        return prof_busy_refused(what, rc);
+    prof_fail(what, rc);
+    return -1;
 }
 
 /*
@@ -351,7 +437,7 @@ prof_host(unsigned groups)
     return ph;
 }
 
-/* Resets the counter-data image and configures the next range. */
+/* Resets the counter-data image and configures the next range: 0, -EBUSY or -1. */
 static int
 prof_configure(void)
 {
@@ -381,10 +467,8 @@ prof_configure(void)
     sp.passIndex = 0;
     sp.targetNestingLevel = 1;
     rc = gh.cuptiRangeProfilerSetConfig(&sp);
-    if (rc != CUPTI_SUCCESS) {
-        prof_fail("cuptiRangeProfilerSetConfig", rc);
-        return -1;
-    }
+    if (rc != CUPTI_SUCCESS)
+        return prof_refused("cuptiRangeProfilerSetConfig", rc);
     return 0;
 }
 
@@ -402,7 +486,10 @@ prof_disable(void)
     G.configured = NULL;
 }
 
-/* Enables the range profiler on `ctx` (disabling it on another context). */
+/*
+ * Enables the range profiler on `ctx` (disabling it on another context):
+ * 0, -EBUSY when the counters are busy, -1 when profiling has ended.
+ */
 static int
 prof_ensure(CUcontext ctx)
 {
@@ -485,10 +572,8 @@ prof_ensure(CUcontext ctx)
     rc = fault("range_enable");
     if (rc == CUPTI_SUCCESS)
         rc = gh.cuptiRangeProfilerEnable(&ep);
-    if (rc != CUPTI_SUCCESS) {
-        prof_fail("cuptiRangeProfilerEnable", rc);
-        return -1;
-    }
+    if (rc != CUPTI_SUCCESS)
+        return prof_refused("cuptiRangeProfilerEnable", rc);
     G.prof_obj = ep.pRangeProfilerObject;
     G.prof_ctx = ctx;
     atomic_store(&G.prof_enabled, 1);
@@ -529,13 +614,18 @@ prof_counter_data(const struct prof_host *ph)
     return 0;
 }
 
-/* ENTER of a sampled launch (prof_lock held): configure and start one range. */
+/*
+ * ENTER of a sampled launch (prof_lock held): configure and start one
+ * range. 0 when started, -EBUSY when the counters are busy (the launch
+ * is deferred, profiling goes on), -1 when profiling has ended.
+ */
 static int
 prof_start(CUcontext ctx, unsigned groups)
 {
     int64_t t0 = mono_ns();
-    if (prof_ensure(ctx))
-        return -1;
+    int ret = prof_ensure(ctx);
+    if (ret)
+        return ret;
     tls_t_ensure = mono_ns() - t0;
     G.cur = groups ? prof_host(groups) : NULL;
     if (!G.cur)
@@ -552,12 +642,13 @@ prof_start(CUcontext ctx, unsigned groups)
      */
     if (G.cur && G.configured && G.configured != G.cur && !G.switch_keep) {
         prof_disable();
-        if (prof_ensure(ctx))
-            return -1;
+        if ((ret = prof_ensure(ctx)))
+            return ret;
     }
-    if (!G.cur || prof_counter_data(G.cur) || prof_configure()) {
+    ret = G.cur && !prof_counter_data(G.cur) ? prof_configure() : -1;
+    if (ret) {
         prof_disable();
-        return -1;
+        return ret;
     }
     G.configured = G.cur;
     tls_t_setup = mono_ns() - t0;
@@ -567,9 +658,9 @@ prof_start(CUcontext ctx, unsigned groups)
     if (rc == CUPTI_SUCCESS)
         rc = gh.cuptiRangeProfilerStart(&sp);
     if (rc != CUPTI_SUCCESS) {
-        prof_fail("cuptiRangeProfilerStart", rc);
+        ret = prof_refused("cuptiRangeProfilerStart", rc);
         prof_disable();
-        return -1;
+        return ret;
     }
     tls_t_start = mono_ns() - t0;
     tls_t_enter_done = mono_ns();
@@ -1022,7 +1113,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         size_t used = fixed + nvtx_path(l->nvtx_path, sizeof(l->nvtx_path)) + 1;
         int capturing = atomic_load(&G.captures_drv) > 0 || atomic_load(&G.captures_rt) > 0;
         const char *why = NULL;
-        int sample = 0;
+        int sample = 0, deferred = 0;
         unsigned extras = 0;
         if (G.trace_only) {
             why = "mode_trace";
@@ -1039,7 +1130,12 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             if (budget > 0)
                 sl.over_budget = !sampling_budget_allows(budget, atomic_load(&G.profiling_ns),
                                                          mono_ns() - G.start_mono_ns);
+            /* 0 unless refused since the last profile started: no clock call then */
+            int64_t busy_until = atomic_load_explicit(&G.busy_until_ns, memory_order_relaxed);
+            if (busy_until)
+                sl.counters_busy = mono_ns() < busy_until;
             sample = sampling_decide_ex(&G.sampling, &sl, &why, &l->config_index, &extras) == NULL;
+            deferred = sl.counters_busy && !sample && !strcmp(why, "counters_busy");
             tls_prof_launch = sl;
             if (sample && (G.prof_failed || capturing)) {
                 sample = 0;
@@ -1052,7 +1148,16 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             pthread_mutex_lock(&G.prof_lock);
             atomic_store(&G.prof_busy, 1);
             tls_prof_t0 = (uint64_t)mono_ns();
-            if (prof_start(cb->context, extras) == 0) {
+            /* another thread may have met busy counters since this launch was decided */
+            int64_t busy_until = atomic_load(&G.busy_until_ns);
+            int rc =
+                busy_until && mono_ns() < busy_until ? -EBUSY : prof_start(cb->context, extras);
+            if (rc == 0) {
+                if (atomic_load(&G.busy_attempts)) {
+                    G.busy_consecutive = 0;
+                    atomic_store(&G.busy_until_ns, 0);
+                    atomic_fetch_add(&G.busy_profiled, 1);
+                }
                 tls_prof_active = 1;
                 tls_prof_corr = cb->correlationId;
                 tls_prof_blocks = a.grid[0] * a.grid[1] * a.grid[2];
@@ -1065,7 +1170,14 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                  */
                 r.time_ns = gh_now_ns();
             } else {
-                why = "profiler_unavailable";
+                if (rc == -EBUSY) {
+                    /* give the choice back: the configuration's next launch is chosen again */
+                    sampling_undo(&G.sampling, &tls_prof_launch, why);
+                    why = "counters_busy";
+                    deferred = 1;
+                } else {
+                    why = "profiler_unavailable";
+                }
                 atomic_store(&G.prof_busy, 0);
                 pthread_mutex_unlock(&G.prof_lock);
             }
@@ -1089,6 +1201,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             pthread_mutex_lock(&G.prof_lock);
             pthread_mutex_unlock(&G.prof_lock);
         }
+        if (deferred)
+            atomic_fetch_add_explicit(&G.busy_deferred, 1, memory_order_relaxed);
         gh_copy(l->reason, sizeof(l->reason), why);
         writer_push_n(&r, used);
         if (gh_debug) {
@@ -1401,6 +1515,17 @@ finish(void)
         G.flusher_running = 0;
     }
     flush_forced();
+    long busy = atomic_load(&G.busy_attempts);
+    if (busy) {
+        /* run has no column for these: the counts close the busy note of profiling_limited */
+        char msg[sizeof(((struct rec *)0)->u.limited)];
+        snprintf(msg, sizeof(msg),
+                 "hardware counters busy: %ld attempts refused, %ld sampled launches deferred, "
+                 "%ld launches profiled after the first refusal",
+                 busy, atomic_load(&G.busy_deferred), atomic_load(&G.busy_profiled));
+        gh_say("%s", msg);
+        push_limited(msg);
+    }
     atomic_store(&G.active, 0);
     struct writer_stats s;
     writer_stop(1);

@@ -115,6 +115,16 @@ sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elapsed_
     return rest > 0 && (double)profiling_ns <= budget_pct / 100.0 * rest;
 }
 
+int64_t
+sampling_busy_backoff_ns(int consecutive)
+{
+    const int64_t first_ns = 10 * 1000000LL, max_ns = 2000 * 1000000LL;
+    int64_t ns = first_ns;
+    for (int i = 1; i < consecutive && ns < max_ns; i++)
+        ns *= 2;
+    return ns < max_ns ? ns : max_ns;
+}
+
 static int
 compile(regex_t *re, const char *pat, const char *what, char *err, size_t n)
 {
@@ -341,10 +351,14 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
         /* --launch-count caps profiled launches, as in Nsight Compute */
         chosen = NULL;
         skip = "skip_count";
-    } else if (l->over_budget) {
-        /* --profile-budget: deferred; the configuration stays eligible (profiled, extras_done untouched) */
+    } else if (l->over_budget || l->counters_busy) {
+        /*
+         * Deferred, by --profile-budget or by counters another process
+         * holds: the configuration stays eligible (profiled, extras_done
+         * untouched), so its next launch is chosen again
+         */
         chosen = NULL;
-        skip = "profile_budget";
+        skip = l->over_budget ? "profile_budget" : "counters_busy";
     }
 out:
     if (chosen) {
@@ -366,6 +380,20 @@ sampling_decide(struct sampling *s, const struct sampling_launch *l, const char 
                 long *config_index)
 {
     return sampling_decide_ex(s, l, why, config_index, NULL);
+}
+
+void
+sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen)
+{
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    if (s->profiled > 0)
+        s->profiled--;
+    if (e && e->profiled > 0)
+        e->profiled--;
+    if (e && chosen && !strcmp(chosen, "extra_metrics"))
+        e->extras_done = 0;
+    pthread_mutex_unlock(&s->lock);
 }
 
 int

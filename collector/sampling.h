@@ -9,10 +9,14 @@
  * memory) in a table allocated at init, so deciding never allocates.
  *
  * Order of the checks (first match wins): stream capture, graph launch,
- * kernel-name filter, NVTX filter, --launch-skip, --launch-count, then the
- * sampling mode, and last --profile-budget (a chosen launch is deferred to
- * its configuration's next launch while profiling is over budget). Skip and count apply to launches that pass the filters,
- * like Nsight Compute's --launch-skip / --launch-count.
+ * kernel-name filter, NVTX filter, --launch-skip, then the sampling mode,
+ * --launch-count, and last the two deferrals of a launch the mode chose:
+ * --profile-budget ("profile_budget", profiling is over budget), then
+ * busy counters ("counters_busy", another process or tool holds the
+ * hardware counters). A deferred launch leaves its configuration
+ * eligible, so the configuration's next launch is chosen again. Skip and
+ * count apply to launches that pass the filters, like Nsight Compute's
+ * --launch-skip / --launch-count.
  */
 #ifndef GPUHIER_COLLECTOR_SAMPLING_H
 #define GPUHIER_COLLECTOR_SAMPLING_H
@@ -72,6 +76,9 @@ struct sampling_launch {
     int over_budget;       /* profiling has spent the --profile-budget so far
                               (sampling_budget_allows() said no): a launch chosen now is
                               deferred, "profile_budget" */
+    int counters_busy;     /* the collector is backing off after CUPTI_ERROR_HARDWARE_BUSY
+                              (sampling_busy_backoff_ns()): a launch chosen now is deferred,
+                              "counters_busy" */
 };
 
 /*
@@ -82,6 +89,18 @@ struct sampling_launch {
  * profiling. Always yes when budget_pct <= 0.
  */
 int sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elapsed_ns);
+
+/*
+ * How long to leave the hardware counters alone after the
+ * `consecutive`-th CUPTI_ERROR_HARDWARE_BUSY in a row: 10 ms after the
+ * first, doubling with each refusal, at most 2 s (values < 1 count as 1;
+ * no overflow for any count). A refused attempt is cheap (no kernel
+ * replay), so a short collision, such as another profiled process on the
+ * GPU between two of its ranges, costs a few launches; but counters held
+ * for good (DCGM profiling) must not cost an enable and a start at every
+ * launch, so the wait grows to one attempt per 2 s.
+ */
+int64_t sampling_busy_backoff_ns(int consecutive);
 
 /* Decision state. Embed it and use sampling_init()/sampling_release(). */
 struct sampling {
@@ -113,7 +132,8 @@ void sampling_release(struct sampling *s);
  * with *why set to the reason it was chosen ("first_of_config",
  * "sample_every", "sample_all"); otherwise returns the reason it is not
  * ("stream_capture", "graph", "filtered_name", "filtered_nvtx",
- * "skip_count", "sampled_out") and sets *why to the same string.
+ * "skip_count", "sampled_out", "profile_budget", "counters_busy") and
+ * sets *why to the same string.
  * Modes count eligible launches (those past the filters and the skip), so
  * "config" profiles the first eligible launch of each configuration.
  * *config_index (may be NULL) gets the 0-based index of this launch among
@@ -133,6 +153,19 @@ const char *sampling_decide(struct sampling *s, const struct sampling_launch *l,
  */
 const char *sampling_decide_ex(struct sampling *s, const struct sampling_launch *l,
                                const char **why, long *config_index, unsigned *extras);
+
+/*
+ * Gives back a choice sampling_decide_ex() just made for `l`, whose
+ * profile could not start (the counters were busy): `chosen` is the *why
+ * it returned ("first_of_config", "extra_metrics", ...). The launch stops
+ * counting as profiled, in total (so --launch-count counts only profiles
+ * that ran) and in its configuration, so config and first:N modes choose
+ * the configuration's next eligible launch again; an "extra_metrics"
+ * choice hands the extras out again. In every:N mode the next sample is
+ * the next multiple of N, as after a budget deferral. Thread-safe, no
+ * allocation.
+ */
+void sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen);
 
 /*
  * Asks for one more profile of l's configuration collecting `groups`

@@ -135,6 +135,18 @@ for f in subscribe:CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED counter_availa
     [ $site != subscribe ] && expect "fault $site still traced" f-$site.db "SELECT count(*) FROM launch" 160
 done
 
+# 8a. Busy counters are transient: the first start is refused, the launches after it are deferred
+# (counters_busy) and both configurations are profiled later.
+GPUHIER_FAULT=range_start:CUPTI_ERROR_HARDWARE_BUSY:1 gh fb.db "$gpu/multistream" 200 > fb.out 2> fb.err; st=$?
+[ $st = 0 ] && ok "busy once: exit 0" || bad "busy once: exit $st: $(cat fb.err)"
+grep '==gpuhier== hardware counters busy' fb.err | head -2
+expect "busy once: both configs profiled later" fb.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason = 'first_of_config'" 2
+expect "busy once: deferred launches" fb.db "SELECT count(*) >= 1 FROM launch WHERE profile_reason = 'counters_busy' AND profiled = 0" 1
+expect "busy once: said once" fb.db "SELECT count(*) FROM event WHERE code = 'hardware_busy'" 1
+expect "busy once: limited says busy" fb.db "SELECT profiling_limited LIKE '%busy%' FROM run" 1
+expect "busy once: all traced" fb.db "SELECT count(*) FROM launch" "$(sed -n 's/launched //p' fb.out)"
+q fb.db "SELECT 'busy once: ' || profiling_limited FROM run"
+
 # 9. Quiet, refusing to overwrite, forcing, session file.
 GPUHIER_QUIET=1 gh ms.db "$gpu/multistream" 10 > qo.out 2> qo.err
 grep -q '==gpuhier==' qo.err && bad "quiet still prints" || ok "quiet"

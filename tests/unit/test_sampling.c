@@ -332,6 +332,120 @@ test_sampling_budget(void)
     unsetenv("GPUHIER_PROFILE_BUDGET");
 }
 
+/*
+ * Counters held by another process or tool (CUPTI_ERROR_HARDWARE_BUSY):
+ * a launch chosen while the collector is backing off is deferred
+ * ("counters_busy") like an over-budget one, so its configuration is
+ * profiled at a later launch instead of never.
+ */
+static void
+test_sampling_counters_busy(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    unsigned ex;
+    long idx;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("k", 8, 128, 0);
+    a.counters_busy = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, &idx, &ex), "counters_busy");
+    CHECK_STR(why, "counters_busy");
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, &idx, &ex), "counters_busy");
+    CHECK_EQ_INT((int)s.profiled, 0);
+    a.counters_busy = 0;
+    CHECK(sampling_decide_ex(&s, &a, &why, &idx, &ex) == NULL); /* deferred, not dropped */
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(idx, 2);
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    /* extras wait for the counters too */
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 4), 0);
+    a.counters_busy = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "counters_busy");
+    CHECK_EQ_INT(ex, 0);
+    a.counters_busy = 0;
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "extra_metrics");
+    CHECK_EQ_INT(ex, 4);
+    /* a launch that would not be profiled anyway keeps its own reason */
+    a.counters_busy = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    /* over budget and busy at once: the budget is checked first */
+    struct sampling_launch b = L("j", 8, 128, 0);
+    b.counters_busy = b.over_budget = 1;
+    CHECK_STR(sampling_decide_ex(&s, &b, &why, NULL, &ex), "profile_budget");
+    sampling_release(&s);
+}
+
+/*
+ * The profiler refused to start after sampling chose the launch:
+ * sampling_undo() gives the choice back, so the configuration's next
+ * launch is chosen again (first_of_config, or its extras).
+ */
+static void
+test_sampling_undo(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    unsigned ex;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("k", 8, 128, 0), b = L("j", 8, 128, 0);
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK(sampling_decide_ex(&s, &b, &why, NULL, &ex) == NULL);
+    CHECK_EQ_INT((int)s.profiled, 2);
+    sampling_undo(&s, &a, "first_of_config");
+    CHECK_EQ_INT((int)s.profiled, 1);
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    CHECK_STR(sampling_decide_ex(&s, &b, &why, NULL, &ex), "sampled_out"); /* b untouched */
+    CHECK_EQ_INT((int)s.profiled, 2);
+
+    /* an extras profile given back: the extras are handed out again */
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 4), 0);
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "extra_metrics");
+    CHECK_EQ_INT(ex, 4);
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    sampling_undo(&s, &a, "extra_metrics");
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "extra_metrics");
+    CHECK_EQ_INT(ex, 4);
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    CHECK_EQ_INT((int)s.profiled, 3);
+
+    /* --launch-count counts only profiles that started */
+    sampling_release(&s);
+    o.launch_count = 1;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    sampling_undo(&s, &a, why);
+    CHECK(sampling_decide_ex(&s, &b, &why, NULL, &ex) == NULL);
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "skip_count");
+    CHECK_EQ_INT((int)s.profiled, 1);
+    sampling_release(&s);
+}
+
+/* Backoff after consecutive busy refusals: 10 ms, doubling, capped at 2 s. */
+static void
+test_sampling_busy_backoff(void)
+{
+    const int64_t ms = 1000000;
+    CHECK_EQ_INT(sampling_busy_backoff_ns(1), 10 * ms);
+    CHECK_EQ_INT(sampling_busy_backoff_ns(2), 20 * ms);
+    CHECK_EQ_INT(sampling_busy_backoff_ns(3), 40 * ms);
+    CHECK_EQ_INT(sampling_busy_backoff_ns(8), 1280 * ms);
+    CHECK_EQ_INT(sampling_busy_backoff_ns(9), 2000 * ms); /* 2560 ms capped */
+    CHECK_EQ_INT(sampling_busy_backoff_ns(64), 2000 * ms);
+    CHECK_EQ_INT(sampling_busy_backoff_ns(100000), 2000 * ms);
+    CHECK_EQ_INT(sampling_busy_backoff_ns(0), 10 * ms);
+    CHECK_EQ_INT(sampling_busy_backoff_ns(-3), 10 * ms);
+}
+
 static void
 test_sampling_table_full(void)
 {
@@ -403,6 +517,9 @@ static const struct check_test tests[] = {
     {"test_sampling_skip_count", test_sampling_skip_count},
     {"test_sampling_extras", test_sampling_extras},
     {"test_sampling_budget", test_sampling_budget},
+    {"test_sampling_counters_busy", test_sampling_counters_busy},
+    {"test_sampling_undo", test_sampling_undo},
+    {"test_sampling_busy_backoff", test_sampling_busy_backoff},
     {"test_sampling_table_full", test_sampling_table_full},
     {"test_sampling_threads", test_sampling_threads},
     {"test_sampling_hash", test_sampling_hash},
