@@ -69,6 +69,9 @@
 #          reagree: ~8 min: the testkernels' agreement with ncu, one pass
 #             (single-tk) and multi-pass (agree-tk), and the A1/A2 probes, on
 #             a GPU nothing else uses
+#          busy: ~5 min: t150 (a transient busy by fault injection, and a
+#             real one: a process holding the counters), t151, then two
+#             profiled PyTorch processes on the GPU at once (bench/two_procs.sh)
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -279,6 +282,13 @@ reagree)
   step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
     AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
   step agree_tk 110 env OUT="$res/agree_tk" AGREE_PARTS=agree-tk AGREE_BUDGET_S=100 sh bench/agreement.sh "$stage"
+  step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+busy)
+  # the collector that defers and retries on busy counters (commit 157dc84)
+  gt t150 70 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  step two_procs 160 env OUT="$res/two_procs" LIMIT_S=150 sh bench/two_procs.sh "$stage"
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 overhead)

@@ -136,8 +136,9 @@ for f in subscribe:CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED counter_availa
 done
 
 # 8a. Busy counters are transient: the first start is refused, the launches after it are deferred
-# (counters_busy) and both configurations are profiled later.
-GPUHIER_FAULT=range_start:CUPTI_ERROR_HARDWARE_BUSY:1 gh fb.db "$gpu/multistream" 200 > fb.out 2> fb.err; st=$?
+# (counters_busy) and both configurations are profiled later. 5000 launches a thread, so the
+# program still launches when the first backoff (10 ms) has passed.
+GPUHIER_FAULT=range_start:CUPTI_ERROR_HARDWARE_BUSY:1 gh fb.db "$gpu/multistream" 5000 > fb.out 2> fb.err; st=$?
 [ $st = 0 ] && ok "busy once: exit 0" || bad "busy once: exit $st: $(cat fb.err)"
 grep '==gpuhier== hardware counters busy' fb.err | head -2
 expect "busy once: both configs profiled later" fb.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason = 'first_of_config'" 2
@@ -146,6 +147,26 @@ expect "busy once: said once" fb.db "SELECT count(*) FROM event WHERE code = 'ha
 expect "busy once: limited says busy" fb.db "SELECT profiling_limited LIKE '%busy%' FROM run" 1
 expect "busy once: all traced" fb.db "SELECT count(*) FROM launch" "$(sed -n 's/launched //p' fb.out)"
 q fb.db "SELECT 'busy once: ' || profiling_limited FROM run"
+
+# 8b. Counters really held by another process: gpu/sigkill with the profiler kept enabled
+# (GPUHIER_DIAG_KEEP_ENABLED=1) holds them while it runs (docs/gpu-runs.md, session of
+# 23:28 UTC); a second gpu/sigkill under the default collector is refused, defers, and
+# profiles its configuration once the holder is gone. Both are killed by pid.
+env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/hold.db" GPUHIER_DIAG_KEEP_ENABLED=1 \
+    "$gpu/sigkill" > hold.out 2> hold.err &
+hold=$!
+i=0; while [ $i -lt 100 ] && ! grep -q started hold.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/held.db" "$gpu/sigkill" > held.out 2> held.err &
+held=$!
+i=0; while [ $i -lt 100 ] && ! grep -q started held.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+sleep 1; kill -9 $hold; wait $hold 2>/dev/null
+sleep 4; kill -9 $held; wait $held 2>/dev/null
+kill -0 $hold 2>/dev/null || kill -0 $held 2>/dev/null && bad "busy held: a program still runs" || ok "busy held: both killed"
+grep '==gpuhier==' held.err | head -3
+expect_ge "busy held: deferred while held" held.db "SELECT count(*) FROM launch WHERE profile_reason = 'counters_busy'" 1
+expect "busy held: profiled after" held.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason = 'first_of_config'" 1
+expect "busy held: limited says busy" held.db "SELECT profiling_limited LIKE '%busy%' FROM run" 1
+q held.db "SELECT 'busy held: refused then profiled at launch ' || (SELECT min(id) FROM launch WHERE profiled = 1) || ' of ' || count(*) FROM launch"
 
 # 9. Quiet, refusing to overwrite, forcing, session file.
 GPUHIER_QUIET=1 gh ms.db "$gpu/multistream" 10 > qo.out 2> qo.err
