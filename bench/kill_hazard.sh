@@ -10,6 +10,10 @@
 # kill -9 the endless test program gpu/sigkill two seconds after it
 # started, then profile gpu/multistream and print its profiled launches and
 # profiling_limited; once more 10 s later. Diagnosis; prints a table.
+# Answered on 2026-11-29 (docs/gpu-runs.md, session of 23:28 UTC): a SIGKILL
+# leaves nothing behind; t150's step never killed gpu/sigkill (its kill
+# reached a subshell), and a process with an enabled profiler holds the
+# counters while it runs.
 set -u
 stage=$(cd "${1:?stage dir}" && pwd)
 : "${OUT:=/tmp/kill_hazard}"

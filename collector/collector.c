@@ -1188,10 +1188,10 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
              * to finish its range); consecutive sampled launches keep it.
              * Keeping it enabled (GPUHIER_DIAG_KEEP_ENABLED=1) left
              * unsampled kernels' GPU time unchanged and cost 9 % less
-             * profiling on the H200, but with it as the default every
-             * process after t150's SIGKILL step met
-             * CUPTI_ERROR_HARDWARE_BUSY, for a cause not found (a SIGKILL
-             * alone did not reproduce it: docs/collector.md).
+             * profiling on the H200, but a process whose profiler is
+             * enabled holds the GPU's counters: every other process is
+             * refused (CUPTI_ERROR_HARDWARE_BUSY) for as long as it runs
+             * (docs/collector.md).
              */
             pthread_mutex_lock(&G.prof_lock);
             prof_disable();

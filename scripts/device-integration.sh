@@ -47,10 +47,11 @@
 #             mangled, so every launch pairs), then the cost part with native,
 #             trace, default sampling, default sampling with the profiler kept
 #             enabled (GPUHIER_DIAG_KEEP_ENABLED=1) and --profile-budget 30
-#          verify: ~9 min: the collector's GPU tests (t150, t151), the
-#             testkernels end-to-end run, native and default sampling on the
-#             PyTorch benchmark (the cost part, AGREE_COST_MODES=native,default),
-#             then bench/kill_hazard.sh (counters left busy by a SIGKILL?)
+#          verify: ~9 min: the testkernels end-to-end run, native and default
+#             sampling on the PyTorch benchmark (the cost part,
+#             AGREE_COST_MODES=native,default), then the collector's GPU tests
+#             (t150, t151) and bench/kill_hazard.sh (counters left busy by a SIGKILL? no:
+#             docs/gpu-runs.md, session of 2026-11-29 23:28 UTC)
 #          extras-ab: ~3 min: an extras profile with the tie set against one
 #             with the whole core (bench/profile_ab.sh with
 #             GPUHIER_DIAG_EXTRAS_WITH_CORE), with the GPU's compute
@@ -233,14 +234,14 @@ agree-keep)
     AGREE_REPS=2 AGREE_PROFILE_BUDGET=30 AGREE_BUDGET_S=$(( left - 15 )) sh bench/agreement.sh "$stage"
   ;;
 verify)
-  gt t150 90 tests/gpu/t150-collector.sh
-  gt t151 40 tests/gpu/t151-collector-quick.sh
+  # measurements first, the GPU tests after them (each may leave a program behind: gt kills it)
   step e2e 200 env OUT="$res/e2e" E2E_BUDGET_S=180 sh bench/e2e_testkernels.sh "$stage"
-  left=$(( 480 - ($(date +%s) - t0) ))
+  left=$(( 390 - ($(date +%s) - t0) ))
   [ "$left" -gt 60 ] && step cost "$left" env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,default \
     AGREE_REPS=2 AGREE_BUDGET_S=$(( left - 10 )) sh bench/agreement.sh "$stage"
-  # last: it may leave the counters busy for the rest of the machine's life
-  step kill_hazard 60 env OUT="$res/kill_hazard" sh bench/kill_hazard.sh "$stage"
+  gt t150 70 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  step kill_hazard 40 env OUT="$res/kill_hazard" sh bench/kill_hazard.sh "$stage"
   ;;
 extras-ab)
   step apps_before 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
