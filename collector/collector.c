@@ -73,6 +73,8 @@ static struct {
     int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
+    int prewarm;     /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
+    atomic_int prewarmed;
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int no_core;     /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
@@ -764,6 +766,30 @@ prof_finish(int launch_ok)
     writer_push(&r);
 }
 
+/*
+ * GPUHIER_DIAG_PREWARM=1 (diagnosis, docs/agreement.md, A1): before the
+ * process's first kernel runs, enable the range profiler, configure the
+ * core, start and stop an empty range, disable. Whatever the profiler's
+ * first start writes to device memory is then written before the
+ * program's own kernels, not right before its first profiled launch.
+ */
+static void
+prof_prewarm(CUcontext ctx)
+{
+    pthread_mutex_lock(&G.prof_lock);
+    int64_t t0 = mono_ns();
+    int rc = prof_start(ctx, 0);
+    if (rc == 0) {
+        CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        sp.pRangeProfilerObject = G.prof_obj;
+        gh.cuptiRangeProfilerStop(&sp);
+    }
+    prof_disable();
+    gh_say("GPUHIER_DIAG_PREWARM: empty range before the first launch: %s, %.1f ms",
+           rc == 0 ? "ok" : "failed", (mono_ns() - t0) / 1e6);
+    pthread_mutex_unlock(&G.prof_lock);
+}
+
 /* ------------------------------------------------------------ activity buffers */
 
 static void CUPTIAPI
@@ -1115,6 +1141,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         const char *why = NULL;
         int sample = 0, deferred = 0;
         unsigned extras = 0;
+        if (G.prewarm && !G.trace_only && !capturing && !atomic_exchange(&G.prewarmed, 1))
+            prof_prewarm(cb->context);
         if (G.trace_only) {
             why = "mode_trace";
         } else if (G.sampling_ok) {
@@ -1877,6 +1905,7 @@ initialize(void)
     G.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
     G.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
     G.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
+    G.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
     if (G.switch_keep)
         gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "
                "only: values may be lost)");

@@ -73,6 +73,9 @@
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
 #             real one: a process holding the counters), t151, then two
 #             profiled PyTorch processes on the GPU at once (bench/two_procs.sh)
+#          prewarm: ~3 min: the A1 and A2 probes, each plain and with
+#             GPUHIER_DIAG_PREWARM=1 (an empty range before the first launch),
+#             twice
 #          analyzer: the testkernels end-to-end run (precision, recall,
 #             estimates against the twins) and gpuhier beside ncu's rules on
 #             the PyTorch benchmark's 20 heaviest kernels; then the config
@@ -283,6 +286,21 @@ reagree)
   step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
     AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
   step agree_tk 110 env OUT="$res/agree_tk" AGREE_PARTS=agree-tk AGREE_BUDGET_S=100 sh bench/agreement.sh "$stage"
+  step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+prewarm)
+  # A1/A2 (docs/agreement.md): does the range profiler's first start pollute the L2 right
+  # before the first profiled launch? Each probe plain, then with GPUHIER_DIAG_PREWARM=1, twice.
+  for rep in 1 2; do
+    for pw in 0 1; do
+      if [ $pw = 1 ]; then export GPUHIER_DIAG_PREWARM=1; else unset GPUHIER_DIAG_PREWARM; fi
+      step "a1_pw${pw}_$rep" 30 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^transpose-tiled-4096$' \
+        AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/a1_pw${pw}_$rep" sh bench/agreement.sh "$stage"
+      step "a2_pw${pw}_$rep" 30 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 \
+        AGREE_TK_LAUNCHES=1 OUT="$res/a2_pw${pw}_$rep" sh bench/agreement.sh "$stage"
+    done
+  done
+  unset GPUHIER_DIAG_PREWARM
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 busy)
