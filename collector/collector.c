@@ -75,6 +75,7 @@ static struct {
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
     int prewarm;     /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
     atomic_int prewarmed;
+    atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int no_core;     /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
@@ -767,6 +768,37 @@ prof_finish(int launch_ok)
 }
 
 /*
+ * meta 'stack_limit_bytes': the launching context's CU_LIMIT_STACK_SIZE
+ * (per-thread stack, where spills and local arrays of ABI calls live; the
+ * context reserves it for every resident thread, so it shapes the local
+ * memory layout), read at the first launch and at each profiled launch,
+ * recorded when it changes (CUDA raises it for kernels that need more).
+ * docs/agreement.md class C compares it with ncu's launch__stack_size.
+ */
+static void
+note_stack_limit(void)
+{
+    /* GPUHIER_DIAG_STACK_LIMIT=BYTES (diagnosis, class C): set it first, at the first launch */
+    const char *set = env("GPUHIER_DIAG_STACK_LIMIT");
+    if (set && !atomic_load(&G.stack_limit) && gh.cuCtxSetLimit) {
+        CUresult sr = gh.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, (size_t)strtoull(set, NULL, 10));
+        gh_say("GPUHIER_DIAG_STACK_LIMIT: cuCtxSetLimit(CU_LIMIT_STACK_SIZE, %s): %s", set,
+               sr == CUDA_SUCCESS ? "ok" : "failed");
+    }
+    size_t v = 0;
+    if (!gh.cuCtxGetLimit || gh.cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE) != CUDA_SUCCESS) {
+        atomic_store(&G.stack_limit, -1); /* unknown: do not ask again */
+        return;
+    }
+    long long was = atomic_exchange(&G.stack_limit, (long long)v + 1);
+    if (was != (long long)v + 1) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%zu", v);
+        push_meta("stack_limit_bytes", buf);
+    }
+}
+
+/*
  * GPUHIER_DIAG_PREWARM=1 (diagnosis, docs/agreement.md, A1): before the
  * process's first kernel runs, enable the range profiler, configure the
  * core, start and stop an empty range, disable. Whatever the profiler's
@@ -1143,6 +1175,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         unsigned extras = 0;
         if (G.prewarm && !G.trace_only && !capturing && !atomic_exchange(&G.prewarmed, 1))
             prof_prewarm(cb->context);
+        if (!atomic_load_explicit(&G.stack_limit, memory_order_relaxed))
+            note_stack_limit();
         if (G.trace_only) {
             why = "mode_trace";
         } else if (G.sampling_ok) {
@@ -1186,6 +1220,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                     atomic_store(&G.busy_until_ns, 0);
                     atomic_fetch_add(&G.busy_profiled, 1);
                 }
+                note_stack_limit();
                 tls_prof_active = 1;
                 tls_prof_corr = cb->correlationId;
                 tls_prof_blocks = a.grid[0] * a.grid[1] * a.grid[2];

@@ -173,7 +173,8 @@ struct rec {
     X(cuDeviceGetAttribute)                                                                        \
     X(cuDeviceGetName)                                                                             \
     X(cuDeviceTotalMem_v2)                                                                         \
-    X(cuDriverGetVersion) X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2) X(cuGetErrorName)
+    X(cuDriverGetVersion) X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2) X(cuGetErrorName)           \
+    X(cuCtxGetLimit) X(cuCtxSetLimit)
 
 #define GH_DECL(f) __typeof__(f) *f;
 struct gh_api {

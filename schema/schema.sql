@@ -50,6 +50,11 @@ PRAGMA user_version = 1;
 -- when it did not, or when the program later used memory MEMORY2 may not
 -- report (virtual-memory mappings, IPC, graph memory nodes: 'off: the
 -- program called <api>, ...'): readers then treat allocations as unknown.
+-- 'stack_limit_bytes' (added: 2026-11-30): the context's per-thread stack
+-- limit (CU_LIMIT_STACK_SIZE) at the first launch and, when it changed, at
+-- the last profiled launch: the local memory the context reserves per
+-- thread, which shapes where spills land (Nsight Compute's
+-- launch__stack_size).
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value

@@ -73,6 +73,9 @@
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
 #             real one: a process holding the counters), t151, then two
 #             profiled PyTorch processes on the GPU at once (bench/two_procs.sh)
+#          stack: ~2 min: spill-bounds' one-pass agreement with the context's
+#             stack limit as it is, set to 1024 and to 4096
+#             (GPUHIER_DIAG_STACK_LIMIT), and the limit each report recorded
 #          prewarm: ~3 min: the A1 and A2 probes, each plain and with
 #             GPUHIER_DIAG_PREWARM=1 (an empty range before the first launch),
 #             twice
@@ -286,6 +289,29 @@ reagree)
   step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
     AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
   step agree_tk 110 env OUT="$res/agree_tk" AGREE_PARTS=agree-tk AGREE_BUDGET_S=100 sh bench/agreement.sh "$stage"
+  step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+stack)
+  # class C (docs/agreement.md): spill_bounds' L1 hit rate against the context's stack limit.
+  for lim in none 1024 4096; do
+    if [ $lim = none ]; then unset GPUHIER_DIAG_STACK_LIMIT; else export GPUHIER_DIAG_STACK_LIMIT=$lim; fi
+    step "c_$lim" 40 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^spill-bounds$' AGREE_TK_LAUNCHES=3 \
+      OUT="$res/c_$lim" sh bench/agreement.sh "$stage"
+    python3 - "$res/c_$lim" <<'PY'
+import glob, json, sqlite3, sys
+d = sys.argv[1]
+for f in sorted(glob.glob(d + "/tk/*.db")):
+    r = sqlite3.connect(f).execute("SELECT value FROM meta WHERE key = 'stack_limit_bytes'").fetchone()
+    print("stack_limit_bytes", f.split("/")[-1], r[0] if r else None)
+j = json.load(open(d + "/agreement.json"))
+for c in j["single"]["comparisons"]:
+    if c["kernel"].startswith("spill_bounds") and c["metric"] in (
+            "l1tex__t_sector_hit_rate.pct", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
+            "gpu__time_duration.sum"):
+        print(c["index"], c["metric"], c["gpuhier"], c["ncu"])
+PY
+  done
+  unset GPUHIER_DIAG_STACK_LIMIT
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 prewarm)
