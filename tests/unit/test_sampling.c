@@ -4,6 +4,7 @@
 #include "tests/check.h"
 
 #include <pthread.h>
+#include <stddef.h>
 
 static struct sampling_launch
 L(const char *name, unsigned grid, unsigned block, unsigned smem) {
@@ -280,6 +281,49 @@ test_sampling_extras(void)
  * configuration that repeats is profiled at a later launch once the run
  * has caught up: the configurations launched most get profiled first.
  */
+/*
+ * A launch chosen while the int flag at offset `flag` of struct
+ * sampling_launch (over_budget, counters_busy) is set is deferred with
+ * `reason`: its configuration, and later its extras, stay eligible and are
+ * chosen at the first launch without the flag; a launch that would not be
+ * profiled anyway keeps its own reason.
+ */
+static void
+check_deferral(size_t flag, const char *reason)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    unsigned ex;
+    long idx;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("k", 8, 128, 0);
+    int *set = (int *)((char *)&a + flag);
+    *set = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, &idx, &ex), reason);
+    CHECK_STR(why, reason);
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, &idx, &ex), reason);
+    CHECK_EQ_INT((int)s.profiled, 0);
+    *set = 0;
+    CHECK(sampling_decide_ex(&s, &a, &why, &idx, &ex) == NULL); /* deferred, not dropped */
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(idx, 2);
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 4), 0);
+    *set = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), reason);
+    CHECK_EQ_INT(ex, 0);
+    *set = 0;
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "extra_metrics");
+    CHECK_EQ_INT(ex, 4);
+    CHECK_EQ_INT((int)s.profiled, 2);
+    *set = 1;
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
+    sampling_release(&s);
+}
+
 static void
 test_sampling_budget(void)
 {
@@ -289,35 +333,10 @@ test_sampling_budget(void)
     CHECK(sampling_budget_allows(0, 1000000, 1000)); /* no budget */
     CHECK(!sampling_budget_allows(30, 1000, 1000));  /* all of the run was profiling */
 
-    struct sampling s;
+    check_deferral(offsetof(struct sampling_launch, over_budget), "profile_budget");
+
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     char err[256];
-    const char *why;
-    unsigned ex;
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    struct sampling_launch a = L("k", 8, 128, 0);
-    a.over_budget = 1;
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
-    a.over_budget = 0;
-    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL); /* deferred, not dropped */
-    CHECK_STR(why, "first_of_config");
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
-    /* extras wait for the budget too */
-    CHECK_EQ_INT(sampling_request_extras(&s, &a, 4), 0);
-    a.over_budget = 1;
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
-    CHECK_EQ_INT(ex, 0);
-    a.over_budget = 0;
-    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
-    CHECK_STR(why, "extra_metrics");
-    CHECK_EQ_INT(ex, 4);
-    CHECK_EQ_INT((int)s.profiled, 2);
-    /* a launch that would not be profiled anyway keeps its own reason */
-    a.over_budget = 1;
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
-    sampling_release(&s);
-
     /* the option from the environment */
     setenv("GPUHIER_PROFILE_BUDGET", "30", 1);
     CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
@@ -341,37 +360,14 @@ test_sampling_budget(void)
 static void
 test_sampling_counters_busy(void)
 {
+    check_deferral(offsetof(struct sampling_launch, counters_busy), "counters_busy");
+    /* over budget and busy at once: the budget is checked first */
     struct sampling s;
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     char err[256];
     const char *why;
     unsigned ex;
-    long idx;
     CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    struct sampling_launch a = L("k", 8, 128, 0);
-    a.counters_busy = 1;
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, &idx, &ex), "counters_busy");
-    CHECK_STR(why, "counters_busy");
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, &idx, &ex), "counters_busy");
-    CHECK_EQ_INT((int)s.profiled, 0);
-    a.counters_busy = 0;
-    CHECK(sampling_decide_ex(&s, &a, &why, &idx, &ex) == NULL); /* deferred, not dropped */
-    CHECK_STR(why, "first_of_config");
-    CHECK_EQ_INT(idx, 2);
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
-    /* extras wait for the counters too */
-    CHECK_EQ_INT(sampling_request_extras(&s, &a, 4), 0);
-    a.counters_busy = 1;
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "counters_busy");
-    CHECK_EQ_INT(ex, 0);
-    a.counters_busy = 0;
-    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
-    CHECK_STR(why, "extra_metrics");
-    CHECK_EQ_INT(ex, 4);
-    /* a launch that would not be profiled anyway keeps its own reason */
-    a.counters_busy = 1;
-    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "sampled_out");
-    /* over budget and busy at once: the budget is checked first */
     struct sampling_launch b = L("j", 8, 128, 0);
     b.counters_busy = b.over_budget = 1;
     CHECK_STR(sampling_decide_ex(&s, &b, &why, NULL, &ex), "profile_budget");
