@@ -73,7 +73,7 @@ static struct {
     int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
-    int prewarm;     /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
+    int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
     atomic_int prewarmed;
     atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
@@ -1792,9 +1792,7 @@ subscribe(void)
                  "cuptiSubscribe failed: %s; gpuhier collects nothing in this process",
                  cupti_err(rc));
     gh_say("%s", msg);
-    struct rec r = {.type = REC_LIMITED};
-    gh_copy(r.u.limited, sizeof(r.u.limited), msg);
-    writer_push(&r);
+    push_limited(msg);
     push_event("error", "cupti_subscribe_failed", "%s", msg);
     return -1;
 }
@@ -2024,9 +2022,7 @@ initialize(void)
         char msg[1100];
         snprintf(msg, sizeof(msg), "cannot use CUPTI: %s; the report has no trace", err);
         gh_say("%s", msg);
-        struct rec r = {.type = REC_LIMITED};
-        gh_copy(r.u.limited, sizeof(r.u.limited), msg);
-        writer_push(&r);
+        push_limited(msg);
         push_event("error", "cupti_unavailable", "%s", msg);
         return 0;
     }

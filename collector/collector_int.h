@@ -169,12 +169,18 @@ struct rec {
     X(cuptiRangeProfilerCounterDataGetRangeInfo)
 /* clang-format on */
 
+/* clang-format off */
 #define GH_CU_FNS(X)                                                                               \
     X(cuDeviceGetAttribute)                                                                        \
     X(cuDeviceGetName)                                                                             \
     X(cuDeviceTotalMem_v2)                                                                         \
-    X(cuDriverGetVersion) X(cuFuncGetAttribute) X(cuDeviceGetUuid_v2) X(cuGetErrorName)           \
-    X(cuCtxGetLimit) X(cuCtxSetLimit)
+    X(cuDriverGetVersion)                                                                          \
+    X(cuFuncGetAttribute)                                                                          \
+    X(cuDeviceGetUuid_v2)                                                                          \
+    X(cuGetErrorName)                                                                              \
+    X(cuCtxGetLimit)                                                                               \
+    X(cuCtxSetLimit)
+/* clang-format on */
 
 #define GH_DECL(f) __typeof__(f) *f;
 struct gh_api {
