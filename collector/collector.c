@@ -1175,7 +1175,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         unsigned extras = 0;
         if (G.prewarm && !G.trace_only && !capturing && !atomic_exchange(&G.prewarmed, 1))
             prof_prewarm(cb->context);
-        if (!atomic_load_explicit(&G.stack_limit, memory_order_relaxed))
+        /* no driver call inside a capture: it could be one the capture mode forbids */
+        if (!capturing && !atomic_load_explicit(&G.stack_limit, memory_order_relaxed))
             note_stack_limit();
         if (G.trace_only) {
             why = "mode_trace";
