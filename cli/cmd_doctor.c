@@ -757,6 +757,11 @@ cmd_doctor(int argc, const char **argv)
     say("note",
         "another profiler holding CUPTI (nsys, ncu, torch.profiler, DCGM profiling) cannot be "
         "detected in advance; gpuhier run says so when CUPTI refuses it");
+    say("note",
+        "the hardware counters serve one process at a time: while another process profiles this "
+        "GPU (a second gpuhier run, ncu, DCGM profiling), gpuhier run defers its profiles "
+        "(profile_reason counters_busy) and retries; profile one program at a time for full "
+        "coverage");
     if (has_device && !d.is_calibrate)
         show_calibration(&d);
 

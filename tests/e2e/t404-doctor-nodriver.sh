@@ -9,6 +9,7 @@ contains out.txt "gpuhier doctor: is this machine ready to profile?"
 contains out.txt "PROBLEM  no NVIDIA driver: cannot load /nonexistent/libcuda.so.1"
 contains out.txt "fix: install the NVIDIA driver"
 contains out.txt "cannot be detected in advance"
+contains out.txt "serve one process at a time"
 contains out.txt "not ready: gpuhier run cannot collect anything on this machine"
 [ ! -s err.txt ] || { cat err.txt >&2; fail "doctor wrote to stderr"; }
 
