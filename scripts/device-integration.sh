@@ -70,6 +70,8 @@
 #          reagree: ~8 min: the testkernels' agreement with ncu, one pass
 #             (single-tk) and multi-pass (agree-tk), and the A1/A2 probes, on
 #             a GPU nothing else uses
+#          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
+#             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
 #             real one: a process holding the counters), t151, then two
 #             profiled PyTorch processes on the GPU at once (bench/two_procs.sh)
@@ -328,6 +330,16 @@ prewarm)
   done
   unset GPUHIER_DIAG_PREWARM
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+gputests)
+  # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
+  gt t150 70 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  gt t160 180 tests/gpu/t160-agreement.sh
+  gt t440 60 tests/e2e/t440-run-gpu.sh
+  gt t441 40 tests/e2e/t441-doctor-gpu.sh
+  gt t471 60 tests/e2e/t471-diff-twins-gpu.sh
+  step testkernels_cases 120 sh testkernels/run_cases.sh "$stage"
   ;;
 busy)
   # the collector that defers and retries on busy counters (commit 157dc84)

@@ -477,6 +477,12 @@ def plausibility(launches, core):
     return out
 
 
+def implausible(plaus):
+    """Profiled launches of plausibility()'s result that lack a default
+    metric or hold an implausible value (issue 3 point 9 fails on any)."""
+    return sum(n - okn for n, okn, _ in plaus.values())
+
+
 def cold_vs_warm(launches):
     """Per metric: |relative difference| between a configuration's first and
     second profiled launch (its two lowest launch indices), over
@@ -1023,10 +1029,12 @@ def main():
     miss = sum(1 for c in comps if not c["ok"])
     smiss = sum(1 for c in scomps if not c["ok"])
     rp = sum(i.get("replayed", 0) for i in sinfos if not i.get("superseded"))
-    log("done: multi-pass %d values, %d outside tolerance; one pass %d values, %d outside tolerance, %d pairs not single-pass; %s" % (
-        len(comps), miss, len(scomps), smiss, rp, os.path.join(a.out, "agreement.md")))
+    bad = implausible(plausibility(alll, core))
+    log("done: multi-pass %d values, %d outside tolerance; one pass %d values, %d outside tolerance, %d pairs not single-pass; "
+        "%d profiled launches with a default metric missing or implausible; %s" % (
+            len(comps), miss, len(scomps), smiss, rp, bad, os.path.join(a.out, "agreement.md")))
     empty = (("agree-tk" in PARTS or "agree-pt" in PARTS) and not comps) or (single and not scomps)
-    return 1 if miss or smiss or rp or empty else 0
+    return 1 if miss or smiss or rp or empty or bad else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -133,11 +133,13 @@ def main():
             print(p.stdout.decode())
             md = open(os.path.join(out, "agreement.md")).read()
             print(md)
+            go.log = p.stdout.decode()
             return p.returncode, md
 
         out = os.path.join(tmp, "out")
         rc, md = go(out, AGREE_PARTS="agree,single,cost", NCU_CSV_SINGLE=single_csv,
                     AGREE_COST_MODES="native,trace,default,budget,keep,all,ncu-all,ncu-plc")
+        log = go.log
         failed = 0
 
         def check(c, what):
@@ -157,6 +159,8 @@ def main():
         check("| native | 3 |" in md, "native timed 3 times")
         check("| tk_fake | 2 | 0 | `scale` #1: missing gpu__time_duration.sum" not in md, "synthetic report has a duration")
         check("| tk_fake | 2 | 0 |" in md, "plausibility: the synthetic report lacks most core metrics")
+        m = re.search(r"(\d+) profiled launches with a default metric missing or implausible", log)
+        check(m is not None and int(m.group(1)) >= 2, "the incomplete launches are counted (and fail the run)")
         check("per profiled launch" in md, "per-launch costs")
         check("Report size (all)" in md, "report size")
         check("| gpuhier budget sampling (--profile-budget 30) | 3 |" in md, "the budget mode timed 3 times")
