@@ -38,6 +38,7 @@ except ImportError:  # a Python built without _sqlite3: say so instead of a trac
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import classes  # noqa: E402
 import compare  # noqa: E402
 import ncu_csv  # noqa: E402
 import proc  # noqa: E402
@@ -785,6 +786,34 @@ def single_sections(sinfos, scomps, comps):
     return L
 
 
+def class_section(comps, scomps):
+    """The misses by class of docs/agreement.md (bench/agreement/classes.py),
+    multi-pass and one pass: which known cause each miss belongs to."""
+    runs = [(name, cs) for name, cs in (("multi-pass", comps), ("one pass", scomps)) if cs]
+    if not any(not c["ok"] for _, cs in runs for c in cs):
+        return []
+    L = ["", "## Misses by class (docs/agreement.md)", "",
+         "A: DRAM bytes and L2 lookups (the L2's contents before the launch); B: system-memory sectors of other L2 "
+         "clients; C: L1 and local memory (`spill_bounds`); D: shared-memory bank conflicts; E: active cycles and "
+         "warps (timing); F: a pair whose instruction counts differ (the kernel's work depends on timing); ?: none "
+         "of these, a new cause.", "",
+         "| class | run | misses | on the first kernel (tk_fill) | on a configuration's first launch | on repeats | "
+         "gpuhier > ncu | differences <= 64 KB |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, cs in runs:
+        total, t = classes.table(cs)
+        differs = classes.other_work(cs)
+        unknown = sum(1 for c in cs if not c["ok"] and classes.klass_of(c, differs) == "?")
+        for k in "ABCDEF":
+            r = t[k]
+            if r["misses"]:
+                L.append("| %s | %s | %d | %d | %d | %d | %d | %s |" % (
+                    k, name, r["misses"], r["fill"], r["first"], r["repeat"], r["gpuhier_higher"],
+                    r["le_64k"] if r["le_64k"] is not None else ""))
+        if unknown:
+            L.append("| ? | %s | %d | | | | | |" % (name, unknown))
+    return L
+
+
 def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=None):
     L = header[:]
     if plaus:
@@ -801,6 +830,7 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=
     if not infos and single is not None:  # AGREE_PARTS=single: only the like-for-like part ran
         L += ["Multi-pass comparison not run in this call (AGREE_PARTS=%s)." % ",".join(PARTS)]
         L += single_sections(single[0], single[1], comps)
+        L += class_section(comps, single[1])
         if notes:
             L += ["", "## Notes", ""] + ["- " + n for n in notes]
         L += ["", "Script time: %.1f s." % elapsed(), ""]
@@ -892,6 +922,7 @@ def write_markdown(path, header, infos, comps, cvw, costres, plaus=None, single=
                 L.append("Report size (%s): %d bytes for %d profiled launches%s." % (tag, r["bytes"], r["profiled"], extra))
         if costres.get("ncu_rep_bytes_per_launch"):
             L.append("ncu report: %.0f bytes per profiled launch." % costres["ncu_rep_bytes_per_launch"])
+    L += class_section(comps, single[1] if single else [])
     if notes:
         L += ["", "## Notes", ""] + ["- " + n for n in notes]
     L += ["", "Script time: %.1f s." % elapsed(), ""]

@@ -158,6 +158,8 @@ def main():
         check("| pytorch_train.py | 0 | 2 | 2 |" in md, "the benchmark is compared too, with its passes")
         check("| native | 3 |" in md, "native timed 3 times")
         check("| tk_fake | 2 | 0 | `scale` #1: missing gpu__time_duration.sum" not in md, "synthetic report has a duration")
+        check("## Misses by class" in md and "| A | multi-pass | 2 |" in md and "| A | one pass | 2 |" in md,
+              "the DRAM misses are class A in both runs")
         check("| tk_fake | 2 | 0 |" in md, "plausibility: the synthetic report lacks most core metrics")
         m = re.search(r"(\d+) profiled launches with a default metric missing or implausible", log)
         check(m is not None and int(m.group(1)) >= 2, "the incomplete launches are counted (and fail the run)")
