@@ -26,6 +26,7 @@
  */
 #include "analyzer/analyzer_int.h"
 #include "schema/store.h"
+#include "schema/store_view.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -413,45 +414,35 @@ static const char cfg_sql[] =
 
 /*
  * temp.prof_aside: profiled launches that did other work than their
- * configuration's first profiled launch, set aside from its averages.
- * A configuration (kernel, grid, block, dynamic shared memory) does not
- * fix the work: PyTorch's TensorIterator kernels take their strides as
- * arguments, so one configuration copies contiguously at one launch and
- * with a stride at the next (recorded on the H200, docs/analyzer-vs-ncu.md).
- * Averaging the two describes a launch that never ran. Other work: warp
- * instructions or global load + store sectors more than 1 % apart (the
- * counters' agreement tolerance; the same work repeats them exactly, up
- * to a sector per request of alignment). Profiles without those counters
- * cannot be told apart and are kept.
+ * configuration's first profile, set aside from its averages. The rule
+ * and its reasons are schema.sql's v_profile (set_aside = 1), run as this
+ * build defines it: readers (the TUI's profiles view) mark the same
+ * profiles, and a report recorded before the view existed gets the rule
+ * too.
  */
-#define PROF_ASIDE_SELECT                                                                          \
-    "WITH ids AS (SELECT id, name FROM main.metric_name WHERE name IN\n"                           \
-    "  ('smsp__inst_executed.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',\n"            \
-    "   'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum')),\n"                                     \
-    "w AS (SELECT l.config_id, p.launch_id,\n"                                                     \
-    "        MAX(CASE WHEN i.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst,\n"        \
-    "        SUM(CASE WHEN i.name <> 'smsp__inst_executed.sum' THEN m.value END) AS sectors\n"     \
-    "      FROM main.profile p JOIN main.launch l ON l.id = p.launch_id\n"                         \
-    "      JOIN main.metric m ON m.launch_id = p.launch_id JOIN ids i ON i.id = m.metric_id\n"     \
-    "      WHERE l.config_id IS NOT NULL GROUP BY p.launch_id),\n"                                 \
-    "f AS (SELECT * FROM w WHERE launch_id IN (SELECT MIN(launch_id) FROM w GROUP BY "             \
-    "config_id))\n"                                                                                \
-    "SELECT w.launch_id, w.config_id FROM w JOIN f ON f.config_id = w.config_id\n"                 \
-    "WHERE w.launch_id <> f.launch_id\n"                                                           \
-    "  AND (ABS(w.inst - f.inst) > 0.01 * f.inst OR ABS(w.sectors - f.sectors) > 0.01 * "          \
-    "f.sectors)"
-
-static const char prof_aside_sql[] = "CREATE TEMP TABLE prof_aside AS\n" PROF_ASIDE_SELECT;
+static char *
+prof_aside_query(const char *head, const char *tail)
+{
+    char *sql = store_view_query("v_profile", head, tail);
+    if (!sql)
+        an_fail(ANALYZER_ERR_INTERNAL, "cannot read profiles: %s", store_error());
+    return sql;
+}
 
 int
 analyzer_profiles_set_aside(sqlite3 *db, long long *profiles, long long *configs)
 {
     sqlite3_stmt *st = NULL;
     *profiles = *configs = 0;
-    if (store_prepare(db, "SELECT COUNT(*), COUNT(DISTINCT config_id) FROM (" PROF_ASIDE_SELECT ")",
-                      &st))
+    char *sql = prof_aside_query("SELECT COUNT(*), COUNT(DISTINCT config_id) FROM ",
+                                 " WHERE set_aside = 1");
+    if (!sql)
+        return -1;
+    int rc = store_prepare(db, sql, &st);
+    free(sql);
+    if (rc)
         return an_fail(ANALYZER_ERR_REPORT, "cannot read profiles: %s", store_error());
-    int rc = sqlite3_step(st);
+    rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *profiles = sqlite3_column_int64(st, 0);
         *configs = sqlite3_column_int64(st, 1);
@@ -475,8 +466,14 @@ build_cfg_metric(sqlite3 *db)
     sqlite3_stmt *rd = NULL, *wr = NULL;
     struct ltab t = {0}; /* reused: kernel_id = config id, config_id = metric id */
     int ret = -1, rc;
-    if (store_exec(db, prof_aside_sql) ||
-        store_exec(db, "CREATE INDEX temp.prof_aside_by_launch ON prof_aside(launch_id)") ||
+    char *aside =
+        prof_aside_query("CREATE TEMP TABLE prof_aside AS SELECT launch_id, config_id FROM ",
+                         " WHERE set_aside = 1");
+    if (!aside)
+        goto out;
+    rc = store_exec(db, aside);
+    free(aside);
+    if (rc || store_exec(db, "CREATE INDEX temp.prof_aside_by_launch ON prof_aside(launch_id)") ||
         store_exec(
             db, "CREATE TEMP TABLE cfg_metric_id (config_id INTEGER, metric_id INTEGER, value REAL,"
                 " n INTEGER, first_launch_id INTEGER)") ||

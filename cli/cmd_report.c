@@ -16,8 +16,8 @@ static void
 usage(FILE *f)
 {
     fprintf(f, "usage: gpuhier report report.db [--raw] [--view V] [NAME]\n"
-               "  --view V   summary (default), kernels, configs, kernel NAME, findings,\n"
-               "             finding RANK, copies\n"
+               "  --view V   summary (default), kernels, configs, kernel NAME, profiles NAME,\n"
+               "             findings, finding RANK, copies\n"
                "  --raw      do not analyze a report that was never analyzed\n");
 }
 
@@ -57,18 +57,20 @@ cmd_report(int argc, const char **argv)
         usage(stderr);
         return GH_EXIT_USAGE;
     }
-    if ((!strcmp(view, "kernel") || !strcmp(view, "finding")) && !arg) {
+    if ((!strcmp(view, "kernel") || !strcmp(view, "profiles") || !strcmp(view, "finding")) &&
+        !arg) {
         error("--view %s needs a %s", view,
-              !strcmp(view, "kernel") ? "kernel name" : "finding rank");
+              !strcmp(view, "finding") ? "finding rank" : "kernel name");
         return GH_EXIT_USAGE;
     }
-    static const char *const views[] = {"summary",  "kernels", "configs", "kernel",
-                                        "findings", "finding", "copies"};
+    static const char *const views[] = {"summary",  "kernels",  "configs", "kernel",
+                                        "profiles", "findings", "finding", "copies"};
     int known = 0;
     for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
         known |= !strcmp(view, views[i]);
     if (!known) {
-        error("unknown view '%s' (summary, kernels, configs, kernel, findings, finding, copies)",
+        error("unknown view '%s' (summary, kernels, configs, kernel, profiles, findings, finding, "
+              "copies)",
               view);
         return GH_EXIT_USAGE;
     }

@@ -490,6 +490,67 @@ LEFT JOIN metric m ON m.launch_id = l.id
 LEFT JOIN metric_name n ON n.id = m.metric_id
 GROUP BY l.id;
 
+-- (added: profiles view) One row per profiled launch: how it was
+-- profiled, its tie counters, and whether the analyzer sets it aside.
+-- A configuration (kernel, grid, block, dynamic shared memory) does not
+-- fix the work: PyTorch's TensorIterator kernels take their strides as
+-- arguments, so one configuration copies contiguously at one launch and
+-- with a stride at the next (recorded on the H200,
+-- docs/analyzer-vs-ncu.md). Averaging the two describes a launch that
+-- never ran, so the analyzer leaves out of a configuration's counters
+-- every later profile that did other work than the configuration's first
+-- profile with tie counters: warp instructions, or global load + store
+-- sectors, more than 1 % apart (the counters' agreement tolerance; the
+-- same work repeats them exactly, up to a sector per request of
+-- alignment). Profiles without those counters cannot be told apart and
+-- are kept. The report keeps every profile; `gpuhier report --view
+-- profiles NAME` prints this view for one kernel. The analyzer and the
+-- readers run this build's definition of the view (store_view_sql()), so
+-- a report recorded before it was added gets the same answer.
+CREATE VIEW v_profile AS
+WITH t AS (
+    SELECT p.launch_id, l.kernel_id, l.config_id, l.config_launch_index, l.profile_reason,
+           p.metric_set, p.passes, p.overhead_ns,
+           MAX(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst_executed,
+           MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_sectors,
+           MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_sectors,
+           MAX(CASE WHEN n.name = 'gpu__time_duration.sum' THEN m.value END) AS duration_ns,
+           SUM(CASE WHEN n.name <> 'smsp__inst_executed.sum' AND n.name <> 'gpu__time_duration.sum'
+                    THEN m.value END) AS sectors,
+           COUNT(CASE WHEN n.name <> 'gpu__time_duration.sum' THEN m.metric_id END) > 0 AS has_tie
+    FROM profile p
+    JOIN launch l ON l.id = p.launch_id
+    LEFT JOIN metric_name n ON n.name IN ('smsp__inst_executed.sum',
+        'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
+        'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 'gpu__time_duration.sum')
+    LEFT JOIN metric m ON m.launch_id = p.launch_id AND m.metric_id = n.id
+    GROUP BY p.launch_id
+),
+ref AS (
+    SELECT config_id, MIN(launch_id) AS launch_id FROM t
+    WHERE has_tie AND config_id IS NOT NULL GROUP BY config_id
+)
+SELECT t.launch_id,
+       t.kernel_id,
+       t.config_id,
+       t.config_launch_index, -- the launch's index among its configuration's launches (launch)
+       t.profile_reason,      -- why it was profiled (launch)
+       t.metric_set,          -- what it collected: 'core', 'metrics', 'tie+GROUP...' (profile)
+       t.passes,              -- replay passes (profile)
+       t.overhead_ns,         -- wall time the profiler spent on it, CPU clock (profile)
+       t.inst_executed,       -- tie counter smsp__inst_executed.sum, warp instructions
+       t.gld_sectors,         -- tie counter l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+       t.gst_sectors,         -- tie counter l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+       t.duration_ns,         -- tie counter gpu__time_duration.sum, ns under replay (not compared)
+       f.launch_id AS tie_launch_id, -- the profile it is compared with: its configuration's first with tie counters (itself for that one); NULL without tie counters or configuration
+       CASE WHEN t.launch_id <> f.launch_id
+                 AND (ABS(t.inst_executed - r.inst_executed) > 0.01 * r.inst_executed
+                      OR ABS(t.sectors - r.sectors) > 0.01 * r.sectors)
+            THEN 1 ELSE 0 END AS set_aside -- 1: other work than tie_launch_id; the analyzer leaves it out of the configuration's counters
+FROM t
+LEFT JOIN ref f ON f.config_id = t.config_id AND t.has_tie
+LEFT JOIN t r ON r.launch_id = f.launch_id;
+
 -- (added: allocation footprint) Per launch with a known API time, the
 -- device memory live on its device when the launch was issued: every
 -- allocation before it minus every release before it, host memory

@@ -67,6 +67,7 @@ static const struct keybinding kernels_keys[] = {
 
 static const struct keybinding kernel_keys[] = {
     {'m', REQ_TOGGLE_METRICS},
+    {'p', REQ_VIEW_PROFILES},
     {'e', REQ_EXPORT},
 };
 

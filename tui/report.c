@@ -94,13 +94,13 @@ tui_report(sqlite3 *db, const char *view, const char *arg, FILE *out)
         ops = &findings_ops;
     else if (!strcmp(view, "copies"))
         ops = &copies_ops;
-    else if (!strcmp(view, "kernel")) {
+    else if (!strcmp(view, "kernel") || !strcmp(view, "profiles")) {
         if (!arg)
-            return store_set_error("--view kernel needs a kernel name");
+            return store_set_error("--view %s needs a kernel name", view);
         if (find_kernel(db, arg, &id))
             return -1;
-        ops = &kernel_ops;
-        mode = 1; /* text output lists the raw metrics too */
+        ops = !strcmp(view, "kernel") ? &kernel_ops : &profiles_ops;
+        mode = 1; /* kernel: text output lists the raw metrics too */
     } else if (!strcmp(view, "finding")) {
         if (!arg)
             return store_set_error("--view finding needs a rank");
@@ -116,7 +116,8 @@ tui_report(sqlite3 *db, const char *view, const char *arg, FILE *out)
         char shown[64];
         sanitize_into(shown, sizeof(shown), view);
         return store_set_error(
-            "unknown view '%s' (summary, kernels, configs, kernel, findings, finding, copies)",
+            "unknown view '%s' (summary, kernels, configs, kernel, profiles, findings, finding, "
+            "copies)",
             shown);
     }
     struct view *v = view_new(ops, db, id, -1);

@@ -14,6 +14,7 @@
     X(VIEW_KERNELS, "Views", "Show the kernels")                                                   \
     X(VIEW_FINDINGS, "Views", "Show the findings, ranked by time lost")                            \
     X(VIEW_COPIES, "Views", "Show the host<->device copies")                                       \
+    X(VIEW_PROFILES, "Views", "Kernel detail: list its profiled launches, one by one")             \
     X(VIEW_HELP, "Views", "Show this help")                                                        \
     X(ENTER, "Views", "Open the selected line")                                                    \
     X(BACK, "Views", "Go back to the previous view")                                               \

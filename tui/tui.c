@@ -207,6 +207,7 @@ draw_keybar(struct tui *t, struct draw *d)
         {REQ_TAG, "Tag", 3},
         {REQ_EXPORT, "Export", 6},
         {REQ_TOGGLE_METRICS, "Metrics", 5},
+        {REQ_VIEW_PROFILES, "Profiles", 5},
         {REQ_VIEW_KERNELS, "Kernels", 8},
         {REQ_VIEW_FINDINGS, "Findings", 8},
         {REQ_VIEW_COPIES, "Copies", 8},
@@ -786,6 +787,10 @@ handle(struct tui *t, int key)
     case REQ_VIEW_HELP:
         if (strcmp(v->ops->name, "help"))
             push(t, &help_ops, -1, -1);
+        break;
+    case REQ_VIEW_PROFILES:
+        if (!strcmp(v->ops->name, "kernel"))
+            push(t, &profiles_ops, v->id, v->id2);
         break;
     case REQ_ENTER:
         open_selected(t);

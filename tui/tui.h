@@ -44,8 +44,8 @@ int tui_main(sqlite3 *db, const struct tui_opts *o);
 
 /*
  * Print one view as plain text to `out`: `view` is "summary", "kernels",
- * "configs", "kernel" (with `arg` naming the kernel: exact short,
- * demangled or mangled name, else a unique substring), "findings",
+ * "configs", "kernel" or "profiles" (with `arg` naming the kernel: exact
+ * short, demangled or mangled name, else a unique substring), "findings",
  * "finding" (`arg` = rank) or "copies". Rows are built by the same code
  * as the TUI's. Returns 0; -1 with a message in store_error() for an
  * unknown view, a kernel that matches nothing or several kernels, or an

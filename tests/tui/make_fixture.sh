@@ -8,13 +8,20 @@
 #   hostile    small + kernels named with escape sequences, a 64 KB name,
 #              invalid UTF-8, bidi controls and markup characters; secrets
 #              and an escape sequence in the command line
+#   profiles   small where the busiest kernel (synthetic::reread_kernel_12)
+#              has, in configuration 24, a core profile (launch 12), an
+#              extras profile of other work (launch 36: 'extra_metrics',
+#              'tie+sass_bytes', 25 % more warp instructions) and a core
+#              profile of the same work (launch 60, 'sample_every'); launch
+#              48 was deferred ('counters_busy'); synthetic::stream_kernel_1
+#              has no profiled launch ('filtered_name')
 set -eu
 name=$1 out=$2
 src=${GPUHIER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 gen=$src/bench/make_big_report.sh
 rm -f "$out"
 case $name in
-  small) "$gen" --analysis --kernels 12 "$out" 2000 40 2>/dev/null ;;
+  small|profiles) "$gen" --analysis --kernels 12 "$out" 2000 40 2>/dev/null ;;
   raw) "$gen" --kernels 12 "$out" 2000 40 2>/dev/null ;;
   trace) "$gen" --kernels 6 "$out" 600 0 2>/dev/null ;;
   empty) "$gen" --kernels 1 "$out" 0 0 2>/dev/null ;;
@@ -36,6 +43,24 @@ UPDATE kernel SET short_name = '<b>markup</b> & \"quotes\" | *md* [x](y) %s %n',
 UPDATE kernel SET short_name = 'bidi_' || char(8238) || 'txet_desrever' || char(8236) || '_tab' || char(9) || 'nl' || char(10) || 'end' WHERE id = 5;
 UPDATE run SET command_line = '[\"./app\",\"--api-key=sk-secret0123456789abcdef\",\"--token\",\"ghp_0123456789abcdefghijklmnopqrstuvwxyz\",\"\\u001b[31mx\"]';
 UPDATE finding SET message = 'msg with ' || char(27) || '[5mblink' || char(27) || '[0m and ' || char(155) || 'C1' WHERE kernel_id = 1;
+" ;;
+  profiles) sql="
+UPDATE launch SET profile_reason = 'extra_metrics' WHERE id = 36;
+UPDATE profile SET metric_set = 'tie+sass_bytes', passes = 2 WHERE launch_id = 36;
+DELETE FROM metric WHERE launch_id = 36 AND metric_id NOT IN (SELECT id FROM metric_name WHERE name IN
+  ('gpu__time_duration.sum', 'smsp__inst_executed.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
+   'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 'smsp__sass_data_bytes_mem_global_op_ld.sum',
+   'smsp__sass_data_bytes_mem_global_op_st.sum'));
+UPDATE metric SET value = value * 1.25 WHERE launch_id = 36
+  AND metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__inst_executed.sum');
+UPDATE launch SET profile_reason = 'counters_busy' WHERE id = 48;
+UPDATE launch SET profiled = 1, profile_reason = 'sample_every' WHERE id = 60;
+INSERT INTO profile (launch_id, passes, metric_set, duration_ns, overhead_ns)
+  SELECT 60, passes, metric_set, duration_ns, overhead_ns + 1500000 FROM profile WHERE launch_id = 12;
+INSERT INTO metric (launch_id, metric_id, value) SELECT 60, metric_id, value FROM metric WHERE launch_id = 12;
+DELETE FROM metric WHERE launch_id IN (SELECT id FROM launch WHERE kernel_id = 1);
+DELETE FROM profile WHERE launch_id IN (SELECT id FROM launch WHERE kernel_id = 1);
+UPDATE launch SET profiled = 0, profile_reason = 'filtered_name' WHERE kernel_id = 1;
 " ;;
 esac
 if [ -n "$sql" ]; then

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of schema/store: create, open, refuse newer/older/non-reports. */
 #include "schema/store.h"
+#include "schema/store_view.h"
 #include "tests/check.h"
 
 #include <stdio.h>
@@ -126,6 +127,53 @@ test_store_memory_copy(void)
     sqlite3_close(db);
 }
 
+static long long
+one_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+    if (store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/*
+ * A view's SELECT from this build's schema runs on a report that lacks
+ * the view (recorded before it was added) and gives the rows the view
+ * gives; a name that is the prefix of another view's (v_profile,
+ * v_profiled) finds its own.
+ */
+static void
+test_store_view_query(void)
+{
+    sqlite3 *db = NULL;
+    CHECK(store_create(":memory:", "test", &db) == 0);
+    CHECK(store_exec(db,
+                     "INSERT INTO kernel (id, mangled_name) VALUES (1, 'k');"
+                     "INSERT INTO config (id, kernel_id) VALUES (1, 1);"
+                     "INSERT INTO launch (id, kernel_id, config_id, profiled) VALUES"
+                     " (1, 1, 1, 1), (2, 1, 1, 1), (3, 1, 1, 1);"
+                     "INSERT INTO profile (launch_id, metric_set) VALUES"
+                     " (1, 'core'), (2, 'tie+atomic'), (3, 'core');"
+                     "INSERT INTO metric_name (id, name) VALUES (1, 'smsp__inst_executed.sum');"
+                     "INSERT INTO metric VALUES (1, 1, 1000), (2, 1, 1500), (3, 1, 1005);") == 0);
+    char *sql = store_view_query("v_profile", "SELECT group_concat(launch_id) FROM ",
+                                 " WHERE set_aside = 1");
+    CHECK(sql != NULL);
+    CHECK_EQ_INT(one_int(db, "SELECT group_concat(launch_id) FROM v_profile WHERE set_aside = 1"),
+                 2);
+    CHECK(store_exec(db, "DROP VIEW v_profile") == 0);
+    CHECK_EQ_INT(sql ? one_int(db, sql) : -1, 2);
+    free(sql);
+    sql = store_view_query("v_profiled", "SELECT count(achieved_occupancy_pct) FROM ", "");
+    CHECK_EQ_INT(sql ? one_int(db, sql) : -1, 0);
+    free(sql);
+    CHECK(store_view_query("v_nosuch", "", "") == NULL);
+    CHECK(strstr(store_error(), "'v_nosuch'") != NULL);
+    sqlite3_close(db);
+}
+
 static const struct check_test tests[] = {
     {"test_store_create_and_open", test_store_create_and_open},
     {"test_store_refuse_newer", test_store_refuse_newer},
@@ -133,6 +181,7 @@ static const struct check_test tests[] = {
     {"test_store_refuse_non_report", test_store_refuse_non_report},
     {"test_store_truncated", test_store_truncated},
     {"test_store_memory_copy", test_store_memory_copy},
+    {"test_store_view_query", test_store_view_query},
 };
 
 int
