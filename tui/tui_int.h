@@ -296,6 +296,12 @@ void view_add_wrapped(struct view *v, enum line_type t, int indent, const char *
 
 /* SQL helpers (view.c): -1 with store_error() set on failure. */
 int tui_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
+/*
+ * The view's kernel row: prepares `sql` (a SELECT from kernel with ?1 for
+ * the view's id) and steps it. 1: *st holds the row (finalize it); 0: no
+ * such kernel, an error line says so; -1: SQLite failed.
+ */
+int view_kernel_row(struct view *v, const char *sql, sqlite3_stmt **st);
 /* Whether the query `sql` (constant text) returns a row; false on error (a missing table). */
 bool tui_has_rows(sqlite3 *db, const char *sql);
 /* One numeric result (NAN when NULL or on error) for a query with an optional int64 parameter. */

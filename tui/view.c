@@ -664,6 +664,20 @@ tui_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
     return store_prepare(db, sql, st);
 }
 
+int
+view_kernel_row(struct view *v, const char *sql, sqlite3_stmt **st)
+{
+    if (tui_prepare(v->db, sql, st))
+        return -1;
+    sqlite3_bind_int64(*st, 1, v->id);
+    if (sqlite3_step(*st) == SQLITE_ROW)
+        return 1;
+    sqlite3_finalize(*st);
+    *st = NULL;
+    view_printf(v, LINE_ERROR, "kernel %lld is not in the report", v->id);
+    return 0;
+}
+
 bool
 tui_has_rows(sqlite3 *db, const char *sql)
 {

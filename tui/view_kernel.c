@@ -439,17 +439,12 @@ kernel_open(struct view *v)
         p = v->priv = xcalloc(1, sizeof(*p));
     priv_clear(p);
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "SELECT short_name, demangled_name, mangled_name, source_file, source_line"
-                    " FROM kernel WHERE id = ?1",
-                    &st))
-        return -1;
-    sqlite3_bind_int64(st, 1, v->id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        view_printf(v, LINE_ERROR, "kernel %lld is not in the report", v->id);
-        return 0;
-    }
+    int found = view_kernel_row(v,
+                                "SELECT short_name, demangled_name, mangled_name, source_file,"
+                                " source_line FROM kernel WHERE id = ?1",
+                                &st);
+    if (found <= 0)
+        return found;
     const char *shortn = (const char *)sqlite3_column_text(st, 0);
     const char *dem = (const char *)sqlite3_column_text(st, 1);
     const char *mang = (const char *)sqlite3_column_text(st, 2);

@@ -350,17 +350,11 @@ profiles_open(struct view *v)
         p = v->priv = xcalloc(1, sizeof(*p));
     priv_clear(p);
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "SELECT coalesce(short_name, demangled_name, mangled_name) FROM kernel"
-                    " WHERE id = ?1",
-                    &st))
-        return -1;
-    sqlite3_bind_int64(st, 1, v->id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        view_printf(v, LINE_ERROR, "kernel %lld is not in the report", v->id);
-        return 0;
-    }
+    int found = view_kernel_row(
+        v, "SELECT coalesce(short_name, demangled_name, mangled_name) FROM kernel WHERE id = ?1",
+        &st);
+    if (found <= 0)
+        return found;
     const char *name = (const char *)sqlite3_column_text(st, 0);
     p->name = xsanitize(name, 512);
     view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", name, WRAP);
