@@ -13,25 +13,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Kernel id for a name: exact short, demangled or mangled name, else a unique substring. */
+/*
+ * Steps `st` (rows of id, name) and keeps the first id in *id; returns
+ * the number of rows (at most the query's LIMIT) and lists the names,
+ * sanitized and cut, in `list` ("'a', 'b', ..." from the sixth on).
+ */
+static int
+candidates(sqlite3_stmt *st, long long *id, char *list, size_t size)
+{
+    int n = 0;
+    size_t len = 0;
+    list[0] = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n++ == 0)
+            *id = sqlite3_column_int64(st, 0);
+        char buf[160];
+        sanitize_into(buf, sizeof(buf), (const char *)sqlite3_column_text(st, 1));
+        int w = snprintf(list + len, size - len, "%s'%s'", n > 1 ? ", " : "", n > 5 ? "..." : buf);
+        if (w > 0 && (size_t)w < size - len)
+            len += (size_t)w;
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+/*
+ * Kernel id for a name: an exact demangled or mangled name, an exact short
+ * name of one kernel, the short name without its namespaces, else a
+ * unique substring of the demangled or mangled name. A short name that
+ * several kernels share (template instances: PyTorch's
+ * vectorized_elementwise_kernel has many) is an error that lists their
+ * demangled names, so a distinguishing part of one can be given instead.
+ */
 static int
 find_kernel(sqlite3 *db, const char *name, long long *id)
 {
     sqlite3_stmt *st = NULL;
+    char shown[256], list[1024];
+    sanitize_into(shown, sizeof(shown), name);
     if (tui_prepare(db,
-                    "SELECT id FROM kernel WHERE short_name = ?1 OR demangled_name = ?1 OR "
-                    "mangled_name = ?1"
+                    "SELECT id FROM kernel WHERE demangled_name = ?1 OR mangled_name = ?1"
                     " ORDER BY id LIMIT 1",
                     &st))
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    if (rc == SQLITE_ROW)
         *id = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        return 0;
-    }
     sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (tui_prepare(db,
+                    "SELECT id, coalesce(demangled_name, mangled_name) FROM kernel"
+                    " WHERE short_name = ?1 ORDER BY id LIMIT 6",
+                    &st))
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int n = candidates(st, id, list, sizeof(list));
+    if (n == 1)
+        return 0;
+    if (n > 1)
+        return store_set_error("'%s' matches several kernels: %s; give a part of one's demangled "
+                               "name (a template argument) instead",
+                               shown, list);
     /* The name without its namespaces ("kernel" for "ns::kernel"). */
     if (tui_prepare(db,
                     "SELECT id FROM kernel WHERE substr(short_name, -length(?1)) = ?1"
@@ -53,22 +97,7 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
                     &st))
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int n = 0;
-    char list[1024] = "";
-    size_t len = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n++ == 0)
-            *id = sqlite3_column_int64(st, 0);
-        char buf[128];
-        sanitize_into(buf, sizeof(buf), (const char *)sqlite3_column_text(st, 1));
-        int w = snprintf(list + len, sizeof(list) - len, "%s'%s'", n > 1 ? ", " : "",
-                         n > 5 ? "..." : buf);
-        if (w > 0 && (size_t)w < sizeof(list) - len)
-            len += (size_t)w;
-    }
-    sqlite3_finalize(st);
-    char shown[256];
-    sanitize_into(shown, sizeof(shown), name);
+    n = candidates(st, id, list, sizeof(list));
     if (n == 0)
         return store_set_error("no kernel matches '%s'", shown);
     if (n > 1)

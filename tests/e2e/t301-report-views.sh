@@ -24,6 +24,22 @@ grep -q '^Kernel       synthetic::strided_kernel_8$' k.txt || fail "kernel detai
 grep -q 'Raw metrics' k.txt || fail "kernel text lists the raw metrics"
 grep -q 'sectors/req' k.txt || fail "kernel pyramid"
 "$bin" report --raw small.db --view kernel strided_kernel_8 > /dev/null || fail "unique substring"
+# Two template instances with one short name (PyTorch's vectorized_elementwise_kernel has nine):
+# the short name alone is ambiguous and lists them; a full or partial demangled name picks one.
+sql="INSERT INTO kernel (mangled_name, demangled_name, short_name) VALUES
+  ('_Z3twoIfEvv', 'void synthetic::twin<float>()', 'synthetic::twin'),
+  ('_Z3twoIdEvv', 'void synthetic::twin<double>()', 'synthetic::twin');"
+cp small.db twins.db
+sqlite3 twins.db "$sql" 2>/dev/null ||
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect("twins.db"); c.executescript(sys.argv[1]); c.commit()' "$sql"
+set +e
+"$bin" report --raw twins.db --view kernel synthetic::twin 2> err.txt; rc=$?
+set -e
+[ $rc = 2 ] && grep -q "matches several kernels" err.txt && grep -q 'twin<float>' err.txt &&
+  grep -q 'twin<double>' err.txt || fail "exact short name of two kernels: rc $rc, $(cat err.txt)"
+"$bin" report --raw twins.db --view kernel 'twin<double>' > k2.txt || fail "a partial demangled name picks one"
+grep -q '^Kernel       synthetic::twin$' k2.txt || fail "twin<double> detail"
+"$bin" report --raw twins.db --view kernel 'void synthetic::twin<float>()' > /dev/null || fail "exact demangled name"
 "$bin" report --raw small.db --view finding 1 > f.txt || fail "--view finding 1"
 grep -q '^Finding #1 ' f.txt || fail "finding detail"
 set +e
