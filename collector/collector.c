@@ -29,6 +29,7 @@
  */
 #include "collector/collector_int.h"
 #include "collector/cupti_load.h"
+#include "collector/fault.h"
 #include "collector/metrics.h"
 #include "collector/sampling.h"
 #include "schema/outname.h"
@@ -269,40 +270,31 @@ static const struct {
  * the prefix, or a number) instead of calling CUPTI; with <n>, only its
  * first n calls do and later ones call CUPTI, so a transient failure can
  * be shown. Calls are counted per entry, for the first 16 entries (a
- * later entry, or a count that is not a number, fails always).
+ * later entry, or a count that is not a number, fails always). The list
+ * is parsed by fault_find() (collector/fault.c, tested on the CPU).
  * docs/fault-injection.md.
  */
 static CUptiResult
 fault(const char *site)
 {
     static atomic_long calls[16];
-    const char *f = getenv("GPUHIER_FAULT");
-    if (!f || !*f)
+    struct fault_entry fe;
+    if (!fault_find(getenv("GPUHIER_FAULT"), site, &fe))
         return CUPTI_SUCCESS;
-    size_t sl = strlen(site);
-    int k = 0; /* the entry's index */
-    for (const char *p = f; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL, k++) {
-        if (strncmp(p, site, sl) || p[sl] != ':')
-            continue;
-        const char *e = p + sl + 1;
-        size_t el = strcspn(e, ",:");
-        if (e[el] == ':' && k < (int)(sizeof(calls) / sizeof(calls[0]))) {
-            char *end;
-            long n = strtol(e + el + 1, &end, 10);
-            if (end != e + el + 1 && (!*end || *end == ',') && atomic_fetch_add(&calls[k], 1) >= n)
-                return CUPTI_SUCCESS;
-        }
-        if (el && e[0] >= '0' && e[0] <= '9')
-            return (CUptiResult)strtol(e, NULL, 10);
-        for (size_t i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++) {
-            const char *n = fault_names[i].name;
-            if ((strlen(n) == el && !strncmp(n, e, el)) ||
-                (strlen(n + 12) == el && !strncmp(n + 12, e, el)))
-                return fault_names[i].rc;
-        }
-        return CUPTI_ERROR_UNKNOWN;
+    if (fe.has_count && fe.index < (int)(sizeof(calls) / sizeof(calls[0])) &&
+        atomic_fetch_add(&calls[fe.index], 1) >= fe.count)
+        return CUPTI_SUCCESS;
+    const char *e = fe.error;
+    size_t el = fe.error_len;
+    if (el && e[0] >= '0' && e[0] <= '9')
+        return (CUptiResult)strtol(e, NULL, 10);
+    for (size_t i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++) {
+        const char *n = fault_names[i].name;
+        if ((strlen(n) == el && !strncmp(n, e, el)) ||
+            (strlen(n + 12) == el && !strncmp(n + 12, e, el)))
+            return fault_names[i].rc;
     }
-    return CUPTI_SUCCESS;
+    return CUPTI_ERROR_UNKNOWN;
 }
 
 /* ------------------------------------------------------------ range profiler */

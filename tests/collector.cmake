@@ -12,6 +12,7 @@ set(GH_COLLECTOR_TEST_SOURCES
   ${PROJECT_SOURCE_DIR}/collector/json.c
   ${PROJECT_SOURCE_DIR}/schema/strbuf.c
   ${PROJECT_SOURCE_DIR}/collector/demangle.c
+  ${PROJECT_SOURCE_DIR}/collector/fault.c
   ${PROJECT_SOURCE_DIR}/collector/occupancy.c)
 
 # Each variant compiles its own copy of the store (gh_store carries the

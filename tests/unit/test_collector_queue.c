@@ -7,6 +7,7 @@
  * (unit.collector_queue_tsan). No CUDA, no CUPTI.
  */
 #include "collector/collector_int.h"
+#include "collector/fault.h"
 #include "collector/queue.h"
 #include "tests/check.h"
 
@@ -846,6 +847,38 @@ test_collector_callbacks(void)
         CHECK(!cb_has(gh_cb_nvtx, GH_NCB(gh_cb_nvtx), nvtx_not[i]));
 }
 
+/*
+ * GPUHIER_FAULT (docs/fault-injection.md): the whole site name before
+ * ':', the error text, the optional whole-number count, the entry's index
+ * (collector.c counts calls per index); a count that is not a number is
+ * ignored, so the site fails always.
+ */
+static void
+test_collector_fault_spec(void)
+{
+    struct fault_entry e;
+    CHECK(!fault_find(NULL, "range_start", &e));
+    CHECK(!fault_find("", "range_start", &e));
+    CHECK(!fault_find("range_enable:HARDWARE_BUSY", "range_start", &e));
+    CHECK(!fault_find("range:HARDWARE_BUSY", "range_start", &e)); /* a prefix is not the site */
+    CHECK(!fault_find("range_start_x:HARDWARE_BUSY", "range_start", &e));
+    CHECK(fault_find("range_start:HARDWARE_BUSY", "range_start", &e));
+    CHECK(e.error_len == strlen("HARDWARE_BUSY") &&
+          !strncmp(e.error, "HARDWARE_BUSY", e.error_len));
+    CHECK(e.index == 0 && !e.has_count);
+    CHECK(fault_find("subscribe:7,range_start:CUPTI_ERROR_HARDWARE_BUSY:3,x:y", "range_start", &e));
+    CHECK(e.index == 1 && e.has_count && e.count == 3);
+    CHECK(e.error_len == strlen("CUPTI_ERROR_HARDWARE_BUSY"));
+    CHECK(fault_find("subscribe:7,range_start:CUPTI_ERROR_HARDWARE_BUSY:3,x:y", "subscribe", &e));
+    CHECK(e.index == 0 && e.error_len == 1 && e.error[0] == '7' && !e.has_count);
+    CHECK(fault_find("range_start:HARDWARE_BUSY:x", "range_start", &e) && !e.has_count);
+    CHECK(fault_find("range_start:HARDWARE_BUSY:2x,a:b", "range_start", &e) && !e.has_count);
+    CHECK(fault_find("range_start:HARDWARE_BUSY:0", "range_start", &e) && e.has_count &&
+          e.count == 0);
+    CHECK(fault_find("a:b,,range_start:UNKNOWN", "range_start", &e) && e.index == 2);
+    CHECK(fault_find("range_start:", "range_start", &e) && e.error_len == 0);
+}
+
 static const struct check_test tests[] = {
     {"test_collector_callbacks", test_collector_callbacks},
     {"test_collector_writer_joins", test_collector_writer_joins},
@@ -858,6 +891,7 @@ static const struct check_test tests[] = {
     {"test_collector_writer_8_producers", test_collector_writer_8_producers},
     {"test_collector_json_escape", test_collector_json_escape},
     {"test_collector_short_name", test_collector_short_name},
+    {"test_collector_fault_spec", test_collector_fault_spec},
 };
 
 int
