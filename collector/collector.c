@@ -109,7 +109,7 @@ static struct {
         unsigned groups;        /* enum metrics_group mask; 0 = core */
         struct metrics_host *h; /* never freed: queued records point at its names */
         int passes;
-        char set[40]; /* profile.metric_set, e.g. "core" or "tie+tma" */
+        char set[METRICS_SET_NAME_MAX]; /* profile.metric_set, e.g. "core" or "tie+tma" */
     } hosts[64], *cur;
     struct prof_host *configured; /* the host whose config image the enabled object last got */
     int nhosts;
@@ -421,14 +421,10 @@ prof_host(unsigned groups)
     ph->h = h;
     ph->passes = metrics_host_passes(h);
     /* "core", "metrics" (--metric-set none), or "tie+GROUP...": an extras profile */
-    size_t len = (size_t)snprintf(ph->set, sizeof(ph->set), "%s",
-                                  groups && with ? "tie"
-                                  : G.no_core    ? "metrics"
-                                                 : "core");
-    for (unsigned g = 1; g <= METRICS_GROUP_ALL && len < sizeof(ph->set); g <<= 1)
-        if ((groups & g) && metrics_group_name((enum metrics_group)g))
-            len += (size_t)snprintf(ph->set + len, sizeof(ph->set) - len, "+%s",
-                                    metrics_group_name((enum metrics_group)g));
+    metrics_set_name(groups && with ? "tie"
+                     : G.no_core    ? "metrics"
+                                    : "core",
+                     groups, ph->set, sizeof(ph->set));
     return ph;
 }
 

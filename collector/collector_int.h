@@ -7,6 +7,7 @@
  */
 #ifndef GPUHIER_COLLECTOR_INT_H
 #define GPUHIER_COLLECTOR_INT_H
+#include "collector/metrics.h"
 #include "schema/strbuf.h"
 
 #include <stddef.h>
@@ -98,7 +99,7 @@ struct rec_profile {
     int n; /* values */
     int64_t overhead_ns;
     const char *const *names; /* metric names, owned by a host object that outlives the writer */
-    char set[64];
+    char set[METRICS_SET_NAME_MAX]; /* profile.metric_set (metrics_set_name()) */
     double values[REC_MAX_METRICS];
 };
 

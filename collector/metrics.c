@@ -162,6 +162,26 @@ metrics_group_name(enum metrics_group g)
     return gr ? gr->name : NULL;
 }
 
+/* Appends `sep` and `s` at buf + len (n bytes in all), cut to fit; returns the new length. */
+static size_t
+append(char *buf, size_t n, size_t len, const char *sep, const char *s)
+{
+    int w = snprintf(buf + len, n - len, "%s%s", sep, s);
+    return w < 0 ? len : len + (size_t)w < n ? len + (size_t)w : n - 1;
+}
+
+size_t
+metrics_set_name(const char *base, unsigned mask, char *buf, size_t n)
+{
+    if (!n)
+        return 0;
+    size_t len = append(buf, n, 0, "", base);
+    for (unsigned g = 1; g <= METRICS_GROUP_ALL; g <<= 1)
+        if ((mask & g) && metrics_group_name((enum metrics_group)g))
+            len = append(buf, n, len, "+", metrics_group_name((enum metrics_group)g));
+    return len;
+}
+
 enum metrics_group
 metrics_group_from_name(const char *name)
 {

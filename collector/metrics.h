@@ -59,6 +59,15 @@ const char *const *metrics_group_set(enum metrics_group g, size_t *n);
  * "sass_bytes"), or NULL. */
 const char *metrics_group_name(enum metrics_group g);
 
+/*
+ * profile.metric_set's name for a host object: `base` ("core", "metrics"
+ * or "tie") then "+name" for each group of `mask` in flag order, into
+ * buf (n bytes, always terminated, cut if too short). Returns the length
+ * written. METRICS_SET_NAME_MAX holds every group at once.
+ */
+#define METRICS_SET_NAME_MAX 64
+size_t metrics_set_name(const char *base, unsigned mask, char *buf, size_t n);
+
 /* Group flag for a short name (as above), or 0 if unknown. */
 enum metrics_group metrics_group_from_name(const char *name);
 

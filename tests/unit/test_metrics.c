@@ -245,7 +245,33 @@ test_metrics_hosts_cache(void)
     CHECK(strstr(err, "'l2__nope.sum'") != NULL);
 }
 
+/*
+ * profile.metric_set names: "core", "metrics" or "tie", then "+group" for
+ * each group in flag order. Every group at once must fit
+ * METRICS_SET_NAME_MAX whole (an extras set was once cut to "...sass_by").
+ */
+static void
+test_metrics_set_name(void)
+{
+    char buf[METRICS_SET_NAME_MAX];
+    CHECK_EQ_INT((int)metrics_set_name("core", 0, buf, sizeof buf), 4);
+    CHECK_STR(buf, "core");
+    metrics_set_name("tie", METRICS_GROUP_SASS_BYTES | METRICS_GROUP_TMA, buf, sizeof buf);
+    CHECK_STR(buf, "tie+tma+sass_bytes");
+    size_t want = strlen("core");
+    for (unsigned g = 1; g <= METRICS_GROUP_ALL; g <<= 1)
+        if (metrics_group_name((enum metrics_group)g))
+            want += 1 + strlen(metrics_group_name((enum metrics_group)g));
+    size_t len = metrics_set_name("core", METRICS_GROUP_ALL, buf, sizeof buf);
+    CHECK_EQ_INT((int)len, (int)want);
+    CHECK(len < sizeof buf && strlen(buf) == want && strstr(buf, "+sass_bytes") != NULL);
+    char small[8];
+    CHECK_EQ_INT((int)metrics_set_name("core", METRICS_GROUP_ALL, small, sizeof small), 7);
+    CHECK_STR(small, "core+tm"); /* cut, terminated */
+}
+
 static const struct check_test tests[] = {
+    {"test_metrics_set_name", test_metrics_set_name},
     {"test_metrics_hosts_cache", test_metrics_hosts_cache},
     {"test_metrics_core_passes", test_metrics_core_passes},
     {"test_metrics_every_name_valid", test_metrics_every_name_valid},
