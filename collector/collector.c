@@ -75,6 +75,8 @@ static struct {
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
     int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
+    const char
+        *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch (diagnosis) */
     atomic_int prewarmed;
     atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
@@ -360,6 +362,18 @@ prof_busy_refused(const char *what, CUptiResult rc)
         note_limited("hardware_busy", msg, "tracing continues");
     }
     return -EBUSY;
+}
+
+/*
+ * Whether sampled launches are being deferred after a refusal
+ * (prof_busy_refused()'s backoff has not ended). busy_until_ns is 0
+ * unless refused since the last profile started: no clock call then.
+ */
+static int
+backing_off(void)
+{
+    int64_t until = atomic_load_explicit(&G.busy_until_ns, memory_order_relaxed);
+    return until && mono_ns() < until;
 }
 
 /*
@@ -767,7 +781,7 @@ static void
 note_stack_limit(void)
 {
     /* GPUHIER_DIAG_STACK_LIMIT=BYTES (diagnosis, class C): set it first, at the first launch */
-    const char *set = env("GPUHIER_DIAG_STACK_LIMIT");
+    const char *set = G.stack_limit_set;
     if (set && !atomic_load(&G.stack_limit) && gh.cuCtxSetLimit) {
         CUresult sr = gh.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, (size_t)strtoull(set, NULL, 10));
         gh_say("GPUHIER_DIAG_STACK_LIMIT: cuCtxSetLimit(CU_LIMIT_STACK_SIZE, %s): %s", set,
@@ -1181,10 +1195,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             if (budget > 0)
                 sl.over_budget = !sampling_budget_allows(budget, atomic_load(&G.profiling_ns),
                                                          mono_ns() - G.start_mono_ns);
-            /* 0 unless refused since the last profile started: no clock call then */
-            int64_t busy_until = atomic_load_explicit(&G.busy_until_ns, memory_order_relaxed);
-            if (busy_until)
-                sl.counters_busy = mono_ns() < busy_until;
+            sl.counters_busy = backing_off();
             sample = sampling_decide_ex(&G.sampling, &sl, &why, &l->config_index, &extras) == NULL;
             deferred = sl.counters_busy && !sample && !strcmp(why, "counters_busy");
             tls_prof_launch = sl;
@@ -1200,9 +1211,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             atomic_store(&G.prof_busy, 1);
             tls_prof_t0 = (uint64_t)mono_ns();
             /* another thread may have met busy counters since this launch was decided */
-            int64_t busy_until = atomic_load(&G.busy_until_ns);
-            int rc =
-                busy_until && mono_ns() < busy_until ? -EBUSY : prof_start(cb->context, extras);
+            int rc = backing_off() ? -EBUSY : prof_start(cb->context, extras);
             if (rc == 0) {
                 if (atomic_load(&G.busy_attempts)) {
                     G.busy_consecutive = 0;
@@ -1928,6 +1937,7 @@ initialize(void)
     G.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
     G.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     G.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
+    G.stack_limit_set = env("GPUHIER_DIAG_STACK_LIMIT");
     if (G.switch_keep)
         gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "
                "only: values may be lost)");
