@@ -128,11 +128,23 @@ gt() { # gt NAME LIMIT SCRIPT: one GPU test with the environment ctest gives it
   # a test program left running would share the GPU with every later step
   pkill -9 -f "$stage/gpu/" 2>/dev/null && echo "== WARNING: $1 left test programs running; killed them"
 }
-a2_buffers() { # the A2 probe (docs/agreement.md) with CUPTI's record buffer in host memory and at 256 KB
+# The agreement probes of docs/agreement.md, one pass, both tools, on one launch:
+# a2 NAME LIMIT [VAR=VALUE...]: smem_big's second launch (class A2);
+# a1 NAME LIMIT PROGRAMS [VAR=VALUE...]: the first launch after a traced fill (class A1).
+a2() {
+  n=$1 l=$2; shift 2
+  step "$n" "$l" env "$@" AGREE_PARTS=single-tk AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 \
+    AGREE_TK_LAUNCHES=1 OUT="$res/$n" sh bench/agreement.sh "$stage"
+}
+a1() {
+  n=$1 l=$2 progs=$3; shift 3
+  step "$n" "$l" env "$@" AGREE_PARTS=single-tk AGREE_PROGRAMS="$progs" AGREE_TK_SKIP=1 \
+    AGREE_TK_LAUNCHES=1 OUT="$res/$n" sh bench/agreement.sh "$stage"
+}
+a1_three='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$'
+a2_buffers() { # the A2 probe with CUPTI's record buffer in host memory and at 256 KB
   for buf in host 262144; do
-    step "agree_a2_$buf" 40 env GPUHIER_DIAG_ACTIVITY_BUFFER=$buf AGREE_PARTS=single-tk \
-      AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2_$buf" \
-      sh bench/agreement.sh "$stage"
+    a2 "agree_a2_$buf" 40 GPUHIER_DIAG_ACTIVITY_BUFFER=$buf
   done
 }
 case $part in
@@ -208,10 +220,8 @@ next-cost)
 closing)
   step e2e 160 env OUT="$res/e2e" E2E_BUDGET_S=150 sh bench/e2e_testkernels.sh "$stage"
   gt t151 30 tests/gpu/t151-collector-quick.sh
-  step agree_a2 40 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 \
-    AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2" sh bench/agreement.sh "$stage"
-  step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
-    AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
+  a2 agree_a2 40
+  a1 agree_a1 60 "$a1_three"
   # A2 with CUPTI's record buffer in host memory and small (next-ncu's try ran after
   # an ncu left behind by its timeout and met CUPTI_ERROR_HARDWARE_BUSY)
   a2_buffers
@@ -286,10 +296,8 @@ reagree)
   # 2026-11-29 20:02 and the A1/A2 probes followed calls that ran t150/t151)
   step agree_single_tk 280 env OUT="$res/agree_single_tk" AGREE_PARTS=single-tk AGREE_BUDGET_S=270 \
     sh bench/agreement.sh "$stage"
-  step agree_a2 40 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 \
-    AGREE_TK_LAUNCHES=1 OUT="$res/agree_a2" sh bench/agreement.sh "$stage"
-  step agree_a1 60 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^(transpose-tiled-4096|occupancy-regs-mem|reuse-stencil)$' \
-    AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/agree_a1" sh bench/agreement.sh "$stage"
+  a2 agree_a2 40
+  a1 agree_a1 60 "$a1_three"
   step agree_tk 110 env OUT="$res/agree_tk" AGREE_PARTS=agree-tk AGREE_BUDGET_S=100 sh bench/agreement.sh "$stage"
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
@@ -321,14 +329,11 @@ prewarm)
   # before the first profiled launch? Each probe plain, then with GPUHIER_DIAG_PREWARM=1, twice.
   for rep in 1 2; do
     for pw in 0 1; do
-      if [ $pw = 1 ]; then export GPUHIER_DIAG_PREWARM=1; else unset GPUHIER_DIAG_PREWARM; fi
-      step "a1_pw${pw}_$rep" 30 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^transpose-tiled-4096$' \
-        AGREE_TK_SKIP=1 AGREE_TK_LAUNCHES=1 OUT="$res/a1_pw${pw}_$rep" sh bench/agreement.sh "$stage"
-      step "a2_pw${pw}_$rep" 30 env AGREE_PARTS=single-tk AGREE_PROGRAMS='^optin-big-fixed$' AGREE_TK_SKIP=2 \
-        AGREE_TK_LAUNCHES=1 OUT="$res/a2_pw${pw}_$rep" sh bench/agreement.sh "$stage"
+      if [ $pw = 1 ]; then set -- GPUHIER_DIAG_PREWARM=1; else set --; fi
+      a1 "a1_pw${pw}_$rep" 30 '^transpose-tiled-4096$' "$@"
+      a2 "a2_pw${pw}_$rep" 30 "$@"
     done
   done
-  unset GPUHIER_DIAG_PREWARM
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 gputests)
