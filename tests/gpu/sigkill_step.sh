@@ -12,16 +12,33 @@
 # GPU with every later step of the call (docs/gpu-runs.md, "Orphaned
 # gpu/sigkill").
 # Needs: lib, gpu (the stage's collector and test programs); cwd = output dir.
-sigkill_step() {
-    sk_db=$1 sk_wait=$2
-    shift 2
-    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$PWD/$sk_db" "$@" "$gpu/sigkill" > sk.out 2> sk.err &
+
+# sigkill_start NAME [VAR=VALUE...]: gpu/sigkill under the collector, report NAME.db,
+# output NAME.out and NAME.err, in the background; returns once it printed "started"
+# (10 s at most). Sets sk_pid, the program's own pid.
+sigkill_start() {
+    sk_name=$1
+    shift
+    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$PWD/$sk_name.db" "$@" "$gpu/sigkill" \
+        > "$sk_name.out" 2> "$sk_name.err" &
     sk_pid=$!
     i=0
-    while [ $i -lt 100 ] && ! grep -q started sk.out 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+    while [ $i -lt 100 ] && ! grep -q started "$sk_name.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+}
+
+# sigkill_kill PID: SIGKILL and reap it.
+sigkill_kill() {
+    kill -9 "$1"
+    wait "$1" 2>/dev/null
+}
+
+sigkill_step() {
+    sk_wait=$2
+    sk_base=${1%.db}
+    shift 2
+    sigkill_start "$sk_base" "$@"
     sleep "$sk_wait"
-    kill -9 "$sk_pid"
-    wait "$sk_pid" 2>/dev/null
+    sigkill_kill "$sk_pid"
     sk_ok=1
     if kill -0 "$sk_pid" 2>/dev/null || pgrep -f "$gpu/sigkill" > /dev/null 2>&1; then
         sk_ok=0

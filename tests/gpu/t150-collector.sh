@@ -152,15 +152,10 @@ q fb.db "SELECT 'busy once: ' || profiling_limited FROM run"
 # (GPUHIER_DIAG_KEEP_ENABLED=1) holds them while it runs (docs/gpu-runs.md, session of
 # 23:28 UTC); a second gpu/sigkill under the default collector is refused, defers, and
 # profiles its configuration once the holder is gone. Both are killed by pid.
-env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/hold.db" GPUHIER_DIAG_KEEP_ENABLED=1 \
-    "$gpu/sigkill" > hold.out 2> hold.err &
-hold=$!
-i=0; while [ $i -lt 100 ] && ! grep -q started hold.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
-env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/held.db" "$gpu/sigkill" > held.out 2> held.err &
-held=$!
-i=0; while [ $i -lt 100 ] && ! grep -q started held.out 2>/dev/null; do sleep 0.1; i=$((i+1)); done
-sleep 1; kill -9 $hold; wait $hold 2>/dev/null
-sleep 4; kill -9 $held; wait $held 2>/dev/null
+sigkill_start hold GPUHIER_DIAG_KEEP_ENABLED=1; hold=$sk_pid
+sigkill_start held; held=$sk_pid
+sleep 1; sigkill_kill $hold
+sleep 4; sigkill_kill $held
 kill -0 $hold 2>/dev/null || kill -0 $held 2>/dev/null && bad "busy held: a program still runs" || ok "busy held: both killed"
 grep '==gpuhier==' held.err | head -3
 expect_ge "busy held: deferred while held" held.db "SELECT count(*) FROM launch WHERE profile_reason = 'counters_busy'" 1
