@@ -42,6 +42,8 @@
 # AGREE_COST_MODES (the cost part's modes, comma list of native, trace,
 # default, budget, all, ncu-all, ncu-plc; default all but budget),
 # AGREE_PROFILE_BUDGET (the budget mode's --profile-budget, default 30),
+# AGREE_CACHE (none, the default, or all: both tools get --cache-control
+# all, so each profiled launch starts from a flushed L2),
 # NCU (default ncu), AGREE_REUSE (a previous
 # run's tk/ folder: nothing is run, its reports and ncu CSVs, and those of
 # the pt/ folder beside it, are compared again for the parts asked for;

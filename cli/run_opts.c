@@ -32,6 +32,7 @@ enum opt_id {
     OPT_LAUNCH_SKIP,
     OPT_LAUNCH_COUNT,
     OPT_PROFILE_BUDGET,
+    OPT_CACHE_CONTROL,
     OPT_NVTX_INCLUDE,
     OPT_NO_ANALYZE,
     OPT_RULES,
@@ -70,6 +71,9 @@ static const struct opt opts[] = {
     {OPT_PROFILE_BUDGET, 0, "profile-budget", 1, "PCT",
      "let profiling add at most PCT % to the rest of the run's time; a launch chosen over budget "
      "is deferred to its configuration's next launch"},
+    {OPT_CACHE_CONTROL, 0, "cache-control", 1, "all|none",
+     "all: flush the L2 before each profiled launch (cold, clean cache, as ncu's default); "
+     "none (default): the L2 as the program left it"},
     {OPT_NVTX_INCLUDE, 0, "nvtx-include", 1, "REGEX",
      "profile only launches inside NVTX ranges whose path matches"},
     {OPT_NO_ANALYZE, 0, "no-analyze", 0, NULL,
@@ -237,6 +241,11 @@ set_value(struct run_opts *o, const struct opt *op, const char *v)
             return usage_error("--metric-set: '%s' is not default or none", v);
         o->metric_set = v;
         return 0;
+    case OPT_CACHE_CONTROL:
+        if (strcmp(v, "all") && strcmp(v, "none"))
+            return usage_error("--cache-control: '%s' is not all or none", v);
+        o->cache_control = v;
+        return 0;
     case OPT_SAMPLE:
         o->sample = v;
         return check_sample(v);
@@ -366,6 +375,10 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
         return usage_error("no program given");
     if (o->metric_set && !strcmp(o->metric_set, "none") && !o->metrics)
         return usage_error("--metric-set none collects only --metrics, and none were given");
+    if (o->cache_control && !strcmp(o->cache_control, "all") && o->mode &&
+        !strcmp(o->mode, "trace"))
+        return usage_error("--cache-control all flushes the L2 before profiled launches, and "
+                           "--mode trace profiles none");
     o->argv = argv + i;
     return 0;
 }

@@ -27,6 +27,7 @@
  * callback). Every failure ends in one `==gpuhier==` line on stderr, a
  * `run.profiling_limited` text and an `event` row; the program runs on.
  */
+#include "collector/cacheflush.h"
 #include "collector/collector_int.h"
 #include "collector/cupti_load.h"
 #include "collector/fault.h"
@@ -79,8 +80,11 @@ static struct {
         *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch (diagnosis) */
     atomic_int prewarmed;
     atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
-    int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
-    int no_core;     /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
+    int extras_core;  /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
+    int cache_all;    /* GPUHIER_CACHE_CONTROL=all: flush the L2 before each profiled launch */
+    long flushes;     /* L2 flushes done (prof_lock) */
+    int64_t flush_ns; /* their time, inside the profiled launches' overhead (prof_lock) */
+    int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
     char path[4096];
     char session_file[4096];
@@ -620,6 +624,35 @@ prof_counter_data(const struct prof_host *ph)
 }
 
 /*
+ * --cache-control all (prof_lock held): flush the L2 after the profiler's
+ * set-up and before its Start, so the range begins with a clean, cold L2
+ * (collector/cacheflush.h). A flush that fails ends cache control for the
+ * process, said once; profiling goes on with the L2 as the program left it.
+ */
+static void
+prof_flush_l2(CUcontext ctx)
+{
+    char err[256] = "";
+    int64_t t0 = mono_ns();
+    CUptiResult frc = fault("cache_flush"); /* docs/fault-injection.md */
+    if (frc != CUPTI_SUCCESS)
+        snprintf(err, sizeof(err), "injected %s", cupti_err(frc));
+    if (frc != CUPTI_SUCCESS || cacheflush_run(ctx, NULL, err, sizeof(err))) {
+        G.cache_all = 0;
+        char value[sizeof(((struct rec *)0)->u.meta.value)], msg[400];
+        snprintf(value, sizeof(value), "none: %s", err);
+        push_meta("cache_control", value);
+        snprintf(msg, sizeof(msg),
+                 "cache control off: the L2 flush before a profiled launch failed (%s)", err);
+        note_limited("cache_control_failed", msg,
+                     "later profiled launches see the L2 as the program left it");
+        return;
+    }
+    G.flushes++;
+    G.flush_ns += mono_ns() - t0;
+}
+
+/*
  * ENTER of a sampled launch (prof_lock held): configure and start one
  * range. 0 when started, -EBUSY when the counters are busy (the launch
  * is deferred, profiling goes on), -1 when profiling has ended.
@@ -656,6 +689,8 @@ prof_start(CUcontext ctx, unsigned groups)
         return ret;
     }
     G.configured = G.cur;
+    if (G.cache_all)
+        prof_flush_l2(ctx);
     tls_t_setup = mono_ns() - t0;
     CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = G.prof_obj;
@@ -1514,6 +1549,9 @@ on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const voi
     (void)ud;
     if (!atomic_load_explicit(&G.active, memory_order_relaxed))
         return;
+    /* the L2 flush's own driver calls (module, buffer, kernel) are not the program's */
+    if (cacheflush_active())
+        return;
     switch (dom) {
     case CUPTI_CB_DOMAIN_DRIVER_API:
         on_driver(cbid, data);
@@ -1586,6 +1624,11 @@ finish(void)
                  busy, atomic_load(&G.busy_deferred), atomic_load(&G.busy_profiled));
         gh_say("%s", msg);
         push_limited(msg);
+    }
+    if (G.flushes) {
+        char v[64];
+        snprintf(v, sizeof(v), "%ld flushes, %.1f ms", G.flushes, G.flush_ns / 1e6);
+        push_meta("cache_flushes", v);
     }
     atomic_store(&G.active, 0);
     struct writer_stats s;
@@ -1896,6 +1939,14 @@ init_profiling(void)
     }
     G.metrics = metrics_list_build(G.no_core ? METRICS_NO_CORE : 0, env("GPUHIER_METRICS"),
                                    &G.nmetrics, err, sizeof(err));
+    const char *cc = env("GPUHIER_CACHE_CONTROL");
+    if (cc && strcmp(cc, "all") && strcmp(cc, "none")) {
+        limit("bad_option", "profiling disabled: GPUHIER_CACHE_CONTROL='%s' is not all or none",
+              cc);
+        G.sampling_ok = 0;
+        return;
+    }
+    G.cache_all = cc && !strcmp(cc, "all");
     if (!G.metrics) {
         limit("bad_metric", "profiling disabled: %s", err);
         G.sampling_ok = 0;
@@ -1982,6 +2033,7 @@ initialize(void)
     json_kv(&opts, "nvtx_include", env("GPUHIER_NVTX_INCLUDE"), &first);
     json_kv(&opts, "metrics", env("GPUHIER_METRICS"), &first);
     json_kv(&opts, "metric_set", env("GPUHIER_METRIC_SET"), &first);
+    json_kv(&opts, "cache_control", env("GPUHIER_CACHE_CONTROL"), &first);
     json_kv(&opts, "fault", env("GPUHIER_FAULT"), &first);
     strbuf_adds(&opts, "}");
     char *mjson = metric_set_json();
@@ -2010,6 +2062,8 @@ initialize(void)
     free(mjson);
     atomic_store(&G.active, 1);
     G.initialized = 1;
+    if (G.sampling_ok)
+        push_meta("cache_control", G.cache_all ? "all" : "none");
 
     char line[8192];
     snprintf(line, sizeof(line), "start\t%ld\t%s\n", (long)G.pid, G.path);

@@ -180,7 +180,13 @@ struct rec {
     X(cuDeviceGetUuid_v2)                                                                          \
     X(cuGetErrorName)                                                                              \
     X(cuCtxGetLimit)                                                                               \
-    X(cuCtxSetLimit)
+    X(cuCtxSetLimit)                                                                               \
+    X(cuCtxGetDevice)                                                                              \
+    X(cuCtxSynchronize)                                                                            \
+    X(cuModuleLoadData)                                                                            \
+    X(cuModuleGetFunction)                                                                         \
+    X(cuMemAlloc_v2)                                                                               \
+    X(cuLaunchKernel)
 /* clang-format on */
 
 #define GH_DECL(f) __typeof__(f) *f;

@@ -14,6 +14,7 @@
  * is always queued before its kernel can complete, and activity buffers are
  * only parsed after the record queue was drained, so the join finds it.
  */
+#include "collector/cacheflush.h"
 #include "collector/collector_int.h"
 #include "collector/occupancy.h"
 #include "collector/queue.h"
@@ -878,6 +879,8 @@ copy_kind(unsigned k)
 static void
 kernel_record(const CUpti_ActivityKernel10 *k)
 {
+    if (cacheflush_is_kernel(k->name))
+        return; /* --cache-control all's flush, not the program's */
     long kid = kernel_id(k->name, 1);
     if (kid < 0)
         return;
@@ -1029,6 +1032,8 @@ alloc_record(const CUpti_ActivityMemory4 *m)
     int is_alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
     if (!is_alloc && m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
         return;
+    if (cacheflush_owns(m->address))
+        return; /* the L2 flush's buffer: not the program's footprint */
     uint64_t key =
         fnv(&m->address, sizeof(m->address), fnv(&m->deviceId, sizeof(m->deviceId), FNV0));
     uint64_t bytes = m->bytes;

@@ -55,6 +55,14 @@ PRAGMA user_version = 1;
 -- the last profiled launch: the local memory the context reserves per
 -- thread, which shapes where spills land (Nsight Compute's
 -- launch__stack_size).
+-- 'cache_control' (added: 2026-11-30, profiling runs only): 'all' when the
+-- collector flushed the L2 before every profiled launch (`gpuhier run
+-- --cache-control all`: counters of a cold, clean L2, like Nsight Compute's
+-- default), 'none' when it did not (the L2 as the program left it, ncu's
+-- --cache-control none); 'none: <reason>' when a flush failed and the
+-- later profiled launches ran without one. Absent: recorded before the
+-- option existed (no flush). 'cache_flushes': '<n> flushes, <ms> ms', the
+-- flushes done and their time (inside profile.overhead_ns).
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value

@@ -70,6 +70,9 @@
 #          reagree: ~8 min: the testkernels' agreement with ncu, one pass
 #             (single-tk) and multi-pass (agree-tk), and the A1/A2 probes, on
 #             a GPU nothing else uses
+#          cache: ~9 min: t150 (its step 2c: --cache-control all), the A1 and A2
+#             probes and the one-pass agreement (single-tk), all with both tools
+#             flushing the L2 before each profiled launch (AGREE_CACHE=all)
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -335,6 +338,17 @@ prewarm)
     done
   done
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+cache)
+  # --cache-control all (collector/cacheflush.c, docs/collector.md "Cache control"): t150,
+  # whose step 2c checks the flush; the A1 and A2 probes with both tools flushing the L2
+  # before each profiled launch; then the whole one-pass agreement the same way.
+  gt t150 100 tests/gpu/t150-collector.sh
+  a1 a1_all 40 "$a1_three" AGREE_CACHE=all
+  a2 a2_all 30 AGREE_CACHE=all
+  left=$(( 545 - ($(date +%s) - t0) ))
+  [ "$left" -gt 60 ] && step single_tk_all "$left" env OUT="$res/single_tk_all" AGREE_PARTS=single-tk \
+    AGREE_CACHE=all AGREE_BUDGET_S=$(( left - 15 )) sh bench/agreement.sh "$stage"
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)

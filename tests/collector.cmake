@@ -13,6 +13,7 @@ set(GH_COLLECTOR_TEST_SOURCES
   ${PROJECT_SOURCE_DIR}/schema/strbuf.c
   ${PROJECT_SOURCE_DIR}/collector/demangle.c
   ${PROJECT_SOURCE_DIR}/collector/fault.c
+  ${PROJECT_SOURCE_DIR}/collector/cacheflush.c
   ${PROJECT_SOURCE_DIR}/collector/occupancy.c)
 
 # Each variant compiles its own copy of the store (gh_store carries the
@@ -39,6 +40,10 @@ gh_add_test(NAME unit.collector_queue_tsan COMMAND test_collector_queue_tsan LAB
 
 gh_add_test(NAME e2e.t101-collector-preload
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t101-collector-preload.sh LABELS e2e collector)
+find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+gh_add_test(NAME unit.t103-cacheflush-ptx
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t103-cacheflush-ptx.sh LABELS unit collector
+            ENVIRONMENT "PTXAS=${GH_PTXAS}")
 gh_add_test(NAME boundary.collector-exports
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t102-collector-exports.sh LABELS boundary collector)
 

@@ -91,7 +91,12 @@ if _bad:
     sys.exit("agreement: AGREE_COST_MODES: unknown mode(s) %s (%s)" % (",".join(_bad), ", ".join(COST_KEYS)))
 # fewer timed repetitions inside each testkernel: both tools see the same launches either way
 os.environ.setdefault("TK_REPS", "2")
-NCU_COMMON = ["--cache-control", "none", "--clock-control", "none", "--replay-mode", "kernel",
+# AGREE_CACHE=all: both tools flush the L2 before each profiled launch (ncu before each
+# pass, gpuhier before the first: docs/collector.md "Cache control"); default none, issue 3's.
+CACHE = os.environ.get("AGREE_CACHE", "none")
+if CACHE not in ("none", "all"):
+    sys.exit("agreement: AGREE_CACHE: '%s' is not none or all" % CACHE)
+NCU_COMMON = ["--cache-control", CACHE, "--clock-control", "none", "--replay-mode", "kernel",
               "--target-processes", "all"]
 notes = []
 
@@ -342,6 +347,7 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint, group=N
         g += ["--metric-set", "none", "--metrics", ",".join(group[1])]
     if skip:
         g += ["--launch-skip", str(skip)]
+    g += ["--cache-control", CACHE]
     if reuse:  # recompute from a recorded run: its reports and ncu output, nothing is run
         rc, dt = 0, 0.0
         reports = reports_of(reuse, safe)

@@ -227,6 +227,14 @@ def main():
               "AGREE_TK_SKIP/AGREE_TK_LAUNCHES reach gpuhier, one run per group of the one program")
         check("tk_missing" not in md4.split("## Notes")[0] and "AGREE_TK_SKIP=2 AGREE_PROGRAMS='^tk_fake$'" in md4,
               "AGREE_PROGRAMS keeps the matching program only; the header names both settings")
+        check(all("--cache-control none" in a for a in argv4), "gpuhier runs with --cache-control none by default")
+        # AGREE_CACHE=all: both tools flush the L2 before each profiled launch
+        n_before = len(open(fake_log).read().splitlines())
+        rc5, md5 = go(os.path.join(tmp, "out5"), AGREE_PARTS="single-tk", NCU_CSV_SINGLE=single_csv,
+                      AGREE_PROGRAMS="^tk_fake$", AGREE_TK_SKIP="2", AGREE_TK_LAUNCHES="1", AGREE_CACHE="all")
+        argv5 = open(fake_log).read().splitlines()[n_before:]
+        check(len(argv5) == 3 and all("--cache-control all" in a for a in argv5)
+              and "--cache-control all --clock-control none" in md5, "AGREE_CACHE=all reaches gpuhier and ncu")
         print("agreement pipeline:", "FAIL" if failed else "ok")
         return failed
     finally:

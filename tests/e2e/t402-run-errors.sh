@@ -30,6 +30,12 @@ contains err.txt "--metric-set: 'tiny' is not default or none"
 expect_rc 2 "$G" run --metric-set none true 2> err.txt
 contains err.txt "collects only --metrics, and none were given"
 expect_rc 0 "$G" run -q --metric-set none --metrics dram__bytes_read.sum true
+expect_rc 2 "$G" run --cache-control some true 2> err.txt
+contains err.txt "--cache-control: 'some' is not all or none"
+expect_rc 2 "$G" run --cache-control all --mode trace true 2> err.txt
+contains err.txt "--mode trace profiles none"
+expect_rc 0 "$G" run -q --cache-control all true
+expect_rc 0 "$G" run -q --cache-control none --mode trace true
 expect_rc 2 "$G" run --bogus true 2> err.txt
 contains err.txt "unknown option '--bogus'"
 expect_rc 2 "$G" run 2> err.txt

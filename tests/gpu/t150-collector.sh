@@ -86,6 +86,35 @@ expect "filter profiles scale only" mk.db "SELECT count(*) FROM launch l JOIN ke
 expect "filter reason" mk.db "SELECT count(*) > 0 FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE k.short_name = 'add' AND l.profile_reason = 'filtered_name'" 1
 expect "filter profiled scale" mk.db "SELECT count(*) >= 1 FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE l.profiled = 1 AND k.short_name = 'scale'" 1
 
+# 2c. --cache-control all (GPUHIER_CACHE_CONTROL=all): the L2 is flushed before every
+# profiled launch. multistream's kernels read and write one 256 KB buffer each (1 MB
+# in all), which stays in the 60 MB L2 between launches: without the flush a repeat
+# reads (almost) nothing from DRAM, with it every launch reads its whole buffer.
+# One pass (bench/agreement/groups.txt dram-l2miss), so no replay, 40 launches each way.
+g1=$(sed -n 's/^dram-l2miss //p' "$src/bench/agreement/groups.txt")
+GPUHIER_CACHE_CONTROL=all GPUHIER_SAMPLE=all GPUHIER_METRIC_SET=none GPUHIER_METRICS=$g1 \
+  gh mc.db "$gpu/multistream" 5 > mc.out 2> mc.err || bad "cache-control all exit: $(tail -3 mc.err)"
+GPUHIER_SAMPLE=all GPUHIER_METRIC_SET=none GPUHIER_METRICS=$g1 \
+  gh mn.db "$gpu/multistream" 5 > mn.out 2> mn.err || bad "cache-control none exit: $(tail -3 mn.err)"
+expect "cache control recorded" mc.db "SELECT value FROM meta WHERE key = 'cache_control'" all
+expect "cache control none recorded" mn.db "SELECT value FROM meta WHERE key = 'cache_control'" none
+expect "one flush per profiled launch" mc.db "SELECT value LIKE '40 flushes,%' FROM meta WHERE key = 'cache_flushes'" 1
+expect "flushed: all launches profiled" mc.db "SELECT count(*) FROM launch WHERE profiled = 1" 40
+expect "flush kernel not traced" mc.db "SELECT count(*) FROM kernel WHERE mangled_name LIKE '%l2_flush%'" 0
+expect "flush launches not traced" mc.db "SELECT count(*) FROM launch" 40
+expect "flush buffer not in the footprint" mc.db "SELECT count(*) FROM allocation WHERE bytes >= (SELECT min(l2_bytes) FROM device)" 0
+expect "flushed: every launch reads its buffer from DRAM" mc.db "SELECT count(*) FROM v_metric WHERE metric = 'dram__bytes_read.sum' AND (value IS NULL OR value < 0.9 * 262144)" 0
+expect "not flushed: most repeats read from L2" mn.db "SELECT count(*) >= 20 FROM v_metric WHERE metric = 'dram__bytes_read.sum' AND value < 0.5 * 262144" 1
+q mc.db "SELECT 'cache-control all: ' || (SELECT value FROM meta WHERE key = 'cache_flushes') || '; DRAM read per launch min ' || min(value) || ' median-ish ' || (SELECT value FROM v_metric WHERE metric = 'dram__bytes_read.sum' ORDER BY value LIMIT 1 OFFSET 20) || ' B' FROM v_metric WHERE metric = 'dram__bytes_read.sum'"
+q mn.db "SELECT 'cache-control none: DRAM read per launch min ' || min(value) || ' median-ish ' || (SELECT value FROM v_metric WHERE metric = 'dram__bytes_read.sum' ORDER BY value LIMIT 1 OFFSET 20) || ' B' FROM v_metric WHERE metric = 'dram__bytes_read.sum'"
+# A flush that fails: profiling goes on without cache control, and the report says so.
+GPUHIER_FAULT=cache_flush:UNKNOWN GPUHIER_CACHE_CONTROL=all GPUHIER_SAMPLE=all \
+  gh mf.db "$gpu/multistream" 5 > mf.out 2> mf.err || bad "cache_flush fault exit: $(tail -3 mf.err)"
+expect "flush failure recorded" mf.db "SELECT value LIKE 'none: injected%' FROM meta WHERE key = 'cache_control'" 1
+expect "flush failure event" mf.db "SELECT count(*) FROM event WHERE code = 'cache_control_failed'" 1
+expect "flush failure: still profiled" mf.db "SELECT count(*) FROM launch WHERE profiled = 1" 40
+grep -q "cache control off" mf.err && ok "flush failure line" || bad "no cache control line: $(cat mf.err)"
+
 # 3. cudaDeviceReset before exit loses nothing.
 gh dr.db "$gpu/devreset" > dr.out 2> dr.err || bad "devreset exit"
 expect "devreset launches" dr.db "SELECT count(*) FROM launch" 300

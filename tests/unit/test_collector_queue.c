@@ -6,6 +6,7 @@
  * run.records_dropped. Also built with -fsanitize=thread
  * (unit.collector_queue_tsan). No CUDA, no CUPTI.
  */
+#include "collector/cacheflush.h"
 #include "collector/collector_int.h"
 #include "collector/fault.h"
 #include "collector/queue.h"
@@ -897,5 +898,8 @@ static const struct check_test tests[] = {
 int
 main(int argc, char **argv)
 {
+    /* tests/e2e/t103-cacheflush-ptx.sh assembles the flush kernel with ptxas */
+    if (argc == 2 && !strcmp(argv[1], "--print-flush-ptx"))
+        return fputs(cacheflush_ptx, stdout) < 0;
     return check_run_in_tmpdir(dir, tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }
