@@ -8,17 +8,32 @@
 #include <string.h>
 
 /*
- * One thread per element of 16 bytes, grid-stride: each thread XORs what it
- * reads, and stores the result only if it equals `never`, so the compiler
- * cannot remove the loads and (but for a 2^-32 chance) nothing is written. PTX 7.0 for sm_52 and later: the driver compiles it
- * for whatever device the context is on.
+ * Two kernels, run one after the other:
+ *
+ * gpuhier_l2_flush: one thread per 16 bytes of the buffer, grid-stride; each
+ * thread XORs what it reads and stores the result only if it equals `never`,
+ * so the compiler cannot remove the loads and (but for a 2^-32 chance)
+ * nothing is written. Reading twice the L2 evicts every line of earlier
+ * work, writing the dirty ones back, and leaves the L2 full of the buffer's
+ * clean lines.
+ *
+ * gpuhier_l2_discard: `discard.global.L2` on every 128-byte line of the
+ * buffer, which invalidates it in the L2 without a write-back. The L2 is
+ * then empty, as after Nsight Compute's flush and invalidate, rather than
+ * full of clean lines the profiled kernel would have to evict (the L2's
+ * replacement policy then decides which of the kernel's own lines survive,
+ * which changes its hits).
+ *
+ * PTX 7.4 for sm_80 and later (discard needs both): the driver compiles it
+ * for the context's device; an older device fails the module load, and
+ * cache control is off with that reason.
  */
 const char cacheflush_ptx[] =
-    ".version 7.0\n"
-    ".target sm_52\n"
+    ".version 7.4\n"
+    ".target sm_80\n"
     ".address_size 64\n"
     "\n"
-    ".visible .entry " CACHEFLUSH_KERNEL "(.param .u64 buf, .param .u64 n16, .param .u32 never)\n"
+    ".visible .entry gpuhier_l2_flush(.param .u64 buf, .param .u64 n16, .param .u32 never)\n"
     "{\n"
     "    .reg .pred %p<3>;\n"
     "    .reg .b32 %r<12>;\n"
@@ -54,6 +69,34 @@ const char cacheflush_ptx[] =
     "    st.global.u32 [%rd1], %r6;\n"
     "$Lend:\n"
     "    ret;\n"
+    "}\n"
+    "\n"
+    ".visible .entry gpuhier_l2_discard(.param .u64 buf, .param .u64 n128)\n"
+    "{\n"
+    "    .reg .pred %p<2>;\n"
+    "    .reg .b32 %r<8>;\n"
+    "    .reg .b64 %rd<8>;\n"
+    "    ld.param.u64 %rd1, [buf];\n"
+    "    ld.param.u64 %rd2, [n128];\n"
+    "    cvta.to.global.u64 %rd1, %rd1;\n"
+    "    mov.u32 %r2, %ctaid.x;\n"
+    "    mov.u32 %r3, %ntid.x;\n"
+    "    mov.u32 %r4, %tid.x;\n"
+    "    mul.wide.u32 %rd3, %r2, %r3;\n"
+    "    cvt.u64.u32 %rd4, %r4;\n"
+    "    add.u64 %rd3, %rd3, %rd4;\n"
+    "    mov.u32 %r5, %nctaid.x;\n"
+    "    mul.wide.u32 %rd5, %r5, %r3;\n"
+    "$Lloop:\n"
+    "    setp.ge.u64 %p1, %rd3, %rd2;\n"
+    "    @%p1 bra $Ldone;\n"
+    "    shl.b64 %rd6, %rd3, 7;\n"
+    "    add.u64 %rd7, %rd1, %rd6;\n"
+    "    discard.global.L2 [%rd7], 128;\n"
+    "    add.u64 %rd3, %rd3, %rd5;\n"
+    "    bra $Lloop;\n"
+    "$Ldone:\n"
+    "    ret;\n"
     "}\n";
 
 #define FLUSH_NEVER 0x9e3779b9u
@@ -64,7 +107,7 @@ const char cacheflush_ptx[] =
 
 static struct flush_ctx {
     CUcontext ctx;
-    CUfunction fn;
+    CUfunction fn_read, fn_discard;
     CUdeviceptr buf;
     uint64_t bytes;
     unsigned blocks;
@@ -84,7 +127,7 @@ cacheflush_active(void)
 int
 cacheflush_is_kernel(const char *name)
 {
-    return name && !strcmp(name, CACHEFLUSH_KERNEL);
+    return name && !strncmp(name, CACHEFLUSH_KERNEL_PREFIX, strlen(CACHEFLUSH_KERNEL_PREFIX));
 }
 
 int
@@ -134,7 +177,10 @@ setup(struct flush_ctx *c, char *err, size_t n)
     CUmodule mod;
     if ((r = gh.cuModuleLoadData(&mod, cacheflush_ptx)) != CUDA_SUCCESS)
         return driver_error(err, n, "cuModuleLoadData (the flush kernel's PTX)", r);
-    if ((r = gh.cuModuleGetFunction(&c->fn, mod, CACHEFLUSH_KERNEL)) != CUDA_SUCCESS)
+    if ((r = gh.cuModuleGetFunction(&c->fn_read, mod, CACHEFLUSH_KERNEL_PREFIX "flush")) !=
+            CUDA_SUCCESS ||
+        (r = gh.cuModuleGetFunction(&c->fn_discard, mod, CACHEFLUSH_KERNEL_PREFIX "discard")) !=
+            CUDA_SUCCESS)
         return driver_error(err, n, "cuModuleGetFunction", r);
     c->bytes = (uint64_t)l2 * FLUSH_L2_TIMES;
     if ((r = gh.cuMemAlloc_v2(&c->buf, (size_t)c->bytes)) != CUDA_SUCCESS)
@@ -177,11 +223,17 @@ cacheflush_run(CUcontext ctx, uint64_t *bytes_read, char *err, size_t n)
     tls_active = 1;
     /* the program's earlier work first: it must not run (and dirty lines) after the flush */
     CUresult r = gh.cuCtxSynchronize();
-    uint64_t n16 = c->bytes / 16;
+    uint64_t n16 = c->bytes / 16, n128 = c->bytes / 128;
     unsigned never = FLUSH_NEVER;
-    void *args[] = {&c->buf, &n16, &never};
+    void *read_args[] = {&c->buf, &n16, &never};
+    void *discard_args[] = {&c->buf, &n128};
+    /* the legacy default stream: the discard starts after the read has ended */
     if (r == CUDA_SUCCESS)
-        r = gh.cuLaunchKernel(c->fn, c->blocks, 1, 1, FLUSH_THREADS, 1, 1, 0, NULL, args, NULL);
+        r = gh.cuLaunchKernel(c->fn_read, c->blocks, 1, 1, FLUSH_THREADS, 1, 1, 0, NULL, read_args,
+                              NULL);
+    if (r == CUDA_SUCCESS)
+        r = gh.cuLaunchKernel(c->fn_discard, c->blocks, 1, 1, FLUSH_THREADS, 1, 1, 0, NULL,
+                              discard_args, NULL);
     if (r == CUDA_SUCCESS)
         r = gh.cuCtxSynchronize();
     tls_active = 0;

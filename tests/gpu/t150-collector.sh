@@ -103,10 +103,17 @@ expect "flushed: all launches profiled" mc.db "SELECT count(*) FROM launch WHERE
 expect "flush kernel not traced" mc.db "SELECT count(*) FROM kernel WHERE mangled_name LIKE '%l2_flush%'" 0
 expect "flush launches not traced" mc.db "SELECT count(*) FROM launch" 40
 expect "flush buffer not in the footprint" mc.db "SELECT count(*) FROM allocation WHERE bytes >= (SELECT min(l2_bytes) FROM device)" 0
+expect "flushed: no range dropped" mc.db "SELECT ranges_dropped + (SELECT count(*) FROM event WHERE code = 'batch_dropped') FROM run" 0
 expect "flushed: every launch reads its buffer from DRAM" mc.db "SELECT count(*) FROM v_metric WHERE metric = 'dram__bytes_read.sum' AND (value IS NULL OR value < 0.9 * 262144)" 0
 expect "not flushed: most repeats read from L2" mn.db "SELECT count(*) >= 20 FROM v_metric WHERE metric = 'dram__bytes_read.sum' AND value < 0.5 * 262144" 1
 q mc.db "SELECT 'cache-control all: ' || (SELECT value FROM meta WHERE key = 'cache_flushes') || '; DRAM read per launch min ' || min(value) || ' median-ish ' || (SELECT value FROM v_metric WHERE metric = 'dram__bytes_read.sum' ORDER BY value LIMIT 1 OFFSET 20) || ' B' FROM v_metric WHERE metric = 'dram__bytes_read.sum'"
 q mn.db "SELECT 'cache-control none: DRAM read per launch min ' || min(value) || ' median-ish ' || (SELECT value FROM v_metric WHERE metric = 'dram__bytes_read.sum' ORDER BY value LIMIT 1 OFFSET 20) || ' B' FROM v_metric WHERE metric = 'dram__bytes_read.sum'"
+# The default set (3 passes) with the flush: every value present.
+GPUHIER_CACHE_CONTROL=all GPUHIER_SAMPLE=all gh mcc.db "$gpu/multistream" 1 > mcc.out 2> mcc.err || bad "cache-control all, core: $(tail -3 mcc.err)"
+expect "flushed core: 8 profiles" mcc.db "SELECT count(DISTINCT launch_id) FROM v_metric" 8
+nul="SELECT round(sum(value IS NULL) * 1.0 / count(DISTINCT launch_id), 3) FROM v_metric"
+[ "$(q mcc.db "$nul")" = "$(q ma.db "$nul")" ] && ok "flushed core: as many values as without the flush" ||
+  bad "flushed core: NULL values per launch $(q mcc.db "$nul"), without the flush $(q ma.db "$nul")"
 # A flush that fails: profiling goes on without cache control, and the report says so.
 GPUHIER_FAULT=cache_flush:UNKNOWN GPUHIER_CACHE_CONTROL=all GPUHIER_SAMPLE=all \
   gh mf.db "$gpu/multistream" 5 > mf.out 2> mf.err || bad "cache_flush fault exit: $(tail -3 mf.err)"
