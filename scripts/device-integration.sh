@@ -73,6 +73,9 @@
 #          cache: ~9 min: t150 (its step 2c: --cache-control all), the A1 and A2
 #             probes and the one-pass agreement (single-tk), all with both tools
 #             flushing the L2 before each profiled launch (AGREE_CACHE=all)
+#          cache2: ~8 min: the default set's agreement (agree-tk) and the PyTorch
+#             one-pass groups (single-pt) with AGREE_CACHE=all, and PyTorch default
+#             sampling with --cache-control none and all (what the flush costs)
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -349,6 +352,19 @@ cache)
   left=$(( 545 - ($(date +%s) - t0) ))
   [ "$left" -gt 60 ] && step single_tk_all "$left" env OUT="$res/single_tk_all" AGREE_PARTS=single-tk \
     AGREE_CACHE=all AGREE_BUDGET_S=$(( left - 15 )) sh bench/agreement.sh "$stage"
+  ;;
+cache2)
+  # --cache-control all beyond one pass: the default set (3 passes, flush before the first)
+  # against ncu (flush before each of its passes), the PyTorch benchmark's one-pass groups,
+  # and what the flush costs on the PyTorch benchmark's default sampling.
+  step agree_tk_all 200 env OUT="$res/agree_tk_all" AGREE_PARTS=agree-tk AGREE_CACHE=all \
+    AGREE_BUDGET_S=185 sh bench/agreement.sh "$stage"
+  step single_pt_all 200 env OUT="$res/single_pt_all" AGREE_PARTS=single-pt AGREE_CACHE=all \
+    AGREE_BUDGET_S=185 sh bench/agreement.sh "$stage"
+  for cc in none all; do
+    step "cost_pt_$cc" 80 "$stage/gpuhier" run -q --no-analyze -f -o "$res/cost_pt_$cc.db" \
+      --cache-control $cc python3 bench/pytorch_train.py --steps 2 --warmup 1
+  done
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
