@@ -2061,6 +2061,7 @@ initialize(void)
     json_kv(&opts, "nvtx_include", env("GPUHIER_NVTX_INCLUDE"), &first);
     json_kv(&opts, "metrics", env("GPUHIER_METRICS"), &first);
     json_kv(&opts, "metric_set", env("GPUHIER_METRIC_SET"), &first);
+    json_kv(&opts, "profile_budget", env("GPUHIER_PROFILE_BUDGET"), &first);
     json_kv(&opts, "cache_control", env("GPUHIER_CACHE_CONTROL"), &first);
     json_kv(&opts, "fault", env("GPUHIER_FAULT"), &first);
     strbuf_adds(&opts, "}");

@@ -342,7 +342,10 @@ load_run(sqlite3 *db, struct ex_report *r)
                      {"launch_skip", "--launch-skip"},
                      {"launch_count", "--launch-count"},
                      {"nvtx_include", "--nvtx-include"},
-                     {"metrics", "--metrics"}};
+                     {"metrics", "--metrics"},
+                     {"metric_set", "--metric-set"},
+                     {"profile_budget", "--profile-budget"},
+                     {"cache_control", "--cache-control"}};
         char *line = NULL;
         size_t len = 0, cap = 0;
         shell_quote_append(&line, &len, &cap, "gpuhier");

@@ -77,6 +77,31 @@ add_run(struct view *v)
     sqlite3_finalize(st);
 }
 
+/*
+ * meta 'cache_control' (schema.sql): profiles taken after an L2 flush are
+ * those of a cold, empty cache, which the reader must know; 'none' (the
+ * default) and reports without the key say nothing.
+ */
+static void
+add_cache_control(struct view *v)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db, "SELECT value FROM meta WHERE key = 'cache_control'", &st))
+        return;
+    const char *c = sqlite3_step(st) == SQLITE_ROW ? text(st, 0) : NULL;
+    if (c && !strcmp(c, "all"))
+        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Caches",
+                         "L2 flushed before each profiled launch (--cache-control all): its "
+                         "counters are those of a cold, empty L2, as Nsight Compute's default",
+                         66);
+    else if (c && !strncmp(c, "none: ", 6)) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "no L2 flush: %s (asked for --cache-control all)", c + 6);
+        view_add_wrapped(v, LINE_WARNING, LABEL, "Caches", msg, 66);
+    }
+    sqlite3_finalize(st);
+}
+
 static void
 add_devices(struct view *v)
 {
@@ -252,6 +277,7 @@ summary_open(struct view *v)
 {
     double gpu_ns = NAN;
     add_run(v);
+    add_cache_control(v);
     add_devices(v);
     add_totals(v, &gpu_ns);
     char *created = store_meta_get(v->db, "created_by");

@@ -40,6 +40,17 @@ set -e
 "$bin" report --raw twins.db --view kernel 'twin<double>' > k2.txt || fail "a partial demangled name picks one"
 grep -q '^Kernel       synthetic::twin$' k2.txt || fail "twin<double> detail"
 "$bin" report --raw twins.db --view kernel 'void synthetic::twin<float>()' > /dev/null || fail "exact demangled name"
+# The L2 flush of --cache-control all is named in the summary; a failed flush is a warning.
+! grep -q '^Caches' summary.txt || fail "summary names a cache mode the report does not record"
+for cc in all "none: cuMemAlloc (the flush buffer, twice the L2) failed: CUDA_ERROR_OUT_OF_MEMORY"; do
+  cp small.db cc.db
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect("cc.db"); c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", ("cache_control", sys.argv[1])); c.commit()' "$cc"
+  "$bin" report --raw cc.db --view summary > cc.txt || fail "summary with cache_control '$cc'"
+  case $cc in
+  all) grep -q '^Caches      L2 flushed before each profiled launch (--cache-control all)' cc.txt || fail "cache control all: $(cat cc.txt)";;
+  *) grep -q '^Caches      no L2 flush: cuMemAlloc (the flush buffer' cc.txt || fail "failed flush: $(cat cc.txt)";;
+  esac
+done
 "$bin" report --raw small.db --view finding 1 > f.txt || fail "--view finding 1"
 grep -q '^Finding #1 ' f.txt || fail "finding detail"
 set +e

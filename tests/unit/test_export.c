@@ -697,6 +697,14 @@ test_export_repro_command(void)
     s = export_repro_command(db, 1);
     CHECK_STR(s, "gpuhier run --mode trace --sample first:3 --kernel '^scale|add' -- -weird");
     free(s);
+    /* metric set, budget and cache control too, in the order of `gpuhier run --help` */
+    store_exec(db, "UPDATE run SET options = '{\"metric_set\":\"none\",\"metrics\":\"a.sum\","
+                   "\"profile_budget\":\"30\",\"cache_control\":\"all\"}', "
+                   "command_line = '[\"./app\"]'");
+    s = export_repro_command(db, 1);
+    CHECK_STR(s, "gpuhier run --metrics a.sum --metric-set none --profile-budget 30 "
+                 "--cache-control all ./app");
+    free(s);
     sqlite3_close(db);
 }
 
