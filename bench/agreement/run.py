@@ -958,7 +958,7 @@ def main():
               "- ncu: %s" % q([NCU, "--version"]),
               "- gpuhier: %s" % q([gpuhier, "--version"]),
               "- command: `bench/agreement.sh %s` (AGREE_WINDOW=%d AGREE_REPS=%d AGREE_TK_LAUNCHES=%d AGREE_TK_SKIP=%d AGREE_PROGRAMS='%s' AGREE_PT_SKIP=%d AGREE_PT_COUNT=%d BENCH_ARGS='%s')" % (
-                  a.build, WINDOW, REPS, TK_LAUNCHES, TK_SKIP, PROGRAMS, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"]),
+                  a.build, WINDOW, REPS, TK_LAUNCHES, TK_SKIP, PROGRAMS, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s AGREE_CACHE=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"], CACHE),
               "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
               "- ncu side: `ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
               "- like-for-like side (AGREE_PARTS single): per group G of bench/agreement/groups.txt, `gpuhier run ... --sample all --metric-set none --metrics G` and `ncu ... --metrics G` with the same options",
