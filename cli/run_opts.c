@@ -10,11 +10,10 @@
  */
 #include "cli/cli.h"
 #include "cli/run_int.h"
+#include "schema/optvalue.h"
 #include "schema/outname.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,46 +122,29 @@ usage_error(const char *fmt, ...)
 static int
 parse_count(const char *name, const char *v, long *out)
 {
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || errno || n < 0 || v[0] == '-' || v[0] == '+')
+    if (optvalue_count(v, 0, out))
         return usage_error("--%s: '%s' is not a whole number >= 0", name, v);
-    *out = n;
     return 0;
 }
 
-/* A percentage > 0, as collector/sampling.c accepts it in GPUHIER_PROFILE_BUDGET. */
+/* What collector/sampling.c accepts too: both parse with schema/optvalue. */
 static int
 check_budget(const char *v)
 {
-    char *end;
-    errno = 0;
-    double pct = strtod(v, &end);
-    if (!*v || *end || errno || !(pct > 0) || !isfinite(pct))
+    double pct;
+    if (optvalue_percent(v, &pct))
         return usage_error("--profile-budget: '%s' is not a percentage > 0", v);
     return 0;
 }
 
-/* config | all | first:N | every:N with N >= 1: what collector/sampling.c accepts. */
 static int
 check_sample(const char *v)
 {
-    if (!strcmp(v, "config") || !strcmp(v, "all"))
-        return 0;
-    const char *n = NULL;
-    if (!strncmp(v, "first:", 6))
-        n = v + 6;
-    else if (!strncmp(v, "every:", 6))
-        n = v + 6;
-    if (n) {
-        char *end;
-        errno = 0;
-        long k = strtol(n, &end, 10);
-        if (*n >= '0' && *n <= '9' && !*end && !errno && k >= 1)
-            return 0;
-    }
-    return usage_error("--sample: '%s' is not config, all, first:N or every:N (N >= 1)", v);
+    enum optvalue_sample kind;
+    long n;
+    if (optvalue_sample(v, &kind, &n))
+        return usage_error("--sample: '%s' is not config, all, first:N or every:N (N >= 1)", v);
+    return 0;
 }
 
 /*

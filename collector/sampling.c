@@ -9,11 +9,9 @@
  * which at worst skips one profile.
  */
 #include "collector/sampling.h"
+#include "schema/optvalue.h"
 
 #include <demangle.h>
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,49 +26,25 @@ struct sampling_slot {
     int extras_done;
 };
 
-static int
-parse_long(const char *s, long min, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int
 sampling_parse_mode(const char *spec, struct sampling_opts *o, char *err, size_t n)
 {
-    if (!spec || !*spec || !strcmp(spec, "config")) {
-        o->mode = SAMPLING_CONFIG;
-        o->n = 1;
-        return 0;
-    }
-    if (!strcmp(spec, "all")) {
-        o->mode = SAMPLING_ALL;
-        o->n = 1;
-        return 0;
-    }
-    const char *arg = NULL;
-    enum sampling_mode m;
-    if (!strncmp(spec, "first:", 6)) {
-        m = SAMPLING_FIRST;
-        arg = spec + 6;
-    } else if (!strncmp(spec, "every:", 6)) {
-        m = SAMPLING_EVERY;
-        arg = spec + 6;
-    } else {
-        snprintf(err, n, "bad --sample '%s': expected config, all, first:N or every:N", spec);
+    enum optvalue_sample k = OPTVALUE_SAMPLE_CONFIG;
+    long v = 1;
+    if (spec && *spec && optvalue_sample(spec, &k, &v) != 0) {
+        if (!strncmp(spec, "first:", 6) || !strncmp(spec, "every:", 6))
+            snprintf(err, n, "bad --sample '%s': N must be a whole number >= 1", spec);
+        else
+            snprintf(err, n, "bad --sample '%s': expected config, all, first:N or every:N", spec);
         return -1;
     }
-    long v;
-    if (parse_long(arg, 1, &v) != 0) {
-        snprintf(err, n, "bad --sample '%s': N must be a whole number >= 1", spec);
-        return -1;
-    }
-    o->mode = m;
+    static const enum sampling_mode modes[] = {
+        [OPTVALUE_SAMPLE_CONFIG] = SAMPLING_CONFIG,
+        [OPTVALUE_SAMPLE_ALL] = SAMPLING_ALL,
+        [OPTVALUE_SAMPLE_FIRST] = SAMPLING_FIRST,
+        [OPTVALUE_SAMPLE_EVERY] = SAMPLING_EVERY,
+    };
+    o->mode = modes[k];
     o->n = v;
     return 0;
 }
@@ -85,23 +59,17 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
         o->kernel = v;
     if ((v = getenv("GPUHIER_NVTX_INCLUDE")) && *v)
         o->nvtx = v;
-    if ((v = getenv("GPUHIER_LAUNCH_SKIP")) && *v && parse_long(v, 0, &o->launch_skip) != 0) {
+    if ((v = getenv("GPUHIER_LAUNCH_SKIP")) && *v && optvalue_count(v, 0, &o->launch_skip) != 0) {
         snprintf(err, n, "bad GPUHIER_LAUNCH_SKIP '%s': expected a whole number >= 0", v);
         return -1;
     }
-    if ((v = getenv("GPUHIER_LAUNCH_COUNT")) && *v && parse_long(v, 0, &o->launch_count) != 0) {
+    if ((v = getenv("GPUHIER_LAUNCH_COUNT")) && *v && optvalue_count(v, 0, &o->launch_count) != 0) {
         snprintf(err, n, "bad GPUHIER_LAUNCH_COUNT '%s': expected a whole number >= 0", v);
         return -1;
     }
-    if ((v = getenv("GPUHIER_PROFILE_BUDGET")) && *v) {
-        char *end;
-        errno = 0;
-        double pct = strtod(v, &end);
-        if (errno || end == v || *end || !(pct > 0) || !isfinite(pct)) {
-            snprintf(err, n, "bad GPUHIER_PROFILE_BUDGET '%s': expected a percentage > 0", v);
-            return -1;
-        }
-        o->budget_pct = pct;
+    if ((v = getenv("GPUHIER_PROFILE_BUDGET")) && *v && optvalue_percent(v, &o->budget_pct) != 0) {
+        snprintf(err, n, "bad GPUHIER_PROFILE_BUDGET '%s': expected a percentage > 0", v);
+        return -1;
     }
     return 0;
 }

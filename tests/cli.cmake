@@ -2,6 +2,9 @@
 add_executable(test_outname ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_outname.c)
 target_link_libraries(test_outname PRIVATE gh_store)
 gh_add_test(NAME unit.outname COMMAND test_outname LABELS unit cli)
+add_executable(test_optvalue ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_optvalue.c)
+target_link_libraries(test_optvalue PRIVATE gh_store m)
+gh_add_test(NAME unit.optvalue COMMAND test_optvalue LABELS unit cli collector)
 
 # run's parsing, program lookup and session file, linked without the rest of the CLI.
 add_executable(test_cli_run ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cli_run.c

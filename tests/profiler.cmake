@@ -10,7 +10,7 @@ target_compile_definitions(test_occupancy PRIVATE GPUHIER_SOURCE_DIR="${PROJECT_
 gh_add_test(NAME unit.occupancy COMMAND test_occupancy LABELS unit profiler)
 
 add_executable(test_sampling ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sampling.c
-               ${GH_PROF_SRC}/sampling.c)
+               ${GH_PROF_SRC}/sampling.c ${PROJECT_SOURCE_DIR}/schema/optvalue.c)
 target_include_directories(test_sampling PRIVATE ${PROJECT_SOURCE_DIR} ${LIBIBERTY_INCLUDE_DIR})
 target_link_libraries(test_sampling PRIVATE Threads::Threads ${LIBIBERTY_LIBRARY})
 gh_add_test(NAME unit.sampling COMMAND test_sampling LABELS unit profiler)

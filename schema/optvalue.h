@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * optvalue: the values of `gpuhier run`'s collector options, parsed one
+ * way for both sides. The CLI (cli/run_opts.c) checks them before the
+ * program starts, so a typo never costs a run; the collector
+ * (collector/sampling.c) reads the same values from GPUHIER_* variables,
+ * which may also be set by hand. Pure functions, no allocation.
+ */
+#ifndef GPUHIER_SCHEMA_OPTVALUE_H
+#define GPUHIER_SCHEMA_OPTVALUE_H
+
+enum optvalue_sample {
+    OPTVALUE_SAMPLE_CONFIG, /* "config": the first launch of each configuration */
+    OPTVALUE_SAMPLE_ALL,    /* "all" */
+    OPTVALUE_SAMPLE_FIRST,  /* "first:N" */
+    OPTVALUE_SAMPLE_EVERY,  /* "every:N" */
+};
+
+/*
+ * A whole number written in decimal digits only (no sign, space or
+ * prefix), at least `min` and at most LONG_MAX. 0 and *out set, or -1
+ * and *out unchanged.
+ */
+int optvalue_count(const char *s, long min, long *out);
+
+/* A finite number > 0 (a percentage; above 100 allowed). 0 and *out set, or -1. */
+int optvalue_percent(const char *s, double *out);
+
+/*
+ * --sample: config, all, first:N or every:N with N a count >= 1. 0 with
+ * *kind and *n set (n = 1 for config and all), or -1.
+ */
+int optvalue_sample(const char *s, enum optvalue_sample *kind, long *n);
+
+#endif
