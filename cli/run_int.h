@@ -18,18 +18,17 @@
 /* ------------------------------------------------------------------ */
 
 struct run_opts {
-    const char *output;     /* -o pattern as given; NULL: OUTNAME_DEFAULT */
-    int is_force;           /* -f: overwrite an existing report */
-    int is_quiet;           /* -q: no ==gpuhier== lines */
-    int is_no_analyze;      /* --no-analyze */
-    int is_help;            /* -h/--help was given (nothing else is checked) */
-    const char *mode;       /* "trace" or "profile"; NULL: collector default (profile) */
-    const char *metrics;    /* comma-separated metric names to add, or NULL */
-    const char *metric_set; /* "default" or "none" (only --metrics), or NULL: default */
-    const char
-        *cache_control; /* "all" (flush the L2 before profiled launches) or "none"; NULL: none */
-    const char *sample; /* config|all|first:N|every:N, or NULL */
-    const char *kernel; /* POSIX extended regex, or NULL */
+    const char *output;         /* -o pattern as given; NULL: OUTNAME_DEFAULT */
+    int is_force;               /* -f: overwrite an existing report */
+    int is_quiet;               /* -q: no ==gpuhier== lines */
+    int is_no_analyze;          /* --no-analyze */
+    int is_help;                /* -h/--help was given (nothing else is checked) */
+    const char *mode;           /* "trace" or "profile"; NULL: collector default (profile) */
+    const char *metrics;        /* comma-separated metric names to add, or NULL */
+    const char *metric_set;     /* "default" or "none" (only --metrics), or NULL: default */
+    const char *cache_control;  /* "all" (flush the L2) or "none"; NULL: none */
+    const char *sample;         /* config|all|first:N|every:N, or NULL */
+    const char *kernel;         /* POSIX extended regex, or NULL */
     const char *nvtx_include;   /* POSIX extended regex, or NULL */
     long launch_skip;           /* >= 0; -1: not given */
     long launch_count;          /* >= 0; -1: not given */

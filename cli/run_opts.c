@@ -71,7 +71,7 @@ static const struct opt opts[] = {
      "let profiling add at most PCT % to the rest of the run's time; a launch chosen over budget "
      "is deferred to its configuration's next launch"},
     {OPT_CACHE_CONTROL, 0, "cache-control", 1, "all|none",
-     "all: flush the L2 before each profiled launch (cold, clean cache, as ncu's default); "
+     "all: flush the L2 before each profiled launch (a cold, empty L2, as ncu's default); "
      "none (default): the L2 as the program left it"},
     {OPT_NVTX_INCLUDE, 0, "nvtx-include", 1, "REGEX",
      "profile only launches inside NVTX ranges whose path matches"},
