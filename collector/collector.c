@@ -80,10 +80,11 @@ static struct {
         *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch (diagnosis) */
     atomic_int prewarmed;
     atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
-    int extras_core;  /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
-    int cache_all;    /* GPUHIER_CACHE_CONTROL=all: flush the L2 before each profiled launch */
-    int started;      /* a range was started since the object was enabled (prof_lock) */
-    long flushes;     /* L2 flushes done (prof_lock) */
+    int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
+    int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */
+    int cache_all;     /* GPUHIER_CACHE_CONTROL=all: flush the L2 before each profiled launch */
+    int started;       /* a range was started since the object was enabled (prof_lock) */
+    long flushes;      /* L2 flushes done (prof_lock) */
     int64_t flush_ns; /* their time, inside the profiled launches' overhead (prof_lock) */
     int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
@@ -808,6 +809,15 @@ prof_finish(int launch_ok)
     }
     if (why)
         push_event("warning", "batch_dropped", "profiled range discarded: %s", why);
+    /*
+     * GPUHIER_DIAG_PRINT_METRICS=1 (diagnosis, docs/agreement.md class C):
+     * the values on stderr, so a run whose report cannot hold them (with
+     * GPUHIER_DIAG_NO_KERNEL_ACTIVITY no launch row is written) still
+     * gives them.
+     */
+    if (G.print_metrics && !why)
+        for (int i = 0; i < r.u.profile.n; i++)
+            gh_say("profile %u %s = %.17g", tls_prof_corr, names[i], r.u.profile.values[i]);
     if (G.user_replay && !sp.isAllPassSubmitted)
         prof_disable(); /* a user-replay session left mid-way: start the next one afresh */
     /*
@@ -2016,6 +2026,7 @@ initialize(void)
     G.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
     G.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     G.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
+    G.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
     G.stack_limit_set = env("GPUHIER_DIAG_STACK_LIMIT");
     if (G.switch_keep)
         gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "
