@@ -79,6 +79,7 @@
 #          diag-c: ~1 min: class C, spill_bounds' L1 hit rate in gpuhier as it is,
 #             without CUPTI's kernel tracing and with its record buffer in host
 #             memory, and in ncu (one pass, three launches each)
+#          next: ~3 min: t150, t151, then diag-c
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -155,6 +156,26 @@ a2_buffers() { # the A2 probe with CUPTI's record buffer in host memory and at 2
   for buf in host 262144; do
     a2 "agree_a2_$buf" 40 GPUHIER_DIAG_ACTIVITY_BUFFER=$buf
   done
+}
+diag_c() {
+  # Class C (docs/agreement.md): spill_bounds' L1 hit rate, one pass (the l1-l2hit group),
+  # its first three launches: gpuhier as it is, without CUPTI's kernel tracing (no launch
+  # rows then: GPUHIER_DIAG_PRINT_METRICS=1 prints the values), with CUPTI's record buffer
+  # in host memory (no 3.2 MB device buffer moving the program's local memory); then ncu.
+  g=$(sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt)
+  for v in plain GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 GPUHIER_DIAG_ACTIVITY_BUFFER=host; do
+    n=c_$(echo "$v" | sed 's/GPUHIER_DIAG_//; s/[^A-Za-z0-9]/_/g')
+    if [ "$v" = plain ]; then set --; else set -- "$v"; fi
+    step "$n" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
+      -o "$res/$n.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
+      --metrics "$g" "$stage/testkernels/tk_spill" bounds
+  done
+  step c_ncu 90 ncu -k regex:^spill_bounds --metrics "$g" --cache-control none --clock-control none \
+    --replay-mode kernel --launch-count 3 --csv --page raw --print-units base \
+    "$stage/testkernels/tk_spill" bounds
+  echo "== class C: L1 hit rate of spill_bounds' first three launches"
+  grep -H 'l1tex__t_sector_hit_rate.pct =' "$res"/c_*.log | sed 's|.*/||'
+  python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); [print("ncu", x[i]) for x in r[2:]]' "$res/c_ncu.log"
 }
 case $part in
 1)
@@ -370,24 +391,14 @@ cache2)
   done
   ;;
 diag-c)
-  # Class C (docs/agreement.md): spill_bounds' L1 hit rate, one pass (the l1-l2hit group),
-  # its first three launches: gpuhier as it is, without CUPTI's kernel tracing (no launch
-  # rows then: GPUHIER_DIAG_PRINT_METRICS=1 prints the values), with CUPTI's record buffer
-  # in host memory (no 3.2 MB device buffer moving the program's local memory); then ncu.
-  g=$(sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt)
-  for v in plain GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 GPUHIER_DIAG_ACTIVITY_BUFFER=host; do
-    n=c_$(echo "$v" | sed 's/GPUHIER_DIAG_//; s/[^A-Za-z0-9]/_/g')
-    if [ "$v" = plain ]; then set --; else set -- "$v"; fi
-    step "$n" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
-      -o "$res/$n.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
-      --metrics "$g" "$stage/testkernels/tk_spill" bounds
-  done
-  step c_ncu 90 ncu -k regex:^spill_bounds --metrics "$g" --cache-control none --clock-control none \
-    --replay-mode kernel --launch-count 3 --csv --page raw --print-units base \
-    "$stage/testkernels/tk_spill" bounds
-  echo "== class C: L1 hit rate of spill_bounds' first three launches"
-  grep -H 'l1tex__t_sector_hit_rate.pct =' "$res"/c_*.log | sed 's|.*/||'
-  python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); [print("ncu", x[i]) for x in r[2:]]' "$res/c_ncu.log"
+  diag_c
+  ;;
+next)
+  # The next stop's first call: the collector tests after this stop's last commits
+  # (option parsing through schema/optvalue, GPUHIER_DIAG_PRINT_METRICS), then class C.
+  gt t150 100 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  diag_c
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
