@@ -587,13 +587,13 @@ static int
 load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int min_rank,
               struct ex_report *r)
 {
-    sqlite3_stmt *st = NULL, *ev = NULL, *cnt = NULL;
+    sqlite3_stmt *st = NULL, *ev = NULL;
     int ret = -1, rc;
     size_t cap = 0;
-    if (store_prepare(db, "SELECT count(*) FROM finding", &cnt))
+    long long total = store_query_int(db, "SELECT count(*) FROM finding", -1);
+    if (total < 0)
         goto out;
-    if (sqlite3_step(cnt) == SQLITE_ROW)
-        r->n_total = (size_t)sqlite3_column_int64(cnt, 0);
+    r->n_total = (size_t)total;
     if (store_prepare(db, FINDINGS_SQL, &st) ||
         store_prepare(db,
                       "SELECT name, value, text_value, unit, threshold, op FROM finding_evidence "
@@ -676,7 +676,6 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
     }
     ret = 0;
 out:
-    sqlite3_finalize(cnt);
     sqlite3_finalize(st);
     sqlite3_finalize(ev);
     return ret;

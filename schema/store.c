@@ -108,6 +108,19 @@ store_meta_set(sqlite3 *db, const char *key, const char *value)
     return 0;
 }
 
+long long
+store_query_int(sqlite3 *db, const char *sql, long long fallback)
+{
+    sqlite3_stmt *st = NULL;
+    long long v = fallback;
+    if (store_prepare(db, sql, &st))
+        return fallback;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
 char *
 store_meta_get(sqlite3 *db, const char *key)
 {

@@ -98,6 +98,12 @@ const char *store_error(void);
 /* Why the last store_open()/store_create() of this thread failed. */
 enum store_failure store_failure(void);
 
+/*
+ * The first column of the first row of `sql` as an integer, or `fallback`
+ * when the SQL fails, returns no row or a NULL (a failure sets the message).
+ */
+long long store_query_int(sqlite3 *db, const char *sql, long long fallback);
+
 /* Get/set a meta key. store_meta_get returns a new string (free()) or NULL. */
 int store_meta_set(sqlite3 *db, const char *key, const char *value);
 char *store_meta_get(sqlite3 *db, const char *key);

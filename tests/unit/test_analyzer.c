@@ -322,12 +322,7 @@ default_rules(void)
 static long long
 count(sqlite3 *db, const char *sql)
 {
-    sqlite3_stmt *st = NULL;
-    long long n = -1;
-    if (store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
+    return store_query_int(db, sql, -1);
 }
 
 static double

@@ -10,6 +10,7 @@
 #include "collector/collector_int.h"
 #include "collector/fault.h"
 #include "collector/queue.h"
+#include "schema/store.h"
 #include "tests/check.h"
 
 #include <elf.h>
@@ -252,12 +253,7 @@ writer_producer(void *p)
 static long
 query_long(sqlite3 *db, const char *sql)
 {
-    sqlite3_stmt *st = NULL;
-    long v = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = (long)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
+    return (long)store_query_int(db, sql, -1);
 }
 
 /*

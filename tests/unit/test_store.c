@@ -130,12 +130,22 @@ test_store_memory_copy(void)
 static long long
 one_int(sqlite3 *db, const char *sql)
 {
-    sqlite3_stmt *st = NULL;
-    long long v = -1;
-    if (store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
+    return store_query_int(db, sql, -1);
+}
+
+/* store_query_int: a value, or the fallback for no row, a NULL and bad SQL. */
+static void
+test_store_query_int(void)
+{
+    sqlite3 *db = NULL;
+    CHECK_EQ_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+    CHECK_EQ_INT(store_query_int(db, "SELECT 42", -1), 42);
+    CHECK_EQ_INT(store_query_int(db, "SELECT 9000000000", -1), 9000000000LL);
+    CHECK_EQ_INT(store_query_int(db, "SELECT NULL", -7), -7);
+    CHECK_EQ_INT(store_query_int(db, "SELECT 1 WHERE 0", -7), -7);
+    CHECK_EQ_INT(store_query_int(db, "SELECT FROM nowhere", -7), -7);
+    CHECK(strstr(store_error(), "nowhere") != NULL);
+    sqlite3_close(db);
 }
 
 /*
@@ -182,6 +192,7 @@ static const struct check_test tests[] = {
     {"test_store_truncated", test_store_truncated},
     {"test_store_memory_copy", test_store_memory_copy},
     {"test_store_view_query", test_store_view_query},
+    {"store_query_int", test_store_query_int},
 };
 
 int
