@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # bench/profile_ab.sh STAGE VAR [RUNS]: the collector as it is (A) against
-# the collector with the diagnosis switch VAR=1 (B), on the PyTorch
+# the collector with the diagnosis switch VAR=1 (B; VAR=VALUE sets a value), on the PyTorch
 # benchmark's short run (--steps 2 --warmup 1: 145 core profiles of 3
 # passes, 88 extras profiles of 2 to 7), under default sampling,
 # interleaved A B A B (RUNS pairs, default 2), with GPUHIER_DEBUG phase
@@ -13,6 +13,8 @@
 #     the tie set (session of 2026-11-29 22:11 UTC, call 5: docs/gpu-runs.md)
 #   VAR=GPUHIER_DIAG_SWITCH_KEEP  no re-enable when the config image changes:
 #     which switches lose values, what the re-enables cost (docs/metrics.md)
+#   VAR=GPUHIER_DIAG_LAZY_DISABLE_MS=100  the profiler kept enabled 100 ms
+#     after each profile: what fewer enables save (docs/collector.md)
 set -u
 stage=$(cd "${1:?stage dir}" && pwd)
 var=${2:?diagnosis variable}
@@ -24,12 +26,14 @@ t0=$(date +%s)
 i=1
 while [ "$i" -le "$runs" ]; do
   for mode in a b; do
-    if [ $mode = b ]; then set -- "$var=1"; else set -- GPUHIER_QUIET=0; fi
+    if [ $mode = a ]; then set -- GPUHIER_QUIET=0; else case $var in *=*) set -- "$var";; *) set -- "$var=1";; esac; fi
     s=$(date +%s)
     timeout -k 5 100 env "$@" GPUHIER_DEBUG=1 GPUHIER_DATA_DIR="$root" "$stage/gpuhier" run --no-analyze -f \
       -o "$OUT/$mode-$i-%p.db" python3 "$root/bench/pytorch_train.py" --steps 2 --warmup 1 \
       > "$OUT/$mode-$i.log" 2>&1
-    echo "== $mode run $i ($([ $mode = b ] && echo "$var=1" || echo default)): exit $? after $(( $(date +%s) - s ))s"
+    rc=$?
+    [ $mode = b ] && what="$*" || what=default
+    echo "== $mode run $i ($what): exit $rc after $(( $(date +%s) - s ))s"
   done
   i=$((i + 1))
 done

@@ -82,9 +82,11 @@ static struct {
     atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */
-    int cache_all;     /* GPUHIER_CACHE_CONTROL=all: flush the L2 before each profiled launch */
-    int started;       /* a range was started since the object was enabled (prof_lock) */
-    long flushes;      /* L2 flushes done (prof_lock) */
+    int64_t lazy_ns;   /* GPUHIER_DIAG_LAZY_DISABLE_MS, in ns; 0 = off (diagnosis) */
+    atomic_llong last_prof_ns; /* when the last profile (or prewarm) ended, monotonic ns */
+    int cache_all;    /* GPUHIER_CACHE_CONTROL=all: flush the L2 before each profiled launch */
+    int started;      /* a range was started since the object was enabled (prof_lock) */
+    long flushes;     /* L2 flushes done (prof_lock) */
     int64_t flush_ns; /* their time, inside the profiled launches' overhead (prof_lock) */
     int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     CUpti_SubscriberHandle sub;
@@ -744,6 +746,34 @@ mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * GPUHIER_DIAG_LAZY_DISABLE_MS=N (diagnosis, docs/collector.md): an
+ * unsampled launch less than N ms after the last profiled launch leaves
+ * the range profiler enabled (not started), so the next profile pays no
+ * new enable and no first Start (its ~200 ms and its ~5 MB of dirty L2
+ * lines, docs/agreement.md A1); the flusher disables it once N ms have
+ * passed, so the counters are held at most N ms + its 500 ms period.
+ */
+static int
+lazy_keeps_enabled(void)
+{
+    return G.lazy_ns > 0 && mono_ns() - atomic_load(&G.last_prof_ns) < G.lazy_ns;
+}
+
+/* The flusher's half of the lazy disable: it never waits for the profiling lock. */
+static void
+lazy_disable_if_idle(void)
+{
+    if (G.lazy_ns <= 0 || !atomic_load(&G.prof_enabled) || lazy_keeps_enabled() ||
+        atomic_load(&G.captures_drv) > 0 || atomic_load(&G.captures_rt) > 0)
+        return;
+    if (pthread_mutex_trylock(&G.prof_lock))
+        return;
+    if (!atomic_load(&G.prof_busy) && !lazy_keeps_enabled())
+        prof_disable();
+    pthread_mutex_unlock(&G.prof_lock);
+}
+
 /* EXIT of a sampled launch: stop, decode, check there is exactly one range, evaluate. */
 static void
 prof_finish(int launch_ok)
@@ -891,9 +921,13 @@ prof_prewarm(CUcontext ctx)
         sp.pRangeProfilerObject = G.prof_obj;
         gh.cuptiRangeProfilerStop(&sp);
     }
-    prof_disable();
-    gh_say("GPUHIER_DIAG_PREWARM: empty range before the first launch: %s, %.1f ms",
-           rc == 0 ? "ok" : "failed", (mono_ns() - t0) / 1e6);
+    if (G.lazy_ns > 0 && rc == 0)
+        atomic_store(&G.last_prof_ns, mono_ns()); /* stays enabled: the lazy disable ends it */
+    else
+        prof_disable();
+    gh_say("GPUHIER_DIAG_PREWARM: empty range before the first launch: %s, %.1f ms%s",
+           rc == 0 ? "ok" : "failed", (mono_ns() - t0) / 1e6,
+           G.lazy_ns > 0 && rc == 0 ? ", profiler left enabled (lazy disable)" : "");
     pthread_mutex_unlock(&G.prof_lock);
 }
 
@@ -970,6 +1004,7 @@ flusher_main(void *arg)
         else if (++stalled >= 4)
             flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, stalled = 0;
         last_launches = l;
+        lazy_disable_if_idle();
         gh.cuptiActivityFlushAll(flag);
         if (atomic_load(&G.urgent)) {
             writer_sync(250);
@@ -1315,7 +1350,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                 atomic_store(&G.prof_busy, 0);
                 pthread_mutex_unlock(&G.prof_lock);
             }
-        } else if (atomic_load(&G.prof_enabled) && !capturing && !G.keep_enabled) {
+        } else if (atomic_load(&G.prof_enabled) && !capturing && !G.keep_enabled &&
+                   !lazy_keeps_enabled()) {
             /*
              * Disable the range profiler at the first unsampled launch
              * after a profiled one (this also waits for a profiling thread
@@ -1354,6 +1390,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (tls_prof_active) {
         tls_prof_active = 0;
         prof_finish(ret == CUDA_SUCCESS);
+        atomic_store(&G.last_prof_ns, mono_ns());
         atomic_store(&G.prof_busy, 0);
         pthread_mutex_unlock(&G.prof_lock);
     }
@@ -2027,6 +2064,12 @@ initialize(void)
     G.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     G.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
     G.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
+    if (env("GPUHIER_DIAG_LAZY_DISABLE_MS")) {
+        G.lazy_ns = (int64_t)(strtod(env("GPUHIER_DIAG_LAZY_DISABLE_MS"), NULL) * 1e6);
+        gh_say("GPUHIER_DIAG_LAZY_DISABLE_MS: the range profiler stays enabled %.0f ms after a "
+               "profile (diagnosis only: the counters are held that long)",
+               G.lazy_ns / 1e6);
+    }
     G.stack_limit_set = env("GPUHIER_DIAG_STACK_LIMIT");
     if (G.switch_keep)
         gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "

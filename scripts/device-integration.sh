@@ -80,6 +80,9 @@
 #             without CUPTI's kernel tracing and with its record buffer in host
 #             memory, and in ncu (one pass, three launches each)
 #          next: ~3 min: t150, t151, then diag-c
+#          lazy: ~7 min: t151, the A1 and A2 probes twice with GPUHIER_DIAG_PREWARM=1
+#             and GPUHIER_DIAG_LAZY_DISABLE_MS=100, then bench/profile_ab.sh with
+#             the lazy disable (PyTorch default sampling, one pair)
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -399,6 +402,20 @@ next)
   gt t150 100 tests/gpu/t150-collector.sh
   gt t151 20 tests/gpu/t151-collector-quick.sh
   diag_c
+  ;;
+lazy)
+  # GPUHIER_DIAG_LAZY_DISABLE_MS (docs/collector.md): with the profiler warmed at the first
+  # launch (GPUHIER_DIAG_PREWARM) and kept enabled 100 ms after each profile, does A1/A2's
+  # excess vanish under --cache-control none (no first Start before the profiled launch),
+  # and what do fewer enables save on PyTorch default sampling? t151 first (the switch
+  # must leave the program's exit and the report intact).
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  for rep in 1 2; do
+    a1 "a1_lazy_$rep" 40 '^transpose-tiled-4096$' GPUHIER_DIAG_PREWARM=1 GPUHIER_DIAG_LAZY_DISABLE_MS=100
+    a2 "a2_lazy_$rep" 30 GPUHIER_DIAG_PREWARM=1 GPUHIER_DIAG_LAZY_DISABLE_MS=100
+  done
+  step lazy_ab 240 env OUT="$res/lazy_ab" sh bench/profile_ab.sh "$stage" GPUHIER_DIAG_LAZY_DISABLE_MS=100 1
+  step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
