@@ -769,8 +769,14 @@ lazy_disable_if_idle(void)
         return;
     if (pthread_mutex_trylock(&G.prof_lock))
         return;
-    if (!atomic_load(&G.prof_busy) && !lazy_keeps_enabled())
+    if (!atomic_load(&G.prof_busy) && !lazy_keeps_enabled() && G.prof_ctx) {
+        /* this thread has no current context; CUPTI's calls are made as from the launching one */
+        CUcontext popped = NULL;
+        int pushed = gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(G.prof_ctx) == CUDA_SUCCESS;
         prof_disable();
+        if (pushed && gh.cuCtxPopCurrent_v2)
+            gh.cuCtxPopCurrent_v2(&popped);
+    }
     pthread_mutex_unlock(&G.prof_lock);
 }
 

@@ -186,7 +186,9 @@ struct rec {
     X(cuModuleLoadData)                                                                            \
     X(cuModuleGetFunction)                                                                         \
     X(cuMemAlloc_v2)                                                                               \
-    X(cuLaunchKernel)
+    X(cuLaunchKernel)                                                                              \
+    X(cuCtxPushCurrent_v2)                                                                         \
+    X(cuCtxPopCurrent_v2)
 /* clang-format on */
 
 #define GH_DECL(f) __typeof__(f) *f;

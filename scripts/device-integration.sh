@@ -407,9 +407,11 @@ lazy)
   # GPUHIER_DIAG_LAZY_DISABLE_MS (docs/collector.md): with the profiler warmed at the first
   # launch (GPUHIER_DIAG_PREWARM) and kept enabled 100 ms after each profile, does A1/A2's
   # excess vanish under --cache-control none (no first Start before the profiled launch),
-  # and what do fewer enables save on PyTorch default sampling? t151 first (the switch
+  # and what do fewer enables save on PyTorch default sampling? t151 with the switch first (it
   # must leave the program's exit and the report intact).
-  gt t151 20 tests/gpu/t151-collector-quick.sh
+  export GPUHIER_DIAG_LAZY_DISABLE_MS=100
+  gt t151_lazy 20 tests/gpu/t151-collector-quick.sh
+  unset GPUHIER_DIAG_LAZY_DISABLE_MS
   for rep in 1 2; do
     a1 "a1_lazy_$rep" 40 '^transpose-tiled-4096$' GPUHIER_DIAG_PREWARM=1 GPUHIER_DIAG_LAZY_DISABLE_MS=100
     a2 "a2_lazy_$rep" 30 GPUHIER_DIAG_PREWARM=1 GPUHIER_DIAG_LAZY_DISABLE_MS=100
