@@ -128,6 +128,7 @@ static struct {
     size_t counter_size, counter_cap;
     int passes, max_passes;
     atomic_llong profiling_ns; /* written under prof_lock, read by --profile-budget's test */
+    atomic_long profiles;      /* profiles taken (prof_finish), for the budget's mean cost */
     int64_t start_mono_ns; /* when profiling was set up: the budget's elapsed time starts here */
 
     atomic_int captures_drv, captures_rt;
@@ -628,6 +629,21 @@ prof_counter_data(const struct prof_host *ph)
     return 0;
 }
 
+/*
+ * The writer's GPU-time hook under --profile-budget (writer thread): each
+ * traced kernel's duration goes to its configuration, which the budget
+ * ranks by (sampling_add_gpu_time).
+ */
+static void
+budget_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t block[3],
+                uint32_t dynamic_smem, int64_t ns)
+{
+    struct sampling_launch l = {.mangled = mangled, .dynamic_smem_bytes = dynamic_smem};
+    memcpy(l.grid, grid, sizeof(l.grid));
+    memcpy(l.block, block, sizeof(l.block));
+    sampling_add_gpu_time(&G.sampling, &l, ns);
+}
+
 /* Starts and stops a range with no launch in it, on the enabled object (prof_lock held). */
 static CUptiResult
 prof_empty_range(void)
@@ -835,6 +851,7 @@ prof_finish(int launch_ok)
     int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
     r.u.profile.overhead_ns = dt;
     G.profiling_ns += dt;
+    atomic_fetch_add(&G.profiles, 1);
     if (G.cur->passes > G.max_passes)
         G.max_passes = G.cur->passes;
     /* A core profile may ask for the extra groups on the configuration's next launch. */
@@ -1306,9 +1323,12 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                 .is_capturing = capturing,
             };
             double budget = G.sampling.opts.budget_pct;
-            if (budget > 0)
-                sl.over_budget = !sampling_budget_allows(budget, atomic_load(&G.profiling_ns),
-                                                         mono_ns() - G.start_mono_ns);
+            if (budget > 0) {
+                sl.budget_slots =
+                    sampling_budget_slots(budget, atomic_load(&G.profiling_ns),
+                                          mono_ns() - G.start_mono_ns, atomic_load(&G.profiles));
+                sl.over_budget = sl.budget_slots == 0;
+            }
             sl.counters_busy = backing_off();
             sample = sampling_decide_ex(&G.sampling, &sl, &why, &l->config_index, &extras) == NULL;
             deferred = sl.counters_busy && !sample && !strcmp(why, "counters_busy");
@@ -2028,6 +2048,8 @@ init_profiling(void)
         return;
     }
     G.cache_all = cc && !strcmp(cc, "all");
+    if (G.sampling.opts.budget_pct > 0)
+        writer_set_gpu_time_hook(budget_gpu_time);
     if (!G.metrics) {
         limit("bad_metric", "profiling disabled: %s", err);
         G.sampling_ok = 0;

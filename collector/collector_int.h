@@ -383,6 +383,16 @@ int writer_active(void);
  */
 void writer_set_wake_fill(size_t n);
 
+/*
+ * Called by the writer thread for every traced kernel record with GPU
+ * times (not the profiled launches, whose records never complete): the
+ * kernel's mangled name, geometry and duration. --profile-budget ranks
+ * configurations by it (collector.c). NULL (the default): not called.
+ */
+typedef void (*writer_gpu_time_fn)(const char *mangled, const uint32_t grid[3],
+                                   const uint32_t block[3], uint32_t dynamic_smem, int64_t ns);
+void writer_set_gpu_time_hook(writer_gpu_time_fn fn);
+
 /* Counters for the session summary. */
 struct writer_stats {
     uint64_t launches, profiled, dropped, ranges_dropped, copies;

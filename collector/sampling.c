@@ -12,6 +12,7 @@
 #include "schema/optvalue.h"
 
 #include <demangle.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct sampling_slot {
     long launches; /* launches seen (config_launch_index of the next) */
     long eligible; /* launches past filters and skip */
     long profiled;
+    int64_t gpu_ns;  /* GPU time of its traced launches so far (sampling_add_gpu_time) */
     unsigned extras; /* groups requested, not yet collected */
     int extras_done;
 };
@@ -83,6 +85,20 @@ sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elapsed_
     return rest > 0 && (double)profiling_ns <= budget_pct / 100.0 * rest;
 }
 
+long
+sampling_budget_slots(double budget_pct, int64_t profiling_ns, int64_t elapsed_ns, long profiles)
+{
+    if (budget_pct <= 0)
+        return LONG_MAX;
+    if (!sampling_budget_allows(budget_pct, profiling_ns, elapsed_ns))
+        return 0;
+    double mean = profiles > 0 && profiling_ns > 0 ? (double)profiling_ns / (double)profiles
+                                                   : (double)SAMPLING_PROFILE_NS_GUESS;
+    double slack = budget_pct / 100.0 * (double)(elapsed_ns - profiling_ns) - (double)profiling_ns;
+    double n = slack / mean;
+    return n >= 1 ? (n < 1e9 ? (long)n : 1000000000L) : 1;
+}
+
 int64_t
 sampling_busy_backoff_ns(int consecutive)
 {
@@ -124,7 +140,10 @@ sampling_init(struct sampling *s, const struct sampling_opts *o, size_t cap, cha
     while (c < (cap ? cap : 65536))
         c <<= 1;
     s->slots = calloc(c, sizeof *s->slots);
-    if (!s->slots) {
+    s->order = calloc(c, sizeof *s->order);
+    if (!s->slots || !s->order) {
+        free(s->slots);
+        free(s->order);
         snprintf(err, n, "out of memory for %zu configurations", c);
         goto fail;
     }
@@ -154,6 +173,7 @@ sampling_release(struct sampling *s)
     if (s->slots)
         pthread_mutex_destroy(&s->lock);
     free(s->slots);
+    free(s->order);
     memset(s, 0, sizeof *s);
 }
 
@@ -199,7 +219,7 @@ slot_of(struct sampling *s, const struct sampling_launch *l, int insert)
             memcpy(e->grid, l->grid, sizeof e->grid);
             memcpy(e->block, l->block, sizeof e->block);
             e->smem = l->dynamic_smem_bytes;
-            s->used++;
+            s->order[s->used++] = (uint32_t)(e - s->slots);
             return e;
         }
     }
@@ -253,6 +273,40 @@ name_matches(const struct sampling *s, const struct sampling_launch *l)
     char buf[2048];
     return demangle_into(l->mangled, buf, sizeof buf) == 0 &&
            regexec(&s->kernel_re, buf, 0, NULL, 0) == 0;
+}
+
+/*
+ * Under --profile-budget (lock held): may e's chosen launch take one of the
+ * `slots` profiles the budget buys now? Only when its configuration has
+ * GPU time recorded and fewer than `slots` configurations that still wait
+ * for their first profile (eligible, not profiled) took more GPU time.
+ * Always yes without a budget.
+ */
+static int
+budget_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
+{
+    if (s->opts.budget_pct <= 0 || !e)
+        return 1;
+    if (e->gpu_ns <= 0)
+        return 0;
+    long above = 0, want = slots < 1 ? 1 : slots;
+    for (size_t i = 0; i < s->used && above < want; i++) {
+        const struct sampling_slot *f = &s->slots[s->order[i]];
+        if (f != e && f->eligible > 0 && f->profiled == 0 && f->gpu_ns > e->gpu_ns)
+            above++;
+    }
+    return above < want;
+}
+
+int
+sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, int64_t ns)
+{
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    if (e)
+        e->gpu_ns += ns;
+    pthread_mutex_unlock(&s->lock);
+    return e ? 0 : -1;
 }
 
 const char *
@@ -319,14 +373,14 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
         /* --launch-count caps profiled launches, as in Nsight Compute */
         chosen = NULL;
         skip = "skip_count";
-    } else if (l->over_budget || l->counters_busy) {
+    } else if (l->over_budget || l->counters_busy || !budget_ranks(s, e, l->budget_slots)) {
         /*
          * Deferred, by --profile-budget or by counters another process
          * holds: the configuration stays eligible (profiled, extras_done
          * untouched), so its next launch is chosen again
          */
         chosen = NULL;
-        skip = l->over_budget ? "profile_budget" : "counters_busy";
+        skip = l->counters_busy && !l->over_budget ? "counters_busy" : "profile_budget";
     }
 out:
     if (chosen) {

@@ -10,10 +10,12 @@
  *
  * Order of the checks (first match wins): stream capture, graph launch,
  * kernel-name filter, NVTX filter, --launch-skip, then the sampling mode,
- * --launch-count, and last the two deferrals of a launch the mode chose:
+ * --launch-count, and last the deferrals of a launch the mode chose:
  * --profile-budget ("profile_budget", profiling is over budget), then
  * busy counters ("counters_busy", another process or tool holds the
- * hardware counters). A deferred launch leaves its configuration
+ * hardware counters), then, under --profile-budget, the GPU-time ranking
+ * ("profile_budget": the budget goes to the configurations that took the
+ * most GPU time so far, sampling_add_gpu_time()). A deferred launch leaves its configuration
  * eligible, so the configuration's next launch is chosen again. Skip and
  * count apply to launches that pass the filters, like Nsight Compute's
  * --launch-skip / --launch-count.
@@ -79,7 +81,29 @@ struct sampling_launch {
     int counters_busy;     /* the collector is backing off after CUPTI_ERROR_HARDWARE_BUSY
                               (sampling_busy_backoff_ns()): a launch chosen now is deferred,
                               "counters_busy" */
+    long budget_slots;     /* under --profile-budget: how many profiles the budget buys now
+                              (sampling_budget_slots(); values < 1 count as 1). A chosen
+                              launch is profiled only if its configuration has GPU time
+                              recorded and fewer than budget_slots configurations still
+                              waiting for their first profile took more */
 };
+
+/*
+ * What a profile is taken to cost before one was measured: about 0.2 s of
+ * CUPTI kernel replay on the H200, 0.8 s for a process's first
+ * (docs/metrics.md); the budget's slots use the mean of those measured.
+ */
+#define SAMPLING_PROFILE_NS_GUESS (250 * 1000000LL)
+
+/*
+ * How many profiles the budget buys now, pure: 0 when
+ * sampling_budget_allows() says no; else the slack (budget_pct % of the
+ * rest of the run, less the profiling so far) over the mean cost of the
+ * `profiles` taken (SAMPLING_PROFILE_NS_GUESS before the first), at least
+ * 1. LONG_MAX when budget_pct <= 0 (no budget).
+ */
+long sampling_budget_slots(double budget_pct, int64_t profiling_ns, int64_t elapsed_ns,
+                           long profiles);
 
 /*
  * The budget test, pure: may a profile start when `profiling_ns` of the
@@ -109,6 +133,7 @@ struct sampling {
     int has_kernel_re, has_nvtx_re;
     pthread_mutex_t lock;
     struct sampling_slot *slots; /* open-addressing table, `cap` entries */
+    uint32_t *order;             /* indices of the `used` occupied slots, in insertion order */
     size_t cap, used;
     long filtered_seen; /* launches that passed the filters */
     long profiled;      /* launches sampling_decide() chose to profile */
@@ -173,6 +198,13 @@ void sampling_undo(struct sampling *s, const struct sampling_launch *l, const ch
  * is unknown (never decided) or already had its extras.
  */
 int sampling_request_extras(struct sampling *s, const struct sampling_launch *l, unsigned groups);
+
+/*
+ * Adds `ns` of GPU time (a traced, unprofiled launch's duration) to l's
+ * configuration, which --profile-budget ranks by. 0, or -1 when the
+ * configuration was never decided. Thread-safe, no allocation.
+ */
+int sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, int64_t ns);
 
 /* Hash of a configuration (kernel name, grid, block, dynamic smem). */
 uint64_t sampling_config_hash(const struct sampling_launch *l);

@@ -876,6 +876,9 @@ copy_kind(unsigned k)
     }
 }
 
+/* writer_set_gpu_time_hook(): set by the collector's thread, read by the writer's. */
+static _Atomic(writer_gpu_time_fn) gpu_time_hook;
+
 static void
 kernel_record(const CUpti_ActivityKernel10 *k)
 {
@@ -887,6 +890,12 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     struct cinfo *c = config_get(kid, k);
     if (c && c->provisional && (k->start || k->end))
         config_complete(c, k);
+    writer_gpu_time_fn hook = atomic_load(&gpu_time_hook);
+    if (hook && k->end > k->start) {
+        const uint32_t grid[3] = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ};
+        const uint32_t block[3] = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ};
+        hook(k->name, grid, block, (uint32_t)k->dynamicSharedMemory, (int64_t)(k->end - k->start));
+    }
     struct pend *p = umap_get(&W.pends, k->correlationId);
     if (p && p->is_copy)
         p = NULL;
@@ -1686,6 +1695,12 @@ writer_stop(int clean_exit)
     W.ncubins = 0;
     free_state();
     /* The queues stay allocated: a late callback on another thread may still push (and be refused). */
+}
+
+void
+writer_set_gpu_time_hook(writer_gpu_time_fn fn)
+{
+    atomic_store(&gpu_time_hook, fn);
 }
 
 void

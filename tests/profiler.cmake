@@ -15,6 +15,16 @@ target_include_directories(test_sampling PRIVATE ${PROJECT_SOURCE_DIR} ${LIBIBER
 target_link_libraries(test_sampling PRIVATE Threads::Threads ${LIBIBERTY_LIBRARY})
 gh_add_test(NAME unit.sampling COMMAND test_sampling LABELS unit profiler)
 
+# bench/budget_sim.c: --profile-budget's two policies replayed on a trace report
+# (a model; docs/sampling.md). The test replays a synthetic trace.
+add_executable(budget_sim ${PROJECT_SOURCE_DIR}/bench/budget_sim.c ${GH_PROF_SRC}/sampling.c
+               ${PROJECT_SOURCE_DIR}/schema/optvalue.c)
+target_include_directories(budget_sim PRIVATE ${PROJECT_SOURCE_DIR} ${LIBIBERTY_INCLUDE_DIR})
+target_link_libraries(budget_sim PRIVATE SQLite::SQLite3 Threads::Threads ${LIBIBERTY_LIBRARY})
+set_target_properties(budget_sim PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+gh_add_test(NAME bench.budget_sim COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t104-budget-sim.sh
+            LABELS unit profiler)
+
 # CUPTI headers only (no link): libcupti is dlopened; cupti_profiler_host.h
 # includes <string>, answered by the empty collector/shim/string.
 add_executable(test_metrics ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_metrics.c

@@ -352,6 +352,80 @@ test_sampling_budget(void)
 }
 
 /*
+ * How many profiles the budget buys now: 0 over budget, else the slack
+ * (PCT % of the rest of the run, less the profiling so far) divided by the
+ * mean profile so far (SAMPLING_PROFILE_NS_GUESS before the first), at
+ * least 1.
+ */
+static void
+test_sampling_budget_slots(void)
+{
+    const int64_t s = 1000000000LL;
+    CHECK_EQ_INT(sampling_budget_slots(30, 3 * s, 10 * s, 10), 0); /* 3 > 30 % of 7 */
+    CHECK_EQ_INT(sampling_budget_slots(30, 0, 0, 0), 1);           /* allowed, no slack yet */
+    /* 30 % of 10 s with nothing spent: 3 s at the guessed cost per profile */
+    CHECK_EQ_INT(sampling_budget_slots(30, 0, 10 * s, 0),
+                 (long)(3 * s / SAMPLING_PROFILE_NS_GUESS));
+    /* 1 s spent on 4 profiles (250 ms each), 11 s elapsed: 30 % of 10 s less 1 s = 2 s: 8 */
+    CHECK_EQ_INT(sampling_budget_slots(30, 1 * s, 11 * s, 4), 8);
+    CHECK(sampling_budget_slots(0, 5 * s, 1 * s, 3) > 1000000); /* no budget: no limit */
+}
+
+/*
+ * Under --profile-budget the profiles go to the configurations that took
+ * the most GPU time so far (sampling_add_gpu_time, fed from the traced
+ * kernel records): a chosen launch is deferred ("profile_budget") while its
+ * configuration has no GPU time recorded yet, or while budget_slots other
+ * configurations still waiting for their profile took more. Without a
+ * budget, GPU time plays no part.
+ */
+static void
+test_sampling_budget_by_time(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    unsigned ex;
+    o.budget_pct = 30;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0);
+    a.budget_slots = b.budget_slots = c.budget_slots = 1;
+    /* first launches: nothing known of their GPU time */
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
+    CHECK_STR(sampling_decide_ex(&s, &b, &why, NULL, &ex), "profile_budget");
+    CHECK_STR(sampling_decide_ex(&s, &c, &why, NULL, &ex), "profile_budget");
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &a, 100), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &b, 250), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &b, 50), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &c, 200), 0);
+    struct sampling_launch unseen = L("z", 1, 1, 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &unseen, 10), -1);
+    /* one slot: the heaviest (b, 300) only */
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
+    CHECK_STR(sampling_decide_ex(&s, &c, &why, NULL, &ex), "profile_budget");
+    CHECK(sampling_decide_ex(&s, &b, &why, NULL, &ex) == NULL);
+    CHECK_STR(why, "first_of_config");
+    /* b is profiled and competes no more: c (200) is now the heaviest waiting */
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
+    a.budget_slots = 2; /* two slots: a (100) is second after c */
+    a.over_budget = 1;  /* but over budget wins */
+    CHECK_STR(sampling_decide_ex(&s, &a, &why, NULL, &ex), "profile_budget");
+    a.over_budget = 0;
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK(sampling_decide_ex(&s, &c, &why, NULL, &ex) == NULL);
+    CHECK_EQ_INT((int)s.profiled, 3);
+    sampling_release(&s);
+
+    /* no budget: GPU time unknown and irrelevant */
+    o.budget_pct = 0;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch d = L("d", 8, 128, 0);
+    CHECK(sampling_decide_ex(&s, &d, &why, NULL, &ex) == NULL);
+    sampling_release(&s);
+}
+
+/*
  * Counters held by another process or tool (CUPTI_ERROR_HARDWARE_BUSY):
  * a launch chosen while the collector is backing off is deferred
  * ("counters_busy") like an over-budget one, so its configuration is
@@ -505,6 +579,8 @@ test_sampling_hash(void)
 
 static const struct check_test tests[] = {
     {"test_sampling_parse", test_sampling_parse},
+    {"test_sampling_budget_slots", test_sampling_budget_slots},
+    {"test_sampling_budget_by_time", test_sampling_budget_by_time},
     {"test_sampling_env", test_sampling_env},
     {"test_sampling_bad_regex", test_sampling_bad_regex},
     {"test_sampling_config_mode", test_sampling_config_mode},
