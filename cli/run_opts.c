@@ -68,8 +68,8 @@ static const struct opt opts[] = {
      "skip the first N matching launches before profiling"},
     {OPT_LAUNCH_COUNT, 0, "launch-count", 1, "N", "profile at most N launches"},
     {OPT_PROFILE_BUDGET, 0, "profile-budget", 1, "PCT",
-     "let profiling add at most PCT % to the rest of the run's time; a launch chosen over budget "
-     "is deferred to its configuration's next launch"},
+     "let profiling add at most PCT % to the rest of the run's time, spent on the configurations "
+     "that took the most GPU time so far; other chosen launches are deferred"},
     {OPT_CACHE_CONTROL, 0, "cache-control", 1, "all|none",
      "all: flush the L2 before each profiled launch (a cold, empty L2, as ncu's default); "
      "none (default): the L2 as the program left it"},
