@@ -127,8 +127,9 @@ static struct {
     uint8_t *counter_data;
     size_t counter_size, counter_cap;
     int passes, max_passes;
-    atomic_llong profiling_ns; /* written under prof_lock, read by --profile-budget's test */
-    atomic_long profiles;      /* profiles taken (prof_finish), for the budget's mean cost */
+    atomic_llong profiling_ns;    /* written under prof_lock, read by --profile-budget's test */
+    atomic_long profiles;         /* profiles taken (prof_finish), for the budget's mean cost */
+    atomic_long budget_unmatched; /* traced kernels whose configuration sampling never saw */
     int64_t start_mono_ns; /* when profiling was set up: the budget's elapsed time starts here */
 
     atomic_int captures_drv, captures_rt;
@@ -641,7 +642,8 @@ budget_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t bloc
     struct sampling_launch l = {.mangled = mangled, .dynamic_smem_bytes = dynamic_smem};
     memcpy(l.grid, grid, sizeof(l.grid));
     memcpy(l.block, block, sizeof(l.block));
-    sampling_add_gpu_time(&G.sampling, &l, ns);
+    if (sampling_add_gpu_time(&G.sampling, &l, ns))
+        atomic_fetch_add_explicit(&G.budget_unmatched, 1, memory_order_relaxed);
 }
 
 /* Starts and stops a range with no launch in it, on the enabled object (prof_lock held). */
@@ -1726,6 +1728,12 @@ finish(void)
         gh_say("%s", msg);
         push_limited(msg);
     }
+    if (atomic_load(&G.budget_unmatched))
+        /* the kernel records' names or geometry did not match the launch callbacks' */
+        push_event("warning", "budget_time_unmatched",
+                   "--profile-budget: %ld traced kernels matched no configuration of the "
+                   "launch callbacks; their GPU time did not count",
+                   atomic_load(&G.budget_unmatched));
     if (G.flushes) {
         char v[64];
         snprintf(v, sizeof(v), "%ld flushes, %.1f ms", G.flushes, G.flush_ns / 1e6);

@@ -413,6 +413,7 @@ tot = c.execute("SELECT sum(total_ns) FROM config").fetchone()[0] or 0
 cov = c.execute("SELECT sum(total_ns) FROM config WHERE id IN (SELECT config_id FROM launch WHERE profiled = 1)").fetchone()[0] or 0
 n = c.execute("SELECT count(*), count(DISTINCT config_id) FROM launch WHERE profiled = 1").fetchone()
 print("budget 30: %d profiles of %d configurations, %.1f %% of the traced GPU time" % (n[0], n[1], 100.0 * cov / tot if tot else 0))
+print("events:", c.execute("SELECT group_concat(code || \": \" || message, \"; \") FROM event WHERE code LIKE \"budget%\"").fetchone()[0])
 ' "$res/budget_pt.db"
   ;;
 lazy)
