@@ -279,7 +279,9 @@ name_matches(const struct sampling *s, const struct sampling_launch *l)
  * Under --profile-budget (lock held): may e's chosen launch take one of the
  * `slots` profiles the budget buys now? Only when its configuration has
  * GPU time recorded and fewer than `slots` configurations that still wait
- * for their first profile (eligible, not profiled) took more GPU time.
+ * for their first profile (eligible, not profiled) took more GPU time. A
+ * configuration that has a profile already (extras, --sample all, first:N)
+ * ranks behind every waiting one with GPU time: first profiles first.
  * Always yes without a budget.
  */
 static int
@@ -290,9 +292,10 @@ budget_ranks(const struct sampling *s, const struct sampling_slot *e, long slots
     if (e->gpu_ns <= 0)
         return 0;
     long above = 0, want = slots < 1 ? 1 : slots;
+    int64_t bar = e->profiled > 0 ? 0 : e->gpu_ns;
     for (size_t i = 0; i < s->used && above < want; i++) {
         const struct sampling_slot *f = &s->slots[s->order[i]];
-        if (f != e && f->eligible > 0 && f->profiled == 0 && f->gpu_ns > e->gpu_ns)
+        if (f != e && f->eligible > 0 && f->profiled == 0 && f->gpu_ns > bar)
             above++;
     }
     return above < want;

@@ -417,6 +417,22 @@ test_sampling_budget_by_time(void)
     CHECK_EQ_INT((int)s.profiled, 3);
     sampling_release(&s);
 
+    /* --sample all: a configuration with a profile ranks behind every waiting one */
+    o.mode = SAMPLING_ALL;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch h = L("h", 8, 128, 0), w = L("w", 8, 128, 0);
+    h.budget_slots = w.budget_slots = 1;
+    CHECK_STR(sampling_decide_ex(&s, &h, &why, NULL, &ex), "profile_budget");
+    CHECK_STR(sampling_decide_ex(&s, &w, &why, NULL, &ex), "profile_budget");
+    sampling_add_gpu_time(&s, &h, 1000);
+    sampling_add_gpu_time(&s, &w, 10);
+    CHECK(sampling_decide_ex(&s, &h, &why, NULL, &ex) == NULL);
+    CHECK_STR(sampling_decide_ex(&s, &h, &why, NULL, &ex), "profile_budget"); /* w waits */
+    CHECK(sampling_decide_ex(&s, &w, &why, NULL, &ex) == NULL);
+    CHECK(sampling_decide_ex(&s, &h, &why, NULL, &ex) == NULL); /* nobody waits now */
+    sampling_release(&s);
+    o.mode = SAMPLING_CONFIG;
+
     /* no budget: GPU time unknown and irrelevant */
     o.budget_pct = 0;
     CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
