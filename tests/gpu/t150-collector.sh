@@ -122,6 +122,17 @@ expect "flush failure event" mf.db "SELECT count(*) FROM event WHERE code = 'cac
 expect "flush failure: still profiled" mf.db "SELECT count(*) FROM launch WHERE profiled = 1" 40
 grep -q "cache control off" mf.err && ok "flush failure line" || bad "no cache control line: $(cat mf.err)"
 
+# 2d. --profile-budget (docs/sampling.md): the profiles go to configurations whose GPU time
+# the traced kernel records brought in, never to a configuration's first launch; every
+# kernel record must find its configuration (a name or geometry mismatch between the
+# activity records and the launch callbacks would leave the budget nothing to rank).
+GPUHIER_PROFILE_BUDGET=30 gh mb.db "$gpu/multistream" 10000 > mb.out 2> mb.err || bad "budget exit: $(tail -3 mb.err)"
+expect "budget: kernel records matched their configurations" mb.db "SELECT count(*) FROM event WHERE code = 'budget_time_unmatched'" 0
+expect "budget: profiled" mb.db "SELECT count(*) >= 1 FROM launch WHERE profiled = 1" 1
+expect "budget: no first launch profiled" mb.db "SELECT count(*) FROM launch WHERE profiled = 1 AND config_launch_index = 0" 0
+expect "budget: deferrals" mb.db "SELECT count(*) > 0 FROM launch WHERE profile_reason = 'profile_budget'" 1
+q mb.db "SELECT 'budget 30: ' || (SELECT count(*) FROM launch WHERE profiled = 1) || ' profiled, first at launch ' || (SELECT min(config_launch_index) FROM launch WHERE profiled = 1) || ' of its configuration, ' || (SELECT count(*) FROM launch) || ' launches'"
+
 # 3. cudaDeviceReset before exit loses nothing.
 gh dr.db "$gpu/devreset" > dr.out 2> dr.err || bad "devreset exit"
 expect "devreset launches" dr.db "SELECT count(*) FROM launch" 300
