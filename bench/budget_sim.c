@@ -123,6 +123,16 @@ load(const char *path, struct trace *t)
     return 0;
 }
 
+static void
+trace_free(struct trace *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->l[i].name);
+    free(t->l);
+    free(t->config_gpu);
+    memset(t, 0, sizeof(*t));
+}
+
 static struct sampling_launch
 as_launch(const struct launch *l)
 {
@@ -154,7 +164,7 @@ replay(const struct trace *t, double pct, int by_time, struct result *r)
     if (!profiled || !fed)
         abort();
     memset(r, 0, sizeof(*r));
-    int64_t profiling = 0, first_start = t->l[0].start;
+    int64_t profiling = 0;
     size_t next_feed = 0; /* launches before it were fed (or profiled) */
     for (size_t i = 0; i < t->n; i++) {
         const struct launch *l = &t->l[i];
@@ -206,7 +216,6 @@ replay(const struct trace *t, double pct, int by_time, struct result *r)
     r->coverage_pct = 100.0 * (double)covered / (double)t->total_gpu;
     r->profiling_s = (double)profiling / 1e9;
     r->run_s = (double)(t->run_end - t->run_start + profiling) / 1e9;
-    (void)first_start;
     free(profiled);
     free(fed);
     sampling_release(&s);
@@ -221,8 +230,10 @@ main(int argc, char **argv)
         return 2;
     }
     struct trace t;
-    if (load(argv[1], &t))
+    if (load(argv[1], &t)) {
+        trace_free(&t);
         return 1;
+    }
     double trace_s = (double)(t.run_end - t.run_start) / 1e9;
     long configs = 0;
     for (long c = 0; c <= t.max_config; c++)
@@ -239,12 +250,15 @@ main(int argc, char **argv)
         double pct = argc > 2 ? strtod(argv[2 + k], NULL) : defaults[k];
         for (int by_time = 0; by_time <= 1; by_time++) {
             struct result r;
-            if (replay(&t, pct, by_time, &r))
+            if (replay(&t, pct, by_time, &r)) {
+                trace_free(&t);
                 return 1;
+            }
             printf("| %g %% | %s | %ld | %ld | %.1f %% | %.2f s | %.2fx |\n", pct,
                    by_time ? "by GPU time" : "first-come", r.profiles, r.configs, r.coverage_pct,
                    r.profiling_s, r.run_s / trace_s);
         }
     }
+    trace_free(&t);
     return 0;
 }
