@@ -129,6 +129,36 @@ add_devices(struct view *v)
     sqlite3_finalize(st);
 }
 
+/*
+ * When only some configurations were profiled (--profile-budget, -k,
+ * --launch-count, busy counters): how much of the traced GPU time the
+ * profiled ones took, which is how much the counter-based findings can
+ * speak for. Reads the small profile table, not the launch table.
+ */
+static void
+add_coverage(struct view *v)
+{
+    sqlite3_stmt *st = NULL;
+    if (tui_prepare(v->db,
+                    "WITH p AS (SELECT DISTINCT l.config_id AS id FROM profile f"
+                    " JOIN launch l ON l.id = f.launch_id)"
+                    " SELECT (SELECT count(*) FROM config), (SELECT count(*) FROM p),"
+                    " (SELECT sum(total_ns) FROM config),"
+                    " (SELECT sum(total_ns) FROM config WHERE id IN (SELECT id FROM p))",
+                    &st))
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        long long all = sqlite3_column_int64(st, 0), prof = sqlite3_column_int64(st, 1);
+        double tot = num(st, 2), cov = num(st, 3);
+        if (prof > 0 && prof < all && tot > 0)
+            view_printf(v, LINE_DEFAULT,
+                        "%-*s %lld of %lld configurations; they took %.1f %% of the traced GPU "
+                        "time",
+                        LABEL, "Profiled", prof, all, 100.0 * (isnan(cov) ? 0 : cov) / tot);
+    }
+    sqlite3_finalize(st);
+}
+
 static void
 add_totals(struct view *v, double *gpu_ns)
 {
@@ -280,6 +310,7 @@ summary_open(struct view *v)
     add_cache_control(v);
     add_devices(v);
     add_totals(v, &gpu_ns);
+    add_coverage(v);
     char *created = store_meta_get(v->db, "created_by");
     if (created && !strcmp(created, "synthetic")) {
         char *prov = store_meta_get(v->db, "provenance");

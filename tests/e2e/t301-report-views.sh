@@ -40,6 +40,15 @@ set -e
 "$bin" report --raw twins.db --view kernel 'twin<double>' > k2.txt || fail "a partial demangled name picks one"
 grep -q '^Kernel       synthetic::twin$' k2.txt || fail "twin<double> detail"
 "$bin" report --raw twins.db --view kernel 'void synthetic::twin<float>()' > /dev/null || fail "exact demangled name"
+# Some configurations without a profile (a budget, a filter): the summary says how much of the
+# traced GPU time the profiled ones took; with every configuration profiled it says nothing.
+! grep -q '^Profiled' summary.txt || fail "Profiled line with every configuration profiled"
+cp small.db part.db
+python3 -c 'import sqlite3; c = sqlite3.connect("part.db"); c.execute("DELETE FROM profile WHERE launch_id IN (SELECT l.id FROM launch l JOIN config c ON c.id = l.config_id WHERE c.id > 4)"); c.commit()'
+want=$(python3 -c 'import sqlite3; c = sqlite3.connect("part.db"); a, b = c.execute("SELECT sum(CASE WHEN id <= 4 THEN total_ns END), sum(total_ns) FROM config").fetchone(); print("%.1f" % (100.0 * a / b))')
+"$bin" report --raw part.db --view summary > part.txt || fail "summary of a partly profiled report"
+grep -q "^Profiled    4 of 24 configurations; they took $want % of the traced GPU time$" part.txt ||
+  fail "coverage line (want $want %): $(grep '^Profiled' part.txt)"
 # The L2 flush of --cache-control all is named in the summary; a failed flush is a warning.
 ! grep -q '^Caches' summary.txt || fail "summary names a cache mode the report does not record"
 for cc in all "none: cuMemAlloc (the flush buffer, twice the L2) failed: CUDA_ERROR_OUT_OF_MEMORY"; do
