@@ -133,14 +133,22 @@ cacheflush_is_kernel(const char *name)
 int
 cacheflush_owns(uint64_t addr)
 {
-    for (int i = 0; i < FLUSH_CTX_MAX; i++) {
-        uint64_t a = atomic_load_explicit(&owned[i], memory_order_acquire);
-        if (!a)
-            break;
-        if (a == addr)
+    for (int i = 0; i < FLUSH_CTX_MAX; i++)
+        if (addr && atomic_load_explicit(&owned[i], memory_order_acquire) == addr)
             return 1;
-    }
     return 0;
+}
+
+void
+cacheflush_forget(CUcontext ctx)
+{
+    for (int i = 0; i < nctx; i++) {
+        if (ctxs[i].ctx == ctx) {
+            /* the context's memory goes with it: the address may come back as the program's */
+            atomic_store_explicit(&owned[i], 0, memory_order_release);
+            memset(&ctxs[i], 0, sizeof(ctxs[i]));
+        }
+    }
 }
 
 static int
@@ -202,12 +210,17 @@ cacheflush_run(CUcontext ctx, uint64_t *bytes_read, char *err, size_t n)
     for (int i = 0; i < nctx; i++)
         if (ctxs[i].ctx == ctx)
             c = &ctxs[i];
+    for (int i = 0; i < nctx && !c; i++)
+        if (!ctxs[i].ctx)
+            c = &ctxs[i]; /* an entry cacheflush_forget() freed */
     if (!c) {
         if (nctx == FLUSH_CTX_MAX) {
             snprintf(err, n, "more than %d contexts profiled", FLUSH_CTX_MAX);
             return -1;
         }
         c = &ctxs[nctx++];
+    }
+    if (!c->ctx) {
         c->ctx = ctx;
         tls_active = 1;
         int rc = setup(c, err, n);

@@ -58,4 +58,11 @@ int cacheflush_is_kernel(const char *name);
 /* 1 when device address `addr` is a flush buffer's (its allocation record is not the program's). */
 int cacheflush_owns(uint64_t addr);
 
+/*
+ * The context is being destroyed (caller holds the profiling lock): its
+ * kernel and buffer go with it; a later context, even at the same
+ * address, sets up its own, and the buffer's address is no longer owned.
+ */
+void cacheflush_forget(CUcontext ctx);
+
 #endif

@@ -1620,6 +1620,7 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         pthread_mutex_lock(&G.prof_lock);
         if (G.prof_ctx == rd->context)
             prof_disable();
+        cacheflush_forget(rd->context);
         pthread_mutex_unlock(&G.prof_lock);
         writer_wake();
         break;

@@ -850,6 +850,140 @@ test_collector_callbacks(void)
  * (collector.c counts calls per index); a count that is not a number is
  * ignored, so the site fails always.
  */
+/*
+ * The L2 flush's orchestration (collector/cacheflush.c) against a fake
+ * driver: set-up once per context (module, buffer of twice the L2), two
+ * kernel launches per flush (read 16-byte elements, then discard 128-byte
+ * lines), the buffer's address owned until its context is destroyed, a
+ * failed set-up reported once and not retried on the same context, and a
+ * guard the collector's callbacks see while the flush runs.
+ */
+static struct {
+    int loads, allocs, launches, syncs, fail_alloc, active_seen;
+    CUdeviceptr next_addr;
+    uint64_t n[4];
+    unsigned discard[4];
+} fk;
+
+static CUresult CUDAAPI
+fk_ctx_get_device(CUdevice *d)
+{
+    *d = 0;
+    return CUDA_SUCCESS;
+}
+static CUresult CUDAAPI
+fk_attribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+    (void)d;
+    *v = a == CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE ? 1 << 20 : 4; /* 1 MiB L2, 4 SMs */
+    return CUDA_SUCCESS;
+}
+static CUresult CUDAAPI
+fk_load(CUmodule *m, const void *image)
+{
+    fk.loads++;
+    *m = (CUmodule)(uintptr_t)0x10;
+    return strstr(image, "gpuhier_l2_flush") ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
+}
+static CUresult CUDAAPI
+fk_function(CUfunction *f, CUmodule m, const char *name)
+{
+    (void)m;
+    *f = (CUfunction)(uintptr_t)(strstr(name, "discard") ? 0x21 : 0x20);
+    return CUDA_SUCCESS;
+}
+static CUresult CUDAAPI
+fk_alloc(CUdeviceptr *p, size_t bytes)
+{
+    if (fk.fail_alloc)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    fk.allocs++;
+    CHECK_EQ_INT(bytes, 2 << 20); /* twice the L2 */
+    *p = fk.next_addr;
+    fk.next_addr += 0x1000000;
+    return CUDA_SUCCESS;
+}
+static CUresult CUDAAPI
+fk_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+          unsigned bz, unsigned smem, CUstream st, void **params, void **extra)
+{
+    (void)gy, (void)gz, (void)by, (void)bz, (void)smem, (void)st, (void)extra;
+    CHECK(gx > 0 && bx > 0);
+    fk.active_seen += cacheflush_active();
+    int i = fk.launches++ % 4;
+    fk.n[i] = *(uint64_t *)params[1];
+    fk.discard[i] = (uintptr_t)f == 0x21;
+    return CUDA_SUCCESS;
+}
+static CUresult CUDAAPI
+fk_sync(void)
+{
+    fk.syncs++;
+    return CUDA_SUCCESS;
+}
+static CUresult CUDAAPI
+fk_error_name(CUresult r, const char **s)
+{
+    *s = r == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_UNKNOWN";
+    return CUDA_SUCCESS;
+}
+
+static void
+test_collector_cacheflush(void)
+{
+    struct gh_api saved = gh;
+    gh.cuCtxGetDevice = fk_ctx_get_device;
+    gh.cuDeviceGetAttribute = fk_attribute;
+    gh.cuModuleLoadData = fk_load;
+    gh.cuModuleGetFunction = fk_function;
+    gh.cuMemAlloc_v2 = fk_alloc;
+    gh.cuLaunchKernel = fk_launch;
+    gh.cuCtxSynchronize = fk_sync;
+    gh.cuGetErrorName = fk_error_name;
+    memset(&fk, 0, sizeof(fk));
+    fk.next_addr = 0x7f0000000000ULL;
+    CUcontext a = (CUcontext)(uintptr_t)0xa000, b = (CUcontext)(uintptr_t)0xb000;
+    char err[256] = "";
+    uint64_t bytes = 0;
+
+    CHECK_EQ_INT(cacheflush_run(a, &bytes, err, sizeof(err)), 0);
+    CHECK_EQ_INT(bytes, 2 << 20);
+    CHECK_EQ_INT(cacheflush_run(a, NULL, err, sizeof(err)), 0);
+    CHECK_EQ_INT(fk.loads, 1); /* set up once per context */
+    CHECK_EQ_INT(fk.allocs, 1);
+    CHECK_EQ_INT(fk.launches, 4); /* read then discard, twice */
+    CHECK_EQ_INT(fk.syncs, 4);    /* before and after each flush */
+    CHECK(!fk.discard[0] && fk.discard[1]);
+    CHECK_EQ_INT(fk.n[0], (2 << 20) / 16);
+    CHECK_EQ_INT(fk.n[1], (2 << 20) / 128);
+    CHECK_EQ_INT(fk.active_seen, 4);
+    CHECK(!cacheflush_active());
+    CHECK(cacheflush_owns(0x7f0000000000ULL));
+    CHECK(!cacheflush_owns(0x7f0000000010ULL));
+    CHECK(!cacheflush_owns(0));
+    CHECK(cacheflush_is_kernel("gpuhier_l2_discard"));
+    CHECK(!cacheflush_is_kernel("scale"));
+
+    /* another context: its own set-up; a failed one is said once, then not retried */
+    fk.fail_alloc = 1;
+    CHECK_EQ_INT(cacheflush_run(b, NULL, err, sizeof(err)), -1);
+    CHECK(strstr(err, "cuMemAlloc") && strstr(err, "CUDA_ERROR_OUT_OF_MEMORY"));
+    fk.fail_alloc = 0;
+    CHECK_EQ_INT(cacheflush_run(b, NULL, err, sizeof(err)), -1);
+    CHECK(strstr(err, "failed earlier") != NULL);
+    CHECK_EQ_INT(fk.loads, 2);
+
+    /* a destroyed context gives its buffer back; a new one at the same address sets up anew */
+    cacheflush_forget(a);
+    cacheflush_forget(b);
+    CHECK(!cacheflush_owns(0x7f0000000000ULL));
+    CHECK_EQ_INT(cacheflush_run(a, NULL, err, sizeof(err)), 0);
+    CHECK_EQ_INT(fk.loads, 3);
+    CHECK(cacheflush_owns(0x7f0001000000ULL));
+    cacheflush_forget(a);
+    gh = saved;
+}
+
 static void
 test_collector_fault_spec(void)
 {
@@ -889,6 +1023,7 @@ static const struct check_test tests[] = {
     {"test_collector_json_escape", test_collector_json_escape},
     {"test_collector_short_name", test_collector_short_name},
     {"test_collector_fault_spec", test_collector_fault_spec},
+    {"test_collector_cacheflush", test_collector_cacheflush},
 };
 
 int
