@@ -385,8 +385,9 @@ void writer_set_wake_fill(size_t n);
 
 /*
  * Called by the writer thread for every traced kernel record with GPU
- * times (not the profiled launches, whose records never complete): the
- * kernel's mangled name, geometry and duration. --profile-budget ranks
+ * times (not the profiled launches, whose records never complete, nor
+ * graph kernel nodes, which have no launch callback): the kernel's
+ * mangled name, geometry and duration. --profile-budget ranks
  * configurations by it (collector.c). NULL (the default): not called.
  */
 typedef void (*writer_gpu_time_fn)(const char *mangled, const uint32_t grid[3],

@@ -891,7 +891,8 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     if (c && c->provisional && (k->start || k->end))
         config_complete(c, k);
     writer_gpu_time_fn hook = atomic_load(&gpu_time_hook);
-    if (hook && k->end > k->start) {
+    /* graph kernel nodes have no launch callback: sampling never saw their configuration */
+    if (hook && k->end > k->start && !k->graphId) {
         const uint32_t grid[3] = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ};
         const uint32_t block[3] = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ};
         hook(k->name, grid, block, (uint32_t)k->dynamicSharedMemory, (int64_t)(k->end - k->start));

@@ -449,6 +449,19 @@ push_profile(uint32_t corr, int ok, double dur)
     CHECK(writer_push(&r) == 0);
 }
 
+/* writer_set_gpu_time_hook's calls in test_collector_writer_joins */
+static int hook_calls, hook_graph;
+static int64_t hook_ns;
+static void
+count_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
+               int64_t ns)
+{
+    (void)smem;
+    hook_calls++;
+    hook_ns += ns;
+    hook_graph += !strcmp(mangled, "_Z5otherv") && grid[0] == 64 && block[0] == 256 && ns != 1000;
+}
+
 /*
  * The writer's joins, without a GPU: launch records (by driver or
  * runtime correlation id) give kernel records their sampling reason,
@@ -493,14 +506,21 @@ test_collector_writer_joins(void)
     buf[5].m.correlationId = 20;
     buf[5].m.runtimeCorrelationId = 19;
     buf[5].m.start = 100, buf[5].m.end = 200;
+    buf[3].k.end = buf[3].k.start + 3000; /* the graph node's time must not reach the hook */
+    writer_set_gpu_time_hook(count_gpu_time);
     writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
     for (int i = 0; i < 200 && released == 0; i++)
         usleep(5000);
     writer_sync(1000);
     push_profile(14, 1, 777);
     writer_stop(1);
+    writer_set_gpu_time_hook(NULL);
     gh.cuptiActivityGetNextRecord = NULL;
     CHECK_EQ_INT(released, 1);
+    /* --profile-budget's feed: the four kernels with launch callbacks, not the graph node */
+    CHECK_EQ_INT(hook_calls, 4);
+    CHECK_EQ_INT(hook_ns, 4000);
+    CHECK_EQ_INT(hook_graph, 0);
 
     sqlite3 *db = NULL;
     CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
