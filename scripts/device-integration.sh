@@ -211,7 +211,7 @@ last)
     sh bench/overhead_trace.sh "$stage"
   ;;
 gpu)
-  gt t150 90 tests/gpu/t150-collector.sh
+  gt t150 100 tests/gpu/t150-collector.sh
   gt t151 40 tests/gpu/t151-collector-quick.sh
   gt t440 60 tests/e2e/t440-run-gpu.sh
   gt t441 40 tests/e2e/t441-doctor-gpu.sh
@@ -291,7 +291,7 @@ verify)
   left=$(( 390 - ($(date +%s) - t0) ))
   [ "$left" -gt 60 ] && step cost "$left" env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,default \
     AGREE_REPS=2 AGREE_BUDGET_S=$(( left - 10 )) sh bench/agreement.sh "$stage"
-  gt t150 70 tests/gpu/t150-collector.sh
+  gt t150 100 tests/gpu/t150-collector.sh
   gt t151 20 tests/gpu/t151-collector-quick.sh
   step kill_hazard 40 env OUT="$res/kill_hazard" sh bench/kill_hazard.sh "$stage"
   ;;
@@ -307,7 +307,7 @@ next)
     AGREE_BUDGET_S=250 sh bench/agreement.sh "$stage"
   # last: call 3 left the counters busy for every later process
   export GPUHIER_DIAG_KEEP_ENABLED=1
-  gt t150_keep 90 tests/gpu/t150-collector.sh
+  gt t150_keep 100 tests/gpu/t150-collector.sh
   unset GPUHIER_DIAG_KEEP_ENABLED
   gt t151_after 40 tests/gpu/t151-collector-quick.sh
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
@@ -316,7 +316,7 @@ clean)
   # measurements first, then the GPU tests (fixed 2026-11-30: their SIGKILL step left gpu/sigkill running)
   step overhead 250 env OUT="$res/overhead" RUNS=3 STEPS=150 LIMIT_S=200 DIAG=1 sh bench/overhead_trace.sh "$stage"
   step e2e 160 env OUT="$res/e2e" E2E_BUDGET_S=150 sh bench/e2e_testkernels.sh "$stage"
-  gt t150 60 tests/gpu/t150-collector.sh
+  gt t150 100 tests/gpu/t150-collector.sh
   gt t151 20 tests/gpu/t151-collector-quick.sh
   # the profiler kept enabled, with the program really killed: does HARDWARE_BUSY follow?
   export GPUHIER_DIAG_KEEP_ENABLED=1
@@ -434,7 +434,7 @@ lazy)
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
-  gt t150 70 tests/gpu/t150-collector.sh
+  gt t150 100 tests/gpu/t150-collector.sh
   gt t151 20 tests/gpu/t151-collector-quick.sh
   gt t160 180 tests/gpu/t160-agreement.sh
   gt t440 60 tests/e2e/t440-run-gpu.sh
@@ -444,13 +444,13 @@ gputests)
   ;;
 busy)
   # the collector that defers and retries on busy counters (commit 157dc84)
-  gt t150 70 tests/gpu/t150-collector.sh
+  gt t150 100 tests/gpu/t150-collector.sh
   gt t151 20 tests/gpu/t151-collector-quick.sh
   step two_procs 160 env OUT="$res/two_procs" LIMIT_S=150 sh bench/two_procs.sh "$stage"
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
   ;;
 overhead)
-  gt t150 90 tests/gpu/t150-collector.sh
+  gt t150 100 tests/gpu/t150-collector.sh
   g0=$(sed -n 's/^group 0: //p' "${PASS_GROUPS:-/dev/null}" | tr ' ' ',')
   [ -n "$g0" ] && step cost-pt-group0 100 env GPUHIER_DEBUG=1 "$stage/gpuhier" run --no-analyze -f \
     -o "$res/cost-pt-group0.db" --metric-set none --metrics "$g0" python3 bench/pytorch_train.py --steps 2 --warmup 1
