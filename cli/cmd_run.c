@@ -252,6 +252,15 @@ print_report_notes(sqlite3 *db, const char *shown)
     }
     sqlite3_finalize(st);
     st = NULL;
+    long long configs = 0, profiled = 0;
+    double pct = 0;
+    /* a budget, a filter or busy counters left configurations without counters */
+    if (store_profile_coverage(db, &configs, &profiled, &pct) == 0 && profiled > 0 &&
+        profiled < configs)
+        fprintf(stderr,
+                "==gpuhier==   %s: %lld of %lld configurations profiled; they took %.1f %% of "
+                "the traced GPU time\n",
+                shown, profiled, configs, pct);
     if (store_prepare(
             db,
             "SELECT level, code, count(*), min(message) FROM event "

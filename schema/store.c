@@ -121,6 +121,31 @@ store_query_int(sqlite3 *db, const char *sql, long long fallback)
     return v;
 }
 
+int
+store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled, double *gpu_pct)
+{
+    sqlite3_stmt *st = NULL;
+    *configs = *profiled = 0;
+    *gpu_pct = 0;
+    if (store_prepare(db,
+                      "WITH p AS (SELECT DISTINCT l.config_id AS id FROM profile f"
+                      " JOIN launch l ON l.id = f.launch_id)"
+                      " SELECT (SELECT count(*) FROM config), (SELECT count(*) FROM p),"
+                      " (SELECT total(total_ns) FROM config),"
+                      " (SELECT total(total_ns) FROM config WHERE id IN (SELECT id FROM p))",
+                      &st))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *configs = sqlite3_column_int64(st, 0);
+        *profiled = sqlite3_column_int64(st, 1);
+        double all = sqlite3_column_double(st, 2), cov = sqlite3_column_double(st, 3);
+        *gpu_pct = all > 0 ? 100.0 * cov / all : 0;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : store_fail(db, rc, "reading the profiles' coverage");
+}
+
 char *
 store_meta_get(sqlite3 *db, const char *key)
 {

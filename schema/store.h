@@ -104,6 +104,14 @@ enum store_failure store_failure(void);
  */
 long long store_query_int(sqlite3 *db, const char *sql, long long fallback);
 
+/*
+ * How much of a report the profiles cover: *configs configurations in
+ * all, *profiled of them with a profile, and the share of the traced GPU
+ * time (config.total_ns) those took, in % (0 when no time was traced).
+ * Reads the profile table, not the launch table. 0, or -1 with the message.
+ */
+int store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled, double *gpu_pct);
+
 /* Get/set a meta key. store_meta_get returns a new string (free()) or NULL. */
 int store_meta_set(sqlite3 *db, const char *key, const char *value);
 char *store_meta_get(sqlite3 *db, const char *key);

@@ -138,25 +138,12 @@ add_devices(struct view *v)
 static void
 add_coverage(struct view *v)
 {
-    sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db,
-                    "WITH p AS (SELECT DISTINCT l.config_id AS id FROM profile f"
-                    " JOIN launch l ON l.id = f.launch_id)"
-                    " SELECT (SELECT count(*) FROM config), (SELECT count(*) FROM p),"
-                    " (SELECT sum(total_ns) FROM config),"
-                    " (SELECT sum(total_ns) FROM config WHERE id IN (SELECT id FROM p))",
-                    &st))
-        return;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        long long all = sqlite3_column_int64(st, 0), prof = sqlite3_column_int64(st, 1);
-        double tot = num(st, 2), cov = num(st, 3);
-        if (prof > 0 && prof < all && tot > 0)
-            view_printf(v, LINE_DEFAULT,
-                        "%-*s %lld of %lld configurations; they took %.1f %% of the traced GPU "
-                        "time",
-                        LABEL, "Profiled", prof, all, 100.0 * (isnan(cov) ? 0 : cov) / tot);
-    }
-    sqlite3_finalize(st);
+    long long all = 0, prof = 0;
+    double pct = 0;
+    if (store_profile_coverage(v->db, &all, &prof, &pct) == 0 && prof > 0 && prof < all)
+        view_printf(v, LINE_DEFAULT,
+                    "%-*s %lld of %lld configurations; they took %.1f %% of the traced GPU time",
+                    LABEL, "Profiled", prof, all, pct);
 }
 
 static void

@@ -133,6 +133,38 @@ one_int(sqlite3 *db, const char *sql)
     return store_query_int(db, sql, -1);
 }
 
+/*
+ * store_profile_coverage: configurations with a profile and the share of
+ * the traced GPU time they took (synthetic rows).
+ */
+static void
+test_store_profile_coverage(void)
+{
+    char p[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "coverage.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    long long all = -1, prof = -1;
+    double pct = -1;
+    CHECK_EQ_INT(store_profile_coverage(db, &all, &prof, &pct), 0); /* an empty report */
+    CHECK_EQ_INT(all, 0);
+    CHECK_EQ_INT(prof, 0);
+    CHECK(pct == 0);
+    CHECK_EQ_INT(
+        store_exec(db, "INSERT INTO kernel (id, mangled_name) VALUES (1, 'k');"
+                       "INSERT INTO config (id, kernel_id, total_ns) VALUES"
+                       " (1, 1, 750), (2, 1, 200), (3, 1, 50);"
+                       "INSERT INTO launch (id, kernel_id, config_id) VALUES"
+                       " (1, 1, 1), (2, 1, 1), (3, 1, 2), (4, 1, 3);"
+                       "INSERT INTO profile (launch_id, passes) VALUES (1, 3), (2, 3), (4, 3);"),
+        0);
+    CHECK_EQ_INT(store_profile_coverage(db, &all, &prof, &pct), 0);
+    CHECK_EQ_INT(all, 3);
+    CHECK_EQ_INT(prof, 2);             /* configurations 1 and 3, once each */
+    CHECK(pct > 79.99 && pct < 80.01); /* (750 + 50) of 1000 */
+    sqlite3_close(db);
+}
+
 /* store_query_int: a value, or the fallback for no row, a NULL and bad SQL. */
 static void
 test_store_query_int(void)
@@ -193,6 +225,7 @@ static const struct check_test tests[] = {
     {"test_store_memory_copy", test_store_memory_copy},
     {"test_store_view_query", test_store_view_query},
     {"store_query_int", test_store_query_int},
+    {"store_profile_coverage", test_store_profile_coverage},
 };
 
 int
