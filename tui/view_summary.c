@@ -85,10 +85,7 @@ add_run(struct view *v)
 static void
 add_cache_control(struct view *v)
 {
-    sqlite3_stmt *st = NULL;
-    if (tui_prepare(v->db, "SELECT value FROM meta WHERE key = 'cache_control'", &st))
-        return;
-    const char *c = sqlite3_step(st) == SQLITE_ROW ? text(st, 0) : NULL;
+    char *c = store_meta_get(v->db, "cache_control");
     if (c && !strcmp(c, "all"))
         view_add_wrapped(v, LINE_DEFAULT, LABEL, "Caches",
                          "L2 flushed before each profiled launch (--cache-control all): its "
@@ -99,7 +96,7 @@ add_cache_control(struct view *v)
         snprintf(msg, sizeof(msg), "no L2 flush: %s (asked for --cache-control all)", c + 6);
         view_add_wrapped(v, LINE_WARNING, LABEL, "Caches", msg, 66);
     }
-    sqlite3_finalize(st);
+    free(c);
 }
 
 static void
