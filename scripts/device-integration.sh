@@ -79,7 +79,7 @@
 #          diag-c: ~1 min: class C, spill_bounds' L1 hit rate in gpuhier as it is,
 #             without CUPTI's kernel tracing and with its record buffer in host
 #             memory, and in ncu (one pass, three launches each)
-#          next: ~4 min: t150, t151, diag-c, then PyTorch under --profile-budget 30
+#          resume: ~4 min: t150, t151, diag-c, then PyTorch under --profile-budget 30
 #             and the GPU time its profiles cover
 #          lazy: ~7 min: t151, the A1 and A2 probes twice with GPUHIER_DIAG_PREWARM=1
 #             and GPUHIER_DIAG_LAZY_DISABLE_MS=100, then bench/profile_ab.sh with
@@ -397,24 +397,17 @@ cache2)
 diag-c)
   diag_c
   ;;
-next)
+resume)
   # The next stop's first call: the collector tests after this stop's last commits
   # (option parsing through schema/optvalue, GPUHIER_DIAG_PRINT_METRICS), then class C.
   gt t150 100 tests/gpu/t150-collector.sh
   gt t151 20 tests/gpu/t151-collector-quick.sh
   diag_c
-  # --profile-budget by GPU time (docs/sampling.md): the real run against bench/budget_sim's model
-  step budget_pt 90 "$stage/gpuhier" run -q --no-analyze -f -o "$res/budget_pt.db" --profile-budget 30 \
+  # --profile-budget by GPU time (docs/sampling.md): the real run against bench/budget_sim's
+  # model; gpuhier run's end summary says how much of the traced GPU time the profiles cover
+  # and prints any budget_time_unmatched warning
+  step budget_pt 90 "$stage/gpuhier" run --no-analyze -f -o "$res/budget_pt.db" --profile-budget 30 \
     python3 bench/pytorch_train.py --steps 20 --warmup 3
-  step budget_cover 10 python3 -c '
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-tot = c.execute("SELECT sum(total_ns) FROM config").fetchone()[0] or 0
-cov = c.execute("SELECT sum(total_ns) FROM config WHERE id IN (SELECT config_id FROM launch WHERE profiled = 1)").fetchone()[0] or 0
-n = c.execute("SELECT count(*), count(DISTINCT config_id) FROM launch WHERE profiled = 1").fetchone()
-print("budget 30: %d profiles of %d configurations, %.1f %% of the traced GPU time" % (n[0], n[1], 100.0 * cov / tot if tot else 0))
-print("events:", c.execute("SELECT group_concat(code || \": \" || message, \"; \") FROM event WHERE code LIKE \"budget%\"").fetchone()[0])
-' "$res/budget_pt.db"
   ;;
 lazy)
   # GPUHIER_DIAG_LAZY_DISABLE_MS (docs/collector.md): with the profiler warmed at the first
