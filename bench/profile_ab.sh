@@ -13,8 +13,8 @@
 #     the tie set (session of 2026-11-29 22:11 UTC, call 5: docs/gpu-runs.md)
 #   VAR=GPUHIER_DIAG_SWITCH_KEEP  no re-enable when the config image changes:
 #     which switches lose values, what the re-enables cost (docs/metrics.md)
-#   VAR=GPUHIER_DIAG_LAZY_DISABLE_MS=100  the profiler kept enabled 100 ms
-#     after each profile: what fewer enables save (docs/collector.md)
+#   VAR=GPUHIER_PROFILER_HOLD_MS=0  no profiler hold (the default is 100 ms
+#     since 2026-11-30): what the hold saves (docs/collector.md "Profiler hold")
 set -u
 stage=$(cd "${1:?stage dir}" && pwd)
 var=${2:?diagnosis variable}

@@ -81,9 +81,15 @@
 #             memory, and in ncu (one pass, three launches each)
 #          resume: ~4 min: t150, t151, diag-c, then PyTorch under --profile-budget 30
 #             and the GPU time its profiles cover
-#          lazy: ~7 min: t151, the A1 and A2 probes twice with GPUHIER_DIAG_PREWARM=1
-#             and GPUHIER_DIAG_LAZY_DISABLE_MS=100, then bench/profile_ab.sh with
-#             the lazy disable (PyTorch default sampling, one pair)
+#          lazy: ~3 min (ran 2026-11-30 as the diagnosis switch GPUHIER_DIAG_LAZY_DISABLE_MS,
+#             now the default hold): t151, the A1 and A2 probes twice with
+#             GPUHIER_DIAG_PREWARM=1, then bench/profile_ab.sh with no hold
+#             (GPUHIER_PROFILER_HOLD_MS=0) against the default (PyTorch, one pair)
+#          self: ~4 min: the testkernels' multi-pass agreement (agree-tk) twice,
+#             then each tool against itself (bench/agreement/selfagree.py)
+#          hold: ~7.5 min: every GPU test with the profiler hold as the default
+#             (t160 is run 1 of the agreement), agree-tk again (run 2) and each
+#             tool against itself, then native and default sampling on PyTorch
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -410,20 +416,41 @@ resume)
     python3 bench/pytorch_train.py --steps 20 --warmup 3
   ;;
 lazy)
-  # GPUHIER_DIAG_LAZY_DISABLE_MS (docs/collector.md): with the profiler warmed at the first
-  # launch (GPUHIER_DIAG_PREWARM) and kept enabled 100 ms after each profile, does A1/A2's
-  # excess vanish under --cache-control none (no first Start before the profiled launch),
-  # and what do fewer enables save on PyTorch default sampling? t151 with the switch first (it
-  # must leave the program's exit and the report intact).
-  export GPUHIER_DIAG_LAZY_DISABLE_MS=100
-  gt t151_lazy 20 tests/gpu/t151-collector-quick.sh
-  unset GPUHIER_DIAG_LAZY_DISABLE_MS
+  # The profiler hold (docs/collector.md): with the profiler warmed at the first launch
+  # (GPUHIER_DIAG_PREWARM), do A1/A2 agree under --cache-control none, and what does the
+  # hold save on PyTorch default sampling (profile_ab: A is the default 100 ms hold, B none)?
+  gt t151_nohold 20 env GPUHIER_PROFILER_HOLD_MS=0 sh tests/gpu/t151-collector-quick.sh
   for rep in 1 2; do
-    a1 "a1_lazy_$rep" 40 '^transpose-tiled-4096$' GPUHIER_DIAG_PREWARM=1 GPUHIER_DIAG_LAZY_DISABLE_MS=100
-    a2 "a2_lazy_$rep" 30 GPUHIER_DIAG_PREWARM=1 GPUHIER_DIAG_LAZY_DISABLE_MS=100
+    a1 "a1_hold_$rep" 40 '^transpose-tiled-4096$' GPUHIER_DIAG_PREWARM=1
+    a2 "a2_hold_$rep" 30 GPUHIER_DIAG_PREWARM=1
   done
-  step lazy_ab 240 env OUT="$res/lazy_ab" sh bench/profile_ab.sh "$stage" GPUHIER_DIAG_LAZY_DISABLE_MS=100 1
+  step hold_ab 240 env OUT="$res/hold_ab" sh bench/profile_ab.sh "$stage" GPUHIER_PROFILER_HOLD_MS=0 1
   step apps_after 10 nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv
+  ;;
+self)
+  # Issue 3 point 6's tolerances applied to each tool against itself (docs/agreement.md
+  # "Each tool against itself"): the same launches, both tools, twice in one call.
+  for r in 1 2; do
+    step "self_$r" 200 env OUT="$res/self_$r" AGREE_PARTS=agree-tk AGREE_BUDGET_S=190 sh bench/agreement.sh "$stage"
+  done
+  step self_cmp 60 python3 bench/agreement/selfagree.py "$res/self_1" "$res/self_2" "$res/selfagree.md"
+  ;;
+hold)
+  # The profiler hold as the default (GPUHIER_PROFILER_HOLD_MS, docs/collector.md): every GPU
+  # test, t160's agreement as run 1 and one more agree-tk as run 2 (each tool against itself),
+  # then the cost of default sampling against native on PyTorch (one run each).
+  gt t150 110 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  gt t160 180 tests/gpu/t160-agreement.sh
+  gt t440 60 tests/e2e/t440-run-gpu.sh
+  gt t441 40 tests/e2e/t441-doctor-gpu.sh
+  gt t471 60 tests/e2e/t471-diff-twins-gpu.sh
+  step testkernels_cases 120 sh testkernels/run_cases.sh "$stage"
+  step self_2 170 env OUT="$res/self_2" AGREE_PARTS=agree-tk AGREE_BUDGET_S=160 sh bench/agreement.sh "$stage"
+  step self_cmp 60 python3 bench/agreement/selfagree.py "$res/t160/t160" "$res/self_2" "$res/selfagree.md"
+  left=$(( 560 - ($(date +%s) - t0) ))
+  [ "$left" -gt 100 ] && step cost "$left" env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,default \
+    AGREE_REPS=1 AGREE_BUDGET_S=$(( left - 10 )) sh bench/agreement.sh "$stage"
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)

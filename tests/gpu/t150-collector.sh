@@ -133,6 +133,24 @@ expect "budget: no first launch profiled" mb.db "SELECT count(*) FROM launch WHE
 expect "budget: deferrals" mb.db "SELECT count(*) > 0 FROM launch WHERE profile_reason = 'profile_budget'" 1
 q mb.db "SELECT 'budget 30: ' || (SELECT count(*) FROM launch WHERE profiled = 1) || ' profiled, first at launch ' || (SELECT min(config_launch_index) FROM launch WHERE profiled = 1) || ' of its configuration, ' || (SELECT count(*) FROM launch) || ' launches'"
 
+# 2e. The profiler hold (GPUHIER_PROFILER_HOLD_MS, docs/collector.md): every second launch of
+# each configuration profiled, so unsampled launches come between the profiles. Without a hold
+# each of them disables the range profiler and the next profile enables it again; with a hold
+# longer than the run the profiles share one enable. No value may be lost either way.
+for h in 0 60000; do
+  GPUHIER_PROFILER_HOLD_MS=$h GPUHIER_SAMPLE=every:2 gh mh$h.db "$gpu/multistream" 5 > mh$h.out 2> mh$h.err ||
+    bad "hold $h exit: $(tail -3 mh$h.err)"
+  expect "hold $h: recorded" mh$h.db "SELECT value FROM meta WHERE key = 'profiler_hold_ms'" $h
+  expect "hold $h: every second launch profiled" mh$h.db "SELECT count(*) FROM launch WHERE profiled = 1" 20
+done
+[ "$(q mh60000.db "$nul")" = "$(q mh0.db "$nul")" ] && ok "long hold: as many values as without a hold" ||
+  bad "long hold: NULL values per launch $(q mh60000.db "$nul"), without a hold $(q mh0.db "$nul")"
+expect_ge "no hold: the profiles re-enable" mh0.db "SELECT value FROM meta WHERE key = 'profiler_enables'" 5
+expect "long hold: one enable" mh60000.db "SELECT value FROM meta WHERE key = 'profiler_enables'" 1
+expect "default hold recorded" ms.db "SELECT value FROM meta WHERE key = 'profiler_hold_ms'" 100
+q mh0.db "SELECT 'hold 0: ' || (SELECT value FROM meta WHERE key = 'profiler_enables') || ' enables, profiling ' || (sum(overhead_ns) / 1000000) || ' ms for ' || count(*) || ' profiles' FROM profile"
+q mh60000.db "SELECT 'hold 60000: ' || (SELECT value FROM meta WHERE key = 'profiler_enables') || ' enables, profiling ' || (sum(overhead_ns) / 1000000) || ' ms for ' || count(*) || ' profiles' FROM profile"
+
 # 3. cudaDeviceReset before exit loses nothing.
 gh dr.db "$gpu/devreset" > dr.out 2> dr.err || bad "devreset exit"
 expect "devreset launches" dr.db "SELECT count(*) FROM launch" 300
