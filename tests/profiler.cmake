@@ -47,6 +47,9 @@ gh_add_test(NAME unit.agreement_groups COMMAND test_agreement_groups LABELS unit
 gh_add_test(NAME unit.agreement_parse
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_parse.py
             LABELS unit profiler)
+gh_add_test(NAME unit.agreement_self
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_self.py
+            LABELS unit profiler)
 gh_add_test(NAME unit.bench_proc
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/e2e/test_proc.py
             LABELS unit profiler)

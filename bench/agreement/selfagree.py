@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/agreement/selfagree.py RUN1 RUN2 [OUT.md]: each tool against itself.
+
+RUN1 and RUN2 are two folders written by `bench/agreement.sh` with the same
+AGREE_PARTS=agree-tk (or a folder's tk/ inside them): the same programs and
+launch windows, run twice, each time under gpuhier and under ncu. The
+script applies issue 3's tolerances (compare.py: counters +-1 %, rates +-2
+points) to four comparisons of the same launches:
+
+  gpuhier against ncu in run 1 and in run 2   (what t160 gates)
+  ncu run 2 against ncu run 1                 (Nsight Compute against itself)
+  gpuhier run 2 against gpuhier run 1         (gpuhier against itself)
+
+and a fifth view: a gpuhier value "inside ncu's band" lies between ncu's two
+values of that launch, widened by the tolerance. Where ncu misses itself,
+no tool can meet the gate on that value; the band says whether gpuhier is
+as close to ncu as ncu is to itself.
+
+Launches of one program are paired across runs by their order (both runs
+profile the same launch window); a pair whose exact counts (run.SAME_LAUNCH)
+differ is left out and counted. Prints a Markdown table per metric and the
+totals; writes it to OUT.md too when given. Exit status 0; 2 on bad input.
+"""
+import glob
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import compare  # noqa: E402
+import ncu_csv  # noqa: E402
+import run  # noqa: E402
+
+VIEWS = ("gpuhier-ncu run 1", "gpuhier-ncu run 2", "ncu-ncu", "gpuhier-gpuhier",
+         "gpuhier outside ncu's band")
+
+
+def same_work(a, b):
+    """Two launches did the same work: their exact counts are equal."""
+    return not any(k in a and k in b and a[k] != b[k] for k in run.SAME_LAUNCH)
+
+
+def in_band(metric, value, lo, hi):
+    """value within [min(lo, hi), max(lo, hi)] widened by the tolerance."""
+    lo, hi = min(lo, hi), max(lo, hi)
+    return compare.agree(metric, value, lo)[0] or compare.agree(metric, value, hi)[0] or lo <= value <= hi
+
+
+def tally(counts, metric, view, ok):
+    c = counts.setdefault(metric, {v: [0, 0] for v in VIEWS})
+    c[view][0] += 0 if ok else 1
+    c[view][1] += 1
+
+
+def compare_program(counts, names, ours1, theirs1, ours2, theirs2):
+    """Adds one program's launches to counts; returns the launches left out
+    (not the same work in both runs, or missing in one)."""
+    left_out = abs(len(theirs1) - len(theirs2)) + abs(len(ours1) - len(ours2))
+    for t1, t2 in zip(theirs1, theirs2):
+        if not same_work(t1["metrics"], t2["metrics"]):
+            left_out += 1
+            continue
+        for n in names:
+            if n in t1["metrics"] and n in t2["metrics"]:
+                tally(counts, n, "ncu-ncu", compare.agree(n, t2["metrics"][n], t1["metrics"][n])[0])
+    for o1, o2 in zip(ours1, ours2):
+        if not same_work(o1["metrics"], o2["metrics"]):
+            left_out += 1
+            continue
+        for n in names:
+            if n in o1["metrics"] and n in o2["metrics"]:
+                tally(counts, n, "gpuhier-gpuhier",
+                      compare.agree(n, o2["metrics"][n], o1["metrics"][n])[0])
+    pos2 = {}
+    for r, (ours, theirs) in enumerate(((ours1, theirs1), (ours2, theirs2))):
+        pairs, _ = run.pair(ours, theirs)
+        for o, t in pairs:
+            if not same_work(o["metrics"], t["metrics"]):
+                continue
+            for n in names:
+                if n in o["metrics"] and n in t["metrics"]:
+                    tally(counts, n, VIEWS[r], compare.agree(n, o["metrics"][n], t["metrics"][n])[0])
+            if r == 0:  # the band: this launch's value in ncu's other run
+                i = next(i for i, x in enumerate(theirs1) if x is t)
+                if i < len(theirs2) and same_work(theirs1[i]["metrics"], theirs2[i]["metrics"]):
+                    pos2[id(o)] = theirs2[i]
+                    for n in names:
+                        if n in o["metrics"] and n in t["metrics"] and n in theirs2[i]["metrics"]:
+                            tally(counts, n, VIEWS[4], in_band(n, o["metrics"][n], t["metrics"][n],
+                                                              theirs2[i]["metrics"][n]))
+    return left_out
+
+
+def tk_dir(d):
+    return os.path.join(d, "tk") if os.path.isdir(os.path.join(d, "tk")) else d
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.stderr.write("usage: selfagree.py RUN1 RUN2 [OUT.md]\n")
+        return 2
+    d1, d2 = tk_dir(argv[1]), tk_dir(argv[2])
+    labels = sorted(os.path.basename(p)[: -len(".ncu.csv")] for p in glob.glob(os.path.join(d1, "*.ncu.csv")))
+    labels = [l for l in labels if os.path.exists(os.path.join(d2, l + ".ncu.csv"))]
+    if not labels:
+        sys.stderr.write("selfagree: no program with ncu output in both %s and %s\n" % (d1, d2))
+        return 2
+    counts, left_out = {}, 0
+    for label in labels:
+        theirs = [ncu_csv.parse(open(os.path.join(d, label + ".ncu.csv")).read()) for d in (d1, d2)]
+        ours = [run.read_reports(run.reports_of(d, label))[0] for d in (d1, d2)]
+        # the names gpuhier collected (the default set), else every ncu column with '__'
+        names = sorted({n for o in ours[0] for n in o["metrics"]}) or sorted(
+            {n for t in theirs[0] for n in t["metrics"] if "." in n})  # metrics, not attributes
+        names = [n for n in names if compare.kind(n) != "time"]  # durations are not gated
+        left_out += compare_program(counts, names, ours[0], theirs[0], ours[1], theirs[1])
+    lines = ["| metric | " + " | ".join(VIEWS) + " |", "| --- |" + " --- |" * len(VIEWS)]
+    tot = {v: [0, 0] for v in VIEWS}
+    for m in sorted(counts, key=lambda m: -counts[m]["ncu-ncu"][0] - counts[m][VIEWS[0]][0]):
+        c = counts[m]
+        for v in VIEWS:
+            tot[v][0] += c[v][0]
+            tot[v][1] += c[v][1]
+        if any(c[v][0] for v in VIEWS):
+            lines.append("| `%s` | %s |" % (m, " | ".join("%d / %d" % tuple(c[v]) for v in VIEWS)))
+    lines.append("| **all metrics** | %s |" % " | ".join("**%d** / %d" % tuple(tot[v]) for v in VIEWS))
+    lines.append("")
+    lines.append("Outside tolerance / values compared (metrics with no miss in any view are not listed); "
+                 "%d programs; %d launches left out (not the same work in both runs, or missing in one)."
+                 % (len(labels), left_out))
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if len(argv) > 3:
+        with open(argv[3], "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
