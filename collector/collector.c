@@ -787,7 +787,8 @@ lazy_keeps_enabled(void)
 static void
 lazy_disable_if_idle(void)
 {
-    if (G.lazy_ns <= 0 || !atomic_load(&G.prof_enabled) || lazy_keeps_enabled() ||
+    /* GPUHIER_DIAG_KEEP_ENABLED keeps it for the process's life: no hold ends it */
+    if (G.lazy_ns <= 0 || G.keep_enabled || !atomic_load(&G.prof_enabled) || lazy_keeps_enabled() ||
         atomic_load(&G.captures_drv) > 0 || atomic_load(&G.captures_rt) > 0)
         return;
     if (pthread_mutex_trylock(&G.prof_lock))

@@ -90,6 +90,9 @@
 #          hold: ~7.5 min: every GPU test with the profiler hold as the default
 #             (t160 is run 1 of the agreement), agree-tk again (run 2) and each
 #             tool against itself, then native and default sampling on PyTorch
+#          hold2: ~4.5 min: t150 and t151 after the hold's fix for
+#             GPUHIER_DIAG_KEEP_ENABLED (t150 step 8b), then native, trace and
+#             default sampling on PyTorch, two runs each (the cost part)
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -451,6 +454,12 @@ hold)
   left=$(( 560 - ($(date +%s) - t0) ))
   [ "$left" -gt 100 ] && step cost "$left" env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,default \
     AGREE_REPS=1 AGREE_BUDGET_S=$(( left - 10 )) sh bench/agreement.sh "$stage"
+  ;;
+hold2)
+  gt t150 110 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  step cost 300 env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,trace,default \
+    AGREE_REPS=2 AGREE_BUDGET_S=290 sh bench/agreement.sh "$stage"
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
