@@ -79,6 +79,7 @@ static struct {
     int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
     const char
         *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch (diagnosis) */
+    int carveout_pct; /* GPUHIER_DIAG_CARVEOUT=PCT: preferred carveout of every launch; -1 = off */
     atomic_int prewarmed;
     atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
@@ -1319,6 +1320,15 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         /* no driver call inside a capture: it could be one the capture mode forbids */
         if (!capturing && !atomic_load_explicit(&G.stack_limit, memory_order_relaxed))
             note_stack_limit();
+        /*
+         * GPUHIER_DIAG_CARVEOUT=PCT (diagnosis, docs/agreement.md class C): the
+         * shared-memory carveout the driver should prefer for this kernel, so the
+         * L1 size a profiled launch runs with is known (its own record never
+         * completes, so the report cannot say which carveout it got).
+         */
+        if (G.carveout_pct >= 0 && !capturing && gh.cuFuncSetAttribute)
+            gh.cuFuncSetAttribute(a.f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                  G.carveout_pct);
         if (G.trace_only) {
             why = "mode_trace";
         } else if (G.sampling_ok) {
@@ -2127,6 +2137,15 @@ initialize(void)
                    env("GPUHIER_PROFILER_HOLD_MS"), G.lazy_ns / 1e6);
     }
     G.stack_limit_set = env("GPUHIER_DIAG_STACK_LIMIT");
+    G.carveout_pct = -1;
+    long pct;
+    if (env("GPUHIER_DIAG_CARVEOUT") &&
+        optvalue_count(env("GPUHIER_DIAG_CARVEOUT"), 0, &pct) == 0 && pct <= 100) {
+        G.carveout_pct = (int)pct;
+        gh_say("GPUHIER_DIAG_CARVEOUT: every launch prefers a %d %% shared-memory carveout "
+               "(diagnosis)",
+               G.carveout_pct);
+    }
     if (G.switch_keep)
         gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "
                "only: values may be lost)");

@@ -177,6 +177,7 @@ struct rec {
     X(cuDeviceTotalMem_v2)                                                                         \
     X(cuDriverGetVersion)                                                                          \
     X(cuFuncGetAttribute)                                                                          \
+    X(cuFuncSetAttribute)                                                                          \
     X(cuDeviceGetUuid_v2)                                                                          \
     X(cuGetErrorName)                                                                              \
     X(cuCtxGetLimit)                                                                               \

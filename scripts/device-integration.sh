@@ -93,6 +93,10 @@
 #          hold2: ~4.5 min: t150 and t151 after the hold's fix for
 #             GPUHIER_DIAG_KEEP_ENABLED (t150 step 8b), then native, trace and
 #             default sampling on PyTorch, two runs each (the cost part)
+#          carveout: ~1.5 min: class C, spill_bounds' L1 hit rate with the preferred
+#             carveout left alone, set to 0, 14 and 100 % (GPUHIER_DIAG_CARVEOUT), the
+#             carveout each run's unprofiled launches got, and the range count
+#             without CUPTI's kernel tracing (GPUHIER_DEBUG=1)
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -460,6 +464,34 @@ hold2)
   gt t151 20 tests/gpu/t151-collector-quick.sh
   step cost 300 env OUT="$res/cost" AGREE_PARTS=cost AGREE_COST_MODES=native,trace,default \
     AGREE_REPS=2 AGREE_BUDGET_S=290 sh bench/agreement.sh "$stage"
+  ;;
+carveout)
+  # Class C (docs/agreement.md): does the L1 size explain spill_bounds' higher L1 hit rate
+  # in gpuhier? A profiled launch's own kernel record never completes, so its carveout is
+  # unknown; ncu reports 32 KB for its own. Each run profiles the first three launches (one
+  # pass, the l1-l2hit group) and traces the rest, whose complete records give the carveout
+  # the driver chose for them.
+  g=$(sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt)
+  for v in plain 0 14 100; do
+    if [ "$v" = plain ]; then set --; else set -- GPUHIER_DIAG_CARVEOUT=$v; fi
+    step "cv_$v" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
+      -o "$res/cv_$v.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
+      --metrics "$g" "$stage/testkernels/tk_spill" bounds
+  done
+  step cv_nokernel 60 env GPUHIER_DEBUG=1 GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 "$stage/gpuhier" run \
+    --no-analyze -f -o "$res/cv_nokernel.db" -k '^spill_bounds' --sample all --launch-count 2 \
+    --metric-set none --metrics "$g" "$stage/testkernels/tk_spill" bounds
+  grep -h 'profiled: ranges' "$res/cv_nokernel.log" | head -3
+  step cv_ncu 90 ncu -k regex:^spill_bounds --metrics "$g,launch__shared_mem_config_size" \
+    --cache-control none --clock-control none --replay-mode kernel --launch-count 3 --csv \
+    --page raw --print-units base "$stage/testkernels/tk_spill" bounds
+  echo "== class C: L1 hit rate of spill_bounds' first three launches, and the carveout of the rest"
+  for v in plain 0 14 100; do
+    printf '%s: %s; carveout of unprofiled launches: %s\n' "$v" \
+      "$(sed -n 's/.*l1tex__t_sector_hit_rate.pct = //p' "$res/cv_$v.log" | cut -c1-6 | tr '\n' ' ')" \
+      "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT group_concat(c.carveout_bytes) FROM config c JOIN kernel k ON k.id = c.kernel_id WHERE k.short_name = ?", ("spill_bounds",)).fetchone()[0])' "$res/cv_$v.db")"
+  done
+  python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); j=r[0].index("launch__shared_mem_config_size"); [print("ncu", x[i], "carveout", x[j]) for x in r[2:]]' "$res/cv_ncu.log"
   ;;
 gputests)
   # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
