@@ -63,6 +63,11 @@ PRAGMA user_version = 1;
 -- later profiled launches ran without one. Absent: recorded before the
 -- option existed (no flush). 'cache_flushes': '<n> flushes, <ms> ms', the
 -- flushes done and their time (inside profile.overhead_ns).
+-- 'profiler_hold_ms' and 'profiler_enables' (added: 2026-11-30, written
+-- when anything was profiled): how long the range profiler stayed enabled
+-- after each profile (GPUHIER_PROFILER_HOLD_MS, default 100; 0 before that
+-- date's default) and how many times the process enabled it, each enable
+-- costing CUPTI's set-up again (docs/collector.md "Profiler hold").
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value

@@ -72,7 +72,6 @@ def compare_program(counts, names, ours1, theirs1, ours2, theirs2):
             if n in o1["metrics"] and n in o2["metrics"]:
                 tally(counts, n, "gpuhier-gpuhier",
                       compare.agree(n, o2["metrics"][n], o1["metrics"][n])[0])
-    pos2 = {}
     for r, (ours, theirs) in enumerate(((ours1, theirs1), (ours2, theirs2))):
         pairs, _ = run.pair(ours, theirs)
         for o, t in pairs:
@@ -84,7 +83,6 @@ def compare_program(counts, names, ours1, theirs1, ours2, theirs2):
             if r == 0:  # the band: this launch's value in ncu's other run
                 i = next(i for i, x in enumerate(theirs1) if x is t)
                 if i < len(theirs2) and same_work(theirs1[i]["metrics"], theirs2[i]["metrics"]):
-                    pos2[id(o)] = theirs2[i]
                     for n in names:
                         if n in o["metrics"] and n in t["metrics"] and n in theirs2[i]["metrics"]:
                             tally(counts, n, VIEWS[4], in_band(n, o["metrics"][n], t["metrics"][n],
@@ -110,7 +108,7 @@ def main(argv):
     for label in labels:
         theirs = [ncu_csv.parse(open(os.path.join(d, label + ".ncu.csv")).read()) for d in (d1, d2)]
         ours = [run.read_reports(run.reports_of(d, label))[0] for d in (d1, d2)]
-        # the names gpuhier collected (the default set), else every ncu column with '__'
+        # the names gpuhier collected (the default set), else ncu's metric columns
         names = sorted({n for o in ours[0] for n in o["metrics"]}) or sorted(
             {n for t in theirs[0] for n in t["metrics"] if "." in n})  # metrics, not attributes
         names = [n for n in names if compare.kind(n) != "time"]  # durations are not gated
