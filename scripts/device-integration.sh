@@ -194,6 +194,15 @@ diag_c() {
   grep -H 'l1tex__t_sector_hit_rate.pct =' "$res"/c_*.log | sed 's|.*/||'
   python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); [print("ncu", x[i]) for x in r[2:]]' "$res/c_ncu.log"
 }
+gpu_tests() { # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
+  gt t150 110 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
+  gt t160 180 tests/gpu/t160-agreement.sh
+  gt t440 60 tests/e2e/t440-run-gpu.sh
+  gt t441 40 tests/e2e/t441-doctor-gpu.sh
+  gt t471 60 tests/e2e/t471-diff-twins-gpu.sh
+  step testkernels_cases 120 sh testkernels/run_cases.sh "$stage"
+}
 case $part in
 1)
   step quickstart 60 env GPUHIER_NO_BUILD=1 BUILD="$stage" sh scripts/quickstart
@@ -446,13 +455,7 @@ hold)
   # The profiler hold as the default (GPUHIER_PROFILER_HOLD_MS, docs/collector.md): every GPU
   # test, t160's agreement as run 1 and one more agree-tk as run 2 (each tool against itself),
   # then the cost of default sampling against native on PyTorch (one run each).
-  gt t150 110 tests/gpu/t150-collector.sh
-  gt t151 20 tests/gpu/t151-collector-quick.sh
-  gt t160 180 tests/gpu/t160-agreement.sh
-  gt t440 60 tests/e2e/t440-run-gpu.sh
-  gt t441 40 tests/e2e/t441-doctor-gpu.sh
-  gt t471 60 tests/e2e/t471-diff-twins-gpu.sh
-  step testkernels_cases 120 sh testkernels/run_cases.sh "$stage"
+  gpu_tests
   step self_2 170 env OUT="$res/self_2" AGREE_PARTS=agree-tk AGREE_BUDGET_S=160 sh bench/agreement.sh "$stage"
   step self_cmp 60 python3 bench/agreement/selfagree.py "$res/t160/t160" "$res/self_2" "$res/selfagree.md"
   left=$(( 560 - ($(date +%s) - t0) ))
@@ -494,14 +497,7 @@ carveout)
   python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); j=r[0].index("launch__shared_mem_config_size"); [print("ncu", x[i], "carveout", x[j]) for x in r[2:]]' "$res/cv_ncu.log"
   ;;
 gputests)
-  # every ctest of label gpu, in the order ctest runs them (t160 is the agreement gate, ~2 min)
-  gt t150 100 tests/gpu/t150-collector.sh
-  gt t151 20 tests/gpu/t151-collector-quick.sh
-  gt t160 180 tests/gpu/t160-agreement.sh
-  gt t440 60 tests/e2e/t440-run-gpu.sh
-  gt t441 40 tests/e2e/t441-doctor-gpu.sh
-  gt t471 60 tests/e2e/t471-diff-twins-gpu.sh
-  step testkernels_cases 120 sh testkernels/run_cases.sh "$stage"
+  gpu_tests
   ;;
 busy)
   # the collector that defers and retries on busy counters (commit 157dc84)
