@@ -5,10 +5,13 @@
 # of Nsight Compute's on the same launches (bench/agreement.sh, part
 # agree-tk: the first manifest case of each testkernel binary, ~105 s on the
 # H200). Exit 77 without a GPU, without ncu or without the testkernels.
-# It fails on the H200 as of 2026-11-30: docs/agreement.md classifies every
-# miss (L2 state without cache control, other L2 clients' traffic, bank
-# conflict and timing variation, two classes still open); issue 3 stays
-# open until it passes. The outputs go to $OUT (or a temp dir).
+# It fails on the H200 as of 2026-11-30 (349-353 of 3,600 values):
+# docs/agreement.md classifies every miss (L2 state without cache control,
+# replay, other L2 clients' traffic, bank conflict and timing variation,
+# class C still open), and shows that ncu itself misses these tolerances
+# against a second run of itself on 184 of 3,500 values
+# (bench/agreement/selfagree.py); issue 3 stays open until it passes. The
+# outputs go to $OUT (or a temp dir).
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
 src=${GPUHIER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
