@@ -80,6 +80,8 @@ static struct {
     const char
         *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch (diagnosis) */
     int carveout_pct; /* GPUHIER_DIAG_CARVEOUT=PCT: preferred carveout of every launch; -1 = off */
+    long pad_mb;      /* GPUHIER_DIAG_PAD_MB=N: N MB allocated at the first launch (diagnosis) */
+    atomic_int padded;
     atomic_int prewarmed;
     atomic_llong stack_limit; /* CU_LIMIT_STACK_SIZE last recorded in meta, + 1 (0 = not yet) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
@@ -1326,6 +1328,18 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
          * L1 size a profiled launch runs with is known (its own record never
          * completes, so the report cannot say which carveout it got).
          */
+        /*
+         * GPUHIER_DIAG_PAD_MB=N (diagnosis, docs/agreement.md class C): N MB of
+         * device memory taken before the program's first kernel runs, kept to the
+         * end, so every later allocation (the local memory the context reserves
+         * for a spilling kernel among them) lands at other addresses.
+         */
+        if (G.pad_mb > 0 && !capturing && !atomic_exchange(&G.padded, 1) && gh.cuMemAlloc_v2) {
+            CUdeviceptr pad = 0;
+            CUresult pr = gh.cuMemAlloc_v2(&pad, (size_t)G.pad_mb << 20);
+            gh_say("GPUHIER_DIAG_PAD_MB: %ld MB at 0x%llx: %s", G.pad_mb, (unsigned long long)pad,
+                   pr == CUDA_SUCCESS ? "ok" : "failed");
+        }
         if (G.carveout_pct >= 0 && !capturing && gh.cuFuncSetAttribute)
             gh.cuFuncSetAttribute(a.f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                                   G.carveout_pct);
@@ -2138,6 +2152,8 @@ initialize(void)
     }
     G.stack_limit_set = env("GPUHIER_DIAG_STACK_LIMIT");
     G.carveout_pct = -1;
+    if (env("GPUHIER_DIAG_PAD_MB") && optvalue_count(env("GPUHIER_DIAG_PAD_MB"), 1, &G.pad_mb))
+        G.pad_mb = 0;
     long pct;
     if (env("GPUHIER_DIAG_CARVEOUT") &&
         optvalue_count(env("GPUHIER_DIAG_CARVEOUT"), 0, &pct) == 0 && pct <= 100) {

@@ -97,6 +97,8 @@
 #             carveout left alone, set to 0, 14 and 100 % (GPUHIER_DIAG_CARVEOUT), the
 #             carveout each run's unprofiled launches got, and the range count
 #             without CUPTI's kernel tracing (GPUHIER_DEBUG=1)
+#          pad: ~1 min: class C, spill_bounds' L1 hit rate with 2, 64 and 1000 MB
+#             taken before the first kernel (GPUHIER_DIAG_PAD_MB), beside ncu
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -495,6 +497,29 @@ carveout)
       "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT group_concat(c.carveout_bytes) FROM config c JOIN kernel k ON k.id = c.kernel_id WHERE k.short_name = ?", ("spill_bounds",)).fetchone()[0])' "$res/cv_$v.db")"
   done
   python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); j=r[0].index("launch__shared_mem_config_size"); [print("ncu", x[i], "carveout", x[j]) for x in r[2:]]' "$res/cv_ncu.log"
+  ;;
+pad)
+  # Class C (docs/agreement.md): does where the context's memory lands move spill_bounds'
+  # L1 hit rate? Each run takes N MB before the program's first kernel, so the local memory
+  # reserved at the first launch (and everything after it) moves by N MB.
+  g=$(sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt)
+  for v in 0 2 64 1000; do
+    if [ "$v" = 0 ]; then set --; else set -- GPUHIER_DIAG_PAD_MB=$v; fi
+    step "pad_$v" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
+      -o "$res/pad_$v.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
+      --metrics "$g" "$stage/testkernels/tk_spill" bounds
+  done
+  step pad_ncu 90 ncu -k regex:^spill_bounds --metrics "$g" --cache-control none --clock-control none \
+    --replay-mode kernel --launch-count 3 --csv --page raw --print-units base \
+    "$stage/testkernels/tk_spill" bounds
+  echo "== class C: L1 hit rate and duration of spill_bounds' first three launches"
+  for v in 0 2 64 1000; do
+    printf 'pad %s MB: %s / %s\n' "$v" \
+      "$(sed -n 's/.*l1tex__t_sector_hit_rate.pct = //p' "$res/pad_$v.log" | cut -c1-6 | tr '\n' ' ')" \
+      "$(sed -n 's/.*gpu__time_duration.sum = //p' "$res/pad_$v.log" | tr '\n' ' ')"
+    grep -h 'PAD_MB' "$res/pad_$v.log"
+  done
+  python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); j=r[0].index("gpu__time_duration.sum"); [print("ncu", x[i], "/", x[j]) for x in r[2:]]' "$res/pad_ncu.log"
   ;;
 gputests)
   gpu_tests
