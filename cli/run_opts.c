@@ -203,6 +203,15 @@ check_rules_dir(const char *v)
     return 0;
 }
 
+/* An option that takes one of a few words got another. */
+static int
+bad_word(const char *opt, const char *v, const char *choices)
+{
+    char words[64];
+    return usage_error("%s: '%s' is not %s", opt, v,
+                       optvalue_choices_text(choices, words, sizeof(words)));
+}
+
 static int
 set_value(struct run_opts *o, const struct opt *op, const char *v)
 {
@@ -211,21 +220,21 @@ set_value(struct run_opts *o, const struct opt *op, const char *v)
         o->output = v;
         return check_output(v);
     case OPT_MODE:
-        if (strcmp(v, "trace") && strcmp(v, "profile"))
-            return usage_error("--mode: '%s' is not trace or profile", v);
+        if (optvalue_choice(v, OPTVALUE_MODES) < 0)
+            return bad_word("--mode", v, OPTVALUE_MODES);
         o->mode = v;
         return 0;
     case OPT_METRICS:
         o->metrics = v;
         return check_metrics(v);
     case OPT_METRIC_SET:
-        if (strcmp(v, "default") && strcmp(v, "none"))
-            return usage_error("--metric-set: '%s' is not default or none", v);
+        if (optvalue_choice(v, OPTVALUE_METRIC_SETS) < 0)
+            return bad_word("--metric-set", v, OPTVALUE_METRIC_SETS);
         o->metric_set = v;
         return 0;
     case OPT_CACHE_CONTROL:
-        if (strcmp(v, "all") && strcmp(v, "none"))
-            return usage_error("--cache-control: '%s' is not all or none", v);
+        if (optvalue_choice(v, OPTVALUE_CACHE_CONTROLS) < 0)
+            return bad_word("--cache-control", v, OPTVALUE_CACHE_CONTROLS);
         o->cache_control = v;
         return 0;
     case OPT_SAMPLE:

@@ -2060,9 +2060,17 @@ static void
 init_profiling(void)
 {
     char err[512] = "";
+    char words[64];
     const char *mode = env("GPUHIER_MODE");
-    if (mode && !strcmp(mode, "trace")) {
+    int m = mode ? optvalue_choice(mode, OPTVALUE_MODES) : 1;
+    if (m == 0) {
         G.trace_only = 1;
+        return;
+    }
+    if (m < 0) {
+        /* the CLI refuses it; set by hand, it used to profile silently */
+        limit("bad_option", "profiling disabled: GPUHIER_MODE='%s' is not %s", mode,
+              optvalue_choices_text(OPTVALUE_MODES, words, sizeof(words)));
         return;
     }
     struct sampling_opts o = SAMPLING_OPTS_INIT;
@@ -2074,13 +2082,14 @@ init_profiling(void)
     G.sampling_ok = 1;
     G.start_mono_ns = mono_ns();
     const char *set = env("GPUHIER_METRIC_SET");
-    if (set && strcmp(set, "default") && strcmp(set, "none")) {
-        limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET='%s' is not default or none",
-              set);
+    int ms = set ? optvalue_choice(set, OPTVALUE_METRIC_SETS) : 0;
+    if (ms < 0) {
+        limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET='%s' is not %s", set,
+              optvalue_choices_text(OPTVALUE_METRIC_SETS, words, sizeof(words)));
         G.sampling_ok = 0;
         return;
     }
-    G.no_core = set && !strcmp(set, "none");
+    G.no_core = ms == 1; /* none */
     if (G.no_core && !env("GPUHIER_METRICS")) {
         limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET=none and no GPUHIER_METRICS");
         G.sampling_ok = 0;
@@ -2089,13 +2098,14 @@ init_profiling(void)
     G.metrics = metrics_list_build(G.no_core ? METRICS_NO_CORE : 0, env("GPUHIER_METRICS"),
                                    &G.nmetrics, err, sizeof(err));
     const char *cc = env("GPUHIER_CACHE_CONTROL");
-    if (cc && strcmp(cc, "all") && strcmp(cc, "none")) {
-        limit("bad_option", "profiling disabled: GPUHIER_CACHE_CONTROL='%s' is not all or none",
-              cc);
+    int c = cc ? optvalue_choice(cc, OPTVALUE_CACHE_CONTROLS) : 1;
+    if (c < 0) {
+        limit("bad_option", "profiling disabled: GPUHIER_CACHE_CONTROL='%s' is not %s", cc,
+              optvalue_choices_text(OPTVALUE_CACHE_CONTROLS, words, sizeof(words)));
         G.sampling_ok = 0;
         return;
     }
-    G.cache_all = cc && !strcmp(cc, "all");
+    G.cache_all = c == 0; /* all */
     if (G.sampling.opts.budget_pct > 0)
         writer_set_gpu_time_hook(budget_gpu_time);
     if (!G.metrics) {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,4 +62,46 @@ optvalue_sample(const char *s, enum optvalue_sample *kind, long *n)
     *kind = k;
     *n = v;
     return 0;
+}
+
+int
+optvalue_choice(const char *s, const char *choices)
+{
+    if (!s || !*s)
+        return -1;
+    size_t len = strlen(s);
+    int i = 0;
+    for (const char *w = choices; *w; i++) {
+        const char *end = strchr(w, '|');
+        size_t wl = end ? (size_t)(end - w) : strlen(w);
+        if (wl == len && !strncmp(w, s, len))
+            return i;
+        if (!end)
+            break;
+        w = end + 1;
+    }
+    return -1;
+}
+
+const char *
+optvalue_choices_text(const char *choices, char *buf, size_t n)
+{
+    size_t words = 1, k = 0, at = 0;
+    for (const char *c = choices; *c; c++)
+        words += *c == '|';
+    buf[0] = '\0';
+    for (const char *w = choices; n > 0;) {
+        const char *end = strchr(w, '|');
+        size_t wl = end ? (size_t)(end - w) : strlen(w);
+        const char *sep = k == 0 ? "" : k + 1 == words ? " or " : ", ";
+        int m = snprintf(buf + at, n - at, "%s%.*s", sep, (int)wl, w);
+        if (m < 0 || (size_t)m >= n - at)
+            break; /* cut: snprintf terminated it */
+        at += (size_t)m;
+        k++;
+        if (!end)
+            break;
+        w = end + 1;
+    }
+    return buf;
 }

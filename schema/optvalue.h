@@ -9,6 +9,8 @@
 #ifndef GPUHIER_SCHEMA_OPTVALUE_H
 #define GPUHIER_SCHEMA_OPTVALUE_H
 
+#include <stddef.h>
+
 enum optvalue_sample {
     OPTVALUE_SAMPLE_CONFIG, /* "config": the first launch of each configuration */
     OPTVALUE_SAMPLE_ALL,    /* "all" */
@@ -31,5 +33,22 @@ int optvalue_percent(const char *s, double *out);
  * *kind and *n set (n = 1 for config and all), or -1.
  */
 int optvalue_sample(const char *s, enum optvalue_sample *kind, long *n);
+
+/* The word lists of the options that take one word (optvalue_choice). */
+#define OPTVALUE_MODES "trace|profile"      /* --mode, GPUHIER_MODE */
+#define OPTVALUE_METRIC_SETS "default|none" /* --metric-set, GPUHIER_METRIC_SET */
+#define OPTVALUE_CACHE_CONTROLS "all|none"  /* --cache-control, GPUHIER_CACHE_CONTROL */
+
+/*
+ * One of the '|'-separated words of `choices`, whole and in the same case.
+ * Its index (0 for the first word), or -1.
+ */
+int optvalue_choice(const char *s, const char *choices);
+
+/*
+ * `choices` for a message: "profile or trace", "a, b or c". Written to buf
+ * (cut to n - 1 bytes, always terminated); returns buf.
+ */
+const char *optvalue_choices_text(const char *choices, char *buf, size_t n);
 
 #endif

@@ -74,6 +74,13 @@ GPUHIER_MODE=trace gh mt.db "$gpu/multistream" 200 > mt.out 2> mt.err
 expect "trace launches" mt.db "SELECT count(*) FROM launch" "$n"
 expect "trace profiled" mt.db "SELECT count(*) FROM launch WHERE profiled = 1 OR profile_reason <> 'mode_trace'" 0
 
+# 2'. A mode that is neither trace nor profile (set by hand; the CLI refuses it): traced,
+# nothing profiled, and the report says why (before 2026-11-30 it profiled silently).
+GPUHIER_MODE=bogus gh mx.db "$gpu/multistream" 20 > mx.out 2> mx.err || bad "bad mode exit: $(tail -3 mx.err)"
+expect "bad mode: all traced" mx.db "SELECT count(*) FROM launch" "$(sed -n 's/launched //p' mx.out)"
+expect "bad mode: nothing profiled" mx.db "SELECT count(*) FROM launch WHERE profiled = 1" 0
+expect "bad mode: said" mx.db "SELECT profiling_limited LIKE '%GPUHIER_MODE=''bogus'' is not trace or profile%' FROM run" 1
+
 # 2a. Cost of profiling every launch (information, not a gate): 40 launches, 2 configurations.
 GPUHIER_DEBUG=1 GPUHIER_SAMPLE=all gh ma.db "$gpu/multistream" 5 > ma.out 2> ma.err
 grep 'profiled: ranges' ma.err | sed -n '1,3p;20p;40p'

@@ -70,10 +70,33 @@ test_optvalue_sample(void)
         CHECK_EQ_INT(optvalue_sample(bad[i], &k, &n), -1);
 }
 
+static void
+test_optvalue_choice(void)
+{
+    CHECK_EQ_INT(optvalue_choice("trace", OPTVALUE_MODES), 0);
+    CHECK_EQ_INT(optvalue_choice("profile", OPTVALUE_MODES), 1);
+    CHECK_EQ_INT(optvalue_choice("default", OPTVALUE_METRIC_SETS), 0);
+    CHECK_EQ_INT(optvalue_choice("none", OPTVALUE_METRIC_SETS), 1);
+    CHECK_EQ_INT(optvalue_choice("all", OPTVALUE_CACHE_CONTROLS), 0);
+    CHECK_EQ_INT(optvalue_choice("none", OPTVALUE_CACHE_CONTROLS), 1);
+    /* whole words only, exact case, no prefix of a longer word or of the list */
+    const char *bad[] = {"", "Trace", "trac", "traces", " trace", "trace ", "trace|profile", "|"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_EQ_INT(optvalue_choice(bad[i], OPTVALUE_MODES), -1);
+    CHECK_EQ_INT(optvalue_choice(NULL, OPTVALUE_MODES), -1);
+    CHECK_EQ_INT(optvalue_choice("al", OPTVALUE_CACHE_CONTROLS), -1);
+    char buf[64];
+    CHECK_STR(optvalue_choices_text(OPTVALUE_MODES, buf, sizeof buf), "trace or profile");
+    CHECK_STR(optvalue_choices_text("a|b|c", buf, sizeof buf), "a, b or c");
+    CHECK_STR(optvalue_choices_text("one", buf, sizeof buf), "one");
+    CHECK_STR(optvalue_choices_text("abc|def", buf, 8), "abc or "); /* cut, still terminated */
+}
+
 static const struct check_test tests[] = {
     {"optvalue_count", test_optvalue_count},
     {"optvalue_percent", test_optvalue_percent},
     {"optvalue_sample", test_optvalue_sample},
+    {"optvalue_choice", test_optvalue_choice},
 };
 
 CHECK_MAIN(tests)
