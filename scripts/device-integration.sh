@@ -99,6 +99,7 @@
 #             without CUPTI's kernel tracing (GPUHIER_DEBUG=1)
 #          pad: ~1 min: class C, spill_bounds' L1 hit rate with 2, 64 and 1000 MB
 #             taken before the first kernel (GPUHIER_DIAG_PAD_MB), beside ncu
+#          collector: ~1.5 min: t150 and t151 (the collector's GPU tests) alone
 #          gputests: ~9 min: every ctest of label gpu (t150, t151, t160 the
 #             agreement gate, t440, t441, t471, testkernels.cases)
 #          busy: ~5 min: t150 (a transient busy by fault injection, and a
@@ -520,6 +521,10 @@ pad)
     grep -h 'PAD_MB' "$res/pad_$v.log"
   done
   python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); j=r[0].index("gpu__time_duration.sum"); [print("ncu", x[i], "/", x[j]) for x in r[2:]]' "$res/pad_ncu.log"
+  ;;
+collector)
+  gt t150 110 tests/gpu/t150-collector.sh
+  gt t151 20 tests/gpu/t151-collector-quick.sh
   ;;
 gputests)
   gpu_tests
