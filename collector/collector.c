@@ -232,12 +232,38 @@ push_limited(const char *text)
  * `tail` for stderr only), the run.profiling_limited note and a warning
  * event `code`. Callers say each cause once.
  */
+/*
+ * A note made before the writer starts (init_profiling's bad options) would
+ * be pushed into a queue that does not exist yet and lost: it waits here and
+ * initialize() pushes it once the writer runs. limit() says once, so one slot.
+ */
+static struct {
+    char code[32];
+    char msg[sizeof(((struct rec *)0)->u.limited)];
+} pending_note;
+
 static void
 note_limited(const char *code, const char *msg, const char *tail)
 {
     gh_say("%s; %s", msg, tail);
+    if (!G.initialized) {
+        gh_copy(pending_note.code, sizeof(pending_note.code), code);
+        gh_copy(pending_note.msg, sizeof(pending_note.msg), msg);
+        return;
+    }
     push_limited(msg);
     push_event("warning", code, "%s", msg);
+}
+
+/* initialize(), once the writer runs: the note made before it, if any. */
+static void
+push_pending_note(void)
+{
+    if (!pending_note.msg[0])
+        return;
+    push_limited(pending_note.msg);
+    push_event("warning", pending_note.code, "%s", pending_note.msg);
+    pending_note.msg[0] = '\0';
 }
 
 /* Profiling is unavailable from now on: say why once, record it. */
@@ -2246,6 +2272,7 @@ initialize(void)
     free(mjson);
     atomic_store(&G.active, 1);
     G.initialized = 1;
+    push_pending_note();
     if (G.sampling_ok)
         push_meta("cache_control", G.cache_all ? "all" : "none");
 

@@ -40,6 +40,8 @@ gh_add_test(NAME unit.collector_queue_tsan COMMAND test_collector_queue_tsan LAB
 
 gh_add_test(NAME e2e.t101-collector-preload
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t101-collector-preload.sh LABELS e2e collector)
+gh_add_test(NAME e2e.t104-collector-bad-options
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t104-collector-bad-options.sh LABELS e2e collector)
 find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
 gh_add_test(NAME unit.t103-cacheflush-ptx
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t103-cacheflush-ptx.sh LABELS unit collector
