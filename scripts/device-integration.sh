@@ -177,22 +177,33 @@ a2_buffers() { # the A2 probe with CUPTI's record buffer in host memory and at 2
     a2 "agree_a2_$buf" 40 GPUHIER_DIAG_ACTIVITY_BUFFER=$buf
   done
 }
+# Class C probes (docs/agreement.md): spill_bounds' first three launches, one pass (the
+# l1-l2hit group), the rest traced.
+# c_gpuhier NAME [VAR=VALUE...]: under gpuhier, values printed (GPUHIER_DIAG_PRINT_METRICS);
+# c_ncu NAME [EXTRA_METRICS]: under ncu with issue 3's options, CSV in NAME.log.
+c_group() { sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt; }
+c_gpuhier() {
+  n=$1; shift
+  step "$n" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
+    -o "$res/$n.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
+    --metrics "$(c_group)" "$stage/testkernels/tk_spill" bounds
+}
+c_ncu() {
+  step "$1" 90 ncu -k regex:^spill_bounds --metrics "$(c_group)${2:+,$2}" --cache-control none \
+    --clock-control none --replay-mode kernel --launch-count 3 --csv --page raw --print-units base \
+    "$stage/testkernels/tk_spill" bounds
+}
 diag_c() {
   # Class C (docs/agreement.md): spill_bounds' L1 hit rate, one pass (the l1-l2hit group),
   # its first three launches: gpuhier as it is, without CUPTI's kernel tracing (no launch
   # rows then: GPUHIER_DIAG_PRINT_METRICS=1 prints the values), with CUPTI's record buffer
   # in host memory (no 3.2 MB device buffer moving the program's local memory); then ncu.
-  g=$(sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt)
   for v in plain GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 GPUHIER_DIAG_ACTIVITY_BUFFER=host; do
     n=c_$(echo "$v" | sed 's/GPUHIER_DIAG_//; s/[^A-Za-z0-9]/_/g')
     if [ "$v" = plain ]; then set --; else set -- "$v"; fi
-    step "$n" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
-      -o "$res/$n.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
-      --metrics "$g" "$stage/testkernels/tk_spill" bounds
+    c_gpuhier "$n" "$@"
   done
-  step c_ncu 90 ncu -k regex:^spill_bounds --metrics "$g" --cache-control none --clock-control none \
-    --replay-mode kernel --launch-count 3 --csv --page raw --print-units base \
-    "$stage/testkernels/tk_spill" bounds
+  c_ncu c_ncu
   echo "== class C: L1 hit rate of spill_bounds' first three launches"
   grep -H 'l1tex__t_sector_hit_rate.pct =' "$res"/c_*.log | sed 's|.*/||'
   python3 -c 'import csv,sys; r=[x for x in csv.reader(l for l in open(sys.argv[1]) if l.startswith("\""))]; i=r[0].index("l1tex__t_sector_hit_rate.pct"); [print("ncu", x[i]) for x in r[2:]]' "$res/c_ncu.log"
@@ -477,20 +488,13 @@ carveout)
   # unknown; ncu reports 32 KB for its own. Each run profiles the first three launches (one
   # pass, the l1-l2hit group) and traces the rest, whose complete records give the carveout
   # the driver chose for them.
-  g=$(sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt)
   for v in plain 0 14 100; do
     if [ "$v" = plain ]; then set --; else set -- GPUHIER_DIAG_CARVEOUT=$v; fi
-    step "cv_$v" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
-      -o "$res/cv_$v.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
-      --metrics "$g" "$stage/testkernels/tk_spill" bounds
+    c_gpuhier "cv_$v" "$@"
   done
-  step cv_nokernel 60 env GPUHIER_DEBUG=1 GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1 "$stage/gpuhier" run \
-    --no-analyze -f -o "$res/cv_nokernel.db" -k '^spill_bounds' --sample all --launch-count 2 \
-    --metric-set none --metrics "$g" "$stage/testkernels/tk_spill" bounds
+  c_gpuhier cv_nokernel GPUHIER_DEBUG=1 GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1
   grep -h 'profiled: ranges' "$res/cv_nokernel.log" | head -3
-  step cv_ncu 90 ncu -k regex:^spill_bounds --metrics "$g,launch__shared_mem_config_size" \
-    --cache-control none --clock-control none --replay-mode kernel --launch-count 3 --csv \
-    --page raw --print-units base "$stage/testkernels/tk_spill" bounds
+  c_ncu cv_ncu launch__shared_mem_config_size
   echo "== class C: L1 hit rate of spill_bounds' first three launches, and the carveout of the rest"
   for v in plain 0 14 100; do
     printf '%s: %s; carveout of unprofiled launches: %s\n' "$v" \
@@ -503,16 +507,11 @@ pad)
   # Class C (docs/agreement.md): does where the context's memory lands move spill_bounds'
   # L1 hit rate? Each run takes N MB before the program's first kernel, so the local memory
   # reserved at the first launch (and everything after it) moves by N MB.
-  g=$(sed -n 's/^l1-l2hit //p' bench/agreement/groups.txt)
   for v in 0 2 64 1000; do
     if [ "$v" = 0 ]; then set --; else set -- GPUHIER_DIAG_PAD_MB=$v; fi
-    step "pad_$v" 60 env GPUHIER_DIAG_PRINT_METRICS=1 "$@" "$stage/gpuhier" run --no-analyze -f \
-      -o "$res/pad_$v.db" -k '^spill_bounds' --sample all --launch-count 3 --metric-set none \
-      --metrics "$g" "$stage/testkernels/tk_spill" bounds
+    c_gpuhier "pad_$v" "$@"
   done
-  step pad_ncu 90 ncu -k regex:^spill_bounds --metrics "$g" --cache-control none --clock-control none \
-    --replay-mode kernel --launch-count 3 --csv --page raw --print-units base \
-    "$stage/testkernels/tk_spill" bounds
+  c_ncu pad_ncu
   echo "== class C: L1 hit rate and duration of spill_bounds' first three launches"
   for v in 0 2 64 1000; do
     printf 'pad %s MB: %s / %s\n' "$v" \
