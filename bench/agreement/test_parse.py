@@ -10,15 +10,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import ncu_csv  # noqa: E402
 import compare  # noqa: E402
+from checks import check, done  # noqa: E402
 
-failed = 0
-
-
-def check(cond, what):
-    global failed
-    if not cond:
-        print("FAIL", what)
-        failed = 1
 
 
 def read(name):
@@ -281,5 +274,4 @@ check(run.replayed(pairs) == 2, "an ncu launch of 2 passes is flagged")
 del rows[1]["metrics"]["profiler__replayer_passes"]
 check(run.replayed(pairs) == 3, "a launch without ncu's pass count is not taken as one pass")
 
-print("agreement parsers:", "FAIL" if failed else "ok")
-sys.exit(failed)
+sys.exit(done("agreement parsers"))

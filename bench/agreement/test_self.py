@@ -13,17 +13,10 @@ from contextlib import redirect_stdout, redirect_stderr
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+from checks import check, done  # noqa: E402
 import ncu_csv  # noqa: E402
 import selfagree  # noqa: E402
 
-failed = 0
-
-
-def check(cond, what):
-    global failed
-    if not cond:
-        print("FAIL", what)
-        failed = 1
 
 
 CSV = os.path.join(here, "testdata", "ncu-transpose-naive-4096.csv")
@@ -78,5 +71,4 @@ try:
 finally:
     shutil.rmtree(tmp)
 
-print("test_self: %s" % ("FAILED" if failed else "ok"))
-sys.exit(failed)
+sys.exit(done("test_self"))
