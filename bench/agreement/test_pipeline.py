@@ -22,6 +22,8 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
+sys.path.insert(0, here)
+from checks import check, done  # noqa: E402
 
 FAKE_GPUHIER = r'''#!/usr/bin/env python3
 import os, sqlite3, sys
@@ -140,13 +142,6 @@ def main():
         rc, md = go(out, AGREE_PARTS="agree,single,cost", NCU_CSV_SINGLE=single_csv,
                     AGREE_COST_MODES="native,trace,default,budget,keep,all,ncu-all,ncu-plc")
         log = go.log
-        failed = 0
-
-        def check(c, what):
-            nonlocal failed
-            if not c:
-                print("FAIL", what)
-                failed = 1
         check(rc == 1, "exit 1: there is a miss")
         check("on 4 launch pairs" in md, "two pairs per program")
         check("**2 outside tolerance**" in md, "exactly one miss per program (the 5 % DRAM value)")
@@ -235,8 +230,7 @@ def main():
         argv5 = open(fake_log).read().splitlines()[n_before:]
         check(len(argv5) == 3 and all("--cache-control all" in a for a in argv5)
               and "--cache-control all --clock-control none" in md5, "AGREE_CACHE=all reaches gpuhier and ncu")
-        print("agreement pipeline:", "FAIL" if failed else "ok")
-        return failed
+        return done("agreement pipeline")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
