@@ -53,25 +53,26 @@ def tally(counts, metric, view, ok):
     c[view][1] += 1
 
 
+def against_itself(counts, names, view, run1, run2):
+    """One tool's second run against its first, launch by launch; returns
+    the launches left out (not the same work)."""
+    left_out = 0
+    for a, b in zip(run1, run2):
+        if not same_work(a["metrics"], b["metrics"]):
+            left_out += 1
+            continue
+        for n in names:
+            if n in a["metrics"] and n in b["metrics"]:
+                tally(counts, n, view, compare.agree(n, b["metrics"][n], a["metrics"][n])[0])
+    return left_out
+
+
 def compare_program(counts, names, ours1, theirs1, ours2, theirs2):
     """Adds one program's launches to counts; returns the launches left out
     (not the same work in both runs, or missing in one)."""
     left_out = abs(len(theirs1) - len(theirs2)) + abs(len(ours1) - len(ours2))
-    for t1, t2 in zip(theirs1, theirs2):
-        if not same_work(t1["metrics"], t2["metrics"]):
-            left_out += 1
-            continue
-        for n in names:
-            if n in t1["metrics"] and n in t2["metrics"]:
-                tally(counts, n, "ncu-ncu", compare.agree(n, t2["metrics"][n], t1["metrics"][n])[0])
-    for o1, o2 in zip(ours1, ours2):
-        if not same_work(o1["metrics"], o2["metrics"]):
-            left_out += 1
-            continue
-        for n in names:
-            if n in o1["metrics"] and n in o2["metrics"]:
-                tally(counts, n, "gpuhier-gpuhier",
-                      compare.agree(n, o2["metrics"][n], o1["metrics"][n])[0])
+    left_out += against_itself(counts, names, "ncu-ncu", theirs1, theirs2)
+    left_out += against_itself(counts, names, "gpuhier-gpuhier", ours1, ours2)
     for r, (ours, theirs) in enumerate(((ours1, theirs1), (ours2, theirs2))):
         pairs, _ = run.pair(ours, theirs)
         for o, t in pairs:
