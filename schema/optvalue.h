@@ -46,7 +46,7 @@ int optvalue_sample(const char *s, enum optvalue_sample *kind, long *n);
 int optvalue_choice(const char *s, const char *choices);
 
 /*
- * `choices` for a message: "profile or trace", "a, b or c". Written to buf
+ * `choices` for a message: "trace or profile", "a, b or c". Written to buf
  * (cut to n - 1 bytes, always terminated); returns buf.
  */
 const char *optvalue_choices_text(const char *choices, char *buf, size_t n);
