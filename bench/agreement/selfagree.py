@@ -13,7 +13,8 @@ points) to four comparisons of the same launches:
   gpuhier run 2 against gpuhier run 1         (gpuhier against itself)
 
 and a fifth view: a gpuhier value "inside ncu's band" lies between ncu's two
-values of that launch, widened by the tolerance. Where ncu misses itself,
+values of that launch, widened by the tolerance. Last, the two gates
+docs/agreement.md proposes instead (candidate_gates), computed, not applied. Where ncu misses itself,
 no tool can meet the gate on that value; the band says whether gpuhier is
 as close to ncu as ncu is to itself.
 
@@ -91,6 +92,29 @@ def compare_program(counts, names, ours1, theirs1, ours2, theirs2):
     return left_out
 
 
+def candidate_gates(counts):
+    """The two gates docs/agreement.md proposes to the issue's author, on
+    gpuhier against ncu in both runs (tolerances unchanged):
+    (a) only the metrics ncu reproduces against itself (0 ncu-ncu misses)
+        are gated: returns the misses left on them;
+    (b) per metric, gpuhier may miss ncu no more often than ncu misses
+        itself: returns the metrics that miss more often.
+    Returns (a_misses, a_values, [(metric, gpuhier-ncu misses, ncu-ncu misses)])."""
+    a_miss = a_vals = 0
+    b_over = []
+    for m in sorted(counts):
+        c = counts[m]
+        ours = c[VIEWS[0]][0] + c[VIEWS[1]][0]
+        ncu_self = c["ncu-ncu"][0]
+        if c["ncu-ncu"][1] and ncu_self == 0:
+            a_miss += ours
+            a_vals += c[VIEWS[0]][1] + c[VIEWS[1]][1]
+        # the two gpuhier-ncu runs against the one ncu-ncu pair: compare per run
+        if ours > 2 * ncu_self:
+            b_over.append((m, ours, 2 * ncu_self))
+    return a_miss, a_vals, b_over
+
+
 def tk_dir(d):
     return os.path.join(d, "tk") if os.path.isdir(os.path.join(d, "tk")) else d
 
@@ -128,6 +152,12 @@ def main(argv):
     lines.append("Outside tolerance / values compared (metrics with no miss in any view are not listed); "
                  "%d programs; %d launches left out (not the same work in both runs, or missing in one)."
                  % (len(labels), left_out))
+    a_miss, a_vals, b_over = candidate_gates(counts)
+    lines.append("")
+    lines.append("Candidate gates (not issue 3's; docs/agreement.md), gpuhier against ncu in both runs: "
+                 "(a) only the metrics ncu reproduces against itself: %d of %d values outside tolerance; "
+                 "(b) per metric no more misses than ncu against itself (twice its one pair): %s."
+                 % (a_miss, a_vals, "; ".join("`%s` %d > %d" % o for o in b_over) or "met"))
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if len(argv) > 3:

@@ -49,6 +49,17 @@ check(counts[DRAM]["ncu-ncu"] == [1, 3], "ncu against itself: 1 miss of 3 (%s)" 
 check(counts["smsp__inst_executed.sum"]["ncu-ncu"] == [0, 3], "instructions agree")
 check(counts[DRAM]["gpuhier-gpuhier"] == [0, 0], "no gpuhier launches: nothing compared")
 
+# candidate_gates: (a) gates only the metrics ncu reproduces, (b) compares miss counts
+V = selfagree.VIEWS
+def row(g1, g2, nn):
+    return {V[0]: [g1, 10], V[1]: [g2, 10], "ncu-ncu": [nn, 10], V[3]: [0, 10], V[4]: [0, 10]}
+counts = {"exact.sum": row(1, 0, 0), "cachey.sum": row(3, 1, 2), "worse.sum": row(5, 6, 1)}
+a_miss, a_vals, b_over = selfagree.candidate_gates(counts)
+check((a_miss, a_vals) == (1, 20), "gate (a): only exact.sum is gated, 1 miss of 20 (%s)" % ((a_miss, a_vals),))
+check([o[0] for o in b_over] == ["exact.sum", "worse.sum"],
+      "gate (b): exact.sum (1 > 0) and worse.sum (11 > 2) miss more than ncu, cachey.sum (4, 4) does not (%s)"
+      % b_over)
+
 # main: two run folders with only ncu output; then a folder with nothing
 tmp = tempfile.mkdtemp()
 try:
