@@ -6,7 +6,8 @@
 # and until 2026-11-30 their note was lost (the line was printed, the report
 # had nothing). No GPU needed: InitializeInjection is called directly (what
 # cuInit does), and without a driver CUPTI then refuses the subscription,
-# which the report also says.
+# which the report also says. Also: a bad GPUHIER_PROFILER_HOLD_MS keeps the
+# default with one line, and an existing report is refused and left alone.
 set -u
 lib=${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so
 [ -f "$lib" ] || { echo "missing $lib"; exit 1; }
@@ -39,5 +40,17 @@ case_ mode GPUHIER_MODE=bogus "GPUHIER_MODE='bogus' is not trace or profile"
 case_ metric_set GPUHIER_METRIC_SET=tiny "GPUHIER_METRIC_SET='tiny' is not default or none"
 case_ cache GPUHIER_CACHE_CONTROL=some "GPUHIER_CACHE_CONTROL='some' is not all or none"
 case_ sample GPUHIER_SAMPLE=sometimes "sometimes"
+# A hold that is not a whole number of milliseconds: one line, the default kept, profiling on.
+GPUHIER_PROFILER_HOLD_MS=soon GPUHIER_OUTPUT="$tmp/hold.db" python3 -c \
+    'import ctypes, sys; ctypes.CDLL(sys.argv[1]).InitializeInjection()' "$lib" 2>"$tmp/hold.err" >/dev/null
+grep -q "GPUHIER_PROFILER_HOLD_MS: 'soon' is not a whole number of milliseconds (0-3600000); keeping 100 ms" \
+    "$tmp/hold.err" && echo "ok   hold: one line, default kept" || { echo "FAIL hold: $(cat "$tmp/hold.err")"; fail=1; }
+grep -q "bad_option\|profiling disabled" "$tmp/hold.err" && { echo "FAIL hold: profiling disabled"; fail=1; }
+# An existing report is refused without GPUHIER_FORCE and left as it was.
+printf 'keep me' > "$tmp/old.db"
+GPUHIER_OUTPUT="$tmp/old.db" python3 -c \
+    'import ctypes, sys; ctypes.CDLL(sys.argv[1]).InitializeInjection()' "$lib" 2>"$tmp/old.err" >/dev/null
+[ "$(cat "$tmp/old.db")" = "keep me" ] && grep -q "old.db" "$tmp/old.err" && echo "ok   existing report refused and kept" ||
+    { echo "FAIL existing report: $(cat "$tmp/old.err")"; fail=1; }
 [ $fail = 0 ] && echo "t104: bad collector options are in the report"
 exit $fail
