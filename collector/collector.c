@@ -2082,23 +2082,36 @@ init_activity(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/*
+ * A GPUHIER_* option that takes one word of `choices`: the word's index,
+ * `unset` when the variable is not set, or -1 after saying once that
+ * profiling is off (bad_option).
+ */
+static int
+env_word(const char *var, const char *choices, int unset)
+{
+    const char *v = env(var);
+    if (!v)
+        return unset;
+    int i = optvalue_choice(v, choices);
+    if (i < 0) {
+        char words[64];
+        limit("bad_option", "profiling disabled: %s='%s' is not %s", var, v,
+              optvalue_choices_text(choices, words, sizeof(words)));
+    }
+    return i;
+}
+
 static void
 init_profiling(void)
 {
     char err[512] = "";
-    char words[64];
-    const char *mode = env("GPUHIER_MODE");
-    int m = mode ? optvalue_choice(mode, OPTVALUE_MODES) : 1;
-    if (m == 0) {
+    /* the CLI refuses a bad mode; set by hand, it used to profile silently */
+    int m = env_word("GPUHIER_MODE", OPTVALUE_MODES, 1);
+    if (m == 0)
         G.trace_only = 1;
+    if (m != 1)
         return;
-    }
-    if (m < 0) {
-        /* the CLI refuses it; set by hand, it used to profile silently */
-        limit("bad_option", "profiling disabled: GPUHIER_MODE='%s' is not %s", mode,
-              optvalue_choices_text(OPTVALUE_MODES, words, sizeof(words)));
-        return;
-    }
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     if (sampling_opts_from_env(&o, err, sizeof(err)) ||
         sampling_init(&G.sampling, &o, 0, err, sizeof(err))) {
@@ -2107,11 +2120,8 @@ init_profiling(void)
     }
     G.sampling_ok = 1;
     G.start_mono_ns = mono_ns();
-    const char *set = env("GPUHIER_METRIC_SET");
-    int ms = set ? optvalue_choice(set, OPTVALUE_METRIC_SETS) : 0;
+    int ms = env_word("GPUHIER_METRIC_SET", OPTVALUE_METRIC_SETS, 0);
     if (ms < 0) {
-        limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET='%s' is not %s", set,
-              optvalue_choices_text(OPTVALUE_METRIC_SETS, words, sizeof(words)));
         G.sampling_ok = 0;
         return;
     }
@@ -2123,11 +2133,8 @@ init_profiling(void)
     }
     G.metrics = metrics_list_build(G.no_core ? METRICS_NO_CORE : 0, env("GPUHIER_METRICS"),
                                    &G.nmetrics, err, sizeof(err));
-    const char *cc = env("GPUHIER_CACHE_CONTROL");
-    int c = cc ? optvalue_choice(cc, OPTVALUE_CACHE_CONTROLS) : 1;
+    int c = env_word("GPUHIER_CACHE_CONTROL", OPTVALUE_CACHE_CONTROLS, 1);
     if (c < 0) {
-        limit("bad_option", "profiling disabled: GPUHIER_CACHE_CONTROL='%s' is not %s", cc,
-              optvalue_choices_text(OPTVALUE_CACHE_CONTROLS, words, sizeof(words)));
         G.sampling_ok = 0;
         return;
     }
