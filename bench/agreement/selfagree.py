@@ -74,21 +74,21 @@ def compare_program(counts, names, ours1, theirs1, ours2, theirs2):
     left_out = abs(len(theirs1) - len(theirs2)) + abs(len(ours1) - len(ours2))
     left_out += against_itself(counts, names, "ncu-ncu", theirs1, theirs2)
     left_out += against_itself(counts, names, "gpuhier-gpuhier", ours1, ours2)
+    # ncu's other run of the same launch (same position), for the band
+    other = {id(t1): t2 for t1, t2 in zip(theirs1, theirs2) if same_work(t1["metrics"], t2["metrics"])}
     for r, (ours, theirs) in enumerate(((ours1, theirs1), (ours2, theirs2))):
         pairs, _ = run.pair(ours, theirs)
         for o, t in pairs:
             if not same_work(o["metrics"], t["metrics"]):
                 continue
+            t2 = other.get(id(t)) if r == 0 else None
             for n in names:
-                if n in o["metrics"] and n in t["metrics"]:
-                    tally(counts, n, VIEWS[r], compare.agree(n, o["metrics"][n], t["metrics"][n])[0])
-            if r == 0:  # the band: this launch's value in ncu's other run
-                i = next(i for i, x in enumerate(theirs1) if x is t)
-                if i < len(theirs2) and same_work(theirs1[i]["metrics"], theirs2[i]["metrics"]):
-                    for n in names:
-                        if n in o["metrics"] and n in t["metrics"] and n in theirs2[i]["metrics"]:
-                            tally(counts, n, VIEWS[4], in_band(n, o["metrics"][n], t["metrics"][n],
-                                                              theirs2[i]["metrics"][n]))
+                if n not in o["metrics"] or n not in t["metrics"]:
+                    continue
+                g, v = o["metrics"][n], t["metrics"][n]
+                tally(counts, n, VIEWS[r], compare.agree(n, g, v)[0])
+                if t2 is not None and n in t2["metrics"]:
+                    tally(counts, n, VIEWS[4], in_band(n, g, v, t2["metrics"][n]))
     return left_out
 
 
