@@ -32,7 +32,9 @@
 #include "collector/cupti_load.h"
 #include "collector/fault.h"
 #include "collector/metrics.h"
+#include "collector/orphan.h"
 #include "collector/sampling.h"
+#include "collector/signals.h"
 #include "schema/optvalue.h"
 #include "schema/outname.h"
 
@@ -54,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +73,17 @@ static struct {
     int initialized;
     atomic_int active; /* collecting in this process */
     int exited;
+    /*
+     * Closing the report (docs/collector.md "At exit"): the first of finish()
+     * (exit) and die_commit() (a fatal signal) to set `closing` closes it and
+     * then sets `closed`; the other waits for `closed`, bounded.
+     */
+    atomic_int closing, closed;
+    int death_sig;       /* the signal die_commit() records */
+    int exit_hooks;      /* atexit(finish) registrations (exit_hook_refresh) */
+    atomic_int activity_on; /* CUPTI activity is enabled: the flusher may flush */
+    char image[64];         /* "<pid>:<token>": this program image (image_token) */
+    char previous[4096];    /* the report of this process's previous image, if it exec'd us */
     pid_t pid;
     int quiet;
     int trace_only;
@@ -190,6 +204,9 @@ static const char *env(const char *name);
 static void flush_forced(void);
 static int64_t mono_ns(void);
 static void prof_disable(void);
+static void exit_hook_refresh(void);
+static void die_commit(void);
+static void adopt_previous_image(void);
 
 /* Phase times of the current profiled launch (GPUHIER_DEBUG), ns. */
 static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
@@ -472,6 +489,7 @@ prof_host(unsigned groups)
         return NULL;
     }
     struct prof_host *ph = &G.hosts[G.nhosts++];
+    exit_hook_refresh(); /* nvperf built this host object's state just now */
     ph->groups = groups;
     ph->h = h;
     ph->passes = metrics_host_passes(h);
@@ -624,7 +642,8 @@ prof_ensure(CUcontext ctx)
     G.prof_obj = ep.pRangeProfilerObject;
     G.prof_ctx = ctx;
     atomic_store(&G.prof_enabled, 1);
-    atomic_fetch_add(&G.enables, 1);
+    if (atomic_fetch_add(&G.enables, 1) == 0)
+        exit_hook_refresh(); /* CUPTI set up the range profiler's state just now */
 
     return 0;
 }
@@ -888,7 +907,8 @@ prof_finish(int launch_ok)
     int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
     r.u.profile.overhead_ns = dt;
     G.profiling_ns += dt;
-    atomic_fetch_add(&G.profiles, 1);
+    if (atomic_fetch_add(&G.profiles, 1) < 4)
+        exit_hook_refresh(); /* the first profiles decode and evaluate for the first time */
     if (G.cur->passes > G.max_passes)
         G.max_passes = G.cur->passes;
     /* A core profile may ask for the extra groups on the configuration's next launch. */
@@ -1064,12 +1084,14 @@ flusher_main(void *arg)
         else if (++stalled >= 4)
             flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, stalled = 0;
         last_launches = l;
-        lazy_disable_if_idle();
-        gh.cuptiActivityFlushAll(flag);
         if (atomic_load(&G.urgent)) {
-            writer_sync(250);
+            die_commit();
             atomic_store(&G.urgent_done, 1);
+            break;
         }
+        lazy_disable_if_idle();
+        if (atomic_load(&G.activity_on))
+            gh.cuptiActivityFlushAll(flag);
     }
     return NULL;
 }
@@ -1514,7 +1536,7 @@ push_copy(const CUpti_CallbackData *cb, const char *api, int is_async, uint32_t 
 static void
 flush_forced(void)
 {
-    if (gh.cuptiActivityFlushAll)
+    if (gh.cuptiActivityFlushAll && atomic_load(&G.activity_on))
         gh.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
@@ -1746,6 +1768,68 @@ session_line(const char *line)
     close(fd);
 }
 
+/*
+ * The end line of GPUHIER_SESSION_FILE and, outside `gpuhier run`, the
+ * summary line: after the writer stopped.
+ */
+static void
+say_end(void)
+{
+    struct writer_stats s;
+    writer_stats(&s);
+    uint64_t skipped = s.launches > s.profiled ? s.launches - s.profiled : 0;
+    char line[8192];
+    snprintf(line, sizeof(line), "end\t%ld\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%lld\n", (long)G.pid,
+             G.path, (unsigned long long)s.launches, (unsigned long long)s.profiled,
+             (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
+             G.max_passes, (long long)G.profiling_ns);
+    session_line(line);
+    /* Under `gpuhier run` the session file carries this and run prints it once. */
+    if (!env("GPUHIER_SESSION_FILE"))
+        gh_say("pid %ld: %llu launches traced, %llu profiled, %llu not profiled, %llu dropped, "
+               "%d passes max, %.2f s profiling; report %s",
+               (long)G.pid, (unsigned long long)s.launches, (unsigned long long)s.profiled,
+               (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
+               G.max_passes, G.profiling_ns / 1e9, G.path);
+}
+
+/* Waits at most `ms` for the flag; async-signal-safe. */
+static int
+wait_flag(atomic_int *flag, int ms)
+{
+    for (int i = 0; i < ms && !atomic_load(flag); i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(flag);
+}
+
+/* Stops and joins the flusher: afterwards no thread of ours calls CUPTI. */
+static void
+stop_flusher(void)
+{
+    if (!G.flusher_running)
+        return;
+    atomic_store(&G.flusher_stop, 1);
+    sem_post(&G.flush_sem);
+    pthread_join(G.flusher, NULL);
+    G.flusher_running = 0;
+}
+
+/*
+ * At exit (atexit; docs/collector.md "At exit", with the crash this order
+ * fixes). The order matters:
+ *   1. `active` off: callbacks still arriving (a thread still launching,
+ *      the runtime's own teardown) return at once;
+ *   2. the flusher is joined before anything else touches CUPTI, so no
+ *      thread of ours is inside CUPTI while it or nvperf tear down;
+ *   3. the range profiler is disabled from this thread with its context
+ *      made current (exit() may be called by a thread that never used CUDA);
+ *   4. a forced flush, then the writer drains, commits and closes.
+ * finish() runs before CUPTI's and nvperf's own exit-time destructors:
+ * those are registered when their state is first built, and
+ * exit_hook_refresh() registers finish() again after each such point.
+ */
 static void
 finish(void)
 {
@@ -1756,6 +1840,10 @@ finish(void)
     }
     G.exited = 1;
     pthread_mutex_unlock(&G.init_lock);
+    if (atomic_exchange(&G.closing, 1))
+        return; /* a fatal signal is closing it */
+    atomic_store(&G.active, 0);
+    stop_flusher();
 
     /* Another thread may be inside a profiled launch: wait a little, never forever. */
     int locked = 0;
@@ -1764,15 +1852,15 @@ finish(void)
         nanosleep(&ts, NULL);
     }
     if (locked) {
-        prof_disable();
+        if (G.prof_obj) {
+            CUcontext popped = NULL;
+            int pushed =
+                gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(G.prof_ctx) == CUDA_SUCCESS;
+            prof_disable();
+            if (pushed && gh.cuCtxPopCurrent_v2)
+                gh.cuCtxPopCurrent_v2(&popped);
+        }
         pthread_mutex_unlock(&G.prof_lock);
-    }
-    flush_forced();
-    if (G.flusher_running) {
-        atomic_store(&G.flusher_stop, 1);
-        sem_post(&G.flush_sem);
-        pthread_join(G.flusher, NULL);
-        G.flusher_running = 0;
     }
     flush_forced();
     long busy = atomic_load(&G.busy_attempts);
@@ -1805,81 +1893,76 @@ finish(void)
         snprintf(v, sizeof(v), "%ld", atomic_load(&G.enables));
         push_meta("profiler_enables", v);
     }
-    atomic_store(&G.active, 0);
-    struct writer_stats s;
     writer_stop(1);
-    writer_stats(&s);
-    uint64_t skipped = s.launches > s.profiled ? s.launches - s.profiled : 0;
-    char line[8192];
-    snprintf(line, sizeof(line), "end\t%ld\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%lld\n", (long)G.pid,
-             G.path, (unsigned long long)s.launches, (unsigned long long)s.profiled,
-             (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
-             G.max_passes, (long long)G.profiling_ns);
-    session_line(line);
-    /* Under `gpuhier run` the session file carries this and run prints it once. */
-    if (!env("GPUHIER_SESSION_FILE"))
-        gh_say("pid %ld: %llu launches traced, %llu profiled, %llu not profiled, %llu dropped, "
-               "%d passes max, %.2f s profiling; report %s",
-               (long)G.pid, (unsigned long long)s.launches, (unsigned long long)s.profiled,
-               (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
-               G.max_passes, G.profiling_ns / 1e9, G.path);
+    say_end();
+    atomic_store(&G.closed, 1);
 }
-
-static struct sigaction old_actions[NSIG];
-static const int caught[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
 
 /*
- * Fatal-by-default signals: wake the flusher and the writer, give them
- * up to 300 ms to commit what is queued, then chain to what the program
- * had installed (re-raising with the default action if it had none).
+ * The flusher's half of a fatal signal (the dying thread waits in
+ * on_death): flush CUPTI's buffers, forced (a record still incomplete
+ * keeps no times), record the signal, and close the report as at exit but
+ * with clean_exit = 0. The range profiler is left alone: the dying thread
+ * may hold its lock, and the process is about to end.
  */
 static void
-on_signal(int sig, siginfo_t *si, void *uc)
+die_commit(void)
 {
-    int saved = errno;
-    if (atomic_load(&G.active) && getpid() == G.pid) {
-        atomic_store(&G.urgent_done, 0);
-        atomic_store(&G.urgent, 1);
-        sem_post(&G.flush_sem);
-        writer_wake();
-        for (int i = 0; i < 300 && !atomic_load(&G.urgent_done); i++) {
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
-        }
-        atomic_store(&G.urgent, 0);
-    }
-    struct sigaction *old = &old_actions[sig];
-    errno = saved;
-    if (old->sa_flags & SA_SIGINFO) {
-        if (old->sa_sigaction)
-            old->sa_sigaction(sig, si, uc);
-    } else if (old->sa_handler == SIG_IGN) {
-        return;
-    } else if (old->sa_handler == SIG_DFL) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-    } else {
-        old->sa_handler(sig);
-    }
+    char name[32];
+    signals_name(G.death_sig, name, sizeof(name));
+    flush_forced();
+    push_event("error", "signal",
+               "the program was ended by %s (signal %d); the report holds what the collector "
+               "had received until then",
+               name, G.death_sig);
+    atomic_store(&G.active, 0);
+    writer_stop(0);
+    say_end();
+    atomic_store(&G.closed, 1);
 }
 
+/*
+ * A signal is about to end the process (signals.c decided; the program's own
+ * handler, if any, already ran). Waits, bounded, for the flusher to commit
+ * and close the report. Without a flusher (it could not start) what is
+ * committed stays and the report is left for readers to call incomplete.
+ */
 static void
-install_signals(void)
+on_death(int sig)
 {
-    for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
-        int sig = caught[i];
-        struct sigaction cur;
-        if (sigaction(sig, NULL, &cur) ||
-            (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN))
-            continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_sigaction = on_signal;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        old_actions[sig] = cur;
-        sigaction(sig, &sa, NULL);
+    if (!G.initialized || getpid() != G.pid || !atomic_load(&G.active))
+        return;
+    if (G.flusher_running && pthread_equal(pthread_self(), G.flusher))
+        return; /* the flusher itself faulted: nobody is left to commit */
+    if (atomic_exchange(&G.closing, 1)) {
+        wait_flag(&G.closed, 3000); /* finish() is closing it on another thread */
+        return;
     }
+    if (!G.flusher_running)
+        return;
+    G.death_sig = sig;
+    atomic_store(&G.urgent_done, 0);
+    atomic_store(&G.urgent, 1);
+    sem_post(&G.flush_sem);
+    wait_flag(&G.urgent_done, 3000);
+}
+
+/*
+ * Registers finish() with atexit again. Exit handlers run in the reverse
+ * order of registration, and CUPTI and nvperf register the destructors of
+ * state they build lazily (the range profiler at its first enable, a
+ * metrics host object, the first decodes and evaluations) when they build
+ * it: a finish() registered before that ran after them and called into
+ * freed state (the SIGSEGV at exit, docs/collector.md "At exit"). Called
+ * after each such first time; finish() runs once.
+ */
+static void
+exit_hook_refresh(void)
+{
+    pthread_mutex_lock(&G.init_lock);
+    if (G.initialized && G.exit_hooks < 64 && atexit(finish) == 0)
+        G.exit_hooks++;
+    pthread_mutex_unlock(&G.init_lock);
 }
 
 static void
@@ -2074,6 +2157,16 @@ init_activity(void)
         gh.cuptiActivityFlushPeriod(500);
     if (env("GPUHIER_FLUSH_FORCED"))
         G.flush_flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
+    atomic_store(&G.activity_on, 1);
+}
+
+/*
+ * The flusher starts with the writer, CUPTI or not: besides flushing CUPTI's
+ * buffers it is the thread that closes the report on a fatal signal.
+ */
+static void
+start_flusher(void)
+{
     sem_init(&G.flush_sem, 0, 0);
     sigset_t all, old;
     sigfillset(&all);
@@ -2231,8 +2324,18 @@ initialize(void)
         }
         return -1;
     }
-    snprintf(G.path, sizeof(G.path), "%s", path);
+    /*
+     * The report's absolute path: a program that changes its working
+     * directory still gets its report where it was claimed, and the next
+     * program image (exec) can find it.
+     */
+    char abs[PATH_MAX];
+    snprintf(G.path, sizeof(G.path), "%s", realpath(path, abs) ? abs : path);
     free(path);
+    adopt_previous_image();
+    char act[sizeof(G.path) + 64];
+    snprintf(act, sizeof(act), "%s:%s", G.image, G.path);
+    setenv("GPUHIER_COLLECTOR_ACTIVE", act, 1);
 
     void *cupti = cupti_load(err, sizeof(err));
     int api_ok = cupti && load_api(err, sizeof(err)) == 0;
@@ -2279,6 +2382,8 @@ initialize(void)
     free(mjson);
     atomic_store(&G.active, 1);
     G.initialized = 1;
+    start_flusher();
+    signals_install(on_death);
     push_pending_note();
     if (G.sampling_ok)
         push_meta("cache_control", G.cache_all ? "all" : "none");
@@ -2286,7 +2391,7 @@ initialize(void)
     char line[8192];
     snprintf(line, sizeof(line), "start\t%ld\t%s\n", (long)G.pid, G.path);
     session_line(line);
-    atexit(finish);
+    exit_hook_refresh();
     pthread_atfork(NULL, NULL, atfork_child);
 
     if (!api_ok) {
@@ -2304,8 +2409,48 @@ initialize(void)
         return 0;
     enable_callbacks();
     init_activity();
-    install_signals();
+    exit_hook_refresh(); /* after CUPTI's subscription and activity set-up */
     return 0;
+}
+
+/*
+ * "<pid>:<token>", the token from the 16 random bytes the kernel gives each
+ * program image (AT_RANDOM): the same for every copy of this library in one
+ * image, different after exec(), which keeps the pid.
+ */
+static void
+image_token(char *out, size_t n)
+{
+    const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
+    unsigned long long t = 0;
+    for (int i = 0; r && i < 8; i++)
+        t = t << 8 | r[i];
+    snprintf(out, n, "%ld:%016llx", (long)getpid(), t);
+}
+
+/*
+ * This process ran another program image with the collector before it
+ * exec'd this one (GPUHIER_COLLECTOR_ACTIVE names our pid with another
+ * token): close that image's report, which its exit handlers never did
+ * (collector/orphan.h), and write its end line to the session file.
+ */
+static void
+adopt_previous_image(void)
+{
+    if (!G.previous[0])
+        return;
+    long long launches = 0, profiled = 0;
+    char err[512];
+    if (orphan_close(G.previous, G.path, &launches, &profiled, err, sizeof(err))) {
+        gh_say("the report of the program this one replaced (exec), '%s', could not be closed: "
+               "%s",
+               G.previous, err);
+        return;
+    }
+    char line[8400];
+    snprintf(line, sizeof(line), "end\t%ld\t%s\t%lld\t%lld\t%lld\t0\t0\t0\n", (long)G.pid,
+             G.previous, launches, profiled, launches > profiled ? launches - profiled : 0);
+    session_line(line);
 }
 
 /* CUDA_INJECTION64_PATH entry point, called by cuInit. Returns 1 (success) always. */
@@ -2313,11 +2458,20 @@ GH_EXPORT int
 InitializeInjection(void)
 {
     pthread_mutex_lock(&G.init_lock);
+    /* GPUHIER_COLLECTOR_ACTIVE=<pid>:<token>:<report> (initialize) */
     const char *act = getenv("GPUHIER_COLLECTOR_ACTIVE");
-    char self[32];
-    snprintf(self, sizeof(self), "%ld", (long)getpid());
-    int again = G.initialized || G.pid == getpid() || (act && !strcmp(act, self));
+    char self[64];
+    image_token(self, sizeof(self));
+    size_t len = strlen(self);
+    int same_image = act && !strncmp(act, self, len) && (act[len] == ':' || !act[len]);
+    int again = G.initialized || G.pid == getpid() || same_image;
     if (!again) {
+        /* the same pid, another image: exec() replaced the program that wrote act's report */
+        const char *colon = act ? strchr(act, ':') : NULL;
+        const char *rep = colon ? strchr(colon + 1, ':') : NULL;
+        if (rep && (size_t)(colon - act) == strcspn(self, ":") && !strncmp(act, self, colon - act))
+            snprintf(G.previous, sizeof(G.previous), "%s", rep + 1);
+        snprintf(G.image, sizeof(G.image), "%s", self);
         G.pid = getpid();
         setenv("GPUHIER_COLLECTOR_ACTIVE", self, 1);
         pthread_mutex_unlock(&G.init_lock);

@@ -42,6 +42,15 @@ gh_add_test(NAME e2e.t101-collector-preload
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t101-collector-preload.sh LABELS e2e collector)
 gh_add_test(NAME e2e.t104-collector-bad-options
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t104-collector-bad-options.sh LABELS e2e collector)
+# The fatal-signal test's child: built without sanitizers (their own fault
+# handlers would print reports that differ between runs), as the collector is.
+add_executable(collector_signal_child ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_signal_child.c)
+set_target_properties(collector_signal_child PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+target_compile_options(collector_signal_child PRIVATE -fno-sanitize=all)
+target_link_options(collector_signal_child PRIVATE -fno-sanitize=all)
+target_link_libraries(collector_signal_child PRIVATE ${CMAKE_DL_LIBS})
+gh_add_test(NAME e2e.t105-collector-signals
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t105-collector-signals.sh LABELS e2e collector)
 find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
 gh_add_test(NAME unit.t103-cacheflush-ptx
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t103-cacheflush-ptx.sh LABELS unit collector
@@ -64,6 +73,15 @@ if(CMAKE_CUDA_COMPILER AND NOT GPUHIER_SANITIZE)
       RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
     target_compile_options(gh_gpu_${p} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   endforeach()
+  # bench/stress (issue 16): the ways a short program ends, and a crash-trace preload
+  add_executable(gh_gpu_stress_app ${PROJECT_SOURCE_DIR}/bench/stress/stress_app.cu)
+  set_target_properties(gh_gpu_stress_app PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME stress_app
+    RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+endif()
+if(NOT GPUHIER_SANITIZE)
+  add_library(gh_segvtrace SHARED ${PROJECT_SOURCE_DIR}/bench/stress/segvtrace.c)
+  set_target_properties(gh_segvtrace PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu
+    OUTPUT_NAME gh_segvtrace)
 endif()
 gh_add_gpu_test(NAME gpu.t150-collector COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t150-collector.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t151-collector-quick COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t151-collector-quick.sh LABELS collector)

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/stress/stress.py: does gpuhier change how a short program ends? (issue 16)
+
+Runs each row (a way a CUDA program ends) RUNS times natively and RUNS times
+under each gpuhier mode (default profiling, --mode trace, --sample all), in
+parallel, each run in its own empty directory, and compares every run with
+the row's native reference:
+
+  status  the exit status (or signal) is the native one
+  stdout  byte for byte
+  stderr  byte for byte once gpuhier's own lines (those starting with
+          '==gpuhier==') are taken out
+  report  the reports written (as many as the row expects: fork's child and
+          exec's first image are covered) open read-only, pass
+          PRAGMA quick_check, have run.end_ns, no -wal or -journal beside
+          them, clean_exit = 1 for a normal end, or clean_exit = 0 with a
+          `signal` event naming the signal for a death by signal, and at
+          least the row's minimum of launches
+
+Prints a table (Markdown) and writes it with the environment to --out.
+Usage: stress.py --stage STAGE [--runs 200] [--jobs 12] [--rows a,b] [--modes ...]
+         [--out docs/stress-....md] [--json file]
+STAGE holds gpuhier, libgpuhier-collector.so and gpu/stress_app
+(scripts/stage.sh). Rows' programs other than stress_app: 'torch' (a PyTorch
+one-liner, needs python3 with torch).
+"""
+import argparse
+import concurrent.futures as cf
+import datetime
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+TORCH = "import torch; print(torch.ones(1, device='cuda').sum().item())"
+
+# name: (argv after the program, reports expected under gpuhier, minimum launches, signal or 0)
+ROWS = {
+    "ret": (["ret"], 1, 2, 0),
+    "exit": (["exit"], 1, 2, 0),
+    "thread_exit": (["thread_exit"], 1, 2, 0),
+    "bg": (["bg"], 1, 2, 0),
+    "devreset": (["devreset"], 1, 2, 0),
+    "nosync": (["nosync"], 1, 1, 0),
+    "fork": (["fork"], 1, 2, 0),
+    "exec": (["exec"], 2, 2, 0),
+    "torch": (None, 1, 1, 0),
+    "abort": (["die", "abort", "1000"], 1, 1000, signal.SIGABRT),
+    "segv": (["die", "segv", "1000"], 1, 1000, signal.SIGSEGV),
+    "bus": (["die", "bus", "1000"], 1, 1000, signal.SIGBUS),
+    "fpe": (["die", "fpe", "1000"], 1, 1000, signal.SIGFPE),
+    "ill": (["die", "ill", "1000"], 1, 1000, signal.SIGILL),
+    "term": (["die", "term", "1000"], 1, 1000, signal.SIGTERM),
+    "int": (["die", "int", "1000"], 1, 1000, signal.SIGINT),
+    "hup": (["die", "hup", "1000"], 1, 1000, signal.SIGHUP),
+    "own_abort": (["own", "abort", "1000"], 1, 1000, signal.SIGABRT),
+    "own_term": (["own", "term", "1000"], 1, 1000, signal.SIGTERM),
+}
+MODES = {
+    "native": None,
+    "default": [],
+    "trace": ["--mode", "trace"],
+    "all": ["--sample", "all"],
+}
+
+
+def argv_of(stage, row):
+    args = ROWS[row][0]
+    if args is None:
+        return [sys.executable if os.environ.get("STRESS_PYTHON") is None else os.environ["STRESS_PYTHON"],
+                "-c", TORCH]
+    return [os.path.join(stage, "gpu", "stress_app")] + args
+
+
+def filt(err):
+    return b"".join(l for l in err.splitlines(True) if not l.startswith(b"==gpuhier=="))
+
+
+def check_report(path, minimum, sig):
+    """'' when the report is whole and closed as expected, else why not."""
+    for side in ("-wal", "-journal"):
+        if os.path.exists(path + side):
+            return "%s left beside it" % side
+    try:
+        c = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+        if c.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            return "quick_check failed"
+        end, clean = c.execute("SELECT end_ns, clean_exit FROM run").fetchone()
+        n = c.execute("SELECT count(*) FROM launch").fetchone()[0]
+        sigs = c.execute("SELECT count(*) FROM event WHERE code = 'signal' AND message LIKE ?",
+                         ("%%%s%%" % signal.Signals(sig).name,)).fetchone()[0] if sig else 0
+        c.close()
+    except (sqlite3.Error, TypeError) as e:
+        return "does not open: %s" % e
+    if end is None:
+        return "not closed (no end_ns)"
+    if sig and (clean != 0 or sigs != 1):
+        return "death by %s not recorded (clean_exit %s, signal events %d)" % (
+            signal.Signals(sig).name, clean, sigs)
+    if not sig and clean != 1:
+        return "clean_exit %s" % clean
+    if n < minimum:
+        return "%d launches, fewer than %d" % (n, minimum)
+    return ""
+
+
+def one(stage, row, mode, timeout):
+    d = tempfile.mkdtemp(prefix="stress-")
+    try:
+        cmd = argv_of(stage, row)
+        if MODES[mode] is not None:
+            cmd = [os.path.join(stage, "gpuhier"), "run", "--no-analyze"] + MODES[mode] + ["--"] + cmd
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(cmd, cwd=d, stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=timeout)
+            rc, out, err = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, out, err = "timeout", e.stdout or b"", e.stderr or b""
+        wall = time.monotonic() - t0
+        reports = sorted(f for f in os.listdir(d) if f.endswith(".db"))
+        why = []
+        if MODES[mode] is not None:
+            _, want, minimum, sig = ROWS[row]
+            if len(reports) != want:
+                why.append("%d reports, expected %d (%s)" % (len(reports), want, " ".join(os.listdir(d))))
+            # exec: the first image's report has the first kernel; the second one's, its own
+            for r in reports:
+                w = check_report(os.path.join(d, r), minimum if len(reports) == 1 else 1, sig)
+                if w:
+                    why.append("%s: %s" % (r, w))
+        return {"row": row, "mode": mode, "rc": rc, "out": out, "err": filt(err), "raw_err": err,
+                "wall": wall, "why": why}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stage", required=True)
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--jobs", type=int, default=12)
+    ap.add_argument("--rows", default=",".join(r for r in ROWS if r != "torch"))
+    ap.add_argument("--modes", default="native,default,trace,all")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--out")
+    ap.add_argument("--json")
+    ap.add_argument("--title", default="")
+    a = ap.parse_args()
+    stage = os.path.abspath(a.stage)
+    rows = [r for r in a.rows.split(",") if r]
+    modes = [m for m in a.modes.split(",") if m]
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.monotonic()
+    jobs = [(r, m) for _ in range(a.runs) for r in rows for m in modes]
+    res = {}
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        for x in ex.map(lambda rm: one(stage, rm[0], rm[1], a.timeout), jobs):
+            res.setdefault((x["row"], x["mode"]), []).append(x)
+    elapsed = time.monotonic() - t0
+    lines = ["| row | mode | runs | failed | status | stdout | stderr | report | median s | first failure |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    total_fail = 0
+    summary = []
+    for r in rows:
+        nat = res.get((r, "native"), [])
+        ref = nat[0] if nat else None
+        for m in modes:
+            xs = res.get((r, m), [])
+            bad = {"status": 0, "stdout": 0, "stderr": 0, "report": 0}
+            failed, first = 0, ""
+            for x in xs:
+                f = []
+                if ref is not None and x["rc"] != ref["rc"]:
+                    bad["status"] += 1
+                    f.append("status %s, native %s" % (x["rc"], ref["rc"]))
+                if ref is not None and x["out"] != ref["out"]:
+                    bad["stdout"] += 1
+                    f.append("stdout %r, native %r" % (x["out"][:80], ref["out"][:80]))
+                if ref is not None and x["err"] != ref["err"]:
+                    bad["stderr"] += 1
+                    f.append("stderr %r, native %r" % (x["err"][-160:], ref["err"][-160:]))
+                if x["why"]:
+                    bad["report"] += 1
+                    f.append("; ".join(x["why"]))
+                if f:
+                    failed += 1
+                    if not first:
+                        first = " / ".join(f)
+                        if x["raw_err"]:
+                            first += " / stderr tail %r" % x["raw_err"][-300:]
+            total_fail += failed
+            walls = sorted(x["wall"] for x in xs)
+            med = walls[len(walls) // 2] if walls else 0
+            lines.append("| %s | %s | %d | %d | %d | %d | %d | %d | %.2f | %s |" % (
+                r, m, len(xs), failed, bad["status"], bad["stdout"], bad["stderr"],
+                bad["report"] if m != "native" else 0, med,
+                first.replace("|", "\\|").replace("\n", "\\n")[:400]))
+            summary.append({"row": r, "mode": m, "runs": len(xs), "failed": failed, **bad,
+                            "median_s": med, "first_failure": first[:2000],
+                            "native_status": ref["rc"] if ref else None})
+    head = ["## %s" % (a.title or "Stress run"), "",
+            "- date: %s UTC; host %s; %s" % (started.strftime("%Y-%m-%d %H:%M"), socket.gethostname(),
+                                             gpu_name()),
+            "- command: `bench/stress/stress.py --runs %d --jobs %d --rows %s --modes %s`; stage commit %s" % (
+                a.runs, a.jobs, a.rows, a.modes, stage_commit(stage)),
+            "- %d runs in %.0f s; **%d failed**" % (len(jobs), elapsed, total_fail), ""]
+    text = "\n".join(head + lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    return 1 if total_fail else 0
+
+
+def gpu_name():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "no nvidia-smi"
+
+
+def stage_commit(stage):
+    try:
+        return open(os.path.join(stage, "COMMIT")).read().strip()
+    except OSError:
+        return "?"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collector_signal_child LIB MODE SIG: a program that loads the collector
+ * as cuInit would (dlopen + InitializeInjection; on a machine without a GPU
+ * CUPTI then refuses the subscription, but the report's writer, the flusher
+ * and the signal handlers run), then ends by SIG. LIB "none" runs the same
+ * program without the collector: the test compares the two.
+ *
+ *   die SIG      the default disposition; a real fault for segv, fpe, ill
+ *   own SIG      the program installed a handler before the collector; it
+ *                writes "own handler SIG" on stderr, restores the default and
+ *                re-raises
+ *   survive SIG  the program's handler (installed before) returns; the
+ *                program goes on and returns 0
+ *   late SIG     the program installs its handler after the collector (it
+ *                replaces ours), writes "late handler", and exits 3
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile int zero;
+static volatile sig_atomic_t got;
+
+static int
+signum(const char *s)
+{
+    static const struct {
+        const char *n;
+        int sig;
+    } t[] = {{"abort", SIGABRT}, {"segv", SIGSEGV}, {"bus", SIGBUS}, {"fpe", SIGFPE},
+             {"ill", SIGILL},    {"term", SIGTERM}, {"int", SIGINT}, {"hup", SIGHUP},
+             {"quit", SIGQUIT}};
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (!strcmp(s, t[i].n))
+            return t[i].sig;
+    return 0;
+}
+
+static void
+say(const char *s)
+{
+    ssize_t w = write(2, s, strlen(s));
+    (void)w;
+}
+
+static void
+own(int sig)
+{
+    say("own handler\n");
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void
+survive(int sig)
+{
+    (void)sig;
+    got = 1;
+    say("survived\n");
+}
+
+static void
+late(int sig)
+{
+    (void)sig;
+    say("late handler\n");
+    _exit(3);
+}
+
+static void
+die(int sig)
+{
+    switch (sig) {
+    case SIGABRT:
+        abort();
+    case SIGSEGV:
+        *(volatile int *)(long)zero = 1;
+        break;
+    case SIGFPE:
+        zero = 10 / zero;
+        break;
+    case SIGILL:
+        __builtin_trap();
+    default:
+        break;
+    }
+    raise(sig);
+}
+
+int
+main(int argc, char **argv)
+{
+    if (argc < 4)
+        return 2;
+    const char *mode = argv[2];
+    int sig = signum(argv[3]);
+    if (!sig)
+        return 2;
+    if (!strcmp(mode, "own"))
+        signal(sig, own);
+    if (!strcmp(mode, "survive"))
+        signal(sig, survive);
+    if (strcmp(argv[1], "none")) {
+        void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+        int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+        if (!init) {
+            fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
+            return 2;
+        }
+        init();
+    }
+    if (!strcmp(mode, "late"))
+        signal(sig, late);
+    printf("buffered line\n"); /* stdout is a pipe or file: lost when the program dies */
+    die(sig);
+    if (got) {
+        printf("went on\n");
+        return 0;
+    }
+    return 4;
+}
