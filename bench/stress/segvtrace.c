@@ -59,8 +59,12 @@ segvtrace_init(void)
     if (!d || !*d)
         return;
     snprintf(dir, sizeof(dir), "%s", d);
-    void *f[1];
-    backtrace(f, 1); /* loads libgcc_s now, not in the handler */
+    /* loads libgcc_s now, not in the handler; SEGVTRACE_LAZY=1 leaves the program's libraries as they were */
+    const char *lazy = getenv("SEGVTRACE_LAZY");
+    if (!lazy || strcmp(lazy, "1")) {
+        void *f[1];
+        backtrace(f, 1);
+    }
     /* registered first, so it runs last: "exit began" means every other handler ran */
     atexit(mark_exit);
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
