@@ -79,8 +79,8 @@ static struct {
      * then sets `closed`; the other waits for `closed`, bounded.
      */
     atomic_int closing, closed;
-    int death_sig;       /* the signal die_commit() records */
-    int exit_hooks;      /* atexit(finish) registrations (exit_hook_refresh) */
+    int death_sig;          /* the signal die_commit() records */
+    int exit_hooks;         /* atexit(finish) registrations (exit_hook_refresh) */
     atomic_int activity_on; /* CUPTI activity is enabled: the flusher may flush */
     char image[64];         /* "<pid>:<token>": this program image (image_token) */
     char previous[4096];    /* the report of this process's previous image, if it exec'd us */

@@ -50,9 +50,8 @@ orphan_close(const char *path, const char *next, long long *launches, long long 
     sqlite3_stmt *st = NULL;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return fail(db, "begin", err, n);
-    if (sqlite3_prepare_v2(db,
-                           "UPDATE run SET end_ns = ?1, clean_exit = 0 WHERE end_ns IS NULL", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "UPDATE run SET end_ns = ?1, clean_exit = 0 WHERE end_ns IS NULL",
+                           -1, &st, NULL) != SQLITE_OK)
         return fail(db, "update run", err, n);
     sqlite3_bind_int64(st, 1, now);
     int rc = sqlite3_step(st);

@@ -37,10 +37,9 @@ on_fatal(int sig, siginfo_t *si, void *uc)
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
         long tid = syscall(SYS_gettid);
-        int n = snprintf(line, sizeof(line),
-                         "signal %d code %d addr %p tid %ld main %d after_exit_began %d\n", sig,
-                         si ? si->si_code : 0, si ? si->si_addr : NULL, tid, tid == getpid(),
-                         (int)exiting);
+        int n = snprintf(
+            line, sizeof(line), "signal %d code %d addr %p tid %ld main %d after_exit_began %d\n",
+            sig, si ? si->si_code : 0, si ? si->si_addr : NULL, tid, tid == getpid(), (int)exiting);
         ssize_t w = write(fd, line, (size_t)n);
         (void)w;
         void *frames[64];

@@ -31,9 +31,9 @@ signum(const char *s)
     static const struct {
         const char *n;
         int sig;
-    } t[] = {{"abort", SIGABRT}, {"segv", SIGSEGV}, {"bus", SIGBUS}, {"fpe", SIGFPE},
-             {"ill", SIGILL},    {"term", SIGTERM}, {"int", SIGINT}, {"hup", SIGHUP},
-             {"quit", SIGQUIT}};
+    } t[] = {{"abort", SIGABRT}, {"segv", SIGSEGV}, {"bus", SIGBUS},
+             {"fpe", SIGFPE},    {"ill", SIGILL},   {"term", SIGTERM},
+             {"int", SIGINT},    {"hup", SIGHUP},   {"quit", SIGQUIT}};
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (!strcmp(s, t[i].n))
             return t[i].sig;
