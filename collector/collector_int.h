@@ -334,6 +334,10 @@ struct writer_run_info {
  * Creates the report at `path` (store_create; the caller decided about
  * overwriting), writes the run row and starts the writer thread.
  * Queue of `slots` records. Returns 0 or -1 with a message in err.
+ * All SQLite work, from the creation to the close in writer_stop, runs on
+ * the writer thread, which blocks every signal: a write past RLIMIT_FSIZE
+ * fails with EFBIG there instead of SIGXFSZ killing the program. From
+ * this call on gh_say writes to a copy of fd 2 (see gh_say).
  */
 int writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err,
                  size_t errlen);
@@ -398,10 +402,34 @@ void writer_set_gpu_time_hook(writer_gpu_time_fn fn);
 /* Counters for the session summary. */
 struct writer_stats {
     uint64_t launches, profiled, dropped, ranges_dropped, copies;
+    uint64_t lost_after_error; /* records not in the report because the writer failed */
 };
 void writer_stats(struct writer_stats *s);
 
-/* One `==gpuhier==` line on stderr unless gh_quiet (GPUHIER_QUIET). Never stdout. */
+/*
+ * The writer's first failure (an SQLite call that did not succeed, or the
+ * report's file removed while the program ran), as "cannot write report
+ * '<path>': <what>: <why>", or NULL while there is none. It was said once
+ * on stderr when it happened; after it the writer writes nothing more but
+ * drains the queue and counts writer_stats.lost_after_error, and at stop
+ * leaves an `event` 'writer_error' if the file still takes a write
+ * (docs/collector.md "When the writer fails"). The string stays valid
+ * until the next writer_start. Any thread.
+ */
+const char *writer_error(void);
+
+/*
+ * The report's path as writer_start made it absolute (against the
+ * working directory at the call), so that it names the same file after
+ * the program changes directory. NULL before the first writer_start.
+ */
+const char *writer_path(void);
+
+/*
+ * One `==gpuhier==` line on stderr unless gh_quiet (GPUHIER_QUIET). Never stdout.
+ * After writer_start, on the copy of fd 2 it took: a program that closes
+ * fd 2 and opens a file there does not get our lines in it.
+ */
 extern int gh_quiet;
 extern int gh_debug; /* GPUHIER_DEBUG: the writer reports each batch on stderr */
 void gh_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,6 +13,11 @@
  * touches SQLite. Records are joined by correlation id: the launch record
  * is always queued before its kernel can complete, and activity buffers are
  * only parsed after the record queue was drained, so the join finds it.
+ * The thread also creates and closes the report, with every signal
+ * blocked. Its first failure is kept, said once and noted in the report
+ * if the file still takes it; after it nothing is written, the queues are
+ * drained and what is lost is counted (docs/collector.md "When the writer
+ * fails").
  */
 #include "collector/cacheflush.h"
 #include "collector/collector_int.h"
@@ -22,13 +27,17 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,10 +48,33 @@ struct gh_api gh;
 int gh_quiet;
 int gh_debug;
 
+/*
+ * Where gh_say writes: a copy of fd 2 taken when the writer starts, so a
+ * program that closes fd 2 and opens a file of its own there does not get
+ * our lines in its file. -1: not taken yet (fd 2 itself); -2: fd 2 was
+ * already closed then, so nothing is written. A program that points fd 2
+ * elsewhere with dup2 later keeps our lines on its original stderr (as
+ * valgrind's own descriptor does).
+ */
+static int say_fd = -1;
+
+static void
+say_keep_stderr(void)
+{
+    if (say_fd != -1)
+        return;
+    say_fd = fcntl(2, F_DUPFD_CLOEXEC, 100);
+    if (say_fd < 0)
+        say_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (say_fd < 0)
+        say_fd = -2;
+}
+
 void
 gh_say(const char *fmt, ...)
 {
-    if (gh_quiet)
+    int fd = say_fd == -1 ? 2 : say_fd;
+    if (gh_quiet || fd < 0)
         return;
     char line[1024];
     int n = snprintf(line, sizeof(line), "==gpuhier== ");
@@ -52,7 +84,7 @@ gh_say(const char *fmt, ...)
     va_end(ap);
     size_t len = strlen(line);
     line[len++] = '\n';
-    ssize_t w = write(2, line, len);
+    ssize_t w = write(fd, line, len);
     (void)w;
 }
 
@@ -213,6 +245,20 @@ static struct {
     /* How kernel records found their launch record (the 'kernel_correlation' event). */
     uint64_t by_driver_id, by_runtime_id, unmatched;
     atomic_uint_fast64_t commits;
+    /*
+     * The first failure, kept like the error state of SQLite's pager:
+     * after it the writer runs no more SQL until the close, drains the
+     * queues and counts what it throws away.
+     */
+    int has_failed;            /* writer thread only */
+    int is_open;               /* writer thread only: writer_start has returned 0 */
+    int is_gone;               /* the report's path no longer names the file written */
+    atomic_int is_failed_pub;  /* set once err_msg is final (writer_error(), other threads) */
+    char err_msg[4800];        /* the path (up to 4096) and what failed */
+    atomic_uint_fast64_t lost; /* records not in the report because of the failure */
+    dev_t file_dev;            /* the report file, to notice it being removed */
+    ino_t file_ino;
+    int clean_exit; /* writer_stop's argument, for the thread's close */
     sqlite3_stmt *ins_launch, *ins_copy, *ins_metric, *ins_profile, *ins_event, *ins_nvtx,
         *end_nvtx, *upd_config, *upd_config_facts, *upd_run, *upd_profiled, *ins_failure,
         *ins_alloc;
@@ -254,6 +300,92 @@ mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* ------------------------------------------------------------ failure */
+
+/*
+ * The writer's first failure: kept (later ones are not reported), one
+ * line on stderr, its text for writer_error(). The open transaction is
+ * rolled back, so what the current batch wrote is lost with the rest and
+ * counted (batch()). `why` says what failed, as "insert a launch: disk
+ * I/O error".
+ */
+static void
+fail_text(const char *why)
+{
+    if (W.has_failed)
+        return;
+    W.has_failed = 1;
+    snprintf(W.err_msg, sizeof(W.err_msg), "cannot write report '%s': %s", W.path, why);
+    atomic_store(&W.is_failed_pub, 1);
+    /* a failure while opening goes back to writer_start's caller, which says it */
+    if (W.is_open && atomic_load(&W.stop))
+        gh_say("%s", W.err_msg);
+    else if (W.is_open)
+        gh_say("%s; the report stops here, later records are counted, not written", W.err_msg);
+    if (W.db && !W.is_gone && !sqlite3_get_autocommit(W.db))
+        sqlite3_exec(W.db, "ROLLBACK", NULL, NULL, NULL); /* already failing; nothing to add */
+}
+
+/*
+ * As fail_text() for the last store_*() call's message (store_error()).
+ * `sys` is errno right after the failing call, named for the failures of
+ * the file itself (as sqlite3_system_errno() would, but SQLite reads it
+ * only for SQLITE_IOERR and SQLITE_CANTOPEN, and after its own cleanup).
+ */
+static void
+fail_store_errno(int rc, int sys)
+{
+    if (W.has_failed)
+        return;
+    char why[600];
+    int primary = rc & 0xff;
+    if (rc == SQLITE_READONLY_DIRECTORY)
+        snprintf(why, sizeof(why), "%s (SQLite code %d: its directory is read-only)", store_error(),
+                 rc);
+    else if (sys &&
+             (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN))
+        snprintf(why, sizeof(why), "%s (SQLite code %d, %s)", store_error(), rc, strerror(sys));
+    else if (rc)
+        snprintf(why, sizeof(why), "%s (SQLite code %d)", store_error(), rc);
+    else
+        snprintf(why, sizeof(why), "%s", store_error());
+    fail_text(why);
+}
+
+static void
+fail_store(void)
+{
+    fail_store_errno(W.db ? sqlite3_extended_errcode(W.db) : 0, 0);
+}
+
+/*
+ * Whether `rc`, the result of an SQLite call on W.db, is `want`; if not
+ * the writer fails, naming `what` and SQLite's message (read before any
+ * other call on the connection can replace it).
+ */
+static int
+sql_ok(int rc, int want, const char *what)
+{
+    if (rc == want)
+        return 1;
+    int sys = errno;
+    int ext = W.db ? sqlite3_extended_errcode(W.db) : rc;
+    store_fail(W.db, rc, what);
+    fail_store_errno(ext ? ext : rc, sys);
+    return 0;
+}
+
+/* Whether `path` still names the report file the writer opened. */
+static int
+report_is_there(void)
+{
+    struct stat st;
+    if (stat(W.path, &st) == 0)
+        return st.st_dev == W.file_dev && st.st_ino == W.file_ino;
+    /* a directory we may no longer search still holds it: only a missing name is proof */
+    return errno != ENOENT && errno != ENOTDIR;
+}
+
 /* ------------------------------------------------------------ helpers */
 
 static void
@@ -265,14 +397,43 @@ bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
-static long
-step_insert(sqlite3_stmt *st)
+/*
+ * Runs a statement that returns no row, then resets it for the next use.
+ * After a failure nothing runs: the transaction was rolled back, and a
+ * statement run now would commit on its own. 0 or -1.
+ */
+static int
+step_done(sqlite3_stmt *st, const char *what)
 {
-    int rc = sqlite3_step(st);
-    long id = rc == SQLITE_DONE ? (long)sqlite3_last_insert_rowid(W.db) : -1;
+    int ok = 0;
+    if (!W.has_failed)
+        ok = sql_ok(sqlite3_step(st), SQLITE_DONE, what);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return id;
+    return ok ? 0 : -1;
+}
+
+/* As step_done(), for an INSERT: the new row's id, or -1. */
+static long
+step_insert(sqlite3_stmt *st, const char *what)
+{
+    if (step_done(st, what))
+        return -1;
+    return (long)sqlite3_last_insert_rowid(W.db);
+}
+
+/* Prepares a statement used once; NULL after a failure (or on one). */
+static sqlite3_stmt *
+prepare_once(const char *sql, const char *what)
+{
+    sqlite3_stmt *st = NULL;
+    if (W.has_failed)
+        return NULL;
+    if (!sql_ok(sqlite3_prepare_v2(W.db, sql, -1, &st, NULL), SQLITE_OK, what)) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    return st;
 }
 
 static void
@@ -283,7 +444,7 @@ event_row(uint64_t t, const char *level, const char *code, const char *msg)
     sqlite3_bind_text(st, 2, level, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, code, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 4, msg, -1, SQLITE_TRANSIENT);
-    step_insert(st);
+    step_insert(st, "insert an event");
 }
 
 /* ------------------------------------------------------------ kernels */
@@ -379,21 +540,18 @@ kernel_id(const char *name, int create)
     char *file = NULL;
     long line = 0;
     kernel_source(name, &file, &line);
-    sqlite3_stmt *st = NULL;
     long id = -1;
-    if (sqlite3_prepare_v2(
-            W.db,
-            "INSERT INTO kernel(mangled_name, demangled_name, short_name, source_file, "
-            "source_line) VALUES (?,?,?,?,?)",
-            -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_stmt *st = prepare_once("INSERT INTO kernel(mangled_name, demangled_name, short_name, "
+                                    "source_file, source_line) VALUES (?,?,?,?,?)",
+                                    "prepare a kernel row");
+    if (st) {
         sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
         bind_text_or_null(st, 2, dem);
         bind_text_or_null(st, 3, shrt);
         bind_text_or_null(st, 4, file);
         if (line)
             sqlite3_bind_int64(st, 5, line);
-        if (sqlite3_step(st) == SQLITE_DONE)
-            id = (long)sqlite3_last_insert_rowid(W.db);
+        id = step_insert(st, "insert a kernel");
     }
     sqlite3_finalize(st);
     free(dem);
@@ -462,12 +620,12 @@ device_row(const struct rec_device *r)
     occupancy_device_sm90(&W.dev[id].occ);
     W.dev[id].sm_count = 132;
     if (!gh.cuDeviceGetAttribute) {
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(W.db, "INSERT OR IGNORE INTO device(id, chip) VALUES (?,?)", -1, &st,
-                               NULL) == SQLITE_OK) {
+        sqlite3_stmt *st = prepare_once("INSERT OR IGNORE INTO device(id, chip) VALUES (?,?)",
+                                        "prepare a device row");
+        if (st) {
             sqlite3_bind_int(st, 1, id);
             bind_text_or_null(st, 2, r->chip);
-            sqlite3_step(st);
+            step_done(st, "insert a device");
         }
         sqlite3_finalize(st);
         return;
@@ -528,7 +686,6 @@ device_row(const struct rec_device *r)
     if (sms > 0)
         W.dev[id].sm_count = sms;
 
-    sqlite3_stmt *st = NULL;
     const char *sql = "INSERT OR REPLACE INTO device(id, name, chip, uuid, cc_major, cc_minor, "
                       "sm_count, warp_size, "
                       "max_threads_per_block, max_threads_per_sm, max_warps_per_sm, "
@@ -540,10 +697,9 @@ device_row(const struct rec_device *r)
                       "peak_dram_bw_bytes_per_s, "
                       "measured_copy_bw_bytes_per_s, is_mig) VALUES "
                       "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    if (sqlite3_prepare_v2(W.db, sql, -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
+    sqlite3_stmt *st = prepare_once(sql, "prepare a device row");
+    if (!st)
         return;
-    }
     int vals[] = {ccmaj, ccmin,  sms, warp,     tpb,  tpsm, tpsm > 0 && warp > 0 ? tpsm / warp : -1,
                   bpsm,  rpsm,   rpb, reg_unit, smsm, smb,  smbo,
                   smres, l1smem, l2};
@@ -568,7 +724,7 @@ device_row(const struct rec_device *r)
         sqlite3_bind_double(st, 27, meas);
     /* MIG compute instances are named "... MIG 1g.18gb" by the driver. */
     sqlite3_bind_int(st, 28, strstr(name, "MIG") != NULL);
-    sqlite3_step(st);
+    step_done(st, "insert a device");
     sqlite3_finalize(st);
 }
 
@@ -620,9 +776,7 @@ config_complete(struct cinfo *c, const CUpti_ActivityKernel10 *k)
     sqlite3_bind_int64(st, 2, k->sharedMemoryExecuted);
     bind_occupancy(st, 3, k);
     sqlite3_bind_int64(st, 7, c->id);
-    sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    step_done(st, "complete a configuration");
     c->provisional = 0;
 }
 
@@ -666,7 +820,6 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
      */
     int complete = k->start || k->end;
     c->provisional = !complete;
-    sqlite3_stmt *st = NULL;
     const char *sql = "INSERT INTO config(kernel_id, device_id, grid_x, grid_y, grid_z, block_x, "
                       "block_y, block_z, "
                       "cluster_x, cluster_y, cluster_z, dynamic_smem_bytes, static_smem_bytes, "
@@ -676,7 +829,8 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
                       "blocks_per_sm, occupancy_limiter, waves) VALUES "
                       "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     long id = -1;
-    if (sqlite3_prepare_v2(W.db, sql, -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_stmt *st = prepare_once(sql, "prepare a configuration row");
+    if (st) {
         sqlite3_bind_int64(st, 1, kid);
         sqlite3_bind_int(st, 2, dev);
         sqlite3_bind_int64(st, 3, k->gridX);
@@ -698,8 +852,7 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
         sqlite3_bind_int64(st, 17, threads);
         sqlite3_bind_int64(st, 18, blocks);
         bind_occupancy(st, 19, k);
-        if (sqlite3_step(st) == SQLITE_DONE)
-            id = (long)sqlite3_last_insert_rowid(W.db);
+        id = step_insert(st, "insert a configuration");
     }
     sqlite3_finalize(st);
     if (id < 0) {
@@ -730,8 +883,8 @@ flush_configs(void)
         sqlite3_bind_int64(W.upd_config, 1, c->launches);
         sqlite3_bind_int64(W.upd_config, 2, c->total_ns);
         sqlite3_bind_int64(W.upd_config, 3, c->id);
-        sqlite3_step(W.upd_config);
-        sqlite3_reset(W.upd_config);
+        if (step_done(W.upd_config, "update a configuration's launches"))
+            return;
         c->dirty = 0;
     }
 }
@@ -759,18 +912,18 @@ metric_id(const char *name)
     void *v = umap_get(&W.metric_ids, h ? h : 1);
     if (v)
         return (long)(intptr_t)v;
-    sqlite3_stmt *st = NULL;
     long id = -1;
-    if (sqlite3_prepare_v2(W.db, "INSERT OR IGNORE INTO metric_name(name) VALUES (?)", -1, &st,
-                           NULL) == SQLITE_OK) {
+    sqlite3_stmt *st =
+        prepare_once("INSERT OR IGNORE INTO metric_name(name) VALUES (?)", "prepare a metric name");
+    if (st) {
         sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-        sqlite3_step(st);
+        step_done(st, "insert a metric name");
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(W.db, "SELECT id FROM metric_name WHERE name = ?", -1, &st, NULL) ==
-        SQLITE_OK) {
+    st = prepare_once("SELECT id FROM metric_name WHERE name = ?", "prepare a metric id");
+    if (st) {
         sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(st) == SQLITE_ROW)
+        if (sql_ok(sqlite3_step(st), SQLITE_ROW, "read a metric id"))
             id = (long)sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
@@ -786,16 +939,15 @@ write_profile(long launch_id, const struct rec_profile *p, const char *kname)
         sqlite3_bind_text(W.upd_profiled, 1, "batch_dropped", -1, SQLITE_STATIC);
         sqlite3_bind_int(W.upd_profiled, 2, 0);
         sqlite3_bind_int64(W.upd_profiled, 3, launch_id);
-        sqlite3_step(W.upd_profiled);
-        sqlite3_reset(W.upd_profiled);
+        step_done(W.upd_profiled, "mark a dropped profile");
         W.ranges_dropped++;
         return;
     }
     sqlite3_bind_null(W.upd_profiled, 1);
     sqlite3_bind_int(W.upd_profiled, 2, 1);
     sqlite3_bind_int64(W.upd_profiled, 3, launch_id);
-    sqlite3_step(W.upd_profiled);
-    sqlite3_reset(W.upd_profiled);
+    if (step_done(W.upd_profiled, "mark a profiled launch"))
+        return;
     W.profiled++;
     gh_say("profiled %s (launch %ld, %d pass%s)", kname ? kname : "kernel", launch_id, p->passes,
            p->passes == 1 ? "" : "es");
@@ -810,7 +962,7 @@ write_profile(long launch_id, const struct rec_profile *p, const char *kname)
     if (dur >= 0)
         sqlite3_bind_int64(st, 4, (sqlite3_int64)(dur + 0.5));
     sqlite3_bind_int64(st, 5, p->overhead_ns);
-    step_insert(st);
+    step_insert(st, "insert a profile");
     for (int i = 0; i < p->n && p->names; i++) {
         long mid = metric_id(p->names[i]);
         if (mid <= 0)
@@ -818,7 +970,7 @@ write_profile(long launch_id, const struct rec_profile *p, const char *kname)
         sqlite3_bind_int64(W.ins_metric, 1, launch_id);
         sqlite3_bind_int64(W.ins_metric, 2, mid);
         sqlite3_bind_double(W.ins_metric, 3, p->values[i]);
-        step_insert(W.ins_metric);
+        step_insert(W.ins_metric, "insert a metric value");
     }
 }
 
@@ -933,7 +1085,9 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     bind_text_or_null(st, 16, reason);
     if (p && p->api_ns)
         sqlite3_bind_int64(st, 17, (sqlite3_int64)p->api_ns);
-    long lid = step_insert(st);
+    long lid = step_insert(st, "insert a launch");
+    if (lid < 0)
+        return;
     W.launches++;
     if (c) {
         c->launches++;
@@ -1013,7 +1167,8 @@ copy_record(int is_memset, const void *rec)
     if (p)
         sqlite3_bind_int(st, 15, p->is_async);
     bind_text_or_null(st, 16, p ? p->api : NULL);
-    step_insert(st);
+    if (step_insert(st, "insert a copy") < 0)
+        return;
     W.copies++;
     pend_free(p);
 }
@@ -1077,34 +1232,44 @@ alloc_record(const CUpti_ActivityMemory4 *m)
         pool = "imported";
     bind_text_or_null(st, 11, pool);
     bind_text_or_null(st, 12, m->name);
-    step_insert(st);
+    step_insert(st, "insert an allocation");
 }
 
-static void
+/*
+ * Writes the buffer's records; after a failure only counts them. Returns
+ * how many records of the kinds the report keeps the buffer held.
+ */
+static uint64_t
 parse_buffer(uint8_t *buf, size_t valid)
 {
+    uint64_t n = 0;
     if (!gh.cuptiActivityGetNextRecord)
-        return;
+        return 0;
     CUpti_Activity *r = NULL;
     while (gh.cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS) {
         switch (r->kind) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         case CUPTI_ACTIVITY_KIND_KERNEL:
-            kernel_record((const CUpti_ActivityKernel10 *)r);
+            if (!W.has_failed)
+                kernel_record((const CUpti_ActivityKernel10 *)r);
+            n++;
             break;
         case CUPTI_ACTIVITY_KIND_MEMCPY:
-            copy_record(0, r);
-            break;
         case CUPTI_ACTIVITY_KIND_MEMSET:
-            copy_record(1, r);
+            if (!W.has_failed)
+                copy_record(r->kind == CUPTI_ACTIVITY_KIND_MEMSET, r);
+            n++;
             break;
         case CUPTI_ACTIVITY_KIND_MEMORY2:
-            alloc_record((const CUpti_ActivityMemory4 *)r);
+            if (!W.has_failed)
+                alloc_record((const CUpti_ActivityMemory4 *)r);
+            n++;
             break;
         default:
             break;
         }
     }
+    return n;
 }
 
 /* ------------------------------------------------------------ records */
@@ -1123,17 +1288,17 @@ handle(struct rec *r)
         break;
     }
     case REC_META:
-        store_meta_set(W.db, r->u.meta.key, r->u.meta.value);
+        if (store_meta_set(W.db, r->u.meta.key, r->u.meta.value))
+            fail_store();
         break;
     case REC_LIMITED: {
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(
-                W.db,
-                "UPDATE run SET profiling_limited = CASE WHEN profiling_limited IS NULL "
-                "THEN ?1 ELSE profiling_limited || '; ' || ?1 END WHERE id = 1",
-                -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_stmt *st =
+            prepare_once("UPDATE run SET profiling_limited = CASE WHEN profiling_limited IS NULL "
+                         "THEN ?1 ELSE profiling_limited || '; ' || ?1 END WHERE id = 1",
+                         "prepare a profiling note");
+        if (st) {
             sqlite3_bind_text(st, 1, r->u.limited, -1, SQLITE_TRANSIENT);
-            sqlite3_step(st);
+            step_done(st, "write a profiling note");
         }
         sqlite3_finalize(st);
         break;
@@ -1215,7 +1380,7 @@ handle(struct rec *r)
         if (maxdyn >= 0)
             sqlite3_bind_int(st, 14, maxdyn);
         sqlite3_bind_int64(st, 15, r->tid);
-        step_insert(st);
+        step_insert(st, "insert a launch failure");
         break;
     }
     case REC_NVTX_OPEN: {
@@ -1231,14 +1396,13 @@ handle(struct rec *r)
             sqlite3_bind_int(st, 6, n->depth);
         if (n->parent_id)
             sqlite3_bind_int64(st, 7, (sqlite3_int64)n->parent_id);
-        step_insert(st);
+        step_insert(st, "insert an NVTX range");
         break;
     }
     case REC_NVTX_CLOSE:
         sqlite3_bind_int64(W.end_nvtx, 1, (sqlite3_int64)r->time_ns);
         sqlite3_bind_int64(W.end_nvtx, 2, (sqlite3_int64)r->u.nvtx.id);
-        sqlite3_step(W.end_nvtx);
-        sqlite3_reset(W.end_nvtx);
+        step_done(W.end_nvtx, "end an NVTX range");
         break;
     case REC_DEVICE:
         device_row(&r->u.device);
@@ -1269,11 +1433,24 @@ update_run_counters(void)
     sqlite3_bind_int64(st, 1, (sqlite3_int64)atomic_load(&W.q.dropped));
     sqlite3_bind_int64(st, 2, (sqlite3_int64)atomic_load(&W.activity_dropped));
     sqlite3_bind_int64(st, 3, (sqlite3_int64)W.ranges_dropped);
-    sqlite3_step(st);
-    sqlite3_reset(st);
+    step_done(st, "update the drop counters");
 }
 
-/* One transaction: everything queued now, bounded to ~0.5 s of work. */
+/* A record thrown away after a failure: what it owns is freed. */
+static void
+discard(struct rec *r)
+{
+    if (r->type == REC_CUBIN)
+        free(r->u.cubin.data);
+}
+
+/*
+ * One transaction: everything queued now, bounded to ~0.5 s of work.
+ * After a failure the same loop only drains the queues, so producers
+ * never find them full and the writer still sleeps between batches; the
+ * records of the batch that failed (rolled back) and of every later one
+ * are counted in W.lost.
+ */
 static void
 batch(void)
 {
@@ -1282,8 +1459,9 @@ batch(void)
     size_t nb = 0;
     uint64_t t0 = mono_ns();
     long nbufs = 0, nrecs = 0;
-    uint64_t l0 = W.launches;
-    sqlite3_exec(W.db, "BEGIN", NULL, NULL, NULL);
+    uint64_t l0 = W.launches, n = 0;
+    if (!W.has_failed)
+        sql_ok(sqlite3_exec(W.db, "BEGIN", NULL, NULL, NULL), SQLITE_OK, "begin a transaction");
     for (;;) {
         nb = 0;
         while (nb < 64 && queue_pop(&W.bq, &bufs[nb]))
@@ -1291,31 +1469,74 @@ batch(void)
         nbufs += (long)nb;
         int any = nb > 0;
         while (queue_pop(&W.q, &r)) {
-            handle(&r);
+            if (!W.has_failed)
+                handle(&r);
+            else
+                discard(&r);
             any = 1;
             nrecs++;
+            n++;
         }
         for (size_t i = 0; i < nb; i++) {
-            parse_buffer(bufs[i].buf, bufs[i].valid);
+            n += parse_buffer(bufs[i].buf, bufs[i].valid);
             if (bufs[i].release)
                 bufs[i].release(bufs[i].buf);
         }
         if (!any || mono_ns() - t0 > 500000000ULL)
             break;
     }
-    flush_configs();
-    update_run_counters();
-    sqlite3_exec(W.db, "COMMIT", NULL, NULL, NULL);
+    if (!W.has_failed) {
+        flush_configs();
+        update_run_counters();
+    }
+    if (!W.has_failed)
+        sql_ok(sqlite3_exec(W.db, "COMMIT", NULL, NULL, NULL), SQLITE_OK, "commit");
+    /*
+     * SQLite goes on writing into a file whose name was removed (rm -r of
+     * the output directory): nothing fails, and the report is gone at
+     * exit. One stat() per commit notices it.
+     */
+    if (!W.has_failed && !report_is_there()) {
+        W.is_gone = 1;
+        fail_text("the file was removed or replaced while the program ran");
+    }
+    if (W.has_failed)
+        atomic_fetch_add(&W.lost, n);
     atomic_fetch_add(&W.commits, 1);
     if (gh_debug && (nbufs || nrecs))
         gh_say("writer: %ld buffers, %ld records, %llu launches in %.1f ms", nbufs, nrecs,
                (unsigned long long)(W.launches - l0), (mono_ns() - t0) / 1e6);
 }
 
+/* What writer_start() hands its thread, on writer_start's stack until `done` is posted. */
+struct start {
+    const struct writer_run_info *ri;
+    char *err;
+    size_t errlen;
+    int rc;
+    sem_t done;
+};
+
+static int open_report(const struct writer_run_info *ri, char *err, size_t errlen);
+static void close_report(void);
+static void stmt_free(void);
+
+/*
+ * The thread opens, writes and closes the report: every SQLite call, and
+ * so every write() past RLIMIT_FSIZE, runs here with all signals blocked,
+ * and SIGXFSZ stays pending on this thread instead of killing the program
+ * (it is dropped when the thread ends). EFBIG then fails the write.
+ */
 static void *
 writer_main(void *arg)
 {
-    (void)arg;
+    struct start *s = arg;
+    s->rc = open_report(s->ri, s->err, s->errlen);
+    int rc = s->rc;
+    W.is_open = !rc;
+    sem_post(&s->done); /* s is gone from here on */
+    if (rc)
+        return NULL;
     while (!atomic_load(&W.stop)) {
         queue_wait(&W.q, WRITER_PERIOD_MS);
         batch();
@@ -1336,6 +1557,7 @@ writer_main(void *arg)
                  (unsigned long long)W.unmatched);
         event_row(realtime_ns(), "info", "kernel_correlation", msg);
     }
+    close_report();
     return NULL;
 }
 
@@ -1413,15 +1635,14 @@ insert_run(const struct writer_run_info *ri)
     ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     exe[l > 0 ? l : 0] = 0;
     char *cmd = cmdline_json(), *env = env_json();
-    sqlite3_stmt *st = NULL;
     int ret = -1;
-    if (sqlite3_prepare_v2(
-            W.db,
-            "INSERT INTO run(id, command_line, program, cwd, env, host, pid, ppid, start_ns, "
-            "tool_version, cuda_driver_version, cupti_version, mode, options, metric_set, "
-            "clean_exit, records_dropped, activity_dropped, ranges_dropped) "
-            "VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,0)",
-            -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_stmt *st = prepare_once(
+        "INSERT INTO run(id, command_line, program, cwd, env, host, pid, ppid, start_ns, "
+        "tool_version, cuda_driver_version, cupti_version, mode, options, metric_set, "
+        "clean_exit, records_dropped, activity_dropped, ranges_dropped) "
+        "VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,0)",
+        "prepare the run row");
+    if (st) {
         bind_text_or_null(st, 1, cmd);
         bind_text_or_null(st, 2, exe);
         bind_text_or_null(st, 3, cwd);
@@ -1438,8 +1659,7 @@ insert_run(const struct writer_run_info *ri)
         bind_text_or_null(st, 12, ri ? ri->mode : NULL);
         bind_text_or_null(st, 13, ri ? ri->options_json : NULL);
         bind_text_or_null(st, 14, ri ? ri->metric_set_json : NULL);
-        if (sqlite3_step(st) == SQLITE_DONE)
-            ret = 0;
+        ret = step_done(st, "insert the run row");
     }
     sqlite3_finalize(st);
     free(cmd);
@@ -1452,34 +1672,49 @@ insert_run(const struct writer_run_info *ri)
 static int
 prep(sqlite3_stmt **st, const char *sql)
 {
-    return sqlite3_prepare_v3(W.db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK ? 0
-                                                                                               : -1;
+    return sql_ok(sqlite3_prepare_v3(W.db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL), SQLITE_OK,
+                  "prepare a statement")
+               ? 0
+               : -1;
 }
 
-int
-writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err,
-             size_t errlen)
+/*
+ * On the writer thread: creates the report at W.path, writes the run row
+ * and prepares the statements. 0, or -1 with the reason in err (the
+ * connection is closed again).
+ */
+static int
+open_report(const struct writer_run_info *ri, char *err, size_t errlen)
 {
-    if (W.running) {
-        snprintf(err, errlen, "writer already running");
+    if (store_create(W.path, "collector", &W.db)) {
+        /* errno as SQLite's failed write left it: store.c's message does not name it */
+        int sys = errno;
+        if (sys == EFBIG || sys == ENOSPC || sys == EDQUOT || sys == EROFS || sys == EACCES ||
+            sys == EIO)
+            snprintf(err, errlen, "%s (%s)", store_error(), strerror(sys));
+        else
+            snprintf(err, errlen, "%s", store_error());
         return -1;
     }
-    /* A previous run's queues (kept for late pushes) are freed only now. */
-    queue_release(&W.q);
-    queue_release(&W.bq);
-    memset(&W, 0, sizeof(W));
-    snprintf(W.path, sizeof(W.path), "%s", path);
-    if (store_create(path, "collector", &W.db)) {
-        snprintf(err, errlen, "%s", store_error());
-        return -1;
+    struct stat sb;
+    if (stat(W.path, &sb)) {
+        snprintf(err, errlen, "cannot create report '%s': %s", W.path, strerror(errno));
+        goto fail;
     }
-    sqlite3_exec(W.db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+    W.file_dev = sb.st_dev;
+    W.file_ino = sb.st_ino;
     char prov[512];
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     snprintf(prov, sizeof(prov), "recorded by the gpuhier collector in pid %ld on %s",
              (long)getpid(), host);
-    store_meta_set(W.db, "provenance", prov);
+    if (!sql_ok(sqlite3_exec(W.db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL), SQLITE_OK,
+                "set synchronous=NORMAL"))
+        goto failed;
+    if (store_meta_set(W.db, "provenance", prov)) {
+        fail_store();
+        goto failed;
+    }
     if (insert_run(ri) ||
         prep(&W.ins_launch,
              "INSERT INTO launch(kernel_id, config_id, device_id, context_id, stream_id, "
@@ -1519,9 +1754,53 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
         prep(&W.ins_alloc,
              "INSERT INTO allocation(op, memory_kind, address, bytes, time_ns, device_id, "
              "context_id, stream_id, correlation_id, is_async, pool, name) "
-             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")) {
-        snprintf(err, errlen, "cannot prepare the report '%s': %s", path, sqlite3_errmsg(W.db));
-        goto fail;
+             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"))
+        goto failed;
+    return 0;
+failed:
+    snprintf(err, errlen, "%s", W.err_msg);
+fail:
+    stmt_free();
+    sqlite3_close(W.db);
+    W.db = NULL;
+    return -1;
+}
+
+/*
+ * The report's name as an absolute path: SQLite resolves a relative name
+ * once, at open, so the report stays where it was claimed when the
+ * program changes its directory; the writer's own checks (the stat() per
+ * commit, the unlink of a report it could not start) must do the same.
+ */
+static int
+absolute_path(char *out, size_t n, const char *path)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/')
+        return snprintf(out, n, "%s", path) < (int)n ? 0 : -1;
+    if (!getcwd(cwd, sizeof(cwd)))
+        return -1;
+    return snprintf(out, n, "%s/%s", cwd, path) < (int)n ? 0 : -1;
+}
+
+int
+writer_start(const char *path, const struct writer_run_info *ri, size_t slots, char *err,
+             size_t errlen)
+{
+    if (W.running) {
+        snprintf(err, errlen, "writer already running");
+        return -1;
+    }
+    /* A previous run's queues (kept for late pushes) are freed only now. */
+    queue_release(&W.q);
+    queue_release(&W.bq);
+    memset(&W, 0, sizeof(W));
+    say_keep_stderr();
+    if (absolute_path(W.path, sizeof(W.path), path)) {
+        snprintf(err, errlen, "cannot create report '%s': %s", path,
+                 errno ? strerror(errno) : "name too long");
+        unlink(path);
+        return -1;
     }
     if (queue_init(&W.q, slots, sizeof(struct rec)) ||
         queue_init(&W.bq, 256, sizeof(struct bufrec))) {
@@ -1533,8 +1812,26 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
      * of the queue is used: never once per record (docs/collector.md).
      */
     queue_set_wake_fill(&W.q, slots / 8);
-    if (pthread_create(&W.th, NULL, writer_main, NULL)) {
-        snprintf(err, errlen, "cannot start the writer thread");
+    struct start s = {.ri = ri, .err = err, .errlen = errlen};
+    if (sem_init(&s.done, 0, 0)) {
+        snprintf(err, errlen, "cannot start the writer thread: %s", strerror(errno));
+        goto fail;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&W.th, NULL, writer_main, &s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        sem_destroy(&s.done);
+        snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
+        goto fail;
+    }
+    while (sem_wait(&s.done) && errno == EINTR)
+        ;
+    sem_destroy(&s.done);
+    if (s.rc) {
+        pthread_join(W.th, NULL);
         goto fail;
     }
     W.running = 1;
@@ -1542,9 +1839,7 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
 fail:
     queue_release(&W.q);
     queue_release(&W.bq);
-    sqlite3_close(W.db);
-    W.db = NULL;
-    unlink(path);
+    unlink(W.path);
     return -1;
 }
 
@@ -1665,30 +1960,120 @@ free_state(void)
     }
 }
 
+/* sqlite3_exec callback: keeps the first column of the row (PRAGMA journal_mode's answer). */
+static int
+first_column(void *out, int n, char **vals, char **names)
+{
+    (void)names;
+    if (n > 0 && vals[0])
+        gh_copy(out, 16, vals[0]);
+    return 0;
+}
+
+/*
+ * After a failure, when the file still takes a write (space was freed,
+ * or only the last step failed): an `event` row 'writer_error' with the
+ * failure and the count of lost records, end_ns, the drop counters, and
+ * clean_exit 0 when records were lost. Its own failure is not reported
+ * again: the first stands.
+ */
+static void
+write_note(void)
+{
+    char msg[sizeof(W.err_msg) + 64];
+    uint64_t lost = atomic_load(&W.lost);
+    snprintf(msg, sizeof(msg), "%s; %llu records after it are not in the report", W.err_msg,
+             (unsigned long long)lost);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(W.db,
+                           "INSERT INTO event(time_ns, level, code, message) "
+                           "VALUES (?, 'error', 'writer_error', ?)",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)realtime_ns());
+        sqlite3_bind_text(st, 2, msg, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return;
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(W.db,
+                           "UPDATE run SET end_ns = coalesce(end_ns, ?1), clean_exit = ?2, "
+                           "records_dropped = ?3, activity_dropped = ?4, ranges_dropped = ?5 "
+                           "WHERE id = 1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)realtime_ns());
+        sqlite3_bind_int(st, 2, W.clean_exit && !lost);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)atomic_load(&W.q.dropped));
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)atomic_load(&W.activity_dropped));
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)W.ranges_dropped);
+        sqlite3_step(st); /* best effort: the event above already says it */
+    }
+    sqlite3_finalize(st);
+}
+
+/*
+ * On the writer thread, after the last batch: end_ns and clean_exit, the
+ * WAL checkpointed into the main file and journal_mode=DELETE (one
+ * self-contained file), then the note of a failure if there was one.
+ * Nothing is written into a report whose file was removed.
+ */
+static void
+close_report(void)
+{
+    if (!W.is_gone) {
+        sqlite3_stmt *st = prepare_once("UPDATE run SET end_ns = ?, clean_exit = ? WHERE id = 1",
+                                        "prepare the end row");
+        if (st) {
+            sqlite3_bind_int64(st, 1, (sqlite3_int64)realtime_ns());
+            sqlite3_bind_int(st, 2, W.clean_exit ? 1 : 0);
+            step_done(st, "write the end row");
+        }
+        sqlite3_finalize(st);
+        if (!W.has_failed)
+            update_run_counters();
+    }
+    stmt_free();
+    if (!W.is_gone) {
+        /* After a failure these are still worth trying (the WAL holds what was committed). */
+        sql_ok(sqlite3_exec(W.db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL), SQLITE_OK,
+               "checkpoint the WAL into the report");
+        char mode[16] = "";
+        if (sql_ok(sqlite3_exec(W.db, "PRAGMA journal_mode=DELETE", first_column, mode, NULL),
+                   SQLITE_OK, "leave WAL mode") &&
+            strcmp(mode, "delete") != 0) {
+            /* SQLite keeps WAL mode when it cannot remove the -wal file (a read-only directory) */
+            char why[200];
+            snprintf(
+                why, sizeof(why),
+                "cannot leave WAL mode (journal mode stays '%s'): its -wal and -shm files stay "
+                "beside it",
+                mode);
+            fail_text(why);
+        }
+        if (W.has_failed)
+            write_note();
+    }
+    int rc = sqlite3_close(W.db);
+    if (rc != SQLITE_OK) {
+        char why[100];
+        snprintf(why, sizeof(why), "close: %s", sqlite3_errstr(rc));
+        fail_text(why);
+    }
+    W.db = NULL;
+}
+
 void
 writer_stop(int clean_exit)
 {
     if (!W.running)
         return;
+    W.clean_exit = clean_exit;
     atomic_store(&W.stop, 1);
     queue_wake(&W.q);
     pthread_join(W.th, NULL);
     W.running = 0;
-    /* Orphans: profiles whose launch never got a kernel record. */
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(W.db, "UPDATE run SET end_ns = ?, clean_exit = ? WHERE id = 1", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, (sqlite3_int64)realtime_ns());
-        sqlite3_bind_int(st, 2, clean_exit ? 1 : 0);
-        sqlite3_step(st);
-    }
-    sqlite3_finalize(st);
-    update_run_counters();
-    stmt_free();
-    sqlite3_exec(W.db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
-    sqlite3_exec(W.db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-    sqlite3_close(W.db);
-    W.db = NULL;
     for (size_t i = 0; i < W.ncubins; i++)
         free(W.cubins[i].data);
     free(W.cubins);
@@ -1718,4 +2103,17 @@ writer_stats(struct writer_stats *s)
     s->dropped = atomic_load(&W.q.dropped);
     s->ranges_dropped = W.ranges_dropped;
     s->copies = W.copies;
+    s->lost_after_error = atomic_load(&W.lost);
+}
+
+const char *
+writer_error(void)
+{
+    return atomic_load(&W.is_failed_pub) ? W.err_msg : NULL;
+}
+
+const char *
+writer_path(void)
+{
+    return W.path[0] ? W.path : NULL;
 }

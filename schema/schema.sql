@@ -92,7 +92,7 @@ CREATE TABLE run (
     options            TEXT,     -- JSON object of the collector options in force (sampling, filters, metrics)
     metric_set         TEXT,     -- JSON array of the metric names requested for profiled launches
     profiling_limited  TEXT,     -- NULL when counters worked; else why they are missing or partial (human readable)
-    clean_exit         INTEGER,  -- 1 when the collector flushed and closed at exit; 0/NULL after a crash or kill
+    clean_exit         INTEGER,  -- 1 when the collector flushed and closed at exit; 0/NULL after a crash or kill, 0 when the writer lost records ('writer_error' event)
     records_dropped    INTEGER DEFAULT 0, -- records dropped because the collector's queue was full
     activity_dropped   INTEGER DEFAULT 0, -- records CUPTI itself reported dropped (cuptiActivityGetNumDroppedRecords)
     ranges_dropped     INTEGER DEFAULT 0  -- profiled ranges discarded because CUPTI's ranges and our launches disagreed
@@ -105,6 +105,9 @@ CREATE TABLE event (
     time_ns   INTEGER,  -- when it happened
     level     TEXT,     -- 'info', 'warning', 'error'
     code      TEXT,     -- stable machine-readable code, e.g. 'cupti_subscribe_failed', 'no_counter_permission', 'capture_skip'
+                        -- (the collector's codes are listed in docs/collector.md); 'writer_error': the report
+                        -- stopped taking writes (message: the first SQLite failure and how many records
+                        -- after it are not in the report; docs/collector.md "When the writer fails")
     message   TEXT      -- human-readable explanation
 );
 

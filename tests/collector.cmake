@@ -109,3 +109,25 @@ target_link_libraries(occupancy_recompute PRIVATE SQLite::SQLite3)
 gh_add_test(NAME unit.occupancy_recompute
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_occupancy_recompute.sh $<TARGET_FILE:occupancy_recompute>
   LABELS unit collector)
+
+# The writer when its report fails for real (tests/e2e/t106-collector-writer-fails.sh):
+# writer_host runs the real writer as a host program would. Never
+# sanitized, like the collector: it stands for an uninstrumented program,
+# and one case preloads another allocator into it (ASan must come first).
+# The writer's failure path runs sanitized in unit.collector_queue.
+add_executable(writer_host ${CMAKE_CURRENT_SOURCE_DIR}/unit/writer_host.c ${GH_COLLECTOR_TEST_SOURCES}
+  ${PROJECT_SOURCE_DIR}/schema/store.c ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
+add_dependencies(writer_host gh_store)
+target_include_directories(writer_host PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES} ${LIBIBERTY_INCLUDE_DIR})
+target_compile_options(writer_host PRIVATE -idirafter ${GH_CUPTI_SHIM})
+target_compile_definitions(writer_host PRIVATE GPUHIER_VERSION="${PROJECT_VERSION}")
+target_link_libraries(writer_host PRIVATE SQLite::SQLite3 ${LIBIBERTY_LIBRARY} Threads::Threads)
+if(GPUHIER_SANITIZE)
+  target_compile_options(writer_host PRIVATE -fno-sanitize=all)
+  target_link_options(writer_host PRIVATE -fno-sanitize=all)
+endif()
+foreach(c ulimit fsize fsize-freed readonly removed fd2 chdir allocator py-fsize py-fd2 py-chdir py-allocator)
+  gh_add_test(NAME e2e.t106-writer-fails-${c}
+              COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t106-collector-writer-fails.sh ${c}
+              LABELS e2e collector ENVIRONMENT "WRITER_HOST=$<TARGET_FILE:writer_host>")
+endforeach()
