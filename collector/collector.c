@@ -1755,17 +1755,47 @@ on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const voi
 
 /* ------------------------------------------------------------ exit and signals */
 
+/*
+ * Writes made on the program's threads (the session file, an exec'd
+ * predecessor's report) must not let RLIMIT_FSIZE kill the program:
+ * SIGXFSZ is blocked around them, and one they raised is taken back.
+ */
+static void
+xfsz_block(sigset_t *old)
+{
+    sigset_t x;
+    sigemptyset(&x);
+    sigaddset(&x, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &x, old);
+}
+
+static void
+xfsz_restore(const sigset_t *old)
+{
+    sigset_t x, pending;
+    sigemptyset(&x);
+    sigaddset(&x, SIGXFSZ);
+    struct timespec zero = {0, 0};
+    if (!sigismember(old, SIGXFSZ) && sigpending(&pending) == 0 &&
+        sigismember(&pending, SIGXFSZ) == 1)
+        sigtimedwait(&x, NULL, &zero);
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 static void
 session_line(const char *line)
 {
     if (!G.session_file[0])
         return;
+    sigset_t old;
+    xfsz_block(&old);
     int fd = open(G.session_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    ssize_t w = write(fd, line, strlen(line));
-    (void)w;
-    close(fd);
+    if (fd >= 0) {
+        ssize_t w = write(fd, line, strlen(line));
+        (void)w;
+        close(fd);
+    }
+    xfsz_restore(&old);
 }
 
 /*
@@ -1778,19 +1808,21 @@ say_end(void)
     struct writer_stats s;
     writer_stats(&s);
     uint64_t skipped = s.launches > s.profiled ? s.launches - s.profiled : 0;
+    /* records the writer could not write after its first failure count as dropped */
+    uint64_t dropped = s.dropped + s.ranges_dropped + s.lost_after_error;
     char line[8192];
     snprintf(line, sizeof(line), "end\t%ld\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%lld\n", (long)G.pid,
              G.path, (unsigned long long)s.launches, (unsigned long long)s.profiled,
-             (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
-             G.max_passes, (long long)G.profiling_ns);
+             (unsigned long long)skipped, (unsigned long long)dropped, G.max_passes,
+             (long long)G.profiling_ns);
     session_line(line);
     /* Under `gpuhier run` the session file carries this and run prints it once. */
     if (!env("GPUHIER_SESSION_FILE"))
         gh_say("pid %ld: %llu launches traced, %llu profiled, %llu not profiled, %llu dropped, "
                "%d passes max, %.2f s profiling; report %s",
                (long)G.pid, (unsigned long long)s.launches, (unsigned long long)s.profiled,
-               (unsigned long long)skipped, (unsigned long long)(s.dropped + s.ranges_dropped),
-               G.max_passes, G.profiling_ns / 1e9, G.path);
+               (unsigned long long)skipped, (unsigned long long)dropped, G.max_passes,
+               G.profiling_ns / 1e9, G.path);
 }
 
 /* Waits at most `ms` for the flag; async-signal-safe. */
@@ -2380,6 +2412,8 @@ initialize(void)
     }
     strbuf_release(&opts);
     free(mjson);
+    if (writer_path()) /* absolute: the program may change its working directory */
+        snprintf(G.path, sizeof(G.path), "%s", writer_path());
     atomic_store(&G.active, 1);
     G.initialized = 1;
     start_flusher();
@@ -2441,7 +2475,11 @@ adopt_previous_image(void)
         return;
     long long launches = 0, profiled = 0;
     char err[512];
-    if (orphan_close(G.previous, G.path, &launches, &profiled, err, sizeof(err))) {
+    sigset_t old;
+    xfsz_block(&old);
+    int rc = orphan_close(G.previous, G.path, &launches, &profiled, err, sizeof(err));
+    xfsz_restore(&old);
+    if (rc) {
         gh_say("the report of the program this one replaced (exec), '%s', could not be closed: "
                "%s",
                G.previous, err);
