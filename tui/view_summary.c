@@ -29,6 +29,32 @@ num(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/*
+ * Why the report did not end cleanly, as the collector recorded it: the
+ * signal that ended the program, an exec() that replaced it, the writer's
+ * first failure (docs/collector.md); else it was never closed.
+ */
+static void
+add_unclean(struct view *v)
+{
+    sqlite3_stmt *st = NULL;
+    int said = 0;
+    if (tui_prepare(v->db,
+                    "SELECT message FROM event WHERE code IN ('signal', 'exec', 'writer_error') "
+                    "ORDER BY id LIMIT 3",
+                    &st) == 0) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            view_add_wrapped(v, LINE_WARNING, LABEL, said ? "" : "Ended", text(st, 0), 66);
+            said = 1;
+        }
+        sqlite3_finalize(st);
+    }
+    if (!said)
+        view_printf(v, LINE_WARNING,
+                    "%-*s the program did not exit cleanly: the report may be partial", LABEL,
+                    "Warning");
+}
+
 static void
 add_run(struct view *v)
 {
@@ -67,14 +93,13 @@ add_run(struct view *v)
     line_add_untrusted(l, LINE_DIM, 0, text(st, 4), 32);
     if (text(st, 6))
         view_add_wrapped(v, LINE_WARNING, LABEL, "Limited", text(st, 6), 66);
-    if (sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_int(st, 7) == 0)
-        view_printf(v, LINE_WARNING,
-                    "%-*s the program did not exit cleanly: the report may be partial", LABEL,
-                    "Warning");
-    if (sqlite3_column_int64(st, 8) > 0)
-        view_printf(v, LINE_WARNING, "%-*s %lld records dropped", LABEL, "Warning",
-                    (long long)sqlite3_column_int64(st, 8));
+    int unclean = sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_int(st, 7) == 0;
+    long long dropped = sqlite3_column_int64(st, 8);
     sqlite3_finalize(st);
+    if (unclean)
+        add_unclean(v);
+    if (dropped > 0)
+        view_printf(v, LINE_WARNING, "%-*s %lld records dropped", LABEL, "Warning", dropped);
 }
 
 /*

@@ -61,5 +61,14 @@ for x in rc out err2; do
 done
 [ "$(cat "$tmp/late.rc")" = 3 ] && echo "ok   late: the program's later handler ran (status 3)" ||
     { echo "FAIL late: status $(cat "$tmp/late.rc")"; fail=1; }
+# the readers say why the report ended, and analyze it
+if [ -x "$b/gpuhier" ]; then
+    "$b/gpuhier" report "$tmp/die-abort.db" >"$tmp/rep.txt" 2>&1 &&
+        grep -q "ended by SIGABRT (signal 6)" "$tmp/rep.txt" &&
+        echo "ok   report: says the program was ended by SIGABRT" ||
+        { echo "FAIL report: $(cat "$tmp/rep.txt")"; fail=1; }
+    "$b/gpuhier" analyze "$tmp/die-segv.db" >"$tmp/an.txt" 2>&1 &&
+        echo "ok   analyze: the interrupted report is analyzed" || { echo "FAIL analyze: $(cat "$tmp/an.txt")"; fail=1; }
+fi
 [ $fail = 0 ] && echo "t105: fatal signals keep the record and end the program as natively"
 exit $fail
