@@ -123,8 +123,15 @@ signals_install(signals_death_fn fn)
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
         sa.sa_sigaction = on_signal;
-        /* SA_ONSTACK: a program that set an alternate stack (for stack overflows) keeps it */
-        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+        /*
+         * The program's own SA_RESTART stays as it was: Python installs its
+         * SIGINT handler without it, so that Ctrl-C interrupts a blocking
+         * read() with EINTR; with SA_RESTART the read would go on. SA_ONSTACK
+         * always: a program that set an alternate stack (for stack overflows)
+         * keeps it, and without one it changes nothing.
+         */
+        sa.sa_flags =
+            SA_SIGINFO | SA_ONSTACK | (is_default(&cur) ? SA_RESTART : cur.sa_flags & SA_RESTART);
         sigemptyset(&sa.sa_mask);
         old_actions[sig] = cur;
         sigaction(sig, &sa, NULL);

@@ -48,7 +48,7 @@ add_executable(collector_signal_child ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector
 set_target_properties(collector_signal_child PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
 target_compile_options(collector_signal_child PRIVATE -fno-sanitize=all)
 target_link_options(collector_signal_child PRIVATE -fno-sanitize=all)
-target_link_libraries(collector_signal_child PRIVATE ${CMAKE_DL_LIBS})
+target_link_libraries(collector_signal_child PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 gh_add_test(NAME e2e.t105-collector-signals
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t105-collector-signals.sh LABELS e2e collector)
 find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)

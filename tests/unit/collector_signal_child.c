@@ -14,8 +14,15 @@
  *                program goes on and returns 0
  *   late SIG     the program installs its handler after the collector (it
  *                replaces ours), writes "late handler", and exits 3
+ *   eintr SIG    the program's handler (installed before, without
+ *                SA_RESTART) returns; SIG, sent to the main thread while it
+ *                blocks in read(), must interrupt it (EINTR), as without
+ *                the collector: the program prints "read interrupted"
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +78,36 @@ late(int sig)
     _exit(3);
 }
 
+static pthread_t main_thread;
+static int eintr_sig;
+
+static void *
+poke(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 200000000L};
+    nanosleep(&ts, NULL);
+    pthread_kill(main_thread, eintr_sig);
+    return NULL;
+}
+
+static int
+blocked_read(int sig)
+{
+    int fds[2];
+    if (pipe(fds))
+        return 2;
+    main_thread = pthread_self();
+    eintr_sig = sig;
+    pthread_t t;
+    pthread_create(&t, NULL, poke, NULL);
+    char c;
+    ssize_t r = read(fds[0], &c, 1); /* nobody writes: only a signal ends it */
+    printf("%s\n", r < 0 && errno == EINTR ? "read interrupted" : "read returned");
+    pthread_join(t, NULL);
+    return 0;
+}
+
 static void
 die(int sig)
 {
@@ -104,6 +141,13 @@ main(int argc, char **argv)
         signal(sig, own);
     if (!strcmp(mode, "survive"))
         signal(sig, survive);
+    if (!strcmp(mode, "eintr")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = survive;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL); /* no SA_RESTART */
+    }
     if (strcmp(argv[1], "none")) {
         void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
         int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
@@ -115,6 +159,8 @@ main(int argc, char **argv)
     }
     if (!strcmp(mode, "late"))
         signal(sig, late);
+    if (!strcmp(mode, "eintr"))
+        return blocked_read(sig);
     printf("buffered line\n"); /* stdout is a pipe or file: lost when the program dies */
     die(sig);
     if (got) {
