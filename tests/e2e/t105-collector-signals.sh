@@ -56,7 +56,7 @@ check survive int 0
 # a handler installed without SA_RESTART still interrupts a blocking read (Python's SIGINT)
 for s in int term; do
     run eintr-$s-native none eintr $s
-    GPUHIER_OUTPUT="$tmp/eintr-$s.db" timeout 10 "$child" "$lib" eintr $s >"$tmp/eintr-$s.out" 2>/dev/null
+    GPUHIER_OUTPUT="$tmp/eintr-$s.db" timeout -s KILL 10 "$child" "$lib" eintr $s >"$tmp/eintr-$s.out" 2>/dev/null
     cmp -s "$tmp/eintr-$s-native.out" "$tmp/eintr-$s.out" && grep -q "read interrupted" "$tmp/eintr-$s.out" &&
         echo "ok   eintr-$s: the blocking read was interrupted, as natively" ||
         { echo "FAIL eintr-$s: '$(cat "$tmp/eintr-$s.out")', native '$(cat "$tmp/eintr-$s-native.out")'"; fail=1; }
