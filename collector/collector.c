@@ -2288,6 +2288,39 @@ metric_set_json(void)
     return b.oom ? (strbuf_release(&b), NULL) : b.p;
 }
 
+/*
+ * The process's place in a parallel job, from its launcher's variables
+ * (docs/collector.md "Jobs of several processes"): meta 'rank',
+ * 'local_rank', 'world_size' and 'rank_source', the launcher whose
+ * variables gave them. The first launcher whose rank variable is a whole
+ * number wins; nothing is written outside a job.
+ */
+static void
+push_rank(void)
+{
+    static const struct {
+        const char *source, *rank, *local, *size;
+    } launchers[] = {
+        {"torchrun", "RANK", "LOCAL_RANK", "WORLD_SIZE"},
+        {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE"},
+        {"PMIx", "PMIX_RANK", "MPI_LOCALRANKID", "PMI_SIZE"},
+        {"MPICH (PMI)", "PMI_RANK", "MPI_LOCALRANKID", "PMI_SIZE"},
+        {"Slurm", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS"},
+    };
+    for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+        long v;
+        if (!env(launchers[i].rank) || optvalue_count(env(launchers[i].rank), 0, &v))
+            continue;
+        push_meta("rank", env(launchers[i].rank));
+        if (env(launchers[i].local) && optvalue_count(env(launchers[i].local), 0, &v) == 0)
+            push_meta("local_rank", env(launchers[i].local));
+        if (env(launchers[i].size) && optvalue_count(env(launchers[i].size), 1, &v) == 0)
+            push_meta("world_size", env(launchers[i].size));
+        push_meta("rank_source", launchers[i].source);
+        return;
+    }
+}
+
 static int
 initialize(void)
 {
@@ -2419,6 +2452,7 @@ initialize(void)
     start_flusher();
     signals_install(on_death);
     push_pending_note();
+    push_rank();
     if (G.sampling_ok)
         push_meta("cache_control", G.cache_all ? "all" : "none");
 

@@ -68,6 +68,13 @@ PRAGMA user_version = 1;
 -- after each profile (GPUHIER_PROFILER_HOLD_MS, default 100; 0 before that
 -- date's default) and how many times the process enabled it, each enable
 -- costing CUPTI's set-up again (docs/collector.md "Profiler hold").
+-- 'rank', 'local_rank', 'world_size' and 'rank_source' (added: 2026-12-01):
+-- the process's place in a parallel job, from its launcher's variables
+-- (rank_source 'torchrun': RANK/LOCAL_RANK/WORLD_SIZE; 'Open MPI':
+-- OMPI_COMM_WORLD_*; 'PMIx': PMIX_RANK; 'MPICH (PMI)': PMI_RANK/PMI_SIZE;
+-- 'Slurm': SLURM_PROCID/SLURM_LOCALID/SLURM_NTASKS; the first launcher in
+-- that order whose rank is a whole number). Absent outside a job; the host
+-- is run.host.
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value
