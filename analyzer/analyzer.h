@@ -119,6 +119,9 @@ struct rule {
     char *doc;       /* section of the documents */
     char *severity;  /* override ('error', 'warning', 'note') or NULL: from share of time */
     char *capping;   /* 'normal' (default), 'residual' (gets what other findings leave), 'none' */
+    char *estimate;  /* how strong the time estimate is: 'exact' (counts at hardware rates), 'bound'
+                      * (an upper bound of the saving), 'model' (a rule of thumb; default);
+                      * only 'exact' findings can be errors (docs/severity.md) */
     char *rationale; /* free text */
     struct rule_require *requires;
     size_t n_requires;

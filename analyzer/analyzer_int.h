@@ -40,6 +40,13 @@ void an_unprepare(sqlite3 *db);
 /* Run GPU time (kernels + copies, ns) after an_prepare(); -1 on error. */
 double an_run_gpu_ns(sqlite3 *db);
 
+/*
+ * The program's wall time (ns): the run's span minus the profiler's own
+ * time (profile.overhead_ns), which the program does not spend without
+ * gpuhier; -1 when the report lacks the span (a crash, a synthetic report).
+ */
+double an_run_wall_ns(sqlite3 *db);
+
 /* Write kernel_summary rows from temp.cfg/temp.lstat and the findings. */
 int an_write_summaries(sqlite3 *db, double run_gpu_ns);
 

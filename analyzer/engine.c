@@ -40,6 +40,7 @@ struct found {
     double gap_ns;                /* config: mean - floor; < 0 unknown */
     int has_config_row;
     char *severity; /* row override or NULL */
+    char *estimate; /* row override of the rule's estimate strength, or NULL */
     char *message, *remedy;
     struct evidence_val *ev; /* one per rule evidence line */
     char *object_kind, *object_ids;
@@ -58,6 +59,7 @@ findings_release(struct findings *fs)
     for (size_t i = 0; i < fs->n; i++) {
         struct found *f = &fs->v[i];
         free(f->severity);
+        free(f->estimate);
         free(f->message);
         free(f->remedy);
         for (size_t j = 0; f->ev && j < f->rule->n_evidence; j++)
@@ -402,7 +404,7 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
     int i_cfg = column_index(st, "config_id"), i_kern = column_index(st, "kernel_id");
     int i_lost = column_index(st, "time_lost_ns"), i_total = column_index(st, "time_lost_total_ns");
     int i_launches = column_index(st, "launches"), i_prof = column_index(st, "profiled_launch_id");
-    int i_sev = column_index(st, "severity");
+    int i_sev = column_index(st, "severity"), i_est = column_index(st, "estimate");
     int i_ok = column_index(st, "object_kind"), i_oi = column_index(st, "object_ids");
     int i_skip = column_index(st, "skip_reason");
     if (i_cfg < 0 && i_kern < 0 && i_total < 0) {
@@ -454,6 +456,7 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
         f->lost_per_launch = fmax(0, col_d(st, i_lost, 0));
         f->lost_total_raw = i_total >= 0 ? fmax(0, col_d(st, i_total, 0)) : -1;
         f->severity = col_s(st, i_sev);
+        f->estimate = col_s(st, i_est);
         f->object_kind = col_s(st, i_ok);
         f->object_ids = col_s(st, i_oi);
         f->gap_ns = -1;
@@ -603,21 +606,62 @@ cmp_rank(const void *a, const void *b)
     return strcmp(x->message, y->message);
 }
 
+/*
+ * The severity scale (docs/severity.md). An error is worth a ticket: it
+ * costs a tenth of the GPU time and a hundredth of the program's wall
+ * time, by an exact estimate; a warning a hundredth and a thousandth.
+ * A finding below either share drops a level: time the GPU loses while
+ * the program waits on the host, the disk or Python is not time the
+ * user waits for (Amdahl: the program speeds up by at most the wall
+ * share). A bound or a rule of thumb never makes an error on its own.
+ */
+#define SEV_ERROR_GPU_PCT 10.0
+#define SEV_ERROR_WALL_PCT 1.0
+#define SEV_WARNING_GPU_PCT 1.0
+#define SEV_WARNING_WALL_PCT 0.1
+
+static const char *const sev_names[] = {"error", "warning", "note"};
+
+/* 0 error, 1 warning, 2 note, from the shares (wall_pct < 0: unknown) and the estimate's strength. */
+static int
+sev_level(double lost, double gpu_pct, double wall_pct, const char *estimate)
+{
+    if (lost <= 0)
+        return 2;
+    int lvl = gpu_pct >= SEV_ERROR_GPU_PCT ? 0 : gpu_pct >= SEV_WARNING_GPU_PCT ? 1 : 2;
+    if (wall_pct >= 0 && wall_pct < SEV_ERROR_WALL_PCT && lvl < 1)
+        lvl = 1;
+    if (wall_pct >= 0 && wall_pct < SEV_WARNING_WALL_PCT)
+        lvl = 2;
+    if (strcmp(estimate, "exact") && lvl < 1)
+        lvl = 1;
+    return lvl;
+}
+
+static int
+is_severity(const char *s)
+{
+    return s && (!strcmp(s, "error") || !strcmp(s, "warning") || !strcmp(s, "note"));
+}
+
 static void
-grade(struct findings *fs, double run_ns)
+grade(struct findings *fs, double run_ns, double wall_ns)
 {
     for (size_t i = 0; i < fs->n; i++) {
         struct found *f = &fs->v[i];
         f->share_pct = run_ns > 0 ? 100.0 * f->lost_total / run_ns : 0;
-        if (f->severity && (!strcmp(f->severity, "error") || !strcmp(f->severity, "warning") ||
-                            !strcmp(f->severity, "note")))
+        double wall_pct = wall_ns > 0 ? 100.0 * f->lost_total / wall_ns : -1;
+        const char *est =
+            f->estimate && (!strcmp(f->estimate, "exact") || !strcmp(f->estimate, "bound") ||
+                            !strcmp(f->estimate, "model"))
+                ? f->estimate
+                : f->rule->estimate;
+        if (is_severity(f->severity))
             f->final_severity = f->severity;
         else if (f->rule->severity)
             f->final_severity = f->rule->severity;
         else
-            f->final_severity = f->share_pct >= 10  ? "error"
-                                : f->share_pct >= 1 ? "warning"
-                                                    : "note";
+            f->final_severity = sev_names[sev_level(f->lost_total, f->share_pct, wall_pct, est)];
     }
     if (fs->n)
         qsort(fs->v, fs->n, sizeof(*fs->v), cmp_rank);
@@ -816,6 +860,7 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
     double run_ns = an_run_gpu_ns(db);
     if (run_ns < 0)
         goto out;
+    double wall_ns = an_run_wall_ns(db);
     for (size_t i = 0; i < rs->n; i++) {
         const struct rule *r = &rs->rules[i];
         rst[i].status = "ran";
@@ -850,7 +895,7 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
     if (attach_config(db, &fs))
         goto out;
     cap_findings(&fs);
-    grade(&fs, run_ns);
+    grade(&fs, run_ns, wall_ns);
     if (store_exec(db, "DELETE FROM main.finding_object; DELETE FROM main.finding_evidence;"
                        "DELETE FROM main.finding; DELETE FROM main.rule_run;"
                        "DELETE FROM main.kernel_summary; DELETE FROM main.analysis")) {

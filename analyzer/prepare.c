@@ -775,6 +775,23 @@ an_run_gpu_ns(sqlite3 *db)
     return v;
 }
 
+double
+an_run_wall_ns(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    double v = -1;
+    if (store_prepare(db,
+                      "SELECT r.end_ns - r.start_ns"
+                      " - COALESCE((SELECT SUM(overhead_ns) FROM main.profile), 0)"
+                      " FROM main.run r WHERE r.end_ns > r.start_ns ORDER BY r.id LIMIT 1",
+                      &st))
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v > 0 ? v : -1;
+}
+
 /*
  * kernel_summary: one row per configuration from temp.cfg, then one per
  * kernel (config_id NULL) aggregated over its configurations and over

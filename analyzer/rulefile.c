@@ -19,6 +19,7 @@
 static const char *const tiers[] = {"registers", "shared", "l1", "l2", "dram", "host", NULL};
 static const char *const severities[] = {"error", "warning", "note", NULL};
 static const char *const cappings[] = {"normal", "residual", "none", NULL};
+static const char *const estimates[] = {"exact", "bound", "model", NULL};
 static const char *const ops[] = {"<", "<=", ">", ">=", NULL};
 static const char *const formats[] = {"pct", "x", "bytes", "ns", "int", "bw", NULL};
 
@@ -77,6 +78,7 @@ rule_release(struct rule *r)
     free(r->doc);
     free(r->severity);
     free(r->capping);
+    free(r->estimate);
     free(r->rationale);
     for (size_t i = 0; i < r->n_requires; i++) {
         free(r->requires[i].kind);
@@ -288,6 +290,8 @@ single_slot(struct rule *r, const char *key, int **line_slot)
         return &r->severity;
     if (!strcmp(key, "capping"))
         return &r->capping;
+    if (!strcmp(key, "estimate"))
+        return &r->estimate;
     if (!strcmp(key, "rationale"))
         return &r->rationale;
     if (!strcmp(key, "query")) {
@@ -396,9 +400,9 @@ parse_rule(struct rule *r, const char *path, const char *stem)
         slot = s;
         slot_key = key;
         /* slot_key must outlive `line`: point it at a static name. */
-        static const char *const keys[] = {"id",       "title",   "tier",      "doc",
-                                           "severity", "capping", "rationale", "query",
-                                           "message",  "remedy",  NULL};
+        static const char *const keys[] = {"id",       "title",   "tier",     "doc",
+                                           "severity", "capping", "estimate", "rationale",
+                                           "query",    "message", "remedy",   NULL};
         for (size_t i = 0; keys[i]; i++)
             if (!strcmp(keys[i], key))
                 slot_key = keys[i];
@@ -445,6 +449,14 @@ parse_rule(struct rule *r, const char *path, const char *stem)
     }
     if (!r->capping)
         r->capping = an_xstrdup("normal");
+    if (r->estimate && !in_list(r->estimate, estimates)) {
+        an_fail(ANALYZER_ERR_RULES, "%s: estimate '%s' is not one of exact bound model", path,
+                r->estimate);
+        goto out;
+    }
+    /* Unknown strength is not enough for an error: a user rule says 'exact' when it is. */
+    if (!r->estimate)
+        r->estimate = an_xstrdup("model");
     if (check_template(path, r->message_line, "message", r->message) ||
         check_template(path, r->remedy_line, "remedy", r->remedy))
         goto out;

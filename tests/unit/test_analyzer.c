@@ -659,7 +659,7 @@ test_analyzer_profiled_only_config_timed(void)
 }
 
 static const char capped_rule_a[] =
-    "id: cap-a\ntitle: a\ntier: dram\ndoc: d\nrationale: r\ncapping: normal\n"
+    "id: cap-a\ntitle: a\ntier: dram\ndoc: d\nrationale: r\ncapping: normal\nestimate: exact\n"
     "query: SELECT config_id, 0.8 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\nmessage: "
     "m\nremedy: r\n";
 static const char capped_rule_b[] = "id: cap-b\ntitle: b\ntier: dram\ndoc: d\nrationale: r\n"
@@ -710,6 +710,73 @@ test_analyzer_capping_and_severity(void)
     sqlite3_close(db);
     rm_dir(d);
     free(d);
+}
+
+/*
+ * The severity scale (docs/severity.md): the same estimate, 880 us of the
+ * 1.2 ms of GPU time (73 %), is an error only when it is exact and a
+ * hundredth of the program's wall time; a model or a bound is a warning;
+ * below a thousandth of the wall time it is a note; no time is a note.
+ */
+static const char sev_rule[] =
+    "id: sev\ntitle: s\ntier: dram\ndoc: d\nrationale: r\nestimate: %s\n"
+    "query: SELECT config_id, 0.8 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1\n"
+    "message: m\nremedy: r\n";
+static const char sev_zero_rule[] =
+    "id: sev-zero\ntitle: z\ntier: dram\ndoc: d\nrationale: r\nestimate: exact\n"
+    "query: SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE config_id = 1\n"
+    "message: m\nremedy: r\n";
+
+static const char *
+severity_with(const char *estimate, long long wall_ns, long long overhead_ns)
+{
+    static char sev[32];
+    sqlite3 *db = sample();
+    char *d = tmpdir();
+    char text[512];
+    snprintf(text, sizeof(text), sev_rule, estimate);
+    put_rule(d, "sev.rule", text);
+    put_rule(d, "sev-zero.rule", sev_zero_rule);
+    if (wall_ns > 0) {
+        char sql[256];
+        snprintf(sql, sizeof(sql),
+                 "UPDATE run SET start_ns = 1000, end_ns = 1000 + %lld;"
+                 " UPDATE profile SET overhead_ns = %lld",
+                 wall_ns, overhead_ns);
+        CHECK(store_exec(db, sql) == 0);
+    }
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(analyzer_analyze(db, &o) == 0);
+    sqlite3_stmt *st = NULL;
+    snprintf(sev, sizeof(sev), "?");
+    if (store_prepare(db, "SELECT severity FROM finding WHERE rule_id = 'sev'", &st) == 0 &&
+        sqlite3_step(st) == SQLITE_ROW)
+        snprintf(sev, sizeof(sev), "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'sev-zero' AND "
+                           "severity = 'note'"),
+                 1);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+    return sev;
+}
+
+static void
+test_analyzer_severity_scale(void)
+{
+    /* No wall time in the report: the GPU share alone (73 %). */
+    CHECK_STR(severity_with("exact", 0, 0), "error");
+    CHECK_STR(severity_with("model", 0, 0), "warning");
+    CHECK_STR(severity_with("bound", 0, 0), "warning");
+    /* 880 us of 50 ms of wall time: 1.8 %, still an error. */
+    CHECK_STR(severity_with("exact", 50000000, 0), "error");
+    /* 880 us of 200 ms: 0.44 % of the wall time, a warning. */
+    CHECK_STR(severity_with("exact", 200000000, 0), "warning");
+    /* 880 us of 2 s: 0.044 %, a note, however large its share of GPU time. */
+    CHECK_STR(severity_with("exact", 2000000000, 0), "note");
+    /* The profiler's own time is not the program's: 2 s of which 1.95 s profiling is 50 ms. */
+    CHECK_STR(severity_with("exact", 2000000000, 1950000000), "error");
 }
 
 static void
@@ -1103,6 +1170,7 @@ static const struct check_test tests[] = {
     {"analyzer_summary_for_every_kernel", test_analyzer_summary_for_every_kernel},
     {"analyzer_profiled_only_config_timed", test_analyzer_profiled_only_config_timed},
     {"analyzer_capping_and_severity", test_analyzer_capping_and_severity},
+    {"analyzer_severity_scale", test_analyzer_severity_scale},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
