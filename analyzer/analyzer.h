@@ -54,10 +54,11 @@ int analyzer_open_report(const char *path, const struct analyzer_opts *o, sqlite
 
 /*
  * Print the `n` top-ranked findings of an analyzed report as a table
- * (the one `gpuhier run` ends with). Untrusted strings go through the
+ * (the one `gpuhier run` ends with). Notes with no time lost are left out
+ * unless `all` (docs/severity.md). Untrusted strings go through the
  * export sanitizer. Returns 0 or -1.
  */
-int analyzer_print_top(sqlite3 *db, FILE *f, int n);
+int analyzer_print_top(sqlite3 *db, FILE *f, int n, int all);
 
 /*
  * Profiled launches left out of their configuration's counters because

@@ -6,6 +6,7 @@
  * the export module's sanitizer before it reaches a terminal.
  */
 #include "analyzer/analyzer_int.h"
+#include "export/export.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
 
@@ -53,7 +54,7 @@ put_cell(FILE *f, const char *s, int width)
 }
 
 int
-analyzer_print_top(sqlite3 *db, FILE *f, int n)
+analyzer_print_top(sqlite3 *db, FILE *f, int n, int all)
 {
     sqlite3_stmt *st = NULL;
     int rc, rows = 0;
@@ -64,11 +65,12 @@ analyzer_print_top(sqlite3 *db, FILE *f, int n)
                       "   c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z) END,"
                       " f.message, f.launches"
                       " FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c "
-                      "ON c.id = f.config_id"
-                      " ORDER BY f.rank LIMIT ?",
+                      "ON c.id = f.config_id WHERE ?2 OR " EXPORT_FINDING_SHOWN
+                      " ORDER BY f.rank LIMIT ?1",
                       &st))
         return an_fail(ANALYZER_ERR_REPORT, "%s", store_error());
     sqlite3_bind_int(st, 1, n > 0 ? n : -1);
+    sqlite3_bind_int(st, 2, all);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!rows++)
             fprintf(f, "%4s  %-8s %10s %7s  %-9s %-26s %s\n", "rank", "severity", "time lost",

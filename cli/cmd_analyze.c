@@ -10,6 +10,7 @@
  */
 #include "analyzer/analyzer.h"
 #include "cli/cli.h"
+#include "export/export.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
 
@@ -20,11 +21,12 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: gpuhier analyze report.db [--rules DIR] [--format text|json] [--top N]\n"
+    "usage: gpuhier analyze report.db [--rules DIR] [--format text|json] [--top N] [--all]\n"
     "\n"
     "  --rules DIR       read rules from DIR instead of the installed rules/\n"
     "  --format F        text (default: a ranked table) or json\n"
     "  --top N           show the N top-ranked findings (default 20; 0: all)\n"
+    "  --all             text: also the notes with no time lost\n"
     "\n"
     "Stores findings and kernel summaries in the report; see docs/cmd-analyze.md.\n";
 
@@ -169,18 +171,19 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
 /* ------------------------------------------------------------------ */
 
 static int
-print_text(sqlite3 *db, const char *path, int top)
+print_text(sqlite3 *db, const char *path, int top, int all)
 {
     sqlite3_stmt *st = NULL;
     char *p = sanitize_text(path, 0);
-    long long nf = 0, ran = 0, skipped = 0, kernels = 0;
+    long long nf = 0, ran = 0, skipped = 0, kernels = 0, hidden = 0;
     double run_ns = 0;
     if (store_prepare(db,
                       "SELECT (SELECT COUNT(*) FROM finding), (SELECT COUNT(*) FROM rule_run WHERE "
                       "status = 'ran'),"
                       " (SELECT COUNT(*) FROM rule_run WHERE status = 'skipped'),"
                       " (SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NULL),"
-                      " (SELECT run_gpu_ns FROM analysis LIMIT 1)",
+                      " (SELECT run_gpu_ns FROM analysis LIMIT 1),"
+                      " (SELECT COUNT(*) FROM finding WHERE NOT (" EXPORT_FINDING_SHOWN "))",
                       &st) == 0 &&
         sqlite3_step(st) == SQLITE_ROW) {
         nf = sqlite3_column_int64(st, 0);
@@ -188,6 +191,7 @@ print_text(sqlite3 *db, const char *path, int top)
         skipped = sqlite3_column_int64(st, 2);
         kernels = sqlite3_column_int64(st, 3);
         run_ns = sqlite3_column_double(st, 4);
+        hidden = all ? 0 : sqlite3_column_int64(st, 5);
     }
     sqlite3_finalize(st);
     printf("%s: %lld finding%s on %lld kernel%s, %.3f ms of GPU time; %lld rules ran, %lld "
@@ -202,10 +206,13 @@ print_text(sqlite3 *db, const char *path, int top)
             "arguments); the counters and findings of %s describe the first (docs/analyzer.md)\n\n",
             aside, aside == 1 ? "" : "es", aside_cfg, aside_cfg == 1 ? "" : "s",
             aside_cfg == 1 ? "it" : "each");
-    if (analyzer_print_top(db, stdout, top))
+    if (analyzer_print_top(db, stdout, top, all))
         return error("%s", analyzer_error());
-    if (top > 0 && nf > top)
-        printf("(%lld more; --top 0 shows all)\n", nf - top);
+    if (top > 0 && nf - hidden > top)
+        printf("(%lld more; --top 0 shows all)\n", nf - hidden - top);
+    if (hidden > 0)
+        printf("(%lld note%s with no time lost not shown; --all shows them)\n", hidden,
+               hidden == 1 ? "" : "s");
     if (store_prepare(
             db, "SELECT rule_id, note FROM rule_run WHERE status = 'skipped' ORDER BY rule_id",
             &st))
@@ -256,7 +263,7 @@ cmd_analyze(int argc, const char **argv)
 {
     const char *path = NULL, *format = "text";
     struct analyzer_opts o = {0};
-    int top = 20;
+    int top = 20, all = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -276,6 +283,8 @@ cmd_analyze(int argc, const char **argv)
                 error("--top: '%s' is not a non-negative number", v);
                 return GH_EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--all")) {
+            all = 1;
         } else if (!strncmp(a, "--rules=", 8)) {
             o.rules_dir = a + 8;
         } else if (!strncmp(a, "--format=", 9)) {
@@ -346,7 +355,7 @@ cmd_analyze(int argc, const char **argv)
         warning("report '%s' is not writable: findings shown, not saved", path);
     }
     int ret =
-        !strcmp(format, "json") ? print_json(db, path, top, saved) : print_text(db, path, top);
+        !strcmp(format, "json") ? print_json(db, path, top, saved) : print_text(db, path, top, all);
     sqlite3_close(db);
     return ret ? GH_EXIT_INTERNAL : GH_EXIT_OK;
 }

@@ -77,14 +77,15 @@ usage(FILE *f)
         f,
         "usage: gpuhier export report.db [--format md|json|csv|sarif|junit] [-o FILE|DIR/] [-f]\n"
         "                      [--rule ID] [--kernel REGEX] [--min-severity SEV] [--top N]\n"
-        "                      [--one] [--no-redact] [--raw] [--rules DIR]\n"
+        "                      [--all] [--one] [--no-redact] [--raw] [--rules DIR]\n"
         "  --format F         md (default): one ticket per finding; json, csv, sarif, junit\n"
         "  -o FILE            write to FILE instead of standard output (-f to overwrite)\n"
         "  -o DIR/            md: one ticket file per finding in DIR (created if missing)\n"
         "  --rule ID          only findings of this rule\n"
         "  --kernel REGEX     only kernels whose demangled name matches (POSIX extended)\n"
-        "  --min-severity S   note (default), warning, error; junit: the failure threshold "
+        "  --min-severity S   note, warning (default), error; junit: the failure threshold "
         "(default warning)\n"
+        "  --all              every finding, notes with no time lost included\n"
         "  --top N            only the N highest-ranked findings\n"
         "  --one              md: all findings in one document\n"
         "  --no-redact        keep secret-looking values of the command line and environment\n"
@@ -220,6 +221,8 @@ cmd_export(int argc, const char **argv)
             o.top = (int)t;
         } else if (cli_opt_value(argc, argv, &i, "--rules", &v)) {
             rules_dir = v;
+        } else if (!strcmp(a, "--all")) {
+            o.all = 1;
         } else if (!strcmp(a, "--one")) {
             o.one = 1;
         } else if (!strcmp(a, "--no-redact")) {

@@ -15,17 +15,18 @@
 static void
 usage(FILE *f)
 {
-    fprintf(f, "usage: gpuhier report report.db [--raw] [--view V] [NAME]\n"
+    fprintf(f, "usage: gpuhier report report.db [--raw] [--all] [--view V] [NAME]\n"
                "  --view V   summary (default), kernels, configs, kernel NAME, profiles NAME,\n"
                "             findings, finding RANK, copies\n"
-               "  --raw      do not analyze a report that was never analyzed\n");
+               "  --raw      do not analyze a report that was never analyzed\n"
+               "  --all      also the notes with no time lost\n");
 }
 
 int
 cmd_report(int argc, const char **argv)
 {
     const char *path = NULL, *view = "summary", *arg = NULL;
-    int raw = 0;
+    int raw = 0, all = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -37,6 +38,8 @@ cmd_report(int argc, const char **argv)
             view = a + 7;
         } else if (!strcmp(a, "--raw")) {
             raw = 1;
+        } else if (!strcmp(a, "--all")) {
+            all = 1;
         } else if (!strcmp(a, "--")) {
             if (i + 1 < argc)
                 arg = argv[++i];
@@ -78,7 +81,7 @@ cmd_report(int argc, const char **argv)
     int rc = cli_open_for_reading(path, raw, &db);
     if (rc)
         return rc;
-    if (tui_report(db, view, arg, stdout)) {
+    if (tui_report(db, view, arg, all, stdout)) {
         error("%s", store_error());
         rc = GH_EXIT_USAGE;
     }

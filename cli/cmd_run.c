@@ -315,7 +315,7 @@ finish_report(const struct run_opts *o, const char *path, const char *shown)
     mem = open_memstream(&text, &len);
     if (!mem)
         goto out;
-    int rc = analyzer_print_top(db, mem, TOP_FINDINGS);
+    int rc = analyzer_print_top(db, mem, TOP_FINDINGS, 0);
     fclose(mem);
     if (rc) {
         fprintf(stderr, "==gpuhier== cannot list findings of %s: %s\n", shown, analyzer_error());

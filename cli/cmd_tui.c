@@ -47,12 +47,13 @@ cli_open_for_reading(const char *path, int raw, sqlite3 **out)
 static void
 usage(FILE *f)
 {
-    fprintf(f, "usage: gpuhier tui [-C] [--mouse] [--ascii] [--raw] [--view V] report.db\n"
+    fprintf(f, "usage: gpuhier tui [-C] [--mouse] [--ascii] [--raw] [--all] [--view V] report.db\n"
                "  -C, --monochrome  no colours (also when NO_COLOR is set)\n"
                "  --mouse           clicks select, the wheel scrolls\n"
                "  --ascii           draw with ASCII only (automatic outside UTF-8 locales)\n"
                "  --raw             do not analyze a report that was never analyzed\n"
                "  --view V          start in summary, kernels, findings or copies\n"
+               "  --all             also list the notes with no time lost\n"
                "Press ? in the browser for the keys; docs/cmd-tui.md has the details.\n");
 }
 
@@ -75,6 +76,8 @@ cmd_tui(int argc, const char **argv)
             o.ascii = 1;
         } else if (!strcmp(a, "--raw")) {
             raw = 1;
+        } else if (!strcmp(a, "--all")) {
+            o.all = 1;
         } else if (!strcmp(a, "--view") && i + 1 < argc) {
             o.start_view = argv[++i];
         } else if (!strncmp(a, "--view=", 7)) {

@@ -580,11 +580,11 @@ static const char FINDINGS_SQL[] =
     " c.occupancy_limiter "
     "FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = "
     "f.config_id "
-    "WHERE (?1 IS NULL OR f.rule_id = ?1) "
+    "WHERE (?1 IS NULL OR f.rule_id = ?1) AND (?2 OR " EXPORT_FINDING_SHOWN ") "
     "ORDER BY f.rank IS NULL, f.rank, f.time_lost_ns DESC, f.id";
 
 static int
-load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int min_rank,
+load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int min_rank, int all,
               struct ex_report *r)
 {
     sqlite3_stmt *st = NULL, *ev = NULL;
@@ -602,6 +602,7 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
         goto out;
     if (o->rule)
         sqlite3_bind_text(st, 1, o->rule, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, all);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (o->top > 0 && r->n >= (size_t)o->top)
             break;
@@ -688,7 +689,15 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
     int has_re = 0, ret = -1;
     memset(r, 0, sizeof(*r));
     const char *fmt = o->format ? o->format : "md";
-    const char *minsev = o->min_severity ? o->min_severity : "note";
+    /*
+     * Markdown tickets are for findings worth one (docs/severity.md): warning
+     * or worse, and never a note with no time lost, unless asked (--all,
+     * --min-severity, or findings named by id: the TUI's tagged rows). The
+     * machine formats (json, csv, sarif, junit) keep every finding.
+     */
+    int tickets = !strcmp(fmt, "md") || !strcmp(fmt, "markdown");
+    int all = !tickets || o->all || o->finding_ids;
+    const char *minsev = o->min_severity ? o->min_severity : all ? "note" : "warning";
     int min_rank = export_severity_rank(minsev);
     if (!min_rank)
         return store_set_error("unknown severity '%s' (note, warning, error)", minsev);
@@ -706,7 +715,7 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
         has_re = 1;
     }
     if (load_run(db, r) || load_rules(db, o, r) || load_kernels(db, has_re ? &re : NULL, r) ||
-        load_findings(db, o, has_re ? &re : NULL, min_rank, r))
+        load_findings(db, o, has_re ? &re : NULL, min_rank, all, r))
         goto out;
     if (r->n_rules > 1)
         qsort(r->rules, r->n_rules, sizeof(*r->rules), rule_cmp);

@@ -39,12 +39,22 @@ struct export_rule_doc {
     const char *id, *title, *tier, *doc, *rationale, *remedy;
 };
 
+/*
+ * SQL condition on a finding's severity and time_lost_ns columns: true for
+ * the findings readers show by default, every one but a note with no time
+ * lost (docs/severity.md); `--all` drops the condition. The TUI uses it too.
+ */
+#define EXPORT_FINDING_SHOWN "NOT (severity = 'note' AND coalesce(time_lost_ns, 0) <= 0)"
+
 struct export_opts {
     const char *format;       /* "md", "json", "csv", "sarif", "junit" (NULL: "md") */
     const char *rule;         /* only this rule id (NULL: all) */
     const char *kernel_regex; /* POSIX extended regex on the demangled kernel name (NULL: all) */
-    const char *min_severity; /* "note", "warning", "error": drop findings below it (NULL: "note";
-                               * for junit it is the failure threshold instead, default "warning") */
+    const char *min_severity; /* "note", "warning", "error": drop findings below it (NULL: md
+                               * "warning", or "note" with `all` or `finding_ids`; other formats
+                               * "note"; for junit it is the failure threshold instead, default
+                               * "warning") */
+    int all;                  /* md: also the notes with no time lost (hidden otherwise) */
     int top;                  /* at most this many findings, by rank (0: no limit) */
     int one;                  /* md: all findings in one document instead of one ticket each */
     int redact;               /* 1: redact secrets in the command line (the default); 0: keep */

@@ -107,8 +107,9 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
 }
 
 int
-tui_report(sqlite3 *db, const char *view, const char *arg, FILE *out)
+tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out)
 {
+    view_show_all = all;
     const struct view_ops *ops = NULL;
     long long id = -1;
     int mode = 0;

@@ -879,6 +879,7 @@ tui_main(sqlite3 *db, const struct tui_opts *o)
     int ret = -1;
     if (o)
         t.opts = *o;
+    view_show_all = t.opts.all;
     setlocale(LC_ALL, "");
     bool utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
     const char *nc = getenv("NO_COLOR");

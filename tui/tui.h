@@ -33,6 +33,7 @@ struct tui_opts {
     int ascii;               /* 1: force the ASCII fallback even in a UTF-8 locale */
     const char *report_name; /* shown in the title bar; borrowed, may be NULL */
     const char *start_view;  /* "summary" (NULL), "kernels", "findings", "copies" */
+    int all;                 /* 1: also the notes with no time lost (hidden otherwise) */
 };
 
 /*
@@ -47,10 +48,12 @@ int tui_main(sqlite3 *db, const struct tui_opts *o);
  * "configs", "kernel" or "profiles" (with `arg` naming the kernel: exact
  * short, demangled or mangled name, else a unique substring), "findings",
  * "finding" (`arg` = rank) or "copies". Rows are built by the same code
- * as the TUI's. Returns 0; -1 with a message in store_error() for an
+ * as the TUI's. `all`: also the notes with no time lost, which the
+ * findings lists hide otherwise (docs/severity.md). Returns 0; -1 with a
+ * message in store_error() for an
  * unknown view, a kernel that matches nothing or several kernels, or an
  * SQL error.
  */
-int tui_report(sqlite3 *db, const char *view, const char *arg, FILE *out);
+int tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out);
 
 #endif

@@ -245,6 +245,13 @@ struct view {
     void *priv;
 };
 
+/*
+ * 1: the findings lists show the notes with no time lost too (--all);
+ * 0 (default): they hide them (export.h's EXPORT_FINDING_SHOWN). Set once
+ * before the first view opens.
+ */
+extern int view_show_all;
+
 extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, profiles_ops,
     findings_ops, finding_ops, copies_ops, help_ops;
 

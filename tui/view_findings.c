@@ -6,6 +6,8 @@
  */
 #include "tui/tui_int.h"
 
+#include "export/export.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +36,10 @@ findings_open(struct view *v)
     if (tui_prepare(v->db,
                     "SELECT id, rank, severity, time_lost_ns, share_pct, rule_id, tier,"
                     " coalesce(short_name, demangled_name, mangled_name, '(run)'), message"
-                    " FROM v_finding ORDER BY rank",
+                    " FROM v_finding WHERE ?1 OR " EXPORT_FINDING_SHOWN " ORDER BY rank",
                     &st))
         return -1;
+    sqlite3_bind_int(st, 1, view_show_all);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct row *r = view_add_row(v);
@@ -54,6 +57,18 @@ findings_open(struct view *v)
         r->note = xsanitize((const char *)sqlite3_column_text(st, 8), 0);
     }
     sqlite3_finalize(st);
+    long long hidden =
+        view_show_all
+            ? 0
+            : (long long)tui_query_num(
+                  v->db,
+                  "SELECT count(*) FROM finding WHERE NOT (" EXPORT_FINDING_SHOWN ") AND ?1 >= 0",
+                  0);
+    if (hidden > 0 && !v->message) {
+        char m[128];
+        snprintf(m, sizeof(m), "%lld notes with no time lost hidden (--all shows them)", hidden);
+        v->message = xstrdup(m);
+    }
     if (v->nrows == 0 && !v->message)
         v->message = xstrdup("no findings: every rule passed");
     return rc == SQLITE_DONE ? 0 : -1;

@@ -13,6 +13,8 @@
  */
 #include "tui/tui_int.h"
 
+#include "export/export.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,9 +245,11 @@ add_findings_at(struct view *v, struct kernel_priv *p, const char *tier /* NULL:
                     "SELECT id, severity, rule_id, time_lost_ns, message FROM finding"
                     " WHERE kernel_id = ?1 AND (?2 < 0 OR config_id = ?2 OR config_id IS NULL)"
                     " AND (tier = ?3 OR (?3 IS NULL AND (tier IS NULL OR tier NOT IN"
-                    " ('registers', 'shared', 'l1', 'l2', 'dram', 'host')))) ORDER BY rank",
+                    " ('registers', 'shared', 'l1', 'l2', 'dram', 'host'))))"
+                    " AND (?4 OR " EXPORT_FINDING_SHOWN ") ORDER BY rank",
                     &st))
         return;
+    sqlite3_bind_int(st, 4, view_show_all);
     sqlite3_bind_int64(st, 1, v->id);
     sqlite3_bind_int64(st, 2, v->id2);
     if (tier)

@@ -241,9 +241,10 @@ add_findings(struct view *v, double gpu_ns)
     if (tui_prepare(v->db,
                     "SELECT id, rank, severity, time_lost_ns, share_pct, rule_id,"
                     " coalesce(short_name, demangled_name, mangled_name, '(run)') FROM v_finding"
-                    " ORDER BY rank LIMIT 8",
+                    " WHERE ?1 OR " EXPORT_FINDING_SHOWN " ORDER BY rank LIMIT 8",
                     &st))
         return;
+    sqlite3_bind_int(st, 1, view_show_all);
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         char lost[32], share[32];

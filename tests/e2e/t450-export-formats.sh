@@ -19,9 +19,12 @@ if command -v xmllint >/dev/null; then
     xmllint --noout out.junit empty.junit || bad "junit is not well-formed"
 fi
 # Tickets on stdout are separated by the marker; -o DIR/ writes one file each.
-"$G" export nasty.db --raw >stdout.md || bad "export to stdout"
+# By default only findings of warning or worse become tickets (docs/severity.md): 4 of 5.
+"$G" export nasty.db --raw >default.md || bad "export to stdout"
+[ "$(grep -c '^<!-- gpuhier:ticket -->$' default.md)" = 3 ] || bad "want 3 separators between 4 default tickets"
+"$G" export nasty.db --raw --all >stdout.md || bad "export --all to stdout"
 [ "$(grep -c '^<!-- gpuhier:ticket -->$' stdout.md)" = 4 ] || bad "want 4 separators between 5 tickets"
-expect_rc 0 "$G" export nasty.db --raw -o tickets/
+expect_rc 0 "$G" export nasty.db --raw --all -o tickets/
 [ "$(ls tickets | wc -l)" = 5 ] || bad "want 5 ticket files, got $(ls tickets | wc -l)"
 [ "$(wc -l <rc.out)" = 5 ] || bad "-o DIR/ lists the files it wrote"
 expect_rc 0 "$G" export nasty.db --raw --one -o one.md

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t210: notes with no time lost are hidden by default in analyze, report
+# (the TUI's views as text) and md export, and --all shows them; md
+# export writes tickets for warnings and errors only (docs/severity.md).
+# On the SYNTHETIC sample report of test_analyzer, with two user rules:
+# one costs 80 % of the kernel's time (exact: an error), one costs nothing.
+set -u
+bin=${GPUHIER_BINARY_DIR:?}/gpuhier
+helper=${GPUHIER_BINARY_DIR}/tests/test_analyzer
+src=${GPUHIER_SOURCE_DIR:?}
+t=$(mktemp -d /tmp/gh-t210-XXXXXX)
+trap 'rm -rf "$t"' EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+has() { grep -q -- "$2" "$1" && ok "$3" || { bad "$3"; cat "$1"; }; }
+lacks() { grep -q -- "$2" "$1" && { bad "$3"; cat "$1"; } || ok "$3"; }
+
+GPUHIER_SOURCE_DIR=$src "$helper" mkreport "$t/r.db" || { echo "cannot build report"; exit 1; }
+mkdir "$t/rules"
+cat > "$t/rules/costly.rule" <<'R'
+id: costly
+title: Costly
+tier: dram
+doc: test
+estimate: exact
+rationale: test rule
+query: SELECT config_id, 0.8 * mean_ns AS time_lost_ns FROM cfg WHERE config_id = 1
+message: costly finding
+remedy: fix it
+R
+cat > "$t/rules/free.rule" <<'R'
+id: free
+title: Free
+tier: dram
+doc: test
+rationale: test rule
+query: SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE config_id = 1
+message: free finding
+remedy: nothing
+R
+"$bin" analyze "$t/r.db" --rules "$t/rules" > "$t/a" 2>&1
+has "$t/a" "costly finding" "analyze lists the costly finding"
+lacks "$t/a" "free finding" "analyze hides the free note"
+has "$t/a" "1 note with no time lost not shown; --all" "analyze says one is hidden"
+"$bin" analyze "$t/r.db" --rules "$t/rules" --all > "$t/a2" 2>&1
+has "$t/a2" "free finding" "analyze --all shows it"
+
+"$bin" report "$t/r.db" --raw --view findings > "$t/f" 2>&1
+has "$t/f" "costly" "report findings lists the costly one"
+lacks "$t/f" "free" "report findings hides the free note"
+"$bin" report "$t/r.db" --raw --all --view findings > "$t/f2" 2>&1
+has "$t/f2" "free" "report --all shows it"
+"$bin" report "$t/r.db" --raw --view summary > "$t/s" 2>&1
+lacks "$t/s" " free " "summary's top findings hide it"
+"$bin" report "$t/r.db" --raw --view kernel stride > "$t/k" 2>&1
+lacks "$t/k" "free finding" "kernel view hides it"
+"$bin" report "$t/r.db" --raw --all --view kernel stride > "$t/k2" 2>&1
+has "$t/k2" "free finding" "kernel view --all shows it"
+
+"$bin" export "$t/r.db" --raw > "$t/e.md" 2>&1
+has "$t/e.md" "costly finding" "md export: a ticket for the error"
+lacks "$t/e.md" "free finding" "md export: none for the free note"
+"$bin" export "$t/r.db" --raw --all > "$t/e2.md" 2>&1
+has "$t/e2.md" "free finding" "md export --all: every finding"
+"$bin" export "$t/r.db" --raw --format json > "$t/e.json" 2>&1
+has "$t/e.json" "free finding" "json export keeps every finding"
+[ $fail = 0 ] && echo "t210: free notes hidden ok"
+exit $fail
