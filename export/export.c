@@ -95,15 +95,40 @@ ex_fmt_ns(char *buf, size_t n, double ns)
 }
 
 const char *
+export_fmt_number(char *buf, size_t n, double v, int digits)
+{
+    if (digits < 1)
+        digits = 1;
+    if (!isfinite(v)) {
+        snprintf(buf, n, "unknown");
+        return buf;
+    }
+    double a = fabs(v);
+    if (v == floor(v) || a >= pow(10, digits - 1)) {
+        snprintf(buf, n, "%.0f", v);
+        return buf;
+    }
+    /* Decimals for `digits` significant digits; beyond 12 the value reads as 0. */
+    int dec = digits - 1 - (int)floor(log10(a));
+    if (dec > 12)
+        dec = 12;
+    snprintf(buf, n, "%.*f", dec, v);
+    /* Trailing zeros say nothing ("0.500" -> "0.5"), as %g would. */
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *e = buf + strlen(buf);
+        while (e > dot + 1 && e[-1] == '0')
+            *--e = '\0';
+        if (e == dot + 1)
+            *dot = '\0';
+    }
+    return buf;
+}
+
+const char *
 ex_fmt_num(char *buf, size_t n, double v)
 {
-    if (!isfinite(v))
-        snprintf(buf, n, "unknown");
-    else if (v == floor(v) && fabs(v) < 1e15)
-        snprintf(buf, n, "%.0f", v);
-    else
-        snprintf(buf, n, "%.4g", v);
-    return buf;
+    return export_fmt_number(buf, n, v, 4);
 }
 
 const char *

@@ -138,6 +138,16 @@ int export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *
 int export_severity_rank(const char *severity);
 
 /*
+ * Format `v` for a reader, never in scientific notation: an integer, or
+ * any value of at least 10^(digits-1), rounded to a whole number
+ * (16384 -> "16384", not "1.638e+04"); smaller values with `digits`
+ * significant digits (0.5, 12.3, 0.0000123). Writes at most n bytes to
+ * buf and returns buf. Every user-facing number of the analyzer, the TUI
+ * and the exports goes through it.
+ */
+const char *export_fmt_number(char *buf, size_t n, double v, int digits);
+
+/*
  * Redact secrets in one command-line argument list given as the run
  * table's JSON array of strings. Returns a new, redacted JSON array
  * (free()), or NULL on a malformed array. The rules (docs/cmd-export.md):

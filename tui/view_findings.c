@@ -146,14 +146,17 @@ add_evidence(struct view *v)
         line_add(l, LINE_DEFAULT, 2, " ");
         line_add_untrusted(l, LINE_LABEL, 26, col_text(st, 0), 200);
         const char *unit = col_text(st, 3);
+        char num[48];
         if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            snprintf(val, sizeof(val), "%.4g %.20s", col_num(st, 1), unit ? unit : "");
+            snprintf(val, sizeof(val), "%s %.20s",
+                     export_fmt_number(num, sizeof(num), col_num(st, 1), 4), unit ? unit : "");
         else
             snprintf(val, sizeof(val), "%.60s", col_text(st, 2) ? col_text(st, 2) : "-");
         line_add_untrusted(l, LINE_DEFAULT, 16, val, 0);
         if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
             const char *op = col_text(st, 5);
-            snprintf(thr, sizeof(thr), "fires when %.3s %.4g", op ? op : "?", col_num(st, 4));
+            snprintf(thr, sizeof(thr), "fires when %.3s %s", op ? op : "?",
+                     export_fmt_number(num, sizeof(num), col_num(st, 4), 4));
             line_add_untrusted(l, LINE_WARNING, 0, thr, 0);
         } else {
             line_add(l, LINE_DIM, 0, "(informative)");

@@ -717,8 +717,25 @@ test_export_repro_command(void)
     sqlite3_close(db);
 }
 
+/* Numbers readers see are never in scientific notation (a TUI evidence line said "1.638e+04 blocks"). */
+static void
+test_export_number_format(void)
+{
+    char b[64];
+    CHECK_STR(export_fmt_number(b, sizeof(b), 16384, 4), "16384");
+    CHECK_STR(export_fmt_number(b, sizeof(b), 16384.4, 4), "16384");
+    CHECK_STR(export_fmt_number(b, sizeof(b), 1.5e20, 4), "150000000000000000000");
+    CHECK_STR(export_fmt_number(b, sizeof(b), 12.345, 3), "12.3");
+    CHECK_STR(export_fmt_number(b, sizeof(b), 0.5, 4), "0.5");
+    CHECK_STR(export_fmt_number(b, sizeof(b), 0.0000123456, 3), "0.0000123");
+    CHECK_STR(export_fmt_number(b, sizeof(b), -2.5, 3), "-2.5");
+    CHECK_STR(export_fmt_number(b, sizeof(b), 0, 3), "0");
+    CHECK(strchr(export_fmt_number(b, sizeof(b), 1e-30, 3), 'e') == NULL);
+}
+
 static const struct check_test tests[] = {
     {"export_every_format_parses", test_export_every_format_parses},
+    {"export_number_format", test_export_number_format},
     {"export_json_records", test_export_json_records},
     {"export_sarif_shape", test_export_sarif_shape},
     {"export_junit_cases", test_export_junit_cases},
