@@ -15,6 +15,7 @@
  * severity, object_kind/object_ids. Everything else is the rule's.
  */
 #include "analyzer/analyzer_int.h"
+#include "export/export.h"
 #include "schema/store.h"
 
 #include <ctype.h>
@@ -41,6 +42,7 @@ struct found {
     int has_config_row;
     char *severity; /* row override or NULL */
     char *estimate; /* row override of the rule's estimate strength, or NULL */
+    char *tier;     /* row override of the rule's tier (one of the six), or NULL */
     char *message, *remedy;
     struct evidence_val *ev; /* one per rule evidence line */
     char *object_kind, *object_ids;
@@ -60,6 +62,7 @@ findings_release(struct findings *fs)
         struct found *f = &fs->v[i];
         free(f->severity);
         free(f->estimate);
+        free(f->tier);
         free(f->message);
         free(f->remedy);
         for (size_t j = 0; f->ev && j < f->rule->n_evidence; j++)
@@ -201,12 +204,7 @@ static void
 fmt_value(char *buf, size_t n, double v, const char *fmt)
 {
     if (!fmt || !*fmt) {
-        if (fabs(v) < 1e15 && v == floor(v))
-            snprintf(buf, n, "%.0f", v);
-        else if (fabs(v) >= 100)
-            snprintf(buf, n, "%.0f", v);
-        else
-            snprintf(buf, n, "%.3g", v);
+        export_fmt_number(buf, n, v, 3);
     } else if (!strcmp(fmt, "pct")) {
         snprintf(buf, n, "%.1f%%", v);
     } else if (!strcmp(fmt, "x")) {
@@ -235,7 +233,7 @@ fmt_value(char *buf, size_t n, double v, const char *fmt)
     } else if (fmt[0] == '.') {
         snprintf(buf, n, "%.*f", fmt[1] - '0', v);
     } else {
-        snprintf(buf, n, "%g", v);
+        export_fmt_number(buf, n, v, 6);
     }
 }
 
@@ -328,6 +326,17 @@ render(const struct rule *r, sqlite3_stmt *st, const char *t)
 /* Running one rule                                                     */
 /* ------------------------------------------------------------------ */
 
+/* A row's tier must be one of the pyramid's six (docs/rules.md); anything else keeps the rule's. */
+static int
+is_tier(const char *s)
+{
+    static const char *const tiers[] = {"registers", "shared", "l1", "l2", "dram", "host"};
+    for (size_t i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++)
+        if (!strcmp(s, tiers[i]))
+            return 1;
+    return 0;
+}
+
 static long long
 col_ll(sqlite3_stmt *st, int i)
 {
@@ -405,6 +414,7 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
     int i_lost = column_index(st, "time_lost_ns"), i_total = column_index(st, "time_lost_total_ns");
     int i_launches = column_index(st, "launches"), i_prof = column_index(st, "profiled_launch_id");
     int i_sev = column_index(st, "severity"), i_est = column_index(st, "estimate");
+    int i_tier = column_index(st, "tier");
     int i_ok = column_index(st, "object_kind"), i_oi = column_index(st, "object_ids");
     int i_skip = column_index(st, "skip_reason");
     if (i_cfg < 0 && i_kern < 0 && i_total < 0) {
@@ -457,6 +467,11 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
         f->lost_total_raw = i_total >= 0 ? fmax(0, col_d(st, i_total, 0)) : -1;
         f->severity = col_s(st, i_sev);
         f->estimate = col_s(st, i_est);
+        f->tier = col_s(st, i_tier);
+        if (f->tier && !is_tier(f->tier)) {
+            free(f->tier);
+            f->tier = NULL;
+        }
         f->object_kind = col_s(st, i_ok);
         f->object_ids = col_s(st, i_oi);
         f->gap_ns = -1;
@@ -722,7 +737,7 @@ write_findings(sqlite3 *db, const struct findings *fs)
         sqlite3_bind_int64(fi, 1, id);
         sqlite3_bind_text(fi, 2, f->rule->id, -1, SQLITE_STATIC);
         sqlite3_bind_text(fi, 3, f->rule->title, -1, SQLITE_STATIC);
-        sqlite3_bind_text(fi, 4, f->rule->tier, -1, SQLITE_STATIC);
+        sqlite3_bind_text(fi, 4, f->tier ? f->tier : f->rule->tier, -1, SQLITE_STATIC);
         sqlite3_bind_text(fi, 5, f->final_severity, -1, SQLITE_STATIC);
         bind_id(fi, 6, f->kernel_id);
         bind_id(fi, 7, f->config_id);

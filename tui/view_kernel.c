@@ -297,6 +297,8 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
                  nz(metric(p, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"));
     double shi = metric(p, "smsp__inst_executed_op_shared_ld.sum") +
                  nz(metric(p, "smsp__inst_executed_op_shared_st.sum"));
+    double shc = metric(p, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") +
+                 nz(metric(p, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"));
     double gsec = metric(p, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
     double greq = metric(p, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
     double gbytes = metric(p, "smsp__sass_data_bytes_mem_global_op_ld.sum");
@@ -337,11 +339,26 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         t[0].frac = -1;
         snprintf(t[0].detail, sizeof(t[0].detail), "%.0f regs/thread", regs);
     }
-    /* shared: bank-conflict ways = wavefronts per instruction (ideal 1) */
-    if (!isnan(shw) && !isnan(shi) && shi > 0) {
-        double ways = shw / shi;
-        t[1].frac = ways > 0 ? 1 / ways : -1;
-        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1)", ways);
+    /*
+     * shared: n-way = wavefronts over the wavefronts without conflicts (the
+     * hardware's conflict counters), between 1 and the 32 ways 32 banks allow;
+     * wavefronts per instruction is no n-way (a conflict-free 128-bit access
+     * takes 4, a partial warp less than 1), so without the conflict counters
+     * only that ratio is shown, under its own name.
+     */
+    if (!isnan(shw) && !isnan(shc) && shw > 0) {
+        double raw = shw > shc ? shw / (shw - shc) : INFINITY;
+        double ways = raw < 1 ? 1 : raw > 32 ? 32 : raw;
+        t[1].frac = 1 / ways;
+        if (raw > 32)
+            snprintf(t[1].detail, sizeof(t[1].detail),
+                     "32-way conflicts (counters: %s; 32 banks allow 32)",
+                     isinf(raw) ? "every wavefront a conflict" : "more");
+        else
+            snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1)", ways);
+    } else if (!isnan(shw) && !isnan(shi) && shi > 0) {
+        t[1].frac = -1;
+        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f wavefronts/instruction", shw / shi);
     } else {
         t[1].frac = -1;
         snprintf(t[1].detail, sizeof(t[1].detail), "%s",
@@ -490,8 +507,20 @@ kernel_open(struct view *v)
         enum line_type ft = s.floor_ratio > 2 ? LINE_WARNING : LINE_DEFAULT;
         view_printf(v, ft, "%-*s %s at peak bandwidth: the mean is %s the floor", LABEL, "Floor", a,
                     b);
-        view_printf(v, ft, "%-*s %s at measured copy bandwidth (%s); bound by %s", LABEL, "", c, d,
-                    s.bound);
+        /* Say which bandwidth the second floor used: without a measured copy it is the datasheet's. */
+        double copy_bw = tui_query_num(v->db,
+                                       "SELECT d.measured_copy_bw_bytes_per_s FROM config c JOIN "
+                                       "device d ON d.id = c.device_id WHERE c.kernel_id = ?1 "
+                                       "LIMIT 1",
+                                       v->id);
+        char bound[64];
+        snprintf(bound, sizeof(bound), "bound by %s", s.bound);
+        if (isnan(copy_bw))
+            view_printf(v, ft, "%-*s copy bandwidth not measured: no second floor; %s", LABEL, "",
+                        bound);
+        else
+            view_printf(v, ft, "%-*s %s at measured copy bandwidth (%s); %s", LABEL, "", c, d,
+                        bound);
     } else
         view_printf(v, LINE_DIM, "%-*s not analyzed", LABEL, "Floor");
     fmt_pct(e, sizeof(e), s.theo_occ);

@@ -172,9 +172,16 @@ static void
 add_totals(struct view *v, double *gpu_ns)
 {
     sqlite3_stmt *st = NULL;
+    /*
+     * Kernel time from kernel_summary when analyzed: config.total_ns counts
+     * traced launches only, so a kernel whose every launch was profiled
+     * (a one-kernel program) read 0 ns there while its own line said 265 us.
+     */
     if (tui_prepare(v->db,
-                    "SELECT (SELECT coalesce(sum(launches), 0) FROM config), (SELECT "
-                    "coalesce(sum(total_ns), 0) FROM config),"
+                    "SELECT coalesce((SELECT sum(launches) FROM kernel_summary WHERE config_id IS "
+                    "NULL), (SELECT sum(launches) FROM config), 0),"
+                    " coalesce((SELECT sum(total_ns) FROM kernel_summary WHERE config_id IS NULL),"
+                    " (SELECT sum(total_ns) FROM config), 0),"
                     " (SELECT count(*) FROM kernel), (SELECT count(*) FROM config),"
                     " (SELECT count(*) FROM profile), (SELECT count(*) FROM copy),"
                     " (SELECT coalesce(sum(bytes), 0) FROM copy), (SELECT coalesce(sum(end_ns - "
@@ -223,7 +230,11 @@ add_findings(struct view *v, double gpu_ns)
     if (sqlite3_step(st) == SQLITE_ROW) {
         char lost[32], share[32];
         fmt_ns(lost, sizeof(lost), num(st, 4));
-        fmt_pct(share, sizeof(share), gpu_ns > 0 ? 100 * num(st, 4) / gpu_ns : NAN);
+        /* The denominator of every finding's share: kernels and copies (analysis.run_gpu_ns). */
+        double run_ns = tui_query_num(v->db, "SELECT run_gpu_ns FROM analysis WHERE ?1 >= 0", 0);
+        if (!(run_ns > 0))
+            run_ns = gpu_ns;
+        fmt_pct(share, sizeof(share), run_ns > 0 ? 100 * num(st, 4) / run_ns : NAN);
         struct tline *l = view_add_line(v);
         l->target = TARGET_FINDINGS;
         line_add(l, LINE_LABEL, LABEL, "Findings");

@@ -16,6 +16,7 @@
 #include "schema/store.h"
 #include "tests/check.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <sys/stat.h>
@@ -157,6 +158,27 @@ txt(sqlite3_stmt *st, int i)
     return s ? s : "NULL";
 }
 
+/*
+ * A sentence a user reads must not show a NULL ("n/a of reads are marked
+ * evict-first") or a number in scientific notation ("1.638e+04 blocks").
+ * Returns 1 when `s` does.
+ */
+static int
+bad_text(const char *s)
+{
+    if (!s)
+        return 0;
+    if (strstr(s, "n/a"))
+        return 1;
+    for (const char *p = s; *p; p++)
+        if ((*p == 'e' || *p == 'E') && p > s && isdigit((unsigned char)p[-1]) &&
+            (p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2]))
+            return 1;
+    return 0;
+}
+
+static int golden_bad_text;
+
 static void
 dump(sqlite3 *db, struct buf *b, const char *label)
 {
@@ -193,6 +215,11 @@ dump(sqlite3 *db, struct buf *b, const char *label)
             txt(st, 0), txt(st, 2), sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
             sqlite3_column_double(st, 5), sqlite3_column_double(st, 6), sqlite3_column_int(st, 7));
         bprintf(b, "    message: %s\n", txt(st, 8));
+        if (bad_text((const char *)sqlite3_column_text(st, 8))) {
+            fprintf(stderr, "%s: message shows n/a or scientific notation: %s\n", label,
+                    txt(st, 8));
+            golden_bad_text = 1;
+        }
         sqlite3_reset(ev);
         sqlite3_bind_int64(ev, 1, sqlite3_column_int64(st, 1));
         while (sqlite3_step(ev) == SQLITE_ROW) {
@@ -256,6 +283,8 @@ golden(const char *fixture, const char *rule, const char *expected)
         dump(db, &out, label);
         sqlite3_close(db);
     }
+    if (golden_bad_text)
+        goto out;
     if (getenv("GPUHIER_UPDATE_GOLDEN")) {
         ret = write_text(expected, out.s ? out.s : "") ? 1 : 0;
         printf("wrote %s\n", expected);
