@@ -123,6 +123,8 @@ struct rule {
     char *estimate;  /* how strong the time estimate is: 'exact' (counts at hardware rates), 'bound'
                       * (an upper bound of the saving), 'model' (a rule of thumb; default);
                       * only 'exact' findings can be errors (docs/severity.md) */
+    char *marks;     /* 'waiting' or NULL: the configurations this rule finds wait instead of
+                      * working; no other rule judges them and their time is not the run's work */
     char *rationale; /* free text */
     struct rule_require *requires;
     size_t n_requires;

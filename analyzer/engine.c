@@ -56,21 +56,25 @@ struct findings {
 };
 
 static void
+found_release(struct found *f)
+{
+    free(f->severity);
+    free(f->estimate);
+    free(f->tier);
+    free(f->message);
+    free(f->remedy);
+    for (size_t j = 0; f->ev && j < f->rule->n_evidence; j++)
+        free(f->ev[j].text);
+    free(f->ev);
+    free(f->object_kind);
+    free(f->object_ids);
+}
+
+static void
 findings_release(struct findings *fs)
 {
-    for (size_t i = 0; i < fs->n; i++) {
-        struct found *f = &fs->v[i];
-        free(f->severity);
-        free(f->estimate);
-        free(f->tier);
-        free(f->message);
-        free(f->remedy);
-        for (size_t j = 0; f->ev && j < f->rule->n_evidence; j++)
-            free(f->ev[j].text);
-        free(f->ev);
-        free(f->object_kind);
-        free(f->object_ids);
-    }
+    for (size_t i = 0; i < fs->n; i++)
+        found_release(&fs->v[i]);
     free(fs->v);
     memset(fs, 0, sizeof(*fs));
 }
@@ -505,6 +509,64 @@ out:
 /* Capping, severity, ranking                                           */
 /* ------------------------------------------------------------------ */
 
+static int step_done(sqlite3_stmt *st, const char *what);
+
+/*
+ * Kernels that wait are not work (DESIGN.md "Findings"): the
+ * configurations a `marks: waiting` rule found go into temp.waiting, every
+ * other rule's finding on them is dropped (counted in `dropped`, per rule
+ * index), and their time leaves the run's GPU time, the denominator of
+ * every share. Returns 0 or -1.
+ */
+static int
+apply_waiting(sqlite3 *db, const struct ruleset *rs, struct findings *fs, int *dropped,
+              double *run_ns)
+{
+    sqlite3_stmt *ins = NULL, *t = NULL;
+    if (store_exec(db, "DROP TABLE IF EXISTS temp.waiting;"
+                       "CREATE TEMP TABLE waiting (config_id INTEGER PRIMARY KEY)") ||
+        store_prepare(db, "INSERT OR IGNORE INTO temp.waiting VALUES (?)", &ins))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot mark waiting kernels: %s", store_error());
+    int any = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct found *f = &fs->v[i];
+        if (!f->rule->marks || !f->config_id)
+            continue;
+        sqlite3_bind_int64(ins, 1, f->config_id);
+        if (step_done(ins, "waiting kernels")) {
+            sqlite3_finalize(ins);
+            return -1;
+        }
+        any = 1;
+    }
+    sqlite3_finalize(ins);
+    if (!any)
+        return 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        struct found *f = &fs->v[i];
+        int waiting = 0;
+        for (size_t j = 0; !f->rule->marks && f->config_id && j < fs->n; j++)
+            waiting = waiting || (fs->v[j].rule->marks && fs->v[j].config_id == f->config_id);
+        if (waiting) {
+            dropped[f->rule - rs->rules]++;
+            found_release(f);
+            continue;
+        }
+        fs->v[kept++] = *f;
+    }
+    fs->n = kept;
+    if (store_prepare(db,
+                      "SELECT COALESCE(SUM(total_ns), 0) FROM temp.cfg"
+                      " WHERE config_id IN (SELECT config_id FROM temp.waiting)",
+                      &t))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    if (sqlite3_step(t) == SQLITE_ROW)
+        *run_ns = fmax(0, *run_ns - sqlite3_column_double(t, 0));
+    sqlite3_finalize(t);
+    return 0;
+}
+
 /* Fill kernel_id, launches and the cap budget of config findings from temp.cfg. */
 static int
 attach_config(sqlite3 *db, struct findings *fs)
@@ -857,7 +919,7 @@ write_analysis(sqlite3 *db, const struct ruleset *rs, double run_ns)
 static int
 analyze_with(sqlite3 *db, const struct ruleset *rs)
 {
-    int ret = -1, have_metric = 0;
+    int ret = -1, have_metric = 0, *dropped = NULL;
     struct findings fs = {0};
     struct rule_status *rst = an_xcalloc(rs->n + 1, sizeof(*rst));
     an_lap(NULL);
@@ -907,6 +969,18 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
             snprintf(rst[i].note, sizeof(rst[i].note), "not judged on %d configuration%s: %s",
                      n_skipped, n_skipped == 1 ? "" : "s", why);
     }
+    dropped = an_xcalloc(rs->n + 1, sizeof(*dropped));
+    if (apply_waiting(db, rs, &fs, dropped, &run_ns))
+        goto out;
+    for (size_t i = 0; i < rs->n; i++) {
+        if (!dropped[i])
+            continue;
+        rst[i].findings -= dropped[i];
+        size_t len = strlen(rst[i].note);
+        snprintf(rst[i].note + len, sizeof(rst[i].note) - len,
+                 "%s%d finding%s on waiting kernels left out", len ? "; " : "", dropped[i],
+                 dropped[i] == 1 ? "" : "s");
+    }
     if (attach_config(db, &fs))
         goto out;
     cap_findings(&fs);
@@ -927,6 +1001,7 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
 out:
     findings_release(&fs);
     free(rst);
+    free(dropped);
     return ret;
 }
 

@@ -664,7 +664,8 @@ an_unprepare(sqlite3 *db)
                  "DROP TABLE IF EXISTS temp.v_profiled; DROP TABLE IF EXISTS temp.lstat2;"
                  "DROP TABLE IF EXISTS temp.cfg_metric; DROP TABLE IF EXISTS temp.cfg_metric_id;"
                  "DROP TABLE IF EXISTS temp.prof_aside;"
-                 "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;",
+                 "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;"
+                 "DROP TABLE IF EXISTS temp.waiting;",
                  NULL, NULL, NULL);
 }
 
@@ -898,5 +899,23 @@ an_write_summaries(sqlite3 *db, double run_gpu_ns)
             return an_fail(ANALYZER_ERR_INTERNAL, "cannot write kernel summaries: %s",
                            sqlite3_errstr(rc));
     }
+    /*
+     * Waiting configurations (temp.waiting, filled by the engine from a
+     * `marks: waiting` rule) are bound by the wait, and their time is not
+     * in the run's GPU time, so they have no share of it; a kernel is
+     * waiting when all its configurations are.
+     */
+    sqlite3_stmt *w = NULL;
+    if (store_prepare(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'waiting'", &w))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    int has_waiting = sqlite3_step(w) == SQLITE_ROW;
+    sqlite3_finalize(w);
+    if (has_waiting &&
+        store_exec(db, "UPDATE main.kernel_summary SET bound_tier = 'waiting', share_pct = NULL"
+                       " WHERE config_id IN (SELECT config_id FROM temp.waiting)"
+                       " OR (config_id IS NULL AND kernel_id IN (SELECT c.kernel_id FROM temp.cfg c"
+                       "   GROUP BY c.kernel_id HAVING SUM(c.config_id NOT IN"
+                       "   (SELECT config_id FROM temp.waiting)) = 0))"))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot mark waiting kernels: %s", store_error());
     return 0;
 }

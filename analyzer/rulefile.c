@@ -20,6 +20,7 @@ static const char *const tiers[] = {"registers", "shared", "l1", "l2", "dram", "
 static const char *const severities[] = {"error", "warning", "note", NULL};
 static const char *const cappings[] = {"normal", "residual", "none", NULL};
 static const char *const estimates[] = {"exact", "bound", "model", NULL};
+static const char *const markings[] = {"waiting", NULL};
 static const char *const ops[] = {"<", "<=", ">", ">=", NULL};
 static const char *const formats[] = {"pct", "x", "bytes", "ns", "int", "bw", NULL};
 
@@ -79,6 +80,7 @@ rule_release(struct rule *r)
     free(r->severity);
     free(r->capping);
     free(r->estimate);
+    free(r->marks);
     free(r->rationale);
     for (size_t i = 0; i < r->n_requires; i++) {
         free(r->requires[i].kind);
@@ -292,6 +294,8 @@ single_slot(struct rule *r, const char *key, int **line_slot)
         return &r->capping;
     if (!strcmp(key, "estimate"))
         return &r->estimate;
+    if (!strcmp(key, "marks"))
+        return &r->marks;
     if (!strcmp(key, "rationale"))
         return &r->rationale;
     if (!strcmp(key, "query")) {
@@ -400,9 +404,9 @@ parse_rule(struct rule *r, const char *path, const char *stem)
         slot = s;
         slot_key = key;
         /* slot_key must outlive `line`: point it at a static name. */
-        static const char *const keys[] = {"id",       "title",   "tier",     "doc",
-                                           "severity", "capping", "estimate", "rationale",
-                                           "query",    "message", "remedy",   NULL};
+        static const char *const keys[] = {"id",      "title",    "tier",  "doc",       "severity",
+                                           "capping", "estimate", "marks", "rationale", "query",
+                                           "message", "remedy",   NULL};
         for (size_t i = 0; keys[i]; i++)
             if (!strcmp(keys[i], key))
                 slot_key = keys[i];
@@ -452,6 +456,10 @@ parse_rule(struct rule *r, const char *path, const char *stem)
     if (r->estimate && !in_list(r->estimate, estimates)) {
         an_fail(ANALYZER_ERR_RULES, "%s: estimate '%s' is not one of exact bound model", path,
                 r->estimate);
+        goto out;
+    }
+    if (r->marks && !in_list(r->marks, markings)) {
+        an_fail(ANALYZER_ERR_RULES, "%s: marks '%s' is not 'waiting'", path, r->marks);
         goto out;
     }
     /* Unknown strength is not enough for an error: a user rule says 'exact' when it is. */

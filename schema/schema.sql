@@ -333,7 +333,7 @@ CREATE TABLE analysis (
     ruleset_version  TEXT,    -- hash/version of the rule files used
     tool_version     TEXT,
     analyzed_ns      INTEGER, -- when (CLOCK_REALTIME ns)
-    run_gpu_ns       INTEGER, -- GPU time of the run, ns: traced kernel time (profiled launches counted at their configuration's traced mean) plus copy and memset time; the denominator of every share_pct and of severity
+    run_gpu_ns       INTEGER, -- GPU time of the run, ns: traced kernel time (profiled launches counted at their configuration's traced mean) plus copy and memset time; the denominator of every share_pct and of severity; kernels that wait (kernel_summary.bound_tier 'waiting') are left out
     rules_dir        TEXT     -- where rules were read from
 );
 
@@ -394,7 +394,7 @@ CREATE TABLE kernel_summary (
     mean_ns                   REAL,
     min_ns                    INTEGER,
     max_ns                    INTEGER,
-    share_pct                 REAL,     -- total_ns / run GPU time * 100
+    share_pct                 REAL,     -- total_ns / run GPU time * 100; NULL for a kernel that waits (bound_tier 'waiting'), whose time is not in the run's GPU time
     shared_bytes              REAL,     -- shared-memory bytes moved (wavefronts * 128), per launch
     l1_bytes                  REAL,     -- L1 (LSU global+local) sector bytes, per launch
     l2_bytes                  REAL,     -- L2 sector bytes (L1<->L2 traffic incl. TMA/LDGSTS), per launch
@@ -407,7 +407,7 @@ CREATE TABLE kernel_summary (
     floor_measured_ns         REAL,     -- useful_bytes / measured copy bandwidth
     floor_ratio               REAL,     -- mean_ns / floor_ns
     floor_ratio_measured      REAL,     -- mean_ns / floor_measured_ns
-    bound_tier                TEXT,     -- tier whose traffic bounds the kernel: 'registers','shared','l1','l2','dram','host', or 'compute'/'latency'
+    bound_tier                TEXT,     -- tier whose traffic bounds the kernel: 'registers','shared','l1','l2','dram','host', or 'compute'/'latency'; 'waiting' when a rule with `marks: waiting` (idle-kernel) found it waits instead of working
     theoretical_occupancy_pct REAL,
     achieved_occupancy_pct    REAL,
     occupancy_limiter         TEXT,

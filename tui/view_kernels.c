@@ -32,7 +32,7 @@ static const char summary_sql[] =
     "SELECT k.id, ks.config_id, coalesce(k.short_name, k.demangled_name, k.mangled_name),"
     " ks.launches, ks.total_ns, ks.mean_ns, ks.floor_ratio, ks.time_lost_ns,"
     " ks.worst_severity, ks.worst_rule_id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
-    " c.block_z, coalesce(k.demangled_name, k.mangled_name)"
+    " c.block_z, coalesce(k.demangled_name, k.mangled_name), ks.bound_tier"
     " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
     " LEFT JOIN config c ON c.id = ks.config_id"
     " WHERE (?1 = 0 AND ks.config_id IS NULL) OR (?1 = 1 AND ks.config_id IS NOT NULL)";
@@ -42,7 +42,7 @@ static const char raw_sql[] =
     " k.mangled_name), sum(c.launches), sum(c.total_ns),"
     " CASE WHEN sum(c.launches) > 0 THEN CAST(sum(c.total_ns) AS REAL) / sum(c.launches) END,"
     " NULL, NULL, NULL, NULL, min(c.grid_x), min(c.grid_y), min(c.grid_z), min(c.block_x),"
-    " min(c.block_y), min(c.block_z), coalesce(k.demangled_name, k.mangled_name)"
+    " min(c.block_y), min(c.block_z), coalesce(k.demangled_name, k.mangled_name), NULL"
     " FROM config c JOIN kernel k ON k.id = c.kernel_id"
     " GROUP BY k.id, CASE WHEN ?1 = 1 THEN c.id END";
 
@@ -82,7 +82,14 @@ kernels_open(struct view *v)
         value_set_num(&r->v[K_LOST], st, 7);
         const char *sev = (const char *)sqlite3_column_text(st, 8);
         r->type = line_of_severity(sev);
-        value_set_text(&r->v[K_WORST], (const char *)sqlite3_column_text(st, 9), 0);
+        /* A kernel that waits (idle-kernel's marks: waiting) is labelled, not ranked. */
+        const char *bound = (const char *)sqlite3_column_text(st, 17);
+        if (bound && !strcmp(bound, "waiting")) {
+            value_set_text(&r->v[K_WORST], "waiting", 0);
+            r->type = LINE_DIM;
+        } else {
+            value_set_text(&r->v[K_WORST], (const char *)sqlite3_column_text(st, 9), 0);
+        }
         if (v->mode) {
             char g[48], b[48], both[100];
             dims(g, sizeof(g), st, 10);

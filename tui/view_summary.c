@@ -247,6 +247,23 @@ add_findings(struct view *v, double gpu_ns)
         line_add(l, LINE_DEFAULT, 0, "; %s lost (%s)", lost, share);
     }
     sqlite3_finalize(st);
+    /* Kernels that wait are left out of the shares and the ranking: say so once. */
+    double nwait = tui_query_num(v->db,
+                                 "SELECT count(*) FROM kernel_summary WHERE config_id IS NULL"
+                                 " AND bound_tier = 'waiting' AND ?1 >= 0",
+                                 0);
+    if (nwait > 0) {
+        char w[32];
+        fmt_ns(w, sizeof(w),
+               tui_query_num(v->db,
+                             "SELECT sum(total_ns) FROM kernel_summary WHERE config_id IS NULL"
+                             " AND bound_tier = 'waiting' AND ?1 >= 0",
+                             0));
+        view_printf(v, LINE_DIM,
+                    "%-*s %.0f kernel%s (%s) wait instead of working: not counted as work, not "
+                    "ranked (idle-kernel)",
+                    LABEL, "Waiting", nwait, nwait == 1 ? "" : "s", w);
+    }
     view_printf(v, LINE_DEFAULT, "%s", "");
     view_printf(v, LINE_SECTION, "Top findings by time lost");
     if (tui_prepare(v->db,

@@ -563,14 +563,17 @@ test_analyzer_default_rules_load(void)
         free(d);
         return;
     }
-    const char *ids[] = {
-        "local-memory-traffic",     "occupancy-registers", "shared-bank-conflicts",
-        "occupancy-shared-memory",  "smem-optin-48k",      "reread-not-staged",
-        "stream-evicts-reused",     "l2-reread-miss",      "uncoalesced-global-load",
-        "uncoalesced-global-store", "scalar-access",       "floor-distance",
-        "latency-not-hidden",       "block-shape",         "pageable-copy",
-        "transfer-exceeds-work",    "round-trip-copy",     "small-copies",
-        "host-memory-access",       "constant-divergent",  "atomic-contention"};
+    const char *ids[] = {"local-memory-traffic",    "occupancy-registers",
+                         "shared-bank-conflicts",   "occupancy-shared-memory",
+                         "smem-optin-48k",          "reread-not-staged",
+                         "stream-evicts-reused",    "l2-reread-miss",
+                         "uncoalesced-global-load", "uncoalesced-global-store",
+                         "scalar-access",           "floor-distance",
+                         "latency-not-hidden",      "block-shape",
+                         "pageable-copy",           "transfer-exceeds-work",
+                         "round-trip-copy",         "small-copies",
+                         "host-memory-access",      "constant-divergent",
+                         "atomic-contention",       "idle-kernel"};
     CHECK_EQ_INT(rs->n, sizeof(ids) / sizeof(ids[0]));
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         const struct rule *r = ruleset_find(rs, ids[i]);
@@ -808,6 +811,62 @@ test_analyzer_severity_scale(void)
     CHECK_STR(severity_with("exact", 2000000000, 1950000000), "error");
 }
 
+/*
+ * Kernels that wait are not work: a 1x1 grid spinning 89 ms beside a
+ * 100 us kernel (the sample's 'stride', whose grid is big). The idle rule
+ * marks it; the toy rule's finding on it is dropped, its time leaves the
+ * run's GPU time, kernel_summary says 'waiting' with no share, and the
+ * stride kernel's finding is measured against the work alone.
+ */
+static void
+test_analyzer_waiting_kernel_not_work(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z6stridePf', 'stride'),"
+        " (2, '_Z5Delayv', 'stream_executor::gpu::DelayKernel');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+        " block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 1, 1, 1, 32, 1, 1, 0, 0, 16);\n"
+        "INSERT INTO fx_launch VALUES (1, 10, 100000), (2, 1, 89000000);\n"
+        "INSERT INTO fx_metric VALUES (1, 'dram__bytes_read.sum', 16e6),"
+        " (2, 'dram__bytes_read.sum', 1000), (2, 'smsp__inst_executed.sum', 5e7);\n");
+    char *d = tmpdir();
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/rules/idle-kernel.rule", src_dir());
+    char *idle = read_text(path);
+    CHECK(idle != NULL);
+    put_rule(d, "idle-kernel.rule", idle ? idle : "");
+    free(idle);
+    put_rule(d, "toy-slow.rule", toy_rule);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(db && analyzer_analyze(db, &o) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE kernel_id = 2"), 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE kernel_id = 2 AND rule_id = "
+                           "'idle-kernel' AND severity = 'note' AND time_lost_ns = 0"),
+                 1);
+    /* Work: 11 stride launches of 100 us (the profiled one at the mean); the 89 ms wait is out. */
+    CHECK_NEAR(real(db, "SELECT run_gpu_ns FROM analysis"), 1100000, 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE kernel_id = 2 AND "
+                           "bound_tier = 'waiting' AND share_pct IS NULL"),
+                 2);
+    CHECK_NEAR(real(db, "SELECT share_pct FROM kernel_summary WHERE kernel_id = 1 AND "
+                        "config_id IS NULL"),
+               100, 1e-6);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM rule_run WHERE rule_id = 'toy-slow' AND "
+                           "findings = 1 AND note LIKE '%1 finding on waiting kernels left out%'"),
+                 1);
+    /* The toy finding on stride (50 us x 11 of 1.1 ms of work, no wall time): 50 %, a warning (model). */
+    sqlite3_stmt *st = NULL;
+    store_prepare(db, "SELECT severity, share_pct FROM finding WHERE rule_id = 'toy-slow'", &st);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_STR((const char *)sqlite3_column_text(st, 0), "warning");
+    CHECK_NEAR(sqlite3_column_double(st, 1), 50, 1e-6);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
 static void
 test_analyzer_open_report_read_only(void)
 {
@@ -865,7 +924,7 @@ test_analyzer_open_report_read_only(void)
     CHECK(analyzer_analyze(db, &oo) == 0);
     sqlite3_close(db);
     CHECK(analyzer_open_report(path, &o, &r) == 0);
-    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM rule_run"), 21);
+    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM rule_run"), 22);
     CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE rule_id = 'toy-slow'"), 0);
     sqlite3_close(r);
     CHECK(store_open(path, STORE_READ_ONLY, &db) == 0);
@@ -1200,6 +1259,7 @@ static const struct check_test tests[] = {
     {"analyzer_profiled_only_config_timed", test_analyzer_profiled_only_config_timed},
     {"analyzer_capping_and_severity", test_analyzer_capping_and_severity},
     {"analyzer_severity_scale", test_analyzer_severity_scale},
+    {"analyzer_waiting_kernel_not_work", test_analyzer_waiting_kernel_not_work},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},

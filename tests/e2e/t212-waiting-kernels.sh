@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t212: a kernel that waits is labelled in the kernels view, counted once
+# in the summary, and ranked nowhere. On test_analyzer's SYNTHETIC sample
+# report, whose second kernel becomes a 1x1 grid named DelayKernel (no
+# counters: the name and the grid decide, rules/idle-kernel.rule).
+set -u
+bin=${GPUHIER_BINARY_DIR:?}/gpuhier
+helper=${GPUHIER_BINARY_DIR}/tests/test_analyzer
+src=${GPUHIER_SOURCE_DIR:?}
+t=$(mktemp -d /tmp/gh-t212-XXXXXX)
+trap 'rm -rf "$t"' EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+has() { grep -q -- "$2" "$1" && ok "$3" || { bad "$3"; cat "$1"; }; }
+
+GPUHIER_SOURCE_DIR=$src "$helper" mkreport "$t/r.db" || { echo "cannot build report"; exit 1; }
+"$helper" sql "$t/r.db" "UPDATE kernel SET short_name = 'DelayKernel', demangled_name = 'stream_executor::gpu::DelayKernel'
+  WHERE id = 2; UPDATE config SET grid_x = 1, block_x = 32, blocks = 1, threads_per_block = 32 WHERE id = 2" >/dev/null
+"$bin" analyze "$t/r.db" > /dev/null 2>&1 || bad "analyze"
+"$bin" report "$t/r.db" --view kernels > "$t/k" 2>&1
+grep "DelayKernel" "$t/k" | grep -q "waiting" && ok "kernels view labels DelayKernel waiting" || { bad "kernels view label"; cat "$t/k"; }
+"$bin" report "$t/r.db" --view summary > "$t/s" 2>&1
+has "$t/s" "Waiting *1 kernel (100 us) wait instead of working" "summary counts the waiting kernel once"
+[ "$("$helper" sql "$t/r.db" "SELECT COUNT(*) FROM finding WHERE kernel_id = 2 AND rule_id <> 'idle-kernel'")" = 0 ] \
+  && ok "no other finding on it" || bad "no other finding on it"
+[ "$("$helper" sql "$t/r.db" "SELECT run_gpu_ns FROM analysis")" = 1100000 ] \
+  && ok "its 100 us left out of the run's GPU time" || bad "run_gpu_ns: $("$helper" sql "$t/r.db" "SELECT run_gpu_ns FROM analysis")"
+[ $fail = 0 ] && echo "t212: waiting kernels ok"
+exit $fail
