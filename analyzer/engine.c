@@ -40,6 +40,7 @@ struct found {
     double lost_total;            /* capped */
     double gap_ns;                /* config: mean - floor; < 0 unknown */
     int has_config_row;
+    int one_time;   /* set-up before the repeated work (row column, else cfg.one_time) */
     char *severity; /* row override or NULL */
     char *estimate; /* row override of the rule's estimate strength, or NULL */
     char *tier;     /* row override of the rule's tier (one of the six), or NULL */
@@ -418,7 +419,7 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
     int i_lost = column_index(st, "time_lost_ns"), i_total = column_index(st, "time_lost_total_ns");
     int i_launches = column_index(st, "launches"), i_prof = column_index(st, "profiled_launch_id");
     int i_sev = column_index(st, "severity"), i_est = column_index(st, "estimate");
-    int i_tier = column_index(st, "tier");
+    int i_tier = column_index(st, "tier"), i_once = column_index(st, "one_time");
     int i_ok = column_index(st, "object_kind"), i_oi = column_index(st, "object_ids");
     int i_skip = column_index(st, "skip_reason");
     if (i_cfg < 0 && i_kern < 0 && i_total < 0) {
@@ -472,6 +473,7 @@ run_rule(sqlite3 *db, const struct rule *r, struct findings *fs, int *n_skipped,
         f->severity = col_s(st, i_sev);
         f->estimate = col_s(st, i_est);
         f->tier = col_s(st, i_tier);
+        f->one_time = i_once >= 0 ? (int)col_ll(st, i_once) : -1;
         if (f->tier && !is_tier(f->tier)) {
             free(f->tier);
             f->tier = NULL;
@@ -572,9 +574,10 @@ static int
 attach_config(sqlite3 *db, struct findings *fs)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(
-            db, "SELECT kernel_id, launches, gap_ns, mean_ns FROM temp.cfg WHERE config_id = ?",
-            &st))
+    if (store_prepare(db,
+                      "SELECT kernel_id, launches, gap_ns, mean_ns, one_time FROM temp.cfg WHERE "
+                      "config_id = ?",
+                      &st))
         return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
     for (size_t i = 0; i < fs->n; i++) {
         struct found *f = &fs->v[i];
@@ -590,6 +593,8 @@ attach_config(sqlite3 *db, struct findings *fs)
                 f->launches = sqlite3_column_int64(st, 1);
             f->gap_ns =
                 sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 2);
+            if (f->one_time < 0)
+                f->one_time = sqlite3_column_int(st, 4);
         }
     }
     sqlite3_finalize(st);
@@ -597,6 +602,8 @@ attach_config(sqlite3 *db, struct findings *fs)
         struct found *f = &fs->v[i];
         if (f->launches < 0)
             f->launches = 0;
+        if (f->one_time < 0)
+            f->one_time = 0;
         if (f->lost_total_raw < 0)
             f->lost_total_raw = f->lost_per_launch * (double)f->launches;
         else if (f->launches > 0 && f->lost_per_launch == 0)
@@ -696,6 +703,12 @@ cmp_rank(const void *a, const void *b)
 #define SEV_ERROR_WALL_PCT 1.0
 #define SEV_WARNING_GPU_PCT 1.0
 #define SEV_WARNING_WALL_PCT 0.1
+/*
+ * One-time set-up (a model upload before the training loop) is paid once,
+ * however long the program runs: a note, unless it is a tenth of the wall
+ * time (docs/severity.md "One-time set-up").
+ */
+#define SEV_ONE_TIME_WALL_PCT 10.0
 
 static const char *const sev_names[] = {"error", "warning", "note"};
 
@@ -737,8 +750,17 @@ grade(struct findings *fs, double run_ns, double wall_ns)
             f->final_severity = f->severity;
         else if (f->rule->severity)
             f->final_severity = f->rule->severity;
+        else if (f->one_time && !(wall_pct >= SEV_ONE_TIME_WALL_PCT))
+            f->final_severity = "note";
         else
             f->final_severity = sev_names[sev_level(f->lost_total, f->share_pct, wall_pct, est)];
+        if (f->one_time) {
+            static const char tail[] =
+                " One-time set-up: it ran before the program's repeated work.";
+            size_t n = strlen(f->message);
+            f->message = an_xrealloc(f->message, n + sizeof(tail));
+            memcpy(f->message + n, tail, sizeof(tail));
+        }
     }
     if (fs->n)
         qsort(fs->v, fs->n, sizeof(*fs->v), cmp_rank);

@@ -43,6 +43,7 @@ struct lacc {
     long long unprof_n, all_n;
     double unprof_ns, all_ns;
     long long unprof_min, unprof_max, all_min, all_max;
+    long long first_ns, last_ns; /* earliest start, latest end of the traced launches */
     int used;
 };
 
@@ -87,6 +88,8 @@ ltab_get(struct ltab *t, long long k, long long c)
                                 .unprof_min = LLONG_MAX,
                                 .all_min = LLONG_MAX,
                                 .unprof_max = LLONG_MIN,
+                                .first_ns = LLONG_MAX,
+                                .last_ns = LLONG_MIN,
                                 .all_max = LLONG_MIN};
         t->n++;
     }
@@ -130,13 +133,13 @@ build_lstat(sqlite3 *db)
     struct ltab t = {0}, prof_ids = {0};
     int ret = -1, rc;
     if (store_exec(
-            db,
-            "CREATE TEMP TABLE lstat (kernel_id INTEGER, config_id INTEGER, launches INTEGER,"
-            " profiled_launches INTEGER, unprof_ns REAL, unprof_n INTEGER, unprof_min INTEGER,"
-            " unprof_max INTEGER, all_ns REAL, all_n INTEGER, all_min INTEGER, all_max INTEGER)") ||
+            db, "CREATE TEMP TABLE lstat (kernel_id INTEGER, config_id INTEGER, launches INTEGER,"
+                " profiled_launches INTEGER, unprof_ns REAL, unprof_n INTEGER, unprof_min INTEGER,"
+                " unprof_max INTEGER, all_ns REAL, all_n INTEGER, all_min INTEGER, all_max INTEGER,"
+                " first_ns INTEGER, last_ns INTEGER)") ||
         store_prepare(db, "SELECT kernel_id, config_id, id, start_ns, end_ns FROM main.launch",
                       &rd) ||
-        store_prepare(db, "INSERT INTO temp.lstat VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &wr)) {
+        store_prepare(db, "INSERT INTO temp.lstat VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &wr)) {
         an_fail(ANALYZER_ERR_INTERNAL, "cannot build launch statistics: %s", store_error());
         goto out;
     }
@@ -164,6 +167,9 @@ build_lstat(sqlite3 *db)
         a->all_ns += (double)d;
         a->all_min = d < a->all_min ? d : a->all_min;
         a->all_max = d > a->all_max ? d : a->all_max;
+        long long s0 = sqlite3_column_int64(rd, 3), e0 = sqlite3_column_int64(rd, 4);
+        a->first_ns = s0 < a->first_ns ? s0 : a->first_ns;
+        a->last_ns = e0 > a->last_ns ? e0 : a->last_ns;
         if (!prof) {
             a->unprof_n++;
             a->unprof_ns += (double)d;
@@ -195,6 +201,8 @@ build_lstat(sqlite3 *db)
             sqlite3_bind_int64(wr, 10, a->all_n);
             sqlite3_bind_int64(wr, 11, a->all_min);
             sqlite3_bind_int64(wr, 12, a->all_max);
+            sqlite3_bind_int64(wr, 13, a->first_ns);
+            sqlite3_bind_int64(wr, 14, a->last_ns);
         }
         rc = sqlite3_step(wr);
         sqlite3_reset(wr);
@@ -230,8 +238,12 @@ static const char lstat2_sql[] =
     "  CASE WHEN unprof_n > 0 THEN unprof_max WHEN all_n > 0 THEN all_max ELSE pd.max_ns END AS "
     "max_ns,\n"
     "  COALESCE(unprof_ns * 1.0 / unprof_n, all_ns * 1.0 / all_n, pd.mean_ns) * launches AS "
-    "total_ns\n"
-    "FROM temp.lstat LEFT JOIN (\n"
+    "total_ns,\n"
+    "  MIN(COALESCE(first_ns, pa.api_first), COALESCE(pa.api_first, first_ns)) AS first_ns,\n"
+    "  MAX(COALESCE(last_ns, pa.api_last), COALESCE(pa.api_last, last_ns)) AS last_ns\n"
+    "FROM temp.lstat LEFT JOIN temp.papi pa\n"
+    "  ON pa.pa_kernel_id = kernel_id AND pa.pa_config_id IS config_id\n"
+    "LEFT JOIN (\n"
     "  SELECT l.config_id AS pd_config_id, l.kernel_id AS pd_kernel_id, AVG(p.duration_ns) AS "
     "mean_ns,\n"
     "         MIN(p.duration_ns) AS min_ns, MAX(p.duration_ns) AS max_ns\n"
@@ -239,6 +251,50 @@ static const char lstat2_sql[] =
     "  WHERE p.duration_ns > 0 GROUP BY l.config_id, l.kernel_id) pd\n"
     "  ON pd.pd_kernel_id = kernel_id AND pd.pd_config_id IS config_id\n"
     "  AND (unprof_n IS NULL OR unprof_n = 0) AND (all_n IS NULL OR all_n = 0)";
+
+/*
+ * temp.papi: the API time of profiled launches without traced times, per
+ * (kernel, configuration), so that a configuration sampled at its first
+ * launch still has a first launch time. Reports recorded before
+ * launch.api_ns existed get an empty table.
+ */
+static int
+build_papi(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, "SELECT 1 FROM pragma_table_info('launch', 'main') WHERE name = 'api_ns'",
+                      &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot read the launch table: %s", store_error());
+    int has = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!has)
+        return store_exec(db, "CREATE TEMP TABLE papi (pa_config_id INTEGER, pa_kernel_id INTEGER,"
+                              " api_first INTEGER, api_last INTEGER)")
+                   ? an_fail(ANALYZER_ERR_INTERNAL, "cannot build launch times: %s", store_error())
+                   : 0;
+    return store_exec(db, "CREATE TEMP TABLE papi AS SELECT l.config_id AS pa_config_id,"
+                          " l.kernel_id AS pa_kernel_id, MIN(l.api_ns) AS api_first,"
+                          " MAX(l.api_ns) AS api_last"
+                          " FROM main.profile p JOIN main.launch l ON l.id = p.launch_id"
+                          " WHERE l.start_ns IS NULL AND l.api_ns IS NOT NULL"
+                          " GROUP BY l.config_id, l.kernel_id")
+               ? an_fail(ANALYZER_ERR_INTERNAL, "cannot build launch times: %s", store_error())
+               : 0;
+}
+
+/*
+ * temp.phase: when the program's repeated work starts (docs/analyzer.md
+ * "One-time set-up"): the first launch of the earliest configuration
+ * launched more than once, a profiled launch counted at its API time.
+ * Copies that end and configurations whose launches all end before it are
+ * one-time set-up (a model upload, weight initialization). NULL when no
+ * configuration repeats: then the whole run is the work.
+ * NEEDSWORK: NVTX ranges (a training loop's "step" range) would say it
+ * directly when the program has them; the report keeps them per launch.
+ */
+static const char phase_sql[] =
+    "CREATE TEMP TABLE phase AS SELECT (SELECT MIN(first_ns) FROM temp.lstat2 WHERE launches >= 2)"
+    " AS steady_start_ns";
 
 /*
  * The floor (DESIGN.md "The two numbers"): the least time the kernel's
@@ -404,6 +460,8 @@ static const char cfg_sql[] =
     "  COALESCE(s.launches, 0) AS launches, COALESCE(s.profiled_launches, 0) AS "
     "profiled_launches,\n"
     "  s.mean_ns, s.min_ns, s.max_ns, COALESCE(s.total_ns, 0) AS total_ns,\n"
+    "  s.first_ns, s.last_ns, CASE WHEN s.last_ns < (SELECT steady_start_ns FROM temp.phase)\n"
+    "    THEN 1 ELSE 0 END AS one_time,\n"
     "  fp.live_device_bytes,\n"
     "  p.*\n"
     "FROM main.config c JOIN main.kernel k ON k.id = c.kernel_id LEFT JOIN main.device d ON d.id = "
@@ -665,7 +723,8 @@ an_unprepare(sqlite3 *db)
                  "DROP TABLE IF EXISTS temp.cfg_metric; DROP TABLE IF EXISTS temp.cfg_metric_id;"
                  "DROP TABLE IF EXISTS temp.prof_aside;"
                  "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;"
-                 "DROP TABLE IF EXISTS temp.waiting;",
+                 "DROP TABLE IF EXISTS temp.waiting; DROP TABLE IF EXISTS temp.phase;"
+                 "DROP TABLE IF EXISTS temp.papi;",
                  NULL, NULL, NULL);
 }
 
@@ -739,9 +798,9 @@ an_prepare(sqlite3 *db)
     if (build_lstat(db))
         goto out;
     an_lap("  launch scan");
-    if (exec(db, lstat2_sql, "launch statistics") ||
+    if (build_papi(db) || exec(db, lstat2_sql, "launch statistics") ||
         exec(db, "CREATE INDEX temp.lstat2_by_config ON lstat2(config_id)", "launch statistics") ||
-        build_cfg_metric(db))
+        exec(db, phase_sql, "the steady state's start") || build_cfg_metric(db))
         goto out;
     an_lap("  metric averages");
     if (build_pagg(db) || build_footprint(db) ||

@@ -867,6 +867,42 @@ test_analyzer_waiting_kernel_not_work(void)
     free(d);
 }
 
+/*
+ * One-time set-up: 'init' (1 launch of 900 us at 1 s; launch times are
+ * 1 s x the configuration id) ends before 'step' (10 launches from 2 s),
+ * the first configuration that repeats. The toy finding on 'init' (850 us
+ * of 1.9 ms of GPU time) is a note and says one-time; on 'step' it does not.
+ */
+static void
+test_analyzer_one_time_setup(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4initv', 'init'),"
+        " (2, '_Z4stepv', 'step');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+        " block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 4096, 1, 1, 256, 1, 1, 0, 0, "
+        "32);\n"
+        "INSERT INTO fx_launch VALUES (1, 1, 900000), (2, 10, 100000);\n");
+    char *d = tmpdir();
+    put_rule(d, "toy-slow.rule", toy_rule);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(db && analyzer_analyze(db, &o) == 0);
+    sqlite3_stmt *st = NULL;
+    store_prepare(db, "SELECT kernel_id, severity, message FROM finding ORDER BY kernel_id", &st);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_EQ_INT(sqlite3_column_int(st, 0), 1);
+    CHECK_STR((const char *)sqlite3_column_text(st, 1), "note"); /* 850 us of 1.9 ms */
+    CHECK(strstr((const char *)sqlite3_column_text(st, 2), "One-time set-up") != NULL);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_EQ_INT(sqlite3_column_int(st, 0), 2);
+    CHECK(strstr((const char *)sqlite3_column_text(st, 2), "One-time") == NULL);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
 static void
 test_analyzer_open_report_read_only(void)
 {
@@ -1260,6 +1296,7 @@ static const struct check_test tests[] = {
     {"analyzer_capping_and_severity", test_analyzer_capping_and_severity},
     {"analyzer_severity_scale", test_analyzer_severity_scale},
     {"analyzer_waiting_kernel_not_work", test_analyzer_waiting_kernel_not_work},
+    {"analyzer_one_time_setup", test_analyzer_one_time_setup},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
