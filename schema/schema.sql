@@ -359,7 +359,7 @@ CREATE TABLE finding (
     config_id          INTEGER REFERENCES config(id), -- NULL when it concerns the whole kernel
     message            TEXT,     -- one-sentence statement with the numbers
     remedy             TEXT,     -- what to change
-    doc_ref            TEXT,     -- section of the documents, e.g. 'H §4.5 La règle de coalescence'
+    doc_ref            TEXT,     -- references behind the rule, e.g. 'CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory"'
     time_lost_ns_per_launch REAL, -- estimated time lost per launch (after capping)
     time_lost_ns       REAL,     -- estimated over all traced launches concerned (after capping)
     time_lost_raw_ns   REAL,     -- the rule's estimate before per-kernel capping

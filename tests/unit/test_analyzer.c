@@ -903,6 +903,75 @@ test_analyzer_one_time_setup(void)
     free(d);
 }
 
+/*
+ * Rule texts are for CUDA engineers (issue 19): every line of every rule
+ * file outside its query is English, cites references a reader can open
+ * (not the course chapters' "H §4.5", "G §4.3", "J ..."), and carries no
+ * development history ("Added 2026-11-29 after ..."), which belongs in
+ * commit messages. Accented Latin letters stand for French or Spanish
+ * quotations; × and µ are allowed.
+ */
+static int
+rule_line_bad(const char *l, const char **why)
+{
+    static const char *const words[] = {
+        "H \xc2\xa7",   "G \xc2\xa7",      "J \"",      "(J ",      " J)",
+        "(H)",          "RULES-FROM-DOCS", "Added ",    "Changed ", "Until ",
+        "changed from", "added 20",        "changed 20"};
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strstr(l, words[i])) {
+            *why = words[i];
+            return 1;
+        }
+    for (const char *p = l; p[0] && p[1]; p++) {
+        if (isdigit((unsigned char)p[0]) && !strncmp(p, "20", 2) && strlen(p) >= 10 &&
+            isdigit((unsigned char)p[2]) && isdigit((unsigned char)p[3]) && p[4] == '-' &&
+            isdigit((unsigned char)p[5]) && isdigit((unsigned char)p[6]) && p[7] == '-') {
+            *why = "a date";
+            return 1;
+        }
+        /* U+00C0..U+00FF (C3 80..C3 BF) except U+00D7 × and U+00F7 ÷. */
+        if ((unsigned char)p[0] == 0xc3 && (unsigned char)p[1] != 0x97 &&
+            (unsigned char)p[1] != 0xb7) {
+            *why = "an accented letter (a French or Spanish quotation)";
+            return 1;
+        }
+        if ((unsigned char)p[0] == 0xc2 &&
+            ((unsigned char)p[1] == 0xab || (unsigned char)p[1] == 0xbb)) {
+            *why = "a guillemet";
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void
+test_analyzer_rule_texts_for_engineers(void)
+{
+    char *d = default_rules();
+    struct ruleset *rs = ruleset_load(d);
+    CHECK(rs != NULL);
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        int in_query = 0, line = 0;
+        for (const char *p = rs->rules[i].text; p && *p;) {
+            size_t n = strcspn(p, "\n");
+            char l[2048];
+            snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), p);
+            line++;
+            if (l[0] && l[0] != ' ' && l[0] != '\t' && l[0] != '#')
+                in_query = !strncmp(l, "query:", 6);
+            const char *why = NULL;
+            if (!in_query && rule_line_bad(l, &why)) {
+                fprintf(stderr, "%s:%d: %s: %s\n", rs->rules[i].path, line, why, l);
+                CHECK(!"rule text for engineers");
+            }
+            p += n + (p[n] == '\n');
+        }
+    }
+    ruleset_free(rs);
+    free(d);
+}
+
 static void
 test_analyzer_open_report_read_only(void)
 {
@@ -1297,6 +1366,7 @@ static const struct check_test tests[] = {
     {"analyzer_severity_scale", test_analyzer_severity_scale},
     {"analyzer_waiting_kernel_not_work", test_analyzer_waiting_kernel_not_work},
     {"analyzer_one_time_setup", test_analyzer_one_time_setup},
+    {"analyzer_rule_texts_for_engineers", test_analyzer_rule_texts_for_engineers},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
