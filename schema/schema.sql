@@ -407,7 +407,7 @@ CREATE TABLE kernel_summary (
     floor_measured_ns         REAL,     -- useful_bytes / measured copy bandwidth
     floor_ratio               REAL,     -- mean_ns / floor_ns
     floor_ratio_measured      REAL,     -- mean_ns / floor_measured_ns
-    bound_tier                TEXT,     -- tier whose traffic bounds the kernel: 'registers','shared','l1','l2','dram','host', or 'compute'/'latency'; 'waiting' when a rule with `marks: waiting` (idle-kernel) found it waits instead of working
+    bound_tier                TEXT,     -- tier whose traffic bounds the kernel: 'registers','shared','l1','l2','dram','host', or 'compute' (instruction issue), 'tensor'/'fma'/'alu'/'fp64' (that pipe's work at its peak: the compute roof binds, when the report has the pipe counters), 'latency'; 'waiting' when a rule with `marks: waiting` (idle-kernel) found it waits instead of working
     theoretical_occupancy_pct REAL,
     achieved_occupancy_pct    REAL,
     occupancy_limiter         TEXT,

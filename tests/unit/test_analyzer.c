@@ -972,6 +972,40 @@ test_analyzer_rule_texts_for_engineers(void)
     free(d);
 }
 
+/*
+ * The compute roof: a kernel whose tensor pipe is busy 90 % of its 100 us
+ * (sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed, as
+ * Nsight Compute reports pipe utilization) has a floor of 90 us + 2 us
+ * whatever its bytes, and kernel_summary says the tensor roof binds: at
+ * its floor, it costs no floor or latency time.
+ */
+static void
+test_analyzer_compute_roof(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4gemmv', 'gemm');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+        " block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 132, 1, 1, 384, 1, 1, 0, 0, 168);\n"
+        "INSERT INTO fx_launch VALUES (1, 10, 100000);\n"
+        "INSERT INTO fx_metric VALUES (1, 'dram__bytes_read.sum', 64e6), (1, "
+        "'dram__bytes_write.sum', 0),\n"
+        "  (1, 'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed', 90),\n"
+        "  (1, 'sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed', 12);\n");
+    char *d = default_rules();
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(db && analyzer_analyze(db, &o) == 0);
+    CHECK_NEAR(real(db, "SELECT floor_measured_ns FROM kernel_summary WHERE config_id = 1"), 92000,
+               1e-6);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE bound_tier = 'tensor'"), 2);
+    /* No floor or latency finding with time lost; the register limit is a free note. */
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id IN ('floor-distance',"
+                           " 'latency-not-hidden', 'occupancy-registers') AND time_lost_ns > 0"),
+                 0);
+    sqlite3_close(db);
+    free(d);
+}
+
 static void
 test_analyzer_open_report_read_only(void)
 {
@@ -1367,6 +1401,7 @@ static const struct check_test tests[] = {
     {"analyzer_waiting_kernel_not_work", test_analyzer_waiting_kernel_not_work},
     {"analyzer_one_time_setup", test_analyzer_one_time_setup},
     {"analyzer_rule_texts_for_engineers", test_analyzer_rule_texts_for_engineers},
+    {"analyzer_compute_roof", test_analyzer_compute_roof},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
