@@ -245,6 +245,16 @@ add_findings(struct view *v, double gpu_ns)
         line_add(l, LINE_DEFAULT, 0, ", ");
         line_add(l, LINE_NOTE, 0, "%lld note", (long long)sqlite3_column_int64(st, 3));
         line_add(l, LINE_DEFAULT, 0, "; %s lost (%s)", lost, share);
+        /* The lists below hide the notes with no time lost: say how many. */
+        double hidden =
+            view_show_all
+                ? 0
+                : tui_query_num(v->db,
+                                "SELECT count(*) FROM finding WHERE NOT (" EXPORT_FINDING_SHOWN
+                                ") AND ?1 >= 0",
+                                0);
+        if (hidden > 0)
+            line_add(l, LINE_DIM, 0, "; %.0f at 0 ns hidden", hidden);
     }
     sqlite3_finalize(st);
     /* Kernels that wait are left out of the shares and the ranking: say so once. */

@@ -54,6 +54,7 @@ lacks "$t/f" "free" "report findings hides the free note"
 has "$t/f2" "free" "report --all shows it"
 "$bin" report "$t/r.db" --raw --view summary > "$t/s" 2>&1
 lacks "$t/s" " free " "summary's top findings hide it"
+has "$t/s" "; 1 at 0 ns hidden" "summary says one is hidden"
 "$bin" report "$t/r.db" --raw --view kernel stride > "$t/k" 2>&1
 lacks "$t/k" "free finding" "kernel view hides it"
 "$bin" report "$t/r.db" --raw --all --view kernel stride > "$t/k2" 2>&1
