@@ -51,9 +51,12 @@ explain(const struct rule *r)
     put("title:", r->title);
     put("tier:", r->tier);
     put("doc:", r->doc);
-    put("severity:",
-        r->severity ? r->severity
-                    : "from the share of GPU time (error >= 10 %, warning >= 1 %, note below)");
+    put("severity:", r->severity ? r->severity
+                                 : "from the time lost, its share of GPU and wall time and the "
+                                   "estimate's strength (docs/severity.md)");
+    put("estimate:", r->estimate);
+    if (r->marks)
+        put("marks:", r->marks);
     put("capping:", r->capping);
     put("file:", r->path);
     printf("\nrationale:\n");
