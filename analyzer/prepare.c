@@ -837,41 +837,47 @@ out:
     return ret;
 }
 
+/* The one number `sql` selects, or `dflt` when it selects none or NULL; -1 on an SQL error. */
+static int
+query_double(sqlite3 *db, const char *sql, double dflt, double *v)
+{
+    sqlite3_stmt *st = NULL;
+    *v = dflt;
+    if (store_prepare(db, sql, &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        *v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE
+               ? 0
+               : an_fail(ANALYZER_ERR_INTERNAL, "cannot read '%.40s...': %s", sql,
+                         sqlite3_errstr(rc));
+}
+
 double
 an_run_gpu_ns(sqlite3 *db)
 {
-    sqlite3_stmt *st = NULL;
-    double v = -1;
-    if (store_prepare(db,
-                      "SELECT COALESCE((SELECT SUM(total_ns) FROM temp.lstat2), 0)"
-                      " + COALESCE((SELECT SUM(end_ns - start_ns) FROM main.copy WHERE end_ns >= "
-                      "start_ns), 0)",
-                      &st)) {
-        an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    double v;
+    if (query_double(db,
+                     "SELECT COALESCE((SELECT SUM(total_ns) FROM temp.lstat2), 0)"
+                     " + COALESCE((SELECT SUM(end_ns - start_ns) FROM main.copy WHERE end_ns >= "
+                     "start_ns), 0)",
+                     -1, &v))
         return -1;
-    }
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_double(st, 0);
-    else
-        an_fail(ANALYZER_ERR_INTERNAL, "cannot compute the run's GPU time");
-    sqlite3_finalize(st);
     return v;
 }
 
 double
 an_run_wall_ns(sqlite3 *db)
 {
-    sqlite3_stmt *st = NULL;
-    double v = -1;
-    if (store_prepare(db,
-                      "SELECT r.end_ns - r.start_ns"
-                      " - COALESCE((SELECT SUM(overhead_ns) FROM main.profile), 0)"
-                      " FROM main.run r WHERE r.end_ns > r.start_ns ORDER BY r.id LIMIT 1",
-                      &st))
+    double v;
+    if (query_double(db,
+                     "SELECT r.end_ns - r.start_ns"
+                     " - COALESCE((SELECT SUM(overhead_ns) FROM main.profile), 0)"
+                     " FROM main.run r WHERE r.end_ns > r.start_ns ORDER BY r.id LIMIT 1",
+                     -1, &v))
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
     return v > 0 ? v : -1;
 }
 

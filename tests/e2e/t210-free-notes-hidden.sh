@@ -5,19 +5,9 @@
 # export writes tickets for warnings and errors only (docs/severity.md).
 # On the SYNTHETIC sample report of test_analyzer, with two user rules:
 # one costs 80 % of the kernel's time (exact: an error), one costs nothing.
-set -u
-bin=${GPUHIER_BINARY_DIR:?}/gpuhier
-helper=${GPUHIER_BINARY_DIR}/tests/test_analyzer
-src=${GPUHIER_SOURCE_DIR:?}
-t=$(mktemp -d /tmp/gh-t210-XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-has() { grep -q -- "$2" "$1" && ok "$3" || { bad "$3"; cat "$1"; }; }
-lacks() { grep -q -- "$2" "$1" && { bad "$3"; cat "$1"; } || ok "$3"; }
+. "$(dirname "$0")/sample-report-lib.sh"
 
-GPUHIER_SOURCE_DIR=$src "$helper" mkreport "$t/r.db" || { echo "cannot build report"; exit 1; }
+mk "$t/r.db"
 mkdir "$t/rules"
 cat > "$t/rules/costly.rule" <<'R'
 id: costly

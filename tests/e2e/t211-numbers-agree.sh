@@ -8,18 +8,7 @@
 #   - bank conflicts are 1 to 32 ways, from the conflict counters; the
 #     wavefronts per instruction are never called n-way;
 #   - evidence is never printed in scientific notation.
-set -u
-bin=${GPUHIER_BINARY_DIR:?}/gpuhier
-helper=${GPUHIER_BINARY_DIR}/tests/test_analyzer
-src=${GPUHIER_SOURCE_DIR:?}
-t=$(mktemp -d /tmp/gh-t211-XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-has() { grep -q -- "$2" "$1" && ok "$3" || { bad "$3"; cat "$1"; }; }
-lacks() { grep -q -- "$2" "$1" && { bad "$3"; cat "$1"; } || ok "$3"; }
-mk() { GPUHIER_SOURCE_DIR=$src "$helper" mkreport "$1" || { echo "cannot build report"; exit 1; }; }
+. "$(dirname "$0")/sample-report-lib.sh"
 sql() { "$helper" sql "$1" "$2" >/dev/null || bad "sql on $1"; }
 # metric NAME VALUE: a metric of config 1's profiled launch
 metric() {

@@ -4,18 +4,9 @@
 # in the summary, and ranked nowhere. On test_analyzer's SYNTHETIC sample
 # report, whose second kernel becomes a 1x1 grid named DelayKernel (no
 # counters: the name and the grid decide, rules/idle-kernel.rule).
-set -u
-bin=${GPUHIER_BINARY_DIR:?}/gpuhier
-helper=${GPUHIER_BINARY_DIR}/tests/test_analyzer
-src=${GPUHIER_SOURCE_DIR:?}
-t=$(mktemp -d /tmp/gh-t212-XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-has() { grep -q -- "$2" "$1" && ok "$3" || { bad "$3"; cat "$1"; }; }
+. "$(dirname "$0")/sample-report-lib.sh"
 
-GPUHIER_SOURCE_DIR=$src "$helper" mkreport "$t/r.db" || { echo "cannot build report"; exit 1; }
+mk "$t/r.db"
 "$helper" sql "$t/r.db" "UPDATE kernel SET short_name = 'DelayKernel', demangled_name = 'stream_executor::gpu::DelayKernel'
   WHERE id = 2; UPDATE config SET grid_x = 1, block_x = 32, blocks = 1, threads_per_block = 32 WHERE id = 2" >/dev/null
 "$bin" analyze "$t/r.db" > /dev/null 2>&1 || bad "analyze"
