@@ -206,6 +206,20 @@ print_text(sqlite3 *db, const char *path, int top, int all)
             "arguments); the counters and findings of %s describe the first (docs/analyzer.md)\n\n",
             aside, aside == 1 ? "" : "es", aside_cfg, aside_cfg == 1 ? "" : "s",
             aside_cfg == 1 ? "it" : "each");
+    /* Kernels that wait are left out of the ranking (docs/analyzer.md "Kernels that wait"): say so once. */
+    if (store_prepare(db,
+                      "SELECT COUNT(*), SUM(total_ns) FROM kernel_summary WHERE config_id IS NULL"
+                      " AND bound_tier = 'waiting'",
+                      &st) == 0 &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+        long long n = sqlite3_column_int64(st, 0);
+        printf("note: %lld kernel%s wait%s instead of working (%.3f ms): not counted as work and "
+               "not ranked (idle-kernel; --all shows %s)\n\n",
+               n, n == 1 ? "" : "s", n == 1 ? "s" : "", sqlite3_column_double(st, 1) / 1e6,
+               n == 1 ? "its note" : "their notes");
+    }
+    sqlite3_finalize(st);
+    st = NULL;
     if (analyzer_print_top(db, stdout, top, all))
         return error("%s", analyzer_error());
     if (top > 0 && nf - hidden > top)

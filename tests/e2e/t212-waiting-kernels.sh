@@ -9,7 +9,8 @@
 mk "$t/r.db"
 "$helper" sql "$t/r.db" "UPDATE kernel SET short_name = 'DelayKernel', demangled_name = 'stream_executor::gpu::DelayKernel'
   WHERE id = 2; UPDATE config SET grid_x = 1, block_x = 32, blocks = 1, threads_per_block = 32 WHERE id = 2" >/dev/null
-"$bin" analyze "$t/r.db" > /dev/null 2>&1 || bad "analyze"
+"$bin" analyze "$t/r.db" > "$t/a" 2>&1 || bad "analyze"
+has "$t/a" "note: 1 kernel waits instead of working (0.100 ms)" "analyze says a kernel waits"
 "$bin" report "$t/r.db" --view kernels > "$t/k" 2>&1
 grep "DelayKernel" "$t/k" | grep -q "waiting" && ok "kernels view labels DelayKernel waiting" || { bad "kernels view label"; cat "$t/k"; }
 "$bin" report "$t/r.db" --view summary > "$t/s" 2>&1
