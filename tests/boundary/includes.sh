@@ -17,5 +17,6 @@ forbid analyzer  'cupti|cuda\.h|cuda_runtime|curses|ncurses|tui/|collector/|cli/
 forbid export    'cupti|cuda\.h|cuda_runtime|curses|ncurses|tui/|collector/|cli/|analyzer/' 'CUPTI, CUDA, ncurses, tui, collector, analyzer or cli'
 forbid tui       'cupti|cuda\.h|cuda_runtime|analyzer/|collector/|cli/'              'CUPTI, CUDA, analyzer, collector or cli'
 forbid cli       'cupti|collector/'                                                  'CUPTI headers or the collector'
+forbid man       'cupti|cuda|curses|sqlite|schema/|collector/|analyzer/|export/|tui/|cli/' 'anything: md2man is a build tool'
 [ $fail = 0 ] && echo "boundary: includes ok"
 exit $fail
