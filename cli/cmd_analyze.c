@@ -28,7 +28,7 @@ static const char usage_text[] =
     "  --top N           show the N top-ranked findings (default 20; 0: all)\n"
     "  --all             text: also the notes with no time lost\n"
     "\n"
-    "Stores findings and kernel summaries in the report; see docs/cmd-analyze.md.\n";
+    "Stores findings and kernel summaries in the report; see 'gpuhier help analyze'.\n";
 
 static int
 exit_for_failure(void)

@@ -717,7 +717,7 @@ usage(FILE *f)
                "  --calibrate   also measure the device-to-device copy bandwidth of each\n"
                "                device model and cache it for gpuhier run\n\n"
                "Exit status: 0 ready to profile, 7 profiling is not possible here, 2 bad usage.\n"
-               "See docs/cmd-doctor.md.\n");
+               "See 'gpuhier help doctor'.\n");
 }
 
 int

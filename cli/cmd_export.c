@@ -91,7 +91,7 @@ usage(FILE *f)
         "  --no-redact        keep secret-looking values of the command line and environment\n"
         "  --raw              use the findings stored in the report; never analyze\n"
         "  --rules DIR        analyze with the rules in DIR\n"
-        "docs/cmd-export.md has the details.\n");
+        "'gpuhier help export' has the details.\n");
 }
 
 static int

@@ -54,7 +54,7 @@ usage(FILE *f)
                "  --raw             do not analyze a report that was never analyzed\n"
                "  --view V          start in summary, kernels, findings or copies\n"
                "  --all             also list the notes with no time lost\n"
-               "Press ? in the browser for the keys; docs/cmd-tui.md has the details.\n");
+               "Press ? in the browser for the keys; 'gpuhier help tui' has the details.\n");
 }
 
 int

@@ -129,8 +129,114 @@ usage(FILE *f)
     fprintf(f, "usage: gpuhier <command> [options] [args]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\n'gpuhier <command> --help' describes a command; docs/cmd-<command>.md has the "
-               "details.\n");
+    fprintf(f, "\n'gpuhier <command> --help' lists a command's options; 'gpuhier help <command>' "
+               "shows its manual page.\n");
+}
+
+/* Is `prog` an executable file in a directory of PATH? */
+static int
+on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX];
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        int len = snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
+        if (n && len > 0 && (size_t)len < sizeof(buf) && access(buf, X_OK) == 0)
+            return 1;
+        path += n + (path[n] == ':');
+    }
+    return 0;
+}
+
+/*
+ * The first of `rels` (relative to the executable's directory) that exists,
+ * then the same name in the source tree under `src_rel`; a new string or NULL.
+ */
+static char *
+find_beside_self(const char *const *rels, size_t n, const char *src_rel)
+{
+    char buf[PATH_MAX];
+    for (size_t i = 0; i < n; i++) {
+        int len = snprintf(buf, sizeof(buf), "%s/%s", cli_self_dir(), rels[i]);
+        if (len > 0 && (size_t)len < sizeof(buf) && exists(buf))
+            return strdup(buf);
+    }
+#ifdef GPUHIER_SOURCE_DIR
+    if (src_rel) {
+        snprintf(buf, sizeof(buf), "%s/%s", GPUHIER_SOURCE_DIR, src_rel);
+        if (exists(buf))
+            return strdup(buf);
+    }
+#else
+    (void)src_rel;
+#endif
+    return NULL;
+}
+
+/*
+ * gpuhier help [COMMAND], as git help: the manual page through `man -l`
+ * (the page found beside the executable, so an install that is not on
+ * MANPATH works too), else the Markdown the page is made from.
+ */
+static int
+cmd_help(int argc, const char **argv)
+{
+    if (argc < 2) {
+        usage(stdout);
+        return GH_EXIT_OK;
+    }
+    if (argc > 2) {
+        error("help: one command at a time ('%s' and '%s')", argv[1], argv[2]);
+        return GH_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    int is_known = !strcmp(name, "gpuhier") || !strcmp(name, "help");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        is_known |= !strcmp(name, commands[i].name);
+    if (!is_known) {
+        error("'%s' is not a gpuhier command; see 'gpuhier --help'", name);
+        return GH_EXIT_USAGE;
+    }
+    if (!strcmp(name, "help"))
+        name = "gpuhier";
+    char page[64], md[64], src_md[80];
+    int is_main = !strcmp(name, "gpuhier");
+    snprintf(page, sizeof(page), is_main ? "gpuhier.1" : "gpuhier-%s.1", name);
+    snprintf(md, sizeof(md), is_main ? "gpuhier.md" : "cmd-%s.md", name);
+    snprintf(src_md, sizeof(src_md), "docs/%s", md);
+    char rel_man[2][96], rel_md[2][96];
+    /* Build tree: <build>/man/; install: <prefix>/share/man/man1/ and share/doc/gpuhier/. */
+    snprintf(rel_man[0], sizeof(rel_man[0]), "man/%s", page);
+    snprintf(rel_man[1], sizeof(rel_man[1]), "../share/man/man1/%s", page);
+    snprintf(rel_md[0], sizeof(rel_md[0]), "../share/doc/gpuhier/%s", md);
+    snprintf(rel_md[1], sizeof(rel_md[1]), "../%s", src_md);
+    const char *mans[] = {rel_man[0], rel_man[1]}, *mds[] = {rel_md[0], rel_md[1]};
+    char *path = find_beside_self(mans, 2, NULL);
+    if (path && on_path("man")) {
+        fflush(stdout);
+        execlp("man", "man", "-l", path, (char *)NULL);
+        warning("help: cannot run man: %s; printing the page", strerror(errno));
+    }
+    free(path);
+    path = find_beside_self(mds, 2, src_md);
+    if (!path) {
+        error("help: the manual page of '%s' is not installed", name);
+        return GH_EXIT_INTERNAL;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        error("help: cannot read '%s': %s", path, strerror(errno));
+        free(path);
+        return GH_EXIT_INTERNAL;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        fwrite(buf, 1, n, stdout);
+    fclose(f);
+    free(path);
+    return GH_EXIT_OK;
 }
 
 int
@@ -141,7 +247,7 @@ main(int argc, const char **argv)
         return GH_EXIT_USAGE;
     }
     const char *name = argv[1];
-    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
         usage(stdout);
         return GH_EXIT_OK;
     }
@@ -149,10 +255,12 @@ main(int argc, const char **argv)
         printf("gpuhier %s (schema %d)\n", GPUHIER_VERSION, STORE_SCHEMA_VERSION);
         return GH_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (strcmp(name, commands[i].name))
-            continue;
-        int status = commands[i].fn(argc - 1, argv + 1);
+    int (*fn)(int, const char **) = !strcmp(name, "help") ? cmd_help : NULL;
+    for (size_t i = 0; !fn && i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(name, commands[i].name))
+            fn = commands[i].fn;
+    if (fn) {
+        int status = fn(argc - 1, argv + 1);
         /* Somebody closed stdout, or the disk is full: say so, don't hide it. */
         if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
             if (errno != EPIPE)

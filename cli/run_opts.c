@@ -103,7 +103,7 @@ run_usage(FILE *f)
     }
     fprintf(f, "\nExit status: the program's (gpuhier dies by the same signal if it was killed);\n"
                "2 bad options, 6 report exists without -f, 126 not executable, 127 not found.\n"
-               "See docs/cmd-run.md.\n");
+               "See 'gpuhier help run'.\n");
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
