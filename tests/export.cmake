@@ -2,6 +2,9 @@
 add_executable(test_sanitize ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sanitize.c)
 target_link_libraries(test_sanitize PRIVATE gh_export)
 gh_add_test(NAME unit.sanitize COMMAND test_sanitize LABELS unit export)
+add_executable(test_kname ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_kname.c)
+target_link_libraries(test_kname PRIVATE gh_export)
+gh_add_test(NAME unit.kname COMMAND test_kname LABELS unit export)
 
 find_package(ZLIB REQUIRED)
 add_executable(test_export ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_export.c)

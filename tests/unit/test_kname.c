@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of export/kname.c, the one kernel naming rule. The names are
+ * SYNTHETIC but shaped like real ones: PyTorch's templated elementwise
+ * and reduction kernels, cub, a lambda kernel, an anonymous namespace,
+ * and a CUTLASS kernel of cuDNN that libiberty cannot demangle (stored
+ * mangled as its own demangled name).
+ */
+#include "export/kname.h"
+#include "tests/check.h"
+
+#define E KNAME_ELLIPSIS
+
+static const char *fill_float =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+    "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, "
+    "1>)";
+static const char *fill_int =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
+    "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<int>, at::detail::Array<char*, 1>)";
+static const char *add_float =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3>)";
+static const char *gamma_beta =
+    "void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernelTemplate<float, float, "
+    "32u, 16u, 32u, false, false>(long, long, float const*, float const*, float const*, float "
+    "const*, float*, float*)";
+static const char *cub_reduce =
+    "void cub::DeviceReduceKernel<cub::DeviceReducePolicy<float, float, int, cub::Sum>::Policy600, "
+    "float*, float*, int, cub::Sum>(float*, float*, int, cub::GridEvenShare<int>, cub::Sum)";
+static const char *lambda2 =
+    "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<"
+    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
+    "> >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, "
+    "at::native::binary_internal::MulFunctor<float> > const&)::{lambda(int)#1}>(int, "
+    "at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, float, float, "
+    "at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, "
+    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
+    "> const&)::{lambda(int)#1})";
+static const char *lambda4 =
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<"
+    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
+    "> >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, "
+    "at::native::binary_internal::MulFunctor<float> > const&)::{lambda(int)#1}>(int, "
+    "at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, float, float, "
+    "at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, "
+    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
+    "> const&)::{lambda(int)#1})";
+static const char *cutlass =
+    "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock"
+    "22ImplicitGemmMultistageINS_4gemm9GemmShapeILi64ELi64ELi64EEENS4_"
+    "52Conv2dWgradOutputGradientTileAccessIteratorOptimizedINS_11MatrixShapeILi64ELi64EEENS_"
+    "10bfloat16_tEEEEEEEEvNT_6ParamsE";
+
+static void
+test_kname_short_pytorch(void)
+{
+    char b[256];
+    CHECK_STR(kname_short(fill_float, NULL, b, sizeof(b)),
+              "at::native::vectorized_elementwise_kernel<" E ">");
+    CHECK_STR(kname_short(gamma_beta, NULL, b, sizeof(b)),
+              "at::native::GammaBetaBackwardCUDAKernelTemplate<" E ">");
+    CHECK_STR(kname_short(cub_reduce, NULL, b, sizeof(b)), "cub::DeviceReduceKernel<" E ">");
+    CHECK_STR(kname_short(lambda2, NULL, b, sizeof(b)), "at::native::elementwise_kernel<" E ">");
+    /* No return type, no parameters, no template: the name as it is. */
+    CHECK_STR(kname_short("transpose_naive(float*, float const*, int)", NULL, b, sizeof(b)),
+              "transpose_naive");
+    CHECK_STR(kname_short("triton_poi_fused_add_0", "triton_poi_fused_add_0", b, sizeof(b)),
+              "triton_poi_fused_add_0");
+    CHECK_STR(kname_short(NULL, NULL, b, sizeof(b)), "?");
+}
+
+static void
+test_kname_short_not_demangled(void)
+{
+    char b[256];
+    /* libiberty gave up: the report holds the mangled name as the demangled one. */
+    CHECK_STR(kname_short(cutlass, cutlass, b, sizeof(b)), "cutlass__5x_cudnn::Kernel<" E ">");
+    CHECK_STR(kname_short(NULL, "_Z15transpose_naivePfPKfi", b, sizeof(b)), "transpose_naive");
+    CHECK_STR(kname_short(NULL, "_ZN2at6native12_GLOBAL__N_16kernelIfEEvPf", b, sizeof(b)),
+              "at::native::kernel<" E ">");
+    CHECK_STR(kname_short(NULL, "_ZNSt6vectorIiE4sortEv", b, sizeof(b)), "std::vector<" E ">");
+}
+
+static void
+test_kname_short_small_buffer(void)
+{
+    char b[24];
+    kname_short(fill_float, NULL, b, sizeof(b));
+    CHECK(strlen(b) < sizeof(b));
+    CHECK(strlen(b) >= 3 && !strcmp(b + strlen(b) - 3, E));
+}
+
+static void
+test_kname_unique_template_argument(void)
+{
+    const char *d[] = {fill_float, fill_int, add_float, gamma_beta};
+    const char *m[] = {"_Za", "_Zb", "_Zc", "_Zd"};
+    long long ids[] = {3, 7, 9, 11};
+    char *out[4];
+    CHECK_EQ_INT(kname_unique(4, d, m, ids, out), 0);
+    /* FillFunctor<…> is shared by two: their full argument tells them apart. */
+    CHECK_STR(out[0],
+              "at::native::vectorized_elementwise_kernel<" E ", FillFunctor<float>, " E ">");
+    CHECK_STR(out[1], "at::native::vectorized_elementwise_kernel<" E ", FillFunctor<int>, " E ">");
+    /* Elided when the elided argument is already unique. */
+    CHECK_STR(out[2],
+              "at::native::vectorized_elementwise_kernel<" E ", CUDAFunctor_add<" E ">, " E ">");
+    CHECK_STR(out[3], "at::native::GammaBetaBackwardCUDAKernelTemplate<" E ">");
+    for (int i = 0; i < 4; i++)
+        free(out[i]);
+}
+
+static void
+test_kname_unique_lambda_and_id(void)
+{
+    const char *d[] = {lambda2, lambda4, "k(int)", "k(int)", cutlass, cutlass};
+    const char *m[] = {"_Za", "_Zb", "_Z1ki", "_Z1ki", cutlass, cutlass};
+    long long ids[] = {1, 2, 5, 6, 8, 12};
+    char *out[6];
+    CHECK_EQ_INT(kname_unique(6, d, m, ids, out), 0);
+    CHECK_STR(out[0], "at::native::elementwise_kernel<" E ", 2, " E ">");
+    CHECK_STR(out[1], "at::native::elementwise_kernel<" E ", 4, " E ">");
+    /* Nothing tells them apart but the id. */
+    CHECK_STR(out[2], "k #5");
+    CHECK_STR(out[3], "k #6");
+    CHECK_STR(out[4], "cutlass__5x_cudnn::Kernel<" E "> #8");
+    CHECK_STR(out[5], "cutlass__5x_cudnn::Kernel<" E "> #12");
+    for (int i = 0; i < 6; i++)
+        free(out[i]);
+    CHECK_EQ_INT(kname_unique(0, d, m, ids, out), 0);
+}
+
+static void
+test_kname_fit_boundary(void)
+{
+    char b[128];
+    const char *n = "at::native::vectorized_elementwise_kernel<" E ">";
+    CHECK_EQ_INT(kname_fit(n, 80, b, sizeof(b)), 0);
+    CHECK_STR(b, n);
+    CHECK_EQ_INT(kname_fit(n, 30, b, sizeof(b)), 1);
+    /* Cut after a "::", never inside "vectorized_elementwise_kernel". */
+    CHECK_STR(b, "at::native::" E);
+    CHECK(kname_cols(b) <= 30);
+    CHECK_EQ_INT(kname_fit("abcdefghijklmnopqrstuvwxyz", 10, b, sizeof(b)), 1);
+    CHECK_STR(b, "abcdefghi" E);
+    CHECK_EQ_INT(kname_cols(b), 10);
+    /* A tiny buffer still ends in the ellipsis, on a character boundary. */
+    char t[8];
+    kname_fit(n, 40, t, sizeof(t));
+    CHECK(strlen(t) < sizeof(t) && !strcmp(t + strlen(t) - 3, E));
+}
+
+static const struct check_test tests[] = {
+    {"kname_short_pytorch", test_kname_short_pytorch},
+    {"kname_short_not_demangled", test_kname_short_not_demangled},
+    {"kname_short_small_buffer", test_kname_short_small_buffer},
+    {"kname_unique_template_argument", test_kname_unique_template_argument},
+    {"kname_unique_lambda_and_id", test_kname_unique_lambda_and_id},
+    {"kname_fit_boundary", test_kname_fit_boundary},
+};
+
+CHECK_MAIN(tests)
