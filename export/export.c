@@ -740,7 +740,7 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
         has_re = 1;
     }
     if (load_run(db, r) || load_rules(db, o, r) || load_kernels(db, has_re ? &re : NULL, r) ||
-        load_findings(db, o, has_re ? &re : NULL, min_rank, all, r))
+        load_findings(db, o, has_re ? &re : NULL, min_rank, all, r) || ex_display_names(db, r))
         goto out;
     if (r->n_rules > 1)
         qsort(r->rules, r->n_rules, sizeof(*r->rules), rule_cmp);
@@ -781,6 +781,7 @@ ex_report_release(struct ex_report *r)
         free(f->mangled_name);
         free(f->demangled_name);
         free(f->short_name);
+        free(f->display_name);
         free(f->source_file);
         free(f->occupancy_limiter);
         for (size_t j = 0; j < f->n_ev; j++) {
@@ -807,6 +808,7 @@ ex_report_release(struct ex_report *r)
     for (size_t i = 0; i < r->n_kernels; i++) {
         free(r->kernels[i].demangled_name);
         free(r->kernels[i].short_name);
+        free(r->kernels[i].display_name);
         free(r->kernels[i].source_file);
         free(r->kernels[i].bound_tier);
         free(r->kernels[i].worst_severity);

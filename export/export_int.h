@@ -39,10 +39,11 @@ struct ex_finding {
     long long profiled_launch_id;                                              /* -1 when NULL */
     long long kernel_id;                              /* -1: run-level finding */
     char *mangled_name, *demangled_name, *short_name; /* sanitized; NULL for run-level */
-    char *source_file;                                /* sanitized, NULL when unknown */
-    long long source_line;                            /* -1 when unknown */
-    long long config_id;                              /* -1: whole kernel */
-    long long grid[3], block[3];                      /* -1 when unknown */
+    char *display_name;    /* export/kname.h's name, unique in the report; NULL for run-level */
+    char *source_file;     /* sanitized, NULL when unknown */
+    long long source_line; /* -1 when unknown */
+    long long config_id;   /* -1: whole kernel */
+    long long grid[3], block[3]; /* -1 when unknown */
     long long dynamic_smem_bytes, static_smem_bytes, registers_per_thread, local_bytes_per_thread;
     double theoretical_occupancy_pct; /* NaN when unknown */
     char *occupancy_limiter;          /* sanitized, may be NULL */
@@ -60,6 +61,7 @@ struct ex_rule {
 struct ex_kernel {
     long long id;
     char *demangled_name, *short_name, *source_file; /* sanitized */
+    char *display_name; /* export/kname.h's name, unique in the report (sanitized) */
     long long source_line;
     char fp[17]; /* hex hash of the raw demangled name: the identity across reports */
     /* kernel_summary (config_id NULL), else from config; NaN / -1 / NULL when unknown */
@@ -95,6 +97,12 @@ struct ex_report {
 /* Load the run, the rules and the findings `o` selects. Returns 0 or -1 (store_error()). */
 int ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r);
 void ex_report_release(struct ex_report *r);
+
+/*
+ * Fill display_name of r's findings and kernels (export/names.c): the
+ * short, report-unique names of export/kname.h. Returns 0 or -1.
+ */
+int ex_display_names(sqlite3 *db, struct ex_report *r);
 
 /* Hash of a raw kernel name, as ex_kernel.fp. */
 void ex_name_hash(char out[17], const char *raw);

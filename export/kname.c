@@ -247,35 +247,68 @@ template_args(const char *d, char ***args)
     return count;
 }
 
-/* An argument without its namespaces: "at::native::F<at::Half>" -> "F<Half>". */
-static char *
-strip_namespaces(const char *a, int elide)
+/*
+ * One template argument as a label, without namespaces or "(anonymous
+ * namespace)::", in one of three forms: FORM_ELIDED "ReduceOp<…>",
+ * FORM_FIRST "ReduceOp<BFloat16, …>" (each template keeps its first
+ * argument, itself elided), FORM_FULL as written. A new string or NULL.
+ */
+enum { FORM_ELIDED, FORM_FIRST, FORM_FULL, FORM_COUNT };
+
+static void
+form_into(struct out *o, const char *a, size_t from, size_t to, int form)
 {
-    size_t n = strlen(a);
-    /* Eliding "<>" (2 bytes) writes "<…>" (5): at most 5/2 of the input. */
-    char *s = malloc(n * 3 + 8);
-    if (!s)
-        return NULL;
-    size_t o = 0, word = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t word = o->len;
+    for (size_t i = from; i < to && !o->is_full; i++) {
+        if (!strncmp(a + i, "(anonymous namespace)::", 23)) {
+            i += 22;
+            continue;
+        }
         if (a[i] == ':' && a[i + 1] == ':') {
-            o = word;
+            /* Drop the qualifier just written. */
+            o->len = word;
+            o->buf[o->len] = '\0';
             i++;
             continue;
         }
-        if (elide && a[i] == '<') {
-            memcpy(s + o, "<" KNAME_ELLIPSIS ">", 5);
-            o += 5;
-            i = skip_angle(a, i) - 1;
-            word = o;
+        if (a[i] == '<' && form != FORM_FULL) {
+            size_t close = skip_angle(a, i);
+            if (form == FORM_ELIDED) {
+                out_str(o, "<" KNAME_ELLIPSIS ">");
+            } else {
+                /* The first argument: up to the first comma at this depth. */
+                size_t end = i + 1;
+                int depth = 0;
+                for (; end + 1 < close; end++) {
+                    if (a[end] == '<' || a[end] == '(')
+                        depth++;
+                    else if ((a[end] == '>' || a[end] == ')') && depth > 0)
+                        depth--;
+                    else if (a[end] == ',' && !depth)
+                        break;
+                }
+                out_str(o, "<");
+                form_into(o, a, i + 1, end, FORM_ELIDED);
+                out_str(o, end + 1 < close ? ", " KNAME_ELLIPSIS ">" : ">");
+            }
+            i = close - 1;
+            word = o->len;
             continue;
         }
-        s[o++] = a[i];
+        out_put(o, a + i, 1);
         if (!(isalnum((unsigned char)a[i]) || a[i] == '_'))
-            word = o;
+            word = o->len;
     }
-    s[o] = '\0';
-    return s;
+}
+
+static char *
+arg_form(const char *a, int form)
+{
+    char buf[1024];
+    struct out o = {.buf = buf, .size = sizeof(buf)};
+    buf[0] = '\0';
+    form_into(&o, a, 0, strlen(a), form);
+    return strdup(buf);
 }
 
 static void
@@ -288,30 +321,81 @@ free_args(char **args, size_t n)
     free(args);
 }
 
-/* Is `v` the argument j of member `self` only, among the group's members? */
-static int
-unique_at(char ***args, const size_t *nargs, const size_t *group, size_t ng, size_t self, size_t j,
-          int elide, char **label)
+/*
+ * The label of one member: "base<" then the arguments at positions j1
+ * and j2 (j2 = (size_t)-1 for one) in `form`, each run of the others as
+ * "…", then ">". A new string, or NULL when a position is missing.
+ */
+static char *
+label_for(const char *base, size_t base_len, char **args, size_t na, size_t j1, size_t j2, int form)
 {
-    *label = NULL;
-    if (j >= nargs[group[self]])
-        return 0;
-    char *mine = strip_namespaces(args[group[self]][j], elide);
-    if (!mine)
-        return 0;
-    for (size_t k = 0; k < ng; k++) {
-        if (k == self || j >= nargs[group[k]])
+    if (j1 >= na || (j2 != (size_t)-1 && j2 >= na))
+        return NULL;
+    char buf[1200];
+    struct out o = {.buf = buf, .size = sizeof(buf)};
+    buf[0] = '\0';
+    out_put(&o, base, base_len);
+    out_str(&o, "<");
+    int gap = 0, first = 1;
+    for (size_t j = 0; j < na; j++) {
+        if (j != j1 && j != j2) {
+            gap = 1;
             continue;
-        char *theirs = strip_namespaces(args[group[k]][j], elide);
-        int same = theirs && !strcmp(mine, theirs);
-        free(theirs);
-        if (same) {
-            free(mine);
-            return 0;
         }
+        if (gap) {
+            out_str(&o, first ? KNAME_ELLIPSIS ", " : ", " KNAME_ELLIPSIS ", ");
+            gap = 0;
+        } else if (!first) {
+            out_str(&o, ", ");
+        }
+        char *f = arg_form(args[j], form);
+        if (f)
+            out_str(&o, f);
+        free(f);
+        first = 0;
     }
-    *label = mine;
-    return 1;
+    out_str(&o, gap ? ", " KNAME_ELLIPSIS ">" : ">");
+    return o.is_full ? NULL : strdup(buf);
+}
+
+/* Member g's label at positions j1, j2 in `form` when no other member has it, else NULL. */
+static char *
+try_label(const char *base, size_t base_len, char ***args, const size_t *nargs, const size_t *group,
+          size_t ng, size_t g, size_t j1, size_t j2, int form)
+{
+    char *mine = label_for(base, base_len, args[group[g]], nargs[group[g]], j1, j2, form);
+    for (size_t k = 0; mine && k < ng; k++) {
+        if (k == g)
+            continue;
+        char *theirs = label_for(base, base_len, args[group[k]], nargs[group[k]], j1, j2, form);
+        if (theirs && !strcmp(mine, theirs)) {
+            free(mine);
+            mine = NULL;
+        }
+        free(theirs);
+    }
+    return mine;
+}
+
+/*
+ * Names member g of a group sharing one short name: the fewest template
+ * argument positions (one, then two), in the shortest form, whose label
+ * no other member has. NULL when none tells it apart.
+ */
+static char *
+distinguish(const char *base, size_t base_len, char ***args, const size_t *nargs,
+            const size_t *group, size_t ng, size_t g)
+{
+    size_t na = nargs[group[g]];
+    char *l = NULL;
+    for (int form = 0; !l && form < FORM_COUNT; form++)
+        for (size_t j1 = 0; !l && j1 < na; j1++)
+            l = try_label(base, base_len, args, nargs, group, ng, g, j1, (size_t)-1, form);
+    for (int form = 0; !l && form < FORM_COUNT; form++)
+        for (size_t j1 = 0; !l && j1 < na; j1++)
+            for (size_t j2 = j1 + 1; !l && j2 < na; j2++)
+                l = try_label(base, base_len, args, nargs, group, ng, g, j1, j2, form);
+    return l;
 }
 
 int
@@ -357,21 +441,14 @@ kname_unique(size_t n, const char *const *demangled, const char *const *mangled,
         if (!labels)
             goto out;
         for (size_t g = 0; g < ng; g++) {
-            size_t k = group[g], na = nargs[k], j = 0;
-            char *label = NULL;
-            for (int elide = 1; elide >= 0 && !label; elide--)
-                for (j = 0; j < na && !label; j++)
-                    if (unique_at(args, nargs, group, ng, g, j, elide, &label))
-                        break;
-            size_t len = base + (label ? strlen(label) : 0) + 64;
-            labels[g] = malloc(len);
-            if (labels[g] && label)
-                snprintf(labels[g], len, "%.*s<%s%s%s>", (int)base, shared,
-                         j > 0 ? KNAME_ELLIPSIS ", " : "", label,
-                         j + 1 < na ? ", " KNAME_ELLIPSIS : "");
-            else if (labels[g])
-                snprintf(labels[g], len, "%s #%lld", shared, ids ? ids[k] : (long long)k);
-            free(label);
+            labels[g] = distinguish(shared, base, args, nargs, group, ng, g);
+            if (!labels[g]) {
+                size_t len = strlen(shared) + 32;
+                labels[g] = malloc(len);
+                if (labels[g])
+                    snprintf(labels[g], len, "%s #%lld", shared,
+                             ids ? ids[group[g]] : (long long)group[g]);
+            }
         }
         for (size_t g = 0; g < ng; g++) {
             size_t k = group[g];
@@ -380,6 +457,9 @@ kname_unique(size_t n, const char *const *demangled, const char *const *mangled,
                 out[k] = labels[g];
             }
             done[k] = 1;
+        }
+        for (size_t g = 0; g < ng; g++) {
+            size_t k = group[g];
             free_args(args[k], nargs[k]);
             args[k] = NULL;
             nargs[k] = 0;

@@ -12,8 +12,17 @@
  * HTML, table break or heading can be injected); kernel names and the
  * command line go in fenced code blocks whose fence is longer than any
  * backtick run inside.
+ *
+ * The title line is the exception: it becomes the issue's title
+ * (`gh issue create --title "$(head -1 t.md | sed 's/^# //')"`), which
+ * GitHub shows as plain text, so a backslash escape would show. It is
+ * plain text that means the same rendered or not: each character that
+ * could start markup is replaced by a look-alike that cannot (md_plain),
+ * and the line is at most MD_TITLE_COLS columns, the kernel's name cut
+ * at a boundary with an ellipsis (the body has the full name).
  */
 #include "export/export_int.h"
+#include "export/kname.h"
 #include "schema/store.h"
 
 #include <errno.h>
@@ -68,6 +77,107 @@ md_para(FILE *out, const char *s)
         }
     }
     md_text(out, s);
+}
+
+/* The longest title line: a GitHub title stays readable in lists and notifications. */
+#define MD_TITLE_COLS 120
+
+static int
+is_alnum_byte(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (unsigned char)c >= 0x80;
+}
+
+/*
+ * Plain text for a title: what CommonMark and GitHub's extensions read
+ * as markup becomes a look-alike without meaning; `_` keeps its meaning
+ * only inside words, so an underscore run that could close emphasis
+ * ("batch_norm_") is dropped when another could open it ("_kernel").
+ */
+static void
+md_plain(char *dst, size_t size, const char *s)
+{
+    static const struct {
+        char c;
+        const char *to;
+    } map[] = {
+        {'`', "'"},  {'*', "\xe2\x88\x97"}, {'~', "\xe2\x88\xbc"}, {'[', "("},           {']', ")"},
+        {'\\', "/"}, {'@', "\xef\xbc\xa0"}, {'$', "\xef\xbc\x84"}, {'|', "\xe2\x88\xa3"}};
+    size_t o = 0, n = strlen(s);
+    int has_opener = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '_' && (i == 0 || !is_alnum_byte(s[i - 1])) && (i == 0 || s[i - 1] != '_')) {
+            size_t j = i;
+            while (s[j] == '_')
+                j++;
+            has_opener |= is_alnum_byte(s[j]);
+        }
+    for (size_t i = 0; i < n && o + 5 < size; i++) {
+        char c = s[i];
+        const char *to = NULL;
+        for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+            if (map[k].c == c)
+                to = map[k].to;
+        if (c == '_') {
+            size_t j = i;
+            while (s[j] == '_')
+                j++;
+            int can_close = i > 0 && s[i - 1] != ' ' && !is_alnum_byte(s[j]);
+            if (can_close && has_opener) {
+                i = j - 1;
+                continue;
+            }
+            memcpy(dst + o, s + i, j - i < size - o - 5 ? j - i : 0);
+            o += j - i < size - o - 5 ? j - i : 0;
+            i = j - 1;
+            continue;
+        }
+        /* An HTML tag or entity needs a letter after '<' or '&'. */
+        char next = (char)(s[i + 1] | 0x20);
+        if (c == '<' &&
+            (s[i + 1] == '/' || s[i + 1] == '!' || s[i + 1] == '?' || (next >= 'a' && next <= 'z')))
+            to = "\xe2\x80\xb9";
+        if (c == '&' && (is_alnum_byte(s[i + 1]) || s[i + 1] == '#'))
+            to = "\xef\xbc\x86";
+        /* A heading's closing sequence: '#'s after a space, up to the end. */
+        if (c == '#' && i > 0 && s[i - 1] == ' ' && !s[i + strspn(s + i, "#")])
+            to = "\xef\xbc\x83";
+        if (to) {
+            size_t t = strlen(to);
+            memcpy(dst + o, to, t);
+            o += t;
+        } else {
+            dst[o++] = c;
+        }
+    }
+    dst[o] = '\0';
+}
+
+/* The title line: '#'s, an ordinal, the rule's title "in" the kernel's name, fitted. */
+static void
+md_title(FILE *out, int level, long long ordinal, const struct ex_finding *f)
+{
+    char head[512], name[1024], fitted[1024];
+    const char *kname = f->display_name ? f->display_name
+                        : f->short_name ? f->short_name
+                                        : f->demangled_name;
+    int n = 0;
+    for (int i = 0; i < level && i < 6; i++)
+        head[n++] = '#';
+    head[n++] = ' ';
+    if (ordinal > 0)
+        n += snprintf(head + n, sizeof(head) - (size_t)n, "%lld \xc2\xb7 ", ordinal);
+    md_plain(head + n, sizeof(head) - (size_t)n, f->title ? f->title : f->rule_id);
+    fputs(head, out);
+    if (kname) {
+        md_plain(name, sizeof(name), kname);
+        size_t used = kname_cols(head) + 4;
+        size_t room = used + 16 < MD_TITLE_COLS ? MD_TITLE_COLS - used : 16;
+        kname_fit(name, room, fitted, sizeof(fitted));
+        fprintf(out, " in %s", fitted);
+    }
+    fputs("\n\n", out);
 }
 
 static size_t
@@ -139,19 +249,8 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
              long long ordinal)
 {
     char a[64], b[64], c[64];
-    const char *kname = f->short_name ? f->short_name : f->demangled_name;
 
-    for (int i = 0; i < level; i++)
-        fputc('#', out);
-    fputc(' ', out);
-    if (ordinal > 0)
-        fprintf(out, "%lld \xc2\xb7 ", ordinal);
-    md_text(out, f->title ? f->title : f->rule_id);
-    if (kname) {
-        fputs(" in ", out);
-        md_text(out, kname);
-    }
-    fputs("\n\n", out);
+    md_title(out, level, ordinal, f);
 
     fputs("**Severity:** ", out);
     md_text(out, f->severity);
@@ -330,7 +429,8 @@ ex_write_md(const struct ex_report *r, const struct export_opts *o, FILE *out)
                 fputs(" | ", out);
                 md_text(out, f->rule_id);
                 fputs(" | ", out);
-                md_text(out, f->short_name       ? f->short_name
+                md_text(out, f->display_name     ? f->display_name
+                             : f->short_name     ? f->short_name
                              : f->demangled_name ? f->demangled_name
                                                  : "run");
                 fprintf(out, " | %s |\n", ex_fmt_ns(a, sizeof(a), f->time_lost_ns));

@@ -152,7 +152,37 @@ test_kname_fit_boundary(void)
     CHECK(strlen(t) < sizeof(t) && !strcmp(t + strlen(t) - 3, E));
 }
 
+/* PyTorch's sum: no one argument tells the four apart, two do (block size, element type). */
+static void
+test_kname_unique_two_positions(void)
+{
+    char d[4][512];
+    const char *shape[] = {"128, 4", "128, 4", "512, 1", "512, 1"};
+    const char *type[] = {"float", "c10::BFloat16", "float", "c10::BFloat16"};
+    const char *dp[4], *m[] = {"_Za", "_Zb", "_Zc", "_Zd"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(d[i], sizeof(d[i]),
+                 "void at::native::reduce_kernel<%s, at::native::ReduceOp<%s, "
+                 "at::native::func_wrapper_t<%s, at::native::sum_functor<%s, float, %s>::operator()"
+                 "(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, %s, 4, 4> >"
+                 "(at::native::ReduceOp<%s, at::native::func_wrapper_t<%s, "
+                 "at::native::(anonymous namespace)::sum_functor<%s, float, %s> > >)",
+                 shape[i], type[i], type[i], type[i], type[i], type[i], type[i], type[i], type[i],
+                 type[i]);
+        dp[i] = d[i];
+    }
+    char *out[4];
+    CHECK_EQ_INT(kname_unique(4, dp, m, NULL, out), 0);
+    CHECK_STR(out[0], "at::native::reduce_kernel<128, " E ", ReduceOp<float, " E ">>");
+    CHECK_STR(out[1], "at::native::reduce_kernel<128, " E ", ReduceOp<BFloat16, " E ">>");
+    CHECK_STR(out[2], "at::native::reduce_kernel<512, " E ", ReduceOp<float, " E ">>");
+    CHECK_STR(out[3], "at::native::reduce_kernel<512, " E ", ReduceOp<BFloat16, " E ">>");
+    for (int i = 0; i < 4; i++)
+        free(out[i]);
+}
+
 static const struct check_test tests[] = {
+    {"kname_unique_two_positions", test_kname_unique_two_positions},
     {"kname_short_pytorch", test_kname_short_pytorch},
     {"kname_short_not_demangled", test_kname_short_not_demangled},
     {"kname_short_small_buffer", test_kname_short_small_buffer},
