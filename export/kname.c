@@ -255,6 +255,9 @@ template_args(const char *d, char ***args)
  */
 enum { FORM_ELIDED, FORM_FIRST, FORM_FULL, FORM_COUNT };
 
+/* The longest name a distinguishing label may make. */
+#define KNAME_LABEL_COLS 100
+
 static void
 form_into(struct out *o, const char *a, size_t from, size_t to, int form)
 {
@@ -269,6 +272,20 @@ form_into(struct out *o, const char *a, size_t from, size_t to, int form)
             o->len = word;
             o->buf[o->len] = '\0';
             i++;
+            continue;
+        }
+        /* A parameter list inside an argument (a lambda's enclosing function): "(…)". */
+        if (a[i] == '(' && form != FORM_FULL && !(i >= 6 && !strncmp(a + i - 6, "lambda", 6))) {
+            int depth = 0;
+            size_t j = i;
+            for (; a[j]; j++)
+                if (a[j] == '(')
+                    depth++;
+                else if (a[j] == ')' && --depth == 0)
+                    break;
+            out_str(o, "(" KNAME_ELLIPSIS ")");
+            i = a[j] ? j : j - 1;
+            word = o->len;
             continue;
         }
         if (a[i] == '<' && form != FORM_FULL) {
@@ -355,7 +372,8 @@ label_for(const char *base, size_t base_len, char **args, size_t na, size_t j1, 
         first = 0;
     }
     out_str(&o, gap ? ", " KNAME_ELLIPSIS ">" : ">");
-    return o.is_full ? NULL : strdup(buf);
+    /* A label longer than a line is no help: another position, form, or the id. */
+    return o.is_full || kname_cols(buf) > KNAME_LABEL_COLS ? NULL : strdup(buf);
 }
 
 /* Member g's label at positions j1, j2 in `form` when no other member has it, else NULL. */

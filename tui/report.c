@@ -10,13 +10,14 @@
 #include "export/sanitize.h"
 #include "schema/store.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /*
  * Steps `st` (rows of id, name) and keeps the first id in *id; returns
- * the number of rows (at most the query's LIMIT) and lists the names,
- * sanitized and cut, in `list` ("'a', 'b', ..." from the sixth on).
+ * the number of rows and lists the first eight in `list` as
+ * "'name' (id N)", sanitized, then how many more there are.
  */
 static int
 candidates(sqlite3_stmt *st, long long *id, char *list, size_t size)
@@ -25,35 +26,56 @@ candidates(sqlite3_stmt *st, long long *id, char *list, size_t size)
     size_t len = 0;
     list[0] = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
+        long long k = sqlite3_column_int64(st, 0);
         if (n++ == 0)
-            *id = sqlite3_column_int64(st, 0);
-        char buf[160];
+            *id = k;
+        if (n > 8)
+            continue;
+        char buf[320];
         sanitize_into(buf, sizeof(buf), (const char *)sqlite3_column_text(st, 1));
-        int w = snprintf(list + len, size - len, "%s'%s'", n > 1 ? ", " : "", n > 5 ? "..." : buf);
+        int w = snprintf(list + len, size - len, "%s'%s' (id %lld)", n > 1 ? ", " : "", buf, k);
         if (w > 0 && (size_t)w < size - len)
             len += (size_t)w;
     }
     sqlite3_finalize(st);
+    if (n > 8)
+        snprintf(list + len, size - len, " and %d more", n - 8);
     return n;
 }
 
+/* Rows of (id, name as listed): the kernels, with gh_kname's name and its base without "<…>". */
+#define NAMED_KERNELS                                                                              \
+    "WITH n AS (SELECT id, coalesce(gh_kname(id), short_name, demangled_name, mangled_name) AS d," \
+    " demangled_name, mangled_name FROM kernel),"                                                  \
+    " b AS (SELECT *, CASE WHEN instr(d, '<') > 0 THEN substr(d, 1, instr(d, '<') - 1)"            \
+    " WHEN instr(d, ' #') > 0 THEN substr(d, 1, instr(d, ' #') - 1) ELSE d END AS base FROM n) "
+
 /*
- * Kernel id for a name: an exact demangled or mangled name, an exact short
- * name of one kernel, the short name without its namespaces, else a
- * unique substring of the demangled or mangled name. A short name that
- * several kernels share (template instances: PyTorch's
- * vectorized_elementwise_kernel has many) is an error that lists their
- * demangled names, so a distinguishing part of one can be given instead.
+ * Kernel id for a name, tried in order: an id ("12" or "#12"), an exact
+ * demangled or mangled name, the name the lists show (export/kname.h's
+ * rule: unique in the report), that name without its template part
+ * ("at::native::reduce_kernel") or also without its namespaces
+ * ("reduce_kernel"), else a unique part of the listed, demangled or
+ * mangled name. When several kernels match, the error lists them as
+ * they are listed, with their ids, either of which picks one.
  */
 static int
 find_kernel(sqlite3 *db, const char *name, long long *id)
 {
     sqlite3_stmt *st = NULL;
-    char shown[256], list[1024];
+    char shown[256], list[4096];
     sanitize_into(shown, sizeof(shown), name);
+    const char *digits = name[0] == '#' ? name + 1 : name;
+    if (*digits && strspn(digits, "0123456789") == strlen(digits)) {
+        long long k = strtoll(digits, NULL, 10);
+        if (!isnan(tui_query_num(db, "SELECT id FROM kernel WHERE id = ?1", k))) {
+            *id = k;
+            return 0;
+        }
+    }
     if (tui_prepare(db,
-                    "SELECT id FROM kernel WHERE demangled_name = ?1 OR mangled_name = ?1"
-                    " ORDER BY id LIMIT 1",
+                    NAMED_KERNELS "SELECT id FROM b WHERE demangled_name = ?1 OR mangled_name = ?1"
+                                  " OR d = ?1 ORDER BY id LIMIT 1",
                     &st))
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -64,8 +86,9 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
     if (rc == SQLITE_ROW)
         return 0;
     if (tui_prepare(db,
-                    "SELECT id, coalesce(demangled_name, mangled_name) FROM kernel"
-                    " WHERE short_name = ?1 ORDER BY id LIMIT 6",
+                    NAMED_KERNELS "SELECT id, d FROM b WHERE base = ?1 OR"
+                                  " (substr(base, -length(?1)) = ?1"
+                                  " AND substr(base, -length(?1) - 2, 2) = '::') ORDER BY id",
                     &st))
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -73,27 +96,12 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
     if (n == 1)
         return 0;
     if (n > 1)
-        return store_set_error("'%s' matches several kernels: %s; give a part of one's demangled "
-                               "name (a template argument) instead",
-                               shown, list);
-    /* The name without its namespaces ("kernel" for "ns::kernel"). */
+        return store_set_error("'%s' matches %d kernels: %s; give the name as listed or the id",
+                               shown, n, list);
     if (tui_prepare(db,
-                    "SELECT id FROM kernel WHERE substr(short_name, -length(?1)) = ?1"
-                    " AND substr(short_name, -length(?1) - 2, 2) = '::' ORDER BY id LIMIT 2",
-                    &st))
-        return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int found = 0;
-    while (sqlite3_step(st) == SQLITE_ROW)
-        if (found++ == 0)
-            *id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (found == 1)
-        return 0;
-    if (tui_prepare(db,
-                    "SELECT id, coalesce(short_name, demangled_name, mangled_name) FROM kernel"
-                    " WHERE instr(coalesce(demangled_name, '') || ' ' || mangled_name, ?1) > 0"
-                    " ORDER BY id LIMIT 6",
+                    NAMED_KERNELS "SELECT id, d FROM b WHERE instr(d, ?1) > 0"
+                                  " OR instr(coalesce(demangled_name, '') || ' ' || mangled_name,"
+                                  " ?1) > 0 ORDER BY id",
                     &st))
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -101,8 +109,8 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
     if (n == 0)
         return store_set_error("no kernel matches '%s'", shown);
     if (n > 1)
-        return store_set_error("'%s' matches several kernels: %s; give more of the name", shown,
-                               list);
+        return store_set_error("'%s' matches %d kernels: %s; give the name as listed or the id",
+                               shown, n, list);
     return 0;
 }
 
@@ -113,6 +121,8 @@ tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out)
     const struct view_ops *ops = NULL;
     long long id = -1;
     int mode = 0;
+    if (tui_names_register(db))
+        return -1;
     if (!view || !strcmp(view, "summary"))
         ops = &summary_ops;
     else if (!strcmp(view, "kernels"))

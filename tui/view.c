@@ -300,22 +300,28 @@ view_add_wrapped(struct view *v, enum line_type t, int indent, const char *label
     const char *p = s;
     bool first = true;
     do {
-        /* Take up to `width` columns, counting bytes of whole characters. */
-        const char *q = p, *space = NULL;
+        /*
+         * Take up to `width` columns, counting bytes of whole characters,
+         * and remember the last place a line may break without cutting a
+         * word or a name: after a blank or "::", before '<' or '('.
+         */
+        const char *q = p, *brk = NULL;
         int w = 0;
         while (*q && w < width) {
             int len = ((unsigned char)*q < 0x80)   ? 1
                       : ((unsigned char)*q < 0xe0) ? 2
                       : ((unsigned char)*q < 0xf0) ? 3
                                                    : 4;
-            if (*q == ' ')
-                space = q;
+            if (q > p && (*q == '<' || *q == '('))
+                brk = q;
+            if (*q == ' ' || (*q == ':' && q > p && q[-1] == ':'))
+                brk = q + 1;
             q += len;
             w++;
         }
-        /* Break after the last blank when the text goes on and a blank is near the end. */
-        if (*q && space && space > p && q - space < width / 3)
-            q = space + 1;
+        /* Break there when the text goes on, unless that wastes most of the line. */
+        if (*q && brk && brk > p && brk < q && q - brk < width * 2 / 3)
+            q = brk;
         struct tline *l = view_add_line(v);
         line_add(l, LINE_LABEL, indent, "%s", first && label ? label : "");
         struct seg *sg = line_seg(l);

@@ -35,7 +35,8 @@ findings_open(struct view *v)
     }
     if (tui_prepare(v->db,
                     "SELECT id, rank, severity, time_lost_ns, share_pct, rule_id, tier,"
-                    " coalesce(short_name, demangled_name, mangled_name, '(run)'), message"
+                    " coalesce(gh_kname(kernel_id), short_name, demangled_name, mangled_name, "
+                    "'(run)'), message"
                     " FROM v_finding WHERE ?1 OR " EXPORT_FINDING_SHOWN " ORDER BY rank",
                     &st))
         return -1;

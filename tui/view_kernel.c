@@ -460,10 +460,12 @@ kernel_open(struct view *v)
         p = v->priv = xcalloc(1, sizeof(*p));
     priv_clear(p);
     sqlite3_stmt *st = NULL;
-    int found = view_kernel_row(v,
-                                "SELECT short_name, demangled_name, mangled_name, source_file,"
-                                " source_line FROM kernel WHERE id = ?1",
-                                &st);
+    int found =
+        view_kernel_row(v,
+                        "SELECT coalesce(gh_kname(id), short_name), demangled_name, mangled_name,"
+                        " source_file,"
+                        " source_line FROM kernel WHERE id = ?1",
+                        &st);
     if (found <= 0)
         return found;
     const char *shortn = (const char *)sqlite3_column_text(st, 0);

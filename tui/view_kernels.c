@@ -29,8 +29,8 @@ static const struct column config_cols[] = {
 
 /* Both queries return the same columns; ?1 = 1 for per-configuration rows. */
 static const char summary_sql[] =
-    "SELECT k.id, ks.config_id, coalesce(k.short_name, k.demangled_name, k.mangled_name),"
-    " ks.launches, ks.total_ns, ks.mean_ns, ks.floor_ratio, ks.time_lost_ns,"
+    "SELECT k.id, ks.config_id, coalesce(gh_kname(k.id), k.short_name, k.demangled_name,"
+    " k.mangled_name), ks.launches, ks.total_ns, ks.mean_ns, ks.floor_ratio, ks.time_lost_ns,"
     " ks.worst_severity, ks.worst_rule_id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
     " c.block_z, coalesce(k.demangled_name, k.mangled_name), ks.bound_tier"
     " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
@@ -38,8 +38,8 @@ static const char summary_sql[] =
     " WHERE (?1 = 0 AND ks.config_id IS NULL) OR (?1 = 1 AND ks.config_id IS NOT NULL)";
 
 static const char raw_sql[] =
-    "SELECT k.id, CASE WHEN ?1 = 1 THEN c.id END, coalesce(k.short_name, k.demangled_name,"
-    " k.mangled_name), sum(c.launches), sum(c.total_ns),"
+    "SELECT k.id, CASE WHEN ?1 = 1 THEN c.id END, coalesce(gh_kname(k.id), k.short_name,"
+    " k.demangled_name, k.mangled_name), sum(c.launches), sum(c.total_ns),"
     " CASE WHEN sum(c.launches) > 0 THEN CAST(sum(c.total_ns) AS REAL) / sum(c.launches) END,"
     " NULL, NULL, NULL, NULL, min(c.grid_x), min(c.grid_y), min(c.grid_z), min(c.block_x),"
     " min(c.block_y), min(c.block_z), coalesce(k.demangled_name, k.mangled_name), NULL"

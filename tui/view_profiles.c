@@ -351,7 +351,9 @@ profiles_open(struct view *v)
     priv_clear(p);
     sqlite3_stmt *st = NULL;
     int found = view_kernel_row(
-        v, "SELECT coalesce(short_name, demangled_name, mangled_name) FROM kernel WHERE id = ?1",
+        v,
+        "SELECT coalesce(gh_kname(id), short_name, demangled_name, mangled_name) FROM kernel"
+        " WHERE id = ?1",
         &st);
     if (found <= 0)
         return found;

@@ -278,7 +278,8 @@ add_findings(struct view *v, double gpu_ns)
     view_printf(v, LINE_SECTION, "Top findings by time lost");
     if (tui_prepare(v->db,
                     "SELECT id, rank, severity, time_lost_ns, share_pct, rule_id,"
-                    " coalesce(short_name, demangled_name, mangled_name, '(run)') FROM v_finding"
+                    " coalesce(gh_kname(kernel_id), short_name, demangled_name, mangled_name,"
+                    " '(run)') FROM v_finding"
                     " WHERE ?1 OR " EXPORT_FINDING_SHOWN " ORDER BY rank LIMIT 8",
                     &st))
         return;
@@ -312,11 +313,13 @@ add_time_split(struct view *v, double gpu_ns)
     bool analyzed = tui_has_rows(v->db, "SELECT 1 FROM kernel_summary LIMIT 1");
     if (tui_prepare(v->db,
                     analyzed
-                        ? "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name), "
+                        ? "SELECT k.id, coalesce(gh_kname(k.id), k.short_name, k.demangled_name, "
+                          "k.mangled_name), "
                           "ks.total_ns"
                           " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
                           " WHERE ks.config_id IS NULL ORDER BY ks.total_ns DESC LIMIT 9"
-                        : "SELECT k.id, coalesce(k.short_name, k.demangled_name, k.mangled_name),"
+                        : "SELECT k.id, coalesce(gh_kname(k.id), k.short_name, k.demangled_name,"
+                          " k.mangled_name),"
                           " sum(c.total_ns) AS t FROM config c JOIN kernel k ON k.id = c.kernel_id"
                           " GROUP BY k.id ORDER BY t DESC LIMIT 9",
                     &st))
