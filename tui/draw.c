@@ -154,7 +154,16 @@ put_char(struct draw *d, enum line_type t, const char *s, int len, int w)
     if (d->col >= d->maxcol)
         return true;
     if (d->c->ascii && (unsigned char)s[0] >= 0x80) {
-        s = "?";
+        /* The few non-ASCII characters our own formats use keep a readable stand-in. */
+        static const struct {
+            const char *utf8, *ascii;
+        } sub[] = {{"\xc3\x97", "x"},     {"\xc2\xb5", "u"},     {"\xe2\x80\xa6", "~"},
+                   {"\xe2\x80\x93", "-"}, {"\xe2\x80\x94", "-"}, {"\xc2\xb7", "."}};
+        const char *to = "?";
+        for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
+            if ((size_t)len == strlen(sub[i].utf8) && !memcmp(s, sub[i].utf8, (size_t)len))
+                to = sub[i].ascii;
+        s = to;
         len = 1;
         w = 1;
     }
@@ -306,7 +315,11 @@ fmt_ns(char *buf, size_t n, double ns)
     else if (ns < 1e3)
         snprintf(buf, n, "%.0f ns", ns);
     else if (ns < 1e6)
-        snprintf(buf, n, ns < 1e4 ? "%.2f us" : ns < 1e5 ? "%.1f us" : "%.0f us", ns / 1e3);
+        snprintf(buf, n,
+                 ns < 1e4   ? "%.2f \xc2\xb5s"
+                 : ns < 1e5 ? "%.1f \xc2\xb5s"
+                            : "%.0f \xc2\xb5s",
+                 ns / 1e3);
     else if (ns < 1e9)
         snprintf(buf, n, ns < 1e7 ? "%.2f ms" : ns < 1e8 ? "%.1f ms" : "%.0f ms", ns / 1e6);
     else
@@ -377,7 +390,7 @@ fmt_ratio(char *buf, size_t n, double r)
     if (isnan(r))
         snprintf(buf, n, "-");
     else if (r < 100)
-        snprintf(buf, n, "x%.1f", r);
+        snprintf(buf, n, "%.1f\xc3\x97", r);
     else
-        snprintf(buf, n, "x%.0f", r);
+        snprintf(buf, n, "%.0f\xc3\x97", r);
 }

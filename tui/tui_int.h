@@ -133,7 +133,7 @@ void fmt_bytes(char *buf, size_t n, double bytes);    /* "1.2 MB" */
 void fmt_bw(char *buf, size_t n, double bytes_per_s); /* "4.80 TB/s" */
 void fmt_count(char *buf, size_t n, double v);        /* "1,000,000" */
 void fmt_pct(char *buf, size_t n, double pct);        /* "12.3%" */
-void fmt_ratio(char *buf, size_t n, double r);        /* "x12.3" */
+void fmt_ratio(char *buf, size_t n, double r);        /* "12.3×" (x in ASCII) */
 
 /* ------------------------------------------------------------------ */
 /* Views                                                               */
@@ -291,6 +291,8 @@ void value_set_num(struct value *val, sqlite3_stmt *st, int col);
 struct tline *view_add_line(struct view *v);
 void line_add(struct tline *l, enum line_type t, int width, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Add trusted text right-aligned in `width` columns (UTF-8 aware, unlike "%*s"). */
+void line_add_right(struct tline *l, enum line_type t, int width, const char *s);
 /* Add untrusted text (sanitized here). */
 void line_add_untrusted(struct tline *l, enum line_type t, int width, const char *s, size_t max);
 void line_add_bar(struct tline *l, double frac, int width);

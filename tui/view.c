@@ -258,6 +258,16 @@ line_add(struct tline *l, enum line_type t, int width, const char *fmt, ...)
 }
 
 void
+line_add_right(struct tline *l, enum line_type t, int width, const char *s)
+{
+    /* printf pads by bytes; "µs" and "×" are two bytes for one column. */
+    int cols = 0;
+    for (const char *p = s; *p; p++)
+        cols += ((unsigned char)*p & 0xc0) != 0x80;
+    line_add(l, t, 0, "%*s%s", width > cols ? width - cols : 0, "", s);
+}
+
+void
 line_add_untrusted(struct tline *l, enum line_type t, int width, const char *s, size_t max)
 {
     struct seg *sg = line_seg(l);

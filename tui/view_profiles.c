@@ -281,9 +281,10 @@ add_cells(struct tline *l, const int *w, const char *const *text, enum line_type
 {
     line_add(l, LINE_DEFAULT, 0, "  ");
     for (int c = 0; c < P_NCOLS; c++) {
-        if (cols[c].right)
-            line_add(l, t, 0, "%*s  ", w[c], text[c]);
-        else
+        if (cols[c].right) {
+            line_add_right(l, t, w[c], text[c]);
+            line_add(l, t, 0, "  ");
+        } else
             line_add(l, t, w[c] + 1, "%s", text[c]);
     }
 }

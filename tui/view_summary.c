@@ -294,8 +294,10 @@ add_findings(struct view *v, double gpu_ns)
         l->id = sqlite3_column_int64(st, 0);
         line_add(l, LINE_DEFAULT, 4, "%3lld", (long long)sqlite3_column_int64(st, 1));
         line_add_untrusted(l, line_of_severity(text(st, 2)), 8, text(st, 2), 16);
-        line_add(l, LINE_DEFAULT, 9, "%8s", lost);
-        line_add(l, LINE_DEFAULT, 7, "%6s", share);
+        line_add_right(l, LINE_DEFAULT, 8, lost);
+        line_add(l, LINE_DEFAULT, 1, " ");
+        line_add_right(l, LINE_DEFAULT, 6, share);
+        line_add(l, LINE_DEFAULT, 1, " ");
         line_add_untrusted(l, LINE_LABEL, 24, text(st, 5), 64);
         line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 6), 0);
         n++;
@@ -339,8 +341,10 @@ add_time_split(struct view *v, double gpu_ns)
         l->id = sqlite3_column_int64(st, 0);
         line_add(l, LINE_DEFAULT, 1, " ");
         line_add_bar(l, isnan(frac) ? -1 : frac, 12);
-        line_add(l, LINE_DEFAULT, 7, "%6s", pct);
-        line_add(l, LINE_DEFAULT, 9, "%8s", tt);
+        line_add_right(l, LINE_DEFAULT, 6, pct);
+        line_add(l, LINE_DEFAULT, 1, " ");
+        line_add_right(l, LINE_DEFAULT, 8, tt);
+        line_add(l, LINE_DEFAULT, 1, " ");
         line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 1), 0);
         shown += isnan(t) ? 0 : t;
         n++;

@@ -14,7 +14,7 @@ has "$t/a" "note: 1 kernel waits instead of working (0.100 ms)" "analyze says a 
 "$bin" report "$t/r.db" --view kernels > "$t/k" 2>&1
 grep "DelayKernel" "$t/k" | grep -q "waiting" && ok "kernels view labels DelayKernel waiting" || { bad "kernels view label"; cat "$t/k"; }
 "$bin" report "$t/r.db" --view summary > "$t/s" 2>&1
-has "$t/s" "Waiting *1 kernel (100 us) wait instead of working" "summary counts the waiting kernel once"
+has "$t/s" "Waiting *1 kernel (100 µs) wait instead of working" "summary counts the waiting kernel once"
 [ "$("$helper" sql "$t/r.db" "SELECT COUNT(*) FROM finding WHERE kernel_id = 2 AND rule_id <> 'idle-kernel'")" = 0 ] \
   && ok "no other finding on it" || bad "no other finding on it"
 [ "$("$helper" sql "$t/r.db" "SELECT run_gpu_ns FROM analysis")" = 1100000 ] \

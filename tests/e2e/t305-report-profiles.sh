@@ -18,7 +18,7 @@ grep -q '^Profiles     4 of 166 launches profiled, in 2 configurations; 1 set as
 grep -q '^Config 24: grid 1024x1x1, block 256x1x1, 0 B dynamic shared memory; 83 launches$' out.txt ||
   fail "configuration line"
 # Tie, launch, index, reason, warp instructions, ld and st sectors, duration, set, passes, overhead.
-row() { grep -E "^  $1 +$2 +$3 +$4 +$5 +32,768 +32,768 +[0-9.]+ us +$6 +$7 +[0-9.]+ ms" out.txt; }
+row() { grep -E "^  $1 +$2 +$3 +$4 +$5 +32,768 +32,768 +[0-9.]+ µs +$6 +$7 +[0-9.]+ ms" out.txt; }
 row ref 12 0 first_of_config 163,840 core 3 > /dev/null || fail "core profile row"
 row aside 36 1 extra_metrics 204,800 'tie\+sass_bytes' 2 > aside.txt || fail "extras profile row, set aside"
 grep -q ' instructions +25.0%, sectors +0.0%$' aside.txt || fail "extras row: its difference from ref"

@@ -98,9 +98,9 @@ test_tui_formats(void)
     fmt_ns(b, sizeof(b), 999);
     CHECK_STR(b, "999 ns");
     fmt_ns(b, sizeof(b), 1234);
-    CHECK_STR(b, "1.23 us");
+    CHECK_STR(b, "1.23 \xc2\xb5s");
     fmt_ns(b, sizeof(b), 202490);
-    CHECK_STR(b, "202 us");
+    CHECK_STR(b, "202 \xc2\xb5s");
     fmt_ns(b, sizeof(b), 50.62e6);
     CHECK_STR(b, "50.6 ms");
     fmt_count(b, sizeof(b), 1000000);
@@ -112,7 +112,10 @@ test_tui_formats(void)
     fmt_bw(b, sizeof(b), 4.8e12);
     CHECK_STR(b, "4.80 TB/s");
     fmt_ratio(b, sizeof(b), 309.4);
-    CHECK_STR(b, "x309");
+    CHECK_STR(b, "309\xc3\x97");
+    /* The lists write a ratio as the rules' messages do ("7.5×", analyzer format "x"). */
+    fmt_ratio(b, sizeof(b), 7.5);
+    CHECK_STR(b, "7.5\xc3\x97");
     fmt_pct(b, sizeof(b), 12.34);
     CHECK_STR(b, "12.3%");
 }
