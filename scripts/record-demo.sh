@@ -8,7 +8,8 @@
 #   demo/tk-<name>.db      a few testkernels with one clear behaviour each
 # each analyzed (`gpuhier analyze`), vacuumed, and described in
 # demo/PROVENANCE.md (date, GPU, driver, commands, gpuhier version,
-# sizes, checksums, row counts).
+# sizes, checksums, row counts). Paths of the recording machine are
+# rewritten relative to the source tree (scripts/relative-paths.sh).
 #
 # The files are written to $OUT/demo/ when OUT is set (the device call
 # brings $OUT back; copy them into demo/ and commit), else to demo/.
@@ -50,6 +51,8 @@ record() { # record NAME.db COMMAND...: run, analyze, vacuum
     echo "record-demo: analyze $name failed; log:" >&2; tail -30 "$log" >&2; return 1; }
   python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA journal_mode=DELETE"); c.execute("VACUUM"); c.close()' "$work/$name"
+  # No directory of this machine ships: paths become relative to the source tree.
+  sh "$root/scripts/relative-paths.sh" "$work/$name" "$root" "$build" "$work" "${TMPDIR:-/tmp}" >> "$log"
   cmds="$cmds
 | \`$name\` | \`gpuhier run -o $name $(echo "$*" | sed "s#$root/##g; s#$build/##g")\` then \`gpuhier analyze $name\` | $(( $(date +%s) - s )) s |"
 }
@@ -83,6 +86,7 @@ torchv=$(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo
   echo
   echo "Recorded by \`scripts/record-demo.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'); re-record with the same script on a GPU machine."
   echo "These are real recordings made by the gpuhier collector, analyzed by \`gpuhier analyze\`; nothing in them is synthetic."
+  echo "Paths of the recording machine (the source tree, the build, temporary directories) were rewritten relative to the source tree by \`scripts/relative-paths.sh\`; nothing else was changed."
   echo
   echo "- GPU, driver, memory: $gpu"
   echo "- CUDA (driver API version reported by nvidia-smi): $cuda"
