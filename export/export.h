@@ -148,6 +148,16 @@ int export_severity_rank(const char *severity);
 const char *export_fmt_number(char *buf, size_t n, double v, int digits);
 
 /*
+ * Registers the SQL function gh_kname(kernel_id) on `db`: the kernel's
+ * name by the naming rule of export/kname.h, unique among the report's
+ * kernels (sanitized; NULL for an unknown id, or when the names cannot
+ * be read). The names are computed on the first call and freed with the
+ * connection. Readers select kernel names through it, so every view and
+ * table shows the same name. Returns 0 or -1 (store_error()).
+ */
+int export_names_register(sqlite3 *db);
+
+/*
  * Redact secrets in one command-line argument list given as the run
  * table's JSON array of strings. Returns a new, redacted JSON array
  * (free()), or NULL on a malformed array. The rules (docs/cmd-export.md):

@@ -512,6 +512,9 @@ kname_cols(const char *s)
     return c;
 }
 
+/* Cut at the end: the longest prefix that fits, backed up to a name boundary. */
+static void fit_end(const char *name, size_t cols, char *buf, size_t size);
+
 int
 kname_fit(const char *name, size_t cols, char *buf, size_t size)
 {
@@ -523,6 +526,46 @@ kname_fit(const char *name, size_t cols, char *buf, size_t size)
     if (kname_cols(name) <= cols && len < size) {
         memcpy(buf, name, len + 1);
         return 0;
+    }
+    /*
+     * The function's own name matters more than its namespaces: drop
+     * leading qualifiers first ("…::GammaBetaBackwardCUDAKernelTemplate<…>"),
+     * then cut what is left at its end.
+     */
+    const char *tail = NULL;
+    int depth = 0;
+    for (const char *p = name; *p; p++) {
+        if (*p == '<' || *p == '(')
+            depth++;
+        else if ((*p == '>' || *p == ')') && depth > 0)
+            depth--;
+        else if (!depth && p[0] == ':' && p[1] == ':') {
+            tail = p;
+            if (kname_cols(p) + 1 <= cols && strlen(p) + 4 < size)
+                break;
+            p++;
+        }
+    }
+    if (tail && size >= 8) {
+        memcpy(buf, KNAME_ELLIPSIS, 3);
+        if (kname_cols(tail) + 1 <= cols && strlen(tail) + 4 < size) {
+            memcpy(buf + 3, tail, strlen(tail) + 1);
+        } else {
+            fit_end(tail, cols > 1 ? cols - 1 : 1, buf + 3, size - 3);
+        }
+        return 1;
+    }
+    fit_end(name, cols, buf, size);
+    return 1;
+}
+
+static void
+fit_end(const char *name, size_t cols, char *buf, size_t size)
+{
+    size_t len = strlen(name);
+    if (kname_cols(name) <= cols && len < size) {
+        memcpy(buf, name, len + 1);
+        return;
     }
     /* The longest prefix of cols - 1 columns that fits the buffer with the ellipsis. */
     size_t keep = 0, c = 0;
@@ -551,5 +594,4 @@ kname_fit(const char *name, size_t cols, char *buf, size_t size)
         cut--;
     memcpy(buf, name, cut);
     memcpy(buf + cut, KNAME_ELLIPSIS, 4);
-    return 1;
 }

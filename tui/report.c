@@ -7,6 +7,8 @@
  */
 #include "tui/tui_int.h"
 
+#include "export/export.h"
+
 #include "export/sanitize.h"
 #include "schema/store.h"
 
@@ -121,7 +123,7 @@ tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out)
     const struct view_ops *ops = NULL;
     long long id = -1;
     int mode = 0;
-    if (tui_names_register(db))
+    if (export_names_register(db))
         return -1;
     if (!view || !strcmp(view, "summary"))
         ops = &summary_ops;

@@ -880,7 +880,7 @@ tui_main(sqlite3 *db, const struct tui_opts *o)
     if (o)
         t.opts = *o;
     view_show_all = t.opts.all;
-    if (tui_names_register(db))
+    if (export_names_register(db))
         return -1;
     setlocale(LC_ALL, "");
     bool utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");

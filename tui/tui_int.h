@@ -303,13 +303,6 @@ struct tline *view_printf(struct view *v, enum line_type t, const char *fmt, ...
 void view_add_wrapped(struct view *v, enum line_type t, int indent, const char *label,
                       const char *untrusted, int width);
 
-/*
- * Registers gh_kname(kernel_id) on `db` (tui/names.c): the kernel's name
- * by export/kname.h's rule, unique in the report; NULL for an unknown id.
- * Every view selects kernel names through it. Returns 0 or -1.
- */
-int tui_names_register(sqlite3 *db);
-
 /* SQL helpers (view.c): -1 with store_error() set on failure. */
 int tui_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
 /*

@@ -139,10 +139,17 @@ test_kname_fit_boundary(void)
     const char *n = "at::native::vectorized_elementwise_kernel<" E ">";
     CHECK_EQ_INT(kname_fit(n, 80, b, sizeof(b)), 0);
     CHECK_STR(b, n);
+    /* The namespaces go first: the function's name is what tells kernels apart. */
+    CHECK_EQ_INT(kname_fit(n, 40, b, sizeof(b)), 1);
+    CHECK_STR(b, E "::vectorized_elementwise_kernel<" E ">");
+    CHECK(kname_cols(b) <= 40);
+    /* Then the end, with a second ellipsis. */
     CHECK_EQ_INT(kname_fit(n, 30, b, sizeof(b)), 1);
-    /* Cut after a "::", never inside "vectorized_elementwise_kernel". */
-    CHECK_STR(b, "at::native::" E);
-    CHECK(kname_cols(b) <= 30);
+    CHECK_STR(b, E "::vectorized_elementwise_ker" E);
+    CHECK_EQ_INT(kname_cols(b), 30);
+    /* A template argument's "::" is not a namespace of the function. */
+    CHECK_EQ_INT(kname_fit("k<a::b::c, d::e>", 10, b, sizeof(b)), 1);
+    CHECK_STR(b, "k<a::b::" E);
     CHECK_EQ_INT(kname_fit("abcdefghijklmnopqrstuvwxyz", 10, b, sizeof(b)), 1);
     CHECK_STR(b, "abcdefghi" E);
     CHECK_EQ_INT(kname_cols(b), 10);
