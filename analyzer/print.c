@@ -7,6 +7,7 @@
  */
 #include "analyzer/analyzer_int.h"
 #include "export/export.h"
+#include "export/kname.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
 
@@ -22,7 +23,7 @@ fmt_ns(char *buf, size_t n, double v)
     else if (v >= 1e6)
         snprintf(buf, n, "%.2f ms", v / 1e6);
     else if (v >= 1e3)
-        snprintf(buf, n, "%.1f us", v / 1e3);
+        snprintf(buf, n, "%.1f \xc2\xb5s", v / 1e3);
     else
         snprintf(buf, n, "%.0f ns", v);
 }
@@ -53,14 +54,26 @@ put_cell(FILE *f, const char *s, int width)
         fputc(' ', f);
 }
 
+/* `s` right-aligned in `width` columns ("µs" is two bytes, one column). */
+static void
+put_right(FILE *f, const char *s, int width)
+{
+    for (int w = (int)kname_cols(s); w < width; w++)
+        fputc(' ', f);
+    fputs(s, f);
+}
+
 int
 analyzer_print_top(sqlite3 *db, FILE *f, int n, int all)
 {
     sqlite3_stmt *st = NULL;
     int rc, rows = 0;
+    /* Kernel names by the naming rule every view shares (export/kname.h). */
+    if (export_names_register(db))
+        return an_fail(ANALYZER_ERR_REPORT, "%s", store_error());
     if (store_prepare(db,
                       "SELECT f.rank, f.severity, f.time_lost_ns, f.share_pct, f.tier, f.rule_id,"
-                      " COALESCE(k.short_name, k.demangled_name, k.mangled_name),"
+                      " COALESCE(gh_kname(k.id), k.short_name, k.demangled_name, k.mangled_name),"
                       " CASE WHEN c.id IS NOT NULL THEN printf('<<<%d,%d,%d>>> x <<<%d,%d,%d>>>',"
                       "   c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z) END,"
                       " f.message, f.launches"
@@ -78,13 +91,18 @@ analyzer_print_top(sqlite3 *db, FILE *f, int n, int all)
         char lost[32], share[32];
         fmt_ns(lost, sizeof(lost), sqlite3_column_double(st, 2));
         snprintf(share, sizeof(share), "%.1f%%", sqlite3_column_double(st, 3));
-        fprintf(f, "%4d  %-8s %10s %7s  %-9s ", sqlite3_column_int(st, 0),
-                (const char *)sqlite3_column_text(st, 1), lost, share,
+        fprintf(f, "%4d  %-8s ", sqlite3_column_int(st, 0),
+                (const char *)sqlite3_column_text(st, 1));
+        put_right(f, lost, 10);
+        fprintf(f, " %7s  %-9s ", share,
                 sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
         put_cell(f, (const char *)sqlite3_column_text(st, 5), 26);
         fputc(' ', f);
+        /* A long name is cut at a name boundary, with an ellipsis. */
         const char *kname = (const char *)sqlite3_column_text(st, 6);
-        put_cell(f, kname ? kname : "(whole run)", 40);
+        char fitted[256];
+        kname_fit(kname ? kname : "(whole run)", 40, fitted, sizeof(fitted));
+        put_cell(f, fitted, 40);
         const char *shape = (const char *)sqlite3_column_text(st, 7);
         if (shape)
             fprintf(f, " %s", shape);

@@ -116,7 +116,7 @@ fi
 
 # Hostile kernel names never reach the terminal raw (export sanitizer).
 cp "$t/r.db" "$t/evil.db"
-"$helper" sql "$t/evil.db" "UPDATE kernel SET short_name = 'evil' || char(27) || '[2J' || char(10) || 'line' || char(7) WHERE id = 1; DELETE FROM analysis"
+"$helper" sql "$t/evil.db" "UPDATE kernel SET short_name = 'evil' || char(27) || '[2J' || char(10) || 'line' || char(7), demangled_name = 'evil' || char(27) || '[2J' || char(10) || 'line' || char(7) WHERE id = 1; DELETE FROM analysis"
 expect "hostile name" 0 "" -- "$bin" analyze "$t/evil.db" --rules "$rules" --top 0
 if grep -q "$(printf '\033')" "$t/out" || grep -q "$(printf '\007')" "$t/out"; then bad "control characters escaped"; else ok "control characters escaped"; fi
 grep -q 'evil\\e\[2J' "$t/out" && ok "escape shown visibly" || bad "escape shown visibly"
