@@ -69,7 +69,11 @@ static void
 print_line(FILE *out, const struct ex_finding *f, const char *why)
 {
     char a[64], g[64], b[64];
-    char *kname = sanitize_text(f->demangled_name ? f->demangled_name : "(run)", 160);
+    /* The short name every view shows (export/kname.h); already sanitized. */
+    char *kname = sanitize_text(f->display_name     ? f->display_name
+                                : f->demangled_name ? f->demangled_name
+                                                    : "(run)",
+                                0);
     fprintf(out, "%s %s %s", f->severity, f->rule_id, kname);
     free(kname);
     if (f->config_id >= 0)
