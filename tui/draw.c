@@ -169,6 +169,11 @@ put_char(struct draw *d, enum line_type t, const char *s, int len, int w)
     }
     if (w == 0) /* combining character: keep it with the previous cell when there is room */
         return false;
+    if (d->skip > 0) {
+        /* Scrolled sideways: this column is left of the screen. */
+        d->skip -= w;
+        return false;
+    }
     if (d->col + w > d->maxcol) {
         /* A wide character that does not fit: blank the last cell. */
         struct cell *cl = d->c->cells + (size_t)d->row * d->c->cols + d->col;

@@ -50,6 +50,11 @@ static const struct keybinding generic_keys[] = {
     {KEY_HOME, REQ_MOVE_FIRST},
     {'g', REQ_MOVE_FIRST},
     {KEY_END, REQ_MOVE_LAST},
+    /* Left and Right go back and open, as in perf report; Shift (or < and >) scrolls sideways. */
+    {KEY_SLEFT, REQ_SCROLL_LEFT},
+    {'<', REQ_SCROLL_LEFT},
+    {KEY_SRIGHT, REQ_SCROLL_RIGHT},
+    {'>', REQ_SCROLL_RIGHT},
     {'G', REQ_MOVE_LAST},
     {'/', REQ_FILTER},
     {'n', REQ_FIND_NEXT},
@@ -130,10 +135,12 @@ static const struct {
     int key;
     const char *name;
 } key_names[] = {
-    {'\n', "Enter"},     {KEY_ENTER, "Enter"}, {KEY_ESC, "Esc"},       {KEY_UP, "Up"},
-    {KEY_DOWN, "Down"},  {KEY_LEFT, "Left"},   {KEY_RIGHT, "Right"},   {KEY_PPAGE, "PgUp"},
-    {KEY_NPAGE, "PgDn"}, {KEY_HOME, "Home"},   {KEY_END, "End"},       {KEY_BACKSPACE, "Backspace"},
-    {' ', "Space"},      {'\t', "Tab"},        {KEY_RESIZE, "Resize"},
+    {'\n', "Enter"},      {KEY_ENTER, "Enter"},   {KEY_ESC, "Esc"},
+    {KEY_UP, "Up"},       {KEY_DOWN, "Down"},     {KEY_LEFT, "Left"},
+    {KEY_RIGHT, "Right"}, {KEY_PPAGE, "PgUp"},    {KEY_NPAGE, "PgDn"},
+    {KEY_HOME, "Home"},   {KEY_END, "End"},       {KEY_BACKSPACE, "Backspace"},
+    {' ', "Space"},       {'\t', "Tab"},          {KEY_RESIZE, "Resize"},
+    {KEY_SLEFT, "SLeft"}, {KEY_SRIGHT, "SRight"},
 };
 
 const char *

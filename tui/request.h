@@ -25,6 +25,8 @@
     X(MOVE_PAGE_DOWN, "Cursor", "Move down one page")                                              \
     X(MOVE_FIRST, "Cursor", "Move to the first line")                                              \
     X(MOVE_LAST, "Cursor", "Move to the last line")                                                \
+    X(SCROLL_LEFT, "Cursor", "Scroll the view left (sideways)")                                    \
+    X(SCROLL_RIGHT, "Cursor", "Scroll the view right, to read long names and wide rows")           \
     X(FILTER, "Search", "Filter the list (incremental) or search the text")                        \
     X(FIND_NEXT, "Search", "Go to the next match")                                                 \
     X(FIND_PREV, "Search", "Go to the previous match")                                             \

@@ -274,6 +274,7 @@ redraw(struct tui *t)
     if (v->ops->cols) {
         d.row = 1;
         d.col = 0;
+        d.skip = v->hoffset;
         view_draw_header(v, &d);
     }
     /* Keep the cursor on screen after a resize. */
@@ -287,10 +288,12 @@ redraw(struct tui *t)
             break;
         d.row = top + i;
         d.col = 0;
+        d.skip = v->hoffset;
         d.cursor = lineno == v->pos;
         view_draw_line(v, &d, lineno);
     }
     d.cursor = false;
+    d.skip = 0;
 
     d.row = c->rows - 2;
     d.col = 0;
@@ -811,6 +814,15 @@ handle(struct tui *t, int key)
     case REQ_MOVE_FIRST:
     case REQ_MOVE_LAST:
         view_move(v, req, body_height(t));
+        break;
+    case REQ_SCROLL_LEFT:
+    case REQ_SCROLL_RIGHT:
+        /* Eight columns a step, as far as the widest line (4096 columns at most). */
+        v->hoffset += req == REQ_SCROLL_RIGHT ? 8 : -8;
+        if (v->hoffset < 0)
+            v->hoffset = 0;
+        if (v->hoffset > 4096)
+            v->hoffset = 4096;
         break;
     case REQ_FILTER:
         do_filter(t);

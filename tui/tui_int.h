@@ -102,6 +102,7 @@ int canvas_write_types(const struct canvas *c, FILE *f);
 struct draw {
     struct canvas *c; /* NULL: draw into `buf` (text output, no width limit) */
     int row, col, maxcol;
+    int skip;    /* canvas: columns at the line's start not drawn (sideways scroll) */
     bool cursor; /* the selected line: everything gets LINE_CURSOR */
     char *buf;   /* text output: growing buffer */
     size_t len, cap;
@@ -235,6 +236,7 @@ struct view {
     /* both */
     size_t pos;        /* selected line */
     size_t offset;     /* first line on screen */
+    int hoffset;       /* columns scrolled sideways (SCROLL_LEFT/RIGHT) */
     char filter[256];  /* table views: rows whose name contains it (case-insensitive) */
     char search[256];  /* text views: last search */
     int mode;          /* view-specific toggle (kernels: per config; kernel: raw metrics) */

@@ -572,7 +572,8 @@ draw_row(struct view *v, struct draw *d, const struct row *r, int flex)
 void
 view_draw_header(struct view *v, struct draw *d)
 {
-    int flex = d->c ? view_flex_width(v, d->maxcol) : v->text_flex;
+    /* Scrolled sideways, the table is as wide as the screen plus the scroll. */
+    int flex = d->c ? view_flex_width(v, d->maxcol + v->hoffset) : v->text_flex;
     if (v->ops->has_tags)
         draw_field(d, LINE_HEADER, "", 1, false);
     bool ascii = !d->c || d->c->ascii;
@@ -597,7 +598,7 @@ view_draw_line(struct view *v, struct draw *d, size_t lineno)
     if (v->ops->cols) {
         if (lineno >= v->nvis)
             return;
-        int flex = d->c ? view_flex_width(v, d->maxcol) : v->text_flex;
+        int flex = d->c ? view_flex_width(v, d->maxcol + v->hoffset) : v->text_flex;
         draw_row(v, d, &v->rows[v->vis[lineno]], flex);
         draw_eol(d, d->cursor ? LINE_CURSOR : LINE_DEFAULT);
         return;
