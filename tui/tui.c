@@ -470,9 +470,17 @@ prompt(struct tui *t, const char *label, char *buf, size_t n,
 /* Views                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Detail text wraps to the terminal: its width less the labels (64 at 80 columns). */
+static int
+wrap_cols(const struct tui *t)
+{
+    return t->canvas.cols - 16 > 24 ? t->canvas.cols - 16 : 24;
+}
+
 static void
 load_view(struct tui *t, struct view *v)
 {
+    v->wrap_cols = wrap_cols(t);
     if (view_load(v))
         set_status(t, "cannot read the report: %s", store_error());
 }
@@ -759,6 +767,9 @@ handle(struct tui *t, int key)
             getmaxyx(stdscr, rows, cols);
             canvas_resize(&t->canvas, cols, rows);
         }
+        /* A detail view reflows to the new width (tables lay out at each draw). */
+        if (!v->ops->cols && v->wrap_cols != wrap_cols(t))
+            load_view(t, v);
         return;
     }
     if (key == KEY_MOUSE) {

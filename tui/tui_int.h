@@ -237,6 +237,7 @@ struct view {
     size_t pos;        /* selected line */
     size_t offset;     /* first line on screen */
     int hoffset;       /* columns scrolled sideways (SCROLL_LEFT/RIGHT) */
+    int wrap_cols;     /* detail views wrap text to this width; 0: 64 (text output) */
     char filter[256];  /* table views: rows whose name contains it (case-insensitive) */
     char search[256];  /* text views: last search */
     int mode;          /* view-specific toggle (kernels: per config; kernel: raw metrics) */
@@ -301,6 +302,8 @@ void line_add_bar(struct tline *l, double frac, int width);
 /* Add a line of plain text (printf), returns it. */
 struct tline *view_printf(struct view *v, enum line_type t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The width detail views wrap their text to: the terminal's, less the labels; 64 in text output. */
+int view_wrap(const struct view *v);
 /* Wrap long untrusted text over lines, each starting with `indent` blanks. */
 void view_add_wrapped(struct view *v, enum line_type t, int indent, const char *label,
                       const char *untrusted, int width);

@@ -301,6 +301,12 @@ view_printf(struct view *v, enum line_type t, const char *fmt, ...)
     return l;
 }
 
+int
+view_wrap(const struct view *v)
+{
+    return v->wrap_cols > 0 ? v->wrap_cols : 64;
+}
+
 void
 view_add_wrapped(struct view *v, enum line_type t, int indent, const char *label,
                  const char *untrusted, int width)

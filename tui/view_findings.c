@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WRAP 64
 #define LABEL 12
 
 enum { F_RANK, F_SEV, F_LOST, F_SHARE, F_RULE, F_TIER, F_KERNEL };
@@ -233,11 +232,11 @@ finding_open(struct view *v)
     line_add_untrusted(l, LINE_LABEL, 0, col_text(st, 2), 64);
     line_add(l, LINE_DIM, 0, "  tier ");
     line_add_untrusted(l, LINE_DIM, 0, col_text(st, 4), 16);
-    view_add_wrapped(v, LINE_DEFAULT, LABEL, "Title", col_text(st, 3), WRAP);
+    view_add_wrapped(v, LINE_DEFAULT, LABEL, "Title", col_text(st, 3), view_wrap(v));
     if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
         size_t first = v->nlines;
         view_add_wrapped(v, LINE_DEFAULT, LABEL, "Kernel",
-                         col_text(st, 16) ? col_text(st, 16) : col_text(st, 17), WRAP);
+                         col_text(st, 16) ? col_text(st, 16) : col_text(st, 17), view_wrap(v));
         for (size_t i = first; i < v->nlines; i++) {
             v->lines[i].target = TARGET_KERNEL;
             v->lines[i].id = sqlite3_column_int64(st, 5);
@@ -259,7 +258,7 @@ finding_open(struct view *v)
             line_add(s, LINE_DEFAULT, 0, ":%lld", (long long)sqlite3_column_int64(st, 19));
         }
     }
-    view_add_wrapped(v, line_of_severity(sev), LABEL, "Message", col_text(st, 7), WRAP);
+    view_add_wrapped(v, line_of_severity(sev), LABEL, "Message", col_text(st, 7), view_wrap(v));
     char per[32], tot[32], raw[32], share[32], nl[32];
     fmt_ns(per, sizeof(per), col_num(st, 10));
     fmt_ns(tot, sizeof(tot), col_num(st, 11));
@@ -284,8 +283,8 @@ finding_open(struct view *v)
     sqlite3_finalize(st);
     add_evidence(v);
     view_printf(v, LINE_DEFAULT, "%s", "");
-    view_add_wrapped(v, LINE_GOOD, LABEL, "Remedy", remedy, WRAP);
-    view_add_wrapped(v, LINE_DEFAULT, LABEL, "Documents", doc, WRAP);
+    view_add_wrapped(v, LINE_GOOD, LABEL, "Remedy", remedy, view_wrap(v));
+    view_add_wrapped(v, LINE_DEFAULT, LABEL, "Documents", doc, view_wrap(v));
     free(remedy);
     free(doc);
     add_objects(v);

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WRAP 64
 #define LABEL 12
 
 struct metric_mean {
@@ -472,7 +471,11 @@ kernel_open(struct view *v)
     const char *dem = (const char *)sqlite3_column_text(st, 1);
     const char *mang = (const char *)sqlite3_column_text(st, 2);
     p->name = xsanitize(shortn ? shortn : dem ? dem : mang, 512);
-    view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", shortn ? shortn : dem ? dem : mang, WRAP);
+    view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel",
+                     shortn ? shortn
+                     : dem  ? dem
+                            : mang,
+                     view_wrap(v));
     /*
      * The full signature and mangled name come after the pyramid: a
      * templated library kernel's signature wraps over a whole screen and
@@ -538,8 +541,8 @@ kernel_open(struct view *v)
     add_findings_at(v, p, NULL);
     view_printf(v, LINE_DEFAULT, "%s", "");
     if (dem_copy)
-        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Signature", dem_copy, WRAP);
-    view_add_wrapped(v, LINE_DIM, LABEL, "Mangled", mang_copy, WRAP);
+        view_add_wrapped(v, LINE_DEFAULT, LABEL, "Signature", dem_copy, view_wrap(v));
+    view_add_wrapped(v, LINE_DIM, LABEL, "Mangled", mang_copy, view_wrap(v));
     free(dem_copy);
     free(mang_copy);
     add_raw_metrics(v, p);

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WRAP 64
 #define LABEL 12
 
 struct prof {
@@ -360,7 +359,7 @@ profiles_open(struct view *v)
         return found;
     const char *name = (const char *)sqlite3_column_text(st, 0);
     p->name = xsanitize(name, 512);
-    view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", name, WRAP);
+    view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", name, view_wrap(v));
     sqlite3_finalize(st);
     if (load_profiles(v, p))
         return -1;
