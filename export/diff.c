@@ -9,6 +9,7 @@
  * land in fixed, new or unchanged. Writers: text, JSON, Markdown.
  */
 #include "export/export_int.h"
+#include "export/kname.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
 
@@ -46,13 +47,18 @@ static int
 name_is(const struct ex_kernel *k, const char *name)
 {
     return (k->demangled_name && !strcmp(k->demangled_name, name)) ||
-           (k->short_name && !strcmp(k->short_name, name));
+           (k->short_name && !strcmp(k->short_name, name)) ||
+           (k->display_name && !strcmp(k->display_name, name));
 }
 
 static const char *
 kname(const struct ex_kernel *k)
 {
-    return k->short_name ? k->short_name : k->demangled_name ? k->demangled_name : "?";
+    /* As every view names it (export/kname.h); --map also takes that name. */
+    return k->display_name     ? k->display_name
+           : k->short_name     ? k->short_name
+           : k->demangled_name ? k->demangled_name
+                               : "?";
 }
 
 static void
@@ -154,13 +160,22 @@ pct_change(double b, double a)
 /* Writers                                                              */
 /* ------------------------------------------------------------------ */
 
+/* `s` left-aligned in `width` columns: printf's %-Ns counts bytes, and "µs" and "×" take two. */
+static void
+put_padded(FILE *out, const char *s, int width)
+{
+    fputs(s, out);
+    for (int w = (int)kname_cols(s); w < width; w++)
+        fputc(' ', out);
+}
+
 static const char *
 fmt_ratio(char *buf, size_t n, double v)
 {
     if (!isfinite(v))
         snprintf(buf, n, "-");
     else
-        snprintf(buf, n, "%.2fx", v);
+        snprintf(buf, n, "%.2f\xc3\x97", v); /* as the findings' messages write it */
     return buf;
 }
 
@@ -200,21 +215,23 @@ write_text(const struct diff *d, const struct export_diff_opts *o, FILE *out)
     for (size_t i = 0; i < d->nk; i++) {
         const struct kpair *p = &d->k[i];
         const struct ex_kernel *k = p->b ? p->b : p->a;
-        char name[33];
-        sanitize_into(name, sizeof(name), kname(k));
-        int pad = 32 - sanitize_width(name);
-        fprintf(out, "%s%*s %-9s ", name, pad > 0 ? pad : 0, "", status_of(p));
+        /* Cut at a name boundary with an ellipsis, namespaces first (export/kname.h). */
+        char name[160];
+        kname_fit(kname(k), 32, name, sizeof(name));
+        put_padded(out, name, 32);
+        fprintf(out, " %-9s ", status_of(p));
         double bm = p->b ? p->b->mean_ns : NAN, am = p->a ? p->a->mean_ns : NAN;
         char times[160];
         snprintf(times, sizeof(times), "%s -> %s", p->b ? ex_fmt_ns(x, sizeof(x), bm) : "-",
                  p->a ? ex_fmt_ns(y, sizeof(y), am) : "-");
-        fprintf(out, "%-25s %-10s ", times, fmt_pct(z, sizeof(z), pct_change(bm, am)));
+        put_padded(out, times, 25);
+        fprintf(out, " %-10s ", fmt_pct(z, sizeof(z), pct_change(bm, am)));
         char ratios[160];
         snprintf(ratios, sizeof(ratios), "%s -> %s",
                  fmt_ratio(u, sizeof(u), p->b ? p->b->floor_ratio : NAN),
                  fmt_ratio(v, sizeof(v), p->a ? p->a->floor_ratio : NAN));
-        fprintf(out, "%-20s %s -> %s\n", ratios,
-                p->b && p->b->worst_severity ? p->b->worst_severity : "-",
+        put_padded(out, ratios, 20);
+        fprintf(out, " %s -> %s\n", p->b && p->b->worst_severity ? p->b->worst_severity : "-",
                 p->a && p->a->worst_severity ? p->a->worst_severity : "-");
     }
     static const char *groups[] = {"fixed", "new", "unchanged"};

@@ -218,7 +218,10 @@ ex_write_junit(const struct ex_report *r, const struct export_opts *o, FILE *out
             continue;
         const struct ex_kernel *kk = k < r->n_kernels ? &r->kernels[k] : NULL;
         const char *name = kk ? kk->demangled_name : "run";
-        const char *cls = kk ? (kk->short_name ? kk->short_name : kk->demangled_name) : "run";
+        const char *cls = !kk                ? "run"
+                          : kk->display_name ? kk->display_name
+                          : kk->short_name   ? kk->short_name
+                                             : kk->demangled_name;
         write_suite(w, r, kid, name, cls, cases, n, min_rank);
     }
     xmlTextWriterEndElement(w);

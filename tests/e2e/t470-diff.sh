@@ -8,7 +8,7 @@
 "$MK" --make-report empty.db empty || exit 1
 sb=$(cksum <before.db) sa=$(cksum <after.db)
 expect_rc 0 "$G" diff before.db after.db --raw
-grep -q '^transpose_naive  *matched  *350 µs -> 35 µs  *-90.0 %  *12.50x -> 1.25x' rc.out || bad "text: kernel row"
+grep -q '^transpose_naive  *matched  *350 µs -> 35 µs  *-90.0 %  *12.50× -> 1.25×' rc.out || bad "text: kernel row"
 grep -q '^findings fixed: 1$' rc.out || bad "text: 1 fixed"
 grep -q '^findings new: 1$' rc.out || bad "text: 1 new"
 grep -q '^findings unchanged: 3$' rc.out || bad "text: 3 unchanged"
@@ -33,7 +33,7 @@ fi
 expect_rc 0 "$G" diff before.db after.db --raw --format md
 cp rc.out diff.md
 grep -q '^# Before and after: 1 fixed, 1 new, 3 unchanged$' diff.md || bad "md: title"
-grep -q '^| transpose\\_naive | 350 µs | 35 µs | \\-90\\.0 % | 12\\.50x | 1\\.25x |$' diff.md || bad "md: kernel row"
+grep -q '^| transpose\\_naive | 350 µs | 35 µs | \\-90\\.0 % | 12\\.50× | 1\\.25× |$' diff.md || bad "md: kernel row"
 # "Fix verified" when something was fixed and nothing new appeared.
 expect_rc 0 "$G" diff before.db empty.db --raw --format md
 grep -q '^# Fix verified: 4 findings fixed$' rc.out || bad "md: fix verified title"
