@@ -29,24 +29,20 @@ static const char *gamma_beta =
 static const char *cub_reduce =
     "void cub::DeviceReduceKernel<cub::DeviceReducePolicy<float, float, int, cub::Sum>::Policy600, "
     "float*, float*, int, cub::Sum>(float*, float*, int, cub::GridEvenShare<int>, cub::Sum)";
-static const char *lambda2 =
-    "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<"
-    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
-    "> >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, "
-    "at::native::binary_internal::MulFunctor<float> > const&)::{lambda(int)#1}>(int, "
-    "at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, float, float, "
-    "at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, "
-    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
-    "> const&)::{lambda(int)#1})";
-static const char *lambda4 =
-    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<"
-    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
-    "> >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, "
-    "at::native::binary_internal::MulFunctor<float> > const&)::{lambda(int)#1}>(int, "
-    "at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, float, float, "
-    "at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, "
-    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
-    "> const&)::{lambda(int)#1})";
+/* PyTorch's binary elementwise kernel on a lambda, with `vec` elements per thread. */
+static const char *
+lambda_kernel(char *buf, size_t n, int vec)
+{
+    const char *f = "at::native::BinaryFunctor<float, float, float, "
+                    "at::native::binary_internal::MulFunctor<float> >";
+    snprintf(buf, n,
+             "void at::native::elementwise_kernel<128, %d, at::native::gpu_kernel_impl_nocast<%s "
+             ">(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}>(int, "
+             "at::native::gpu_kernel_impl_nocast<%s >(at::TensorIteratorBase&, %s "
+             "const&)::{lambda(int)#1})",
+             vec, f, f, f, f);
+    return buf;
+}
 static const char *cutlass =
     "_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock"
     "22ImplicitGemmMultistageINS_4gemm9GemmShapeILi64ELi64ELi64EEENS4_"
@@ -62,7 +58,9 @@ test_kname_short_pytorch(void)
     CHECK_STR(kname_short(gamma_beta, NULL, b, sizeof(b)),
               "at::native::GammaBetaBackwardCUDAKernelTemplate<" E ">");
     CHECK_STR(kname_short(cub_reduce, NULL, b, sizeof(b)), "cub::DeviceReduceKernel<" E ">");
-    CHECK_STR(kname_short(lambda2, NULL, b, sizeof(b)), "at::native::elementwise_kernel<" E ">");
+    char l[1024];
+    CHECK_STR(kname_short(lambda_kernel(l, sizeof(l), 2), NULL, b, sizeof(b)),
+              "at::native::elementwise_kernel<" E ">");
     /* No return type, no parameters, no template: the name as it is. */
     CHECK_STR(kname_short("transpose_naive(float*, float const*, int)", NULL, b, sizeof(b)),
               "transpose_naive");
@@ -115,7 +113,13 @@ test_kname_unique_template_argument(void)
 static void
 test_kname_unique_lambda_and_id(void)
 {
-    const char *d[] = {lambda2, lambda4, "k(int)", "k(int)", cutlass, cutlass};
+    char l2[1024], l4[1024];
+    const char *d[] = {lambda_kernel(l2, sizeof(l2), 2),
+                       lambda_kernel(l4, sizeof(l4), 4),
+                       "k(int)",
+                       "k(int)",
+                       cutlass,
+                       cutlass};
     const char *m[] = {"_Za", "_Zb", "_Z1ki", "_Z1ki", cutlass, cutlass};
     long long ids[] = {1, 2, 5, 6, 8, 12};
     char *out[6];
