@@ -563,6 +563,11 @@ static void
 fit_end(const char *name, size_t cols, char *buf, size_t size)
 {
     size_t len = strlen(name);
+    if (size < 4) {
+        /* No room for the ellipsis: nothing rather than a silent cut. */
+        buf[0] = '\0';
+        return;
+    }
     if (kname_cols(name) <= cols && len < size) {
         memcpy(buf, name, len + 1);
         return;

@@ -161,6 +161,11 @@ test_kname_fit_boundary(void)
     char t[8];
     kname_fit(n, 40, t, sizeof(t));
     CHECK(strlen(t) < sizeof(t) && !strcmp(t + strlen(t) - 3, E));
+    /* No room for the ellipsis: nothing is written past the buffer, and nothing is cut silently. */
+    char tiny[8] = "xxxxxxx";
+    kname_fit(n, 40, tiny, 3);
+    CHECK_STR(tiny, "");
+    CHECK(tiny[3] == 'x');
 }
 
 /* PyTorch's sum: no one argument tells the four apart, two do (block size, element type). */
