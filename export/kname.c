@@ -376,44 +376,82 @@ label_for(const char *base, size_t base_len, char **args, size_t na, size_t j1, 
     return o.is_full || kname_cols(buf) > KNAME_LABEL_COLS ? NULL : strdup(buf);
 }
 
-/* Member g's label at positions j1, j2 in `form` when no other member has it, else NULL. */
-static char *
-try_label(const char *base, size_t base_len, char ***args, const size_t *nargs, const size_t *group,
-          size_t ng, size_t g, size_t j1, size_t j2, int form)
+struct cand {
+    char *label;
+    size_t g;      /* the member, in the group */
+    int is_unique; /* no other member has this label */
+};
+
+static int
+cand_cmp(const void *a, const void *b)
 {
-    char *mine = label_for(base, base_len, args[group[g]], nargs[group[g]], j1, j2, form);
-    for (size_t k = 0; mine && k < ng; k++) {
-        if (k == g)
-            continue;
-        char *theirs = label_for(base, base_len, args[group[k]], nargs[group[k]], j1, j2, form);
-        if (theirs && !strcmp(mine, theirs)) {
-            free(mine);
-            mine = NULL;
-        }
-        free(theirs);
-    }
-    return mine;
+    const struct cand *x = a, *y = b;
+    int c = strcmp(x->label, y->label);
+    return c ? c : (x->g > y->g) - (x->g < y->g);
 }
 
 /*
- * Names member g of a group sharing one short name: the fewest template
- * argument positions (one, then two), in the shortest form, whose label
- * no other member has. NULL when none tells it apart.
+ * One try for the members of a group still without a label: each one's
+ * label at positions j1, j2 in `form`; a member whose label no other
+ * member has keeps it. Sorting the labels finds the unique ones in
+ * n log n, so a group of hundreds (CUTLASS instances) stays fast.
  */
-static char *
-distinguish(const char *base, size_t base_len, char ***args, const size_t *nargs,
-            const size_t *group, size_t ng, size_t g)
+static void
+try_labels(const char *base, size_t base_len, char ***args, const size_t *nargs,
+           const size_t *group, size_t ng, size_t j1, size_t j2, int form, char **labels,
+           struct cand *c)
 {
-    size_t na = nargs[group[g]];
-    char *l = NULL;
-    for (int form = 0; !l && form < FORM_COUNT; form++)
-        for (size_t j1 = 0; !l && j1 < na; j1++)
-            l = try_label(base, base_len, args, nargs, group, ng, g, j1, (size_t)-1, form);
-    for (int form = 0; !l && form < FORM_COUNT; form++)
-        for (size_t j1 = 0; !l && j1 < na; j1++)
-            for (size_t j2 = j1 + 1; !l && j2 < na; j2++)
-                l = try_label(base, base_len, args, nargs, group, ng, g, j1, j2, form);
-    return l;
+    size_t n = 0;
+    for (size_t g = 0; g < ng; g++) {
+        char *l = label_for(base, base_len, args[group[g]], nargs[group[g]], j1, j2, form);
+        if (l)
+            c[n++] = (struct cand){.label = l, .g = g};
+    }
+    qsort(c, n, sizeof(*c), cand_cmp);
+    /* A label equal to neither neighbour is unique; taken only after all are compared. */
+    for (size_t i = 0; i < n; i++)
+        c[i].is_unique = (i == 0 || strcmp(c[i].label, c[i - 1].label)) &&
+                         (i + 1 == n || strcmp(c[i].label, c[i + 1].label));
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].is_unique && !labels[c[i].g])
+            labels[c[i].g] = c[i].label;
+        else
+            free(c[i].label);
+    }
+}
+
+/*
+ * Labels the members of a group sharing one short name: each takes the
+ * first of these whose label no other member has: one template argument
+ * position, then two, each in the shortest form first. Members nothing
+ * tells apart keep labels[g] NULL.
+ */
+static void
+distinguish(const char *base, size_t base_len, char ***args, const size_t *nargs,
+            const size_t *group, size_t ng, char **labels)
+{
+    size_t na = 0, left = ng;
+    for (size_t g = 0; g < ng; g++)
+        na = nargs[group[g]] > na ? nargs[group[g]] : na;
+    struct cand *c = malloc(ng * sizeof(*c));
+    if (!c)
+        return;
+#define KNAME_TRY(j1, j2, form)                                                                    \
+    do {                                                                                           \
+        try_labels(base, base_len, args, nargs, group, ng, j1, j2, form, labels, c);               \
+        left = 0;                                                                                  \
+        for (size_t g = 0; g < ng; g++)                                                            \
+            left += !labels[g];                                                                    \
+    } while (0)
+    for (int form = 0; left && form < FORM_COUNT; form++)
+        for (size_t j1 = 0; left && j1 < na; j1++)
+            KNAME_TRY(j1, (size_t)-1, form);
+    for (int form = 0; left && form < FORM_COUNT; form++)
+        for (size_t j1 = 0; left && j1 < na; j1++)
+            for (size_t j2 = j1 + 1; left && j2 < na; j2++)
+                KNAME_TRY(j1, j2, form);
+#undef KNAME_TRY
+    free(c);
 }
 
 int
@@ -458,8 +496,8 @@ kname_unique(size_t n, const char *const *demangled, const char *const *mangled,
         char **labels = calloc(ng, sizeof(*labels));
         if (!labels)
             goto out;
+        distinguish(shared, base, args, nargs, group, ng, labels);
         for (size_t g = 0; g < ng; g++) {
-            labels[g] = distinguish(shared, base, args, nargs, group, ng, g);
             if (!labels[g]) {
                 size_t len = strlen(shared) + 32;
                 labels[g] = malloc(len);

@@ -197,7 +197,35 @@ test_kname_unique_two_positions(void)
         free(out[i]);
 }
 
+/* Hundreds of instances of one template (the shape of bench/sarif_speed.sh's report): all told apart. */
+static void
+test_kname_unique_many(void)
+{
+    enum { N = 300 };
+    static char d[N][200];
+    const char *dp[N], *mp[N];
+    char *out[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(d[i], sizeof(d[i]),
+                 "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::half_t, "
+                 "cutlass::layout::RowMajor, %d, cutlass::arch::Sm90> >(Params)",
+                 i);
+        dp[i] = d[i];
+        mp[i] = "_Z6kernel";
+    }
+    CHECK_EQ_INT(kname_unique(N, dp, mp, NULL, out), 0);
+    CHECK_STR(out[7], "cutlass::Kernel<GemmUniversal<half_t, RowMajor, 7, Sm90>>");
+    for (int i = 0; i < N; i++) {
+        CHECK(strchr(out[i], '#') == NULL);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(out[i], out[j]) != 0);
+    }
+    for (int i = 0; i < N; i++)
+        free(out[i]);
+}
+
 static const struct check_test tests[] = {
+    {"kname_unique_many", test_kname_unique_many},
     {"kname_unique_two_positions", test_kname_unique_two_positions},
     {"kname_short_pytorch", test_kname_short_pytorch},
     {"kname_short_not_demangled", test_kname_short_not_demangled},
