@@ -213,7 +213,7 @@ finding_open(struct view *v)
                     " remedy, doc_ref, time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns,"
                     " share_pct, launches, profiled_launch_id, demangled_name, mangled_name,"
                     " source_file, source_line, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
-                    " dynamic_smem_bytes FROM v_finding WHERE id = ?1",
+                    " dynamic_smem_bytes, gh_kname(kernel_id) FROM v_finding WHERE id = ?1",
                     &st))
         return -1;
     sqlite3_bind_int64(st, 1, v->id);
@@ -235,8 +235,12 @@ finding_open(struct view *v)
     view_add_wrapped(v, LINE_DEFAULT, LABEL, "Title", col_text(st, 3), view_wrap(v));
     if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
         size_t first = v->nlines;
+        /* The name every list shows; Enter on it opens the kernel with its full signature. */
+        const char *full = col_text(st, 16) ? col_text(st, 16) : col_text(st, 17);
         view_add_wrapped(v, LINE_DEFAULT, LABEL, "Kernel",
-                         col_text(st, 16) ? col_text(st, 16) : col_text(st, 17), view_wrap(v));
+                         col_text(st, 27) ? col_text(st, 27) : full, view_wrap(v));
+        if (col_text(st, 27) && full && strcmp(col_text(st, 27), full))
+            view_add_wrapped(v, LINE_DIM, LABEL, "Signature", full, view_wrap(v));
         for (size_t i = first; i < v->nlines; i++) {
             v->lines[i].target = TARGET_KERNEL;
             v->lines[i].id = sqlite3_column_int64(st, 5);

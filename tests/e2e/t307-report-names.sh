@@ -2,10 +2,10 @@
 # The naming rule on the demo's real names (PyTorch, cuDNN, a CUTLASS
 # kernel libiberty cannot demangle): every kernel has a short listed name
 # (no raw mangled name; at most 160 bytes: a cuDNN identifier alone is
-# 143), the names are unique, each
-# listed name given back to `report --view kernel` opens that kernel, and
+# 143), the names are unique, each listed name given back to
+# `report --view kernel` opens that kernel, and
 # a name several kernels share lists them with their ids, each of which
-# opens one.
+# opens one; a finding names its kernel as listed, then its signature.
 set -eu
 src=${GPUHIER_SOURCE_DIR:?} bin=${GPUHIER_BINARY_DIR:?}/gpuhier
 demo=$src/demo/demo.db
@@ -35,6 +35,13 @@ while IFS= read -r n; do
              { done = 1 } END { print s }' k.txt)
   [ "$got" = "$n" ] || fail "'$n' opens '$got'"
 done < names.txt
+# A finding names its kernel as the lists do, then gives the full signature.
+for rank in 1 2 3 4 5; do
+  "$bin" report --raw "$demo" --view finding $rank > f.txt || fail "finding $rank"
+  k=$(sed -n 's/^Kernel       //p' f.txt)
+  grep -qxF -- "$k" names.txt || fail "finding $rank names its kernel '$k', not as listed"
+  grep -q '^Signature    ' f.txt || fail "finding $rank: no signature"
+done
 set +e
 "$bin" report --raw "$demo" --view kernel reduce_kernel 2> err.txt; rc=$?
 set -e
