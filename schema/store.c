@@ -6,15 +6,18 @@
 #include "schema/store.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 extern const char store_schema_text[]; /* generated from schema.sql */
 
 static _Thread_local char last_error[1024];
 static _Thread_local enum store_failure last_failure;
+static _Thread_local char last_note[1024];
 
 const char *
 store_schema_sql(void)
@@ -42,6 +45,12 @@ enum store_failure
 store_failure(void)
 {
     return last_failure;
+}
+
+const char *
+store_note(void)
+{
+    return last_note;
 }
 
 int
@@ -211,6 +220,79 @@ out:
     return 0;
 }
 
+/*
+ * What an SQLite result code says about the file, for the message and
+ * the exit code: damaged, not a database, unreadable where it is, or
+ * still being written.
+ */
+static enum store_failure
+failure_of(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOTADB:
+        return STORE_ERR_NOT_REPORT;
+    case SQLITE_CORRUPT:
+    case SQLITE_FORMAT:
+    case SQLITE_ERROR:
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE:
+    case SQLITE_SCHEMA:
+        return STORE_ERR_CORRUPT;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return STORE_ERR_INCOMPLETE;
+    default:
+        return STORE_ERR_IO;
+    }
+}
+
+/* Set the failure and a message naming the file and the kind of problem. */
+static int
+fail_file(const char *path, enum store_failure why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+fail_file(const char *path, enum store_failure why, const char *fmt, ...)
+{
+    static const char *const what[] = {
+        [STORE_ERR_MISSING] = "",
+        [STORE_ERR_NOT_REPORT] = "not a gpuhier report ",
+        [STORE_ERR_NOT_FILE] = "",
+        [STORE_ERR_CORRUPT] = "file is damaged ",
+        [STORE_ERR_INCOMPLETE] = "incomplete ",
+        [STORE_ERR_NEWER] = "",
+        [STORE_ERR_OLDER] = "",
+        [STORE_ERR_IO] = "unreadable where it is ",
+    };
+    char reason[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    last_failure = why;
+    if (why == STORE_ERR_CORRUPT || why == STORE_ERR_NOT_REPORT || why == STORE_ERR_IO ||
+        why == STORE_ERR_INCOMPLETE)
+        return store_set_error("cannot open report '%s': %s(%s)", path, what[why], reason);
+    return store_set_error("cannot open report '%s': %s", path, reason);
+}
+
+/* Fail with what SQLite said about `db` (its message holds more than the code's). */
+static int
+fail_sqlite(sqlite3 *db, const char *path, int rc)
+{
+    const char *msg = db ? sqlite3_errmsg(db) : NULL;
+    if (!msg || !*msg || !strcmp(msg, "not an error"))
+        msg = sqlite3_errstr(rc);
+    if ((rc & 0xff) == SQLITE_NOTADB)
+        return fail_file(path, STORE_ERR_NOT_REPORT, "not an SQLite database");
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        return fail_file(path, STORE_ERR_INCOMPLETE,
+                         "a writer holds it: the collector is still running (%s)", msg);
+    if ((rc & 0xff) == SQLITE_FULL)
+        return fail_file(path, STORE_ERR_IO, "the disk is full: %s", msg);
+    return fail_file(path, failure_of(rc), "%s", msg);
+}
+
 static int
 has_table(sqlite3 *db, const char *name, int *err)
 {
@@ -233,29 +315,72 @@ has_table(sqlite3 *db, const char *name, int *err)
     return found;
 }
 
+/*
+ * Is the statement starting at `create` (in the compiled schema) marked
+ * "(added: ...)", that is absent from reports recorded before it
+ * (schema.sql "Compatibility")? The mark is in the block of comment lines
+ * right above it.
+ */
 static int
-check_report(sqlite3 *db, const char *path)
+is_added_later(const char *create)
+{
+    const char *s = store_schema_text, *line = create;
+    while (line > s) {
+        const char *prev = line - 1;
+        while (prev > s && prev[-1] != '\n')
+            prev--;
+        if (strncmp(prev, "--", 2))
+            break;
+        line = prev;
+    }
+    const char *mark = strstr(line, "(added:");
+    return mark && mark < create;
+}
+
+/*
+ * The first table of the compiled schema, not marked as added later,
+ * that `db` lacks: every report of this schema version holds it, and a
+ * reader may query it without looking. NULL when none is missing; on
+ * an SQLite error *err is set.
+ */
+static const char *
+missing_table(sqlite3 *db, int *err)
+{
+    static _Thread_local char name[64];
+    const char *s = store_schema_text;
+    *err = 0;
+    for (const char *p = strstr(s, "CREATE TABLE "); p; p = strstr(p + 1, "CREATE TABLE ")) {
+        if (p > s && p[-1] != '\n')
+            continue;
+        const char *n = p + strlen("CREATE TABLE ");
+        size_t len = strspn(n, "abcdefghijklmnopqrstuvwxyz_0123456789");
+        if (len == 0 || len >= sizeof(name) || is_added_later(p))
+            continue;
+        memcpy(name, n, len);
+        name[len] = '\0';
+        if (!has_table(db, name, err) || *err)
+            return *err ? NULL : name;
+    }
+    return NULL;
+}
+
+static int
+check_report(sqlite3 *db, const char *path, const char *real)
 {
     int err = 0;
     int is_report = has_table(db, "meta", &err) && has_table(db, "run", &err);
-    if (err) {
-        last_failure = (err == SQLITE_NOTADB) ? STORE_ERR_NOT_REPORT : STORE_ERR_CORRUPT;
-        if (err == SQLITE_NOTADB)
-            return store_set_error(
-                "cannot open report '%s': not a gpuhier report (not an SQLite database)", path);
-        return store_set_error("cannot open report '%s': file is damaged (%s)", path,
-                               sqlite3_errstr(err));
-    }
-    if (!is_report) {
-        last_failure = STORE_ERR_NOT_REPORT;
-        return store_set_error(
-            "cannot open report '%s': not a gpuhier report (no 'run' and 'meta' tables)", path);
-    }
-    int v = store_user_version(db);
-    if (v < 0) {
-        last_failure = STORE_ERR_CORRUPT;
-        return -1;
-    }
+    if (err)
+        return fail_sqlite(db, path, err);
+    if (!is_report)
+        return fail_file(path, STORE_ERR_NOT_REPORT, "no 'run' and 'meta' tables");
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return fail_sqlite(db, path, rc);
     if (v > STORE_SCHEMA_VERSION) {
         last_failure = STORE_ERR_NEWER;
         return store_set_error(
@@ -263,42 +388,185 @@ check_report(sqlite3 *db, const char *path)
             "understands (%d); upgrade gpuhier",
             path, v, STORE_SCHEMA_VERSION);
     }
+    if (v < 0)
+        return fail_file(path, STORE_ERR_CORRUPT, "schema version %d is not a version", v);
     if (v < STORE_SCHEMA_VERSION) {
         last_failure = STORE_ERR_OLDER;
         return store_set_error("cannot open report '%s': schema version %d is older than %d; "
                                "no migration exists for it yet",
                                path, v, STORE_SCHEMA_VERSION);
     }
+    const char *missing = missing_table(db, &err);
+    if (err)
+        return fail_sqlite(db, path, err);
+    if (missing)
+        return fail_file(path, STORE_ERR_CORRUPT, "table '%s' is missing", missing);
     /*
      * Catch truncated files early with a clear message, cheaply: the
      * header's page count must fit in the file. PRAGMA quick_check would
      * read every page (0.3 s on a 90 MB report, the TUI's whole first-paint
      * budget); damage inside pages still surfaces as SQLITE_CORRUPT on the
-     * first read that meets it. A report still in WAL mode (a crashed
-     * collector) may keep pages in its -wal file, so the check is skipped
-     * when one exists.
+     * first read that meets it, and store_diagnose() then names it. A
+     * report still in WAL mode (a crashed collector) may keep pages in its
+     * -wal file, so the check is skipped when one exists. `real` is the
+     * path with symbolic links resolved: SQLite opens the -wal beside the
+     * link's target, not beside the link.
      */
     long long pages = 0, page_size = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT * FROM pragma_page_count(), pragma_page_size()", -1, &st,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
+    rc = sqlite3_prepare_v2(db, "SELECT * FROM pragma_page_count(), pragma_page_size()", -1, &st,
+                            NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         pages = sqlite3_column_int64(st, 0);
         page_size = sqlite3_column_int64(st, 1);
     }
     sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return fail_sqlite(db, path, rc);
+    if (pages <= 0 || page_size <= 0)
+        return fail_file(path, STORE_ERR_CORRUPT, "no page count");
+    if (!real)
+        return 0;
     struct stat sb;
-    char wal[4096];
-    snprintf(wal, sizeof(wal), "%s-wal", path);
-    if (pages <= 0 || page_size <= 0) {
-        last_failure = STORE_ERR_CORRUPT;
-        return store_set_error("cannot open report '%s': file is damaged (no page count)", path);
+    char wal[PATH_MAX + 8];
+    snprintf(wal, sizeof(wal), "%s-wal", real);
+    if (stat(wal, &sb) != 0 && stat(real, &sb) == 0 && (long long)sb.st_size < pages * page_size)
+        return fail_file(path, STORE_ERR_CORRUPT, "file is truncated: %lld of %lld bytes",
+                         (long long)sb.st_size, pages * page_size);
+    return 0;
+}
+
+/* The size of `path` + `suffix`, or -1 when it does not exist. */
+static long long
+sibling_size(const char *path, const char *suffix)
+{
+    char p[PATH_MAX + 16];
+    struct stat sb;
+    snprintf(p, sizeof(p), "%s%s", path, suffix);
+    return stat(p, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+static int
+copy_file(const char *from, const char *to)
+{
+    int ret = -1;
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    if (!out)
+        goto out;
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            goto out;
+    ret = ferror(in) ? -1 : 0;
+out:
+    if (out && fclose(out) != 0)
+        ret = -1;
+    if (in)
+        fclose(in);
+    return ret;
+}
+
+/* Copy `db` into a new in-memory connection. */
+static int
+memory_copy(sqlite3 *db, sqlite3 **out)
+{
+    sqlite3 *dst = NULL;
+    *out = NULL;
+    int rc = sqlite3_open_v2(":memory:", &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(dst, "main", db, "main") : NULL;
+    if (!b) {
+        sqlite3_close(dst);
+        return rc == SQLITE_OK ? sqlite3_errcode(dst) : rc;
     }
-    if (stat(wal, &sb) != 0 && stat(path, &sb) == 0 && (long long)sb.st_size < pages * page_size) {
-        last_failure = STORE_ERR_CORRUPT;
-        return store_set_error("cannot open report '%s': file is truncated (%lld of %lld bytes)",
-                               path, (long long)sb.st_size, pages * page_size);
+    rc = sqlite3_backup_step(b, -1);
+    sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        sqlite3_close(dst);
+        return rc;
     }
+    *out = dst;
+    return SQLITE_OK;
+}
+
+/*
+ * Read a report whose journal or WAL a writer left behind, when reading
+ * it in place failed (a hot journal needs a write to roll back; a WAL on
+ * a read-only mount cannot get its -shm): copy the file and its journal
+ * or WAL into a private directory, let SQLite roll back or recover the
+ * copy, and keep an in-memory copy of the result. The report itself is
+ * never written. On failure the message says what the copy met.
+ */
+static int
+open_private_copy(const char *path, const char *real, const char *suffix, sqlite3 **out)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX], db_path[PATH_MAX + 16], side[PATH_MAX + 32], from[PATH_MAX + 16];
+    sqlite3 *db = NULL;
+    int ret = -1;
+    *out = NULL;
+    snprintf(dir, sizeof(dir), "%s/gpuhier-recover-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return fail_file(path, STORE_ERR_IO,
+                         "its %s needs a private copy to be read, and none can be made: %s",
+                         suffix + 1, strerror(errno));
+    snprintf(db_path, sizeof(db_path), "%s/report.db", dir);
+    snprintf(side, sizeof(side), "%s%s", db_path, suffix);
+    snprintf(from, sizeof(from), "%s%s", real, suffix);
+    if (copy_file(real, db_path) || copy_file(from, side)) {
+        fail_file(path, STORE_ERR_IO, "cannot copy it and its %s into '%s': %s", suffix + 1, dir,
+                  strerror(errno));
+        goto out;
+    }
+    int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        fail_sqlite(db, path, rc);
+        goto out;
+    }
+    sqlite3_extended_result_codes(db, 1);
+    if (check_report(db, path, NULL))
+        goto out;
+    rc = memory_copy(db, out);
+    if (rc != SQLITE_OK) {
+        fail_sqlite(db, path, rc);
+        goto out;
+    }
+    snprintf(last_note, sizeof(last_note),
+             "report '%s' has a %s left by a writer that did not finish (killed, or still "
+             "running): read through a private copy where SQLite %s it; the file is unchanged",
+             path, !strcmp(suffix, "-wal") ? "write-ahead log" : "hot journal",
+             !strcmp(suffix, "-wal") ? "recovered" : "rolled back");
+    ret = 0;
+out:
+    sqlite3_close(db);
+    static const char *const parts[] = {"", "-journal", "-wal", "-shm"};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        snprintf(side, sizeof(side), "%s%s", db_path, parts[i]);
+        unlink(side);
+    }
+    rmdir(dir);
+    return ret;
+}
+
+/* Refuse what is not a regular, readable file before SQLite opens it (a FIFO would block). */
+static int
+check_file(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        return fail_file(path, e == ENOENT ? STORE_ERR_MISSING : STORE_ERR_IO, "%s", strerror(e));
+    }
+    if (S_ISDIR(sb.st_mode))
+        return fail_file(path, STORE_ERR_NOT_FILE, "is a directory");
+    if (!S_ISREG(sb.st_mode))
+        return fail_file(path, STORE_ERR_NOT_FILE, "not a regular file (%s)",
+                         S_ISFIFO(sb.st_mode)  ? "a FIFO"
+                         : S_ISCHR(sb.st_mode) ? "a character device"
+                         : S_ISBLK(sb.st_mode) ? "a block device"
+                         : S_ISSOCK(sb.st_mode) ? "a socket"
+                                                : "a special file");
+    if (access(path, R_OK) != 0)
+        return fail_file(path, STORE_ERR_IO, "%s", strerror(errno));
     return 0;
 }
 
@@ -306,30 +574,44 @@ int
 store_open(const char *path, enum store_mode mode, sqlite3 **out)
 {
     sqlite3 *db = NULL;
-    struct stat sb;
+    char real[PATH_MAX];
     *out = NULL;
     last_failure = STORE_ERR_IO;
-    if (stat(path, &sb) != 0) {
-        last_failure = errno == ENOENT ? STORE_ERR_MISSING : STORE_ERR_IO;
-        return store_set_error("cannot open report '%s': %s", path, strerror(errno));
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        last_failure = STORE_ERR_NOT_REPORT;
-        return store_set_error("cannot open report '%s': is a directory", path);
-    }
+    last_note[0] = '\0';
+    if (check_file(path))
+        return -1;
+    if (!realpath(path, real))
+        return fail_file(path, STORE_ERR_IO, "%s", strerror(errno));
+    long long journal = sibling_size(real, "-journal"), wal = sibling_size(real, "-wal");
     int flags = (mode == STORE_READ_ONLY ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
                 SQLITE_OPEN_NOMUTEX;
     int rc = sqlite3_open_v2(path, &db, flags, NULL);
     if (rc != SQLITE_OK) {
-        store_set_error("cannot open report '%s': %s", path,
-                        db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        fail_sqlite(db, path, rc);
         sqlite3_close(db);
-        return -1;
+        db = NULL;
+    } else {
+        sqlite3_extended_result_codes(db, 1);
+        sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
+        if (check_report(db, path, real)) {
+            sqlite3_close(db);
+            db = NULL;
+        }
     }
-    sqlite3_busy_timeout(db, 2000);
-    if (check_report(db, path)) {
-        sqlite3_close(db);
-        return -1;
+    if (!db) {
+        enum store_failure why = last_failure;
+        int recoverable = why == STORE_ERR_IO || why == STORE_ERR_CORRUPT ||
+                          why == STORE_ERR_INCOMPLETE || why == STORE_ERR_NOT_REPORT;
+        const char *suffix = wal > 0 ? "-wal" : journal > 0 ? "-journal" : NULL;
+        if (mode != STORE_READ_ONLY || !recoverable || !suffix)
+            return -1;
+        if (open_private_copy(path, real, suffix, &db))
+            return -1;
+    } else if (mode == STORE_READ_WRITE && journal > 0) {
+        snprintf(last_note, sizeof(last_note),
+                 "report '%s' had a hot journal left by a writer that did not finish: SQLite "
+                 "rolled the file back to its last complete transaction",
+                 path);
     }
     if (mode == STORE_READ_ONLY)
         sqlite3_exec(db, "PRAGMA query_only=1", NULL, NULL, NULL);
@@ -341,30 +623,156 @@ store_open(const char *path, enum store_mode mode, sqlite3 **out)
 int
 store_open_memory_copy(const char *path, sqlite3 **out)
 {
-    sqlite3 *src = NULL, *dst = NULL;
+    sqlite3 *src = NULL;
     *out = NULL;
     if (store_open(path, STORE_READ_ONLY, &src))
         return -1;
-    int rc = sqlite3_open_v2(":memory:", &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    int rc = memory_copy(src, out);
     if (rc != SQLITE_OK) {
+        fail_sqlite(src, path, rc);
         sqlite3_close(src);
-        sqlite3_close(dst);
-        return store_set_error("cannot open in-memory copy of '%s': %s", path, sqlite3_errstr(rc));
-    }
-    sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
-    if (!b) {
-        store_fail(dst, SQLITE_ERROR, "cannot copy report into memory");
-        sqlite3_close(src);
-        sqlite3_close(dst);
         return -1;
     }
-    rc = sqlite3_backup_step(b, -1);
-    sqlite3_backup_finish(b);
     sqlite3_close(src);
-    if (rc != SQLITE_DONE) {
-        sqlite3_close(dst);
-        return store_set_error("cannot copy report '%s' into memory: %s", path, sqlite3_errstr(rc));
-    }
-    *out = dst;
     return 0;
+}
+
+/* Is the column defined on this line of a CREATE TABLE marked "(added: ...)"? */
+static int
+column_added_later(const char *table_sql, const char *column)
+{
+    size_t n = strlen(column);
+    for (const char *line = table_sql; line; line = strchr(line, '\n')) {
+        line += *line == '\n';
+        const char *w = line + strspn(line, " \t");
+        if (!strncmp(w, column, n) && (w[n] == ' ' || w[n] == '\t')) {
+            const char *end = strchr(w, '\n');
+            const char *mark = strstr(w, "(added:");
+            return mark && (!end || mark < end);
+        }
+    }
+    return 0;
+}
+
+/* Does this CREATE TABLE of the compiled schema carry the "(added: ...)" mark? */
+static int
+table_added_later(const char *name)
+{
+    char create[96];
+    snprintf(create, sizeof(create), "\nCREATE TABLE %s ", name);
+    const char *p = strstr(store_schema_text, create);
+    return p && is_added_later(p + 1);
+}
+
+/*
+ * The first column of the compiled schema's tables that `db` lacks, or
+ * the first of its views that does not compile there; names it in the
+ * message. 0 when the report has them all.
+ */
+static int
+check_columns_and_views(sqlite3 *db, sqlite3 *ref, const char *path)
+{
+    sqlite3_stmt *cols = NULL, *have = NULL, *views = NULL;
+    int ret = -1, rc;
+    if (sqlite3_prepare_v2(ref,
+                           "SELECT m.name, m.sql, p.name FROM sqlite_master m,"
+                           " pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY m.rowid",
+                           -1, &cols, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_master WHERE type = 'view'", -1, &views,
+                           NULL) != SQLITE_OK) {
+        store_fail(ref, SQLITE_ERROR, "cannot read the compiled schema");
+        goto out;
+    }
+    rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &have,
+                            NULL);
+    if (rc != SQLITE_OK) {
+        fail_sqlite(db, path, rc);
+        goto out;
+    }
+    while (sqlite3_step(cols) == SQLITE_ROW) {
+        const char *table = (const char *)sqlite3_column_text(cols, 0);
+        const char *sql = (const char *)sqlite3_column_text(cols, 1);
+        const char *col = (const char *)sqlite3_column_text(cols, 2);
+        if (!table || !sql || !col || table_added_later(table) || column_added_later(sql, col))
+            continue;
+        sqlite3_reset(have);
+        sqlite3_bind_text(have, 1, table, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(have, 2, col, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(have);
+        if (rc == SQLITE_DONE) {
+            fail_file(path, STORE_ERR_CORRUPT, "table '%s' has no column '%s'", table, col);
+            goto out;
+        }
+        if (rc != SQLITE_ROW) {
+            fail_sqlite(db, path, rc);
+            goto out;
+        }
+    }
+    while (sqlite3_step(views) == SQLITE_ROW) {
+        const char *view = (const char *)sqlite3_column_text(views, 0);
+        char sql[128];
+        int err = 0;
+        sqlite3_stmt *st = NULL;
+        if (!view || strspn(view, "abcdefghijklmnopqrstuvwxyz_0123456789") != strlen(view))
+            continue;
+        /* The name is the compiled schema's own identifier, checked above. */
+        snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" LIMIT 0", view);
+        int exists = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND "
+                                            "name = ?1",
+                                        -1, &st, NULL) == SQLITE_OK;
+        if (exists) {
+            sqlite3_bind_text(st, 1, view, -1, SQLITE_TRANSIENT);
+            exists = sqlite3_step(st) == SQLITE_ROW;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+        if (exists && (err = sqlite3_prepare_v2(db, sql, -1, &st, NULL)) != SQLITE_OK) {
+            fail_file(path, STORE_ERR_CORRUPT, "view '%s' is broken: %s", view,
+                      sqlite3_errmsg(db));
+            sqlite3_finalize(st);
+            goto out;
+        }
+        sqlite3_finalize(st);
+    }
+    ret = 0;
+out:
+    sqlite3_finalize(cols);
+    sqlite3_finalize(have);
+    sqlite3_finalize(views);
+    return ret;
+}
+
+int
+store_diagnose(const char *path)
+{
+    sqlite3 *db = NULL, *ref = NULL;
+    sqlite3_stmt *st = NULL;
+    int ret = -1;
+    if (store_open(path, STORE_READ_ONLY, &db))
+        return -1;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *r = (const char *)sqlite3_column_text(st, 0);
+        if (r && strcmp(r, "ok")) {
+            fail_file(path, STORE_ERR_CORRUPT, "%s", r);
+            goto out;
+        }
+    }
+    if (rc != SQLITE_ROW) {
+        fail_sqlite(db, path, rc);
+        goto out;
+    }
+    if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+            SQLITE_OK ||
+        store_apply_schema(ref))
+        goto out;
+    if (check_columns_and_views(db, ref, path))
+        goto out;
+    last_failure = STORE_OK;
+    ret = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(ref);
+    sqlite3_close(db);
+    return ret;
 }

@@ -38,11 +38,20 @@ enum store_failure {
     STORE_OK = 0,
     STORE_ERR_MISSING,    /* the file does not exist */
     STORE_ERR_NOT_REPORT, /* not an SQLite file, or SQLite but not a gpuhier report */
-    STORE_ERR_CORRUPT,    /* SQLite says the file is damaged or truncated */
+    STORE_ERR_NOT_FILE,   /* a directory, FIFO, device or socket: never opened */
+    STORE_ERR_CORRUPT,    /* damaged: SQLite's reason, a missing table, a bad version */
+    STORE_ERR_INCOMPLETE, /* a writer holds it (the collector still running) */
     STORE_ERR_NEWER,      /* written by a newer gpuhier (user_version too high) */
     STORE_ERR_OLDER,      /* older schema; needs an explicit migration */
-    STORE_ERR_IO,         /* anything else (permissions, disk) */
+    STORE_ERR_IO,         /* unreadable where it is: permissions, read-only mount, full disk */
 };
+
+/*
+ * How long a connection waits for a writer's lock before SQLITE_BUSY, ms.
+ * The collector commits at least once a second and holds the lock for
+ * one batch, so a bounded wait of a few of its periods is enough.
+ */
+#define STORE_BUSY_TIMEOUT_MS 5000
 
 /*
  * Create a new report at `path` (which must not exist) with the full
@@ -57,11 +66,22 @@ int store_create(const char *path, const char *created_by, sqlite3 **out);
 int store_apply_schema(sqlite3 *db);
 
 /*
- * Open an existing report. Checks that it is a gpuhier report of a
- * version this build understands (refuses newer and older versions with
- * a message that says what to do). STORE_READ_ONLY connections also get
- * `PRAGMA query_only`. On failure *out is NULL and store_failure() says
- * why.
+ * Open an existing report. Checks that `path` is a regular, readable file
+ * (a FIFO or device is refused before SQLite could block on it), that it
+ * is a gpuhier report of a version this build understands (refuses newer
+ * and older versions with a message that says what to do) and that it
+ * holds every table of this schema version (those schema.sql marks
+ * "(added: ...)" excepted). STORE_READ_ONLY connections also get
+ * `PRAGMA query_only`. On failure *out is NULL, store_failure() says why
+ * and store_error() says it in a sentence naming the file.
+ *
+ * Recovery: a report whose hot journal or WAL a writer left behind, and
+ * which cannot be read in place read-only (the journal needs a rollback,
+ * the WAL's -shm cannot be created on a read-only mount or a full disk),
+ * is read through a private copy in $TMPDIR where SQLite rolls it back
+ * or recovers it; the connection is then an in-memory copy and the file
+ * is never written. STORE_READ_WRITE (the analyzer) lets SQLite roll a
+ * hot journal back in place. Either way store_note() says what happened.
  */
 int store_open(const char *path, enum store_mode mode, sqlite3 **out);
 
@@ -97,6 +117,24 @@ const char *store_error(void);
 
 /* Why the last store_open()/store_create() of this thread failed. */
 enum store_failure store_failure(void);
+
+/*
+ * What the last successful store_open() of this thread recovered (a
+ * rolled-back journal, a WAL read through a private copy), as a sentence
+ * naming the file; "" when nothing (static buffer, never NULL).
+ */
+const char *store_note(void);
+
+/*
+ * After a reader failed on the report at `path` (opened fine, then a
+ * query failed): is the file to blame? Reopens it and runs PRAGMA
+ * quick_check, then checks that every table of the compiled schema has
+ * its columns (those marked "(added: ...)" excepted) and that every view
+ * compiles. Returns -1 with store_failure() and store_error() set when
+ * the file is damaged, incomplete or unreadable; 0 when it is sound (the
+ * failure is then the reader's, a bug).
+ */
+int store_diagnose(const char *path);
 
 /*
  * The first column of the first row of `sql` as an integer, or `fallback`

@@ -5,6 +5,8 @@
 #include "tests/check.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/gh_store_XXXXXX";
@@ -216,6 +218,186 @@ test_store_view_query(void)
     sqlite3_close(db);
 }
 
+/* A report with 2000 padded events, journal mode DELETE (pages to spill). */
+static void
+make_padded(const char *p, int wal)
+{
+    sqlite3 *db = NULL;
+    CHECK(store_create(p, "test", &db) == 0);
+    if (!wal)
+        CHECK(store_exec(db, "PRAGMA journal_mode=DELETE") == 0);
+    CHECK(store_exec(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i "
+                         "< 2000) INSERT INTO event(time_ns, level, code, message) SELECT i, "
+                         "'info', 'x', printf('%0200d', i) FROM n") == 0);
+    sqlite3_close(db);
+}
+
+/*
+ * A writer killed in the middle of a transaction, as a collector killed
+ * with SIGKILL: with a tiny page cache SQLite has already written pages
+ * into the file, so the journal beside it is hot. `wal`: the writer
+ * commits into a WAL and dies before checkpointing instead.
+ */
+static void
+kill_writer(const char *p, int wal)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        sqlite3 *db = NULL;
+        if (sqlite3_open(p, &db) != SQLITE_OK)
+            _exit(1);
+        sqlite3_exec(db, "PRAGMA cache_size = 2", NULL, NULL, NULL);
+        sqlite3_exec(db, wal ? "PRAGMA wal_autocheckpoint = 0" : "", NULL, NULL, NULL);
+        sqlite3_exec(db, wal ? "UPDATE meta SET value = 'w' WHERE key = 'created_by'" : "BEGIN",
+                     NULL, NULL, NULL);
+        sqlite3_exec(db, "UPDATE event SET message = printf('%0300d', id)", NULL, NULL, NULL);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * A hot journal: readers roll it back in a private copy (the file and
+ * its journal stay as they were), say so in store_note(), and see the
+ * last committed state; the analyzer's read-write open rolls it back
+ * in place, with a note.
+ */
+static void
+test_store_hot_journal(void)
+{
+    char p[256], j[300];
+    sqlite3 *db = NULL;
+    struct stat before, after;
+    path_in(p, sizeof(p), "hot.db");
+    make_padded(p, 0);
+    kill_writer(p, 0);
+    snprintf(j, sizeof(j), "%s-journal", p);
+    CHECK(stat(j, &before) == 0 && before.st_size > 0);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == 0);
+    CHECK(strstr(store_note(), "hot journal") != NULL);
+    CHECK_EQ_INT(store_query_int(db, "SELECT max(length(message)) FROM event", -1), 200);
+    sqlite3_close(db);
+    CHECK(stat(j, &after) == 0 && after.st_size == before.st_size);
+    CHECK(store_diagnose(p) == 0);
+    CHECK(store_open(p, STORE_READ_WRITE, &db) == 0);
+    CHECK(strstr(store_note(), "rolled") != NULL);
+    CHECK_EQ_INT(store_query_int(db, "SELECT max(length(message)) FROM event", -1), 200);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == 0);
+    CHECK_STR(store_note(), "");
+    sqlite3_close(db);
+}
+
+/*
+ * A WAL report read through a symbolic link: SQLite opens the -wal
+ * beside the link's target, and so must the truncation check (it said
+ * "file is truncated" when it looked beside the link).
+ */
+static void
+test_store_symlink_wal(void)
+{
+    char p[256], l[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "walrep.db");
+    path_in(l, sizeof(l), "link.db");
+    make_padded(p, 1);
+    kill_writer(p, 1);
+    CHECK(symlink("walrep.db", l) == 0);
+    CHECK(store_open(l, STORE_READ_ONLY, &db) == 0);
+    CHECK_EQ_INT(store_query_int(db, "SELECT max(length(message)) FROM event", -1), 300);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == 0);
+    sqlite3_close(db);
+}
+
+/* A FIFO, a directory: refused at once (a FIFO used to block every reader). */
+static void
+test_store_not_regular(void)
+{
+    char p[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "fifo.db");
+    CHECK(mkfifo(p, 0600) == 0);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == -1);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_NOT_FILE);
+    CHECK(strstr(store_error(), "FIFO") != NULL && strstr(store_error(), p) != NULL);
+    CHECK(store_open(dir, STORE_READ_ONLY, &db) == -1);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_NOT_FILE);
+}
+
+/* user_version -1, a missing table: damaged, with a message that says which. */
+static void
+test_store_bad_schema(void)
+{
+    char p[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "minus.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "PRAGMA user_version = -1") == 0);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == -1);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_CORRUPT);
+    CHECK(strstr(store_error(), "-1") != NULL);
+
+    path_in(p, sizeof(p), "metarun.db");
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(store_exec(db, "CREATE TABLE meta(key, value); CREATE TABLE run(id);"
+                         "PRAGMA user_version = 1") == 0);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == -1);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_CORRUPT);
+    CHECK(strstr(store_error(), "'") != NULL && strstr(store_error(), "missing") != NULL);
+
+    /* A table added to schema 1 later (allocation) may be absent. */
+    path_in(p, sizeof(p), "noalloc.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "DROP VIEW IF EXISTS v_launch_footprint; DROP TABLE allocation") == 0);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == 0);
+    sqlite3_close(db);
+    CHECK(store_diagnose(p) == 0);
+}
+
+/*
+ * store_diagnose: a zeroed page, a missing column and a broken view are
+ * the file's fault and named; a sound report is not.
+ */
+static void
+test_store_diagnose(void)
+{
+    char p[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "zero.db");
+    make_padded(p, 0);
+    CHECK(store_diagnose(p) == 0);
+    FILE *f = fopen(p, "r+b");
+    static char zero[4096];
+    CHECK(f && fseek(f, 4096L * 20, SEEK_SET) == 0 && fwrite(zero, 1, sizeof(zero), f) == 4096);
+    if (f)
+        fclose(f);
+    CHECK(store_diagnose(p) == -1);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_CORRUPT);
+    CHECK(strstr(store_error(), "damaged") != NULL);
+
+    path_in(p, sizeof(p), "col.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "ALTER TABLE kernel RENAME COLUMN source_file TO src") == 0);
+    sqlite3_close(db);
+    CHECK(store_diagnose(p) == -1);
+    CHECK(strstr(store_error(), "source_file") != NULL);
+
+    path_in(p, sizeof(p), "view.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = "
+                         "'CREATE VIEW v_copy AS SELECT [\x1b]0;title\x07] FROM copy'"
+                         " WHERE name = 'v_copy'") == 0);
+    sqlite3_close(db);
+    CHECK(store_diagnose(p) == -1);
+    CHECK(strstr(store_error(), "v_copy") != NULL);
+}
+
 static const struct check_test tests[] = {
     {"test_store_create_and_open", test_store_create_and_open},
     {"test_store_refuse_newer", test_store_refuse_newer},
@@ -226,6 +408,11 @@ static const struct check_test tests[] = {
     {"test_store_view_query", test_store_view_query},
     {"store_query_int", test_store_query_int},
     {"store_profile_coverage", test_store_profile_coverage},
+    {"test_store_hot_journal", test_store_hot_journal},
+    {"test_store_symlink_wal", test_store_symlink_wal},
+    {"test_store_not_regular", test_store_not_regular},
+    {"test_store_bad_schema", test_store_bad_schema},
+    {"test_store_diagnose", test_store_diagnose},
 };
 
 int
