@@ -119,8 +119,9 @@ curses_start(struct tui *t)
 {
     /* Keys may come from a script while the screen is a real terminal (tmux tests). */
     if (!newterm(NULL, stdout, stdin)) {
+        char term[256];
         fprintf(stderr, "gpuhier: error: cannot start the terminal (TERM='%s')\n",
-                getenv("TERM") ?: "");
+                sanitize_into(term, sizeof(term), getenv("TERM")));
         return -1;
     }
     t->curses = true;
@@ -912,14 +913,19 @@ tui_main(sqlite3 *db, const struct tui_opts *o)
         t.opts.monochrome = 1;
     canvas_init(&t.canvas, 80, 24, t.opts.ascii || !utf8);
     const char *script = getenv("GPUHIER_TUI_SCRIPT");
+    /* File names from the environment are not ours: shown through the sanitizer. */
+    char shown[1024];
     if (script && *script && !(t.script = fopen(script, "r"))) {
-        fprintf(stderr, "gpuhier: error: cannot read script '%s': %s\n", script, strerror(errno));
+        const char *why = strerror(errno);
+        fprintf(stderr, "gpuhier: error: cannot read script '%s': %s\n",
+                sanitize_into(shown, sizeof(shown), script), why);
         goto out;
     }
     const char *timing = getenv("GPUHIER_TUI_TIMING");
     if (timing && *timing && !(t.timing = fopen(timing, "a"))) {
-        fprintf(stderr, "gpuhier: error: cannot write timing file '%s': %s\n", timing,
-                strerror(errno));
+        const char *why = strerror(errno);
+        fprintf(stderr, "gpuhier: error: cannot write timing file '%s': %s\n",
+                sanitize_into(shown, sizeof(shown), timing), why);
         goto out;
     }
     const char *nd = getenv("GPUHIER_TUI_NO_DISPLAY");
