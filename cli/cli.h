@@ -49,6 +49,12 @@ int cmd_demo(int argc, const char **argv);
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "gpuhier: warning: <msg>" to stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Print "gpuhier: note: <msg>" to stderr. All three sanitize the whole
+ * message (export/sanitize.h): paths, SQLite's messages and environment
+ * values in it are shown with visible escapes, never raw.
+ */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Check that `re` compiles as a POSIX extended regular expression. If not,
@@ -59,6 +65,26 @@ int cli_check_regex(const char *what, const char *re);
 
 /* Map the last store_open() failure to an exit code (GH_EXIT_NO_REPORT / _NEWER_REPORT). */
 int cli_store_exit_code(void);
+
+/* Print store_note() as a note when the last open recovered something. */
+void cli_store_note(void);
+
+/*
+ * A reader failed with `msg` after its report(s) opened: when
+ * store_diagnose() blames `path` or `path2` (NULL: none), print that
+ * and return its exit code (GH_EXIT_NO_REPORT / _NEWER_REPORT);
+ * otherwise print `msg` (a placeholder when empty; flagged as a bug for
+ * GH_EXIT_INTERNAL) and return `code`.
+ */
+int cli_report_failed(const char *path, const char *path2, int code, const char *msg);
+
+/*
+ * The analyzer failed on the report at `path`: its open failure as it
+ * is, anything else through cli_report_failed() (GH_EXIT_RULES for a
+ * rule, GH_EXIT_INTERNAL for the analyzer's own SQL, unless the report
+ * is to blame). Returns the exit code.
+ */
+int cli_analyzer_failed(const char *path);
 
 /*
  * Open a report for the readers (tui, report, demo): the analyzed

@@ -30,19 +30,6 @@ static const char usage_text[] =
     "\n"
     "Stores findings and kernel summaries in the report; see 'gpuhier help analyze'.\n";
 
-static int
-exit_for_failure(void)
-{
-    switch (analyzer_failure()) {
-    case ANALYZER_ERR_RULES:
-        return GH_EXIT_RULES;
-    case ANALYZER_ERR_REPORT:
-        return cli_store_exit_code();
-    default:
-        return GH_EXIT_INTERNAL;
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* JSON                                                                 */
 /* ------------------------------------------------------------------ */
@@ -126,7 +113,7 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
         1, top);
     if (!findings) {
         json_decref(root);
-        return error("cannot read findings: %s", store_error());
+        return store_set_error("cannot read findings: %s", store_error());
     }
     size_t i;
     json_t *fobj;
@@ -163,7 +150,11 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);
     json_decref(root);
-    return rc ? error("cannot write JSON output") : 0;
+    if (rc) {
+        error("cannot write JSON output");
+        return -2;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -221,7 +212,7 @@ print_text(sqlite3 *db, const char *path, int top, int all)
     sqlite3_finalize(st);
     st = NULL;
     if (analyzer_print_top(db, stdout, top, all))
-        return error("%s", analyzer_error());
+        return store_set_error("%s", analyzer_error());
     if (top > 0 && nf - hidden > top)
         printf("(%lld more; --top 0 shows all)\n", nf - hidden - top);
     if (hidden > 0)
@@ -244,6 +235,13 @@ print_text(sqlite3 *db, const char *path, int top, int all)
     }
     sqlite3_finalize(st);
     return 0;
+}
+
+/* Did the analysis fail on a lock another connection holds (SQLITE_BUSY)? */
+static int
+is_busy(const char *msg)
+{
+    return strstr(msg, "database is locked") != NULL;
 }
 
 /* Can we write the report and create its journal beside it? */
@@ -337,7 +335,13 @@ cmd_analyze(int argc, const char **argv)
 
     sqlite3 *db = NULL;
     int saved = 1;
-    if (store_open(path, STORE_READ_WRITE, &db)) {
+    /*
+     * A report another process has open (the collector still writing it)
+     * is analyzed as a snapshot in memory: writing the findings would
+     * need the writer's lock, and taking it would stall the collector.
+     */
+    long live = store_live_pid(path);
+    if (!live && store_open(path, STORE_READ_WRITE, &db)) {
         enum store_failure why = store_failure();
         if (why != STORE_ERR_IO || access(path, R_OK) || writable(path)) {
             error("%s", store_error());
@@ -345,31 +349,44 @@ cmd_analyze(int argc, const char **argv)
         }
         db = NULL;
     }
+    if (db)
+        cli_store_note();
     if (db && analyzer_analyze(db, &o)) {
-        /* Only a report we may not write falls back to memory; other failures are errors. */
-        if (analyzer_failure() == ANALYZER_ERR_RULES || writable(path)) {
-            error("%s", analyzer_error());
-            sqlite3_close(db);
-            return exit_for_failure();
-        }
+        int busy = is_busy(analyzer_error());
         sqlite3_close(db);
         db = NULL;
+        /* Only a report we may not write, or one a writer holds, falls back to memory. */
+        if (!busy && writable(path))
+            return cli_analyzer_failed(path);
+        live = busy ? -1 : 0;
     }
     if (!db) {
         if (store_open_memory_copy(path, &db)) {
             error("%s", store_error());
             return cli_store_exit_code();
         }
+        if (!live)
+            cli_store_note();
         if (analyzer_analyze(db, &o)) {
-            error("%s", analyzer_error());
             sqlite3_close(db);
-            return exit_for_failure();
+            return cli_analyzer_failed(path);
         }
         saved = 0;
-        warning("report '%s' is not writable: findings shown, not saved", path);
+        if (live > 0)
+            note("report '%s' is open in process %ld (the collector still writing it?): analyzed "
+                 "a snapshot in memory; findings shown, not saved",
+                 path, live);
+        else if (live)
+            note("report '%s' is being written by another process: analyzed a snapshot in "
+                 "memory; findings shown, not saved",
+                 path);
+        else
+            warning("report '%s' is not writable: findings shown, not saved", path);
     }
     int ret =
         !strcmp(format, "json") ? print_json(db, path, top, saved) : print_text(db, path, top, all);
     sqlite3_close(db);
-    return ret ? GH_EXIT_INTERNAL : GH_EXIT_OK;
+    if (ret == -2)
+        return GH_EXIT_OUTPUT;
+    return ret ? cli_report_failed(path, NULL, GH_EXIT_INTERNAL, store_error()) : GH_EXIT_OK;
 }

@@ -93,8 +93,7 @@ cmd_check(int argc, const char **argv)
     }
     int n = export_check(db, base, &o, stdout);
     if (n < 0) {
-        error("%s", store_error());
-        rc = GH_EXIT_INTERNAL;
+        rc = cli_report_failed(path, base_path, GH_EXIT_INTERNAL, store_error());
     } else if (n > 0) {
         fprintf(stderr, "gpuhier check: %d finding%s at or above %s%s\n", n, n == 1 ? "" : "s",
                 o.fail_on, base ? " new or worse than the baseline" : "");

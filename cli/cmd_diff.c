@@ -105,8 +105,7 @@ cmd_diff(int argc, const char **argv)
         if ((rc = cli_open_analyzed(paths[k], raw, rules_dir, &db[k])))
             goto out;
     if (export_diff(db[0], db[1], &o, stdout)) {
-        error("%s", store_error());
-        rc = GH_EXIT_INTERNAL;
+        rc = cli_report_failed(paths[0], paths[1], GH_EXIT_INTERNAL, store_error());
     } else {
         rc = GH_EXIT_OK;
     }

@@ -33,6 +33,7 @@ cli_open_analyzed(const char *path, int raw, const char *rules_dir, sqlite3 **ou
         error("%s", store_error());
         return cli_store_exit_code();
     }
+    cli_store_note();
     if (raw) {
         *out = db;
         return GH_EXIT_OK;
@@ -43,15 +44,21 @@ cli_open_analyzed(const char *path, int raw, const char *rules_dir, sqlite3 **ou
         *out = db;
         return GH_EXIT_OK;
     }
-    error("cannot analyze '%s': %s", path, analyzer_error());
-    switch (analyzer_failure()) {
-    case ANALYZER_ERR_RULES:
-        return GH_EXIT_RULES;
-    case ANALYZER_ERR_REPORT:
-        return cli_store_exit_code();
-    default:
-        return GH_EXIT_INTERNAL;
+    return cli_analyzer_failed(path);
+}
+
+/*
+ * An export failed: on its output (GH_EXIT_OUTPUT) when the stream has
+ * an error, else while reading `report` (damaged, or a bug).
+ */
+static int
+export_failed(const char *report, FILE *f)
+{
+    if (ferror(f)) {
+        error("%s", store_error());
+        return GH_EXIT_OUTPUT;
     }
+    return cli_report_failed(report, NULL, GH_EXIT_INTERNAL, store_error());
 }
 
 int
@@ -106,7 +113,7 @@ is_severity(const char *s)
  * special file itself, which as root destroys /dev/null for the machine.
  */
 static int
-write_special(sqlite3 *db, const struct export_opts *o, const char *path)
+write_special(sqlite3 *db, const struct export_opts *o, const char *report, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -114,11 +121,12 @@ write_special(sqlite3 *db, const struct export_opts *o, const char *path)
         return GH_EXIT_OUTPUT;
     }
     int rc = export_write(db, o, f);
-    int cerr = fclose(f);
     if (rc) {
-        error("%s", store_error());
-        return GH_EXIT_OUTPUT;
+        rc = export_failed(report, f);
+        fclose(f);
+        return rc;
     }
+    int cerr = fclose(f);
     if (cerr != 0) {
         error("cannot write '%s': %s", path, strerror(errno));
         return GH_EXIT_OUTPUT;
@@ -128,11 +136,12 @@ write_special(sqlite3 *db, const struct export_opts *o, const char *path)
 
 /* Write a regular file through a temporary file renamed into place. */
 static int
-write_file(sqlite3 *db, const struct export_opts *o, const char *path, int force)
+write_file(sqlite3 *db, const struct export_opts *o, const char *report, const char *path,
+           int force)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
-        return write_special(db, o, path);
+        return write_special(db, o, report, path);
     if (!force && access(path, F_OK) == 0) {
         error("'%s' exists; use -f to overwrite it", path);
         return GH_EXIT_OUTPUT;
@@ -149,12 +158,9 @@ write_file(sqlite3 *db, const struct export_opts *o, const char *path, int force
         return GH_EXIT_OUTPUT;
     }
     int rc = export_write(db, o, f);
+    int ret = rc ? export_failed(report, f) : GH_EXIT_OK;
     int cerr = fclose(f);
-    int ret = GH_EXIT_OK;
-    if (rc) {
-        error("%s", store_error());
-        ret = GH_EXIT_OUTPUT;
-    } else if (cerr != 0 || rename(tmp, path) != 0) {
+    if (!rc && (cerr != 0 || rename(tmp, path) != 0)) {
         error("cannot write '%s': %s", path, strerror(errno));
         ret = GH_EXIT_OUTPUT;
     }
@@ -286,14 +292,18 @@ cmd_export(int argc, const char **argv)
             error("cannot create '%s': %s", outp, strerror(errno));
             rc = GH_EXIT_OUTPUT;
         } else if (export_md_dir(db, &o, outp, stdout) < 0) {
-            error("%s", store_error());
-            rc = GH_EXIT_OUTPUT;
+            /* A ticket file that cannot be written says so; anything else is the reading. */
+            if (strncmp(store_error(), "cannot write", 12) == 0) {
+                error("%s", store_error());
+                rc = GH_EXIT_OUTPUT;
+            } else {
+                rc = export_failed(path, stdout);
+            }
         }
     } else if (outp && strcmp(outp, "-")) {
-        rc = write_file(db, &o, outp, force);
+        rc = write_file(db, &o, path, outp, force);
     } else if (export_write(db, &o, stdout)) {
-        error("%s", store_error());
-        rc = GH_EXIT_OUTPUT;
+        rc = export_failed(path, stdout);
     }
     free(docs);
     ruleset_free(rs);

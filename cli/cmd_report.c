@@ -81,10 +81,8 @@ cmd_report(int argc, const char **argv)
     int rc = cli_open_for_reading(path, raw, &db);
     if (rc)
         return rc;
-    if (tui_report(db, view, arg, all, stdout)) {
-        error("%s", store_error());
-        rc = GH_EXIT_USAGE;
-    }
+    if (tui_report(db, view, arg, all, stdout))
+        rc = cli_report_failed(path, NULL, GH_EXIT_USAGE, store_error());
     sqlite3_close(db);
     return rc;
 }

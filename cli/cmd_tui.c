@@ -27,19 +27,21 @@ cli_open_for_reading(const char *path, int raw, sqlite3 **out)
     if (!raw) {
         /* One open, one integrity check: analyzer_open_report() does both. */
         if (analyzer_open_report(path, NULL, &db) == 0) {
+            cli_store_note();
             *out = db;
             return GH_EXIT_OK;
         }
-        if (analyzer_failure() == ANALYZER_ERR_REPORT) {
-            error("%s", analyzer_error());
-            return cli_store_exit_code();
-        }
+        /* Rules failing on a damaged report: the report's fault, not the rules'. */
+        if (analyzer_failure() == ANALYZER_ERR_REPORT || store_diagnose(path))
+            return cli_analyzer_failed(path);
         warning("cannot analyze '%s': %s; showing what it holds", path, analyzer_error());
     }
     if (store_open(path, STORE_READ_ONLY, &db)) {
         error("%s", store_error());
         return cli_store_exit_code();
     }
+    if (raw)
+        cli_store_note();
     *out = db;
     return GH_EXIT_OK;
 }
@@ -117,5 +119,10 @@ cmd_tui(int argc, const char **argv)
     o.report_name = slash ? slash + 1 : path;
     rc = tui_main(db, &o) ? GH_EXIT_INTERNAL : GH_EXIT_OK;
     sqlite3_close(db);
+    /* The browser prints its own message; a damaged report gets the report's. */
+    if (rc && store_diagnose(path)) {
+        error("%s", store_error());
+        rc = cli_store_exit_code();
+    }
     return rc;
 }

@@ -5,6 +5,8 @@
  * out without error before the status is returned.
  */
 #include "cli/cli.h"
+#include "analyzer/analyzer.h"
+#include "export/sanitize.h"
 #include "schema/store.h"
 
 #include <errno.h>
@@ -33,16 +35,37 @@ static const struct cmd_struct commands[] = {
     {"demo", cmd_demo, "open the report that ships with gpuhier"},
 };
 
+/*
+ * Print "gpuhier: <level>: <message>" with the whole message sanitized:
+ * messages echo file names, SQLite's error text (which quotes a report's
+ * view and column text) and environment values, none of them ours, so
+ * an escape sequence in any of them must not reach the terminal raw.
+ */
+static void
+report_line(const char *level, const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *raw = malloc(n > 0 ? (size_t)n + 1 : 1);
+    if (!raw)
+        abort();
+    vsnprintf(raw, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+    char *clean = sanitize_text(raw, strlen(raw) * 4 + 16);
+    fflush(stdout);
+    fprintf(stderr, "gpuhier: %s: %s\n", level, clean);
+    free(clean);
+    free(raw);
+}
+
 int
 error(const char *fmt, ...)
 {
     va_list ap;
-    fflush(stdout);
-    fputs("gpuhier: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    report_line("error", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return -1;
 }
 
@@ -50,12 +73,18 @@ void
 warning(const char *fmt, ...)
 {
     va_list ap;
-    fflush(stdout);
-    fputs("gpuhier: warning: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    report_line("warning", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+}
+
+void
+note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    report_line("note", fmt, ap);
+    va_end(ap);
 }
 
 int
@@ -68,6 +97,50 @@ cli_store_exit_code(void)
     default:
         return GH_EXIT_NO_REPORT;
     }
+}
+
+void
+cli_store_note(void)
+{
+    if (*store_note())
+        note("%s", store_note());
+}
+
+int
+cli_report_failed(const char *path, const char *path2, int code, const char *msg)
+{
+    const char *paths[] = {path, path2};
+    /* `msg` may be store_error() itself, which the diagnosis overwrites. */
+    char *what = strdup(msg && *msg ? msg : "a reader failed without a message");
+    if (!what)
+        abort();
+    for (size_t i = 0; i < 2; i++) {
+        if (paths[i] && store_diagnose(paths[i])) {
+            error("%s", store_error());
+            free(what);
+            return cli_store_exit_code();
+        }
+    }
+    if (code == GH_EXIT_INTERNAL)
+        error("%s (internal error: the report is sound; please report this bug)", what);
+    else
+        error("%s", what);
+    free(what);
+    return code;
+}
+
+int
+cli_analyzer_failed(const char *path)
+{
+    enum analyzer_failure f = analyzer_failure();
+    if (f == ANALYZER_ERR_REPORT && store_failure() != STORE_OK) {
+        error("%s", analyzer_error());
+        return cli_store_exit_code();
+    }
+    int code = f == ANALYZER_ERR_RULES    ? GH_EXIT_RULES
+               : f == ANALYZER_ERR_REPORT ? GH_EXIT_NO_REPORT
+                                          : GH_EXIT_INTERNAL;
+    return cli_report_failed(path, NULL, code, analyzer_error());
 }
 
 const char *

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -247,8 +248,7 @@ failure_of(int rc)
 }
 
 /* Set the failure and a message naming the file and the kind of problem. */
-static int
-fail_file(const char *path, enum store_failure why, const char *fmt, ...)
+static int fail_file(const char *path, enum store_failure why, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int
@@ -489,12 +489,13 @@ memory_copy(sqlite3 *db, sqlite3 **out)
 }
 
 /*
- * Read a report whose journal or WAL a writer left behind, when reading
- * it in place failed (a hot journal needs a write to roll back; a WAL on
- * a read-only mount cannot get its -shm): copy the file and its journal
- * or WAL into a private directory, let SQLite roll back or recover the
- * copy, and keep an in-memory copy of the result. The report itself is
- * never written. On failure the message says what the copy met.
+ * Read a report that cannot be read in place read-only: a hot journal
+ * needs a write to roll back; a WAL report on a read-only mount or a
+ * full disk cannot get its -shm. Copy the file and its journal or WAL
+ * (`suffix`; NULL for none) into a private directory, let SQLite roll
+ * back or recover the copy, and keep an in-memory copy of the result.
+ * The report itself is never written. On failure the message says what
+ * the copy met.
  */
 static int
 open_private_copy(const char *path, const char *real, const char *suffix, sqlite3 **out)
@@ -507,13 +508,13 @@ open_private_copy(const char *path, const char *real, const char *suffix, sqlite
     snprintf(dir, sizeof(dir), "%s/gpuhier-recover-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir))
         return fail_file(path, STORE_ERR_IO,
-                         "its %s needs a private copy to be read, and none can be made: %s",
-                         suffix + 1, strerror(errno));
+                         "it cannot be read in place and no private copy can be made: %s",
+                         strerror(errno));
     snprintf(db_path, sizeof(db_path), "%s/report.db", dir);
-    snprintf(side, sizeof(side), "%s%s", db_path, suffix);
-    snprintf(from, sizeof(from), "%s%s", real, suffix);
-    if (copy_file(real, db_path) || copy_file(from, side)) {
-        fail_file(path, STORE_ERR_IO, "cannot copy it and its %s into '%s': %s", suffix + 1, dir,
+    snprintf(side, sizeof(side), "%s%s", db_path, suffix ? suffix : "");
+    snprintf(from, sizeof(from), "%s%s", real, suffix ? suffix : "");
+    if (copy_file(real, db_path) || (suffix && copy_file(from, side))) {
+        fail_file(path, STORE_ERR_IO, "it cannot be read in place nor copied into '%s': %s", dir,
                   strerror(errno));
         goto out;
     }
@@ -530,11 +531,17 @@ open_private_copy(const char *path, const char *real, const char *suffix, sqlite
         fail_sqlite(db, path, rc);
         goto out;
     }
-    snprintf(last_note, sizeof(last_note),
-             "report '%s' has a %s left by a writer that did not finish (killed, or still "
-             "running): read through a private copy where SQLite %s it; the file is unchanged",
-             path, !strcmp(suffix, "-wal") ? "write-ahead log" : "hot journal",
-             !strcmp(suffix, "-wal") ? "recovered" : "rolled back");
+    if (!suffix)
+        snprintf(last_note, sizeof(last_note),
+                 "report '%s' cannot be read in place (a WAL-mode report on a read-only mount or "
+                 "a full disk): read through a private copy; the file is unchanged",
+                 path);
+    else
+        snprintf(last_note, sizeof(last_note),
+                 "report '%s' has a %s left by a writer that did not finish (killed, or still "
+                 "running): read through a private copy where SQLite %s it; the file is unchanged",
+                 path, !strcmp(suffix, "-wal") ? "write-ahead log" : "hot journal",
+                 !strcmp(suffix, "-wal") ? "recovered" : "rolled back");
     ret = 0;
 out:
     sqlite3_close(db);
@@ -545,6 +552,18 @@ out:
     }
     rmdir(dir);
     return ret;
+}
+
+/* Is the file in WAL mode (header bytes 18 and 19, the read and write versions, are 2)? */
+static int
+is_wal_file(const char *real)
+{
+    unsigned char h[20];
+    FILE *f = fopen(real, "rb");
+    size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+    if (f)
+        fclose(f);
+    return n == sizeof(h) && h[18] == 2 && h[19] == 2;
 }
 
 /* Refuse what is not a regular, readable file before SQLite opens it (a FIFO would block). */
@@ -560,9 +579,9 @@ check_file(const char *path)
         return fail_file(path, STORE_ERR_NOT_FILE, "is a directory");
     if (!S_ISREG(sb.st_mode))
         return fail_file(path, STORE_ERR_NOT_FILE, "not a regular file (%s)",
-                         S_ISFIFO(sb.st_mode)  ? "a FIFO"
-                         : S_ISCHR(sb.st_mode) ? "a character device"
-                         : S_ISBLK(sb.st_mode) ? "a block device"
+                         S_ISFIFO(sb.st_mode)   ? "a FIFO"
+                         : S_ISCHR(sb.st_mode)  ? "a character device"
+                         : S_ISBLK(sb.st_mode)  ? "a block device"
                          : S_ISSOCK(sb.st_mode) ? "a socket"
                                                 : "a special file");
     if (access(path, R_OK) != 0)
@@ -600,14 +619,15 @@ store_open(const char *path, enum store_mode mode, sqlite3 **out)
     }
     if (!db) {
         enum store_failure why = last_failure;
-        int recoverable = why == STORE_ERR_IO || why == STORE_ERR_CORRUPT ||
-                          why == STORE_ERR_INCOMPLETE || why == STORE_ERR_NOT_REPORT;
         const char *suffix = wal > 0 ? "-wal" : journal > 0 ? "-journal" : NULL;
-        if (mode != STORE_READ_ONLY || !recoverable || !suffix)
+        int recoverable = suffix ? why == STORE_ERR_IO || why == STORE_ERR_CORRUPT ||
+                                       why == STORE_ERR_INCOMPLETE || why == STORE_ERR_NOT_REPORT
+                                 : why == STORE_ERR_IO && is_wal_file(real);
+        if (mode != STORE_READ_ONLY || !recoverable)
             return -1;
         if (open_private_copy(path, real, suffix, &db))
             return -1;
-    } else if (mode == STORE_READ_WRITE && journal > 0) {
+    } else if (mode == STORE_READ_WRITE && journal > 0 && sibling_size(real, "-journal") <= 0) {
         snprintf(last_note, sizeof(last_note),
                  "report '%s' had a hot journal left by a writer that did not finish: SQLite "
                  "rolled the file back to its last complete transaction",
@@ -717,8 +737,9 @@ check_columns_and_views(sqlite3 *db, sqlite3 *ref, const char *path)
             continue;
         /* The name is the compiled schema's own identifier, checked above. */
         snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" LIMIT 0", view);
-        int exists = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND "
-                                            "name = ?1",
+        int exists = sqlite3_prepare_v2(db,
+                                        "SELECT 1 FROM sqlite_master WHERE type = 'view' AND "
+                                        "name = ?1",
                                         -1, &st, NULL) == SQLITE_OK;
         if (exists) {
             sqlite3_bind_text(st, 1, view, -1, SQLITE_TRANSIENT);
@@ -727,8 +748,7 @@ check_columns_and_views(sqlite3 *db, sqlite3 *ref, const char *path)
         sqlite3_finalize(st);
         st = NULL;
         if (exists && (err = sqlite3_prepare_v2(db, sql, -1, &st, NULL)) != SQLITE_OK) {
-            fail_file(path, STORE_ERR_CORRUPT, "view '%s' is broken: %s", view,
-                      sqlite3_errmsg(db));
+            fail_file(path, STORE_ERR_CORRUPT, "view '%s' is broken: %s", view, sqlite3_errmsg(db));
             sqlite3_finalize(st);
             goto out;
         }
@@ -754,6 +774,9 @@ store_diagnose(const char *path)
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *r = (const char *)sqlite3_column_text(st, 0);
         if (r && strcmp(r, "ok")) {
+            const char *head = "*** in database main ***\n";
+            if (!strncmp(r, head, strlen(head)))
+                r += strlen(head);
             fail_file(path, STORE_ERR_CORRUPT, "%s", r);
             goto out;
         }
@@ -775,4 +798,30 @@ out:
     sqlite3_close(ref);
     sqlite3_close(db);
     return ret;
+}
+
+long
+store_live_pid(const char *path)
+{
+    char real[PATH_MAX], shm[PATH_MAX + 8];
+    if (!realpath(path, real))
+        return 0;
+    snprintf(shm, sizeof(shm), "%s-shm", real);
+    int fd = open(shm, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    /*
+     * Every connection to a WAL database holds a shared lock on the
+     * "dead-man switch", byte 128 of the -shm file, for as long as it is
+     * open (sqlite.org/walformat.html, "the DMS"). Asking whether an
+     * exclusive lock there would conflict finds one without taking any
+     * lock, so the writer is never delayed. Locks of this process do not
+     * conflict with it, so our own connections are not counted.
+     */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 128, .l_len = 1};
+    long pid = 0;
+    if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+        pid = fl.l_pid > 0 ? (long)fl.l_pid : -1;
+    close(fd);
+    return pid;
 }

@@ -137,6 +137,14 @@ const char *store_note(void);
 int store_diagnose(const char *path);
 
 /*
+ * Does another process have the WAL report at `path` open (the collector
+ * still writing it, or a reader)? Returns that process's id, -1 when one
+ * exists but its id is unknown, 0 when none (or the report is not in WAL
+ * mode). Takes no lock, so a live writer is never delayed.
+ */
+long store_live_pid(const char *path);
+
+/*
  * The first column of the first row of `sql` as an integer, or `fallback`
  * when the SQL fails, returns no row or a NULL (a failure sets the message).
  */

@@ -415,8 +415,45 @@ static const struct check_test tests[] = {
     {"test_store_diagnose", test_store_diagnose},
 };
 
+/*
+ * A writer that keeps the report open and commits an event every 50 ms
+ * for `seconds`, as a running collector does; prints "ready" once it
+ * has committed the first.
+ */
+static int
+hold_writer(const char *p, double seconds)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open(p, &db) != SQLITE_OK)
+        return 1;
+    sqlite3_busy_timeout(db, 5000);
+    for (int i = 0; i < (int)(seconds * 20); i++) {
+        if (store_exec(db, "BEGIN IMMEDIATE; INSERT INTO event(time_ns, level, code, message)"
+                           " VALUES (0, 'info', 'hold', 'writer'); COMMIT"))
+            return 1;
+        if (i == 0) {
+            puts("ready");
+            fflush(stdout);
+        }
+        usleep(50000);
+    }
+    sqlite3_close(db);
+    return 0;
+}
+
+/*
+ * Helper modes for the e2e tests (t010): `kill-writer DB [wal]` leaves
+ * a hot journal (or an uncheckpointed WAL), `hold DB SECONDS` plays a
+ * live collector.
+ */
 int
 main(int argc, char **argv)
 {
+    if (argc >= 3 && !strcmp(argv[1], "kill-writer")) {
+        kill_writer(argv[2], argc > 3);
+        return check_failed;
+    }
+    if (argc >= 4 && !strcmp(argv[1], "hold"))
+        return hold_writer(argv[2], atof(argv[3]));
     return check_run_in_tmpdir(dir, tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }
