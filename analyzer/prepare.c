@@ -160,8 +160,10 @@ build_lstat(sqlite3 *db)
         a->profiled += prof;
         if (sqlite3_column_type(rd, 3) == SQLITE_NULL || sqlite3_column_type(rd, 4) == SQLITE_NULL)
             continue;
-        long long d = sqlite3_column_int64(rd, 4) - sqlite3_column_int64(rd, 3);
-        if (d < 0)
+        /* A damaged or hostile report may hold any two 64-bit times: no overflow. */
+        long long d;
+        if (__builtin_sub_overflow(sqlite3_column_int64(rd, 4), sqlite3_column_int64(rd, 3), &d) ||
+            d < 0)
             continue;
         a->all_n++;
         a->all_ns += (double)d;

@@ -1113,6 +1113,32 @@ test_analyzer_no_profiled_launches(void)
 }
 
 /*
+ * Launch times at the ends of the 64-bit range (a damaged or hostile
+ * report): the duration that does not fit is left out, never computed
+ * with a signed overflow (UBSan in the sanitized build: prepare.c).
+ */
+static void
+test_analyzer_extreme_times(void)
+{
+    sqlite3 *db =
+        build_report("INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
+                     "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, "
+                     "block_x, block_y, block_z,\n"
+                     "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (1, 1, "
+                     "0, 8, 1, 1, 256, 1, 1, 0, 0, 32);\n"
+                     "INSERT INTO fx_launch VALUES (1, 3, 10000);\n"
+                     "UPDATE launch SET start_ns = -9223372036854775808, end_ns = "
+                     "9223372036854775807 WHERE id = (SELECT min(id) FROM launch);\n");
+    char *rules = default_rules();
+    struct analyzer_opts o = {.rules_dir = rules};
+    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id IS NULL"), 10000, 1e-9);
+    CHECK_EQ_INT(count(db, "SELECT launches FROM kernel_summary WHERE config_id IS NULL"), 3);
+    sqlite3_close(db);
+    free(rules);
+}
+
+/*
  * The analyzer's own occupancy calculation (used when the collector did not
  * record one) against cuOccupancyMaxActiveBlocksPerMultiprocessor as read
  * on an H200 (tests/fixtures/occupancy-h200.txt, the metrics engineer's
@@ -1404,6 +1430,7 @@ static const struct check_test tests[] = {
     {"analyzer_compute_roof", test_analyzer_compute_roof},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
+    {"analyzer_extreme_times", test_analyzer_extreme_times},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
     {"analyzer_profiles_of_other_work_set_aside", test_analyzer_profiles_of_other_work_set_aside},
     {"analyzer_unprofiled_config_not_judged_on_latency",
