@@ -9,7 +9,9 @@
  * when the launch configuration changes. A result points at the kernel's
  * source file and line when the report has them (made relative to the
  * run's working directory when it lies below it, so a repository can
- * resolve it), otherwise at the program.
+ * resolve it), otherwise at the program, unless the program is an
+ * interpreter (python, node, a script): a result then has no physical
+ * location, and its logical location names the kernel when known.
  *
  * GitHub's upload limits are kept: at most EXPORT_SARIF_MAX_RESULTS
  * results, and at most SARIF_MAX_GZIP_BYTES once compressed (measured
@@ -152,6 +154,41 @@ rule_json(const struct ex_rule *x)
     return o;
 }
 
+/*
+ * Is `program` an interpreter or a launcher (python3.11, node, bash,
+ * torchrun...), whose file says nothing about where a kernel is? By the
+ * file name's stem, version digits dropped, and by a "#!" first line
+ * when the file can be read here.
+ */
+static int
+is_interpreter(const char *program)
+{
+    static const char *const names[] = {
+        "python", "pypy", "ipython",  "jupyter",    "perl",      "ruby", "node",
+        "nodejs", "bash", "sh",       "dash",       "zsh",       "ksh",  "java",
+        "julia",  "R",    "Rscript",  "lua",        "luajit",    "php",  "deno",
+        "bun",    "env",  "torchrun", "accelerate", "deepspeed",
+    };
+    if (!program || !*program)
+        return 0;
+    const char *base = strrchr(program, '/');
+    base = base ? base + 1 : program;
+    size_t n = strlen(base);
+    while (n > 0 && (isdigit((unsigned char)base[n - 1]) || base[n - 1] == '.'))
+        n--;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strlen(names[i]) == n && !strncmp(base, names[i], n))
+            return 1;
+    char head[2] = {0};
+    FILE *f = fopen(program, "rb");
+    if (f) {
+        size_t got = fread(head, 1, 2, f);
+        fclose(f);
+        return got == 2 && head[0] == '#' && head[1] == '!';
+    }
+    return 0;
+}
+
 static size_t
 rule_index(const struct ex_report *r, const char *id)
 {
@@ -171,25 +208,35 @@ result_json(const struct ex_report *r, const struct ex_finding *f)
     json_object_set_new(o, "message", text_obj(f->message ? f->message : f->title));
 
     json_t *loc = json_object();
-    const char *file = f->source_file ? f->source_file : r->program;
-    int relative;
-    char *uri = path_uri(file ? file : "unknown", r->cwd, &relative);
-    json_t *art = json_pack("{s:s}", "uri", uri);
-    if (relative)
-        json_object_set_new(art, "uriBaseId", json_string("%SRCROOT%"));
-    free(uri);
-    json_t *phys = json_pack("{s:o}", "artifactLocation", art);
-    if (f->source_file && f->source_line > 0)
-        json_object_set_new(phys, "region",
-                            json_pack("{s:I}", "startLine", (json_int_t)f->source_line));
-    json_object_set_new(loc, "physicalLocation", phys);
-    if (f->kernel_id >= 0)
-        json_object_set_new(loc, "logicalLocations",
-                            json_pack("[{s:o, s:o, s:s}]", "name",
-                                      ex_jstr(f->short_name ? f->short_name : f->demangled_name),
-                                      "fullyQualifiedName", ex_jstr(f->demangled_name), "kind",
-                                      "function"));
-    json_object_set_new(o, "locations", json_pack("[o]", loc));
+    /* An interpreter is never where the kernel is: no physical location rather than python. */
+    const char *file = f->source_file               ? f->source_file
+                       : is_interpreter(r->program) ? NULL
+                                                    : r->program;
+    if (file) {
+        int relative;
+        char *uri = path_uri(file, r->cwd, &relative);
+        json_t *art = json_pack("{s:s}", "uri", uri);
+        if (relative)
+            json_object_set_new(art, "uriBaseId", json_string("%SRCROOT%"));
+        free(uri);
+        json_t *phys = json_pack("{s:o}", "artifactLocation", art);
+        if (f->source_file && f->source_line > 0)
+            json_object_set_new(phys, "region",
+                                json_pack("{s:I}", "startLine", (json_int_t)f->source_line));
+        json_object_set_new(loc, "physicalLocation", phys);
+    }
+    /* A finding whose kernel row is missing (a damaged report) has no name to give. */
+    const char *name = f->short_name ? f->short_name : f->demangled_name;
+    if (f->kernel_id >= 0 && name) {
+        json_t *logical = json_pack("{s:o, s:s}", "name", ex_jstr(name), "kind", "function");
+        if (f->demangled_name)
+            json_object_set_new(logical, "fullyQualifiedName", ex_jstr(f->demangled_name));
+        json_object_set_new(loc, "logicalLocations", json_pack("[o]", logical));
+    }
+    if (json_object_size(loc))
+        json_object_set_new(o, "locations", json_pack("[o]", loc));
+    else
+        json_decref(loc);
     json_object_set_new(o, "partialFingerprints",
                         json_pack("{s:s}", "gpuhierKernelRule/v1", f->fingerprint));
 

@@ -305,6 +305,53 @@ test_export_sarif_shape(void)
     sqlite3_close(db);
 }
 
+/*
+ * An interpreted program (python) is never a result's location: a
+ * finding on a kernel without source has no physical location. A
+ * finding whose kernel row is missing (a damaged report) has no logical
+ * location rather than "name": null, which the SARIF schema rejects.
+ */
+static void
+test_export_sarif_interpreter_and_missing_kernel(void)
+{
+    sqlite3 *db = nasty();
+    CHECK(store_exec(db, "UPDATE run SET program = '/usr/bin/python3.12';"
+                         "DELETE FROM kernel WHERE id IN (3, 4)") == 0);
+    struct export_opts o = {.format = "sarif", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && !strstr(out, "python"));
+    json_t *j = json_loads(out ? out : "", 0, NULL);
+    json_t *res = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results");
+    CHECK(json_array_size(res) == 5);
+    size_t i, k, with_source = 0, unnamed = 0;
+    json_t *r, *loc;
+    json_array_foreach(res, i, r)
+    {
+        json_t *locs = json_object_get(r, "locations");
+        if (!locs) {
+            unnamed++;
+            continue;
+        }
+        json_array_foreach(locs, k, loc)
+        {
+            json_t *phys = json_object_get(loc, "physicalLocation");
+            json_t *ll = json_array_get(json_object_get(loc, "logicalLocations"), 0);
+            with_source += phys != NULL;
+            CHECK(!phys || json_object_get(phys, "region") != NULL);
+            CHECK(!ll || json_is_string(json_object_get(ll, "name")));
+            CHECK(!ll || !json_is_null(json_object_get(ll, "fullyQualifiedName")));
+            unnamed += ll == NULL;
+        }
+    }
+    CHECK(with_source >= 1); /* kernels 1 and 2 have their source file */
+    CHECK(unnamed >= 1);     /* kernels 3 and 4 are gone: neither file nor name */
+    json_decref(j);
+    free(out);
+    sqlite3_close(db);
+}
+
 static void
 test_export_sarif_truncates(void)
 {
@@ -738,6 +785,8 @@ static const struct check_test tests[] = {
     {"export_number_format", test_export_number_format},
     {"export_json_records", test_export_json_records},
     {"export_sarif_shape", test_export_sarif_shape},
+    {"export_sarif_interpreter_and_missing_kernel",
+     test_export_sarif_interpreter_and_missing_kernel},
     {"export_junit_cases", test_export_junit_cases},
     {"export_csv_fields", test_export_csv_fields},
     {"export_md_escapes", test_export_md_escapes},
