@@ -129,6 +129,31 @@ sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
     size_t out = 0, mark = 0, i = 0;
     char piece[16];
     while (i < slen) {
+        /*
+         * Fast path: printable ASCII is its own piece, one byte each; copy
+         * the whole run that fits (most text is this, and a 1 MB command
+         * line must sanitize in a few ms).
+         */
+        size_t run = 0, start = out;
+        while (i + run < slen && p[i + run] >= 0x20 && p[i + run] < 0x7f)
+            run++;
+        if (run > 0) {
+            size_t fit = out + run <= cap ? run : cap - out;
+            memcpy(dst + out, p + i, fit);
+            if (fit < run) {
+                /* Cut inside the run: every byte of it is a boundary. */
+                if (cap < ELLIPSIS_LEN)
+                    return cap;
+                size_t at = cap >= start + ELLIPSIS_LEN ? cap - ELLIPSIS_LEN : mark;
+                memcpy(dst + at, ELLIPSIS, ELLIPSIS_LEN);
+                return at + ELLIPSIS_LEN;
+            }
+            out += run;
+            i += run;
+            if (cap >= start + ELLIPSIS_LEN)
+                mark = out + ELLIPSIS_LEN <= cap ? out : cap - ELLIPSIS_LEN;
+            continue;
+        }
         size_t used;
         size_t k = next_piece(p + i, slen - i, piece, &used);
         if (out + k > cap) {

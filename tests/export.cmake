@@ -28,3 +28,10 @@ endforeach()
 # 10,000 findings to SARIF in <= 1 s (issue 7 §8); result in docs/bench-export.md.
 gh_add_test(NAME bench.sarif_speed COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sarif_speed.sh ${PROJECT_BINARY_DIR}
             LABELS bench export ENVIRONMENT ${GH_EXPORT_E2E_ENV})
+
+# A 1 MB command line redacted and sanitized in a few ms, linear in its length
+# (issue 20 §4); result in docs/bench-redact.md.
+add_executable(redact_speed ${PROJECT_SOURCE_DIR}/bench/redact_speed.c)
+target_link_libraries(redact_speed PRIVATE gh_export)
+target_include_directories(redact_speed PRIVATE ${JANSSON_INCLUDE_DIRS})
+gh_add_test(NAME bench.redact_speed COMMAND redact_speed 100 LABELS bench export)

@@ -655,6 +655,13 @@ test_export_redact_rules(void)
     check_redact("[\"--token\",\"--verbose\"]", "[\"--token\",\"--verbose\"]");
     check_redact("[\"--size=1024\",\"./in.dat\"]", "[\"--size=1024\",\"./in.dat\"]");
     check_redact("[]", "[]");
+    /* The shapes and URLs as the scanners read them (the regexes they replaced). */
+    check_redact("[\"t=eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4\"]", "[\"t=***\"]");
+    check_redact("[\"eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0\"]",
+                 "[\"eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0\"]");
+    check_redact("[\"xoxb-0123456789-x\",\"ASIA0123456789ABCDEFGH\"]", "[\"***\",\"***GH\"]");
+    check_redact("[\"1a://u:p@h\",\"12://u:p@h\",\"a://u@h:p@\"]",
+                 "[\"1a://u:***@h\",\"12://u:p@h\",\"a://u@h:p@\"]");
     CHECK(export_redact_argv("not json") == NULL);
     CHECK(export_redact_argv(NULL) == NULL);
 }
