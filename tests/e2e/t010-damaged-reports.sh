@@ -75,6 +75,15 @@ page=$(sqlite3 "$t/zero.db" "SELECT rootpage FROM sqlite_master WHERE name = 'la
 dd if=/dev/zero of="$t/zero.db" bs=4096 seek=$((page - 1)) count=1 conv=notrunc 2>/dev/null
 expect_all "zeroed page" "$t/zero.db" 3 "damaged"
 
+# The finding table's root page zeroed, read --raw by rank (a NAN id converted to an integer:
+# UBSan in the sanitized build, found by tests/fuzz).
+cp "$good" "$t/zerof.db"
+page=$(sqlite3 "$t/zerof.db" "SELECT rootpage FROM sqlite_master WHERE name = 'finding'")
+dd if=/dev/zero of="$t/zerof.db" bs=4096 seek=$((page - 1)) count=1 conv=notrunc 2>/dev/null
+"$bin" report --raw "$t/zerof.db" --view finding 1 > "$t/out" 2> "$t/err"; rc=$?
+[ $rc = 3 ] && grep -q "zerof.db.*damaged" "$t/err" && ok "finding table zeroed: report --view finding exits 3" \
+  || { bad "finding table zeroed: report --view finding exit $rc"; cat "$t/err"; }
+
 # Only empty meta and run tables: damaged (a table is missing), not "no such table" and 70.
 sqlite3 "$t/metarun.db" "CREATE TABLE meta(key, value); CREATE TABLE run(id); PRAGMA user_version = 1"
 expect_all "meta and run only" "$t/metarun.db" 3 "damaged (table '.*' is missing)"
