@@ -11,3 +11,11 @@ if(GPUHIER_SANITIZE)
   add_compile_options("$<$<COMPILE_LANGUAGE:C>:${GH_SAN_FLAGS}>")
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(GPUHIER_FUZZ)
+  # Coverage for libFuzzer in every target the fuzz target links; the
+  # target itself adds -fsanitize=fuzzer (tests/store.cmake).
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "GPUHIER_FUZZ needs clang (-DCMAKE_C_COMPILER=clang)")
+  endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:C>:-fsanitize=fuzzer-no-link>")
+endif()
