@@ -17,6 +17,7 @@
 #include "analyzer/analyzer.h"
 #include "cli/cli.h"
 #include "cli/run_int.h"
+#include "export/sanitize.h"
 #include "schema/outname.h"
 #include "schema/store.h"
 
@@ -244,9 +245,11 @@ print_report_notes(sqlite3 *db, const char *shown)
     if (store_prepare(db, "SELECT profiling_limited, clean_exit FROM run ORDER BY id LIMIT 1",
                       &st) == 0 &&
         sqlite3_step(st) == SQLITE_ROW) {
-        const unsigned char *why = sqlite3_column_text(st, 0);
+        const char *why = (const char *)sqlite3_column_text(st, 0);
+        char clean[1024]; /* the report's text is not ours: sanitized */
         if (why && *why)
-            fprintf(stderr, "==gpuhier==   %s: counters limited: %s\n", shown, (const char *)why);
+            fprintf(stderr, "==gpuhier==   %s: counters limited: %s\n", shown,
+                    sanitize_into(clean, sizeof(clean), why));
         if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_int(st, 1) == 0)
             fprintf(stderr, "==gpuhier==   %s: the collector did not finish cleanly\n", shown);
     }
@@ -274,8 +277,10 @@ print_report_notes(sqlite3 *db, const char *shown)
             char times[32] = "";
             if (n > 1)
                 snprintf(times, sizeof(times), " (%d times)", n);
-            fprintf(stderr, "==gpuhier==   %s: %s: %s%s\n", shown, level ? level : "warning",
-                    msg ? msg : (code ? code : ""), times);
+            char clean[1024], lv[32];
+            fprintf(stderr, "==gpuhier==   %s: %s: %s%s\n", shown,
+                    sanitize_into(lv, sizeof(lv), level ? level : "warning"),
+                    sanitize_into(clean, sizeof(clean), msg ? msg : (code ? code : "")), times);
         }
     }
     sqlite3_finalize(st);
@@ -295,10 +300,12 @@ finish_report(const struct run_opts *o, const char *path, const char *shown)
     FILE *mem = NULL;
     struct analyzer_opts ao = {.rules_dir = o->rules_dir};
     int is_analyze = !o->is_no_analyze;
+    char msg[2048]; /* messages quote the report's path and SQLite's text: sanitized */
 
     if (store_open(path, is_analyze ? STORE_READ_WRITE : STORE_READ_ONLY, &db)) {
         if (!o->is_quiet)
-            fprintf(stderr, "==gpuhier== cannot read %s: %s\n", shown, store_error());
+            fprintf(stderr, "==gpuhier== cannot read %s: %s\n", shown,
+                    sanitize_into(msg, sizeof(msg), store_error()));
         goto out;
     }
     if (!o->is_quiet)
@@ -307,7 +314,8 @@ finish_report(const struct run_opts *o, const char *path, const char *shown)
         goto out;
     if (analyzer_analyze(db, &ao)) {
         if (!o->is_quiet)
-            fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown, analyzer_error());
+            fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown,
+                    sanitize_into(msg, sizeof(msg), analyzer_error()));
         goto out;
     }
     if (o->is_quiet)
@@ -318,7 +326,8 @@ finish_report(const struct run_opts *o, const char *path, const char *shown)
     int rc = analyzer_print_top(db, mem, TOP_FINDINGS, 0);
     fclose(mem);
     if (rc) {
-        fprintf(stderr, "==gpuhier== cannot list findings of %s: %s\n", shown, analyzer_error());
+        fprintf(stderr, "==gpuhier== cannot list findings of %s: %s\n", shown,
+                sanitize_into(msg, sizeof(msg), analyzer_error()));
         goto out;
     }
     fprintf(stderr, "==gpuhier== top findings of %s (gpuhier tui %s for all):\n", shown, shown);

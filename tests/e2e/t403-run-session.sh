@@ -49,7 +49,8 @@ c.executemany("INSERT INTO event(time_ns, level, code, message) VALUES (?, ?, ?,
               [(1, "warning", "cupti_subscribe_failed", "CUPTI refused: another subscriber"),
                (2, "warning", "capture_skip", "launch during stream capture not profiled"),
                (3, "warning", "capture_skip", "launch during stream capture not profiled"),
-               (4, "info", "quiet", "an info line is not repeated")])
+               (4, "info", "quiet", "an info line is not repeated"),
+               (5, "error", "evil", "kernel \x1b]0;pwned\x07 failed")])
 c.execute("UPDATE run SET profiling_limited = 'no counter permission'")
 c.commit()
 PY
@@ -58,6 +59,9 @@ contains err.txt "==gpuhier==   ev.db: counters limited: no counter permission"
 contains err.txt "==gpuhier==   ev.db: warning: CUPTI refused: another subscriber"
 contains err.txt "==gpuhier==   ev.db: warning: launch during stream capture not profiled (2 times)"
 lacks err.txt "an info line"
+# The report's text is not ours: an escape sequence in an event is shown escaped.
+contains err.txt 'ev.db: error: kernel \e]0;pwned\x07 failed'
+lacks err.txt "$(printf '\033')"
 # --rules with a directory of no rules still runs the program and keeps its status.
 mkdir norules
 expect_rc 5 "$G" run -q --rules norules "$C" exit 5
