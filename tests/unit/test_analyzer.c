@@ -1089,16 +1089,19 @@ test_analyzer_open_report_read_only(void)
     free(d);
 }
 
+/* One kernel, one configuration, three traced launches of 10 µs, nothing profiled. */
+static const char three_launches_sql[] =
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+    "block_z,\n"
+    "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (1, 1, 0, 8, 1, 1, "
+    "256, 1, 1, 0, 0, 32);\n"
+    "INSERT INTO fx_launch VALUES (1, 3, 10000);\n";
+
 static void
 test_analyzer_no_profiled_launches(void)
 {
-    sqlite3 *db =
-        build_report("INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
-                     "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, "
-                     "block_x, block_y, block_z,\n"
-                     "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (1, 1, "
-                     "0, 8, 1, 1, 256, 1, 1, 0, 0, 32);\n"
-                     "INSERT INTO fx_launch VALUES (1, 3, 10000);\n");
+    sqlite3 *db = build_report(three_launches_sql);
     char *rules = default_rules();
     struct analyzer_opts o = {.rules_dir = rules};
     CHECK(analyzer_analyze(db, &o) == 0);
@@ -1120,15 +1123,9 @@ test_analyzer_no_profiled_launches(void)
 static void
 test_analyzer_extreme_times(void)
 {
-    sqlite3 *db =
-        build_report("INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
-                     "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, "
-                     "block_x, block_y, block_z,\n"
-                     "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES (1, 1, "
-                     "0, 8, 1, 1, 256, 1, 1, 0, 0, 32);\n"
-                     "INSERT INTO fx_launch VALUES (1, 3, 10000);\n"
-                     "UPDATE launch SET start_ns = -9223372036854775808, end_ns = "
-                     "9223372036854775807 WHERE id = (SELECT min(id) FROM launch);\n");
+    sqlite3 *db = build_report(three_launches_sql);
+    CHECK(store_exec(db, "UPDATE launch SET start_ns = -9223372036854775808, end_ns = "
+                         "9223372036854775807 WHERE id = (SELECT min(id) FROM launch)") == 0);
     char *rules = default_rules();
     struct analyzer_opts o = {.rules_dir = rules};
     CHECK(analyzer_analyze(db, &o) == 0);
