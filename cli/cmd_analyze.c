@@ -150,11 +150,7 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);
     json_decref(root);
-    if (rc) {
-        error("cannot write JSON output");
-        return -2;
-    }
-    return 0;
+    return rc ? store_set_error("cannot write JSON output") : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -386,7 +382,9 @@ cmd_analyze(int argc, const char **argv)
     int ret =
         !strcmp(format, "json") ? print_json(db, path, top, saved) : print_text(db, path, top, all);
     sqlite3_close(db);
-    if (ret == -2)
+    if (ret && ferror(stdout)) {
+        error("%s", store_error());
         return GH_EXIT_OUTPUT;
+    }
     return ret ? cli_report_failed(path, NULL, GH_EXIT_INTERNAL, store_error()) : GH_EXIT_OK;
 }

@@ -69,6 +69,15 @@ good=$t/good.db
 cp "$src/demo/tk-transpose.db" "$good"
 "$bin" report "$good" > /dev/null 2>&1 && ok "the demo report reads" || bad "the demo report reads"
 
+# A sound report whose output cannot be written: 6 (the output), not 70 and not 3.
+if [ -w /dev/full ]; then
+  cp "$good" "$t/full.db"
+  for f in text json; do
+    "$bin" analyze "$t/full.db" --rules "$rules" --format $f > /dev/full 2> "$t/err"; rc=$?
+    [ $rc = 6 ] && ok "analyze --format $f to a full disk exits 6" || { bad "analyze --format $f to a full disk: exit $rc"; cat "$t/err"; }
+  done
+fi
+
 # A zeroed page (the launch table's root): damaged, with SQLite's reason.
 cp "$good" "$t/zero.db"
 page=$(sqlite3 "$t/zero.db" "SELECT rootpage FROM sqlite_master WHERE name = 'launch'")
