@@ -174,19 +174,29 @@ ln -s wal.db "$t/link.db"
 [ -s "$t/wal.db-wal" ] && expect_ok "symlink to a WAL report" "$t/link.db"
 
 # WAL reports on a read-only mount (no -shm can be made), with and without a -wal left
-# behind: read through a private copy.
+# behind, and on a full disk: read through a private copy.
+# ns_read CASE SETUP FILE CMD...: in a user and mount namespace, run SETUP (a mount), then
+# each reader CMD on FILE there; each must read it (0, or 1 for check).
+ns_read() {
+  name=$1 setup=$2 file=$3; shift 3
+  for c in "$@"; do
+    unshare -rm sh -c "$setup && GPUHIER_TUI_NO_DISPLAY=1 timeout 20 '$bin' $c '$file' > '$t/out' 2> '$t/err'"
+    rc=$?
+    case $c:$rc in check:1|*:0) ok "$name: $c reads it" ;; *) bad "$name: $c exit $rc"; sed 's/^/    /' "$t/err" ;; esac
+  done
+}
 if command -v unshare > /dev/null && unshare -rm true 2> /dev/null; then
   for d in ro ro1; do
-    for c in analyze report export check; do
-      unshare -rm sh -c "mount --bind -o ro '$t/$d' '$t/$d' 2>/dev/null || mount -o remount,bind,ro '$t/$d' '$t/$d'; \
-        GPUHIER_TUI_NO_DISPLAY=1 timeout 20 '$bin' $c '$t/$d/wal.db' > '$t/out' 2> '$t/err'"
-      rc=$?
-      case $c:$rc in check:1|*:0) ok "WAL on a read-only mount ($d): $c reads it" ;;
-        *) bad "WAL on a read-only mount ($d): $c exit $rc"; sed 's/^/    /' "$t/err" ;; esac
-    done
+    ns_read "WAL on a read-only mount ($d)" \
+      "{ mount --bind -o ro '$t/$d' '$t/$d' 2>/dev/null || mount -o remount,bind,ro '$t/$d' '$t/$d'; }" \
+      "$t/$d/wal.db" analyze report export check
   done
+  # The same WAL report on a full disk (a tmpfs filled up): the -shm cannot grow.
+  mkdir "$t/full"
+  ns_read "WAL on a full disk" "mount -t tmpfs -o size=256k tmpfs '$t/full' && cp '$t/wal.db' '$t/wal.db-wal' '$t/full/' && \
+    { dd if=/dev/zero of='$t/full/fill' bs=4k 2>/dev/null; true; }" "$t/full/wal.db" report check
 else
-  echo "skip WAL on a read-only mount: no user namespaces here"
+  echo "skip WAL on a read-only mount and on a full disk: no user namespaces here"
 fi
 
 # analyze beside a live writer: a snapshot in memory, with a note; never "locked".
