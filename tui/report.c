@@ -150,12 +150,10 @@ tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out)
         long long rank = strtoll(arg, &end, 10);
         if (*end || rank < 1)
             return store_set_error("'%s' is not a finding rank", arg);
-        /* NAN when no row, anything at all in a damaged report: converted only when it fits. */
-        double found = tui_query_num(db, "SELECT id FROM finding WHERE rank = ?1", rank);
-        if (!(found >= 0 && found < 9e18) ||
-            tui_query_num(db, "SELECT count(*) FROM finding WHERE rank = ?1", rank) < 1)
+        id = tui_query_int(db, "SELECT id FROM finding WHERE rank = ?1", rank, -1);
+        if (id < 0 ||
+            tui_query_int(db, "SELECT count(*) FROM finding WHERE rank = ?1", rank, 0) < 1)
             return store_set_error("no finding has rank %lld", rank);
-        id = (long long)found;
         ops = &finding_ops;
     } else {
         char shown[64];

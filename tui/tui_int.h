@@ -321,6 +321,13 @@ bool tui_has_rows(sqlite3 *db, const char *sql);
 /* One numeric result (NAN when NULL or on error) for a query with an optional int64 parameter. */
 double tui_query_num(sqlite3 *db, const char *sql, long long param);
 
+/*
+ * The same as an integer: `fallback` when the query fails or gives no
+ * row or a NULL. For counts and ids, which a damaged report may make
+ * anything: no conversion of a NAN or a huge double to an integer.
+ */
+long long tui_query_int(sqlite3 *db, const char *sql, long long param, long long fallback);
+
 /* ------------------------------------------------------------------ */
 /* Keys (keys.c)                                                        */
 /* ------------------------------------------------------------------ */

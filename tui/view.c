@@ -716,18 +716,39 @@ tui_has_rows(sqlite3 *db, const char *sql)
     return has;
 }
 
+/*
+ * Prepare `sql`, bind ?1 = `param` when it has one, step it: the
+ * statement when its first row's first column is not NULL (finalize
+ * it), else NULL.
+ */
+static sqlite3_stmt *
+query_first(sqlite3 *db, const char *sql, long long param)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_bind_parameter_count(st) > 0)
+            sqlite3_bind_int64(st, 1, param);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+            return st;
+    }
+    sqlite3_finalize(st);
+    return NULL;
+}
+
 double
 tui_query_num(sqlite3 *db, const char *sql, long long param)
 {
-    sqlite3_stmt *st = NULL;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        goto out;
-    if (sqlite3_bind_parameter_count(st) > 0)
-        sqlite3_bind_int64(st, 1, param);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_double(st, 0);
-out:
+    sqlite3_stmt *st = query_first(db, sql, param);
+    double v = st ? sqlite3_column_double(st, 0) : NAN;
+    sqlite3_finalize(st);
+    return v;
+}
+
+long long
+tui_query_int(sqlite3 *db, const char *sql, long long param, long long fallback)
+{
+    sqlite3_stmt *st = query_first(db, sql, param);
+    long long v = st ? sqlite3_column_int64(st, 0) : fallback;
     sqlite3_finalize(st);
     return v;
 }

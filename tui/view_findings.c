@@ -60,10 +60,10 @@ findings_open(struct view *v)
     long long hidden =
         view_show_all
             ? 0
-            : (long long)tui_query_num(
-                  v->db,
-                  "SELECT count(*) FROM finding WHERE NOT (" EXPORT_FINDING_SHOWN ") AND ?1 >= 0",
-                  0);
+            : tui_query_int(v->db,
+                            "SELECT count(*) FROM finding WHERE NOT (" EXPORT_FINDING_SHOWN
+                            ") AND ?1 >= 0",
+                            0, 0);
     if (hidden > 0 && !v->message) {
         char m[128];
         snprintf(m, sizeof(m), "%lld notes with no time lost hidden (--all shows them)", hidden);

@@ -92,6 +92,9 @@ dd if=/dev/zero of="$t/zerof.db" bs=4096 seek=$((page - 1)) count=1 conv=notrunc
 "$bin" report --raw "$t/zerof.db" --view finding 1 > "$t/out" 2> "$t/err"; rc=$?
 [ $rc = 3 ] && grep -q "zerof.db.*damaged" "$t/err" && ok "finding table zeroed: report --view finding exits 3" \
   || { bad "finding table zeroed: report --view finding exit $rc"; cat "$t/err"; }
+"$bin" report --raw "$t/zerof.db" --view findings > "$t/out" 2> "$t/err"; rc=$?
+[ $rc = 3 ] && grep -q "zerof.db.*damaged" "$t/err" && ok "finding table zeroed: report --view findings exits 3" \
+  || { bad "finding table zeroed: report --view findings exit $rc"; cat "$t/err"; }
 
 # Only empty meta and run tables: damaged (a table is missing), not "no such table" and 70.
 sqlite3 "$t/metarun.db" "CREATE TABLE meta(key, value); CREATE TABLE run(id); PRAGMA user_version = 1"
