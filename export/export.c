@@ -525,6 +525,8 @@ load_kernels(sqlite3 *db, const regex_t *re, struct ex_report *r)
                 abort();
         }
         struct ex_kernel *k = &r->kernels[r->n_kernels++];
+        /* display_name is set later (ex_display_names()); a failure before must free NULL. */
+        memset(k, 0, sizeof(*k));
         k->id = sqlite3_column_int64(st, 0);
         k->demangled_name = name;
         k->short_name = col_text(st, 3, EX_NAME_MAX);

@@ -352,6 +352,26 @@ test_export_sarif_interpreter_and_missing_kernel(void)
     sqlite3_close(db);
 }
 
+/*
+ * Findings that cannot be read after the kernels were: every format
+ * fails cleanly (the kernels' display names, set last, were freed
+ * uninitialized: ASan, found by tests/fuzz).
+ */
+static void
+test_export_findings_unreadable(void)
+{
+    sqlite3 *db = nasty();
+    CHECK(store_exec(db, "DROP VIEW IF EXISTS v_finding; ALTER TABLE finding RENAME TO gone") == 0);
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        struct export_opts o = {.format = formats[i], .redact = 1};
+        int rc;
+        char *out = run_export(db, &o, &rc);
+        CHECK(rc == -1);
+        free(out);
+    }
+    sqlite3_close(db);
+}
+
 static void
 test_export_sarif_truncates(void)
 {
@@ -794,6 +814,7 @@ static const struct check_test tests[] = {
     {"export_sarif_shape", test_export_sarif_shape},
     {"export_sarif_interpreter_and_missing_kernel",
      test_export_sarif_interpreter_and_missing_kernel},
+    {"export_findings_unreadable", test_export_findings_unreadable},
     {"export_junit_cases", test_export_junit_cases},
     {"export_csv_fields", test_export_csv_fields},
     {"export_md_escapes", test_export_md_escapes},
