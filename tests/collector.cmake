@@ -49,6 +49,7 @@ set_target_properties(collector_signal_child PROPERTIES RUNTIME_OUTPUT_DIRECTORY
 target_compile_options(collector_signal_child PRIVATE -fno-sanitize=all)
 target_link_options(collector_signal_child PRIVATE -fno-sanitize=all)
 target_link_libraries(collector_signal_child PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
+target_include_directories(collector_signal_child PRIVATE ${PROJECT_SOURCE_DIR})
 gh_add_test(NAME e2e.t107-collector-rank
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t107-collector-rank.sh LABELS e2e collector)
 gh_add_test(NAME e2e.t105-collector-signals

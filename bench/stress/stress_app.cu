@@ -23,6 +23,8 @@
 //   own SIG N    like die, but the program installed its own handler for SIG
 //                before CUDA initialized; the handler writes "own handler" to
 //                stderr, restores the default and re-raises
+#include "die.h"
+
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <signal.h>
@@ -89,19 +91,6 @@ static void kernels(long n)
     }
 }
 
-static int signum(const char *s)
-{
-    static const struct {
-        const char *name;
-        int sig;
-    } t[] = {{"abort", SIGABRT}, {"segv", SIGSEGV}, {"bus", SIGBUS}, {"fpe", SIGFPE},
-             {"ill", SIGILL},    {"term", SIGTERM}, {"int", SIGINT}, {"hup", SIGHUP}};
-    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-        if (!strcmp(s, t[i].name))
-            return t[i].sig;
-    return 0;
-}
-
 static void own_handler(int sig)
 {
     static const char msg[] = "own handler\n";
@@ -111,32 +100,11 @@ static void own_handler(int sig)
     raise(sig);
 }
 
-static volatile int zero;
-
-static void die(int sig)
-{
-    switch (sig) {
-    case SIGABRT:
-        abort();
-    case SIGSEGV:
-        *(volatile int *)(long)zero = 1;
-        break;
-    case SIGFPE:
-        zero = 10 / zero;
-        break;
-    case SIGILL:
-        __builtin_trap();
-    default:
-        raise(sig);
-    }
-    raise(sig);
-}
-
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ret";
     if (!strcmp(mode, "die") || !strcmp(mode, "own")) {
-        int sig = argc > 2 ? signum(argv[2]) : 0;
+        int sig = argc > 2 ? die_signum(argv[2]) : 0;
         long n = argc > 3 ? atol(argv[3]) : 1000;
         if (!sig)
             return 2;
@@ -146,7 +114,7 @@ int main(int argc, char **argv)
         kernels(n);
         struct timespec ts = {0, 150000000L};
         nanosleep(&ts, NULL);
-        die(sig);
+        die_by(sig);
         return 3;
     }
     if (!strcmp(mode, "kernels")) {

@@ -19,6 +19,8 @@
  *                blocks in read(), must interrupt it (EINTR), as without
  *                the collector: the program prints "read interrupted"
  */
+#include "bench/stress/die.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -29,23 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static volatile int zero;
 static volatile sig_atomic_t got;
-
-static int
-signum(const char *s)
-{
-    static const struct {
-        const char *n;
-        int sig;
-    } t[] = {{"abort", SIGABRT}, {"segv", SIGSEGV}, {"bus", SIGBUS},
-             {"fpe", SIGFPE},    {"ill", SIGILL},   {"term", SIGTERM},
-             {"int", SIGINT},    {"hup", SIGHUP},   {"quit", SIGQUIT}};
-    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-        if (!strcmp(s, t[i].n))
-            return t[i].sig;
-    return 0;
-}
 
 static void
 say(const char *s)
@@ -108,33 +94,13 @@ blocked_read(int sig)
     return 0;
 }
 
-static void
-die(int sig)
-{
-    switch (sig) {
-    case SIGABRT:
-        abort();
-    case SIGSEGV:
-        *(volatile int *)(long)zero = 1;
-        break;
-    case SIGFPE:
-        zero = 10 / zero;
-        break;
-    case SIGILL:
-        __builtin_trap();
-    default:
-        break;
-    }
-    raise(sig);
-}
-
 int
 main(int argc, char **argv)
 {
     if (argc < 4)
         return 2;
     const char *mode = argv[2];
-    int sig = signum(argv[3]);
+    int sig = die_signum(argv[3]);
     if (!sig)
         return 2;
     if (!strcmp(mode, "own"))
@@ -162,7 +128,7 @@ main(int argc, char **argv)
     if (!strcmp(mode, "eintr"))
         return blocked_read(sig);
     printf("buffered line\n"); /* stdout is a pipe or file: lost when the program dies */
-    die(sig);
+    die_by(sig);
     if (got) {
         printf("went on\n");
         return 0;
