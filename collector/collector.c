@@ -831,6 +831,22 @@ lazy_keeps_enabled(void)
     return G.lazy_ns > 0 && mono_ns() - atomic_load(&G.last_prof_ns) < G.lazy_ns;
 }
 
+/*
+ * prof_disable() from a thread that may have no current context (the
+ * flusher, or exit() called by a thread that never used CUDA): CUPTI's
+ * calls are made as from the launching thread, with its context pushed.
+ * prof_lock is held.
+ */
+static void
+prof_disable_pushed(void)
+{
+    CUcontext popped = NULL;
+    int pushed = gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(G.prof_ctx) == CUDA_SUCCESS;
+    prof_disable();
+    if (pushed && gh.cuCtxPopCurrent_v2)
+        gh.cuCtxPopCurrent_v2(&popped);
+}
+
 /* The flusher's half of the profiler hold: it never waits for the profiling lock. */
 static void
 lazy_disable_if_idle(void)
@@ -841,14 +857,8 @@ lazy_disable_if_idle(void)
         return;
     if (pthread_mutex_trylock(&G.prof_lock))
         return;
-    if (!atomic_load(&G.prof_busy) && !lazy_keeps_enabled() && G.prof_ctx) {
-        /* this thread has no current context; CUPTI's calls are made as from the launching one */
-        CUcontext popped = NULL;
-        int pushed = gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(G.prof_ctx) == CUDA_SUCCESS;
-        prof_disable();
-        if (pushed && gh.cuCtxPopCurrent_v2)
-            gh.cuCtxPopCurrent_v2(&popped);
-    }
+    if (!atomic_load(&G.prof_busy) && !lazy_keeps_enabled() && G.prof_ctx)
+        prof_disable_pushed();
     pthread_mutex_unlock(&G.prof_lock);
 }
 
@@ -1884,14 +1894,8 @@ finish(void)
         nanosleep(&ts, NULL);
     }
     if (locked) {
-        if (G.prof_obj) {
-            CUcontext popped = NULL;
-            int pushed =
-                gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(G.prof_ctx) == CUDA_SUCCESS;
-            prof_disable();
-            if (pushed && gh.cuCtxPopCurrent_v2)
-                gh.cuCtxPopCurrent_v2(&popped);
-        }
+        if (G.prof_obj)
+            prof_disable_pushed();
         pthread_mutex_unlock(&G.prof_lock);
     }
     flush_forced();
@@ -2445,8 +2449,6 @@ initialize(void)
     }
     strbuf_release(&opts);
     free(mjson);
-    if (writer_path()) /* absolute: the program may change its working directory */
-        snprintf(G.path, sizeof(G.path), "%s", writer_path());
     atomic_store(&G.active, 1);
     G.initialized = 1;
     start_flusher();
