@@ -86,11 +86,7 @@ on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
     const struct sigaction *old = &old_actions[sig];
-    if (!is_default(old)) {
-        if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN) {
-            errno = saved;
-            return;
-        }
+    if (!is_default(old)) { /* a handler: an ignored signal never got ours (signals_install) */
         call_program_handler(old, sig, si, uc);
         /* Did it leave the process to die? */
         struct sigaction cur;

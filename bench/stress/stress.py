@@ -86,18 +86,17 @@ def filt(err):
     return b"".join(l for l in err.splitlines(True) if not l.startswith(b"==gpuhier=="))
 
 
-PROFILED = {}
-
-
 def check_report(path, minimum, sig):
-    """'' when the report is whole and closed as expected, else why not."""
+    """(why, profiled): why is '' when the report is whole and closed as
+    expected, else why not; profiled counts its profiled launches."""
+    prof = 0
     for side in ("-wal", "-journal"):
         if os.path.exists(path + side):
-            return "%s left beside it" % side
+            return "%s left beside it" % side, prof
     try:
         c = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
         if c.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-            return "quick_check failed"
+            return "quick_check failed", prof
         end, clean = c.execute("SELECT end_ns, clean_exit FROM run").fetchone()
         n = c.execute("SELECT count(*) FROM launch").fetchone()[0]
         sigs = c.execute("SELECT count(*) FROM event WHERE code = 'signal' AND message LIKE ?",
@@ -107,20 +106,19 @@ def check_report(path, minimum, sig):
         prof = c.execute("SELECT count(*) FROM launch WHERE profiled = 1").fetchone()[0]
         c.close()
     except (sqlite3.Error, TypeError) as e:
-        return "does not open: %s" % e
-    PROFILED[path] = prof
+        return "does not open: %s" % e, prof
     if end is None:
-        return "not closed (no end_ns)"
+        return "not closed (no end_ns)", prof
     if sig and (clean != 0 or sigs != 1):
         return "death by %s not recorded (clean_exit %s, signal events %d)" % (
-            signal.Signals(sig).name, clean, sigs)
+            signal.Signals(sig).name, clean, sigs), prof
     if not sig and clean != 1 and not (clean == 0 and execs == 1):
-        return "clean_exit %s" % clean
+        return "clean_exit %s" % clean, prof
     if execs == 1:
         minimum = 0  # exec runs no exit handler: its last 0.5 s (here, its one kernel) may be missing
     if n < minimum:
-        return "%d launches, fewer than %d" % (n, minimum)
-    return ""
+        return "%d launches, fewer than %d" % (n, minimum), prof
+    return "", prof
 
 
 def one(stage, row, mode, timeout):
@@ -149,10 +147,10 @@ def one(stage, row, mode, timeout):
                 why.append("%d reports, expected %d (%s)" % (len(reports), want, " ".join(os.listdir(d))))
             # exec: the first image's report has the first kernel; the second one's, its own
             for r in reports:
-                w = check_report(os.path.join(d, r), minimum if len(reports) == 1 else 1, sig)
+                w, p = check_report(os.path.join(d, r), minimum if len(reports) == 1 else 1, sig)
                 if w:
                     why.append("%s: %s" % (r, w))
-                profiled += PROFILED.pop(os.path.join(d, r), 0)
+                profiled += p
         return {"row": row, "mode": mode, "rc": rc, "out": out, "err": filt(err), "raw_err": err,
                 "wall": wall, "why": why, "profiled": profiled}
     finally:
