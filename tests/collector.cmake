@@ -80,6 +80,15 @@ if(CMAKE_CUDA_COMPILER AND NOT GPUHIER_SANITIZE)
   add_executable(gh_gpu_stress_app ${PROJECT_SOURCE_DIR}/bench/stress/stress_app.cu)
   set_target_properties(gh_gpu_stress_app PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME stress_app
     RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+  # the same program as a new user may build it: PTX only (the driver compiles it
+  # at load time), and against the shared CUDA runtime
+  add_executable(gh_gpu_stress_app_jit ${PROJECT_SOURCE_DIR}/bench/stress/stress_app.cu)
+  set_target_properties(gh_gpu_stress_app_jit PROPERTIES CUDA_ARCHITECTURES 80-virtual
+    OUTPUT_NAME stress_app_jit RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+  add_executable(gh_gpu_stress_app_rtshared ${PROJECT_SOURCE_DIR}/bench/stress/stress_app.cu)
+  set_target_properties(gh_gpu_stress_app_rtshared PROPERTIES CUDA_ARCHITECTURES 90
+    CUDA_RUNTIME_LIBRARY Shared OUTPUT_NAME stress_app_rtshared
+    RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
 endif()
 if(NOT GPUHIER_SANITIZE)
   add_library(gh_segvtrace SHARED ${PROJECT_SOURCE_DIR}/bench/stress/segvtrace.c)

@@ -12,6 +12,9 @@
 #   full   the stress table: RUNS (default 200) runs of every row in every
 #          mode, compared with native runs in the same call
 #   torch  the PyTorch one-liner row, RUNS times in every mode
+#   hunt   the issue's crash looked for before the fix on other builds of the
+#          program, the GPU tests t151 and t150, then the stress table round
+#          by round until DEADLINE
 set -u
 part=${1:?part}
 out=${OUT:-out}
@@ -79,6 +82,27 @@ signals)
     python3 $S --stage .stage --runs "${RUNS:-200}" --jobs "${JOBS:-12}" \
         --rows abort,segv,bus,fpe,ill,term,int,hup,own_abort,own_term --modes native,default,trace \
         --title "fatal signals, ${RUNS:-200} runs" --out "$out/signals.md" --json "$out/signals.json"
+    ;;
+hunt)
+    # the issue's crash looked for with the collector before the fix (.stage-old,
+    # ec6f92e), serially so that every run profiles, with the analysis as a
+    # user runs it, on the program built as a new user may build it (PTX
+    # only, compiled by the driver at load; the shared CUDA runtime); then the
+    # stress table with the fix, round by round until DEADLINE seconds
+    cp .stage/gpu/stress_app* .stage-old/gpu/
+    STRESS_ANALYZE=1 python3 $S --stage .stage-old --runs "${HUNT_RUNS:-20}" --jobs 1 \
+        --rows jit,rtshared,ret,nosync --modes default --deadline "${HUNT_DEADLINE:-110}" \
+        --title "before the fix (ec6f92e), serial, with analysis: PTX-only and shared-runtime builds" \
+        --out "$out/hunt.md" --json "$out/hunt.json"
+    for t in t151-collector-quick t150-collector; do
+        GPUHIER_BINARY_DIR=$PWD/.stage timeout 150 sh tests/gpu/$t.sh > "$out/$t.log" 2>&1
+        echo "$t: status $? ($(grep -c -i 'ok\|pass' "$out/$t.log") ok lines, $(grep -c -i 'fail' "$out/$t.log") failure lines)"
+        tail -3 "$out/$t.log"
+    done
+    python3 $S --stage .stage --runs "${RUNS:-200}" --native-runs "${NATIVE_RUNS:-30}" --jobs "${JOBS:-16}" \
+        --rows ret,exit,thread_exit,bg,devreset,nosync,fork,exec,jit,rtshared \
+        --deadline "${DEADLINE:-380}" \
+        --title "stress table, up to ${RUNS:-200} runs, ${DEADLINE:-380} s" --out "$out/table.md" --json "$out/table.json"
     ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac
