@@ -106,7 +106,8 @@ if(NOT GPUHIER_SANITIZE)
   target_include_directories(gh_sassprobe PRIVATE ${GH_CUPTI_INCLUDES})
   target_link_libraries(gh_sassprobe PRIVATE ${GH_CUPTI_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS})
   set_target_properties(gh_sassprobe PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu
-    OUTPUT_NAME gh_sassprobe C_VISIBILITY_PRESET hidden)
+    OUTPUT_NAME gh_sassprobe C_VISIBILITY_PRESET hidden
+    BUILD_RPATH "/usr/local/cuda/lib64;/usr/local/cuda/extras/CUPTI/lib64;/usr/local/cuda/lib")
   gh_add_test(NAME unit.sassprobe-cpu COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sassprobe/test_cpu.sh
     $<TARGET_FILE:gh_sassprobe> LABELS unit collector)
 endif()

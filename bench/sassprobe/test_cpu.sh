@@ -49,5 +49,30 @@ done
 out=$(SASSPROBE_OUT=/proc/self/nonexistent/x python3 -c "$call" "$lib" 2>&1)
 rc=$?
 [ $rc -eq 5 ] || bad "an unwritable SASSPROBE_OUT changed the exit status to $rc ($out)"
-[ $fail -eq 0 ] && echo "ok: exports, preload, InitializeInjection without a GPU"
+# table.py on a synthetic run tree (labelled synthetic: these numbers are made up here)
+r="$t/tab/runs"
+mkdir -p "$r/native/cases" "$r/synthetic-a/cases" "$r/synthetic-a/torch" "$r/synthetic-skip"
+echo budget > "$r/synthetic-skip/skipped"
+for x in native synthetic-a; do echo 0 > "$r/$x/cases/rc"; echo 2.000 > "$r/$x/cases/wall"; done
+echo 3.000 > "$r/synthetic-a/cases/wall"
+cp "$t"/o/sassprobe-*.json "$r/synthetic-a/torch/" 2>/dev/null
+cat > "$r/synthetic-a/cases/sassprobe-1.json" <<'JS'
+{"pattern": "synthetic", "counts": {"launches": 3}, "errors": [], "metrics_missing": [],
+ "source_lines": [{"function": "_Z13struct12_readPK3s12Pfi", "pc": 16, "inst": 9, "cubin": true,
+   "file": "cases.cu", "dir": "/src", "line": 23}],
+ "functions": [{"name": "_Z13struct12_readPK3s12Pfi", "launches": 3, "has_data": true,
+   "records": 5, "sums": {"smsp__sass_sectors_mem_global": 16, "smsp__sass_sectors_mem_global_ideal": 8}},
+  {"name": "_Z10matvec_rowPKfS0_Pfi", "launches": 3, "has_data": false, "records": 0, "sums": {}}]}
+JS
+tab=$(python3 "$(dirname "$0")/table.py" "$t/tab")
+rc=$?
+[ $rc -eq 0 ] || bad "table.py failed ($rc): $tab"
+echo "$tab" | grep -q '^| synthetic-a | cases | 0 | 3.000 | 2.000 | 1.50 | 3 | 2 | 1 |' ||
+    bad "table.py: wrong summary row for the synthetic cases run"
+echo "$tab" | grep -q '^| synthetic-a | struct12_read | 3 | yes | - | 16 | 8 | 2.00 | 2.0 |' ||
+    bad "table.py: wrong per-kernel row"
+echo "$tab" | grep -q '/src/cases.cu:23' || bad "table.py: source line missing"
+echo "$tab" | grep -q '^| synthetic-skip | all | skipped' || bad "table.py: skipped round missing"
+echo "$tab" | grep -q 'synthetic-a / cases: 1: _Z10matvec_row' || bad "table.py: function without data missing"
+[ $fail -eq 0 ] && echo "ok: exports, preload, InitializeInjection without a GPU, table.py"
 exit $fail
