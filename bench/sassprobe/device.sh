@@ -18,7 +18,7 @@ d=bench/sassprobe
 lib=$(cd "$stage/gpu" && pwd)/libgh_sassprobe.so
 cases=$(cd "$stage/gpu" && pwd)/cases
 budget=${BUDGET_S:-400}
-per=${PER_RUN_S:-70}
+per=${PER_RUN_S:-60}
 t_start=$(date +%s)
 export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/sassprobe-triton-cache
 
@@ -76,14 +76,16 @@ timeout 90 python3 $d/triton_kernel.py > /dev/null 2>&1
 round native NATIVE=1
 round a-ctx-lazy "$I" SASSPROBE_PATTERN=ctx-lazy
 round b-ctx-eager "$I" SASSPROBE_PATTERN=ctx-eager
-round f-exit-only "$I" SASSPROBE_PATTERN=exit-only
+round h-outer "$I" SASSPROBE_PATTERN=outer
+round h-outer-keep "$I" SASSPROBE_PATTERN=outer SASSPROBE_KEEP=1
 round g-rearm "$I" SASSPROBE_PATTERN=rearm
+round f-exit-only "$I" SASSPROBE_PATTERN=exit-only
 round e-thread "$I" SASSPROBE_PATTERN=thread
 round d-module "$I" SASSPROBE_PATTERN=module
 round c-per-launch "$I" SASSPROBE_PATTERN=per-launch
 round a-init-ctx "$I" SASSPROBE_PATTERN=ctx-lazy SASSPROBE_INIT=ctx
-round a-every8 "$I" SASSPROBE_PATTERN=ctx-lazy SASSPROBE_FLUSH_EVERY=8
 round g-rearm-eager "$I" SASSPROBE_PATTERN=rearm SASSPROBE_LAZY=0
+round a-every8 "$I" SASSPROBE_PATTERN=ctx-lazy SASSPROBE_FLUSH_EVERY=8
 
 python3 $d/table.py "$out" | tee "$out/sassprobe.md"
 echo "total $(($(date +%s) - t_start)) s"

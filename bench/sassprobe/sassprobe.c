@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -44,12 +45,13 @@ enum sp_pattern {
     SP_THREAD,     /* (e) a helper thread enables and flushes, with the context pushed */
     SP_EXIT_ONLY,  /* (f) as (a) but flushed only at exit: no flush between launches */
     SP_REARM,      /* (g) flush+Disable+Enable at every launch EXIT: armed before the next */
+    SP_OUTER,      /* (h) as (g), at the EXIT of the outermost API call (runtime or driver) */
 };
 
 static const char *const pattern_names[] = {
     [SP_CTX_LAZY] = "ctx-lazy", [SP_CTX_EAGER] = "ctx-eager", [SP_PER_LAUNCH] = "per-launch",
     [SP_MODULE] = "module",     [SP_THREAD] = "thread",       [SP_EXIT_ONLY] = "exit-only",
-    [SP_REARM] = "rearm",
+    [SP_REARM] = "rearm",       [SP_OUTER] = "outer",
 };
 
 enum sp_init { SP_INIT_BEFORE, SP_INIT_AFTER, SP_INIT_CTX };
@@ -99,6 +101,9 @@ static struct {
     enum sp_init init;
     int lazy;
     int flush_every;
+    int is_keep;    /* pattern outer: keep enabled, flush only (SASSPROBE_KEEP=1) */
+    int is_pending; /* pattern outer: act at the next outermost API exit */
+    CUcontext pending_ctx;
     char out_dir[512];
     int is_on;
     int is_profiler_ready;
@@ -137,6 +142,11 @@ static struct {
     CUresult (*ctx_push)(CUcontext);
     CUresult (*ctx_pop)(CUcontext *);
     CUresult (*ctx_get_device)(CUdevice *);
+    CUresult (*func_get_name)(const char **, CUfunction);
+    int trace_fd;     /* sassprobe-PID.log: the first steps, for a run killed by its timeout */
+    int last_fd;      /* sassprobe-PID.last: the latest step, rewritten in place */
+    unsigned trace_n; /* lines written to trace_fd */
+    double t0_ms;
     /* helper thread (pattern thread) */
     pthread_t helper;
     int has_helper;
@@ -151,6 +161,8 @@ static struct {
     .cupti_mu = PTHREAD_MUTEX_INITIALIZER,
     .req_mu = PTHREAD_MUTEX_INITIALIZER,
     .req_cv = PTHREAD_COND_INITIALIZER,
+    .trace_fd = -1,
+    .last_fd = -1,
 };
 
 static double
@@ -159,6 +171,31 @@ now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- step trace ------------------------------------------------------------- */
+
+/* Records that WHAT is about to run (or ran): the first 400 steps go to the .log file, the
+ * latest to the .last file, so a run killed by its timeout still says where it stopped. */
+static void
+step(const char *what)
+{
+    char line[160];
+    int n = snprintf(line, sizeof(line), "%.3f %s\n", now_ms() - sp.t0_ms, what);
+    if (n <= 0)
+        return;
+    if (n > (int)sizeof(line) - 1)
+        n = (int)sizeof(line) - 1;
+    unsigned k = __atomic_fetch_add(&sp.trace_n, 1, __ATOMIC_RELAXED);
+    if (sp.trace_fd >= 0 && k < 400 && write(sp.trace_fd, line, (size_t)n) < 0)
+        sp.trace_fd = -1;
+    if (sp.last_fd >= 0) {
+        char pad[160];
+        memset(pad, ' ', sizeof(pad));
+        memcpy(pad, line, (size_t)n);
+        if (pwrite(sp.last_fd, pad, sizeof(pad) - 1, 0) < 0)
+            sp.last_fd = -1;
+    }
 }
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -210,6 +247,7 @@ load_driver(void)
     sp.ctx_push = (CUresult(*)(CUcontext))dlsym(h, "cuCtxPushCurrent_v2");
     sp.ctx_pop = (CUresult(*)(CUcontext *))dlsym(h, "cuCtxPopCurrent_v2");
     sp.ctx_get_device = (CUresult(*)(CUdevice *))dlsym(h, "cuCtxGetDevice");
+    sp.func_get_name = (CUresult(*)(const char **, CUfunction))dlsym(h, "cuFuncGetName");
     return sp.ctx_sync && sp.ctx_get_current && sp.ctx_push && sp.ctx_pop && sp.ctx_get_device ? 0
                                                                                                : -1;
 }
@@ -217,8 +255,10 @@ load_driver(void)
 static void
 sync_ctx(void)
 {
-    if (sp.ctx_sync)
+    if (sp.ctx_sync) {
+        step("cuCtxSynchronize");
         ckd("cuCtxSynchronize", sp.ctx_sync());
+    }
 }
 
 /* ---- function table -------------------------------------------------------- */
@@ -268,6 +308,7 @@ profiler_init(const char *where)
     dlopen("/usr/local/cuda/lib64/libnvperf_target.so", RTLD_NOW | RTLD_GLOBAL);
     dlopen("/usr/local/cuda/lib64/libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL);
     CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    step(where);
     if (ck(where, cuptiProfilerInitialize(&p)) != 0)
         return -1;
     sp.is_profiler_ready = 1;
@@ -327,6 +368,7 @@ configure(CUcontext ctx)
     sc.numOfMetricConfig = (size_t)n;
     sc.pConfigs = cfg;
     sc.deviceIndex = sp.device;
+    step("cuptiSassMetricsSetConfig");
     if (ck("cuptiSassMetricsSetConfig", cuptiSassMetricsSetConfig(&sc)) != 0)
         return -1;
     sp.is_configured = 1;
@@ -344,6 +386,7 @@ enable(CUcontext ctx)
     CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     ep.ctx = ctx;
     ep.enableLazyPatching = (uint8_t)sp.lazy;
+    step("cuptiSassMetricsEnable");
     if (ck(sp.lazy ? "cuptiSassMetricsEnable(lazy)" : "cuptiSassMetricsEnable(eager)",
            cuptiSassMetricsEnable(&ep)) != 0)
         return -1;
@@ -414,6 +457,7 @@ flush(CUcontext ctx)
     CUpti_SassMetricsGetDataProperties_Params dp = {
         CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     dp.ctx = ctx;
+    step("cuptiSassMetricsGetDataProperties");
     if (ck("cuptiSassMetricsGetDataProperties", cuptiSassMetricsGetDataProperties(&dp)) != 0)
         return -1;
     sp.flushes++;
@@ -438,6 +482,7 @@ flush(CUcontext ctx)
     fp.numOfPatchedInstructionRecords = nr;
     fp.numOfInstances = ni;
     fp.pMetricsData = data;
+    step("cuptiSassMetricsFlushData");
     if (ck("cuptiSassMetricsFlushData", cuptiSassMetricsFlushData(&fp)) != 0)
         goto out;
     pthread_mutex_lock(&sp.tab_mu);
@@ -467,6 +512,7 @@ disable(CUcontext ctx)
     dp.ctx = ctx;
     sp.is_enabled = 0;
     sp.disables++;
+    step("cuptiSassMetricsDisable");
     if (ck("cuptiSassMetricsDisable", cuptiSassMetricsDisable(&dp)) != 0)
         return -1;
     sp.dropped_on_disable += dp.numOfDroppedRecords;
@@ -529,6 +575,7 @@ helper_request(int req, CUcontext ctx)
     while (sp.req_done != gen) {
         if (pthread_cond_timedwait(&sp.req_cv, &sp.req_mu, &dl) == ETIMEDOUT) {
             note_err("helper(timeout)", req);
+            sp.has_helper = 0; /* a wedged helper would cost 5 s per launch */
             break;
         }
     }
@@ -587,6 +634,11 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
             profiler_init("cuptiProfilerInitialize@context");
         if (sp.pattern == SP_PER_LAUNCH || sp.pattern == SP_THREAD)
             return;
+        if (sp.pattern == SP_OUTER) {
+            sp.pending_ctx = rd->context;
+            __atomic_store_n(&sp.is_pending, 1, __ATOMIC_RELAXED);
+            return;
+        }
         pthread_mutex_lock(&sp.cupti_mu);
         if (!sp.ctx || sp.ctx == rd->context)
             enable(rd->context);
@@ -615,12 +667,33 @@ is_launch(CUpti_CallbackId cbid)
            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
 }
 
-static void
-on_launch_enter(const CUpti_CallbackData *cb)
+/* The launched function's mangled name: the callback's symbolName, else cuFuncGetName. */
+static const char *
+launch_name(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
+    if (cb->symbolName && *cb->symbolName)
+        return cb->symbolName;
+    CUfunction fn = NULL;
+    if (cb->functionParams) {
+        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)
+            fn = ((const cuLaunchKernelEx_params *)cb->functionParams)->f;
+        else /* cuLaunchKernel, cuLaunchCooperativeKernel and _ptsz: f comes first */
+            fn = ((const cuLaunchKernel_params *)cb->functionParams)->f;
+    }
+    const char *name = NULL;
+    if (fn && sp.func_get_name && sp.func_get_name(&name, fn) == CUDA_SUCCESS && name)
+        return name;
+    return "(unnamed)";
+}
+
+static void
+on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    const char *name = launch_name(cbid, cb);
     pthread_mutex_lock(&sp.tab_mu);
     sp.launches++;
-    struct sp_func *f = func_get(cb->symbolName ? cb->symbolName : "(unnamed)");
+    struct sp_func *f = func_get(name);
     if (f)
         f->launches++;
     pthread_mutex_unlock(&sp.tab_mu);
@@ -636,12 +709,41 @@ on_launch_enter(const CUpti_CallbackData *cb)
     pthread_mutex_unlock(&sp.cupti_mu);
 }
 
+/* Pattern outer: the launch's (or context's) work is done at the EXIT of the outermost API call,
+ * once the driver has returned, as public code that got data for every kernel does. */
+static void
+outer_exit(CUcontext ctx)
+{
+    if (!__atomic_load_n(&sp.is_pending, __ATOMIC_RELAXED))
+        return;
+    if (pthread_mutex_trylock(&sp.cupti_mu) != 0) {
+        __atomic_add_fetch(&sp.busy_skips, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (!ctx)
+        ctx = sp.pending_ctx;
+    sp.is_pending = 0;
+    sync_ctx();
+    if (sp.is_enabled) {
+        flush(ctx);
+        if (!sp.is_keep)
+            disable(ctx);
+    }
+    enable(ctx);
+    pthread_mutex_unlock(&sp.cupti_mu);
+}
+
 static void
 on_launch_exit(const CUpti_CallbackData *cb)
 {
     uint64_t seq = __atomic_add_fetch(&sp.launch_seq, 1, __ATOMIC_RELAXED);
     if (sp.pattern == SP_EXIT_ONLY)
         return;
+    if (sp.pattern == SP_OUTER) {
+        sp.pending_ctx = cb->context;
+        __atomic_store_n(&sp.is_pending, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (sp.pattern == SP_THREAD) {
         helper_request(sp.is_enabled ? 2 : 1, cb->context);
         return;
@@ -662,6 +764,8 @@ on_launch_exit(const CUpti_CallbackData *cb)
     pthread_mutex_unlock(&sp.cupti_mu);
 }
 
+static _Thread_local int api_depth; /* nesting of the API calls we get callbacks for */
+
 static void CUPTIAPI
 on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
@@ -672,9 +776,29 @@ on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
         on_resource(cbid, data);
         return;
     }
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
         return;
     const CUpti_CallbackData *cb = data;
+    if (sp.pattern == SP_OUTER) {
+        api_depth += cb->callbackSite == CUPTI_API_ENTER ? 1 : -1;
+        if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+            if (api_depth <= 0) {
+                api_depth = 0;
+                outer_exit(cb->context);
+            }
+            return;
+        }
+        if (cb->callbackSite == CUPTI_API_EXIT && is_launch(cbid))
+            on_launch_exit(cb);
+        else if (cb->callbackSite == CUPTI_API_ENTER && is_launch(cbid))
+            on_launch_enter(cbid, cb);
+        if (cb->callbackSite == CUPTI_API_EXIT && api_depth <= 0) {
+            api_depth = 0;
+            outer_exit(cb->context);
+        }
+        if (is_launch(cbid))
+            return;
+    }
     if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
@@ -687,7 +811,7 @@ on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
     if (!is_launch(cbid))
         return;
     if (cb->callbackSite == CUPTI_API_ENTER)
-        on_launch_enter(cb);
+        on_launch_enter(cbid, cb);
     else
         on_launch_exit(cb);
 }
@@ -806,6 +930,7 @@ write_output(void)
         return;
     fprintf(out, "{\n  \"pattern\": \"%s\",\n  \"lazy\": %d,\n  \"flush_every\": %d,\n",
             pattern_names[sp.pattern], sp.lazy, sp.flush_every);
+    fprintf(out, "  \"keep\": %d,\n", sp.is_keep);
     fprintf(out, "  \"init\": \"%s\",\n  \"profiler_initialized_at\": ",
             sp.init == SP_INIT_BEFORE  ? "before"
             : sp.init == SP_INIT_AFTER ? "after"
@@ -893,7 +1018,9 @@ at_exit(void)
         pthread_cond_broadcast(&sp.req_cv);
         pthread_mutex_unlock(&sp.req_mu);
     }
+    step("exit: writing output");
     write_output();
+    step("exit: done");
 }
 
 /* ---- entry ----------------------------------------------------------------- */
@@ -914,6 +1041,8 @@ read_env(void)
         sp.lazy = atoi(l) != 0;
     const char *e = getenv("SASSPROBE_FLUSH_EVERY");
     sp.flush_every = e && atoi(e) > 0 ? atoi(e) : 1;
+    const char *k = getenv("SASSPROBE_KEEP");
+    sp.is_keep = k && atoi(k) != 0;
     const char *in = getenv("SASSPROBE_INIT");
     sp.init = SP_INIT_BEFORE;
     if (in && strcmp(in, "after") == 0)
@@ -923,6 +1052,11 @@ read_env(void)
     const char *o = getenv("SASSPROBE_OUT");
     snprintf(sp.out_dir, sizeof(sp.out_dir), "%s", o && *o ? o : "/tmp");
     mkdir(sp.out_dir, 0755);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/sassprobe-%ld.log", sp.out_dir, (long)getpid());
+    sp.trace_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    snprintf(path, sizeof(path), "%s/sassprobe-%ld.last", sp.out_dir, (long)getpid());
+    sp.last_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const char *m = getenv("SASSPROBE_METRICS");
     if (m && *m) {
         char *copy = strdup(m), *save = NULL;
@@ -948,7 +1082,9 @@ InitializeInjection(void)
     }
     done = 1;
     pthread_mutex_unlock(&once);
+    sp.t0_ms = now_ms();
     read_env();
+    step("InitializeInjection");
     atexit(at_exit);
     if (load_driver() != 0)
         note_err("dlopen(libcuda.so.1)", -1);
@@ -974,6 +1110,8 @@ InitializeInjection(void)
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
         ck("cuptiEnableCallback",
            cuptiEnableCallback(1, sp.sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]));
+    if (sp.pattern == SP_OUTER)
+        ck("cuptiEnableDomain(runtime)", cuptiEnableDomain(1, sp.sub, CUPTI_CB_DOMAIN_RUNTIME_API));
     if (sp.pattern == SP_THREAD && sp.ctx_push) {
         if (pthread_create(&sp.helper, NULL, helper_main, NULL) == 0) {
             pthread_detach(sp.helper);

@@ -48,6 +48,7 @@ def load_run(d):
     run = {"rc": read(os.path.join(d, "rc"), "?"), "wall": read(os.path.join(d, "wall"), ""),
            "last": read(os.path.join(d, "stdout")).splitlines()[-1:] or [""],
            "stderr": read(os.path.join(d, "stderr")).splitlines()[-3:], "procs": []}
+    run["last_steps"] = [read(p) for p in sorted(glob.glob(os.path.join(d, "sassprobe-*.last")))]
     for p in sorted(glob.glob(os.path.join(d, "sassprobe-*.json"))):
         try:
             with open(p, encoding="utf-8") as f:
@@ -114,7 +115,10 @@ def main():
                 continue
             s = summarize(r)
             errs = "; ".join(f"{esc(k)} x{v}" for k, v in sorted(s["errors"].items())[:4])
-            if not r["procs"]:
+            if len(r["procs"]) < len(r["last_steps"]):
+                errs += ("; " if errs else "") + "process(es) without output, last step: " + esc(
+                    " / ".join(r["last_steps"]))
+            if not r["procs"] and not r["last_steps"]:
                 errs = "no probe output" + ("; " + esc(" / ".join(r["stderr"])) if r["stderr"] else "")
             print(f"| {esc(n)} | {w} | {esc(r['rc'])} | {esc(r['wall'])} | {esc(nat)} | {x} "
                   f"| {s['launches']} | {s['launched']} | {s['with_data']} | {s['data_only']} "
