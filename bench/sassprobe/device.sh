@@ -84,7 +84,6 @@ round e-thread "$I" SASSPROBE_PATTERN=thread
 round d-module "$I" SASSPROBE_PATTERN=module
 round c-per-launch "$I" SASSPROBE_PATTERN=per-launch
 round a-init-ctx "$I" SASSPROBE_PATTERN=ctx-lazy SASSPROBE_INIT=ctx
-round g-rearm-eager "$I" SASSPROBE_PATTERN=rearm SASSPROBE_LAZY=0
 round a-every8 "$I" SASSPROBE_PATTERN=ctx-lazy SASSPROBE_FLUSH_EVERY=8
 
 python3 $d/table.py "$out" | tee "$out/sassprobe.md"

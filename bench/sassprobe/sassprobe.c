@@ -108,6 +108,9 @@ static struct {
     int is_on;
     int is_profiler_ready;
     int is_configured;
+    int is_resolved; /* metric names looked up (once: a retry must not list them twice) */
+    int n_cfg;
+    CUpti_SassMetrics_Config cfg[SP_MAX_METRICS];
     int is_enabled;
     int did_write;
     CUcontext ctx;
@@ -334,39 +337,39 @@ configure(CUcontext ctx)
         ckd("cuCtxPopCurrent", sp.ctx_pop(&popped));
     }
     sp.device = (uint32_t)dev;
-    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    cn.deviceIndex = (size_t)dev;
-    if (ck("cuptiDeviceGetChipName", cuptiDeviceGetChipName(&cn)) != 0)
-        return -1;
-    snprintf(sp.chip, sizeof(sp.chip), "%s", cn.pChipName ? cn.pChipName : "?");
-    CUpti_SassMetrics_GetNumOfMetrics_Params nm = {
-        CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
-    nm.pChipName = sp.chip;
-    if (ck("cuptiSassMetricsGetNumOfMetrics", cuptiSassMetricsGetNumOfMetrics(&nm)) == 0)
-        sp.n_chip_metrics = nm.numOfMetrics;
-
-    CUpti_SassMetrics_Config cfg[SP_MAX_METRICS];
-    int n = 0;
-    for (int i = 0; i < sp.n_metrics; i++) {
-        CUpti_SassMetrics_GetProperties_Params gp = {
-            CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
-        gp.pChipName = sp.chip;
-        gp.pMetricName = sp.metric_names[i];
-        if (ck("cuptiSassMetricsGetProperties", cuptiSassMetricsGetProperties(&gp)) != 0) {
-            sp.missing[sp.n_missing++] = sp.metric_names[i];
-            sp.metric_ids[i] = UINT64_MAX;
-            continue;
+    if (!sp.is_resolved) {
+        CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+        cn.deviceIndex = (size_t)dev;
+        if (ck("cuptiDeviceGetChipName", cuptiDeviceGetChipName(&cn)) != 0)
+            return -1;
+        snprintf(sp.chip, sizeof(sp.chip), "%s", cn.pChipName ? cn.pChipName : "?");
+        sp.is_resolved = 1;
+        CUpti_SassMetrics_GetNumOfMetrics_Params nm = {
+            CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
+        nm.pChipName = sp.chip;
+        if (ck("cuptiSassMetricsGetNumOfMetrics", cuptiSassMetricsGetNumOfMetrics(&nm)) == 0)
+            sp.n_chip_metrics = nm.numOfMetrics;
+        for (int i = 0; i < sp.n_metrics; i++) {
+            CUpti_SassMetrics_GetProperties_Params gp = {
+                CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+            gp.pChipName = sp.chip;
+            gp.pMetricName = sp.metric_names[i];
+            if (ck("cuptiSassMetricsGetProperties", cuptiSassMetricsGetProperties(&gp)) != 0) {
+                sp.missing[sp.n_missing++] = sp.metric_names[i];
+                sp.metric_ids[i] = UINT64_MAX;
+                continue;
+            }
+            sp.metric_ids[i] = gp.metric.metricId;
+            sp.cfg[sp.n_cfg++] = (CUpti_SassMetrics_Config){
+                .metricId = gp.metric.metricId,
+                .outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU};
         }
-        sp.metric_ids[i] = gp.metric.metricId;
-        cfg[n++] = (CUpti_SassMetrics_Config){.metricId = gp.metric.metricId,
-                                              .outputGranularity =
-                                                  CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU};
     }
-    if (n == 0)
+    if (sp.n_cfg == 0)
         return -1;
     CUpti_SassMetricsSetConfig_Params sc = {CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
-    sc.numOfMetricConfig = (size_t)n;
-    sc.pConfigs = cfg;
+    sc.numOfMetricConfig = (size_t)sp.n_cfg;
+    sc.pConfigs = sp.cfg;
     sc.deviceIndex = sp.device;
     step("cuptiSassMetricsSetConfig");
     if (ck("cuptiSassMetricsSetConfig", cuptiSassMetricsSetConfig(&sc)) != 0)
