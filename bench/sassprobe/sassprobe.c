@@ -450,6 +450,30 @@ take_record(const CUpti_SassMetrics_Data *d, size_t n_inst)
     }
 }
 
+static int
+cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The caller frees the records' function names (NVIDIA's sample does); records of one function
+ * may share one string, so each distinct pointer is freed once. */
+static void
+free_names(CUpti_SassMetrics_Data *data, size_t nr)
+{
+    void **p = malloc(nr * sizeof(*p));
+    if (!p)
+        return; /* leak rather than risk a double free */
+    for (size_t i = 0; i < nr; i++)
+        p[i] = (void *)data[i].functionName;
+    qsort(p, nr, sizeof(*p), cmp_ptr);
+    for (size_t i = 0; i < nr; i++)
+        if (p[i] && (i == 0 || p[i] != p[i - 1]))
+            free(p[i]);
+    free(p);
+}
+
 /* Flushes what the context has collected so far; call with cupti_mu held. */
 static int
 flush(CUcontext ctx)
@@ -493,8 +517,7 @@ flush(CUcontext ctx)
     for (size_t i = 0; i < nr; i++)
         take_record(&data[i], ni);
     pthread_mutex_unlock(&sp.tab_mu);
-    for (size_t i = 0; i < nr; i++)
-        free((void *)data[i].functionName);
+    free_names(data, nr);
     ret = 0;
 out:
     free(data);
@@ -934,6 +957,15 @@ write_output(void)
     fprintf(out, "{\n  \"pattern\": \"%s\",\n  \"lazy\": %d,\n  \"flush_every\": %d,\n",
             pattern_names[sp.pattern], sp.lazy, sp.flush_every);
     fprintf(out, "  \"keep\": %d,\n", sp.is_keep);
+    /* which CUPTI our calls bound to: a framework may have loaded its own copy globally first */
+    Dl_info di;
+    uint32_t api = 0;
+    cuptiGetVersion(&api);
+    fprintf(out, "  \"cupti_api_version\": %u,\n  \"cupti_library\": ", api);
+    json_str(out, dladdr((void *)cuptiSubscribe, &di) && di.dli_fname ? di.dli_fname : "?");
+    fprintf(out, ",\n  \"cuda_module_loading\": ");
+    json_str(out, getenv("CUDA_MODULE_LOADING") ? getenv("CUDA_MODULE_LOADING") : "");
+    fprintf(out, ",\n");
     fprintf(out, "  \"init\": \"%s\",\n  \"profiler_initialized_at\": ",
             sp.init == SP_INIT_BEFORE  ? "before"
             : sp.init == SP_INIT_AFTER ? "after"

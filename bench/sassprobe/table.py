@@ -123,6 +123,12 @@ def main():
             print(f"| {esc(n)} | {w} | {esc(r['rc'])} | {esc(r['wall'])} | {esc(nat)} | {x} "
                   f"| {s['launches']} | {s['launched']} | {s['with_data']} | {s['data_only']} "
                   f"| {s['graph']} | {s['records']} | {s['enables']} | {s['flushes']} | {errs} |")
+    libs = set()
+    for n in names:
+        for r in runs[n].values():
+            for p in r["procs"]:
+                libs.add(f"{p.get('cupti_library', '?')} (API {p.get('cupti_api_version', '?')})")
+    print(f"\nCUPTI the probe's calls bound to: {esc('; '.join(sorted(libs))) or 'none'}.")
     missing = set()
     for n in names:
         for r in runs[n].values():
