@@ -1033,8 +1033,14 @@ at_exit(void)
 {
     if (!sp.is_on)
         return;
-    pthread_mutex_lock(&sp.cupti_mu);
-    if (sp.is_enabled && sp.ctx) {
+    /* A helper or callback wedged inside CUPTI holds cupti_mu: then write what we have. */
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 3;
+    int is_locked = pthread_mutex_timedlock(&sp.cupti_mu, &dl) == 0;
+    if (!is_locked)
+        note_err("exit(cupti lock busy)", -1);
+    if (is_locked && sp.is_enabled && sp.ctx) {
         CUcontext cur = NULL;
         int pushed = 0;
         if (sp.ctx_get_current && sp.ctx_get_current(&cur) == CUDA_SUCCESS && cur != sp.ctx)
@@ -1046,7 +1052,8 @@ at_exit(void)
             sp.ctx_pop(&popped);
         }
     }
-    pthread_mutex_unlock(&sp.cupti_mu);
+    if (is_locked)
+        pthread_mutex_unlock(&sp.cupti_mu);
     if (sp.has_helper) {
         pthread_mutex_lock(&sp.req_mu);
         sp.req = 3;
