@@ -46,6 +46,7 @@ run_one() {
     r="$out/runs/$name/$w"
     mkdir -p "$r"
     t0=$(date +%s.%N)
+    # shellcheck disable=SC2046 # the command is split into words on purpose
     env "$@" SASSPROBE_OUT="$r" timeout -k 5 "$per" $(workload_cmd "$w") > "$r/stdout" 2> "$r/stderr"
     echo $? > "$r/rc"
     t1=$(date +%s.%N)
@@ -72,7 +73,7 @@ round() {
 
 I="CUDA_INJECTION64_PATH=$lib"
 # warm the Triton cache so that no probed run pays for compiling (native runs neither)
-timeout 90 python3 $d/triton_kernel.py > /dev/null 2>&1
+timeout 60 python3 $d/triton_kernel.py > /dev/null 2>&1
 round native NATIVE=1
 round a-ctx-lazy "$I" SASSPROBE_PATTERN=ctx-lazy
 round b-ctx-eager "$I" SASSPROBE_PATTERN=ctx-eager
