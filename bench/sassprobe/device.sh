@@ -86,6 +86,7 @@ round d-module "$I" SASSPROBE_PATTERN=module
 round c-per-launch "$I" SASSPROBE_PATTERN=per-launch
 round a-init-ctx "$I" SASSPROBE_PATTERN=ctx-lazy SASSPROBE_INIT=ctx
 round a-every8 "$I" SASSPROBE_PATTERN=ctx-lazy SASSPROBE_FLUSH_EVERY=8
+round h-outer-keep-eager "$I" SASSPROBE_PATTERN=outer SASSPROBE_KEEP=1 SASSPROBE_LAZY=0
 
 python3 $d/table.py "$out" | tee "$out/sassprobe.md"
 echo "total $(($(date +%s) - t_start)) s"

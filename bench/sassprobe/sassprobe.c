@@ -73,10 +73,11 @@ static const char *const default_metrics[] = {
 };
 
 struct sp_func {
-    char *name;           /* mangled, heap */
-    uint64_t launches;    /* launch callbacks seen (driver API) */
-    uint64_t records;     /* SASS records returned, all flushes */
-    uint64_t flushes_hit; /* flushes that returned a record of this function */
+    char *name;            /* mangled, heap */
+    uint64_t launches;     /* launch callbacks seen (driver API) */
+    uint64_t records;      /* SASS records returned, all flushes */
+    uint64_t first_launch; /* 1-based launch number (all functions) of its first launch */
+    uint64_t first_flush;  /* 1-based flush number that first returned a record of it */
     uint64_t sums[SP_MAX_METRICS];
     uint32_t crc;                /* cubin of the first record */
     uint32_t top_pc[SP_TOP_PCS]; /* pcs with the most executed instructions */
@@ -419,8 +420,10 @@ take_record(const CUpti_SassMetrics_Data *d, size_t n_inst)
         sp.records_unknown_fn++;
         return;
     }
-    if (f->records == 0)
+    if (f->records == 0) {
         f->crc = d->cubinCrc;
+        f->first_flush = sp.flushes;
+    }
     f->records++;
     uint64_t inst = 0;
     for (size_t j = 0; j < n_inst; j++) {
@@ -720,8 +723,8 @@ on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     pthread_mutex_lock(&sp.tab_mu);
     sp.launches++;
     struct sp_func *f = func_get(name);
-    if (f)
-        f->launches++;
+    if (f && f->launches++ == 0)
+        f->first_launch = sp.launches;
     pthread_mutex_unlock(&sp.tab_mu);
     if (sp.pattern != SP_PER_LAUNCH)
         return;
@@ -1014,8 +1017,11 @@ write_output(void)
             continue;
         fprintf(out, "%s\n    {\"name\": ", n++ ? "," : "");
         json_str(out, f->name);
-        fprintf(out, ", \"launches\": %llu, \"has_data\": %s, \"records\": %llu, \"sums\": {",
-                (unsigned long long)f->launches, f->records ? "true" : "false",
+        fprintf(out,
+                ", \"launches\": %llu, \"first_launch\": %llu, \"first_flush\": %llu, "
+                "\"has_data\": %s, \"records\": %llu, \"sums\": {",
+                (unsigned long long)f->launches, (unsigned long long)f->first_launch,
+                (unsigned long long)f->first_flush, f->records ? "true" : "false",
                 (unsigned long long)f->records);
         for (int i = 0; i < sp.n_metrics; i++) {
             fprintf(out, "%s", i ? ", " : "");

@@ -60,7 +60,7 @@ def load_run(d):
 
 def summarize(run):
     """Functions launched, with data, data without a launch seen, and counters over processes."""
-    s = {"launched": 0, "with_data": 0, "data_only": 0, "launches": 0, "graph": 0, "records": 0,
+    s = {"first_miss": "-", "launched": 0, "with_data": 0, "data_only": 0, "launches": 0, "graph": 0, "records": 0,
          "enables": 0, "flushes": 0, "errors": {}, "missing": set()}
     for p in run["procs"]:
         c = p.get("counts", {})
@@ -77,6 +77,11 @@ def summarize(run):
             key = f"{e['call']}: {e['name']}"
             s["errors"][key] = s["errors"].get(key, 0) + e["count"]
         s["missing"].update(p.get("metrics_missing", []))
+        # where data stops: the first launch (in launch order) of a function that got none
+        miss = [f.get("first_launch", 0) for f in p.get("functions", [])
+                if f["launches"] > 0 and not f["has_data"]]
+        if miss:
+            s["first_miss"] = str(min(miss))
     return s
 
 
@@ -96,13 +101,13 @@ def main():
     print("```\n")
     print("Rounds run their four workloads at once; wall times compare rounds run the same way.\n")
     print("| pattern | workload | rc | wall s | native s | x native | launches | functions launched "
-          "| with data | data, no launch seen | graph launches | records | enables | flushes "
+          "| with data | first miss at launch # | data, no launch seen | graph launches | records | enables | flushes "
           "| errors (call: result x count) |")
-    print("|" + "---|" * 15)
+    print("|" + "---|" * 16)
     native = runs.get("native", {})
     for n in names:
         if os.path.exists(os.path.join(rundir, n, "skipped")):
-            print(f"| {esc(n)} | all | skipped (time budget) |" + " |" * 12)
+            print(f"| {esc(n)} | all | skipped (time budget) |" + " |" * 13)
             continue
         for w in WORKLOADS:
             if w not in runs[n]:
@@ -111,7 +116,7 @@ def main():
             nat = native.get(w, {}).get("wall", "")
             x = ratio(float(r["wall"]), float(nat)) if r["wall"] and nat and n != "native" else "-"
             if n == "native":
-                print(f"| native | {w} | {esc(r['rc'])} | {esc(r['wall'])} | | | | | | | | | | | |")
+                print(f"| native | {w} | {esc(r['rc'])} | {esc(r['wall'])} |" + " |" * 12)
                 continue
             s = summarize(r)
             errs = "; ".join(f"{esc(k)} x{v}" for k, v in sorted(s["errors"].items())[:4])
@@ -121,7 +126,7 @@ def main():
             if not r["procs"] and not r["last_steps"]:
                 errs = "no probe output" + ("; " + esc(" / ".join(r["stderr"])) if r["stderr"] else "")
             print(f"| {esc(n)} | {w} | {esc(r['rc'])} | {esc(r['wall'])} | {esc(nat)} | {x} "
-                  f"| {s['launches']} | {s['launched']} | {s['with_data']} | {s['data_only']} "
+                  f"| {s['launches']} | {s['launched']} | {s['with_data']} | {s['first_miss']} | {s['data_only']} "
                   f"| {s['graph']} | {s['records']} | {s['enables']} | {s['flushes']} | {errs} |")
     libs = set()
     for n in names:

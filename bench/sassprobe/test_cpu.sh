@@ -62,12 +62,12 @@ cat > "$r/synthetic-a/cases/sassprobe-1.json" <<'JS'
    "file": "cases.cu", "dir": "/src", "line": 23}],
  "functions": [{"name": "_Z13struct12_readPK3s12Pfi", "launches": 3, "has_data": true,
    "records": 5, "sums": {"smsp__sass_sectors_mem_global": 16, "smsp__sass_sectors_mem_global_ideal": 8}},
-  {"name": "_Z10matvec_rowPKfS0_Pfi", "launches": 3, "has_data": false, "records": 0, "sums": {}}]}
+  {"name": "_Z10matvec_rowPKfS0_Pfi", "launches": 3, "first_launch": 4, "has_data": false, "records": 0, "sums": {}}]}
 JS
 tab=$(python3 "$(dirname "$0")/table.py" "$t/tab")
 rc=$?
 [ $rc -eq 0 ] || bad "table.py failed ($rc): $tab"
-echo "$tab" | grep -q '^| synthetic-a | cases | 0 | 3.000 | 2.000 | 1.50 | 3 | 2 | 1 |' ||
+echo "$tab" | grep -q '^| synthetic-a | cases | 0 | 3.000 | 2.000 | 1.50 | 3 | 2 | 1 | 4 |' ||
     bad "table.py: wrong summary row for the synthetic cases run"
 echo "$tab" | grep -q '^| synthetic-a | struct12_read | 3 | yes | - | 16 | 8 | 2.00 | 2.0 |' ||
     bad "table.py: wrong per-kernel row"
