@@ -114,6 +114,7 @@ endif()
 gh_add_gpu_test(NAME gpu.t150-collector COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t150-collector.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t151-collector-quick COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t151-collector-quick.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t170-ddp COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t170-ddp.sh LABELS collector)
+gh_add_gpu_test(NAME gpu.sassprobe-cases COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sassprobe/test_gpu.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t160-agreement COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t160-agreement.sh LABELS collector agreement)
 
 # The launch-path micro-benchmark (bench/collector_push_bench.c): a quick
