@@ -318,8 +318,8 @@ struct hkern {
 };
 
 struct hcopy {
-    char *lane; /* sanitized "HtoD pageable → device" */
-    char *kind; /* sanitized copy_kind or "memset" */
+    size_t lane;     /* index in hdata.lanes */
+    const char *cls; /* ours: the colour class of its direction (copy_class()) */
     double bytes;
     long long start_ns, end_ns;
 };
@@ -333,6 +333,8 @@ struct hdata {
     size_t n_kern;
     struct hcopy *cp;
     size_t n_cp;
+    char **lanes; /* sanitized "HtoD pageable → device", "memset device", by first use */
+    size_t n_lanes;
     long long t0_ns, t1_ns; /* the run's GPU activity, for the timeline */
 };
 
@@ -348,11 +350,10 @@ hdata_release(struct hdata *d)
     }
     free(d->pt);
     free(d->kern);
-    for (size_t i = 0; i < d->n_cp; i++) {
-        free(d->cp[i].lane);
-        free(d->cp[i].kind);
-    }
     free(d->cp);
+    for (size_t i = 0; i < d->n_lanes; i++)
+        free(d->lanes[i]);
+    free(d->lanes);
     memset(d, 0, sizeof(*d));
 }
 
@@ -412,25 +413,27 @@ load_points(sqlite3 *db, const struct ex_report *r, struct hdata *d)
                                " AND p.launch_id NOT IN (SELECT launch_id FROM ";
     static const char tail[] =
         " WHERE set_aside = 1)),"
-        " cm AS (SELECT k.config_id, n.name, avg(m.value) AS v FROM kept k"
+        /* one pass over the kept profiles' metric rows, pivoted per configuration */
+        " cm AS MATERIALIZED (SELECT k.config_id,"
+        " avg(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst,"
+        " avg(CASE WHEN n.name LIKE 'sm__pipe_tensor%' THEN m.value END) AS tensor,"
+        " avg(CASE WHEN n.name LIKE 'sm__pipe_fma%' THEN m.value END) AS fma,"
+        " avg(CASE WHEN n.name LIKE 'sm__pipe_alu%' THEN m.value END) AS alu,"
+        " avg(CASE WHEN n.name LIKE 'sm__pipe_fp64%' THEN m.value END) AS fp64 FROM kept k"
         " JOIN metric m ON m.launch_id = k.launch_id JOIN metric_name n ON n.id = m.metric_id"
         " WHERE n.name IN ('smsp__inst_executed.sum',"
         " 'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed',"
         " 'sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed',"
         " 'sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed',"
         " 'sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed')"
-        " GROUP BY k.config_id, n.name)"
+        " GROUP BY k.config_id)"
         " SELECT c.id, c.kernel_id, c.device_id, c.grid_x, c.grid_y, c.grid_z,"
         " c.block_x, c.block_y, c.block_z,"
         " coalesce(s.mean_ns, CASE WHEN c.launches > 0 THEN 1.0 * c.total_ns / c.launches END),"
         " s.dram_bytes, s.l2_bytes, s.floor_ratio, s.bound_tier,"
-        " (SELECT v FROM cm WHERE cm.config_id = c.id AND name = 'smsp__inst_executed.sum'),"
-        " (SELECT v FROM cm WHERE cm.config_id = c.id AND name LIKE 'sm__pipe_tensor%'),"
-        " (SELECT v FROM cm WHERE cm.config_id = c.id AND name LIKE 'sm__pipe_fma%'),"
-        " (SELECT v FROM cm WHERE cm.config_id = c.id AND name LIKE 'sm__pipe_alu%'),"
-        " (SELECT v FROM cm WHERE cm.config_id = c.id AND name LIKE 'sm__pipe_fp64%')"
+        " cm.inst, cm.tensor, cm.fma, cm.alu, cm.fp64"
         " FROM config c LEFT JOIN kernel_summary s ON s.id = (SELECT min(id) FROM kernel_summary"
-        " WHERE config_id = c.id)"
+        " WHERE config_id = c.id) LEFT JOIN cm ON cm.config_id = c.id"
         " WHERE c.id IN (SELECT config_id FROM kept) ORDER BY c.device_id, c.id";
     char *sql = store_view_query("v_profile", head, tail);
     if (!sql)
@@ -501,9 +504,12 @@ load_hierarchy(sqlite3 *db, const struct ex_report *r, struct hdata *d)
                       " FROM kernel_summary WHERE kernel_id = ?1 AND config_id IS NULL)",
                       &st) ||
         store_prepare(db,
-                      "SELECT n.name, avg(m.value) FROM profile p JOIN launch l ON l.id ="
-                      " p.launch_id JOIN metric m ON m.launch_id = p.launch_id JOIN metric_name n"
-                      " ON n.id = m.metric_id WHERE l.kernel_id = ?1 GROUP BY n.name",
+                      /* one pass over the profiles (few), not the launches (many) */
+                      "SELECT l.kernel_id, n.name, avg(m.value) FROM profile p"
+                      " JOIN launch l ON l.id = p.launch_id JOIN metric m ON m.launch_id ="
+                      " p.launch_id JOIN metric_name n ON n.id = m.metric_id"
+                      " WHERE n.name LIKE 'l1tex__%' OR n.name LIKE 'lts__%'"
+                      " OR n.name LIKE 'smsp__%' GROUP BY l.kernel_id, n.name",
                       &mt))
         goto out;
     for (size_t i = 0; i < r->n_kernels; i++) {
@@ -520,16 +526,26 @@ load_hierarchy(sqlite3 *db, const struct ex_report *r, struct hdata *d)
         k->device_id = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
         for (int j = 0; j < HM_N; j++)
             k->m[j] = NAN;
-        sqlite3_reset(mt);
-        sqlite3_bind_int64(mt, 1, k->kernel_id);
-        while ((rc = sqlite3_step(mt)) == SQLITE_ROW) {
-            const char *name = (const char *)sqlite3_column_text(mt, 0);
-            for (int j = 0; name && j < HM_N; j++)
-                if (!strcmp(name, hm_names[j]))
-                    k->m[j] = col_real(mt, 1);
+        rc = SQLITE_DONE;
+    }
+    while (rc == SQLITE_DONE && (rc = sqlite3_step(mt)) == SQLITE_ROW) {
+        long long kid = sqlite3_column_int64(mt, 0);
+        const char *name = (const char *)sqlite3_column_text(mt, 1);
+        /* d->kern is in kernel id order, as r->kernels (export.c load_kernels) */
+        struct hkern *k = NULL;
+        size_t lo = 0, hi = d->n_kern;
+        while (lo < hi && !k) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (d->kern[mid].kernel_id == kid)
+                k = &d->kern[mid];
+            else if (d->kern[mid].kernel_id < kid)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
-        if (rc != SQLITE_DONE)
-            break;
+        for (int j = 0; k && name && j < HM_N; j++)
+            if (!strcmp(name, hm_names[j]))
+                k->m[j] = col_real(mt, 2);
         rc = SQLITE_DONE;
     }
     if (rc != SQLITE_DONE) {
@@ -543,6 +559,37 @@ out:
     return ret;
 }
 
+static const char *
+copy_class(const char *kind)
+{
+    if (!kind)
+        return "c-other";
+    if (!strcmp(kind, "HtoD"))
+        return "c-HtoD";
+    if (!strcmp(kind, "DtoH"))
+        return "c-DtoH";
+    if (!strcmp(kind, "DtoD"))
+        return "c-DtoD";
+    if (!strcmp(kind, "memset"))
+        return "c-memset";
+    return "c-other";
+}
+
+/* The lane of a label (sanitized here), added on first use. */
+static size_t
+lane_of(struct hdata *d, const char *raw, size_t *cap)
+{
+    char *label = sanitize_text(raw, 128);
+    for (size_t i = 0; i < d->n_lanes; i++)
+        if (!strcmp(d->lanes[i], label)) {
+            free(label);
+            return i;
+        }
+    d->lanes = grow(d->lanes, d->n_lanes, cap, sizeof(*d->lanes));
+    d->lanes[d->n_lanes] = label;
+    return d->n_lanes++;
+}
+
 static int
 load_copies(sqlite3 *db, struct hdata *d)
 {
@@ -553,7 +600,7 @@ load_copies(sqlite3 *db, struct hdata *d)
                       &st))
         return -1;
     int rc;
-    size_t cap = 0;
+    size_t cap = 0, lanes_cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         d->cp = grow(d->cp, d->n_cp, &cap, sizeof(*d->cp));
         struct hcopy *c = &d->cp[d->n_cp++];
@@ -567,9 +614,9 @@ load_copies(sqlite3 *db, struct hdata *d)
         else
             snprintf(lane, sizeof(lane), "%s %s \xe2\x86\x92 %s", kind ? kind : "?",
                      src ? src : "?", dst ? dst : "?");
-        /* The raw pieces are untrusted: sanitize the joined label once. */
-        c->lane = sanitize_text(lane, 128);
-        c->kind = sanitize_text(op && !strcmp(op, "memset") ? "memset" : kind ? kind : "other", 32);
+        /* The raw pieces are untrusted: the joined label is sanitized once, per lane. */
+        c->lane = lane_of(d, lane, &lanes_cap);
+        c->cls = copy_class(op && !strcmp(op, "memset") ? "memset" : kind);
         c->bytes = col_real(st, 4);
         c->start_ns = sqlite3_column_int64(st, 5);
         c->end_ns = sqlite3_column_int64(st, 6);
@@ -953,6 +1000,11 @@ write_roofline(xmlTextWriterPtr w, const struct ex_report *r, const struct hdata
             ax.lx1 = ax.lx0 + 2;
         if (ax.ly1 - ax.ly0 < 2)
             ax.ly0 = ax.ly1 - 2;
+        /* A stray point (a near-empty launch) must not squash the others: at most 12 decades. */
+        if (ax.lx1 - ax.lx0 > 12)
+            ax.lx0 = ax.lx1 - 12;
+        if (ax.ly1 - ax.ly0 > 12)
+            ax.ly0 = ax.ly1 - 12;
         snprintf(buf, sizeof(buf), "roofline of device %lld: %zu configurations", v->id, n);
         svg_open(w, 900, 490, "roofline", buf);
         attrf(w, "data-points", "%zu", n);
@@ -1015,6 +1067,7 @@ write_roofline(xmlTextWriterPtr w, const struct ex_report *r, const struct hdata
         /* Points: one circle per profiled configuration at its DRAM intensity. */
         xmlTextWriterStartElement(w, X("g"));
         attr(w, "class", "points");
+        attrf(w, "clip-path", "url(#clip-dev%lld)", v->id);
         for (size_t i = 0; i < d->n_pt; i++) {
             const struct hpoint *p = &d->pt[i];
             if (p->device_id != v->id || !placed(p))
@@ -1096,6 +1149,20 @@ write_roofline(xmlTextWriterPtr w, const struct ex_report *r, const struct hdata
             text(w, tiers[t]);
             end(w);
         }
+        int other = 0;
+        for (size_t i = 0; i < d->n_pt && !other; i++) {
+            char cls[48];
+            other = d->pt[i].device_id == v->id && placed(&d->pt[i]) &&
+                    !strcmp(bound_class(d->pt[i].bound_tier, cls, sizeof(cls)), "b-unknown");
+        }
+        if (other) {
+            el(w, "span", NULL);
+            el(w, "i", "b-unknown");
+            end(w);
+            text(w, "unknown or other");
+            end(w);
+        }
+        text(w, " Squares: the same configurations against their L2 traffic.");
         end(w);
     }
     if (n_not) {
@@ -1367,20 +1434,6 @@ write_hierarchies(xmlTextWriterPtr w, const struct ex_report *r, const struct hd
 /* Copies timeline                                                      */
 /* ------------------------------------------------------------------ */
 
-static const char *
-copy_class(const char *kind)
-{
-    if (!strcmp(kind, "HtoD"))
-        return "c-HtoD";
-    if (!strcmp(kind, "DtoH"))
-        return "c-DtoH";
-    if (!strcmp(kind, "DtoD"))
-        return "c-DtoD";
-    if (!strcmp(kind, "memset"))
-        return "c-memset";
-    return "c-other";
-}
-
 static void
 write_copies(xmlTextWriterPtr w, const struct hdata *d)
 {
@@ -1394,19 +1447,7 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
         return;
     }
     /* Lanes: one per (direction, source and destination memory kinds), by first use. */
-    const char **lanes = calloc(d->n_cp, sizeof(*lanes));
-    size_t *lane_of = calloc(d->n_cp, sizeof(*lane_of));
-    if (!lanes || !lane_of)
-        abort();
-    size_t nl = 0;
-    for (size_t i = 0; i < d->n_cp; i++) {
-        size_t l = 0;
-        while (l < nl && strcmp(lanes[l], d->cp[i].lane))
-            l++;
-        if (l == nl)
-            lanes[nl++] = d->cp[i].lane;
-        lane_of[i] = l;
-    }
+    size_t nl = d->n_lanes;
     long long t0 = d->t0_ns, t1 = d->t1_ns;
     if (t1 <= t0) {
         t0 = d->cp[0].start_ns;
@@ -1430,14 +1471,14 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
         double y = top + l * lane_h;
         svg_rect(w, x0, y + 2, HTML_TIMELINE_W, lane_h - 4, "lane");
         svg_end(w);
-        svg_text(w, x0 - 8, y + lane_h / 2.0 + 4, "end", "label", lanes[l]);
+        svg_text(w, x0 - 8, y + lane_h / 2.0 + 4, "end", "label", d->lanes[l]);
     }
     /* Bars, merged per lane when they touch at this scale (a bounded number of rectangles). */
     for (size_t l = 0; l < nl; l++) {
         double y = top + l * lane_h;
         size_t i = 0;
         while (i < d->n_cp) {
-            if (lane_of[i] != l) {
+            if (d->cp[i].lane != l) {
                 i++;
                 continue;
             }
@@ -1447,7 +1488,7 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
             double bytes = nz(d->cp[i].bytes);
             size_t n = 1, j = i + 1;
             for (; j < d->n_cp; j++) {
-                if (lane_of[j] != l)
+                if (d->cp[j].lane != l)
                     continue;
                 double ja = x0 + (d->cp[j].start_ns - t0) / span * HTML_TIMELINE_W;
                 if (ja > fmax(xb, xa + 1) + 0.5)
@@ -1457,7 +1498,7 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
                 bytes += nz(d->cp[j].bytes);
                 n++;
             }
-            svg_rect(w, xa, y + 5, fmax(1, xb - xa), lane_h - 10, copy_class(d->cp[i].kind));
+            svg_rect(w, xa, y + 5, fmax(1, xb - xa), lane_h - 10, d->cp[i].cls);
             char tip[256];
             snprintf(tip, sizeof(tip), "%zu %s, %s, %s from %s to %s", n,
                      n == 1 ? "operation" : "operations", fmt_bytes(a, sizeof(a), bytes),
@@ -1482,8 +1523,6 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
                  "label", ex_fmt_ns(a, sizeof(a), span * t / 4));
     }
     svg_end(w);
-    free(lanes);
-    free(lane_of);
     end(w);
 }
 
