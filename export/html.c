@@ -268,7 +268,7 @@ struct hpoint {
     long long grid[3], block[3];
     double mean_ns, dram_bytes, l2_bytes, inst, floor_ratio; /* per launch; NaN when unknown */
     double pipe_pct;  /* busiest pipe's share of the elapsed cycles, %; NaN without counters */
-    char *pipe;       /* its name: "tensor", "fma", "alu", "fp64" (ours), or NULL */
+    const char *pipe; /* its name: "tensor", "fma", "alu", "fp64" (ours), or NULL */
     char *bound_tier; /* sanitized, may be NULL */
 };
 
@@ -346,7 +346,6 @@ hdata_release(struct hdata *d)
     free(d->dev);
     for (size_t i = 0; i < d->n_pt; i++) {
         free(d->pt[i].bound_tier);
-        free(d->pt[i].pipe);
     }
     free(d->pt);
     free(d->kern);
@@ -367,6 +366,26 @@ grow(void *p, size_t n, size_t *cap, size_t size)
     if (!p)
         abort();
     return p;
+}
+
+/*
+ * Index of kernel `id` in r->kernels, which export.c's load_kernels()
+ * orders by id (and d->kern follows); -1 when the --kernel filter left it out.
+ */
+static long
+kernel_index(const struct ex_report *r, long long id)
+{
+    size_t lo = 0, hi = r->n_kernels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->kernels[mid].id == id)
+            return (long)mid;
+        if (r->kernels[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
 }
 
 static int
@@ -414,7 +433,7 @@ load_points(sqlite3 *db, const struct ex_report *r, struct hdata *d)
     static const char tail[] =
         " WHERE set_aside = 1)),"
         /* one pass over the kept profiles' metric rows, pivoted per configuration */
-        " cm AS MATERIALIZED (SELECT k.config_id,"
+        " cm AS (SELECT k.config_id,"
         " avg(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst,"
         " avg(CASE WHEN n.name LIKE 'sm__pipe_tensor%' THEN m.value END) AS tensor,"
         " avg(CASE WHEN n.name LIKE 'sm__pipe_fma%' THEN m.value END) AS fma,"
@@ -445,10 +464,7 @@ load_points(sqlite3 *db, const struct ex_report *r, struct hdata *d)
     size_t cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         long long kid = sqlite3_column_int64(st, 1);
-        int kept = 0; /* the --kernel filter: only kernels the report kept */
-        for (size_t i = 0; i < r->n_kernels && !kept; i++)
-            kept = r->kernels[i].id == kid;
-        if (!kept)
+        if (kernel_index(r, kid) < 0) /* the --kernel filter: only kernels the report kept */
             continue;
         d->pt = grow(d->pt, d->n_pt, &cap, sizeof(*d->pt));
         struct hpoint *p = &d->pt[d->n_pt++];
@@ -476,8 +492,7 @@ load_points(sqlite3 *db, const struct ex_report *r, struct hdata *d)
             double v = col_real(st, 15 + i);
             if (isfinite(v) && (isnan(p->pipe_pct) || v > p->pipe_pct)) {
                 p->pipe_pct = v;
-                free(p->pipe);
-                p->pipe = strdup(pipes[i]);
+                p->pipe = pipes[i];
             }
         }
     }
@@ -531,18 +546,8 @@ load_hierarchy(sqlite3 *db, const struct ex_report *r, struct hdata *d)
     while (rc == SQLITE_DONE && (rc = sqlite3_step(mt)) == SQLITE_ROW) {
         long long kid = sqlite3_column_int64(mt, 0);
         const char *name = (const char *)sqlite3_column_text(mt, 1);
-        /* d->kern is in kernel id order, as r->kernels (export.c load_kernels) */
-        struct hkern *k = NULL;
-        size_t lo = 0, hi = d->n_kern;
-        while (lo < hi && !k) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (d->kern[mid].kernel_id == kid)
-                k = &d->kern[mid];
-            else if (d->kern[mid].kernel_id < kid)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        long ki = kernel_index(r, kid);
+        struct hkern *k = ki >= 0 && (size_t)ki < d->n_kern ? &d->kern[ki] : NULL;
         for (int j = 0; k && name && j < HM_N; j++)
             if (!strcmp(name, hm_names[j]))
                 k->m[j] = col_real(mt, 2);
@@ -914,12 +919,11 @@ why_not_placed(const struct hpoint *p)
 static const char *
 kernel_name(const struct ex_report *r, long long id)
 {
-    for (size_t i = 0; i < r->n_kernels; i++)
-        if (r->kernels[i].id == id)
-            return r->kernels[i].display_name ? r->kernels[i].display_name
-                   : r->kernels[i].short_name ? r->kernels[i].short_name
-                                              : r->kernels[i].demangled_name;
-    return "?";
+    long i = kernel_index(r, id);
+    if (i < 0)
+        return "?";
+    const struct ex_kernel *k = &r->kernels[i];
+    return k->display_name ? k->display_name : k->short_name ? k->short_name : k->demangled_name;
 }
 
 static const char *

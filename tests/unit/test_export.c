@@ -905,6 +905,17 @@ test_export_html_page(void)
     CHECK(strstr(out, "data-copies=\"5\"") != NULL);
     xmlFreeDoc(d);
     free(out);
+    /* --kernel keeps the charts to the kernels it keeps: transpose's two configurations. */
+    o.kernel_regex = "^transpose";
+    out = run_export(db, &o, &rc);
+    CHECK_EQ_INT(rc, 0);
+    d = htmlReadMemory(out, (int)strlen(out), "page.html", "UTF-8",
+                       HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+    CHECK(d != NULL);
+    CHECK_EQ_INT(count_class(xmlDocGetRootElement(d), "circle", "pt"), 2);
+    CHECK_EQ_INT(count_class(xmlDocGetRootElement(d), "svg", "hierarchy"), 1);
+    xmlFreeDoc(d);
+    free(out);
     sqlite3_close(db);
 }
 
