@@ -255,11 +255,11 @@ col_real(sqlite3_stmt *st, int i)
 
 struct hdev {
     long long id;
-    char *name;                           /* sanitized */
-    double peak_bw, copy_bw;              /* bytes/s; NaN when unknown */
-    double issue_peak;                    /* warp instructions/s; NaN when unknown */
-    double sm_count, sm_clock_khz;        /* NaN when unknown */
-    double pcie_gen, pcie_width, l2_size; /* NaN when unknown */
+    char *name;                    /* sanitized */
+    double peak_bw, copy_bw;       /* bytes/s; NaN when unknown */
+    double issue_peak;             /* warp instructions/s; NaN when unknown */
+    double sm_count, sm_clock_khz; /* NaN when unknown */
+    double pcie_gen, pcie_width;   /* NaN when unknown */
 };
 
 /* One profiled configuration: a point of the roofline. */
@@ -394,7 +394,7 @@ load_devices(sqlite3 *db, struct hdata *d)
     sqlite3_stmt *st = NULL;
     if (store_prepare(db,
                       "SELECT id, name, peak_dram_bw_bytes_per_s, measured_copy_bw_bytes_per_s,"
-                      " sm_count, sm_clock_khz, pcie_gen, pcie_width, l2_bytes FROM device"
+                      " sm_count, sm_clock_khz, pcie_gen, pcie_width FROM device"
                       " ORDER BY id",
                       &st))
         return -1;
@@ -411,7 +411,6 @@ load_devices(sqlite3 *db, struct hdata *d)
         v->sm_clock_khz = col_real(st, 5);
         v->pcie_gen = col_real(st, 6);
         v->pcie_width = col_real(st, 7);
-        v->l2_size = col_real(st, 8);
         v->issue_peak = HTML_ISSUE_PER_SM_CYCLE * v->sm_count * v->sm_clock_khz * 1e3;
     }
     sqlite3_finalize(st);
@@ -1211,6 +1210,21 @@ write_rooflines(xmlTextWriterPtr w, const struct ex_report *r, const struct hdat
         el_text(w, "p", "note", "The report has no device.");
     for (size_t i = 0; i < d->n_dev; i++)
         write_roofline(w, r, d, &d->dev[i]);
+    size_t orphans = 0; /* a damaged or foreign report: configurations of no known device */
+    for (size_t i = 0; i < d->n_pt; i++) {
+        int known = 0;
+        for (size_t j = 0; j < d->n_dev && !known; j++)
+            known = d->dev[j].id == d->pt[i].device_id;
+        orphans += !known;
+    }
+    if (orphans) {
+        el(w, "p", "note");
+        textf(w,
+              "%zu profiled configuration%s of no device in the report's device table, not "
+              "placed.",
+              orphans, orphans == 1 ? "" : "s");
+        end(w);
+    }
     end(w);
 }
 
@@ -1569,7 +1583,7 @@ ex_write_html(const struct ex_report *r, const struct export_opts *o, FILE *out)
     /* Nothing may load: no script, no network, not even an image or a font. */
     el(w, "meta", NULL);
     attr(w, "http-equiv", "Content-Security-Policy");
-    attr(w, "content", "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+    attr(w, "content", "default-src 'none'; style-src 'unsafe-inline'");
     xmlTextWriterEndElement(w);
     el(w, "meta", NULL);
     attr(w, "name", "generator");
