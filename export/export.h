@@ -2,8 +2,10 @@
 /*
  * export: findings for tickets and CI. Writes the findings of an
  * analyzed report as Markdown tickets, JSON (docs/export-json.md), CSV
- * (RFC 4180), SARIF 2.1.0 or JUnit XML. Used by `gpuhier export` and by
- * the TUI ("write a ticket for this finding").
+ * (RFC 4180), SARIF 2.1.0, JUnit XML, or one self-contained HTML page
+ * with the findings, a roofline per device, each kernel's hierarchy and
+ * the copies timeline. Used by `gpuhier export` and by the TUI ("write a
+ * ticket for this finding").
  *
  * The report must already hold findings (the caller opens it with
  * analyzer_open_report(), which analyzes an in-memory copy when needed);
@@ -12,7 +14,8 @@
  *
  * Every string read from the report goes through sanitize_text() and
  * then through the format's own escaping (jansson for JSON and SARIF,
- * libxml2's xmlTextWriter for XML, our escaping for Markdown and CSV).
+ * libxml2's xmlTextWriter for XML and HTML, our escaping for Markdown
+ * and CSV).
  */
 #ifndef GPUHIER_EXPORT_EXPORT_H
 #define GPUHIER_EXPORT_EXPORT_H
@@ -47,14 +50,14 @@ struct export_rule_doc {
 #define EXPORT_FINDING_SHOWN "NOT (severity = 'note' AND coalesce(time_lost_ns, 0) <= 0)"
 
 struct export_opts {
-    const char *format;       /* "md", "json", "csv", "sarif", "junit" (NULL: "md") */
+    const char *format;       /* "md", "json", "csv", "sarif", "junit", "html" (NULL: "md") */
     const char *rule;         /* only this rule id (NULL: all) */
     const char *kernel_regex; /* POSIX extended regex on the demangled kernel name (NULL: all) */
     const char *min_severity; /* "note", "warning", "error": drop findings below it (NULL: md
                                * "warning", or "note" with `all` or `finding_ids`; other formats
                                * "note"; for junit it is the failure threshold instead, default
                                * "warning") */
-    int all;                  /* md: also the notes with no time lost (hidden otherwise) */
+    int all;                  /* md, html: also the notes with no time lost (hidden otherwise) */
     int top;                  /* at most this many findings, by rank (0: no limit) */
     int one;                  /* md: all findings in one document instead of one ticket each */
     int redact;               /* 1: redact secrets in the command line (the default); 0: keep */

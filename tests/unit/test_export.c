@@ -5,7 +5,7 @@
  * carry no raw control bytes, keep secrets out, honour the filters, and
  * stay valid when the report is empty.
  *
- * `test_export --make-report PATH nasty|before|after|empty` writes one of
+ * `test_export --make-report PATH nasty|before|after|empty|html` writes one of
  * the synthetic reports for the e2e scripts instead of running tests;
  * `test_export --slow` runs the slow tests (SARIF truncation at 25,000).
  */
@@ -16,12 +16,14 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <strings.h>
 #include <unistd.h>
 #include <zlib.h>
 
-static const char *formats[] = {"md", "json", "csv", "sarif", "junit"};
+static const char *formats[] = {"md", "json", "csv", "sarif", "junit", "html"};
 
 static char *
 run_export(sqlite3 *db, const struct export_opts *o, int *rc)
@@ -755,6 +757,9 @@ test_export_empty_reports(void)
                 xmlFreeDoc(x);
             } else if (!strcmp(formats[i], "csv")) {
                 CHECK_EQ_INT(csv_records(out, 22, -1, -1, NULL), 1);
+            } else if (!strcmp(formats[i], "html")) {
+                CHECK(strstr(out, "No finding.") != NULL);
+                CHECK(strstr(out, "</html>") != NULL);
             } else {
                 CHECK_STR(out, "");
             }
@@ -807,7 +812,115 @@ test_export_number_format(void)
     CHECK(strchr(export_fmt_number(b, sizeof(b), 1e-30, 3), 'e') == NULL);
 }
 
+/* Elements named `name` whose class attribute contains the word `cls` (NULL: any). */
+static int
+count_class(xmlNodePtr n, const char *name, const char *cls)
+{
+    int c = 0;
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (!strcmp((const char *)n->name, name)) {
+            xmlChar *v = xmlGetProp(n, (const xmlChar *)"class");
+            if (!cls) {
+                c++;
+            } else if (v) {
+                size_t l = strlen(cls);
+                for (const char *p = strstr((const char *)v, cls); p; p = strstr(p + 1, cls))
+                    if ((p == (const char *)v || p[-1] == ' ') && (p[l] == ' ' || !p[l])) {
+                        c++;
+                        break;
+                    }
+            }
+            xmlFree(v);
+        }
+        c += count_class(n->children, name, cls);
+    }
+    return c;
+}
+
+/* Any attribute named on* (an event handler) anywhere below n. */
+static int
+has_handler(xmlNodePtr n)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        for (xmlAttrPtr a = n->properties; a; a = a->next)
+            if (!strncasecmp((const char *)a->name, "on", 2))
+                return 1;
+        if (has_handler(n->children))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The HTML page on the synthetic report with script-shaped names: it
+ * parses, holds no script, image or event handler, shows the names as
+ * text, and draws one roofline per device with one circle per placed
+ * configuration, the hierarchy of every kernel and one lane per kind of
+ * copy.
+ */
+static void
+test_export_html_page(void)
+{
+    sqlite3 *db = make_report(":memory:", EXR_HTML);
+    CHECK(db != NULL);
+    struct export_opts o = {.format = "html", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && bytes_clean(out, 0));
+    CHECK(strncmp(out, "<!DOCTYPE html>\n", 16) == 0);
+    htmlDocPtr d = htmlReadMemory(out, (int)strlen(out), "page.html", "UTF-8",
+                                  HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+    CHECK(d != NULL);
+    xmlNodePtr root = xmlDocGetRootElement(d);
+    CHECK_EQ_INT(count_class(root, "script", NULL), 0);
+    CHECK_EQ_INT(count_class(root, "img", NULL), 0);
+    CHECK_EQ_INT(count_class(root, "b", NULL), 0); /* a bound tier '<b>bold</b>' */
+    CHECK(!has_handler(root));
+    /* The names are there, as text. */
+    xmlChar *all = xmlNodeGetContent(root);
+    CHECK(strstr((const char *)all, "<script>alert(\"k\")</script><img src=x onerror") != NULL);
+    CHECK(strstr((const char *)all, "<script>alert(2)</script>H200") != NULL);
+    CHECK(strstr((const char *)all, "<script>alert(3)</script>") != NULL);
+    CHECK(strstr((const char *)all, "\\u{202E}desrever") != NULL); /* bidi control escaped */
+    xmlFree(all);
+    CHECK(strstr(out, "\xe2\x80\xae") == NULL);
+    /* Charts: a roofline per device, a circle per placed configuration. */
+    CHECK_EQ_INT(count_class(root, "svg", "roofline"), 2);
+    CHECK_EQ_INT(count_class(root, "circle", "pt"), EXR_HTML_POINTS_DEV0 + EXR_HTML_POINTS_DEV1);
+    CHECK(strstr(out, "data-points=\"5\"") && strstr(out, "data-points=\"1\""));
+    CHECK(strstr(out, "1 profiled configuration not placed") != NULL);
+    CHECK_EQ_INT(count_class(root, "line", "pipe-roof"), 1); /* the one with a tensor counter */
+    CHECK_EQ_INT(count_class(root, "line", "roof-copy"), 1); /* device 1 is calibrated */
+    /* Every kernel's hierarchy: six tiers each. */
+    CHECK_EQ_INT(count_class(root, "svg", "hierarchy"), 5);
+    CHECK_EQ_INT(count_class(root, "g", "tier-row"), 30);
+    /* Copies: four lanes; the two HtoD copies a pixel apart merge into one bar. */
+    CHECK_EQ_INT(count_class(root, "rect", "lane"), 4);
+    CHECK_EQ_INT(count_class(root, "rect", "c-HtoD"), 1);
+    CHECK(strstr(out, "data-copies=\"5\"") != NULL);
+    xmlFreeDoc(d);
+    free(out);
+    /* --kernel keeps the charts to the kernels it keeps: transpose's two configurations. */
+    o.kernel_regex = "^transpose";
+    out = run_export(db, &o, &rc);
+    CHECK_EQ_INT(rc, 0);
+    d = htmlReadMemory(out, (int)strlen(out), "page.html", "UTF-8",
+                       HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+    CHECK(d != NULL);
+    CHECK_EQ_INT(count_class(xmlDocGetRootElement(d), "circle", "pt"), 2);
+    CHECK_EQ_INT(count_class(xmlDocGetRootElement(d), "svg", "hierarchy"), 1);
+    xmlFreeDoc(d);
+    free(out);
+    sqlite3_close(db);
+}
+
 static const struct check_test tests[] = {
+    {"export_html_page", test_export_html_page},
     {"export_every_format_parses", test_export_every_format_parses},
     {"export_number_format", test_export_number_format},
     {"export_json_records", test_export_json_records},
@@ -830,8 +943,8 @@ int
 main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "--make-report")) {
-        static const char *names[] = {"nasty", "before", "after", "empty"};
-        for (int v = 0; v < 4; v++) {
+        static const char *names[] = {"nasty", "before", "after", "empty", "html"};
+        for (int v = 0; v < 5; v++) {
             if (strcmp(argv[3], names[v]))
                 continue;
             sqlite3 *db = make_report(argv[2], (enum exr_variant)v);
@@ -842,7 +955,7 @@ main(int argc, char **argv)
             sqlite3_close(db);
             return 0;
         }
-        fprintf(stderr, "usage: test_export --make-report PATH nasty|before|after|empty\n");
+        fprintf(stderr, "usage: test_export --make-report PATH nasty|before|after|empty|html\n");
         return 2;
     }
     /* 25,010 findings take seconds (more under ASan): an e2e test, not a unit test. */
