@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 
 #include "analyzer/analyzer.h"
+#include "export/export.h"
 #include "schema/store.h"
 #include "tui/tui.h"
 
@@ -59,13 +60,15 @@ usage(FILE *f)
                "  --view V          start in summary, kernels, findings or copies\n"
                "  --all             also list the notes with no time lost\n"
                "  --nvtx REGEX      kernels and findings run in NVTX ranges whose path matches\n"
+               "  --map OLD=NEW     two reports: kernel OLD of before.db is NEW in after.db\n"
                "Press ? in the browser for the keys; 'gpuhier help tui' has the details.\n");
 }
 
-int
-cmd_tui(int argc, const char **argv)
+/* `owned` collects the copies --map makes (freed by the caller); map has argc entries. */
+static int
+run_tui(int argc, const char **argv, struct export_diff_map *map, char **owned)
 {
-    struct tui_opts o = {0};
+    struct tui_opts o = {.map = map};
     const char *path = NULL, *after = NULL;
     int raw = 0;
     for (int i = 1; i < argc; i++) {
@@ -91,6 +94,18 @@ cmd_tui(int argc, const char **argv)
             o.nvtx = argv[++i];
         } else if (!strncmp(a, "--nvtx=", 7)) {
             o.nvtx = a + 7;
+        } else if ((!strcmp(a, "--map") && i + 1 < argc) || !strncmp(a, "--map=", 6)) {
+            /* As `gpuhier diff --map`: kernel OLD of before.db is NEW in after.db. */
+            const char *v = a[5] == '=' ? a + 6 : argv[++i], *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1]) {
+                error("--map wants OLD=NEW, not '%s'", v);
+                return GH_EXIT_USAGE;
+            }
+            owned[o.n_map] = strndup(v, (size_t)(eq - v));
+            if (!owned[o.n_map])
+                abort();
+            map[o.n_map] = (struct export_diff_map){owned[o.n_map], eq + 1};
+            o.n_map++;
         } else if (a[0] == '-' && a[1]) {
             error("unknown option '%s'", a);
             usage(stderr);
@@ -117,6 +132,10 @@ cmd_tui(int argc, const char **argv)
         return GH_EXIT_USAGE;
     if (o.nvtx && after) {
         error("--nvtx filters one report, not the diff of two");
+        return GH_EXIT_USAGE;
+    }
+    if (o.n_map && !after) {
+        error("--map pairs the kernels of two reports");
         return GH_EXIT_USAGE;
     }
     sqlite3 *db, *before = NULL;
@@ -170,5 +189,20 @@ cmd_tui(int argc, const char **argv)
         error("%s", store_error());
         rc = cli_store_exit_code();
     }
+    return rc;
+}
+
+int
+cmd_tui(int argc, const char **argv)
+{
+    struct export_diff_map *map = calloc((size_t)argc + 1, sizeof(*map));
+    char **owned = calloc((size_t)argc + 1, sizeof(*owned));
+    if (!map || !owned)
+        abort();
+    int rc = run_tui(argc, argv, map, owned);
+    for (int i = 0; i < argc; i++)
+        free(owned[i]);
+    free(owned);
+    free(map);
     return rc;
 }

@@ -1018,6 +1018,8 @@ tui_main(sqlite3 *db, const struct tui_opts *o)
     if (t.opts.before) {
         t.before = t.opts.before;
         t.tops = diff_tops;
+        view_diff_map = t.opts.map;
+        view_diff_n_map = t.opts.n_map;
     }
     if (register_functions(db) || register_functions(t.before))
         return -1;

@@ -25,7 +25,10 @@
 #define GPUHIER_TUI_TUI_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
+
+struct export_diff_map;
 
 struct tui_opts {
     int monochrome;          /* 1: no colours (-C, or NO_COLOR set) */
@@ -37,6 +40,8 @@ struct tui_opts {
     const char *nvtx;        /* NVTX range filter of kernels and findings (POSIX ERE), or NULL */
     sqlite3 *before;         /* two reports: the before one (borrowed, only read); `db` is the
                               * after one, and the views are the diff's (export_diff_compute) */
+    const struct export_diff_map *map; /* two reports: renamed kernels, as `gpuhier diff --map` */
+    size_t n_map;                      /* (borrowed) */
 };
 
 /*

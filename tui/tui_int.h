@@ -261,6 +261,10 @@ struct view {
  */
 extern int view_show_all;
 
+/* The before/after views' renamed kernels (tui_opts.map, borrowed); set once, like view_show_all. */
+extern const struct export_diff_map *view_diff_map;
+extern size_t view_diff_n_map;
+
 extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, profiles_ops,
     findings_ops, finding_ops, copies_ops, help_ops;
 extern const struct view_ops nvtx_ops, diff_kernels_ops, diff_findings_ops;

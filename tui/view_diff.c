@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+const struct export_diff_map *view_diff_map;
+size_t view_diff_n_map;
+
 static int
 compute(struct view *v, struct export_diff_result *r)
 {
-    struct export_diff_opts o = {0};
+    struct export_diff_opts o = {.map = view_diff_map, .n_map = view_diff_n_map};
     memset(r, 0, sizeof(*r));
     if (!v->db2) {
         view_printf(v, LINE_ERROR, "the diff needs two reports");
