@@ -135,6 +135,52 @@ struct export_diff_opts {
 int export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, FILE *out);
 
 /*
+ * The pairing export_diff() prints, as data, for the TUI's before/after
+ * views: the same kernel matching (demangled name, then `map`) and the
+ * same (rule, kernel) finding keys, so both always agree. Every string
+ * is sanitized and borrowed from the result.
+ */
+struct export_diff_kernel {
+    const char *name;              /* as the lists name it (export/kname.h) */
+    const char *status;            /* "matched", "removed" (before only), "added" (after only) */
+    long long before_id, after_id; /* kernel.id in each report, -1 when absent */
+    long long before_launches, after_launches; /* -1 when absent or unknown */
+    double before_mean_ns, after_mean_ns;      /* NaN when absent or unknown */
+    double before_total_ns, after_total_ns;
+    double mean_change_pct; /* (after - before) / before * 100 of the mean time; NaN if unknown */
+    double before_floor_ratio, after_floor_ratio; /* measured mean / floor; NaN when unknown */
+    const char *before_worst, *after_worst;       /* worst finding severity, NULL when none */
+};
+
+struct export_diff_finding {
+    const char *rule_id;
+    const char *kernel;                           /* NULL for a run-level finding */
+    const char *status;                           /* "fixed", "new", "unchanged" */
+    const char *severity_before, *severity_after; /* worst of the key; NULL when absent */
+    double lost_before_ns, lost_after_ns;         /* summed time lost; NaN when absent */
+    long long before_id, after_id; /* finding.id of the key's best-ranked finding, -1: none */
+};
+
+struct export_diff_result {
+    struct export_diff_kernel *kernels; /* before's kernels in report order, then added ones */
+    size_t n_kernels;
+    struct export_diff_finding *findings; /* before's keys by rank, then the new ones */
+    size_t n_findings;
+    void *priv; /* the loaded reports the strings point into */
+};
+
+/*
+ * Pair `before` and `after` (both borrowed, only read) as export_diff()
+ * does, honouring o->map, o->rule and o->kernel_regex (o->format is
+ * ignored). Fills *r; release it with export_diff_result_release(), also
+ * after a failure. Returns 0 or -1 (store_error()).
+ */
+int export_diff_compute(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o,
+                        struct export_diff_result *r);
+/* Free what export_diff_compute() filled; NULL-safe, leaves *r empty. */
+void export_diff_result_release(struct export_diff_result *r);
+
+/*
  * Severity helpers shared with `check` and `diff`: rank of "note" (1),
  * "warning" (2), "error" (3); 0 for NULL or anything else.
  */

@@ -20,6 +20,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <strings.h>
+#include <math.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -917,6 +918,60 @@ test_export_html_page(void)
     xmlFreeDoc(d);
     free(out);
     sqlite3_close(db);
+/* The TUI's before/after views get the pairing `gpuhier diff` prints (t470 checks the text). */
+static void
+test_export_diff_compute(void)
+{
+    sqlite3 *b = make_report(":memory:", EXR_BEFORE), *a = make_report(":memory:", EXR_AFTER);
+    struct export_diff_opts o = {0};
+    struct export_diff_result r;
+    CHECK_EQ_INT(export_diff_compute(b, a, &o, &r), 0);
+    const struct export_diff_kernel *t = NULL;
+    for (size_t i = 0; i < r.n_kernels; i++)
+        if (!strcmp(r.kernels[i].name, "transpose_naive"))
+            t = &r.kernels[i];
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_STR(t->status, "matched");
+        CHECK(t->before_id >= 0 && t->after_id >= 0);
+        CHECK(fabs(t->mean_change_pct + 90) < 1e-6);
+        CHECK(fabs(t->before_floor_ratio - 12.5) < 1e-6 &&
+              fabs(t->after_floor_ratio - 1.25) < 1e-6);
+    }
+    int fixed = 0, added = 0, kept = 0;
+    for (size_t i = 0; i < r.n_findings; i++) {
+        const struct export_diff_finding *f = &r.findings[i];
+        fixed += !strcmp(f->status, "fixed");
+        added += !strcmp(f->status, "new");
+        kept += !strcmp(f->status, "unchanged");
+        /* A side without the key has no finding id, no severity and no time. */
+        CHECK((f->before_id < 0) == (f->severity_before == NULL));
+        CHECK((f->after_id < 0) == (f->severity_after == NULL));
+        CHECK((f->after_id < 0) == isnan(f->lost_after_ns));
+        if (!strcmp(f->status, "fixed"))
+            CHECK_STR(f->rule_id, "uncoalesced-global-load");
+        if (!strcmp(f->status, "new"))
+            CHECK_STR(f->kernel, "good_kernel");
+    }
+    CHECK_EQ_INT(fixed, 1);
+    CHECK_EQ_INT(added, 1);
+    CHECK_EQ_INT(kept, 3);
+    export_diff_result_release(&r);
+    CHECK(r.kernels == NULL && r.n_findings == 0);
+    export_diff_result_release(&r);
+    /* --map pairs a renamed kernel as the text diff does. */
+    struct export_diff_map m = {"transpose_naive", "good_kernel"};
+    o.map = &m;
+    o.n_map = 1;
+    CHECK_EQ_INT(export_diff_compute(b, a, &o, &r), 0);
+    int paired = 0;
+    for (size_t i = 0; i < r.n_kernels; i++)
+        paired += !strcmp(r.kernels[i].name, "transpose_naive") &&
+                  !strcmp(r.kernels[i].status, "matched");
+    CHECK_EQ_INT(paired, 1);
+    export_diff_result_release(&r);
+    sqlite3_close(b);
+    sqlite3_close(a);
 }
 
 static const struct check_test tests[] = {
@@ -937,6 +992,7 @@ static const struct check_test tests[] = {
     {"export_filters", test_export_filters},
     {"export_empty_reports", test_export_empty_reports},
     {"export_repro_command", test_export_repro_command},
+    {"export_diff_compute", test_export_diff_compute},
 };
 
 int
