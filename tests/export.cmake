@@ -2,6 +2,11 @@
 add_executable(test_sanitize ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sanitize.c)
 target_link_libraries(test_sanitize PRIVATE gh_export)
 gh_add_test(NAME unit.sanitize COMMAND test_sanitize LABELS unit export)
+# export_redact_argv() against the SQLite-based code it replaced (redact_ref.c).
+add_executable(test_redact ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_redact.c
+                           ${CMAKE_CURRENT_SOURCE_DIR}/unit/redact_ref.c)
+target_link_libraries(test_redact PRIVATE gh_export)
+gh_add_test(NAME unit.redact COMMAND test_redact LABELS unit export)
 add_executable(test_kname ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_kname.c)
 target_link_libraries(test_kname PRIVATE gh_export)
 gh_add_test(NAME unit.kname COMMAND test_kname LABELS unit export)
