@@ -1,5 +1,7 @@
 # Tests of export/ (sanitizer, writers) and of export, check, diff.
-add_executable(test_sanitize ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sanitize.c)
+# test_sanitize compares export/sanitize.c with the code of 443d007 (sanitize_ref.c).
+add_executable(test_sanitize ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sanitize.c
+                             ${CMAKE_CURRENT_SOURCE_DIR}/unit/sanitize_ref.c)
 target_link_libraries(test_sanitize PRIVATE gh_export)
 gh_add_test(NAME unit.sanitize COMMAND test_sanitize LABELS unit export)
 # export_redact_argv() against the SQLite-based code it replaced (redact_ref.c).
