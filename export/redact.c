@@ -67,29 +67,36 @@ enum cls {
     CLS_N,
 };
 
+/* Bits of cls_bits[]: which classes hold the character. */
+#define CB_DIGIT 0x7f /* all seven */
+#define CB_UPPER 0x7f
+#define CB_LOWER (0x7f & ~(1 << CLS_UPPER_DIGIT))
+#define CB_US (1 << CLS_ALNUM_US | 1 << CLS_ALNUM_US_DASH | 1 << CLS_KEY)
+#define CB_DASH (1 << CLS_ALNUM_US_DASH | 1 << CLS_ALNUM_DASH | 1 << CLS_SCHEME | 1 << CLS_KEY)
+#define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY)
+#define CB_PLUS (1 << CLS_SCHEME)
+
+/* A look-up per character: the runs of a 1 MB argument are read in a few ms. */
+static const unsigned char cls_bits[256] = {
+    ['0'] = CB_DIGIT, CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT, CB_DIGIT,
+    CB_DIGIT,         CB_DIGIT,        CB_DIGIT,       CB_DIGIT, /* '0' to '9' */
+    ['A'] = CB_UPPER, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,         CB_UPPER, /* 'A' to 'Z' */
+    ['a'] = CB_LOWER, CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LOWER,         CB_LOWER, /* 'a' to 'z' */
+    ['_'] = CB_US,    ['-'] = CB_DASH, ['.'] = CB_DOT, ['+'] = CB_PLUS,
+};
+
 static int
 in_cls(enum cls c, unsigned char ch)
 {
-    int alpha = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-    int digit = ch >= '0' && ch <= '9';
-    switch (c) {
-    case CLS_ALNUM:
-        return alpha || digit;
-    case CLS_ALNUM_US:
-        return alpha || digit || ch == '_';
-    case CLS_ALNUM_US_DASH:
-        return alpha || digit || ch == '_' || ch == '-';
-    case CLS_ALNUM_DASH:
-        return alpha || digit || ch == '-';
-    case CLS_UPPER_DIGIT:
-        return (ch >= 'A' && ch <= 'Z') || digit;
-    case CLS_SCHEME:
-        return alpha || digit || ch == '+' || ch == '.' || ch == '-';
-    case CLS_KEY:
-        return alpha || digit || ch == '_' || ch == '.' || ch == '-';
-    default:
-        return 0;
-    }
+    return cls_bits[ch] >> c & 1;
 }
 
 /*
@@ -102,13 +109,13 @@ struct runs {
     const char *s;
     size_t n;
     size_t from[CLS_N], end[CLS_N]; /* last run of each class: [from, end) */
+    size_t jwt_fails_before;        /* an "eyJ" before this position is no JWT (see token_at) */
 };
 
+/* The scan of run_end(), apart so that the look-up in the cache is inlined. */
 static size_t
-run_end(struct runs *r, enum cls c, size_t i)
+run_scan(struct runs *r, enum cls c, size_t i)
 {
-    if (i >= r->from[c] && i < r->end[c])
-        return r->end[c];
     size_t e = i;
     while (e < r->n && in_cls(c, (unsigned char)r->s[e]))
         e++;
@@ -119,6 +126,14 @@ run_end(struct runs *r, enum cls c, size_t i)
     return e;
 }
 
+static size_t
+run_end(struct runs *r, enum cls c, size_t i)
+{
+    if (i >= r->from[c] && i < r->end[c])
+        return r->end[c];
+    return run_scan(r, c, i);
+}
+
 /* A run of at least `min` class-`c` characters at `i`: its end, else 0. */
 static size_t
 run_at_least(struct runs *r, enum cls c, size_t i, size_t min)
@@ -127,51 +142,52 @@ run_at_least(struct runs *r, enum cls c, size_t i, size_t min)
     return e - i >= min ? e : 0;
 }
 
-/* Does `lit` (with '?' standing for any of `alt`) start at s[i]? */
-static int
-starts(const struct runs *r, size_t i, const char *lit, const char *alt)
-{
-    for (size_t k = 0; lit[k]; k++) {
-        if (i + k >= r->n)
-            return 0;
-        char ch = r->s[i + k];
-        if (lit[k] == '?' ? !strchr(alt, ch) || !ch : ch != lit[k])
-            return 0;
-    }
-    return 1;
-}
-
 /*
  * The end of a well-known token starting at s[i], or 0 (the shapes:
- * GitHub, GitLab, Slack, AWS access keys, OpenAI-style keys, JWTs).
+ * GitHub, GitLab, Slack, AWS access keys, OpenAI-style keys, JWTs). The
+ * prefixes are compared a character at a time (the text is
+ * NUL-terminated, so the first mismatch stops): a line of "eyJ" asks at
+ * every third byte.
  */
 static size_t
 token_at(struct runs *r, size_t i)
 {
-    switch (r->s[i]) {
+    const char *s = r->s + i;
+    switch (s[0]) {
     case 'g':
-        if (starts(r, i, "gh?_", "pousr"))
+        if (s[1] == 'h' && s[2] && strchr("pousr", s[2]) && s[3] == '_')
             return run_at_least(r, CLS_ALNUM, i + 4, 20);
-        if (starts(r, i, "github_pat_", ""))
+        if (s[1] == 'i' && !strncmp(s, "github_pat_", 11))
             return run_at_least(r, CLS_ALNUM_US, i + 11, 20);
-        if (starts(r, i, "glpat-", ""))
+        if (s[1] == 'l' && !strncmp(s, "glpat-", 6))
             return run_at_least(r, CLS_ALNUM_US_DASH, i + 6, 20);
         return 0;
     case 'x':
-        return starts(r, i, "xox?-", "abprs") ? run_at_least(r, CLS_ALNUM_DASH, i + 5, 10) : 0;
+        if (s[1] == 'o' && s[2] == 'x' && s[3] && strchr("abprs", s[3]) && s[4] == '-')
+            return run_at_least(r, CLS_ALNUM_DASH, i + 5, 10);
+        return 0;
     case 'A':
         /* Exactly 16 characters, wherever the run of them ends. */
-        if (starts(r, i, "A?IA", "KS") && run_end(r, CLS_UPPER_DIGIT, i + 4) >= i + 20)
+        if ((s[1] == 'K' || s[1] == 'S') && s[2] == 'I' && s[3] == 'A' &&
+            run_end(r, CLS_UPPER_DIGIT, i + 4) >= i + 20)
             return i + 20;
         return 0;
     case 's':
-        return starts(r, i, "sk-", "") ? run_at_least(r, CLS_ALNUM_US_DASH, i + 3, 20) : 0;
+        return s[1] == 'k' && s[2] == '-' ? run_at_least(r, CLS_ALNUM_US_DASH, i + 3, 20) : 0;
     case 'e': {
-        if (!starts(r, i, "eyJ", ""))
+        if (s[1] != 'y' || s[2] != 'J' || i < r->jwt_fails_before)
             return 0;
-        size_t e = run_at_least(r, CLS_ALNUM_US_DASH, i + 3, 10);
+        size_t end = run_end(r, CLS_ALNUM_US_DASH, i + 3);
+        size_t e = end - (i + 3) >= 10 ? end : 0;
         for (int part = 0; part < 2 && e; part++)
             e = e < r->n && r->s[e] == '.' ? run_at_least(r, CLS_ALNUM_US_DASH, e + 1, 10) : 0;
+        /*
+         * Every later "eyJ" whose first part ends at the same place has a
+         * shorter first part and the same rest: it fails too. A line of
+         * "eyJ" asks once, not at every third byte.
+         */
+        if (!e && end > i + 3)
+            r->jwt_fails_before = end - 3;
         return e;
     }
     default:
@@ -184,12 +200,13 @@ static const unsigned char token_first[256] = {
     ['g'] = 1, ['x'] = 1, ['A'] = 1, ['s'] = 1, ['e'] = 1};
 
 /*
- * Copy s (n bytes) to out with every well-known token replaced by MASK;
- * returns the length written (never more than n: a token is longer than
- * MASK) and NUL-terminates out.
+ * Replace every well-known token in s (n bytes, NUL-terminated) with
+ * MASK, in place: a token is longer than MASK, so what is written never
+ * passes what is still to be read. Returns the new length (s stays
+ * NUL-terminated). Nothing moves before the first token.
  */
 static size_t
-mask_tokens(const char *s, size_t n, char *out)
+mask_tokens(char *s, size_t n)
 {
     struct runs r = {.s = s, .n = n};
     size_t o = 0, copied = 0;
@@ -201,129 +218,32 @@ mask_tokens(const char *s, size_t n, char *out)
             i++;
             continue;
         }
-        memcpy(out + o, s + copied, i - copied);
+        memmove(s + o, s + copied, i - copied);
         o += i - copied;
-        memcpy(out + o, MASK, MASK_LEN);
+        memcpy(s + o, MASK, MASK_LEN);
         o += MASK_LEN;
         i = copied = e;
     }
-    memcpy(out + o, s + copied, n - copied);
+    memmove(s + o, s + copied, n - copied);
     o += n - copied;
-    out[o] = '\0';
+    s[o] = '\0';
     return o;
-}
-
-/* The bytes that end a URL's user (colon) or password: '/', '@', white space, the end. */
-static int
-is_url_stop(unsigned char ch, int colon)
-{
-    return ch == '/' || ch == '@' || (colon && ch == ':') || ch == ' ' ||
-           (ch >= '\t' && ch <= '\r') || ch == '\0';
-}
-
-/* The most mask_url_passwords() writes for n bytes: each match of >= 8 bytes grows by <= 2. */
-static size_t
-url_out_max(size_t n)
-{
-    return n + MASK_LEN * (n / 6 + 1) + 1;
-}
-
-/*
- * Copy s (n bytes, NUL-terminated) to out (url_out_max(n) bytes) with
- * the password of every scheme://user:password@ replaced by MASK (scheme
- * [A-Za-z0-9+.-]* holding a letter, user and password without '/', '@'
- * or white space, the user also without ':'). Returns the length written.
- * Each byte is read a bounded number of times: the scheme scan stops at
- * the previous "://" (':' and '/' are not scheme characters), the user
- * and password scans at the next.
- */
-static size_t
-mask_url_passwords(const char *s, size_t n, char *out)
-{
-    size_t o = 0, copied = 0;
-    for (size_t p = 0; p + 3 <= n; p++) {
-        if (s[p] != ':' || s[p + 1] != '/' || s[p + 2] != '/')
-            continue;
-        int scheme = 0;
-        for (size_t q = p; q > copied && in_cls(CLS_SCHEME, (unsigned char)s[q - 1]); q--) {
-            unsigned char ch = (unsigned char)s[q - 1] | 0x20;
-            if (ch >= 'a' && ch <= 'z') {
-                scheme = 1;
-                break;
-            }
-        }
-        if (!scheme)
-            continue;
-        size_t u = p + 3, ue = u;
-        while (!is_url_stop((unsigned char)s[ue], 1))
-            ue++;
-        if (ue == u || s[ue] != ':')
-            continue;
-        size_t pw = ue + 1, pe = pw;
-        while (!is_url_stop((unsigned char)s[pe], 0))
-            pe++;
-        if (pe == pw || s[pe] != '@')
-            continue;
-        memcpy(out + o, s + copied, pw - copied);
-        o += pw - copied;
-        memcpy(out + o, MASK, MASK_LEN);
-        o += MASK_LEN;
-        copied = p = pe;
-    }
-    memcpy(out + o, s + copied, n - copied);
-    o += n - copied;
-    out[o] = '\0';
-    return o;
-}
-
-/* Does the lowercase word w start at k[i] (k has n bytes), in any case? */
-static int
-word_at(const char *k, size_t n, size_t i, const char *w)
-{
-    for (; *w; w++, i++)
-        if (i >= n || ((unsigned char)k[i] | 0x20) != (unsigned char)*w)
-            return 0;
-    return 1;
-}
-
-/* Does this key (len bytes, [A-Za-z0-9_.-] only) name a secret? See KEY_MAX. */
-static int
-key_is_secret(const char *key, size_t len)
-{
-    static const char *const names[] = {"token", "secret", "password",  "passwd",
-                                        "pwd",   "auth",   "credential"};
-    static const char *const before_key[] = {"api", "private", "access"}; /* then [_-]?key */
-    size_t n = len < KEY_MAX ? len : KEY_MAX;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t w = 0; w < sizeof(names) / sizeof(names[0]); w++)
-            if (word_at(key, n, i, names[w]))
-                return 1;
-        for (size_t w = 0; w < sizeof(before_key) / sizeof(before_key[0]); w++) {
-            if (!word_at(key, n, i, before_key[w]))
-                continue;
-            size_t j = i + strlen(before_key[w]);
-            j += j < n && (key[j] == '_' || key[j] == '-');
-            if (word_at(key, n, j, "key"))
-                return 1;
-        }
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Buffers and runs of plain bytes                                      */
 /* ------------------------------------------------------------------ */
 
-/* A buffer that only grows; its contents are scratch unless grown with keep. */
+/* A buffer that only grows. */
 struct scratch {
     char *p;
     size_t cap; /* bytes allocated */
 };
 
 /*
- * Make room for n bytes. Scratch contents are not copied (free and
- * malloc: realloc would copy what is dead). Returns 0, or -1 when out of
- * memory (the old buffer is kept, so the caller frees it once).
+ * Make room for n bytes. Without keep the contents are dead and not
+ * copied (realloc would copy them). Returns 0, or -1 when out of memory
+ * (the old buffer stays, so the caller frees it once).
  */
 static int
 scratch_grow(struct scratch *b, size_t n, int keep)
@@ -364,6 +284,14 @@ is_json_special(unsigned char c)
     return c == '"' || c == '\\' || c < 0x20;
 }
 
+/* Are there '"', '\\' or control bytes among the eight bytes of v? */
+static int
+has_json_special(uint64_t v)
+{
+    return (has_below(v, 0x20) | has_below(v ^ (ONES * '"'), 1) |
+            has_below(v ^ (ONES * '\\'), 1)) != 0;
+}
+
 /*
  * The length of the run of bytes at s (at most n) that a JSON string
  * holds as they are: no '"', '\\' or control. Eight at a time: a 1 MB
@@ -376,7 +304,7 @@ json_plain_run(const char *s, size_t n)
     for (; k + 8 <= n; k += 8) {
         uint64_t v;
         memcpy(&v, s + k, 8);
-        if (has_below(v, 0x20) | has_below(v ^ (ONES * '"'), 1) | has_below(v ^ (ONES * '\\'), 1))
+        if (has_json_special(v))
             break;
     }
     while (k < n && !is_json_special((unsigned char)s[k]))
@@ -385,7 +313,206 @@ json_plain_run(const char *s, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
-/* JSON in and out                                                      */
+/* JSON out                                                             */
+/* ------------------------------------------------------------------ */
+
+/* The JSON text being written; like strbuf, an allocation failure sets oom once. */
+struct jout {
+    struct scratch b;
+    size_t len;
+    int oom;
+};
+
+/* Make room for n more bytes (and a NUL). Returns 0, or -1 with oom set. */
+static int
+jout_reserve(struct jout *j, size_t n)
+{
+    if (j->oom || n > SIZE_MAX - j->len - 1 || scratch_grow(&j->b, j->len + n + 1, 1)) {
+        j->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Append n bytes as they are. */
+static void
+jout_raw(struct jout *j, const char *s, size_t n)
+{
+    if (jout_reserve(j, n))
+        return;
+    memcpy(j->b.p + j->len, s, n);
+    j->len += n;
+}
+
+/*
+ * Write s (n bytes) at o as the inside of a JSON string, with room for
+ * the worst case (six bytes each); returns the end. Escapes what RFC 8259
+ * requires and no more, as SQLite's json_quote() did: sanitized text
+ * holds no control byte, so in practice only '"' and '\\'. Eight plain
+ * bytes a step, and no call per piece: the URL scan writes one every few
+ * bytes.
+ */
+static char *
+put_escaped(char *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n;) {
+        uint64_t v;
+        if (i + 8 <= n) {
+            memcpy(&v, s + i, 8);
+            if (!has_json_special(v)) {
+                memcpy(o, &v, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = (unsigned char)s[i++];
+        if (!is_json_special(c)) {
+            *o++ = (char)c;
+            continue;
+        }
+        const char *e = c == '"'    ? "\\\""
+                        : c == '\\' ? "\\\\"
+                        : c == '\b' ? "\\b"
+                        : c == '\f' ? "\\f"
+                        : c == '\n' ? "\\n"
+                        : c == '\r' ? "\\r"
+                        : c == '\t' ? "\\t"
+                                    : NULL;
+        if (e) {
+            memcpy(o, e, 2);
+            o += 2;
+        } else {
+            memcpy(o, "\\u00", 4);
+            o[4] = hex[c >> 4];
+            o[5] = hex[c & 15];
+            o += 6;
+        }
+    }
+    return o;
+}
+
+/* Append s (n bytes) as the inside of a JSON string. */
+static void
+jout_text(struct jout *j, const char *s, size_t n)
+{
+    if (n > SIZE_MAX / 6 || jout_reserve(j, 6 * n))
+        return;
+    j->len = (size_t)(put_escaped(j->b.p + j->len, s, n) - j->b.p);
+}
+
+/* ------------------------------------------------------------------ */
+/* URL passwords, written out                                           */
+/* ------------------------------------------------------------------ */
+
+/* The bytes that end a URL's user (colon) or password: '/', '@', white space, the end. */
+static int
+is_url_stop(unsigned char ch, int colon)
+{
+    return ch == '/' || ch == '@' || (colon && ch == ':') || ch == ' ' ||
+           (ch >= '\t' && ch <= '\r') || ch == '\0';
+}
+
+/*
+ * Write s (n bytes, NUL-terminated) as the inside of a JSON string, with
+ * the password of every scheme://user:password@ replaced by MASK (scheme
+ * [A-Za-z0-9+.-]* holding a letter, user and password without '/', '@'
+ * or white space, the user also without ':'). Each byte is read a
+ * bounded number of times: the scheme scan stops at the previous "://"
+ * (':' and '/' are not scheme characters), the user and password scans
+ * at the next.
+ */
+static void
+put_masking_url_passwords(struct jout *j, const char *s, size_t n)
+{
+    /* Each match is >= 8 bytes and grows by <= 2; each byte is <= 6 bytes of JSON. */
+    size_t most = n + MASK_LEN * (n / 6 + 1);
+    if (most > SIZE_MAX / 6 || jout_reserve(j, 6 * most))
+        return;
+    char *o = j->b.p + j->len;
+    size_t copied = 0;
+    for (size_t p = 0; p + 3 <= n; p++) {
+        /* The next ':': a few bytes by hand (a URL holds one every few), then memchr(). */
+        for (size_t stop = p + 16 < n ? p + 16 : n; p < stop && s[p] != ':';)
+            p++;
+        if (p < n && s[p] != ':') {
+            const char *c = memchr(s + p, ':', n - p);
+            if (!c)
+                break;
+            p = (size_t)(c - s);
+        }
+        if (p + 3 > n || s[p + 1] != '/' || s[p + 2] != '/')
+            continue;
+        int scheme = 0;
+        for (size_t q = p; q > copied && in_cls(CLS_SCHEME, (unsigned char)s[q - 1]); q--) {
+            unsigned char ch = (unsigned char)s[q - 1] | 0x20;
+            if (ch >= 'a' && ch <= 'z') {
+                scheme = 1;
+                break;
+            }
+        }
+        if (!scheme)
+            continue;
+        size_t u = p + 3, ue = u;
+        while (!is_url_stop((unsigned char)s[ue], 1))
+            ue++;
+        if (ue == u || s[ue] != ':')
+            continue;
+        size_t pw = ue + 1, pe = pw;
+        while (!is_url_stop((unsigned char)s[pe], 0))
+            pe++;
+        if (pe == pw || s[pe] != '@')
+            continue;
+        o = put_escaped(o, s + copied, pw - copied);
+        memcpy(o, MASK, MASK_LEN);
+        o += MASK_LEN;
+        copied = p = pe;
+    }
+    o = put_escaped(o, s + copied, n - copied);
+    j->len = (size_t)(o - j->b.p);
+}
+
+/* ------------------------------------------------------------------ */
+/* The key test                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Does the lowercase word w start at k[i] (k has n bytes), in any case? */
+static int
+word_at(const char *k, size_t n, size_t i, const char *w)
+{
+    for (; *w; w++, i++)
+        if (i >= n || ((unsigned char)k[i] | 0x20) != (unsigned char)*w)
+            return 0;
+    return 1;
+}
+
+/* Does this key (len bytes, [A-Za-z0-9_.-] only) name a secret? See KEY_MAX. */
+static int
+key_is_secret(const char *key, size_t len)
+{
+    static const char *const names[] = {"token", "secret", "password",  "passwd",
+                                        "pwd",   "auth",   "credential"};
+    static const char *const before_key[] = {"api", "private", "access"}; /* then [_-]?key */
+    size_t n = len < KEY_MAX ? len : KEY_MAX;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t w = 0; w < sizeof(names) / sizeof(names[0]); w++)
+            if (word_at(key, n, i, names[w]))
+                return 1;
+        for (size_t w = 0; w < sizeof(before_key) / sizeof(before_key[0]); w++) {
+            if (!word_at(key, n, i, before_key[w]))
+                continue;
+            size_t j = i + strlen(before_key[w]);
+            j += j < n && (key[j] == '_' || key[j] == '-');
+            if (word_at(key, n, j, "key"))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON in                                                              */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -423,108 +550,177 @@ hex4(const char *s)
 }
 
 /*
- * Write code point cp as UTF-8 to out (when not NULL); returns its
- * length. A lone surrogate is written as its three bytes, as SQLite
- * does: the sanitizer then replaces them, like any invalid UTF-8.
+ * Write code point cp as UTF-8 to out; returns its length. A lone
+ * surrogate is written as its three bytes, as SQLite does: the sanitizer
+ * then replaces them, like any invalid UTF-8.
  */
 static size_t
 put_utf8(char *out, uint32_t cp)
 {
-    unsigned char b[4];
-    size_t n;
+    unsigned char *b = (unsigned char *)out;
     if (cp < 0x80) {
         b[0] = (unsigned char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
+        return 1;
+    }
+    if (cp < 0x800) {
         b[0] = (unsigned char)(0xc0 | cp >> 6);
         b[1] = (unsigned char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
+        return 2;
+    }
+    if (cp < 0x10000) {
         b[0] = (unsigned char)(0xe0 | cp >> 12);
         b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
         b[2] = (unsigned char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        b[0] = (unsigned char)(0xf0 | cp >> 18);
-        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-        b[3] = (unsigned char)(0x80 | (cp & 0x3f));
-        n = 4;
+        return 3;
     }
-    if (out)
-        memcpy(out, b, n);
-    return n;
+    b[0] = (unsigned char)(0xf0 | cp >> 18);
+    b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+    b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+    return 4;
 }
 
 /*
- * Read the JSON string at s[i] == '"'. With out (room for the rest of the
- * text: a string never decodes longer than it is written), write its
- * bytes there, NUL-terminated, and their count in *len. Returns 0, or -1
- * when it is malformed.
+ * Decoded bytes of one string on their way to the sanitizer, a chunk at
+ * a time: the chunk stays in cache, and the decoded argument never needs
+ * a buffer of its own (each 1 MB buffer is 256 page faults).
+ */
+#define CHUNK 4096
+
+struct decoded {
+    char *out;         /* the sanitized text: out[0..len), room for 4 * decoded + 17 bytes */
+    size_t len;        /* bytes in out */
+    size_t cap;        /* bytes allocated for out */
+    char c[CHUNK + 8]; /* decoded, not yet sanitized: c[0..n) */
+    size_t n;
+    int ended; /* a \u0000 was read: the rest is dropped, as the C string ended there */
+};
+
+/*
+ * Sanitize the chunk into out: all of it when last, else up to its last
+ * character boundary. A byte that is not a continuation byte (10xxxxxx)
+ * is never part of the character before it, so it starts one in the
+ * whole text as in the chunk: the cut goes before the last such byte of
+ * the last four, and what follows it waits for the next chunk. With none
+ * in the last four, no character runs over the end.
+ */
+static void
+decoded_flush(struct decoded *d, int last)
+{
+    size_t cut = d->n;
+    for (size_t k = 1; !last && k <= 4 && k <= d->n; k++)
+        if (((unsigned char)d->c[d->n - k] & 0xc0) != 0x80) {
+            cut = d->n - k;
+            break;
+        }
+    char rest[4];
+    size_t nrest = d->n - cut;
+    memcpy(rest, d->c + cut, nrest);
+    d->c[cut] = '\0';
+    sanitize_into(d->out + d->len, d->cap - d->len, d->c);
+    d->len += strlen(d->out + d->len);
+    memcpy(d->c, rest, nrest);
+    d->n = nrest;
+}
+
+/* Add n decoded bytes. */
+static void
+decoded_add(struct decoded *d, const char *s, size_t n)
+{
+    while (n > 0 && !d->ended) {
+        size_t k = CHUNK - d->n < n ? CHUNK - d->n : n;
+        memcpy(d->c + d->n, s, k);
+        d->n += k;
+        s += k;
+        n -= k;
+        if (d->n >= CHUNK)
+            decoded_flush(d, 0);
+    }
+}
+
+/* Add one decoded code point; NUL ends the text. */
+static void
+decoded_add_cp(struct decoded *d, uint32_t cp)
+{
+    if (d->ended)
+        return;
+    if (cp == 0) {
+        decoded_flush(d, 1);
+        d->ended = 1;
+        return;
+    }
+    char b[4];
+    decoded_add(d, b, put_utf8(b, cp));
+}
+
+/*
+ * Read the JSON string at s[i] == '"'. With d, decode it and sanitize it
+ * into d->out (which has room for four times the rest of the text: a
+ * string never decodes longer than it is written). Returns 0, or -1 when
+ * it is malformed.
  */
 static int
-read_string(struct jin *j, char *out, size_t *len)
+read_string(struct jin *j, struct decoded *d)
 {
     const char *s = j->s;
-    size_t i = j->i + 1, o = 0;
+    size_t i = j->i + 1;
     for (;;) {
         size_t run = json_plain_run(s + i, j->n - i);
-        if (out)
-            memcpy(out + o, s + i, run);
-        o += run;
+        if (d)
+            decoded_add(d, s + i, run);
         i += run;
         if (s[i] == '"')
             break;
         if (s[i] != '\\')
             return -1; /* a control byte, or the end of the text */
-        char c = s[i + 1], e;
+        char c = s[i + 1];
+        uint32_t cp;
         i += 2;
         switch (c) {
         case '"':
         case '\\':
         case '/':
-            e = c;
+            cp = (unsigned char)c;
             break;
         case 'b':
-            e = '\b';
+            cp = '\b';
             break;
         case 'f':
-            e = '\f';
+            cp = '\f';
             break;
         case 'n':
-            e = '\n';
+            cp = '\n';
             break;
         case 'r':
-            e = '\r';
+            cp = '\r';
             break;
         case 't':
-            e = '\t';
+            cp = '\t';
             break;
         case 'u': {
             long v = hex4(s + i), lo;
             if (v < 0)
                 return -1;
             i += 4;
-            uint32_t cp = (uint32_t)v;
+            cp = (uint32_t)v;
             if ((cp & 0xfc00) == 0xd800 && s[i] == '\\' && s[i + 1] == 'u' &&
                 (lo = hex4(s + i + 2)) >= 0 && (lo & 0xfc00) == 0xdc00) {
                 cp = 0x10000 + ((cp & 0x3ff) << 10) + ((uint32_t)lo & 0x3ff);
                 i += 6;
             }
-            o += put_utf8(out ? out + o : NULL, cp);
-            continue;
+            break;
         }
         default:
             return -1;
         }
-        if (out)
-            out[o] = e;
-        o++;
+        if (d)
+            decoded_add_cp(d, cp);
     }
     j->i = i + 1;
-    if (out)
-        out[o] = '\0';
-    *len = o;
+    if (d) {
+        decoded_flush(d, 1);
+        d->out[d->len] = '\0';
+    }
     return 0;
 }
 
@@ -571,9 +767,8 @@ skip_scalar(struct jin *j)
 static int
 read_key(struct jin *j)
 {
-    size_t len;
     skip_ws(j);
-    if (j->s[j->i] != '"' || read_string(j, NULL, &len))
+    if (j->s[j->i] != '"' || read_string(j, NULL))
         return -1;
     skip_ws(j);
     if (j->s[j->i] != ':')
@@ -591,7 +786,7 @@ static int
 skip_value(struct jin *j)
 {
     char open[JSON_DEPTH_MAX]; /* '[' or '{' of each container the value is in */
-    size_t depth = 0, len;
+    size_t depth = 0;
     for (;;) {
         skip_ws(j);
         char c = j->s[j->i];
@@ -608,7 +803,7 @@ skip_value(struct jin *j)
                     return -1;
                 continue; /* its first value */
             }
-        } else if (c == '"' ? read_string(j, NULL, &len) : skip_scalar(j)) {
+        } else if (c == '"' ? read_string(j, NULL) : skip_scalar(j)) {
             return -1;
         }
         /* After a value: close what ends here, or go on to the next member. */
@@ -630,70 +825,23 @@ skip_value(struct jin *j)
     }
 }
 
-/*
- * Write s (n bytes) as a JSON string at out + o (room for 6 * n + 2
- * bytes); returns the new length. Escapes what RFC 8259 requires and no
- * more, as SQLite's json_quote() did: sanitized text holds no control
- * byte, so in practice only '"' and '\\'.
- */
-static size_t
-put_json_string(char *out, size_t o, const char *s, size_t n)
-{
-    out[o++] = '"';
-    for (size_t i = 0;;) {
-        size_t run = json_plain_run(s + i, n - i);
-        memcpy(out + o, s + i, run);
-        o += run;
-        i += run;
-        if (i == n)
-            break;
-        unsigned char c = (unsigned char)s[i++];
-        static const char hex[] = "0123456789abcdef";
-        const char *e = c == '"'    ? "\\\""
-                        : c == '\\' ? "\\\\"
-                        : c == '\b' ? "\\b"
-                        : c == '\f' ? "\\f"
-                        : c == '\n' ? "\\n"
-                        : c == '\r' ? "\\r"
-                        : c == '\t' ? "\\t"
-                                    : NULL;
-        if (e) {
-            memcpy(out + o, e, 2);
-            o += 2;
-        } else {
-            memcpy(out + o, "\\u00", 4);
-            out[o + 4] = hex[c >> 4];
-            out[o + 5] = hex[c & 15];
-            o += 6;
-        }
-    }
-    out[o++] = '"';
-    return o;
-}
-
 /* ------------------------------------------------------------------ */
 /* One argument                                                         */
 /* ------------------------------------------------------------------ */
 
 /*
- * Redact one argument: its decoded bytes are in b->p (len bytes,
- * NUL-terminated; an embedded NUL ends it, as it ended the C string the
- * old code read). *mask_this says the previous argument named a secret;
- * it is set for the next. Returns the redacted, sanitized text (in a or
- * b, or MASK) and its length in *out_len, or NULL when out of memory.
+ * Redact one sanitized argument s (n bytes, NUL-terminated; changed in
+ * place) and write it to out as a JSON string. *mask_this says the
+ * previous argument named a secret; it is set for the next.
  */
-static const char *
-redact_arg(struct scratch *a, struct scratch *b, size_t len, int *mask_this, size_t *out_len)
+static void
+put_redacted(struct jout *out, char *s, size_t n, int *mask_this)
 {
-    /* Sanitized first: the scans and the key test see valid UTF-8 only, never a control byte. */
-    if (len > (SIZE_MAX - 32) / 4 || scratch_grow(a, 4 * len + 17, 0))
-        return NULL;
-    char *s = sanitize_into(a->p, 4 * len + 17, b->p);
-    size_t n = strlen(s);
+    jout_raw(out, "\"", 1);
     if (*mask_this && s[0] != '-') {
         *mask_this = 0;
-        *out_len = MASK_LEN;
-        return MASK;
+        jout_raw(out, MASK "\"", MASK_LEN + 1);
+        return;
     }
     *mask_this = 0;
     /* [-[-]]KEY=VALUE or KEY:VALUE: KEY is a run of [A-Za-z0-9_.-], VALUE not empty. */
@@ -701,21 +849,16 @@ redact_arg(struct scratch *a, struct scratch *b, size_t len, int *mask_this, siz
     while (k < n && in_cls(CLS_KEY, (unsigned char)s[k]))
         k++;
     if (k > 0 && (s[k] == '=' || s[k] == ':') && s[k + 1] && key_is_secret(s, k)) {
-        memcpy(s + k + 1, MASK, MASK_LEN + 1); /* fits: the value had >= 1 byte, a holds 4n + 17 */
-        *out_len = k + 1 + MASK_LEN;
-        return s;
+        jout_text(out, s, k + 1);
+        jout_raw(out, MASK "\"", MASK_LEN + 1);
+        return;
     }
     /* -KEY or --KEY alone: the next argument is its value. */
     size_t d = s[0] == '-' ? (s[1] == '-' ? 2 : 1) : 0;
     if (d && s[d] && k == n && key_is_secret(s + d, k - d))
         *mask_this = 1;
-    if (scratch_grow(b, n + 1, 0))
-        return NULL;
-    size_t t = mask_tokens(s, n, b->p);
-    if (scratch_grow(a, url_out_max(t), 0))
-        return NULL;
-    *out_len = mask_url_passwords(b->p, t, a->p);
-    return a->p;
+    put_masking_url_passwords(out, s, mask_tokens(s, n));
+    jout_raw(out, "\"", 1);
 }
 
 char *
@@ -724,36 +867,37 @@ export_redact_argv(const char *argv_json)
     if (!argv_json)
         return NULL;
     struct jin j = {.s = argv_json, .n = strlen(argv_json)};
-    struct scratch a = {0}, b = {0}, out = {0};
+    struct jout out = {0};
+    struct decoded *d = NULL;
     char *ret = NULL;
-    size_t o = 0;
     skip_ws(&j);
-    if (argv_json[j.i] != '[' || scratch_grow(&b, j.n + 1, 0) || scratch_grow(&out, j.n + 3, 1))
+    if (argv_json[j.i] != '[')
         goto out;
     j.i++;
-    out.p[o++] = '[';
+    /* The sanitized form of any argument fits: at most 4 bytes per byte of the text. */
+    d = calloc(1, sizeof(*d));
+    if (!d || j.n > (SIZE_MAX - 17) / 4)
+        goto out;
+    d->cap = 4 * (j.n - j.i) + 17;
+    d->out = malloc(d->cap);
+    if (!d->out)
+        goto out;
+    jout_raw(&out, "[", 1);
     skip_ws(&j);
     if (argv_json[j.i] == ']') {
         j.i++;
     } else {
         int mask_this = 0;
         for (;;) {
-            size_t len = 0, n;
+            d->len = d->n = 0;
+            d->ended = 0;
             skip_ws(&j);
-            if (argv_json[j.i] == '"') {
-                if (scratch_grow(&b, j.n - j.i + 1, 0) || read_string(&j, b.p, &len))
-                    goto out;
-            } else {
-                if (skip_value(&j))
-                    goto out;
-                b.p[0] = '\0'; /* json_each() gave a value that is not text as "" */
-            }
-            const char *r = redact_arg(&a, &b, len, &mask_this, &n);
-            if (!r || n > (SIZE_MAX - o - 8) / 6 || scratch_grow(&out, o + 6 * n + 8, 1))
+            if (argv_json[j.i] == '"' ? read_string(&j, d) : skip_value(&j))
                 goto out;
-            if (o > 1)
-                out.p[o++] = ',';
-            o = put_json_string(out.p, o, r, n);
+            d->out[d->len] = '\0'; /* a value that is not text is "", as json_each() gave it */
+            if (out.len > 1)
+                jout_raw(&out, ",", 1);
+            put_redacted(&out, d->out, d->len, &mask_this);
             skip_ws(&j);
             char c = argv_json[j.i++];
             if (c == ']')
@@ -764,14 +908,16 @@ export_redact_argv(const char *argv_json)
     }
     skip_ws(&j);
     if (j.i != j.n)
-        goto out; /* more than one value */
-    out.p[o++] = ']';
-    out.p[o] = '\0';
-    ret = out.p;
-    out.p = NULL;
+        goto out;           /* more than one value */
+    jout_raw(&out, "]", 2); /* with the NUL */
+    if (out.oom)
+        goto out;
+    ret = out.b.p;
+    out.b.p = NULL;
 out:
-    free(a.p);
-    free(b.p);
-    free(out.p);
+    free(out.b.p);
+    if (d)
+        free(d->out);
+    free(d);
     return ret; /* owned by the caller */
 }

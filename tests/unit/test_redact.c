@@ -115,6 +115,16 @@ static const char *const pieces[] = {
     "\xf0\x9f\x98\x80",
     "\x7f",
     "%",
+    /* Whole tokens and URLs, so that matches follow failures in one argument. */
+    "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4",
+    "eyJ0123456789",
+    "ghp_0123456789abcdefghijABCDEF",
+    "github_pat_0123456789_abcdefghij",
+    "glpat-0123456789abcdefghij",
+    "xoxb-0123456789",
+    "AKIAABCDEFGHIJKLMNOP",
+    "sk-0123456789abcdefghijk",
+    "https://u:pw@h/x",
 };
 
 /* A random argument: pieces, runs of one character class, random bytes. */
@@ -437,6 +447,21 @@ test_redact_long_arguments(void)
             text_adds(&j, "]");
             CHECK(same_as_reference(j.p));
         }
+    }
+    /* A token right after a shape that failed, in the same argument. */
+    static const char *const after[] = {
+        "[\"eyJabc eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4\"]",
+        "[\"eyJ0123456789.x/eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4\"]",
+        "[\"eyJeyJeyJeyJeyJ.eyJeyJeyJeyJ@eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4\"]",
+        "[\"sk-short sk-0123456789abcdefghijk\"]",
+        "[\"x://a@b h://u:p@h\"]",
+    };
+    for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+        char *got = export_redact_argv(after[i]);
+        CHECK(got && strstr(got, "***") && !strstr(got, "SflKx") && !strstr(got, "hijk\"") &&
+              !strstr(got, ":p@"));
+        CHECK(same_as_reference(after[i]));
+        free(got);
     }
     /* The key is read to 255 bytes, as before. */
     for (size_t pad = 240; pad < 260; pad++) {
