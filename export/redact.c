@@ -367,11 +367,16 @@ put_escaped(char *o, const char *s, size_t n)
                 continue;
             }
         }
-        unsigned char c = (unsigned char)s[i++];
-        if (!is_json_special(c)) {
-            *o++ = (char)c;
+        /* One of the next eight needs an escape: bytes up to it, then it. */
+        for (size_t stop = i + 8 < n ? i + 8 : n;
+             i < stop && !is_json_special((unsigned char)s[i]);)
+            *o++ = s[i++];
+        if (i == n)
+            break;
+        unsigned char c = (unsigned char)s[i];
+        if (!is_json_special(c))
             continue;
-        }
+        i++;
         const char *e = c == '"'    ? "\\\""
                         : c == '\\' ? "\\\\"
                         : c == '\b' ? "\\b"
@@ -531,20 +536,22 @@ skip_ws(struct jin *j)
         j->i++;
 }
 
-/* The four hex digits at s as a number, or -1. */
+/* A hex digit's value plus one; 0 for any other byte (NUL included). */
+static const unsigned char hex_plus1[256] = {
+    ['0'] = 1, 2,  3,  4,  5,  6,          7,  8,  9,  10, ['a'] = 11,
+    12,        13, 14, 15, 16, ['A'] = 11, 12, 13, 14, 15, 16,
+};
+
+/* The four hex digits at s as a number, or -1 (the first non-digit stops, so a NUL does). */
 static long
 hex4(const char *s)
 {
     long v = 0;
     for (int k = 0; k < 4; k++) {
-        unsigned char c = (unsigned char)s[k];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0)
+        unsigned d = hex_plus1[(unsigned char)s[k]];
+        if (!d)
             return -1;
-        v = v << 4 | d;
+        v = v << 4 | (long)(d - 1);
     }
     return v;
 }
@@ -649,8 +656,10 @@ decoded_add_cp(struct decoded *d, uint32_t cp)
         d->ended = 1;
         return;
     }
-    char b[4];
-    decoded_add(d, b, put_utf8(b, cp));
+    /* d->n < CHUNK here, and c has 8 bytes beyond CHUNK. */
+    d->n += put_utf8(d->c + d->n, cp);
+    if (d->n >= CHUNK)
+        decoded_flush(d, 0);
 }
 
 /*
