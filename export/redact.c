@@ -675,8 +675,15 @@ read_string(struct jin *j, struct decoded *d)
     size_t i = j->i + 1;
     for (;;) {
         size_t run = json_plain_run(s + i, j->n - i);
-        if (d)
+        if (d && !d->ended && run <= 8 && i + 8 <= j->n && d->n + 8 <= CHUNK) {
+            /* A short run between escapes: a fixed-size copy is a move, not a call. */
+            memcpy(d->c + d->n, s + i, 8);
+            d->n += run;
+            if (d->n >= CHUNK)
+                decoded_flush(d, 0);
+        } else if (d) {
             decoded_add(d, s + i, run);
+        }
         i += run;
         if (s[i] == '"')
             break;

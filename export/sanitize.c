@@ -149,6 +149,8 @@ has_below(uint64_t v, unsigned b)
 static size_t
 printable_run(const unsigned char *s, size_t n)
 {
+    if (n == 0 || s[0] < 0x20 || s[0] >= 0x7f)
+        return 0; /* between two escapes */
     size_t k = 0;
     for (; k + 8 <= n; k += 8) {
         uint64_t v;
@@ -170,7 +172,7 @@ sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t out = 0, mark = 0, i = 0;
-    char piece[16];
+    char piece[16] = {0};
     while (i < slen) {
         /*
          * Fast path: printable ASCII is its own piece, one byte each; copy
@@ -204,7 +206,11 @@ sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
             memcpy(dst + mark, ELLIPSIS, ELLIPSIS_LEN);
             return mark + ELLIPSIS_LEN;
         }
-        memcpy(dst + out, piece, k);
+        /* A piece is at most 8 bytes: a fixed-size copy is a move, not a call. */
+        if (out + sizeof(uint64_t) <= cap)
+            memcpy(dst + out, piece, sizeof(uint64_t));
+        else
+            memcpy(dst + out, piece, k);
         out += k;
         i += used;
         if (out + ELLIPSIS_LEN <= cap)
