@@ -595,12 +595,12 @@ put_utf8(char *out, uint32_t cp)
 #define CHUNK 4096
 
 struct decoded {
-    char *out;         /* the sanitized text: out[0..len), room for 4 * decoded + 17 bytes */
-    size_t len;        /* bytes in out */
-    size_t cap;        /* bytes allocated for out */
+    struct scratch out; /* the sanitized text: out.p[0..len), grown as it comes */
+    size_t len;
     char c[CHUNK + 8]; /* decoded, not yet sanitized: c[0..n) */
     size_t n;
     int ended; /* a \u0000 was read: the rest is dropped, as the C string ended there */
+    int oom;   /* out could not grow: the text is incomplete */
 };
 
 /*
@@ -624,8 +624,13 @@ decoded_flush(struct decoded *d, int last)
     size_t nrest = d->n - cut;
     memcpy(rest, d->c + cut, nrest);
     d->c[cut] = '\0';
-    sanitize_into(d->out + d->len, d->cap - d->len, d->c);
-    d->len += strlen(d->out + d->len);
+    /* At most 4 bytes out per byte in (a C1 control: 2 in, 8 out), and a NUL. */
+    if (d->oom || scratch_grow(&d->out, d->len + 4 * cut + 17, 1)) {
+        d->oom = 1;
+    } else {
+        sanitize_into(d->out.p + d->len, d->out.cap - d->len, d->c);
+        d->len += strlen(d->out.p + d->len);
+    }
     memcpy(d->c, rest, nrest);
     d->n = nrest;
 }
@@ -664,9 +669,8 @@ decoded_add_cp(struct decoded *d, uint32_t cp)
 
 /*
  * Read the JSON string at s[i] == '"'. With d, decode it and sanitize it
- * into d->out (which has room for four times the rest of the text: a
- * string never decodes longer than it is written). Returns 0, or -1 when
- * it is malformed.
+ * into d->out, NUL-terminated. Returns 0, or -1 when it is malformed (or
+ * d->out could not grow).
  */
 static int
 read_string(struct jin *j, struct decoded *d)
@@ -735,7 +739,9 @@ read_string(struct jin *j, struct decoded *d)
     j->i = i + 1;
     if (d) {
         decoded_flush(d, 1);
-        d->out[d->len] = '\0';
+        if (d->oom)
+            return -1;
+        d->out.p[d->len] = '\0';
     }
     return 0;
 }
@@ -890,13 +896,8 @@ export_redact_argv(const char *argv_json)
     if (argv_json[j.i] != '[')
         goto out;
     j.i++;
-    /* The sanitized form of any argument fits: at most 4 bytes per byte of the text. */
     d = calloc(1, sizeof(*d));
-    if (!d || j.n > (SIZE_MAX - 17) / 4)
-        goto out;
-    d->cap = 4 * (j.n - j.i) + 17;
-    d->out = malloc(d->cap);
-    if (!d->out)
+    if (!d || scratch_grow(&d->out, 64, 0))
         goto out;
     jout_raw(&out, "[", 1);
     skip_ws(&j);
@@ -910,10 +911,10 @@ export_redact_argv(const char *argv_json)
             skip_ws(&j);
             if (argv_json[j.i] == '"' ? read_string(&j, d) : skip_value(&j))
                 goto out;
-            d->out[d->len] = '\0'; /* a value that is not text is "", as json_each() gave it */
+            d->out.p[d->len] = '\0'; /* a value that is not text is "", as json_each() gave it */
             if (out.len > 1)
                 jout_raw(&out, ",", 1);
-            put_redacted(&out, d->out, d->len, &mask_this);
+            put_redacted(&out, d->out.p, d->len, &mask_this);
             skip_ws(&j);
             char c = argv_json[j.i++];
             if (c == ']')
@@ -928,12 +929,15 @@ export_redact_argv(const char *argv_json)
     jout_raw(&out, "]", 2); /* with the NUL */
     if (out.oom)
         goto out;
-    ret = out.b.p;
+    /* The writers made room for six bytes out per byte in; give back the rest. */
+    ret = realloc(out.b.p, out.len);
+    if (!ret)
+        ret = out.b.p;
     out.b.p = NULL;
 out:
     free(out.b.p);
     if (d)
-        free(d->out);
+        free(d->out.p);
     free(d);
     return ret; /* owned by the caller */
 }
