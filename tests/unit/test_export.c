@@ -918,6 +918,8 @@ test_export_html_page(void)
     xmlFreeDoc(d);
     free(out);
     sqlite3_close(db);
+}
+
 /* The TUI's before/after views get the pairing `gpuhier diff` prints (t470 checks the text). */
 static void
 test_export_diff_compute(void)
