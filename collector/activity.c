@@ -131,7 +131,7 @@ flusher_main(void *arg)
             atomic_store(&A.urgent_done, 1);
             break;
         }
-        rangeprof_flush();
+        engine_flush();
         if (atomic_load(&A.activity_on))
             gh.cuptiActivityFlushAll(flag);
     }

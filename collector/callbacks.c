@@ -171,7 +171,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         const char *why = NULL;
         /* each engine's set-up before the program's first kernel (GPUHIER_DIAG_PREWARM) */
         if (!opt.trace_only && !capturing)
-            rangeprof_prepare(cb->context);
+            engine_prepare(cb->context);
         /* no driver call inside a capture: it could be one the capture mode forbids */
         if (!capturing && !atomic_load_explicit(&C.stack_limit, memory_order_relaxed))
             note_stack_limit();
@@ -356,7 +356,7 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
         /* Graph kernels have no launch callback: never let them run under an enabled profiler. */
         if (enter && atomic_load(&C.captures_drv) <= 0 && atomic_load(&C.captures_rt) <= 0)
-            rangeprof_graph_launch();
+            engine_graph_launch();
         break;
     default:
         break;
@@ -421,7 +421,7 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         break;
     }
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
-        rangeprof_context_destroying(rd->context);
+        engine_context_destroying(rd->context);
         writer_wake();
         break;
     case CUPTI_CBID_RESOURCE_MODULE_LOADED: {

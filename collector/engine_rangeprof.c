@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine_rangeprof: the range-profiler counter engine.
+ * engine_rangeprof: the range profiler, a counter engine (engine.h).
  *
  * A launch the sampler gives it is profiled with CUPTI's range profiler
  * (auto range, kernel replay): enable on the launch's context, configure
@@ -45,7 +45,7 @@
 static struct {
     /* prof_lock is held from a sampled launch's ENTER to its EXIT. */
     pthread_mutex_t prof_lock;
-    atomic_int prof_busy;
+    atomic_int prof_busy;    /* a profiled launch holds prof_lock (its ENTER to its EXIT) */
     atomic_int prof_enabled; /* a range profiler object is enabled (prof_obj) */
     /*
      * CUPTI_ERROR_HARDWARE_BUSY is transient (prof_busy_refused): sampled
@@ -701,28 +701,28 @@ prof_prewarm(CUcontext ctx)
     pthread_mutex_unlock(&R.prof_lock);
 }
 
-/* ------------------------------------------------------------ the launch path's calls */
+/* ------------------------------------------------------------ the engine */
 
-void
+static void
 rangeprof_prepare(CUcontext ctx)
 {
     if (opt.prewarm && !atomic_exchange(&R.prewarmed, 1))
         prof_prewarm(ctx);
 }
 
-int
+static int
 rangeprof_deferring(void)
 {
     return backing_off();
 }
 
-int
+static int
 rangeprof_available(void)
 {
     return !limited();
 }
 
-int
+static int
 rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
 {
     pthread_mutex_lock(&R.prof_lock);
@@ -745,7 +745,7 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
     return rc;
 }
 
-void
+static void
 rangeprof_launch_end(int launch_ok)
 {
     prof_finish(launch_ok);
@@ -754,7 +754,7 @@ rangeprof_launch_end(int launch_ok)
     pthread_mutex_unlock(&R.prof_lock);
 }
 
-void
+static void
 rangeprof_launch_other(int capturing)
 {
     if (atomic_load(&R.prof_enabled) && !capturing && !opt.keep_enabled && !lazy_keeps_enabled()) {
@@ -780,13 +780,13 @@ rangeprof_launch_other(int capturing)
     }
 }
 
-void
+static void
 rangeprof_launch_deferred(void)
 {
     atomic_fetch_add_explicit(&R.busy_deferred, 1, memory_order_relaxed);
 }
 
-void
+static void
 rangeprof_graph_launch(void)
 {
     if (atomic_load(&R.prof_enabled)) {
@@ -796,7 +796,7 @@ rangeprof_graph_launch(void)
     }
 }
 
-void
+static void
 rangeprof_context_destroying(CUcontext ctx)
 {
     pthread_mutex_lock(&R.prof_lock);
@@ -806,15 +806,9 @@ rangeprof_context_destroying(CUcontext ctx)
     pthread_mutex_unlock(&R.prof_lock);
 }
 
-void
-rangeprof_flush(void)
-{
-    lazy_disable_if_idle();
-}
-
 /* ------------------------------------------------------------ exit */
 
-void
+static void
 rangeprof_exit_stop(void)
 {
     /* Another thread may be inside a profiled launch: wait a little, never forever. */
@@ -830,7 +824,7 @@ rangeprof_exit_stop(void)
     }
 }
 
-void
+static void
 rangeprof_exit_notes(void)
 {
     long busy = atomic_load(&R.busy_attempts);
@@ -859,7 +853,7 @@ rangeprof_exit_notes(void)
     }
 }
 
-void
+static void
 rangeprof_stats(struct engine_stats *s)
 {
     s->profiling_ns += atomic_load(&R.profiling_ns);
@@ -867,3 +861,19 @@ rangeprof_stats(struct engine_stats *s)
     if (R.max_passes > s->max_passes)
         s->max_passes = R.max_passes;
 }
+
+const struct counter_engine engine_rangeprof = {
+    .prepare = rangeprof_prepare,
+    .deferring = rangeprof_deferring,
+    .available = rangeprof_available,
+    .launch_begin = rangeprof_launch_begin,
+    .launch_end = rangeprof_launch_end,
+    .launch_other = rangeprof_launch_other,
+    .launch_deferred = rangeprof_launch_deferred,
+    .graph_launch = rangeprof_graph_launch,
+    .context_destroying = rangeprof_context_destroying,
+    .flush = lazy_disable_if_idle,
+    .exit_stop = rangeprof_exit_stop,
+    .exit_notes = rangeprof_exit_notes,
+    .stats = rangeprof_stats,
+};

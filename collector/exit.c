@@ -51,8 +51,8 @@ say_end(void)
     /* records the writer could not write after its first failure count as dropped */
     uint64_t dropped = s.dropped + s.ranges_dropped + s.lost_after_error;
     char line[8192];
-    struct engine_stats e = {0};
-    rangeprof_stats(&e);
+    struct engine_stats e;
+    engine_stats(&e);
     snprintf(line, sizeof(line), "end\t%ld\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%lld\n",
              (long)collector_pid(), collector_path(), (unsigned long long)s.launches,
              (unsigned long long)s.profiled, (unsigned long long)skipped,
@@ -85,8 +85,9 @@ wait_flag(atomic_int *flag, int ms)
  *      the runtime's own teardown) return at once;
  *   2. the flusher is joined before anything else touches CUPTI, so no
  *      thread of ours is inside CUPTI while it or nvperf tear down;
- *   3. the range profiler is disabled from this thread with its context
- *      made current (exit() may be called by a thread that never used CUDA);
+ *   3. the counter engines stop (engine_exit_stop()): the range profiler is
+ *      disabled from this thread with its context made current (exit() may
+ *      be called by a thread that never used CUDA);
  *   4. a forced flush, then the writer drains, commits and closes.
  * finish() runs before CUPTI's and nvperf's own exit-time destructors:
  * those are registered when their state is first built, and
@@ -107,9 +108,9 @@ finish(void)
         return; /* a fatal signal is closing it */
     callbacks_set_active(0);
     stop_flusher();
-    rangeprof_exit_stop();
+    engine_exit_stop();
     flush_forced();
-    rangeprof_exit_notes();
+    engine_exit_notes();
     sampler_at_exit();
     writer_stop(1);
     say_end();
@@ -120,8 +121,9 @@ finish(void)
  * The flusher's half of a fatal signal (the dying thread waits in
  * on_death): flush CUPTI's buffers, forced (a record still incomplete
  * keeps no times), record the signal, and close the report as at exit but
- * with clean_exit = 0. The range profiler is left alone: the dying thread
- * may hold its lock, and the process is about to end.
+ * with clean_exit = 0. The counter engines are left alone (the range
+ * profiler among them): the dying thread may hold an engine's lock, and
+ * the process is about to end.
  */
 void
 die_commit(void)

@@ -4,10 +4,13 @@
  *
  * At a launch's ENTER the sampling decision (sampling.h: the options'
  * filters and mode, --profile-budget, busy counters) says whether to
- * profile it and why not; a launch it chooses is given to the range
- * profiler (engine_rangeprof.c), which starts on it and ends at its EXIT.
- * A launch whose start is refused as busy is given back to the decision,
- * so its configuration's next launch is chosen again. Under
+ * profile it and why not; a launch it chooses is given to one counter
+ * engine (engine.h), which starts on it there and ends at its EXIT, and
+ * every other engine is told the launch is not theirs. Today every chosen
+ * launch goes to the range profiler (engine_rangeprof.c; the NEEDSWORK in
+ * sampler_launch_enter() is where the instrumentation engine will plug
+ * in). A launch whose start is refused as busy is given back to the
+ * decision, so its configuration's next launch is chosen again. Under
  * --profile-budget the writer hands each traced kernel's GPU time to the
  * decision's configurations (sampler_gpu_time()).
  */
@@ -29,7 +32,8 @@ static struct {
 } S;
 
 static __thread struct sampling_launch tls_launch; /* the decided launch, for the extras request */
-static __thread int tls_served; /* the range profiler serves this thread's launch, ENTER to EXIT */
+/* the engine serving this thread's launch, from its ENTER to its EXIT; NULL: none */
+static __thread const struct counter_engine *tls_served;
 
 int
 sampler_init(const struct sampling_opts *o, char *err, size_t n)
@@ -57,13 +61,24 @@ sampler_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t blo
 }
 
 /*
- * The sampling decision of on_launch (profile mode), then the engine's
- * start: its lock is held from here to sampler_launch_exit().
+ * The sampling decision of on_launch (profile mode), then the start of the
+ * engine the launch is given to; what the engine holds (the range
+ * profiler: its lock) is held from here to sampler_launch_exit().
  */
 int
 sampler_launch_enter(const struct engine_launch *el, int capturing, const char **whyp,
                      long *config_index)
 {
+    /*
+     * NEEDSWORK: the instrumentation engine (issue 17, CUPTI SASS
+     * metrics) plugs in here when it lands: which engine a chosen launch
+     * goes to becomes a choice per launch (for example the instrumentation
+     * engine for a configuration's first launch, the range profiler for
+     * its core and extras profiles), and deferring() and available() are
+     * asked of that engine. Until then every launch the decision chooses
+     * goes to the range profiler, and nothing else is consulted.
+     */
+    const struct counter_engine *e = &engine_rangeprof;
     const char *why = NULL;
     int sample = 0, deferred = 0, served = 0;
     unsigned extras = 0;
@@ -78,17 +93,17 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         };
         double budget = S.sampling.opts.budget_pct;
         if (budget > 0) {
-            struct engine_stats st = {0};
-            rangeprof_stats(&st);
+            struct engine_stats st;
+            engine_stats(&st);
             sl.budget_slots = sampling_budget_slots(budget, st.profiling_ns,
                                                     mono_ns() - S.start_mono_ns, st.profiles);
             sl.over_budget = sl.budget_slots == 0;
         }
-        sl.counters_busy = rangeprof_deferring();
+        sl.counters_busy = e->deferring && e->deferring();
         sample = sampling_decide_ex(&S.sampling, &sl, &why, config_index, &extras) == NULL;
         deferred = sl.counters_busy && !sample && !strcmp(why, "counters_busy");
         tls_launch = sl;
-        if (sample && (!rangeprof_available() || capturing)) {
+        if (sample && ((e->available && !e->available()) || capturing)) {
             sample = 0;
             why = capturing ? "stream_capture" : "profiler_unavailable";
         }
@@ -96,9 +111,10 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         why = "profiler_unavailable";
     }
     if (sample) {
-        int rc = rangeprof_launch_begin(el, extras);
+        int rc = e->launch_begin(el, extras);
         if (rc == 0) {
-            served = tls_served = 1;
+            tls_served = e;
+            served = 1;
         } else if (rc == -EBUSY) {
             /* give the choice back: the configuration's next launch is chosen again */
             sampling_undo(&S.sampling, &tls_launch, why);
@@ -107,11 +123,10 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         } else {
             why = "profiler_unavailable";
         }
-    } else {
-        rangeprof_launch_other(capturing);
     }
-    if (deferred)
-        rangeprof_launch_deferred();
+    engine_launch_other(sample ? e : NULL, capturing);
+    if (deferred && e->launch_deferred)
+        e->launch_deferred();
     *whyp = why;
     return served;
 }
@@ -119,9 +134,10 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
 void
 sampler_launch_exit(int launch_ok)
 {
-    if (tls_served) {
-        tls_served = 0;
-        rangeprof_launch_end(launch_ok);
+    const struct counter_engine *e = tls_served;
+    if (e) {
+        tls_served = NULL;
+        e->launch_end(launch_ok);
     }
 }
 
