@@ -316,8 +316,6 @@ int
 sampling_is_comm_kernel(const struct sampling_launch *l)
 {
     static const char *const marks[] = {"ncclDevKernel_", "ncclKernel_", "nvshmemi_", "nvshmem_"};
-    if (l->is_multidevice)
-        return 1;
     for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
         if ((l->mangled && strstr(l->mangled, marks[i])) ||
             (l->demangled && strstr(l->demangled, marks[i])))

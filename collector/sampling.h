@@ -76,8 +76,6 @@ struct sampling_launch {
     const char *nvtx_path; /* NVTX ranges open on the thread, ' > '-joined, or NULL */
     int is_capturing;      /* launched while its stream (or the thread) is capturing */
     int is_graph;          /* a kernel node of a graph launch */
-    int is_multidevice;    /* launched on several devices at once
-                              (cuLaunchCooperativeKernelMultiDevice): it waits on them */
     int over_budget;       /* profiling has spent the --profile-budget so far
                               (sampling_budget_allows() said no): a launch chosen now is
                               deferred, "profile_budget" */
@@ -132,8 +130,10 @@ int64_t sampling_busy_backoff_ns(int consecutive);
 /*
  * Does this kernel wait on other ranks or devices? NCCL's collectives and
  * point-to-point kernels (names containing "ncclDevKernel_" or
- * "ncclKernel_"), NVSHMEM's own kernels ("nvshmemi_", "nvshmem_"), and
- * cooperative launches on several devices. Profiling one with kernel
+ * "ncclKernel_"), NVSHMEM's own kernels ("nvshmemi_", "nvshmem_").
+ * (Cooperative launches on several devices, cuLaunchCooperativeKernelMultiDevice,
+ * never reach the decision: the collector does not take that API as a launch
+ * to profile, only its kernels' activity records.) Profiling one with kernel
  * replay serializes it: its passes run while the peers wait, and a peer
  * that waits past its timeout (NCCL's watchdog) ends the job. Such a
  * launch is traced and not profiled ("comm_kernel") unless the kernel-name

@@ -619,9 +619,6 @@ test_sampling_comm_kernels(void)
     CHECK_STR(sampling_decide(&s, &old, &why, NULL), "comm_kernel");
     CHECK_STR(sampling_decide(&s, &shm, &why, NULL), "comm_kernel");
     CHECK(sampling_decide(&s, &coop, &why, NULL) == NULL);
-    coop.is_multidevice = 1;
-    CHECK(sampling_is_comm_kernel(&coop));
-    CHECK_STR(sampling_decide(&s, &coop, &why, NULL), "comm_kernel");
     CHECK(sampling_decide(&s, &plain, &why, NULL) == NULL);
     /* stream capture still comes first */
     nccl.is_capturing = 1;
