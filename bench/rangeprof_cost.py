@@ -24,6 +24,7 @@ Variants:
   onepass       one one-pass metric list (--metric-set none --metrics ...), kernel replay
   onepass-user  the same list with user replay (GPUHIER_DIAG_REPLAY=user): no
                 replay, no memory save/restore
+  group1-user   issue 18's one-pass group 1 (19 counters) with user replay
   trace         --mode trace (no profile), for the wall-time column
 
 Prints a Markdown table (median and p95 of each phase in ms, profiles, wall
@@ -41,6 +42,16 @@ import tempfile
 import time
 
 ONEPASS = "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,sm__cycles_active.avg"
+# issue 18's one-pass group 1 (docs/metrics.md "One-pass groups", counted offline)
+GROUP1 = ("dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
+          "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex.sum,"
+          "sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.avg,"
+          "l1tex__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum,"
+          "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum,"
+          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum,"
+          "lts__t_sectors_srcunit_tex_aperture_sysmem.sum,lts__t_sectors_aperture_sysmem.sum,"
+          "lts__t_requests_aperture_sysmem.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,"
+          "lts__d_atomic_input_cycles_active.sum,smsp__inst_executed.sum")
 PHASES = ["enable", "setup", "start", "launch", "stop+decode", "evaluate", "flush", "total"]
 LINE = re.compile(r"profiled: ranges (\d+) dropped (\d+) why (.*?); ms: (.*)$")
 
@@ -80,6 +91,8 @@ def main():
         "onepass": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog, {}),
         "onepass-user": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog,
                          {"GPUHIER_DIAG_REPLAY": "user"}),
+        "group1-user": (g + ["--metric-set", "none", "--metrics", GROUP1, "--"] + prog,
+                        {"GPUHIER_DIAG_REPLAY": "user"}),
     }
     rows = []
     native_wall = None

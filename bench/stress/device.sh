@@ -104,5 +104,27 @@ hunt)
         --deadline "${DEADLINE:-380}" \
         --title "stress table, up to ${RUNS:-200} runs, ${DEADLINE:-380} s" --out "$out/table.md" --json "$out/table.json"
     ;;
+check)
+    # after a change to the collector: its GPU tests (their files under
+    # /tmp, the logs here), the stress rows round by round until DEADLINE,
+    # and what a profile of issue 18's one-pass group 1 costs
+    export GPUHIER_SOURCE_DIR=$PWD GPUHIER_BINARY_DIR=$PWD/.stage
+    for t in t151-collector-quick t150-collector t175-nvtx-torch; do
+        OUT=/tmp/gpu-tests timeout 200 sh tests/gpu/$t.sh > "$out/$t.log" 2>&1
+        echo "$t: status $?; $(grep -c '^ok' "$out/$t.log") ok, $(grep -c '^FAIL' "$out/$t.log") FAIL"
+        grep '^FAIL' "$out/$t.log" | head -5
+    done
+    SASSPROBE_PATTERN=outer SASSPROBE_KEEP=1 OUT=/tmp/gpu-tests timeout 100 sh bench/sassprobe/test_gpu.sh > "$out/sassprobe-cases.log" 2>&1
+    echo "sassprobe-cases (outer, kept): status $?"; tail -2 "$out/sassprobe-cases.log"
+    OUT="$out" timeout 150 python3 bench/rangeprof_cost.py .stage --steps 20 --timeout 70 \
+        --variants native,group1-user,onepass-user > /dev/null 2>&1
+    grep -E "^\| (native|group1|onepass)" "$out/rangeprof_cost.md"
+    rm -f "$out"/rangeprof_cost-*.err
+    python3 $S --stage .stage --runs "${RUNS:-200}" --native-runs "${NATIVE_RUNS:-10}" --jobs "${JOBS:-16}" \
+        --rows ret,exit,thread_exit,bg,devreset,nosync,fork,exec,torch,abort,segv,term,own_abort \
+        --deadline "${DEADLINE:-170}" \
+        --title "stress rows after the collector's split, ${DEADLINE:-170} s" --out "$out/table.md" --json "$out/table.json" \
+        | grep -E "runs in|^\| [a-z_]+ \| [a-z]+ \| [0-9]+ \| [1-9]"
+    ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac
