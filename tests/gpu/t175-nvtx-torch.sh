@@ -45,6 +45,12 @@ q nvtx.db "SELECT count(*) || ' nvtx_range rows, ' || count(DISTINCT name) || ' 
 # The TUI's NVTX view, scripted.
 printf 'v\n:dump tui-nvtx.txt\n' > keys
 GPUHIER_TUI_NO_DISPLAY=1 GPUHIER_TUI_SCRIPT=keys "$bin/gpuhier" tui nvtx.db > tui.out 2>&1 || bad "tui: $(cat tui.out)"
-grep -q 'NVTX ranges' tui-nvtx.txt && grep -q '^step ' tui-nvtx.txt && ok "TUI NVTX view shows 'step'" || bad "TUI NVTX view: $(head -5 tui-nvtx.txt)"
+# The screen shows the first rows of the sorted paths ('(no range)', then
+# 'autograd::...', 'emit...'; 'step' comes later): the title's row count
+# must be the report view's, and the first row the report's first.
+rows=$(($(wc -l < nvtx.txt) - 1))
+first=$(sed -n 2p nvtx.txt | cut -c1-20)
+grep -q "NVTX ranges ($rows)" tui-nvtx.txt && grep -qF "$first" tui-nvtx.txt &&
+    ok "TUI NVTX view: $rows ranges, first '$first'" || bad "TUI NVTX view (want $rows ranges, first '$first'): $(head -3 tui-nvtx.txt)"
 [ $fail = 0 ] && echo "t175: all checks passed" || echo "t175: FAILURES"
 exit $fail
