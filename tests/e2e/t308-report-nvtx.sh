@@ -72,4 +72,21 @@ grep -qF 'evil\e]0;pwned\x07 > x\e[2J' hostile.txt || fail "hostile path not sho
 "$bin" report --raw r2.db --view nvtx > /dev/null
 "$bin" report --raw r2.db --view findings --nvtx step > /dev/null
 [ "$(cksum < r2.db)" = "$sum" ] || fail "report modified the report"
+# A profiled launch has no traced time: it counts its profile's duration
+# (seen on the H200: a short program whose every launch was profiled
+# showed 0 ns in every range).
+cp plain.db prof.db
+python3 - prof.db <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+lid = c.execute("SELECT min(id) FROM launch").fetchone()[0]
+c.execute("UPDATE launch SET nvtx_path = 'solo', start_ns = NULL, end_ns = NULL, profiled = 1 WHERE id = ?", (lid,))
+c.execute("INSERT OR IGNORE INTO metric_name(name) VALUES ('gpu__time_duration.sum')")
+mid = c.execute("SELECT id FROM metric_name WHERE name = 'gpu__time_duration.sum'").fetchone()[0]
+c.execute("DELETE FROM metric WHERE launch_id = ? AND metric_id = ?", (lid, mid))
+c.execute("INSERT INTO metric(launch_id, metric_id, value) VALUES (?, ?, 123456000)", (lid, mid))
+c.commit()
+PY
+"$bin" report --raw prof.db --view nvtx > prof.txt
+grep -q '^solo  *123 ms ' prof.txt || fail "a profiled launch's range: $(grep '^solo' prof.txt)"
 echo "t308: ok"
