@@ -239,12 +239,18 @@ golden(const char *fixture, const char *rule, const char *expected)
     int ret = 1;
     struct buf out = {0};
     char *text = read_text(fixture), *dir = NULL, *want = NULL;
-    const char *files[] = {rule};
+    /* RULE may list several rule files separated by commas (a fixture judged by a rule family). */
+    const char *files[16];
+    size_t n_files = 0;
+    char *rules = strdup(rule), *save = NULL;
+    for (char *r = strtok_r(rules, ",", &save); r && n_files < 16; r = strtok_r(NULL, ",", &save))
+        files[n_files++] = r;
     if (!text) {
         fprintf(stderr, "cannot read fixture %s\n", fixture);
+        free(rules);
         return 1;
     }
-    if (!(dir = rules_dir_with(files, 1))) {
+    if (!(dir = rules_dir_with(files, n_files))) {
         fprintf(stderr, "cannot copy %s\n", rule);
         goto out;
     }
@@ -310,6 +316,7 @@ out:
     }
     free(text);
     free(want);
+    free(rules);
     free(out.s);
     return ret;
 }
