@@ -257,6 +257,7 @@ extern int view_show_all;
 
 extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, profiles_ops,
     findings_ops, finding_ops, copies_ops, help_ops;
+extern const struct view_ops source_ops;
 
 /* A new, unloaded view of the copies of group `index` of a copies view, or NULL. */
 struct view *copies_group_view(struct view *copies, long long index);

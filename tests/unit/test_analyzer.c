@@ -3,7 +3,8 @@
  * test_analyzer: the analyzer's unit tests and its golden-test runner.
  *
  *   test_analyzer [NAME]                       unit tests (NAME filters)
- *   test_analyzer golden FIXTURE RULE EXPECTED golden test of one rule
+ *   test_analyzer golden FIXTURE RULE EXPECTED golden test of one rule (RULE: files, ','-separated)
+ *   test_analyzer mkfixture FIXTURE OUT.db     the synthetic report of a fixture, in a file
  *
  * Golden tests build synthetic reports from tests/fixtures/rule-<id>.sql
  * (rule-base.sql before each report section, rule-tail.sql after; a
@@ -1468,6 +1469,24 @@ out:
     return ret;
 }
 
+/* e2e helper: write the synthetic report of one fixture (base, FIXTURE, tail) to a file. */
+static int
+mkfixture(const char *fixture, const char *path)
+{
+    sqlite3 *db = NULL;
+    char *text = read_text(fixture);
+    int ret = 1;
+    if (!text || store_create(path, "synthetic", &db) || exec_file(db, "rule-base.sql") ||
+        store_exec(db, text) || exec_file(db, "rule-tail.sql") ||
+        store_exec(db, "PRAGMA journal_mode = DELETE"))
+        fprintf(stderr, "mkfixture %s: %s\n", fixture, text ? store_error() : "unreadable");
+    else
+        ret = 0;
+    sqlite3_close(db);
+    free(text);
+    return ret;
+}
+
 /* e2e helper: run SQL on a file (no version check) and print rows, '|'-separated. */
 static int
 run_sql(const char *path, const char *sql)
@@ -1513,6 +1532,8 @@ main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "golden"))
         return golden(argv[2], argv[3], argv[4]);
+    if (argc >= 4 && !strcmp(argv[1], "mkfixture"))
+        return mkfixture(argv[2], argv[3]);
     if (argc >= 3 && !strcmp(argv[1], "mkreport"))
         return mkreport(argv[2], !(argc >= 4 && !strcmp(argv[3], "noprofile")));
     if (argc >= 4 && !strcmp(argv[1], "sql"))

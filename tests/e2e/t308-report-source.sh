@@ -1,0 +1,47 @@
+#!/bin/sh
+# `report --view source` on the synthetic report of
+# tests/fixtures/exact-patterns.sql (exact per-instruction counts, made up):
+# worst lines first, 's'-order by line, the file's text when it is readable
+# under the run's working directory, the SASS when it is not or when the
+# cubin has no line info; a version-1 report (the demo) says it has no
+# counts. Then the worst lines in analyze's messages, the SARIF location
+# (region.startLine, a uri relative to run.cwd; a plain-text location when
+# the file is not below it) and the Markdown ticket's quoted lines.
+set -eu
+src=${GPUHIER_SOURCE_DIR:?} bin=${GPUHIER_BINARY_DIR:?}/gpuhier
+helper=${GPUHIER_BINARY_DIR}/tests/test_analyzer
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+export LC_ALL=C.UTF-8
+fail() { echo "t308: $*"; exit 1; }
+GPUHIER_SOURCE_DIR=$src "$helper" mkfixture "$src/tests/fixtures/exact-patterns.sql" r.db
+mkdir -p run/src
+"$helper" sql r.db "UPDATE run SET cwd = '$tmp/run'" > /dev/null
+printf '__global__ void\nstruct12(const Vec *s, float *out)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n\n\n    // the thread index above\n\n    out[i] = s[i].x; /* 12-byte stride */\n}\n' > run/src/struct12.cu
+# Worst lines first: line 9 carries the excess, its text is shown.
+"$bin" report r.db --view source struct12 > s.txt
+grep -q '^Sectors  *131,072 for an ideal of 65,536 (2.0' s.txt || { cat s.txt; fail "no sector totals"; }
+first=$(grep -m1 'src/struct12.cu:' s.txt)
+case $first in *'src/struct12.cu:9 '*'100.0%'*'out[i] = s[i].x; /* 12-byte stride */'*) ;; *) cat s.txt; fail "worst line is not line 9 with its text: $first" ;; esac
+grep -q 'src/struct12.cu:7 .*// the thread index above' s.txt || { cat s.txt; fail "line 7 has no text"; }
+# A file not readable here: the SASS of the line's worst instruction.
+"$bin" report r.db --view source gather > g.txt
+grep -q 'src/gather.cu:5 .*\[SASS\] LDG.E R7, desc\[UR4\]\[R4.64\]' g.txt || { cat g.txt; fail "gather: no SASS of the worst load"; }
+# No line info: one row per pc, and what the counts do not see.
+"$bin" report r.db --view source cutlass > l.txt
+grep -q '^  pc 0x200 .*LDG.E.128' l.txt || { cat l.txt; fail "library: no pc rows"; }
+grep -q '^Not seen  *65,536 LDGSTS/TMA instructions' l.txt || { cat l.txt; fail "library: unseen LDGSTS not said"; }
+# Local traffic: the local load (line 30) carries most of it.
+"$bin" report r.db --view source spill > w.txt
+[ "$(grep -o 'src/spill.cu:[0-9]*' w.txt | head -1)" = src/spill.cu:30 ] || { cat w.txt; fail "spill: worst line is not 30"; }
+# A version-1 report (the shipped demo): no counts, said in a note; the file is unchanged.
+demo=$src/demo/tk-coalesce.db
+if [ -f "$demo" ]; then
+    sum=$(cksum < "$demo")
+    "$bin" report "$demo" --view source 1 > d.txt
+    grep -q '^note: no instrumented launch of this kernel' d.txt || { cat d.txt; fail "demo: no note"; }
+    [ "$(cksum < "$demo")" = "$sum" ] || fail "the demo report changed"
+fi
+rc=0; "$bin" report r.db --view source > /dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "--view source without a name: rc $rc"
+echo "t308: ok"
