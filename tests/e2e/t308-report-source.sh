@@ -44,4 +44,32 @@ if [ -f "$demo" ]; then
 fi
 rc=0; "$bin" report r.db --view source > /dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "--view source without a name: rc $rc"
+# The worst lines in analyze's messages and the exports; gather.cu is named by a path outside run.cwd.
+"$helper" sql r.db "UPDATE source_file SET path = '/opt/elsewhere/gather.cu' WHERE path = 'src/gather.cu'" > /dev/null
+"$bin" analyze r.db --format json > a.json 2>/dev/null || "$bin" analyze r.db > /dev/null
+"$bin" export r.db --format md --one -o t.md
+grep -q 'Worst lines\\: src/struct12.cu\\:9 \\(100.0% of the excess, LDG.E R5' t.md || { cat t.md; fail "md: no worst line in the message"; }
+grep -q '^src/struct12.cu:9:     out\[i\] = s\[i\].x; /\* 12-byte stride \*/$' t.md || { cat t.md; fail "md: line 9 not quoted"; }
+! grep -q 'gather.cu:5: ' t.md || fail "md: quoted a file that is not readable here"
+# SARIF: region.startLine and a uri relative to run.cwd; the file elsewhere: a plain-text location.
+"$bin" export r.db --format sarif -o r.sarif
+python3 - r.sarif <<'PY' || fail "sarif locations"
+import json, sys
+res = json.load(open(sys.argv[1]))["runs"][0]["results"]
+by = {r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]: r for r in res}
+s = by["_Z8struct12P3VecPf"]["locations"][0]["physicalLocation"]
+assert s["artifactLocation"] == {"uri": "src/struct12.cu", "uriBaseId": "%SRCROOT%"}, s
+assert s["region"]["startLine"] == 9, s
+g = by["_Z6gatherPKfPKiPf"]["locations"][0]
+assert "physicalLocation" not in g, g
+assert g["message"]["text"].startswith("/opt/elsewhere/gather.cu:5: 100.0% of the excess"), g
+sp = by["_Z5spillPKfPf"]
+assert sp["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 28, sp
+for r in res:
+    assert "python" not in json.dumps(r["locations"]), r
+PY
+schemas=$src/../shared/schemas val=$src/tests/validators
+if [ -f "$schemas/sarif-schema-2.1.0.json" ] && [ -d "$val/node_modules/ajv-draft-04" ]; then
+    node "$val/validate-sarif.cjs" "$schemas/sarif-schema-2.1.0.json" r.sarif || fail "r.sarif is not valid SARIF 2.1.0"
+fi
 echo "t308: ok"
