@@ -28,7 +28,7 @@ grep -q 'src/struct12.cu:7 .*// the thread index above' s.txt || { cat s.txt; fa
 "$bin" report r.db --view source gather > g.txt
 grep -q 'src/gather.cu:5 .*\[SASS\] LDG.E R7, desc\[UR4\]\[R4.64\]' g.txt || { cat g.txt; fail "gather: no SASS of the worst load"; }
 # No line info: one row per pc, and what the counts do not see.
-"$bin" report r.db --view source cutlass > l.txt
+"$bin" report r.db --view source 6 > l.txt
 grep -q '^  pc 0x200 .*LDG.E.128' l.txt || { cat l.txt; fail "library: no pc rows"; }
 grep -q '^Not seen  *65,536 LDGSTS/TMA instructions' l.txt || { cat l.txt; fail "library: unseen LDGSTS not said"; }
 # Local traffic: the local load (line 30) carries most of it.
