@@ -770,43 +770,43 @@ FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.
 -- inst_executed), thread instructions, 32-byte sectors (`_sectors`),
 -- shared-memory wavefronts (`_wavefronts`). Load and store sectors are
 -- told apart by the instruction: a pc that executed global loads is a
--- load (LDG), one that executed global stores a store (STG).
+-- load (LDG), one that executed global stores a store (STG). Metrics are
+-- matched by id (one lookup of each name), not by name per row, and
+-- summed in inst_count's key order (no sort).
 CREATE VIEW v_inst AS
 WITH src AS (
     SELECT config_id, MIN(launch_id) AS launch_id FROM inst_launch GROUP BY config_id
 ),
 p AS (
-    SELECT s.config_id, il.kernel_id, s.launch_id, c.function_id, c.pc,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed' THEN c.value END) AS inst_executed,
-           SUM(CASE WHEN n.name = 'smsp__sass_thread_inst_executed' THEN c.value END) AS thread_inst_executed,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_global_ld' THEN c.value END) AS gld_inst,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_global_st' THEN c.value END) AS gst_inst,
-           SUM(CASE WHEN n.name = 'smsp__sass_sectors_mem_global' THEN c.value END) AS global_sectors,
-           SUM(CASE WHEN n.name = 'smsp__sass_sectors_mem_global_ideal' THEN c.value END) AS global_sectors_ideal,
-           SUM(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global' THEN c.value END) AS global_bytes,
-           SUM(CASE WHEN n.name IN ('smsp__sass_inst_executed_op_shared_ld', 'smsp__sass_inst_executed_op_shared_st')
+    SELECT c.launch_id, c.function_id, c.pc,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed') THEN c.value END) AS inst_executed,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_thread_inst_executed') THEN c.value END) AS thread_inst_executed,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_global_ld') THEN c.value END) AS gld_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_global_st') THEN c.value END) AS gst_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global') THEN c.value END) AS global_sectors,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global_ideal') THEN c.value END) AS global_sectors_ideal,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_data_bytes_mem_global') THEN c.value END) AS global_bytes,
+           SUM(CASE WHEN c.metric_id IN (SELECT id FROM metric_name WHERE name IN ('smsp__sass_inst_executed_op_shared_ld', 'smsp__sass_inst_executed_op_shared_st'))
                     THEN c.value END) AS shared_inst,
-           SUM(CASE WHEN n.name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared' THEN c.value END) AS shared_wavefronts,
-           SUM(CASE WHEN n.name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal' THEN c.value END) AS shared_wavefronts_ideal,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_local_ld' THEN c.value END) AS lld_inst,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_local_st' THEN c.value END) AS lst_inst,
-           SUM(CASE WHEN n.name = 'smsp__sass_sectors_mem_local' THEN c.value END) AS local_sectors,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_8b' THEN c.value END) AS mem_8b,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_16b' THEN c.value END) AS mem_16b,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_32b' THEN c.value END) AS mem_32b,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_64b' THEN c.value END) AS mem_64b,
-           SUM(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_128b' THEN c.value END) AS mem_128b,
-           SUM(CASE WHEN n.name IN ('smsp__sass_inst_executed_op_ldgsts', 'smsp__sass_inst_executed_op_tma')
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared') THEN c.value END) AS shared_wavefronts,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal') THEN c.value END) AS shared_wavefronts_ideal,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_local_ld') THEN c.value END) AS lld_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_local_st') THEN c.value END) AS lst_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_local') THEN c.value END) AS local_sectors,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_8b') THEN c.value END) AS mem_8b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_16b') THEN c.value END) AS mem_16b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_32b') THEN c.value END) AS mem_32b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_64b') THEN c.value END) AS mem_64b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_128b') THEN c.value END) AS mem_128b,
+           SUM(CASE WHEN c.metric_id IN (SELECT id FROM metric_name WHERE name IN ('smsp__sass_inst_executed_op_ldgsts', 'smsp__sass_inst_executed_op_tma'))
                     THEN c.value END) AS async_inst,
-           SUM(CASE WHEN n.name = 'smsp__sass_branch_targets' THEN c.value END) AS branch_targets,
-           SUM(CASE WHEN n.name = 'smsp__sass_branch_targets_threads_divergent' THEN c.value END) AS branch_targets_divergent
-    FROM src s
-    JOIN inst_launch il ON il.launch_id = s.launch_id
-    JOIN inst_count c ON c.launch_id = s.launch_id
-    JOIN metric_name n ON n.id = c.metric_id
-    GROUP BY s.launch_id, c.function_id, c.pc
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets') THEN c.value END) AS branch_targets,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets_threads_divergent') THEN c.value END) AS branch_targets_divergent
+    FROM inst_count c
+    WHERE c.launch_id IN (SELECT launch_id FROM src)
+    GROUP BY c.launch_id, c.function_id, c.pc -- the primary key's order: no sort
 )
-SELECT p.config_id, p.kernel_id, p.launch_id, p.function_id,
+SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
        f.name AS function,            -- mangled function (sass_function.name)
        p.pc,                          -- byte offset in the function
        sf.path AS file, sl.line,      -- source line, NULL without line info
@@ -846,6 +846,7 @@ SELECT p.config_id, p.kernel_id, p.launch_id, p.function_id,
        COALESCE(p.branch_targets, 0) AS branch_targets,
        COALESCE(p.branch_targets_divergent, 0) AS branch_targets_divergent -- branch targets taken by part of a warp
 FROM p
+JOIN inst_launch il ON il.launch_id = p.launch_id
 JOIN sass_function f ON f.id = p.function_id
 LEFT JOIN sass_line sl ON sl.function_id = p.function_id AND sl.pc = p.pc
 LEFT JOIN source_file sf ON sf.id = sl.file_id;
