@@ -42,6 +42,15 @@ if [ -f "$demo" ]; then
     grep -q '^note: no instrumented launch of this kernel' d.txt || { cat d.txt; fail "demo: no note"; }
     [ "$(cksum < "$demo")" = "$sum" ] || fail "the demo report changed"
 fi
+# A report names files; it never makes a reader print one outside the current or the run's directory.
+cp r.db hostile.db
+"$helper" sql hostile.db "UPDATE source_file SET path = '/etc/passwd' WHERE path = 'src/rowdot.cu';
+  UPDATE source_file SET path = 'src/../../../../../../etc/passwd' WHERE path = 'src/gather.cu'" > /dev/null
+(cd run && "$bin" report ../hostile.db --view source rowdot; "$bin" report ../hostile.db --view source gather) > h.txt
+grep -q '\[SASS\] LDG.E R9' h.txt || { cat h.txt; fail "hostile: no SASS instead of the file"; }
+! grep -q 'root:' h.txt || fail "hostile: a file outside the directories was printed"
+(cd run && "$bin" export ../hostile.db --format md --one) > h.md
+! grep -q 'root:' h.md || fail "hostile: the ticket quoted a file outside the directories"
 rc=0; "$bin" report r.db --view source > /dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "--view source without a name: rc $rc"
 # The worst lines in analyze's messages and the exports; gather.cu is named by a path outside run.cwd.
