@@ -82,17 +82,18 @@ usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: gpuhier export report.db [--format md|json|csv|sarif|junit] [-o FILE|DIR/] [-f]\n"
-        "                      [--rule ID] [--kernel REGEX] [--min-severity SEV] [--top N]\n"
+        "usage: gpuhier export report.db [--format md|json|csv|sarif|junit|html] [-o FILE|DIR/]\n"
+        "                      [-f] [--rule ID] [--kernel REGEX] [--min-severity SEV] [--top N]\n"
         "                      [--all] [--one] [--no-redact] [--raw] [--rules DIR]\n"
-        "  --format F         md (default): one ticket per finding; json, csv, sarif, junit\n"
+        "  --format F         md (default): one ticket per finding; json, csv, sarif, junit;\n"
+        "                     html: one self-contained page with charts\n"
         "  -o FILE            write to FILE instead of standard output (-f to overwrite)\n"
         "  -o DIR/            md: one ticket file per finding in DIR (created if missing)\n"
         "  --rule ID          only findings of this rule\n"
         "  --kernel REGEX     only kernels whose demangled name matches (POSIX extended)\n"
         "  --min-severity S   note, warning (default), error; junit: the failure threshold "
         "(default warning)\n"
-        "  --all              every finding, notes with no time lost included\n"
+        "  --all              md, html: every finding, notes with no time lost included\n"
         "  --top N            only the N highest-ranked findings\n"
         "  --one              md: all findings in one document\n"
         "  --no-redact        keep secret-looking values of the command line and environment\n"
@@ -252,12 +253,12 @@ cmd_export(int argc, const char **argv)
         usage(stderr);
         return GH_EXIT_USAGE;
     }
-    static const char *fmts[] = {"md", "markdown", "json", "csv", "sarif", "junit"};
+    static const char *fmts[] = {"md", "markdown", "json", "csv", "sarif", "junit", "html"};
     int known = 0;
     for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
         known |= !strcmp(o.format, fmts[i]);
     if (!known) {
-        error("unknown format '%s' (md, json, csv, sarif, junit)", o.format);
+        error("unknown format '%s' (md, json, csv, sarif, junit, html)", o.format);
         return GH_EXIT_USAGE;
     }
     if (min_set && !is_severity(o.min_severity)) {

@@ -27,7 +27,7 @@ static const struct cmd_struct commands[] = {
     {"analyze", cmd_analyze, "apply the rules, print ranked findings"},
     {"tui", cmd_tui, "browse a report in the terminal"},
     {"report", cmd_report, "the TUI's views as plain text"},
-    {"export", cmd_export, "findings for tickets: md, json, csv, sarif, junit"},
+    {"export", cmd_export, "findings for tickets: md, json, csv, sarif, junit, html"},
     {"check", cmd_check, "exit non-zero for CI when findings reach a severity"},
     {"diff", cmd_diff, "compare two reports: did the fix work"},
     {"rules", cmd_rules, "list the rule set, or explain one rule"},

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <cuda.h>
 #include <cupti.h>
@@ -202,10 +203,28 @@ struct gh_api {
 /* Filled by collector.c once CUPTI and libcuda are open; zero before. */
 extern struct gh_api gh;
 
+/* ------------------------------------------------------------- the process */
+
+/*
+ * What collector.c's initialize() settled, for the files that close the
+ * report (exit.c): whether it got the writer running (set once, never
+ * cleared), the pid that initialized (a forked child has another), the
+ * report's absolute path ("" before the claim). Any thread.
+ */
+int collector_initialized(void);
+pid_t collector_pid(void);
+const char *collector_path(void);
+
+/*
+ * Appends `line` to GPUHIER_SESSION_FILE (nothing when unset), with
+ * SIGXFSZ blocked: RLIMIT_FSIZE never kills the program for it.
+ */
+void session_line(const char *line);
+
 /* ------------------------------------------------------------- callbacks */
 
 /*
- * The CUPTI callbacks collector.c enables, listed here so that a CPU test
+ * The CUPTI callbacks callbacks.c enables, listed here so that a CPU test
  * (test_collector_callbacks) checks them. Every enabled callback costs
  * CUPTI's dispatch (building its callback data, calling us) on every call
  * of that API, ENTER and EXIT, so only what the schema needs is enabled.
@@ -393,7 +412,7 @@ void writer_set_wake_fill(size_t n);
  * times (not the profiled launches, whose records never complete, nor
  * graph kernel nodes, which have no launch callback): the kernel's
  * mangled name, geometry and duration. --profile-budget ranks
- * configurations by it (collector.c). NULL (the default): not called.
+ * configurations by it (sampler.c). NULL (the default): not called.
  */
 typedef void (*writer_gpu_time_fn)(const char *mangled, const uint32_t grid[3],
                                    const uint32_t block[3], uint32_t dynamic_smem, int64_t ns);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fault: the GPUHIER_FAULT fault-injection list (docs/fault-injection.md),
- * read without allocation, so collector.c's fault() and a CPU test share
+ * read without allocation, so notes.c's fault() and a CPU test share
  * one parser.
  *
  *   GPUHIER_FAULT=<site>:<error>[:<n>][,<site>:<error>[:<n>]...]

@@ -661,3 +661,197 @@ metrics_hosts_release(struct metrics_hosts *c)
     free(c->added);
     memset(c, 0, sizeof *c);
 }
+
+/* ------------------------------------------------------ one-pass groups */
+
+/*
+ * The state counters the rules need (issue 18 point 1), each bundle with
+ * the denominators of its ratios. Pattern counters (instructions,
+ * sectors, wavefronts, local traffic) depend only on the code: they are
+ * the instrumentation engine's (issue 17), not here.
+ */
+static const char *const b_dram[] = {
+    "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex.sum"};
+static const char *const b_occupancy[] = {"sm__warps_active.avg.pct_of_peak_sustained_active",
+                                          "sm__cycles_active.avg"};
+/*
+ * An L2 hit rate has no one-pass form on GH100: every tag-lookup counter
+ * (lts__t_sectors_lookup_hit/_miss, their srcunit_tex forms, the
+ * lts__t_sector_hit_rate ratio) takes a second pass beside any other
+ * lts__t_sectors counter, hits beside misses included (counted offline,
+ * tests/unit/test_metrics.c). So hits and misses are two bundles, and
+ * the rate is spread over two launches of the configuration.
+ */
+static const char *const b_l2_hit[] = {"lts__t_sectors_lookup_hit.sum"};
+static const char *const b_l2_miss[] = {"lts__t_sectors_lookup_miss.sum"};
+static const char *const b_l1[] = {"l1tex__t_sector_hit_rate.pct"};
+static const char *const b_local_miss[] = {
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"};
+static const char *const b_sysmem[] = {"lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
+                                       "lts__t_sectors_aperture_sysmem.sum",
+                                       "lts__t_requests_aperture_sysmem.sum"};
+/* TMA and LDGSTS byte counters: any two of the xbar2l1tex read counters take two passes */
+static const char *const b_tma[] = {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+                                    "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum"};
+static const char *const b_l2_to_l1[] = {"l1tex__m_xbar2l1tex_read_bytes.sum"};
+static const char *const b_ldgsts[] = {
+    "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum"};
+static const char *const b_atomic[] = {"lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum",
+                                       "lts__d_atomic_input_cycles_active.sum"};
+static const char *const b_const[] = {"idc__requests.sum", "idc__requests_lookup_miss.sum"};
+
+static const struct metrics_bundle state_bundles[] = {
+    {"device-memory bytes, the SMs' L2 sectors and the time they took (floor-distance)", b_dram,
+     N(b_dram)},
+    {"achieved occupancy and active cycles (latency-not-hidden, occupancy rules)", b_occupancy,
+     N(b_occupancy)},
+    {"L2 sector hits (l2-reread-miss; the rate's other half is the next bundle)", b_l2_hit,
+     N(b_l2_hit)},
+    {"L2 sector misses (l2-reread-miss)", b_l2_miss, N(b_l2_miss)},
+    {"L1 hit rate (reread-not-staged)", b_l1, N(b_l1)},
+    {"local-memory sectors and their L1 misses (local-memory-traffic)", b_local_miss,
+     N(b_local_miss)},
+    {"system-memory sectors and requests (host-memory-access)", b_sysmem, N(b_sysmem)},
+    {"TMA load and store bytes (floor-distance on library kernels)", b_tma, N(b_tma)},
+    {"L2-to-L1 read bytes (floor-distance on library kernels)", b_l2_to_l1, N(b_l2_to_l1)},
+    {"LDGSTS bytes through L1 (floor-distance on library kernels)", b_ldgsts, N(b_ldgsts)},
+    {"L2 atomic and reduction sectors (atomic-contention)", b_atomic, N(b_atomic)},
+    {"constant-cache requests and misses (constant-divergent)", b_const, N(b_const)},
+};
+
+const struct metrics_bundle *
+metrics_state_bundles(size_t *n)
+{
+    *n = N(state_bundles);
+    return state_bundles;
+}
+
+static int
+names_has(char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+/* names + what (deduplicated) into a fresh array; NULL on no memory */
+static char **
+names_with(char *const *names, size_t n, const char *const *what, size_t wn, size_t *out_n)
+{
+    char **l = calloc(n + wn + 1, sizeof *l);
+    if (!l)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        l[k++] = names[i];
+    for (size_t i = 0; i < wn; i++)
+        if (!names_has(l, k, what[i]))
+            l[k++] = (char *)what[i];
+    *out_n = k;
+    return l;
+}
+
+/* Passes of names + what; -1 with err */
+static int
+passes_with(const char *chip, char *const *names, size_t n, const char *const *what, size_t wn,
+            char *err, size_t errlen)
+{
+    size_t k;
+    char **l = names_with(names, n, what, wn, &k);
+    if (!l) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int p = metrics_count_passes(chip, (const char *const *)l, k, err, errlen);
+    free(l);
+    return p;
+}
+
+/* group g becomes g + what (copies the names) */
+static int
+group_add(struct metrics_packing *p, size_t g, const char *const *what, size_t wn)
+{
+    size_t k;
+    char **l = names_with(p->names[g], p->count[g], what, wn, &k);
+    if (!l)
+        return -1;
+    for (size_t i = p->count[g]; i < k; i++)
+        if (!(l[i] = strdup(l[i]))) {
+            for (size_t j = p->count[g]; j < i; j++)
+                free(l[j]);
+            free(l);
+            return -1;
+        }
+    free(p->names[g]);
+    p->names[g] = l;
+    p->count[g] = k;
+    return 0;
+}
+
+int
+metrics_pack_one_pass(const char *chip, const struct metrics_bundle *b, size_t nb,
+                      const char *const *tie, size_t ntie, struct metrics_packing *out, char *err,
+                      size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (nb > METRICS_PACK_MAX) {
+        snprintf(err, errlen, "%zu bundles, at most %d", nb, METRICS_PACK_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        int alone = metrics_count_passes(chip, b[i].names, b[i].n, err, errlen);
+        if (alone < 0)
+            goto fail;
+        out->passes_alone[i] = alone;
+        out->group_of[i] = -1;
+        if (alone != 1)
+            continue;
+        size_t g = 0;
+        for (; g < out->ngroups; g++) {
+            int p =
+                passes_with(chip, out->names[g], out->count[g], b[i].names, b[i].n, err, errlen);
+            if (p < 0)
+                goto fail;
+            if (p == 1)
+                break;
+        }
+        if (g == out->ngroups)
+            out->ngroups++;
+        if (group_add(out, g, b[i].names, b[i].n)) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+        out->group_of[i] = (int)g;
+    }
+    for (size_t g = 0; tie && g < out->ngroups; g++) {
+        int p = passes_with(chip, out->names[g], out->count[g], tie, ntie, err, errlen);
+        if (p < 0)
+            goto fail;
+        if (p == 1 && group_add(out, g, tie, ntie)) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    metrics_packing_free(out);
+    return -1;
+}
+
+void
+metrics_packing_free(struct metrics_packing *p)
+{
+    for (size_t g = 0; g < METRICS_PACK_MAX; g++) {
+        for (size_t i = 0; p->names[g] && i < p->count[g]; i++)
+            free(p->names[g][i]);
+        free(p->names[g]);
+        p->names[g] = NULL;
+        p->count[g] = 0;
+    }
+    p->ngroups = 0;
+}

@@ -167,4 +167,49 @@ void metrics_hosts_release(struct metrics_hosts *c);
 int metrics_count_passes(const char *chip, const char *const *names, size_t n, char *err,
                          size_t errlen);
 
+/*
+ * One-pass groups (issue 18, docs/metrics.md "One-pass groups"). A
+ * bundle is a set of names that must be collected on the same launch:
+ * the numerator and denominator of every ratio it serves (a hit rate's
+ * hits and misses, bytes and the duration they took). A group is what one
+ * profiled launch collects with no replay: its bundles together fit one
+ * pass. Bundles come in priority order: the first groups serve the rules
+ * whose data matters first (the floor and the tier that binds).
+ */
+struct metrics_bundle {
+    const char *what; /* what it serves, for docs and tests */
+    const char *const *names;
+    size_t n;
+};
+
+/* The state counters' bundles (those that depend on cache state and
+ * timing), in priority order. Static; never NULL. */
+const struct metrics_bundle *metrics_state_bundles(size_t *n);
+
+#define METRICS_PACK_MAX 32
+struct metrics_packing {
+    size_t ngroups;
+    int group_of[METRICS_PACK_MAX];     /* per bundle: its group, -1 when alone it needs
+                                           more than one pass (passes_alone says how many) */
+    int passes_alone[METRICS_PACK_MAX]; /* per bundle */
+    char **names[METRICS_PACK_MAX];     /* per group: its names, deduplicated, in order */
+    size_t count[METRICS_PACK_MAX];
+};
+
+/*
+ * Packs `nb` (<= METRICS_PACK_MAX) bundles into one-pass groups on `chip`,
+ * first fit in the order given, so earlier bundles land in earlier
+ * groups; then adds `tie` (the counters that tell two launches did the
+ * same work, may be NULL) to each group it still fits in one pass. Counts
+ * passes offline (metrics_count_passes(): no GPU needed for a chip this
+ * CUPTI knows). Returns 0 and fills *out (free with
+ * metrics_packing_free()), or -1 with err (a bad name, no CUPTI).
+ */
+int metrics_pack_one_pass(const char *chip, const struct metrics_bundle *b, size_t nb,
+                          const char *const *tie, size_t ntie, struct metrics_packing *out,
+                          char *err, size_t errlen);
+
+/* Frees the names of a packing; safe on a zeroed one. */
+void metrics_packing_free(struct metrics_packing *p);
+
 #endif

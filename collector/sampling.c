@@ -312,6 +312,17 @@ sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, int64
     return e ? 0 : -1;
 }
 
+int
+sampling_is_comm_kernel(const struct sampling_launch *l)
+{
+    static const char *const marks[] = {"ncclDevKernel_", "ncclKernel_", "nvshmemi_", "nvshmem_"};
+    for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+        if ((l->mangled && strstr(l->mangled, marks[i])) ||
+            (l->demangled && strstr(l->demangled, marks[i])))
+            return 1;
+    return 0;
+}
+
 const char *
 sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const char **why,
                    long *config_index, unsigned *extras)
@@ -328,6 +339,7 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
     }
     /* regexec needs no lock: compiled patterns are read-only here */
     int name_ok = name_matches(s, l);
+    int comm = sampling_is_comm_kernel(l) && !(s->has_kernel_re && name_ok);
     int nvtx_ok =
         !s->has_nvtx_re || regexec(&s->nvtx_re, l->nvtx_path ? l->nvtx_path : "", 0, NULL, 0) == 0;
 
@@ -341,6 +353,8 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
         e->launches++;
     if (l->is_graph)
         skip = "graph";
+    else if (comm)
+        skip = "comm_kernel";
     else if (!name_ok)
         skip = "filtered_name";
     else if (!nvtx_ok)

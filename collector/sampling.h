@@ -9,7 +9,8 @@
  * memory) in a table allocated at init, so deciding never allocates.
  *
  * Order of the checks (first match wins): stream capture, graph launch,
- * kernel-name filter, NVTX filter, --launch-skip, then the sampling mode,
+ * communication kernel (sampling_is_comm_kernel(), unless the kernel-name
+ * filter names it), kernel-name filter, NVTX filter, --launch-skip, then the sampling mode,
  * --launch-count, and last the deferrals of a launch the mode chose:
  * --profile-budget ("profile_budget", profiling is over budget), then
  * busy counters ("counters_busy", another process or tool holds the
@@ -126,6 +127,21 @@ int sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elap
  */
 int64_t sampling_busy_backoff_ns(int consecutive);
 
+/*
+ * Does this kernel wait on other ranks or devices? NCCL's collectives and
+ * point-to-point kernels (names containing "ncclDevKernel_" or
+ * "ncclKernel_"), NVSHMEM's own kernels ("nvshmemi_", "nvshmem_").
+ * (Cooperative launches on several devices, cuLaunchCooperativeKernelMultiDevice,
+ * never reach the decision: the collector does not take that API as a launch
+ * to profile, only its kernels' activity records.) Profiling one with kernel
+ * replay serializes it: its passes run while the peers wait, and a peer
+ * that waits past its timeout (NCCL's watchdog) ends the job. Such a
+ * launch is traced and not profiled ("comm_kernel") unless the kernel-name
+ * filter (--kernel) matches it: a user who names it asks for it.
+ * Pure; the name is matched as given (mangled or demangled).
+ */
+int sampling_is_comm_kernel(const struct sampling_launch *l);
+
 /* Decision state. Embed it and use sampling_init()/sampling_release(). */
 struct sampling {
     struct sampling_opts opts;
@@ -156,7 +172,7 @@ void sampling_release(struct sampling *s);
  * Decides for one launch. Returns NULL when the launch should be profiled,
  * with *why set to the reason it was chosen ("first_of_config",
  * "sample_every", "sample_all"); otherwise returns the reason it is not
- * ("stream_capture", "graph", "filtered_name", "filtered_nvtx",
+ * ("stream_capture", "graph", "comm_kernel", "filtered_name", "filtered_nvtx",
  * "skip_count", "sampled_out", "profile_budget", "counters_busy") and
  * sets *why to the same string.
  * Modes count eligible launches (those past the filters and the skip), so

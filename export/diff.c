@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct kpair {
@@ -25,8 +26,10 @@ struct fkey {
     const char *rule;
     char kfp[17];       /* after-side kernel identity ("" for run level) */
     const char *kernel; /* display name (short name when known) */
+    const char *listed; /* the name the lists show (export/kname.h), NULL for run level */
     int b_rank, a_rank; /* worst severity, 0 when absent */
     double b_lost, a_lost;
+    long long b_id, a_id; /* the first (best ranked) finding of the key on each side, -1: none */
 };
 
 struct diff {
@@ -123,6 +126,7 @@ fkey_get(struct diff *d, const char *rule, const char *kfp, const char *kernel)
     k->rule = rule;
     memcpy(k->kfp, kfp, 17);
     k->kernel = kernel;
+    k->b_id = k->a_id = -1;
     return k;
 }
 
@@ -137,6 +141,10 @@ pair_findings(struct diff *d)
         struct fkey *k =
             fkey_get(d, f->rule_id, fp, f->short_name ? f->short_name : f->demangled_name);
         int r = export_severity_rank(f->severity);
+        if (k->b_id < 0)
+            k->b_id = f->id;
+        if (!k->listed)
+            k->listed = f->display_name;
         k->b_rank = r > k->b_rank ? r : k->b_rank;
         k->b_lost += isfinite(f->time_lost_ns) ? f->time_lost_ns : 0;
     }
@@ -145,6 +153,10 @@ pair_findings(struct diff *d)
         struct fkey *k = fkey_get(d, f->rule_id, f->kernel_fp,
                                   f->short_name ? f->short_name : f->demangled_name);
         int r = export_severity_rank(f->severity);
+        if (k->a_id < 0)
+            k->a_id = f->id;
+        if (!k->listed)
+            k->listed = f->display_name;
         k->a_rank = r > k->a_rank ? r : k->a_rank;
         k->a_lost += isfinite(f->time_lost_ns) ? f->time_lost_ns : 0;
     }
@@ -414,6 +426,29 @@ write_json(const struct diff *d, const struct export_diff_opts *o, FILE *out)
     return rc;
 }
 
+/* Load both reports and pair their kernels and findings; release with diff_release(). */
+static int
+diff_build(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, struct diff *d)
+{
+    memset(d, 0, sizeof(*d));
+    struct export_opts eo = {
+        .format = "json", .redact = 1, .rule = o->rule, .kernel_regex = o->kernel_regex};
+    if (ex_report_load(before, &eo, &d->b) || ex_report_load(after, &eo, &d->a))
+        return -1;
+    pair_kernels(d, o);
+    pair_findings(d);
+    return 0;
+}
+
+static void
+diff_release(struct diff *d)
+{
+    ex_report_release(&d->b);
+    ex_report_release(&d->a);
+    free(d->k);
+    free(d->f);
+}
+
 int
 export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, FILE *out)
 {
@@ -421,14 +456,9 @@ export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, F
     if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "md") && strcmp(fmt, "markdown"))
         return store_set_error("unknown diff format '%s' (text, json, md)", fmt);
     struct diff d;
-    memset(&d, 0, sizeof(d));
-    struct export_opts eo = {
-        .format = "json", .redact = 1, .rule = o->rule, .kernel_regex = o->kernel_regex};
     int ret = -1;
-    if (ex_report_load(before, &eo, &d.b) || ex_report_load(after, &eo, &d.a))
+    if (diff_build(before, after, o, &d))
         goto out;
-    pair_kernels(&d, o);
-    pair_findings(&d);
     if (!strcmp(fmt, "json")) {
         if (write_json(&d, o, out))
             goto out;
@@ -443,9 +473,74 @@ export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, F
     }
     ret = 0;
 out:
-    ex_report_release(&d.b);
-    ex_report_release(&d.a);
-    free(d.k);
-    free(d.f);
+    diff_release(&d);
     return ret;
+}
+
+int
+export_diff_compute(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o,
+                    struct export_diff_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    struct diff *d = calloc(1, sizeof(*d));
+    if (!d)
+        abort();
+    r->priv = d;
+    if (diff_build(before, after, o, d)) {
+        export_diff_result_release(r);
+        return -1;
+    }
+    r->kernels = calloc(d->nk + 1, sizeof(*r->kernels));
+    r->findings = calloc(d->nf + 1, sizeof(*r->findings));
+    if (!r->kernels || !r->findings)
+        abort();
+    for (size_t i = 0; i < d->nk; i++) {
+        const struct kpair *p = &d->k[i];
+        r->kernels[r->n_kernels++] = (struct export_diff_kernel){
+            .name = kname(p->b ? p->b : p->a),
+            .status = status_of(p),
+            .before_id = p->b ? p->b->id : -1,
+            .after_id = p->a ? p->a->id : -1,
+            .before_launches = p->b ? p->b->launches : -1,
+            .after_launches = p->a ? p->a->launches : -1,
+            .before_mean_ns = p->b ? p->b->mean_ns : NAN,
+            .after_mean_ns = p->a ? p->a->mean_ns : NAN,
+            .before_total_ns = p->b ? p->b->total_ns : NAN,
+            .after_total_ns = p->a ? p->a->total_ns : NAN,
+            .mean_change_pct = pct_change(p->b ? p->b->mean_ns : NAN, p->a ? p->a->mean_ns : NAN),
+            .before_floor_ratio = p->b ? p->b->floor_ratio : NAN,
+            .after_floor_ratio = p->a ? p->a->floor_ratio : NAN,
+            .before_worst = p->b ? p->b->worst_severity : NULL,
+            .after_worst = p->a ? p->a->worst_severity : NULL,
+        };
+    }
+    for (size_t i = 0; i < d->nf; i++) {
+        const struct fkey *k = &d->f[i];
+        r->findings[r->n_findings++] = (struct export_diff_finding){
+            .rule_id = k->rule,
+            .kernel = k->listed ? k->listed : k->kernel,
+            .status = fkey_status(k),
+            .severity_before = k->b_rank ? sev_name(k->b_rank) : NULL,
+            .severity_after = k->a_rank ? sev_name(k->a_rank) : NULL,
+            .lost_before_ns = k->b_rank ? k->b_lost : NAN,
+            .lost_after_ns = k->a_rank ? k->a_lost : NAN,
+            .before_id = k->b_id,
+            .after_id = k->a_id,
+        };
+    }
+    return 0;
+}
+
+void
+export_diff_result_release(struct export_diff_result *r)
+{
+    if (!r)
+        return;
+    if (r->priv) {
+        diff_release(r->priv);
+        free(r->priv);
+    }
+    free(r->kernels);
+    free(r->findings);
+    memset(r, 0, sizeof(*r));
 }

@@ -758,8 +758,10 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
      * machine formats (json, csv, sarif, junit) keep every finding.
      */
     int tickets = !strcmp(fmt, "md") || !strcmp(fmt, "markdown");
-    int all = !tickets || o->all || o->finding_ids;
-    const char *minsev = o->min_severity ? o->min_severity : all ? "note" : "warning";
+    /* The HTML page is for a reader, who sees what analyze and the TUI show: no free notes. */
+    int page = !strcmp(fmt, "html");
+    int all = (!tickets && !page) || o->all || o->finding_ids;
+    const char *minsev = o->min_severity ? o->min_severity : all || page ? "note" : "warning";
     int min_rank = export_severity_rank(minsev);
     if (!min_rank)
         return store_set_error("unknown severity '%s' (note, warning, error)", minsev);
@@ -767,6 +769,7 @@ ex_report_load(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
     if (!strcmp(fmt, "junit"))
         min_rank = 1;
     r->redact = o->redact;
+    r->db = db;
     if (o->kernel_regex) {
         int rc = regcomp(&re, o->kernel_regex, REG_EXTENDED | REG_NOSUB);
         if (rc) {
@@ -872,8 +875,9 @@ export_write(sqlite3 *db, const struct export_opts *o, FILE *out)
         const char *name;
         int (*fn)(const struct ex_report *, const struct export_opts *, FILE *);
     } writers[] = {
-        {"md", ex_write_md},   {"markdown", ex_write_md}, {"json", ex_write_json},
-        {"csv", ex_write_csv}, {"sarif", ex_write_sarif}, {"junit", ex_write_junit},
+        {"md", ex_write_md},     {"markdown", ex_write_md}, {"json", ex_write_json},
+        {"csv", ex_write_csv},   {"sarif", ex_write_sarif}, {"junit", ex_write_junit},
+        {"html", ex_write_html},
     };
     const char *fmt = o->format ? o->format : "md";
     int (*fn)(const struct ex_report *, const struct export_opts *, FILE *) = NULL;
@@ -881,7 +885,7 @@ export_write(sqlite3 *db, const struct export_opts *o, FILE *out)
         if (!strcmp(fmt, writers[i].name))
             fn = writers[i].fn;
     if (!fn)
-        return store_set_error("unknown format '%s' (md, json, csv, sarif, junit)", fmt);
+        return store_set_error("unknown format '%s' (md, json, csv, sarif, junit, html)", fmt);
     struct ex_report r;
     int ret = -1;
     if (ex_report_load(db, o, &r) == 0 && fn(&r, o, out) == 0) {

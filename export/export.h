@@ -2,8 +2,10 @@
 /*
  * export: findings for tickets and CI. Writes the findings of an
  * analyzed report as Markdown tickets, JSON (docs/export-json.md), CSV
- * (RFC 4180), SARIF 2.1.0 or JUnit XML. Used by `gpuhier export` and by
- * the TUI ("write a ticket for this finding").
+ * (RFC 4180), SARIF 2.1.0, JUnit XML, or one self-contained HTML page
+ * with the findings, a roofline per device, each kernel's hierarchy and
+ * the copies timeline. Used by `gpuhier export` and by the TUI ("write a
+ * ticket for this finding").
  *
  * The report must already hold findings (the caller opens it with
  * analyzer_open_report(), which analyzes an in-memory copy when needed);
@@ -12,7 +14,8 @@
  *
  * Every string read from the report goes through sanitize_text() and
  * then through the format's own escaping (jansson for JSON and SARIF,
- * libxml2's xmlTextWriter for XML, our escaping for Markdown and CSV).
+ * libxml2's xmlTextWriter for XML and HTML, our escaping for Markdown
+ * and CSV).
  */
 #ifndef GPUHIER_EXPORT_EXPORT_H
 #define GPUHIER_EXPORT_EXPORT_H
@@ -47,14 +50,14 @@ struct export_rule_doc {
 #define EXPORT_FINDING_SHOWN "NOT (severity = 'note' AND coalesce(time_lost_ns, 0) <= 0)"
 
 struct export_opts {
-    const char *format;       /* "md", "json", "csv", "sarif", "junit" (NULL: "md") */
+    const char *format;       /* "md", "json", "csv", "sarif", "junit", "html" (NULL: "md") */
     const char *rule;         /* only this rule id (NULL: all) */
     const char *kernel_regex; /* POSIX extended regex on the demangled kernel name (NULL: all) */
     const char *min_severity; /* "note", "warning", "error": drop findings below it (NULL: md
                                * "warning", or "note" with `all` or `finding_ids`; other formats
                                * "note"; for junit it is the failure threshold instead, default
                                * "warning") */
-    int all;                  /* md: also the notes with no time lost (hidden otherwise) */
+    int all;                  /* md, html: also the notes with no time lost (hidden otherwise) */
     int top;                  /* at most this many findings, by rank (0: no limit) */
     int one;                  /* md: all findings in one document instead of one ticket each */
     int redact;               /* 1: redact secrets in the command line (the default); 0: keep */
@@ -130,6 +133,52 @@ struct export_diff_opts {
  * Markdown "fix verified" comment for the ticket. Returns 0 or -1.
  */
 int export_diff(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o, FILE *out);
+
+/*
+ * The pairing export_diff() prints, as data, for the TUI's before/after
+ * views: the same kernel matching (demangled name, then `map`) and the
+ * same (rule, kernel) finding keys, so both always agree. Every string
+ * is sanitized and borrowed from the result.
+ */
+struct export_diff_kernel {
+    const char *name;              /* as the lists name it (export/kname.h) */
+    const char *status;            /* "matched", "removed" (before only), "added" (after only) */
+    long long before_id, after_id; /* kernel.id in each report, -1 when absent */
+    long long before_launches, after_launches; /* -1 when absent or unknown */
+    double before_mean_ns, after_mean_ns;      /* NaN when absent or unknown */
+    double before_total_ns, after_total_ns;
+    double mean_change_pct; /* (after - before) / before * 100 of the mean time; NaN if unknown */
+    double before_floor_ratio, after_floor_ratio; /* measured mean / floor; NaN when unknown */
+    const char *before_worst, *after_worst;       /* worst finding severity, NULL when none */
+};
+
+struct export_diff_finding {
+    const char *rule_id;
+    const char *kernel;                           /* NULL for a run-level finding */
+    const char *status;                           /* "fixed", "new", "unchanged" */
+    const char *severity_before, *severity_after; /* worst of the key; NULL when absent */
+    double lost_before_ns, lost_after_ns;         /* summed time lost; NaN when absent */
+    long long before_id, after_id; /* finding.id of the key's best-ranked finding, -1: none */
+};
+
+struct export_diff_result {
+    struct export_diff_kernel *kernels; /* before's kernels in report order, then added ones */
+    size_t n_kernels;
+    struct export_diff_finding *findings; /* before's keys by rank, then the new ones */
+    size_t n_findings;
+    void *priv; /* the loaded reports the strings point into */
+};
+
+/*
+ * Pair `before` and `after` (both borrowed, only read) as export_diff()
+ * does, honouring o->map, o->rule and o->kernel_regex (o->format is
+ * ignored). Fills *r; release it with export_diff_result_release(), also
+ * after a failure. Returns 0 or -1 (store_error()).
+ */
+int export_diff_compute(sqlite3 *before, sqlite3 *after, const struct export_diff_opts *o,
+                        struct export_diff_result *r);
+/* Free what export_diff_compute() filled; NULL-safe, leaves *r empty. */
+void export_diff_result_release(struct export_diff_result *r);
 
 /*
  * Severity helpers shared with `check` and `diff`: rank of "note" (1),

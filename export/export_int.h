@@ -4,7 +4,10 @@
  * else uses. export.c loads the selected findings and the run into the
  * structs below, every string already sanitized; each writer (md.c,
  * json.c, csv.c, sarif.c, junit.c) only formats them. So no writer ever
- * sees raw report text, and the SQL lives in one file.
+ * sees raw report text, and the SQL lives in one file. The exception is
+ * html.c, whose charts need the devices, the counters of every profiled
+ * configuration and the copies: it reads them itself through r->db and
+ * sanitizes every string it reads as export.c does.
  */
 #ifndef GPUHIER_EXPORT_EXPORT_INT_H
 #define GPUHIER_EXPORT_EXPORT_INT_H
@@ -81,6 +84,7 @@ struct ex_kernel {
 };
 
 struct ex_report {
+    sqlite3 *db; /* borrowed: the report, for writers that draw more than findings (html) */
     /* run */
     char *program, *cwd, *host, *tool_version, *mode, *created_by,
         *provenance;  /* sanitized, may be NULL */
@@ -133,6 +137,7 @@ int ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *
 int ex_write_csv(const struct ex_report *r, const struct export_opts *o, FILE *out);
 int ex_write_sarif(const struct ex_report *r, const struct export_opts *o, FILE *out);
 int ex_write_junit(const struct ex_report *r, const struct export_opts *o, FILE *out);
+int ex_write_html(const struct ex_report *r, const struct export_opts *o, FILE *out);
 
 /* The JSON object of one finding (docs/export-json.md), new reference. */
 json_t *ex_finding_json(const struct ex_finding *f);

@@ -21,6 +21,9 @@
 #define ELLIPSIS_LEN 3
 #define REPLACEMENT "\xef\xbf\xbd"
 
+static const char HEX_LOWER[] = "0123456789abcdef";
+static const char HEX_UPPER[] = "0123456789ABCDEF";
+
 /*
  * Decode one UTF-8 character at s (n bytes available, n >= 1).
  * Returns its length and stores the code point in *cp, or returns 0 when
@@ -109,13 +112,55 @@ next_piece(const unsigned char *s, size_t n, char *piece, size_t *used)
             memcpy(piece, "\\e", 2);
             return 2;
         default:
-            return (size_t)snprintf(piece, 16, "\\x%02x", (unsigned)cp);
+            /* By hand, not snprintf(): a line of escapes has one every few bytes. */
+            memcpy(piece, "\\x", 2);
+            piece[2] = HEX_LOWER[cp >> 4];
+            piece[3] = HEX_LOWER[cp & 15];
+            return 4;
         }
     }
-    if (is_hidden_control(cp))
-        return (size_t)snprintf(piece, 16, "\\u{%04X}", (unsigned)cp);
+    if (is_hidden_control(cp)) {
+        /* cp <= U+FFFF: four digits. */
+        memcpy(piece, "\\u{", 3);
+        for (int k = 0; k < 4; k++)
+            piece[3 + k] = HEX_UPPER[(cp >> (12 - 4 * k)) & 15];
+        piece[7] = '}';
+        return 8;
+    }
     memcpy(piece, s, len);
     return len;
+}
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Nonzero when some byte of v is below b (b <= 128), exactly (Bit Twiddling Hacks, hasless). */
+static uint64_t
+has_below(uint64_t v, unsigned b)
+{
+    return (v - ONES * b) & ~v & HIGHS;
+}
+
+/*
+ * The length of the run of printable ASCII (0x20..0x7e) at s, at most n
+ * bytes; eight bytes a step, since most text is such a run (a 1 MB
+ * command line is one).
+ */
+static size_t
+printable_run(const unsigned char *s, size_t n)
+{
+    if (n == 0 || s[0] < 0x20 || s[0] >= 0x7f)
+        return 0; /* between two escapes */
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t v;
+        memcpy(&v, s + k, 8);
+        if (has_below(v, 0x20) | (v & HIGHS) | has_below(v ^ (ONES * 0x7f), 1))
+            break;
+    }
+    while (k < n && s[k] >= 0x20 && s[k] < 0x7f)
+        k++;
+    return k;
 }
 
 /*
@@ -127,16 +172,14 @@ sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t out = 0, mark = 0, i = 0;
-    char piece[16];
+    char piece[16] = {0};
     while (i < slen) {
         /*
          * Fast path: printable ASCII is its own piece, one byte each; copy
          * the whole run that fits (most text is this, and a 1 MB command
          * line must sanitize in a few ms).
          */
-        size_t run = 0, start = out;
-        while (i + run < slen && p[i + run] >= 0x20 && p[i + run] < 0x7f)
-            run++;
+        size_t run = printable_run(p + i, slen - i), start = out;
         if (run > 0) {
             size_t fit = out + run <= cap ? run : cap - out;
             memcpy(dst + out, p + i, fit);
@@ -163,7 +206,11 @@ sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
             memcpy(dst + mark, ELLIPSIS, ELLIPSIS_LEN);
             return mark + ELLIPSIS_LEN;
         }
-        memcpy(dst + out, piece, k);
+        /* A piece is at most 8 bytes: a fixed-size copy is a move, not a call. */
+        if (out + sizeof(uint64_t) <= cap)
+            memcpy(dst + out, piece, sizeof(uint64_t));
+        else
+            memcpy(dst + out, piece, k);
         out += k;
         i += used;
         if (out + ELLIPSIS_LEN <= cap)

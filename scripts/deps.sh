@@ -4,7 +4,8 @@
 # it does; exits 0 when everything is present afterwards.
 set -u
 # clang and libclang-rt-dev: the libFuzzer target (tests/fuzz/run.sh).
-pkgs="cmake make gcc g++ pkg-config libsqlite3-dev sqlite3 libncurses-dev libjansson-dev libxml2-dev libxml2-utils libiberty-dev tmux clang-format libjemalloc2 cmark-gfm clang libclang-rt-dev"
+# chromium: the HTML export opened in a real headless browser (tests/e2e/t454-export-html.sh).
+pkgs="cmake make gcc g++ pkg-config libsqlite3-dev sqlite3 libncurses-dev libjansson-dev libxml2-dev libxml2-utils libiberty-dev tmux clang-format libjemalloc2 cmark-gfm clang libclang-rt-dev chromium"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

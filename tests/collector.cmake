@@ -80,14 +80,41 @@ if(CMAKE_CUDA_COMPILER AND NOT GPUHIER_SANITIZE)
   add_executable(gh_gpu_stress_app ${PROJECT_SOURCE_DIR}/bench/stress/stress_app.cu)
   set_target_properties(gh_gpu_stress_app PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME stress_app
     RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+  # the same program as a new user may build it: PTX only (the driver compiles it
+  # at load time), and against the shared CUDA runtime
+  add_executable(gh_gpu_stress_app_jit ${PROJECT_SOURCE_DIR}/bench/stress/stress_app.cu)
+  set_target_properties(gh_gpu_stress_app_jit PROPERTIES CUDA_ARCHITECTURES 80-virtual
+    OUTPUT_NAME stress_app_jit RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+  add_executable(gh_gpu_stress_app_rtshared ${PROJECT_SOURCE_DIR}/bench/stress/stress_app.cu)
+  set_target_properties(gh_gpu_stress_app_rtshared PROPERTIES CUDA_ARCHITECTURES 90
+    CUDA_RUNTIME_LIBRARY Shared OUTPUT_NAME stress_app_rtshared
+    RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+  # bench/sassprobe (issue 17): the SASS-metrics probe's CUDA workload
+  add_executable(gh_gpu_sassprobe_cases ${PROJECT_SOURCE_DIR}/bench/sassprobe/cases.cu)
+  set_target_properties(gh_gpu_sassprobe_cases PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME cases
+    RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
+  target_compile_options(gh_gpu_sassprobe_cases PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
 endif()
 if(NOT GPUHIER_SANITIZE)
   add_library(gh_segvtrace SHARED ${PROJECT_SOURCE_DIR}/bench/stress/segvtrace.c)
   set_target_properties(gh_segvtrace PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu
     OUTPUT_NAME gh_segvtrace)
+  # bench/sassprobe (issue 17): a bench injection library, linked to CUPTI (not the collector)
+  find_library(GH_CUPTI_LIBRARY cupti HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64
+    /usr/local/cuda/extras/CUPTI/lib64)
+  add_library(gh_sassprobe SHARED ${PROJECT_SOURCE_DIR}/bench/sassprobe/sassprobe.c)
+  target_include_directories(gh_sassprobe PRIVATE ${GH_CUPTI_INCLUDES})
+  target_link_libraries(gh_sassprobe PRIVATE ${GH_CUPTI_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS})
+  set_target_properties(gh_sassprobe PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu
+    OUTPUT_NAME gh_sassprobe C_VISIBILITY_PRESET hidden
+    BUILD_RPATH "/usr/local/cuda/lib64;/usr/local/cuda/extras/CUPTI/lib64;/usr/local/cuda/lib")
+  gh_add_test(NAME unit.sassprobe-cpu COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sassprobe/test_cpu.sh
+    $<TARGET_FILE:gh_sassprobe> LABELS unit collector)
 endif()
 gh_add_gpu_test(NAME gpu.t150-collector COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t150-collector.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t151-collector-quick COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t151-collector-quick.sh LABELS collector)
+gh_add_gpu_test(NAME gpu.t170-ddp COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t170-ddp.sh LABELS collector)
+gh_add_gpu_test(NAME gpu.sassprobe-cases COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sassprobe/test_gpu.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t160-agreement COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t160-agreement.sh LABELS collector agreement)
 
 # The launch-path micro-benchmark (bench/collector_push_bench.c): a quick

@@ -32,6 +32,7 @@ static const struct keybinding generic_keys[] = {
     {'3', REQ_VIEW_FINDINGS},
     {'4', REQ_VIEW_COPIES},
     {'?', REQ_VIEW_HELP},
+    {'v', REQ_VIEW_NVTX},
     {KEY_F(1), REQ_VIEW_HELP},
     {'\n', REQ_ENTER},
     {KEY_ENTER, REQ_ENTER},
@@ -68,6 +69,7 @@ static const struct keybinding generic_keys[] = {
 
 static const struct keybinding kernels_keys[] = {
     {'c', REQ_TOGGLE_CONFIG},
+    {'R', REQ_NVTX_FILTER},
 };
 
 static const struct keybinding kernel_keys[] = {
@@ -79,6 +81,7 @@ static const struct keybinding kernel_keys[] = {
 
 static const struct keybinding findings_keys[] = {
     {'t', REQ_TAG},
+    {'R', REQ_NVTX_FILTER},
     {'e', REQ_EXPORT},
 };
 

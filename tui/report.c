@@ -119,11 +119,18 @@ find_kernel(sqlite3 *db, const char *name, long long *id)
 int
 tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out)
 {
+    return tui_report_nvtx(db, view, arg, all, NULL, out);
+}
+
+int
+tui_report_nvtx(sqlite3 *db, const char *view, const char *arg, int all, const char *nvtx,
+                FILE *out)
+{
     view_show_all = all;
     const struct view_ops *ops = NULL;
     long long id = -1;
     int mode = 0;
-    if (export_names_register(db))
+    if (export_names_register(db) || nvtx_register(db))
         return -1;
     if (!view || !strcmp(view, "summary"))
         ops = &summary_ops;
@@ -136,6 +143,8 @@ tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out)
         ops = &findings_ops;
     else if (!strcmp(view, "copies"))
         ops = &copies_ops;
+    else if (!strcmp(view, "nvtx"))
+        ops = &nvtx_ops;
     else if (!strcmp(view, "kernel") || !strcmp(view, "profiles")) {
         if (!arg)
             return store_set_error("--view %s needs a kernel name", view);
@@ -166,11 +175,13 @@ tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out)
         sanitize_into(shown, sizeof(shown), view);
         return store_set_error(
             "unknown view '%s' (summary, kernels, configs, kernel, profiles, source, findings, "
-            "finding, copies)",
+            "finding, copies, nvtx)",
             shown);
     }
     struct view *v = view_new(ops, db, id, -1);
     v->mode = mode;
+    if (nvtx)
+        v->nvtx = xstrdup(nvtx);
     int ret = view_load(v);
     if (ret == 0) {
         ret = view_write_text(v, out);

@@ -15,7 +15,8 @@
     X(VIEW_FINDINGS, "Views", "Show the findings, ranked by time lost")                            \
     X(VIEW_COPIES, "Views", "Show the host<->device copies")                                       \
     X(VIEW_PROFILES, "Views", "Kernel detail: list its profiled launches, one by one")             \
-    X(VIEW_SOURCE, "Views", "Kernel detail: its source lines with exact counts, worst first")      \
+    X(VIEW_SOURCE, "Views", "Kernel detail: its source lines with their exact counts")             \
+    X(VIEW_NVTX, "Views", "Show GPU time, launches and findings by NVTX range")                    \
     X(VIEW_HELP, "Views", "Show this help")                                                        \
     X(ENTER, "Views", "Open the selected line")                                                    \
     X(BACK, "Views", "Go back to the previous view")                                               \
@@ -31,6 +32,7 @@
     X(FILTER, "Search", "Filter the list (incremental) or search the text")                        \
     X(FIND_NEXT, "Search", "Go to the next match")                                                 \
     X(FIND_PREV, "Search", "Go to the previous match")                                             \
+    X(NVTX_FILTER, "Search", "Keep what ran in NVTX ranges matching a regex")                      \
     X(SORT_NEXT, "Sort", "Sort by the next column")                                                \
     X(SORT_REVERSE, "Sort", "Reverse the sort order")                                              \
     X(TOGGLE_CONFIG, "Options", "Kernels: one row per kernel or per launch configuration")         \

@@ -16,6 +16,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -30,6 +31,9 @@
 
 struct tui {
     sqlite3 *db;
+    sqlite3 *before;                    /* two reports: the before one (db is after), else NULL */
+    const struct view_ops *const *tops; /* top_ops, or diff_tops with two reports */
+    char *nvtx;                         /* the NVTX range filter of kernels and findings, or NULL */
     struct tui_opts opts;
     struct canvas canvas;
     bool curses;
@@ -51,6 +55,10 @@ struct tui {
 
 static const struct view_ops *const top_ops[NTOP] = {&summary_ops, &kernels_ops, &findings_ops,
                                                      &copies_ops};
+
+/* Two reports: 1 and 2 show the kernels before and after, 3 the findings fixed, new, unchanged. */
+static const struct view_ops *const diff_tops[NTOP] = {&diff_kernels_ops, NULL, &diff_findings_ops,
+                                                       NULL};
 
 static long long
 now_us(void)
@@ -195,7 +203,8 @@ draw_keybar(struct tui *t, struct draw *d)
     static const struct {
         enum request req;
         const char *label;
-        int when; /* 0 always, 1 tables, 2 not at top, 3 findings, 4 kernels, 5 kernel detail, 6 export */
+        int when; /* 0 always, 1 tables, 2 not at top, 3 findings, 4 kernels, 5 kernel detail,
+                   * 6 export, 7 text views, 8 summary, 9 the diff's top views */
     } items[] = {
         {REQ_VIEW_HELP, "Help", 0},
         {REQ_ENTER, "Open", 0},
@@ -212,6 +221,8 @@ draw_keybar(struct tui *t, struct draw *d)
         {REQ_VIEW_KERNELS, "Kernels", 8},
         {REQ_VIEW_FINDINGS, "Findings", 8},
         {REQ_VIEW_COPIES, "Copies", 8},
+        {REQ_VIEW_KERNELS, "Kernels", 9},
+        {REQ_VIEW_FINDINGS, "Findings", 9},
         {REQ_QUIT, "Quit", 0},
     };
     struct view *v = t->view;
@@ -223,7 +234,8 @@ draw_keybar(struct tui *t, struct draw *d)
                     (w == 5 && !strcmp(name, "kernel")) ||
                     (w == 6 && (!strcmp(name, "findings") || !strcmp(name, "finding") ||
                                 !strcmp(name, "kernel"))) ||
-                    (w == 7 && !v->ops->cols) || (w == 8 && v == t->top[0]);
+                    (w == 7 && !v->ops->cols) || (w == 8 && v == t->top[0] && !t->before) ||
+                    (w == 9 && t->before && is_top(t, v));
         if (!show)
             continue;
         char keys[64];
@@ -499,12 +511,30 @@ free_chain(struct tui *t)
     t->view = v;
 }
 
+/* Top view i, made when first needed (not loaded); NULL when the mode has none there. */
+static struct view *
+top_view(struct tui *t, int i)
+{
+    if (!t->top[i] && t->tops[i]) {
+        t->top[i] = view_new(t->tops[i], t->db, -1, -1);
+        t->top[i]->db2 = t->before;
+        if (t->nvtx && !t->before && (i == 1 || i == 2))
+            t->top[i]->nvtx = xstrdup(t->nvtx);
+    }
+    return t->top[i];
+}
+
 static void
 switch_top(struct tui *t, int i)
 {
+    if (t->before && i == 1)
+        i = 0;
+    if (!t->tops[i]) {
+        set_status(t, "two reports: 1 kernels, 3 findings (the copies are in each report)");
+        return;
+    }
     free_chain(t);
-    if (!t->top[i])
-        t->top[i] = view_new(top_ops[i], t->db, -1, -1);
+    top_view(t, i);
     t->top[i]->prev = NULL;
     t->view = t->top[i];
     if (!t->top_loaded[i]) {
@@ -513,13 +543,65 @@ switch_top(struct tui *t, int i)
     }
 }
 
+/* A view of the current view's report: with two reports, a detail may be of either. */
 static void
-push(struct tui *t, const struct view_ops *ops, long long id, long long id2)
+push_db(struct tui *t, sqlite3 *db, const struct view_ops *ops, long long id, long long id2)
 {
-    struct view *v = view_new(ops, t->db, id, id2);
+    struct view *v = view_new(ops, db, id, id2);
     v->prev = t->view;
     t->view = v;
     load_view(t, v);
+}
+
+static void
+push(struct tui *t, const struct view_ops *ops, long long id, long long id2)
+{
+    push_db(t, t->view ? t->view->db : t->db, ops, id, id2);
+}
+
+/*
+ * Set (regex) or clear (NULL) the NVTX range filter of the kernels and
+ * findings views; they reload when shown. Returns -1 for a bad regex.
+ */
+static int
+set_nvtx(struct tui *t, const char *regex)
+{
+    if (regex) {
+        regex_t re;
+        if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB))
+            return -1;
+        regfree(&re);
+    }
+    free(t->nvtx);
+    t->nvtx = regex ? xstrdup(regex) : NULL;
+    for (int i = 1; i <= 2; i++) {
+        if (!t->top[i])
+            continue;
+        free(t->top[i]->nvtx);
+        t->top[i]->nvtx = regex ? xstrdup(regex) : NULL;
+        t->top[i]->pos = t->top[i]->offset = 0;
+        t->top_loaded[i] = false;
+        if (t->view == t->top[i]) {
+            load_view(t, t->view);
+            t->top_loaded[i] = true;
+        }
+    }
+    return 0;
+}
+
+static void
+do_nvtx_filter(struct tui *t)
+{
+    char buf[256] = "", label[400], now[200] = "";
+    if (t->nvtx) {
+        char shown[160];
+        snprintf(now, sizeof(now), "now /%s/; ", sanitize_into(shown, sizeof(shown), t->nvtx));
+    }
+    snprintf(label, sizeof(label), "NVTX range path regex (%sempty: all ranges): ", now);
+    if (prompt(t, label, buf, sizeof(buf), NULL))
+        return;
+    if (set_nvtx(t, buf[0] ? buf : NULL))
+        set_status(t, "bad regular expression: the filter is unchanged");
 }
 
 static void
@@ -566,6 +648,24 @@ open_selected(struct tui *t)
     case TARGET_COPIES:
         switch_top(t, 3);
         break;
+    case TARGET_NVTX: {
+        /* The kernels that ran in the range (or nested in it); 3 shows its findings. */
+        char *re = nvtx_view_regex(v, id);
+        if (t->before) {
+            set_status(t, "the NVTX range filter is for one report: open it alone");
+        } else if (re) {
+            set_nvtx(t, re);
+            switch_top(t, 1);
+        }
+        free(re);
+        break;
+    }
+    case TARGET_KERNEL_BEFORE:
+        push_db(t, t->before, &kernel_ops, id, id2);
+        break;
+    case TARGET_FINDING_BEFORE:
+        push_db(t, t->before, &finding_ops, id, -1);
+        break;
     case TARGET_COPY_GROUP: {
         struct view *nv = copies_group_view(v, id);
         if (nv) {
@@ -590,7 +690,7 @@ static void
 preload_when_idle(struct tui *t)
 {
     for (int i = 0; i < NTOP; i++) {
-        if (t->top_loaded[i])
+        if (t->top_loaded[i] || !t->tops[i])
             continue;
         timeout(0);
         int k = getch();
@@ -599,9 +699,7 @@ preload_when_idle(struct tui *t)
             ungetch(k);
             return;
         }
-        if (!t->top[i])
-            t->top[i] = view_new(top_ops[i], t->db, -1, -1);
-        load_view(t, t->top[i]);
+        load_view(t, top_view(t, i));
         t->top_loaded[i] = true;
     }
 }
@@ -698,7 +796,7 @@ do_export(struct tui *t)
         goto out;
     }
     struct export_opts o = {.format = fmt, .redact = 1, .finding_ids = ids, .n_ids = n};
-    int rc = export_write(t->db, &o, f);
+    int rc = export_write(t->view->db, &o, f);
     if (fclose(f) != 0)
         rc = -1;
     if (rc) {
@@ -803,6 +901,13 @@ handle(struct tui *t, int key)
         if (strcmp(v->ops->name, "help"))
             push(t, &help_ops, -1, -1);
         break;
+    case REQ_VIEW_NVTX:
+        if (strcmp(v->ops->name, "nvtx"))
+            push(t, &nvtx_ops, -1, -1);
+        break;
+    case REQ_NVTX_FILTER:
+        do_nvtx_filter(t);
+        break;
     case REQ_VIEW_PROFILES:
         if (!strcmp(v->ops->name, "kernel"))
             push(t, &profiles_ops, v->id, v->id2);
@@ -899,17 +1004,33 @@ start_view_index(const char *name)
     return 0;
 }
 
+static int
+register_functions(sqlite3 *db)
+{
+    return db ? export_names_register(db) || nvtx_register(db) : 0;
+}
+
 int
 tui_main(sqlite3 *db, const struct tui_opts *o)
 {
     long long t0 = now_us();
-    struct tui t = {.db = db};
+    struct tui t = {.db = db, .tops = top_ops};
     int ret = -1;
     if (o)
         t.opts = *o;
     view_show_all = t.opts.all;
-    if (export_names_register(db))
+    if (t.opts.before) {
+        t.before = t.opts.before;
+        t.tops = diff_tops;
+        view_diff_map = t.opts.map;
+        view_diff_n_map = t.opts.n_map;
+    }
+    if (register_functions(db) || register_functions(t.before))
         return -1;
+    if (t.opts.nvtx && set_nvtx(&t, t.opts.nvtx)) {
+        fprintf(stderr, "gpuhier: error: bad NVTX regular expression\n");
+        return -1;
+    }
     setlocale(LC_ALL, "");
     bool utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
     const char *nc = getenv("NO_COLOR");
@@ -943,7 +1064,8 @@ tui_main(sqlite3 *db, const struct tui_opts *o)
         if (curses_start(&t))
             goto out;
     }
-    switch_top(&t, start_view_index(t.opts.start_view));
+    int first = start_view_index(t.opts.start_view);
+    switch_top(&t, t.tops[first] ? first : 0);
     redraw(&t);
     if (t.timing)
         fprintf(t.timing, "first_paint_us %lld\n", now_us() - t0);
@@ -969,6 +1091,7 @@ out:
     for (int i = 0; i < NTOP; i++)
         view_free(t.top[i]);
     canvas_release(&t.canvas);
+    free(t.nvtx);
     if (t.script)
         fclose(t.script);
     if (t.timing)

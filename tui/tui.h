@@ -25,7 +25,10 @@
 #define GPUHIER_TUI_TUI_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
+
+struct export_diff_map;
 
 struct tui_opts {
     int monochrome;          /* 1: no colours (-C, or NO_COLOR set) */
@@ -34,10 +37,16 @@ struct tui_opts {
     const char *report_name; /* shown in the title bar; borrowed, may be NULL */
     const char *start_view;  /* "summary" (NULL), "kernels", "findings", "copies" */
     int all;                 /* 1: also the notes with no time lost (hidden otherwise) */
+    const char *nvtx;        /* NVTX range filter of kernels and findings (POSIX ERE), or NULL */
+    sqlite3 *before;         /* two reports: the before one (borrowed, only read); `db` is the
+                              * after one, and the views are the diff's (export_diff_compute) */
+    const struct export_diff_map *map; /* two reports: renamed kernels, as `gpuhier diff --map` */
+    size_t n_map;                      /* (borrowed) */
 };
 
 /*
- * Run the browser on `db` (borrowed, only read) until the user quits.
+ * Run the browser on `db` (borrowed, only read) until the user quits;
+ * with o->before, on the diff of the two reports.
  * Calls setlocale(LC_ALL, "") itself. Returns 0, or -1 with a message
  * on stderr (terminal unusable, bad script file, SQL error).
  */
@@ -55,5 +64,14 @@ int tui_main(sqlite3 *db, const struct tui_opts *o);
  * SQL error.
  */
 int tui_report(sqlite3 *db, const char *view, const char *arg, int all, FILE *out);
+
+/*
+ * tui_report() with an NVTX range filter: `nvtx` (a POSIX ERE on
+ * launch.nvtx_path, NULL: none) keeps the kernels, configurations and
+ * findings with a launch in a matching range. `view` may also be "nvtx":
+ * GPU time, launches and findings by NVTX range path.
+ */
+int tui_report_nvtx(sqlite3 *db, const char *view, const char *arg, int all, const char *nvtx,
+                    FILE *out);
 
 #endif

@@ -171,7 +171,10 @@ enum target_kind {
     TARGET_FINDING,
     TARGET_COPIES,
     TARGET_FINDINGS,
-    TARGET_COPY_GROUP, /* id: the row's group in the copies view */
+    TARGET_COPY_GROUP,     /* id: the row's group in the copies view */
+    TARGET_NVTX,           /* id: the row's path in the NVTX view: kernels in that range */
+    TARGET_KERNEL_BEFORE,  /* diff views: a kernel (id, id2) of the before report */
+    TARGET_FINDING_BEFORE, /* diff views: a finding (id) of the before report */
 };
 
 struct row {
@@ -243,6 +246,9 @@ struct view {
     int mode;          /* view-specific toggle (kernels: per config; kernel: raw metrics) */
     long long id, id2; /* what the view shows (kernel id, config id; finding id) */
     char *message;     /* shown in the status line once */
+    char *nvtx;        /* kernels, findings: only those with launches in NVTX ranges whose path
+                        * matches this POSIX ERE (owned; NULL: all) */
+    sqlite3 *db2;      /* diff views: the before report (db is the after one) */
     int text_flex;     /* text output: width of the flexible column */
     int *text_widths;  /* text output: width of each text column */
     void *priv;
@@ -255,9 +261,26 @@ struct view {
  */
 extern int view_show_all;
 
+/* The before/after views' renamed kernels (tui_opts.map, borrowed); set once, like view_show_all. */
+extern const struct export_diff_map *view_diff_map;
+extern size_t view_diff_n_map;
+
 extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, profiles_ops,
     findings_ops, finding_ops, copies_ops, help_ops;
 extern const struct view_ops source_ops;
+extern const struct view_ops nvtx_ops, diff_kernels_ops, diff_findings_ops;
+
+/*
+ * NVTX (view_nvtx.c). nvtx_register() adds gh_nvtx_match(path, regex) to
+ * `db`: 1 when the POSIX ERE matches the path (a NULL path reads as ""),
+ * 0 otherwise, 1 for a NULL regex; returns 0 or -1 (store_error()).
+ * nvtx_path_regex() returns a new regex (free()) matching `path` and the
+ * paths nested in it ("^$": outside every range, for NULL);
+ * nvtx_view_regex() that of row `id` of an NVTX view, or NULL.
+ */
+int nvtx_register(sqlite3 *db);
+char *nvtx_path_regex(const char *path);
+char *nvtx_view_regex(struct view *v, long long id);
 
 /* A new, unloaded view of the copies of group `index` of a copies view, or NULL. */
 struct view *copies_group_view(struct view *copies, long long index);

@@ -148,6 +148,7 @@ view_free(struct view *v)
         v->ops->done(v);
     view_reset_rows(v);
     free(v->message);
+    free(v->nvtx);
     free(v->text_widths);
     free(v);
 }

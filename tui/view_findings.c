@@ -36,10 +36,17 @@ findings_open(struct view *v)
                     "SELECT id, rank, severity, time_lost_ns, share_pct, rule_id, tier,"
                     " coalesce(gh_kname(kernel_id), short_name, demangled_name, mangled_name, "
                     "'(run)'), message"
-                    " FROM v_finding WHERE ?1 OR " EXPORT_FINDING_SHOWN " ORDER BY rank",
+                    " FROM v_finding f WHERE (?1 OR " EXPORT_FINDING_SHOWN ")"
+                    " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM launch l"
+                    " WHERE l.kernel_id = f.kernel_id"
+                    " AND (f.config_id IS NULL OR l.config_id = f.config_id)"
+                    " AND gh_nvtx_match(l.nvtx_path, ?2))) ORDER BY rank",
                     &st))
         return -1;
     sqlite3_bind_int(st, 1, view_show_all);
+    /* An NVTX range filter keeps the findings whose kernel ran in the ranges. */
+    if (v->nvtx)
+        sqlite3_bind_text(st, 2, v->nvtx, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct row *r = view_add_row(v);
@@ -70,7 +77,8 @@ findings_open(struct view *v)
         v->message = xstrdup(m);
     }
     if (v->nrows == 0 && !v->message)
-        v->message = xstrdup("no findings: every rule passed");
+        v->message = xstrdup(v->nvtx ? "no findings on kernels run in these NVTX ranges"
+                                     : "no findings: every rule passed");
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -80,10 +88,16 @@ findings_title(struct view *v, char *buf, size_t n)
     size_t tagged = 0;
     for (size_t i = 0; i < v->nrows; i++)
         tagged += v->rows[i].tagged;
+    char in[200] = "";
+    if (v->nvtx) {
+        char *re = xsanitize(v->nvtx, 160);
+        snprintf(in, sizeof(in), " in NVTX /%s/", re);
+        free(re);
+    }
     if (tagged)
-        snprintf(buf, n, "Findings (%zu, %zu tagged)", v->nrows, tagged);
+        snprintf(buf, n, "Findings%s (%zu, %zu tagged)", in, v->nrows, tagged);
     else
-        snprintf(buf, n, "Findings (%zu)", v->nrows);
+        snprintf(buf, n, "Findings%s (%zu)", in, v->nrows);
 }
 
 static enum request

@@ -27,7 +27,11 @@ static const struct column config_cols[] = {
     [K_WORST] = {"Worst", COL_TEXT, 12, false}, [K_CONFIG] = {"Grid/Block", COL_TEXT, 12, false},
 };
 
-/* Both queries return the same columns; ?1 = 1 for per-configuration rows. */
+/*
+ * Both queries return the same columns; ?1 = 1 for per-configuration rows;
+ * ?2 an NVTX range filter (NULL: none): only kernels (configurations)
+ * with a launch whose path matches.
+ */
 static const char summary_sql[] =
     "SELECT k.id, ks.config_id, coalesce(gh_kname(k.id), k.short_name, k.demangled_name,"
     " k.mangled_name), ks.launches, ks.total_ns, ks.mean_ns, ks.floor_ratio, ks.time_lost_ns,"
@@ -35,7 +39,10 @@ static const char summary_sql[] =
     " c.block_z, coalesce(k.demangled_name, k.mangled_name), ks.bound_tier"
     " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
     " LEFT JOIN config c ON c.id = ks.config_id"
-    " WHERE (?1 = 0 AND ks.config_id IS NULL) OR (?1 = 1 AND ks.config_id IS NOT NULL)";
+    " WHERE ((?1 = 0 AND ks.config_id IS NULL) OR (?1 = 1 AND ks.config_id IS NOT NULL))"
+    " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM launch l WHERE l.kernel_id = k.id"
+    " AND (ks.config_id IS NULL OR l.config_id = ks.config_id)"
+    " AND gh_nvtx_match(l.nvtx_path, ?2)))";
 
 static const char raw_sql[] =
     "SELECT k.id, CASE WHEN ?1 = 1 THEN c.id END, coalesce(gh_kname(k.id), k.short_name,"
@@ -44,6 +51,8 @@ static const char raw_sql[] =
     " NULL, NULL, NULL, NULL, min(c.grid_x), min(c.grid_y), min(c.grid_z), min(c.block_x),"
     " min(c.block_y), min(c.block_z), coalesce(k.demangled_name, k.mangled_name), NULL"
     " FROM config c JOIN kernel k ON k.id = c.kernel_id"
+    " WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM launch l WHERE l.config_id = c.id"
+    " AND gh_nvtx_match(l.nvtx_path, ?2))"
     " GROUP BY k.id, CASE WHEN ?1 = 1 THEN c.id END";
 
 static void
@@ -67,6 +76,8 @@ kernels_open(struct view *v)
     if (tui_prepare(v->db, analyzed ? summary_sql : raw_sql, &st))
         return -1;
     sqlite3_bind_int(st, 1, v->mode);
+    if (v->nvtx)
+        sqlite3_bind_text(st, 2, v->nvtx, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct row *r = view_add_row(v);
@@ -107,7 +118,14 @@ kernels_open(struct view *v)
 static void
 kernels_title(struct view *v, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s (%zu)", v->mode ? "Kernel configurations" : "Kernels", v->nrows);
+    const char *what = v->mode ? "Kernel configurations" : "Kernels";
+    if (v->nvtx) {
+        char *re = xsanitize(v->nvtx, 160);
+        snprintf(buf, n, "%s in NVTX /%s/ (%zu)", what, re, v->nrows);
+        free(re);
+    } else {
+        snprintf(buf, n, "%s (%zu)", what, v->nrows);
+    }
 }
 
 static enum request

@@ -12,6 +12,9 @@
 #   full   the stress table: RUNS (default 200) runs of every row in every
 #          mode, compared with native runs in the same call
 #   torch  the PyTorch one-liner row, RUNS times in every mode
+#   hunt   the issue's crash looked for before the fix on other builds of the
+#          program, the GPU tests t151 and t150, then the stress table round
+#          by round until DEADLINE
 set -u
 part=${1:?part}
 out=${OUT:-out}
@@ -79,6 +82,49 @@ signals)
     python3 $S --stage .stage --runs "${RUNS:-200}" --jobs "${JOBS:-12}" \
         --rows abort,segv,bus,fpe,ill,term,int,hup,own_abort,own_term --modes native,default,trace \
         --title "fatal signals, ${RUNS:-200} runs" --out "$out/signals.md" --json "$out/signals.json"
+    ;;
+hunt)
+    # the issue's crash looked for with the collector before the fix (.stage-old,
+    # ec6f92e), serially so that every run profiles, with the analysis as a
+    # user runs it, on the program built as a new user may build it (PTX
+    # only, compiled by the driver at load; the shared CUDA runtime); then the
+    # stress table with the fix, round by round until DEADLINE seconds
+    cp .stage/gpu/stress_app* .stage-old/gpu/
+    STRESS_ANALYZE=1 python3 $S --stage .stage-old --runs "${HUNT_RUNS:-20}" --jobs 1 \
+        --rows jit,rtshared,ret,nosync --modes default --deadline "${HUNT_DEADLINE:-110}" \
+        --title "before the fix (ec6f92e), serial, with analysis: PTX-only and shared-runtime builds" \
+        --out "$out/hunt.md" --json "$out/hunt.json"
+    for t in t151-collector-quick t150-collector; do
+        GPUHIER_BINARY_DIR=$PWD/.stage timeout 150 sh tests/gpu/$t.sh > "$out/$t.log" 2>&1
+        echo "$t: status $? ($(grep -c -i 'ok\|pass' "$out/$t.log") ok lines, $(grep -c -i 'fail' "$out/$t.log") failure lines)"
+        tail -3 "$out/$t.log"
+    done
+    python3 $S --stage .stage --runs "${RUNS:-200}" --native-runs "${NATIVE_RUNS:-30}" --jobs "${JOBS:-16}" \
+        --rows ret,exit,thread_exit,bg,devreset,nosync,fork,exec,jit,rtshared \
+        --deadline "${DEADLINE:-380}" \
+        --title "stress table, up to ${RUNS:-200} runs, ${DEADLINE:-380} s" --out "$out/table.md" --json "$out/table.json"
+    ;;
+check)
+    # after a change to the collector: its GPU tests (their files under
+    # /tmp, the logs here), the stress rows round by round until DEADLINE,
+    # and what a profile of issue 18's one-pass group 1 costs
+    export GPUHIER_SOURCE_DIR=$PWD GPUHIER_BINARY_DIR=$PWD/.stage
+    for t in t151-collector-quick t150-collector t175-nvtx-torch; do
+        OUT=/tmp/gpu-tests timeout 200 sh tests/gpu/$t.sh > "$out/$t.log" 2>&1
+        echo "$t: status $?; $(grep -c '^ok' "$out/$t.log") ok, $(grep -c '^FAIL' "$out/$t.log") FAIL"
+        grep '^FAIL' "$out/$t.log" | head -5
+    done
+    SASSPROBE_PATTERN=outer SASSPROBE_KEEP=1 OUT=/tmp/gpu-tests timeout 100 sh bench/sassprobe/test_gpu.sh > "$out/sassprobe-cases.log" 2>&1
+    echo "sassprobe-cases (outer, kept): status $?"; tail -2 "$out/sassprobe-cases.log"
+    OUT="$out" timeout 150 python3 bench/rangeprof_cost.py .stage --steps 20 --timeout 70 \
+        --variants native,group1-user,onepass-user > /dev/null 2>&1
+    grep -E "^\| (native|group1|onepass)" "$out/rangeprof_cost.md"
+    rm -f "$out"/rangeprof_cost-*.err
+    python3 $S --stage .stage --runs "${RUNS:-200}" --native-runs "${NATIVE_RUNS:-10}" --jobs "${JOBS:-16}" \
+        --rows ret,exit,thread_exit,bg,devreset,nosync,fork,exec,torch,abort,segv,term,own_abort \
+        --deadline "${DEADLINE:-170}" \
+        --title "stress rows after the collector's split, ${DEADLINE:-170} s" --out "$out/table.md" --json "$out/table.json" \
+        | grep -E "runs in|^\| [a-z_]+ \| [a-z]+ \| [0-9]+ \| [1-9]"
     ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

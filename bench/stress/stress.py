@@ -47,6 +47,9 @@ ROWS = {
     "exit": (["exit"], 1, 1, 0),
     "thread_exit": (["thread_exit"], 1, 1, 0),
     "bg": (["bg"], 1, 1, 0),
+    "bg_race": (["bg_race"], 1, 1, 0),
+    "jit": (["ret"], 1, 1, 0),
+    "rtshared": (["ret"], 1, 1, 0),
     "devreset": (["devreset"], 1, 1, 0),
     "nosync": (["nosync"], 1, 1, 0),
     "fork": (["fork"], 1, 1, 0),
@@ -63,6 +66,8 @@ ROWS = {
     "own_abort": (["own", "abort", "1000"], 1, 1000, signal.SIGABRT),
     "own_term": (["own", "term", "1000"], 1, 1000, signal.SIGTERM),
 }
+# rows whose program is another build of stress_app (tests/collector.cmake)
+PROGRAM = {"jit": "stress_app_jit", "rtshared": "stress_app_rtshared"}
 # --sample all would profile each of a death row's 1000 kernels (minutes a run):
 # point 3 of issue 16 asks these of the default and trace modes
 NOT_ALL = {r for r, v in ROWS.items() if v[3]}
@@ -79,7 +84,7 @@ def argv_of(stage, row):
     if args is None:
         return [sys.executable if os.environ.get("STRESS_PYTHON") is None else os.environ["STRESS_PYTHON"],
                 "-c", TORCH]
-    return [os.path.join(stage, "gpu", "stress_app")] + args
+    return [os.path.join(stage, "gpu", PROGRAM.get(row, "stress_app"))] + args
 
 
 def filt(err):
@@ -161,10 +166,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stage", required=True)
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--native-runs", type=int, default=None,
+                    help="native runs per row (default: --runs); they give the reference")
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--rows", default=",".join(r for r in ROWS if r != "torch"))
     ap.add_argument("--modes", default="native,default,trace,all")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="seconds after which no new run starts (the runs are taken round by round, "
+                         "so every cell gets the same count, give or take one); 0: none")
     ap.add_argument("--out")
     ap.add_argument("--json")
     ap.add_argument("--title", default="")
@@ -174,20 +184,34 @@ def main():
     modes = [m for m in a.modes.split(",") if m]
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
-    jobs = [(r, m) for _ in range(a.runs) for r in rows for m in modes
-            if not (m == "all" and r in NOT_ALL)]
+    nruns = a.runs if a.native_runs is None else a.native_runs
+    jobs = [(r, m) for i in range(max(a.runs, nruns)) for r in rows for m in modes
+            if not (m == "all" and r in NOT_ALL)
+            and i < (nruns if m == "native" else a.runs)]
     res = {}
+    def job(rm):
+        if a.deadline and time.monotonic() - t0 > a.deadline:
+            return None
+        return one(stage, rm[0], rm[1], a.timeout)
     with cf.ThreadPoolExecutor(a.jobs) as ex:
-        for x in ex.map(lambda rm: one(stage, rm[0], rm[1], a.timeout), jobs):
-            res.setdefault((x["row"], x["mode"]), []).append(x)
+        for x in ex.map(job, jobs):
+            if x is not None:
+                res.setdefault((x["row"], x["mode"]), []).append(x)
+    skipped = len(jobs) - sum(len(v) for v in res.values())
     elapsed = time.monotonic() - t0
-    lines = ["| row | mode | runs | failed | status | stdout | stderr | report | runs with a profile | median s | first failure |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| row | mode | runs | failed | status | stdout | stderr | report | runs with a profile | native endings | median s | first failure |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     total_fail = 0
     summary = []
     for r in rows:
         nat = res.get((r, "native"), [])
-        ref = nat[0] if nat else None
+        # the reference is the native runs' most common ending; a row whose
+        # native runs end in more than one way is not deterministic natively,
+        # and the table says so (column "native endings")
+        endings = {}
+        for x in nat:
+            endings.setdefault((x["rc"], x["out"], x["err"]), []).append(x)
+        ref = max(endings.values(), key=len)[0] if endings else None
         for m in modes:
             xs = res.get((r, m), [])
             if not xs:
@@ -218,20 +242,25 @@ def main():
             walls = sorted(x["wall"] for x in xs)
             med = walls[len(walls) // 2] if walls else 0
             withprof = sum(1 for x in xs if x["profiled"])
-            lines.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %.2f | %s |" % (
+            lines.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %.2f | %s |" % (
                 r, m, len(xs), failed, bad["status"], bad["stdout"], bad["stderr"],
                 bad["report"] if m != "native" else 0,
-                withprof if m in ("default", "all") else "", med,
+                withprof if m in ("default", "all") else "",
+                len(endings) if m == "native" else "", med,
                 first.replace("|", "\\|").replace("\n", "\\n")[:400]))
             summary.append({"row": r, "mode": m, "runs": len(xs), "failed": failed, **bad,
-                            "median_s": med, "with_profile": withprof, "first_failure": first[:2000],
+                            "median_s": med, "with_profile": withprof,
+                            "native_endings": len(endings), "first_failure": first[:2000],
                             "native_status": ref["rc"] if ref else None})
     head = ["## %s" % (a.title or "Stress run"), "",
             "- date: %s UTC; host %s; %s" % (started.strftime("%Y-%m-%d %H:%M"), socket.gethostname(),
                                              gpu_name()),
-            "- command: `bench/stress/stress.py --runs %d --jobs %d --rows %s --modes %s`; stage commit %s" % (
-                a.runs, a.jobs, a.rows, a.modes, stage_commit(stage)),
-            "- %d runs in %.0f s; **%d failed**" % (len(jobs), elapsed, total_fail), ""]
+            "- command: `bench/stress/stress.py --runs %d --native-runs %d --jobs %d --rows %s --modes %s`; stage commit %s" % (
+                a.runs, nruns, a.jobs, a.rows, a.modes, stage_commit(stage)),
+            "- %d runs in %.0f s%s; **%d failed**" % (
+                len(jobs) - skipped, elapsed,
+                " (%d not started: the %.0f s deadline passed)" % (skipped, a.deadline) if skipped else "",
+                total_fail), ""]
     text = "\n".join(head + lines) + "\n"
     print(text)
     if a.out:

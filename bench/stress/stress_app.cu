@@ -9,7 +9,13 @@
 //   ret          one kernel, a line on stdout, return 42
 //   exit         the same, exit(42)
 //   thread_exit  the same, exit(42) called from a second thread
-//   bg           main returns 42 while a second thread is still launching kernels
+//   bg           main returns 42 while a second thread is still launching kernels;
+//                an exit handler the program registered after CUDA initialized
+//                (so it runs before the runtime's own teardown) stops and joins
+//                the thread, which makes the ending deterministic natively
+//   bg_race      the same without that handler: the runtime tears down while
+//                the thread is inside it, and natively the program dies by
+//                SIGSEGV in most runs (docs/stress.md), so it is no stress row
 //   devreset     cudaDeviceReset() before return 42
 //   nosync       one kernel launched, never synchronized, return 42
 //   fork         fork() after CUDA init: the child prints and exits 7 without
@@ -70,6 +76,7 @@ static void *exit_thread(void *arg)
 }
 
 static volatile int stop_bg;
+static pthread_t bg;
 
 static void *bg_thread(void *arg)
 {
@@ -80,6 +87,12 @@ static void *bg_thread(void *arg)
             cudaStreamSynchronize(0); // errors ignored: the runtime may be unloading
     }
     return NULL;
+}
+
+static void stop_bg_thread(void)
+{
+    stop_bg = 1;
+    pthread_join(bg, NULL);
 }
 
 static void kernels(long n)
@@ -140,9 +153,10 @@ int main(int argc, char **argv)
         pthread_join(t, NULL);
         return 3;
     }
-    if (!strcmp(mode, "bg")) {
-        pthread_t t;
-        pthread_create(&t, NULL, bg_thread, NULL);
+    if (!strcmp(mode, "bg") || !strcmp(mode, "bg_race")) {
+        if (!strcmp(mode, "bg"))
+            atexit(stop_bg_thread);
+        pthread_create(&bg, NULL, bg_thread, NULL);
         struct timespec ts = {0, 20000000L};
         nanosleep(&ts, NULL);
         return 42; // the thread is still launching

@@ -21,6 +21,15 @@ sqlite3 newer.db 'PRAGMA user_version = 99' 2>/dev/null || python3 -c 'import sq
 [ $rc = 2 ] && grep -q 'needs a terminal' err.txt || fail "no terminal: rc $rc, $(cat err.txt)"
 GPUHIER_TUI_NO_DISPLAY=1 GPUHIER_TUI_SCRIPT=missing.keys "$bin" tui --raw raw.db 2> err.txt; rc=$?
 [ $rc = 70 ] && grep -q "cannot read script 'missing.keys'" err.txt || fail "bad script: rc $rc"
+# Two reports (the diff) and the NVTX filter.
+"$bin" tui raw.db raw.db raw.db > /dev/null 2>&1; [ $? = 2 ] || fail "three reports: want 2"
+"$bin" tui --raw raw.db missing.db > /dev/null 2>&1; [ $? = 3 ] || fail "missing after report: want 3"
+"$bin" tui --raw --map a=b raw.db > /dev/null 2>&1; [ $? = 2 ] || fail "--map with one report: want 2"
+"$bin" tui --raw --map nonsense raw.db raw.db > /dev/null 2>&1; [ $? = 2 ] || fail "bad --map: want 2"
+"$bin" tui --raw --nvtx step raw.db raw.db > /dev/null 2>&1; [ $? = 2 ] || fail "--nvtx with two reports: want 2"
+"$bin" tui --raw --nvtx '(' raw.db > /dev/null 2>&1; [ $? = 2 ] || fail "bad --nvtx: want 2"
+"$bin" tui --raw raw.db raw.db < /dev/null > out.txt 2> err.txt; rc=$?
+[ $rc = 2 ] && grep -q "gpuhier diff raw.db raw.db" err.txt || fail "two reports, no terminal: rc $rc, $(cat err.txt)"
 set -e
 # Never analyzed, no --raw: analyzed in memory (or shown raw with a warning); the file is untouched.
 before=$(cksum < raw.db)

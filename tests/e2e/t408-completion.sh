@@ -29,11 +29,11 @@ has c.txt run; has c.txt report; has c.txt rules
 complete "$G" export --f > c.txt
 has c.txt --format
 complete "$G" export r.db --format "" > c.txt
-for f in md json csv sarif junit; do has c.txt $f; done
+for f in md json csv sarif junit html; do has c.txt $f; done
 complete "$G" check r.db --fail-on "" > c.txt
 for s in note warning error; do has c.txt $s; done
 complete "$G" report a.db --view "" > c.txt
-for v in summary kernels configs kernel profiles source findings finding copies; do
+for v in summary kernels configs kernel profiles source findings finding copies nvtx; do
   has c.txt $v
   # Every view offered is one report --help names.
   "$G" report --help | grep -qw -- "$v" || fail "view '$v' is not in report --help"

@@ -6,7 +6,7 @@
 "$MK" --make-report nasty.db nasty || exit 1
 "$MK" --make-report empty.db empty || exit 1
 sum0=$(cksum <nasty.db)
-for f in md json csv sarif junit; do
+for f in md json csv sarif junit html; do
     expect_rc 0 "$G" export nasty.db --raw --format "$f" -o "out.$f"
     mode=; [ "$f" = csv ] && mode=crlf
     n=$(raw_controls "out.$f" $mode)

@@ -74,7 +74,7 @@ readers(sqlite3 *db)
     for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
         for (int all = 0; all < 2; all++)
             tui_report(db, views[i][0], views[i][1], all, devnull);
-    static const char *const formats[] = {"md", "json", "csv", "sarif", "junit"};
+    static const char *const formats[] = {"md", "json", "csv", "sarif", "junit", "html"};
     for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
         struct export_opts o = {.format = formats[i], .redact = 1};
         export_write(db, &o, devnull);

@@ -17,13 +17,24 @@
 #              has no profiled launch ('filtered_name')
 #   source     tests/fixtures/exact-patterns.sql: synthetic exact per-instruction
 #              counts (made up) of nine kernels, never analyzed
+#   nvtx       small with nested NVTX ranges: launches by id % 5 in 'step',
+#              'step > forward', 'step > forward > attention',
+#              'step > backward' or none, every launch of kernel 8 in
+#              'eval'; nvtx_range holds 3 'step' calls with their children,
+#              2 'eval' calls, a 'data > load' pair no launch ran in, and an
+#              unnested start/end range (all synthetic, said in provenance)
+#   after      small changed as a fix would (the TUI's before/after tests
+#              pair it with small): synthetic::reread_kernel_12 four times
+#              faster with its l2-reread-miss findings gone, a new
+#              local-memory-traffic finding on kernel 9, kernel 1 renamed
+#              (so it pairs with nothing: removed before, added after)
 set -eu
 name=$1 out=$2
 src=${GPUHIER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 gen=$src/bench/make_big_report.sh
 rm -f "$out"
 case $name in
-  small|profiles) "$gen" --analysis --kernels 12 "$out" 2000 40 2>/dev/null ;;
+  small|profiles|nvtx|after) "$gen" --analysis --kernels 12 "$out" 2000 40 2>/dev/null ;;
   raw) "$gen" --kernels 12 "$out" 2000 40 2>/dev/null ;;
   trace) "$gen" --kernels 6 "$out" 600 0 2>/dev/null ;;
   empty) "$gen" --kernels 1 "$out" 0 0 2>/dev/null ;;
@@ -47,6 +58,43 @@ UPDATE kernel SET short_name = '<b>markup</b> & \"quotes\" | *md* [x](y) %s %n',
 UPDATE kernel SET short_name = 'bidi_' || char(8238) || 'txet_desrever' || char(8236) || '_tab' || char(9) || 'nl' || char(10) || 'end' WHERE id = 5;
 UPDATE run SET command_line = '[\"./app\",\"--api-key=sk-secret0123456789abcdef\",\"--token\",\"ghp_0123456789abcdefghijklmnopqrstuvwxyz\",\"\\u001b[31mx\"]';
 UPDATE finding SET message = 'msg with ' || char(27) || '[5mblink' || char(27) || '[0m and ' || char(155) || 'C1' WHERE kernel_id = 1;
+" ;;
+  nvtx) sql="
+UPDATE launch SET nvtx_path = CASE id % 5 WHEN 0 THEN 'step' WHEN 1 THEN 'step > forward'
+  WHEN 2 THEN 'step > forward > attention' WHEN 3 THEN 'step > backward' END;
+UPDATE launch SET nvtx_path = 'eval' WHERE kernel_id = 8;
+INSERT INTO nvtx_range (id, thread_id, domain, name, start_ns, end_ns, depth, parent_id) VALUES
+  (1, 100, NULL, 'step', 1700000000500000000, 1700000000510000000, 0, NULL),
+  (2, 100, NULL, 'forward', 1700000000500000000, 1700000000504000000, 1, 1),
+  (3, 100, NULL, 'attention', 1700000000501000000, 1700000000503000000, 2, 2),
+  (4, 100, NULL, 'backward', 1700000000504000000, 1700000000510000000, 1, 1),
+  (5, 100, NULL, 'step', 1700000000510000000, 1700000000520000000, 0, NULL),
+  (6, 100, NULL, 'forward', 1700000000510000000, 1700000000514000000, 1, 5),
+  (7, 100, NULL, 'attention', 1700000000511000000, 1700000000513000000, 2, 6),
+  (8, 100, NULL, 'backward', 1700000000514000000, 1700000000520000000, 1, 5),
+  (9, 100, NULL, 'step', 1700000000520000000, 1700000000530000000, 0, NULL),
+  (10, 100, NULL, 'eval', 1700000000530000000, 1700000000535000000, 0, NULL),
+  (11, 100, NULL, 'eval', 1700000000535000000, 1700000000540000000, 0, NULL),
+  (12, 101, NULL, 'data', 1700000000500000000, 1700000000502000000, 0, NULL),
+  (13, 101, NULL, 'load', 1700000000500000000, 1700000000501000000, 1, 12),
+  (14, NULL, NULL, 'epoch', 1700000000500000000, 1700000000540000000, NULL, NULL);
+UPDATE meta SET value = value || '; NVTX paths and ranges made up by tests/tui/make_fixture.sh nvtx (synthetic)'
+  WHERE key = 'provenance';
+" ;;
+  after) sql="
+UPDATE kernel_summary SET mean_ns = mean_ns / 4, total_ns = total_ns / 4, floor_ratio = floor_ratio / 4,
+  time_lost_ns = 0, worst_severity = NULL, worst_rule_id = NULL WHERE kernel_id = 12;
+UPDATE kernel SET demangled_name = 'void synthetic::stream_kernel_renamed(float const*, float*, int)',
+  short_name = 'synthetic::stream_kernel_renamed' WHERE id = 1;
+DELETE FROM finding_evidence WHERE finding_id IN (19, 20);
+DELETE FROM finding WHERE id IN (19, 20);
+INSERT INTO finding (id, rank, rule_id, title, tier, severity, kernel_id, config_id, message, remedy, doc_ref,
+  time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns, share_pct, launches, profiled_launch_id)
+  SELECT 100, 22, 'local-memory-traffic', title, 'registers', 'warning', 9, 17, message, remedy, doc_ref,
+  time_lost_ns_per_launch, time_lost_ns, time_lost_raw_ns, share_pct, launches, profiled_launch_id
+  FROM finding WHERE id = 13;
+UPDATE meta SET value = value || '; after side of the TUI before/after tests, changed by tests/tui/make_fixture.sh after (synthetic)'
+  WHERE key = 'provenance';
 " ;;
   profiles) sql="
 UPDATE launch SET profile_reason = 'extra_metrics' WHERE id = 36;

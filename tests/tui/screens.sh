@@ -11,6 +11,8 @@
 #               its colours (a letter per cell: 'a' + enum line_type),
 #               ':resize C R'
 #   args        extra arguments for `gpuhier tui` (default: --raw)
+#   before      a fixture name: the case browses the diff `gpuhier tui
+#               $args before.db report.db` (before.db built from it)
 #   env         extra VAR=value lines for the run (e.g. LC_ALL=C)
 #   *.expected  each dumped screen, as it must be
 #   check.sh    optional further checks, run in the work directory
@@ -23,6 +25,11 @@ dir=$src/tests/tui/$case
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$src/tests/tui/make_fixture.sh" "$(cat "$dir/fixture")" "$tmp/report.db"
+before=""
+if [ -f "$dir/before" ]; then
+  "$src/tests/tui/make_fixture.sh" "$(cat "$dir/before")" "$tmp/before.db"
+  before=before.db
+fi
 args=--raw
 [ -f "$dir/args" ] && args=$(cat "$dir/args")
 extra=""
@@ -30,7 +37,7 @@ extra=""
 cd "$tmp"
 # shellcheck disable=SC2086
 if ! env LC_ALL=C.UTF-8 TERM=xterm $extra GPUHIER_TUI_NO_DISPLAY=1 GPUHIER_TUI_SCRIPT="$dir/keys" \
-    "$bin" tui $args report.db >stdout.txt 2>stderr.txt; then
+    "$bin" tui $args $before report.db >stdout.txt 2>stderr.txt; then
   echo "tui/$case: gpuhier tui failed:"; cat stderr.txt; exit 1
 fi
 fail=0

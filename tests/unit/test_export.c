@@ -5,7 +5,7 @@
  * carry no raw control bytes, keep secrets out, honour the filters, and
  * stay valid when the report is empty.
  *
- * `test_export --make-report PATH nasty|before|after|empty` writes one of
+ * `test_export --make-report PATH nasty|before|after|empty|html` writes one of
  * the synthetic reports for the e2e scripts instead of running tests;
  * `test_export --slow` runs the slow tests (SARIF truncation at 25,000).
  */
@@ -16,12 +16,15 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <strings.h>
+#include <math.h>
 #include <unistd.h>
 #include <zlib.h>
 
-static const char *formats[] = {"md", "json", "csv", "sarif", "junit"};
+static const char *formats[] = {"md", "json", "csv", "sarif", "junit", "html"};
 
 static char *
 run_export(sqlite3 *db, const struct export_opts *o, int *rc)
@@ -755,6 +758,9 @@ test_export_empty_reports(void)
                 xmlFreeDoc(x);
             } else if (!strcmp(formats[i], "csv")) {
                 CHECK_EQ_INT(csv_records(out, 22, -1, -1, NULL), 1);
+            } else if (!strcmp(formats[i], "html")) {
+                CHECK(strstr(out, "No finding.") != NULL);
+                CHECK(strstr(out, "</html>") != NULL);
             } else {
                 CHECK_STR(out, "");
             }
@@ -807,7 +813,171 @@ test_export_number_format(void)
     CHECK(strchr(export_fmt_number(b, sizeof(b), 1e-30, 3), 'e') == NULL);
 }
 
+/* Elements named `name` whose class attribute contains the word `cls` (NULL: any). */
+static int
+count_class(xmlNodePtr n, const char *name, const char *cls)
+{
+    int c = 0;
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (!strcmp((const char *)n->name, name)) {
+            xmlChar *v = xmlGetProp(n, (const xmlChar *)"class");
+            if (!cls) {
+                c++;
+            } else if (v) {
+                size_t l = strlen(cls);
+                for (const char *p = strstr((const char *)v, cls); p; p = strstr(p + 1, cls))
+                    if ((p == (const char *)v || p[-1] == ' ') && (p[l] == ' ' || !p[l])) {
+                        c++;
+                        break;
+                    }
+            }
+            xmlFree(v);
+        }
+        c += count_class(n->children, name, cls);
+    }
+    return c;
+}
+
+/* Any attribute named on* (an event handler) anywhere below n. */
+static int
+has_handler(xmlNodePtr n)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        for (xmlAttrPtr a = n->properties; a; a = a->next)
+            if (!strncasecmp((const char *)a->name, "on", 2))
+                return 1;
+        if (has_handler(n->children))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The HTML page on the synthetic report with script-shaped names: it
+ * parses, holds no script, image or event handler, shows the names as
+ * text, and draws one roofline per device with one circle per placed
+ * configuration, the hierarchy of every kernel and one lane per kind of
+ * copy.
+ */
+static void
+test_export_html_page(void)
+{
+    sqlite3 *db = make_report(":memory:", EXR_HTML);
+    CHECK(db != NULL);
+    struct export_opts o = {.format = "html", .redact = 1};
+    int rc;
+    char *out = run_export(db, &o, &rc);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(out && bytes_clean(out, 0));
+    CHECK(strncmp(out, "<!DOCTYPE html>\n", 16) == 0);
+    htmlDocPtr d = htmlReadMemory(out, (int)strlen(out), "page.html", "UTF-8",
+                                  HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+    CHECK(d != NULL);
+    xmlNodePtr root = xmlDocGetRootElement(d);
+    CHECK_EQ_INT(count_class(root, "script", NULL), 0);
+    CHECK_EQ_INT(count_class(root, "img", NULL), 0);
+    CHECK_EQ_INT(count_class(root, "b", NULL), 0); /* a bound tier '<b>bold</b>' */
+    CHECK(!has_handler(root));
+    /* The names are there, as text. */
+    xmlChar *all = xmlNodeGetContent(root);
+    CHECK(strstr((const char *)all, "<script>alert(\"k\")</script><img src=x onerror") != NULL);
+    CHECK(strstr((const char *)all, "<script>alert(2)</script>H200") != NULL);
+    CHECK(strstr((const char *)all, "<script>alert(3)</script>") != NULL);
+    CHECK(strstr((const char *)all, "\\u{202E}desrever") != NULL); /* bidi control escaped */
+    xmlFree(all);
+    CHECK(strstr(out, "\xe2\x80\xae") == NULL);
+    /* Charts: a roofline per device, a circle per placed configuration. */
+    CHECK_EQ_INT(count_class(root, "svg", "roofline"), 2);
+    CHECK_EQ_INT(count_class(root, "circle", "pt"), EXR_HTML_POINTS_DEV0 + EXR_HTML_POINTS_DEV1);
+    CHECK(strstr(out, "data-points=\"5\"") && strstr(out, "data-points=\"1\""));
+    CHECK(strstr(out, "1 profiled configuration not placed") != NULL);
+    CHECK_EQ_INT(count_class(root, "line", "pipe-roof"), 1); /* the one with a tensor counter */
+    CHECK_EQ_INT(count_class(root, "line", "roof-copy"), 1); /* device 1 is calibrated */
+    /* Every kernel's hierarchy: six tiers each. */
+    CHECK_EQ_INT(count_class(root, "svg", "hierarchy"), 5);
+    CHECK_EQ_INT(count_class(root, "g", "tier-row"), 30);
+    /* Copies: four lanes; the two HtoD copies a pixel apart merge into one bar. */
+    CHECK_EQ_INT(count_class(root, "rect", "lane"), 4);
+    CHECK_EQ_INT(count_class(root, "rect", "c-HtoD"), 1);
+    CHECK(strstr(out, "data-copies=\"5\"") != NULL);
+    xmlFreeDoc(d);
+    free(out);
+    /* --kernel keeps the charts to the kernels it keeps: transpose's two configurations. */
+    o.kernel_regex = "^transpose";
+    out = run_export(db, &o, &rc);
+    CHECK_EQ_INT(rc, 0);
+    d = htmlReadMemory(out, (int)strlen(out), "page.html", "UTF-8",
+                       HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+    CHECK(d != NULL);
+    CHECK_EQ_INT(count_class(xmlDocGetRootElement(d), "circle", "pt"), 2);
+    CHECK_EQ_INT(count_class(xmlDocGetRootElement(d), "svg", "hierarchy"), 1);
+    xmlFreeDoc(d);
+    free(out);
+    sqlite3_close(db);
+}
+
+/* The TUI's before/after views get the pairing `gpuhier diff` prints (t470 checks the text). */
+static void
+test_export_diff_compute(void)
+{
+    sqlite3 *b = make_report(":memory:", EXR_BEFORE), *a = make_report(":memory:", EXR_AFTER);
+    struct export_diff_opts o = {0};
+    struct export_diff_result r;
+    CHECK_EQ_INT(export_diff_compute(b, a, &o, &r), 0);
+    const struct export_diff_kernel *t = NULL;
+    for (size_t i = 0; i < r.n_kernels; i++)
+        if (!strcmp(r.kernels[i].name, "transpose_naive"))
+            t = &r.kernels[i];
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_STR(t->status, "matched");
+        CHECK(t->before_id >= 0 && t->after_id >= 0);
+        CHECK(fabs(t->mean_change_pct + 90) < 1e-6);
+        CHECK(fabs(t->before_floor_ratio - 12.5) < 1e-6 &&
+              fabs(t->after_floor_ratio - 1.25) < 1e-6);
+    }
+    int fixed = 0, added = 0, kept = 0;
+    for (size_t i = 0; i < r.n_findings; i++) {
+        const struct export_diff_finding *f = &r.findings[i];
+        fixed += !strcmp(f->status, "fixed");
+        added += !strcmp(f->status, "new");
+        kept += !strcmp(f->status, "unchanged");
+        /* A side without the key has no finding id, no severity and no time. */
+        CHECK((f->before_id < 0) == (f->severity_before == NULL));
+        CHECK((f->after_id < 0) == (f->severity_after == NULL));
+        CHECK((f->after_id < 0) == isnan(f->lost_after_ns));
+        if (!strcmp(f->status, "fixed"))
+            CHECK_STR(f->rule_id, "uncoalesced-global-load");
+        if (!strcmp(f->status, "new"))
+            CHECK_STR(f->kernel, "good_kernel");
+    }
+    CHECK_EQ_INT(fixed, 1);
+    CHECK_EQ_INT(added, 1);
+    CHECK_EQ_INT(kept, 3);
+    export_diff_result_release(&r);
+    CHECK(r.kernels == NULL && r.n_findings == 0);
+    export_diff_result_release(&r);
+    /* --map pairs a renamed kernel as the text diff does. */
+    struct export_diff_map m = {"transpose_naive", "good_kernel"};
+    o.map = &m;
+    o.n_map = 1;
+    CHECK_EQ_INT(export_diff_compute(b, a, &o, &r), 0);
+    int paired = 0;
+    for (size_t i = 0; i < r.n_kernels; i++)
+        paired += !strcmp(r.kernels[i].name, "transpose_naive") &&
+                  !strcmp(r.kernels[i].status, "matched");
+    CHECK_EQ_INT(paired, 1);
+    export_diff_result_release(&r);
+    sqlite3_close(b);
+    sqlite3_close(a);
+}
+
 static const struct check_test tests[] = {
+    {"export_html_page", test_export_html_page},
     {"export_every_format_parses", test_export_every_format_parses},
     {"export_number_format", test_export_number_format},
     {"export_json_records", test_export_json_records},
@@ -824,14 +994,15 @@ static const struct check_test tests[] = {
     {"export_filters", test_export_filters},
     {"export_empty_reports", test_export_empty_reports},
     {"export_repro_command", test_export_repro_command},
+    {"export_diff_compute", test_export_diff_compute},
 };
 
 int
 main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "--make-report")) {
-        static const char *names[] = {"nasty", "before", "after", "empty"};
-        for (int v = 0; v < 4; v++) {
+        static const char *names[] = {"nasty", "before", "after", "empty", "html"};
+        for (int v = 0; v < 5; v++) {
             if (strcmp(argv[3], names[v]))
                 continue;
             sqlite3 *db = make_report(argv[2], (enum exr_variant)v);
@@ -842,7 +1013,7 @@ main(int argc, char **argv)
             sqlite3_close(db);
             return 0;
         }
-        fprintf(stderr, "usage: test_export --make-report PATH nasty|before|after|empty\n");
+        fprintf(stderr, "usage: test_export --make-report PATH nasty|before|after|empty|html\n");
         return 2;
     }
     /* 25,010 findings take seconds (more under ASan): an e2e test, not a unit test. */

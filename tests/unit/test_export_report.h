@@ -12,7 +12,11 @@
  *              64 KB name; a command line and environment with secrets;
  *   EXR_BEFORE / EXR_AFTER  a before/after pair for check --baseline and
  *              diff (same kernels; one finding fixed, one new, one worse);
- *   EXR_EMPTY  a run with kernels but no findings.
+ *   EXR_EMPTY  a run with kernels but no findings;
+ *   EXR_HTML   EXR_NASTY plus what the HTML page draws: two devices,
+ *              profiled launches with counters, per-configuration
+ *              summaries, copies, and script-shaped kernel, device and
+ *              copy names (EXR_HTML_NAME).
  * Also used by the e2e scripts through `test_export --make-report`.
  */
 #ifndef GPUHIER_TESTS_TEST_EXPORT_REPORT_H
@@ -25,7 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum exr_variant { EXR_NASTY, EXR_BEFORE, EXR_AFTER, EXR_EMPTY };
+enum exr_variant { EXR_NASTY, EXR_BEFORE, EXR_AFTER, EXR_EMPTY, EXR_HTML };
+
+/* EXR_HTML: the kernel, device and copy names a page must keep inert. */
+static const char EXR_HTML_NAME[] = "<script>alert(\"k\")</script><img src=x onerror=alert(1)>"
+                                    "\"q' \xe2\x80\xae"
+                                    "desrever \xff tail";
+#define EXR_HTML_POINTS_DEV0 5 /* profiled configurations placed on device 0's roofline */
+#define EXR_HTML_POINTS_DEV1 1
+#define EXR_HTML_NOT_PLACED 1 /* config 4: profiled without an instruction count */
 
 #define EXR_SECRET_TOKEN "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 #define EXR_SECRET_PASSWORD "hunter2hunter2"
@@ -73,6 +85,64 @@ exr_kernel(sqlite3 *db, int id, const char *mangled, const char *demangled, cons
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* EXR_HTML's rows beyond EXR_NASTY (all made up; see the file comment). */
+static int
+exr_html_rows(sqlite3 *db)
+{
+    int bad = exr_kernel(db, 5, "_Z6scriptv", EXR_HTML_NAME, EXR_HTML_NAME, EXR_HTML_NAME, 3);
+    bad |= exr_exec(
+        db,
+        "UPDATE device SET name = '<script>alert(2)</script>H200 (synthetic)',"
+        " sm_clock_khz = 1980000, pcie_gen = 5, pcie_width = 16 WHERE id = 0;"
+        "INSERT INTO device(id, name, sm_count, sm_clock_khz, peak_dram_bw_bytes_per_s,"
+        " measured_copy_bw_bytes_per_s) VALUES (1, 'second GPU (synthetic)', 66, 1500000,"
+        " 2.0e12, 1.7e12);"
+        "INSERT INTO config(id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+        " block_z, dynamic_smem_bytes, launches, total_ns) VALUES"
+        " (6, 5, 0, 8, 1, 1, 64, 1, 1, 0, 2, 60000), (7, 4, 1, 32, 1, 1, 256, 1, 1, 0, 3, 90000);"
+        "INSERT INTO launch(id, kernel_id, config_id, device_id, start_ns, end_ns, profiled,"
+        " profile_reason, config_launch_index) VALUES"
+        " (1, 1, 1, 0, 1000, 401000, 1, 'first_of_config', 0),"
+        " (11, 1, 2, 0, 500000, 800000, 1, 'first_of_config', 0),"
+        " (3, 2, 3, 0, 900000, 1100000, 1, 'first_of_config', 0),"
+        " (4, 3, 4, 0, 1200000, 1700000, 1, 'first_of_config', 0),"
+        " (5, 4, 5, 0, 1800000, 1900000, 1, 'first_of_config', 0),"
+        " (6, 5, 6, 0, 2000000, 2030000, 1, 'first_of_config', 0),"
+        " (7, 4, 7, 1, 2100000, 2130000, 1, 'first_of_config', 0);"
+        "INSERT INTO profile(launch_id, passes, metric_set) VALUES (1, 1, 'core'),"
+        " (11, 1, 'core'), (3, 1, 'core'), (4, 1, 'core'), (5, 1, 'core'), (6, 1, 'core'),"
+        " (7, 1, 'core');"
+        "INSERT INTO metric_name(id, name) VALUES (1, 'smsp__inst_executed.sum'),"
+        " (2, 'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed'),"
+        " (3, 'lts__t_sectors_lookup_hit.sum'), (4, 'lts__t_sectors_lookup_miss.sum'),"
+        " (5, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'),"
+        " (6, 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum');"
+        /* config 4 (launch 4) has no instruction count: profiled, not placed */
+        "INSERT INTO metric(launch_id, metric_id, value) VALUES"
+        " (1, 1, 4.2e6), (1, 3, 1.0e6), (1, 4, 4.0e6), (1, 5, 4.2e6), (1, 6, 1.3e5),"
+        " (11, 1, 3.1e6), (3, 1, 9.0e5), (3, 2, 40), (5, 1, 2.0e5), (6, 1, 5.0e4),"
+        " (7, 1, 8.0e5), (4, 3, 10), (4, 4, 10);"
+        "INSERT INTO kernel_summary(kernel_id, config_id, launches, profiled_launches,"
+        " total_ns, mean_ns, dram_bytes, l2_bytes, floor_ratio, bound_tier) VALUES"
+        " (1, 1, 10, 1, 4000000, 400000, 1.34e8, 1.6e8, 14.3, 'dram'),"
+        " (1, 2, 10, 1, 3000000, 300000, 1.0e8, 1.2e8, 10.7, 'l2'),"
+        " (2, 3, 5, 1, 1000000, 200000, 1.0e6, 2.0e6, 400, 'tensor'),"
+        " (3, 4, 1, 1, 500000, 500000, 1.0e5, NULL, 5000, 'shared'),"
+        " (4, 5, 1, 1, 100000, 100000, 1.0e5, 3.0e5, 1.1, 'dram'),"
+        " (5, 6, 2, 1, 60000, 30000, 2.0e4, NULL, 9.9, '<b>bold</b>'),"
+        " (4, 7, 3, 1, 90000, 30000, 5.0e5, 6.0e5, 2.0, 'compute'),"
+        " (5, NULL, 2, 1, 60000, 30000, 2.0e4, NULL, 9.9, '<b>bold</b>');"
+        "INSERT INTO copy(id, op, copy_kind, src_kind, dst_kind, bytes, start_ns, end_ns,"
+        " device_id) VALUES"
+        " (1, 'memcpy', 'HtoD', 'pageable', 'device', 4.8e7, 0, 300000, 0),"
+        " (2, 'memcpy', 'HtoD', 'pageable', 'device', 1.0e6, 300100, 310000, 0),"
+        " (3, 'memcpy', 'DtoH', 'device', 'pinned', 1.0e6, 2200000, 2250000, 0),"
+        " (4, 'memset', NULL, NULL, 'device', 4096, 1150000, 1151000, 0),"
+        " (5, 'memcpy', '<script>alert(3)</script>', 'x<img>', 'device', 10, 2300000,"
+        " 2300100, 0)");
+    return bad;
+}
+
 static sqlite3 *
 make_report(const char *path, enum exr_variant v)
 {
@@ -83,6 +153,9 @@ make_report(const char *path, enum exr_variant v)
         fprintf(stderr, "make_report: %s\n", store_error());
         return NULL;
     }
+    int html = v == EXR_HTML;
+    if (html)
+        v = EXR_NASTY;
     int after = v == EXR_AFTER;
     int bad = exr_exec(db, "BEGIN");
     bad |= store_meta_set(
@@ -254,6 +327,8 @@ make_report(const char *path, enum exr_variant v)
                                 "  'New conflicts.', 'Pad.', 'H \xc2\xa7"
                                 "5.3', 20000, 20000, 20000, 1.5, 1, 5)");
     }
+    if (html)
+        bad |= exr_html_rows(db);
     bad |= exr_exec(db, "COMMIT");
     if (bad) {
         sqlite3_close(db);

@@ -270,7 +270,72 @@ test_metrics_set_name(void)
     CHECK_STR(small, "core+tm"); /* cut, terminated */
 }
 
+/* issue 18: the state counters packed into groups that each fit one pass */
+static void
+test_metrics_one_pass_groups(void)
+{
+    char err[512] = "";
+    size_t nb;
+    const struct metrics_bundle *b = metrics_state_bundles(&nb);
+    static const char *const tie[] = {"gpu__time_duration.sum", "smsp__inst_executed.sum"};
+    struct metrics_packing p;
+    int rc = metrics_pack_one_pass(chip, b, nb, tie, 2, &p, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    if (rc)
+        return;
+    CHECK(p.ngroups >= 1 && p.ngroups <= nb);
+    printf("| group | passes | names |\n| --- | --- | --- |\n");
+    for (size_t g = 0; g < p.ngroups; g++) {
+        int passes = metrics_count_passes(chip, (const char *const *)p.names[g], p.count[g], err,
+                                          sizeof err);
+        CHECK_EQ_INT(passes, 1);
+        printf("| %zu | %d |", g + 1, passes);
+        for (size_t i = 0; i < p.count[g]; i++)
+            printf(" %s", p.names[g][i]);
+        printf(" |\n");
+    }
+    for (size_t i = 0; i < nb; i++) {
+        printf("bundle %zu (%s): group %d, %d passes alone\n", i + 1, b[i].what, p.group_of[i] + 1,
+               p.passes_alone[i]);
+        if (p.group_of[i] < 0) {
+            CHECK(p.passes_alone[i] > 1);
+            continue;
+        }
+        /* a bundle is never split: all its names are in its one group */
+        for (size_t k = 0; k < b[i].n; k++) {
+            int found = 0;
+            for (size_t j = 0; j < p.count[p.group_of[i]]; j++)
+                found |= !strcmp(p.names[p.group_of[i]][j], b[i].names[k]);
+            CHECK(found);
+        }
+    }
+    /* the first bundle (the floor's bytes and time) always lands in the first group */
+    CHECK_EQ_INT(p.group_of[0], 0);
+    metrics_packing_free(&p);
+    metrics_packing_free(&p); /* idempotent */
+
+    /* a bundle that alone needs several passes is reported, not packed */
+    size_t cn;
+    const char *const *core = metrics_default_set(&cn);
+    struct metrics_bundle big = {"the whole core set", core, cn};
+    CHECK_EQ_INT(metrics_pack_one_pass(chip, &big, 1, NULL, 0, &p, err, sizeof err), 0);
+    CHECK_EQ_INT(p.group_of[0], -1);
+    CHECK(p.passes_alone[0] > 1);
+    CHECK_EQ_INT((int)p.ngroups, 0);
+    metrics_packing_free(&p);
+
+    /* a bad name fails with a message naming it */
+    static const char *const bad[] = {"dram__no_such_counter.sum"};
+    struct metrics_bundle wrong = {"bad", bad, 1};
+    err[0] = 0;
+    CHECK_EQ_INT(metrics_pack_one_pass(chip, &wrong, 1, NULL, 0, &p, err, sizeof err), -1);
+    CHECK(strstr(err, "dram__no_such_counter") != NULL);
+}
+
 static const struct check_test tests[] = {
+    {"test_metrics_one_pass_groups", test_metrics_one_pass_groups},
     {"test_metrics_set_name", test_metrics_set_name},
     {"test_metrics_hosts_cache", test_metrics_hosts_cache},
     {"test_metrics_core_passes", test_metrics_core_passes},

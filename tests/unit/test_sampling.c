@@ -593,7 +593,49 @@ test_sampling_hash(void)
     CHECK(sampling_config_hash(&a) != sampling_config_hash(&c));
 }
 
+/* issue 22: kernels that wait on other ranks are traced, never profiled, unless named */
+static void
+test_sampling_comm_kernels(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    o.mode = SAMPLING_ALL;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch nccl =
+        L("_Z38ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE", 8, 640,
+          0);
+    struct sampling_launch old =
+        L("_Z37ncclKernel_AllReduce_RING_LL_Sum_float12ncclWorkElem", 8, 640, 0);
+    struct sampling_launch shm = L("nvshmemi_barrier_all_kernel", 1, 32, 0);
+    struct sampling_launch coop = L("_Z6reducePf", 4, 256, 0);
+    struct sampling_launch plain = L("_Z7ncclishPf", 4, 256, 0); /* not a marker */
+    CHECK(sampling_is_comm_kernel(&nccl) && sampling_is_comm_kernel(&old) &&
+          sampling_is_comm_kernel(&shm));
+    CHECK(!sampling_is_comm_kernel(&coop) && !sampling_is_comm_kernel(&plain));
+    CHECK_STR(sampling_decide(&s, &nccl, &why, NULL), "comm_kernel");
+    CHECK_STR(why, "comm_kernel");
+    CHECK_STR(sampling_decide(&s, &old, &why, NULL), "comm_kernel");
+    CHECK_STR(sampling_decide(&s, &shm, &why, NULL), "comm_kernel");
+    CHECK(sampling_decide(&s, &coop, &why, NULL) == NULL);
+    CHECK(sampling_decide(&s, &plain, &why, NULL) == NULL);
+    /* stream capture still comes first */
+    nccl.is_capturing = 1;
+    CHECK_STR(sampling_decide(&s, &nccl, &why, NULL), "stream_capture");
+    nccl.is_capturing = 0;
+    sampling_release(&s);
+    /* named by the kernel filter: profiled; other comm kernels stay traced only */
+    o.kernel = "AllReduce_Sum_f32";
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    CHECK(sampling_decide(&s, &nccl, &why, NULL) == NULL);
+    CHECK_STR(why, "sample_all");
+    CHECK_STR(sampling_decide(&s, &old, &why, NULL), "comm_kernel");
+    sampling_release(&s);
+}
+
 static const struct check_test tests[] = {
+    {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
     {"test_sampling_budget_slots", test_sampling_budget_slots},
     {"test_sampling_budget_by_time", test_sampling_budget_by_time},

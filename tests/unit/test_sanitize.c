@@ -2,6 +2,7 @@
 /* Unit tests of export/sanitize.c: the one sanitizer every output uses. */
 #include "export/sanitize.h"
 #include "tests/check.h"
+#include "tests/unit/sanitize_ref.h"
 
 #include <locale.h>
 #include <stdint.h>
@@ -208,8 +209,89 @@ test_sanitize_random(void)
     }
 }
 
+/*
+ * Random text and caps give byte for byte what the reference gives (the
+ * sanitizer of commit 443d007, tests/unit/sanitize_ref.c): runs of
+ * printable ASCII of every length around the eight-byte steps, controls,
+ * C1, invalid and cut UTF-8, the hidden format characters, long texts.
+ */
+static void
+test_sanitize_matches_reference(void)
+{
+    static const char *const pieces[] = {"a",
+                                         "~",
+                                         " ",
+                                         "\\",
+                                         "\x1b",
+                                         "\x1b]0;t\x07",
+                                         "\n",
+                                         "\t",
+                                         "\r",
+                                         "\x01",
+                                         "\x7f",
+                                         "\x80",
+                                         "\xff",
+                                         "\xc0\x80",
+                                         "\xc2",
+                                         "\xc2\x85",
+                                         "\xc2\xa0",
+                                         "\xc3\xa9",
+                                         "\xe2\x80",
+                                         "\xe2\x80\xae",
+                                         "\xe2\x80\xa8",
+                                         "\xe2\x81\xa6",
+                                         "\xd8\x9c",
+                                         "\xed\xa0\x80",
+                                         "\xef\xbf\xbe",
+                                         "\xef\xbf\xbf",
+                                         "\xf0\x9f\x98\x80",
+                                         "\xf4\x90\x80\x80",
+                                         "\xf0\x9f"};
+    unsigned seed = 11;
+    size_t cap_in = 20000;
+    char *in = malloc(cap_in + 64), buf[512], ref[512];
+    int differ = 0;
+    CHECK(in != NULL);
+    for (int iter = 0; iter < 20000 && in && differ < 5; iter++) {
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        size_t want = (seed >> 16) % (iter % 50 ? 120 : cap_in);
+        while (n < want) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned k = (seed >> 16) % 4;
+            if (k < 2) {
+                /* A printable run of 0 to 40 bytes. */
+                size_t run = (seed >> 8) % 41;
+                for (size_t r = 0; r < run && n < cap_in; r++)
+                    in[n++] = (char)(0x20 + (seed >> (r % 16)) % 95);
+            } else {
+                const char *p = pieces[(seed >> 8) % (sizeof(pieces) / sizeof(pieces[0]))];
+                size_t len = strlen(p);
+                memcpy(in + n, p, len);
+                n += len;
+            }
+        }
+        in[n] = '\0';
+        seed = seed * 1103515245u + 12345u;
+        size_t cap = (seed >> 8) % 4 ? 1 + (seed >> 12) % 300 : 4 * n + 16;
+        char *got = sanitize_text(in, cap), *exp = sanitize_ref_text(in, cap);
+        int same = got && exp && !strcmp(got, exp);
+        size_t into = 1 + (seed >> 4) % sizeof(buf);
+        same = same && !strcmp(sanitize_into(buf, into, in), sanitize_ref_into(ref, into, in));
+        if (!same) {
+            fprintf(stderr, "differ at iteration %d (cap %zu, into %zu)\n", iter, cap, into);
+            differ++;
+        }
+        free(got);
+        free(exp);
+    }
+    CHECK_EQ_INT(differ, 0);
+    free(in);
+}
+
 static const struct check_test tests[] = {
     {"sanitize_random", test_sanitize_random},
+    {"sanitize_matches_reference", test_sanitize_matches_reference},
     {"sanitize_plain", test_sanitize_plain},
     {"sanitize_controls", test_sanitize_controls},
     {"sanitize_escape_sequences", test_sanitize_escape_sequences},

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/rangeprof_cost.py: where a profiled launch's time goes (issue 18 point 2).
+
+Runs the committed PyTorch training benchmark (bench/pytorch_train.py)
+natively and under gpuhier in four ways, each with GPUHIER_DEBUG=1, whose
+collector prints one line per profiled launch with the time of each phase
+(collector/collector.c prof_start() and prof_finish()):
+
+  enable     cuptiRangeProfilerEnable and what goes with a first enable
+             (0 when the profiler hold kept it enabled)
+  setup      choosing the metric host object, SetConfig (the config image),
+             the counter data image, an L2 flush if asked
+  start      cuptiRangeProfilerStart
+  launch     the launch itself (with kernel replay: every pass, the memory
+             save and restore)
+  decode     cuptiRangeProfilerStop, DecodeData and GetCounterDataInfo
+  evaluate   nvperf's evaluation of the metric values
+  flush      the forced activity flush after the profile
+  total      ENTER of the launch to the end of the profile
+
+Variants:
+  default       the core set, kernel replay (the default today)
+  onepass       one one-pass metric list (--metric-set none --metrics ...), kernel replay
+  onepass-user  the same list with user replay (GPUHIER_DIAG_REPLAY=user): no
+                replay, no memory save/restore
+  group1-user   issue 18's one-pass group 1 (19 counters) with user replay
+  trace         --mode trace (no profile), for the wall-time column
+
+Prints a Markdown table (median and p95 of each phase in ms, profiles, wall
+time and its ratio to the native run) and writes it to OUT/rangeprof_cost.md.
+Usage: rangeprof_cost.py STAGE [--steps N]   (STAGE from scripts/stage.sh)
+"""
+import argparse
+import datetime
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ONEPASS = "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,sm__cycles_active.avg"
+# issue 18's one-pass group 1 (docs/metrics.md "One-pass groups", counted offline)
+GROUP1 = ("dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
+          "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex.sum,"
+          "sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.avg,"
+          "l1tex__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum,"
+          "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum,"
+          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum,"
+          "lts__t_sectors_srcunit_tex_aperture_sysmem.sum,lts__t_sectors_aperture_sysmem.sum,"
+          "lts__t_requests_aperture_sysmem.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,"
+          "lts__d_atomic_input_cycles_active.sum,smsp__inst_executed.sum")
+PHASES = ["enable", "setup", "start", "launch", "stop+decode", "evaluate", "flush", "total"]
+LINE = re.compile(r"profiled: ranges (\d+) dropped (\d+) why (.*?); ms: (.*)$")
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def run(cmd, env, cwd, timeout):
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, timeout=timeout)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        rc, err = "timeout", (e.stderr or b"").decode("utf-8", "replace")
+    return time.monotonic() - t0, rc, err
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("stage")
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--timeout", type=float, default=150)
+    ap.add_argument("--variants", default="native,trace,default,onepass,onepass-user")
+    a = ap.parse_args()
+    stage = os.path.abspath(a.stage)
+    out = os.environ.get("OUT", "out")
+    os.makedirs(out, exist_ok=True)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytorch_train.py")
+    prog = [sys.executable, script, "--steps", str(a.steps)]
+    g = [os.path.join(stage, "gpuhier"), "run", "--no-analyze", "-o", "r.db"]
+    variants = {
+        "native": (prog, {}),
+        "trace": (g + ["--mode", "trace", "--"] + prog, {}),
+        "default": (g + ["--"] + prog, {}),
+        "onepass": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog, {}),
+        "onepass-user": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog,
+                         {"GPUHIER_DIAG_REPLAY": "user"}),
+        "group1-user": (g + ["--metric-set", "none", "--metrics", GROUP1, "--"] + prog,
+                        {"GPUHIER_DIAG_REPLAY": "user"}),
+    }
+    rows = []
+    native_wall = None
+    for name in a.variants.split(","):
+        cmd, extra = variants[name]
+        env = dict(os.environ, GPUHIER_DEBUG="1", **extra)
+        with tempfile.TemporaryDirectory(prefix="rpc-") as d:
+            wall, rc, err = run(cmd, env, d, a.timeout)
+        with open(os.path.join(out, "rangeprof_cost-%s.err" % name), "w") as f:
+            f.write(err[-200000:])
+        per = {p: [] for p in PHASES}
+        dropped = 0
+        for line in err.splitlines():
+            m = LINE.search(line)
+            if not m:
+                continue
+            if m.group(3) != "-":
+                dropped += 1
+            for k, v in re.findall(r"([a-z+]+) (-?[0-9.]+)", m.group(4)):
+                if k in per:
+                    per[k].append(float(v))
+        if name == "native":
+            native_wall = wall
+        rows.append((name, rc, wall, len(per["total"]), dropped, per))
+        print("%s: status %s, %.1f s, %d profiles" % (name, rc, wall, len(per["total"])), flush=True)
+    head = ["## Where a profiled launch's time goes (issue 18 point 2)", "",
+            "- date: %s UTC; %s" % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+                                     gpu_name()),
+            "- workload: `bench/pytorch_train.py --steps %d`; stage commit %s; one run per variant" % (
+                a.steps, stage_commit(stage)),
+            "- one-pass list: `%s`" % ONEPASS, "",
+            "| variant | status | wall s | × native | profiles | discarded | " +
+            " | ".join("%s ms (median / p95)" % p for p in PHASES) + " |",
+            "| --- " * (6 + len(PHASES)) + "|"]
+    for name, rc, wall, n, dropped, per in rows:
+        cells = ["%.1f / %.1f" % (statistics.median(per[p]), pct(per[p], 0.95)) if per[p] else ""
+                 for p in PHASES]
+        head.append("| %s | %s | %.1f | %s | %d | %d | %s |" % (
+            name, rc, wall, "%.2f" % (wall / native_wall) if native_wall else "", n, dropped,
+            " | ".join(cells)))
+        if per["total"]:
+            head.append("| %s, sum of phases s | | | | | | %s |" % (
+                name, " | ".join("%.2f" % (sum(per[p]) / 1e3) for p in PHASES)))
+    text = "\n".join(head) + "\n"
+    print(text)
+    with open(os.path.join(out, "rangeprof_cost.md"), "w") as f:
+        f.write(text)
+    return 0
+
+
+def gpu_name():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "no nvidia-smi"
+
+
+def stage_commit(stage):
+    try:
+        return open(os.path.join(stage, "COMMIT")).read().strip()
+    except OSError:
+        return "?"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

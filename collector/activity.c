@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * activity: CUPTI activity tracing and the flusher thread.
+ *
+ * Kernel, memcpy, memset and memory (MEMORY2) records arrive in buffers
+ * from a preallocated pool (64 x 1 MB); a completed buffer goes to the
+ * writer, which decodes its records where it writes them (writer.c
+ * parse_buffer) and gives the buffer back. If the pool is empty CUPTI
+ * drops records and counts them (run.activity_dropped).
+ *
+ * The flusher thread asks CUPTI for completed buffers every 500 ms, runs
+ * each counter engine's periodic work, and is the thread that closes the
+ * report on a fatal signal (die_commit()): it starts with the writer,
+ * CUPTI or not, and blocks every signal.
+ */
+#include "collector/activity.h"
+#include "collector/callbacks.h"
+#include "collector/collector_int.h"
+#include "collector/engine.h"
+#include "collector/exit.h"
+#include "collector/notes.h"
+#include "collector/options.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POOL_BUFFERS 64
+#define POOL_BUFFER_BYTES (1u << 20)
+
+static struct {
+    /* Activity buffers. */
+    uint8_t *pool[POOL_BUFFERS];
+    int pool_free[POOL_BUFFERS];
+    int npool_free;
+    pthread_mutex_t pool_lock;
+    atomic_int activity_on;   /* CUPTI activity is enabled: the flusher may flush */
+    uint32_t flush_flag;      /* the periodic flush's flag (GPUHIER_FLUSH_FORCED: forced) */
+    atomic_long buffers_seen; /* activity buffers CUPTI returned */
+
+    pthread_t flusher;
+    int flusher_running;
+    atomic_int flusher_stop;
+    sem_t flush_sem;
+    atomic_int urgent, urgent_done; /* a fatal signal: die_commit() asked, done */
+} A = {
+    .pool_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* ------------------------------------------------------------ activity buffers */
+
+static void CUPTIAPI
+buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = NULL;
+    *size = 0;
+    *max_records = 0;
+    pthread_mutex_lock(&A.pool_lock);
+    if (A.npool_free > 0) {
+        int i = A.pool_free[--A.npool_free];
+        *buffer = A.pool[i];
+        *size = POOL_BUFFER_BYTES;
+    }
+    pthread_mutex_unlock(&A.pool_lock);
+}
+
+static void
+buf_release(uint8_t *buf)
+{
+    pthread_mutex_lock(&A.pool_lock);
+    for (int i = 0; i < POOL_BUFFERS; i++)
+        if (A.pool[i] == buf) {
+            A.pool_free[A.npool_free++] = i;
+            break;
+        }
+    pthread_mutex_unlock(&A.pool_lock);
+}
+
+static void CUPTIAPI
+buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    size_t dropped = 0;
+    if (gh.cuptiActivityGetNumDroppedRecords &&
+        gh.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+        writer_add_activity_dropped(dropped);
+    atomic_fetch_add(&A.buffers_seen, 1);
+    if (valid)
+        writer_push_buffer(buffer, valid, buf_release);
+    else
+        buf_release(buffer);
+}
+
+static void *
+flusher_main(void *arg)
+{
+    (void)arg;
+    long last_launches = 0, last_buffers = 0;
+    int stalled = 0;
+    while (!atomic_load(&A.flusher_stop)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 500000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        while (sem_timedwait(&A.flush_sem, &ts) == -1 && errno == EINTR)
+            ;
+        if (atomic_load(&A.flusher_stop))
+            break;
+        /*
+         * A default flush returns only buffers whose records are all
+         * complete. If launches keep coming but no buffer arrived for 2 s,
+         * some record is stuck incomplete: force the flush (its times are lost).
+         */
+        long l = callbacks_launches(), b = atomic_load(&A.buffers_seen);
+        uint32_t flag = A.flush_flag;
+        if (b != last_buffers || l == last_launches)
+            stalled = 0, last_buffers = b;
+        else if (++stalled >= 4)
+            flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, stalled = 0;
+        last_launches = l;
+        if (atomic_load(&A.urgent)) {
+            die_commit();
+            atomic_store(&A.urgent_done, 1);
+            break;
+        }
+        engine_flush();
+        if (atomic_load(&A.activity_on))
+            gh.cuptiActivityFlushAll(flag);
+    }
+    return NULL;
+}
+
+void
+init_activity(void)
+{
+    for (int i = 0; i < POOL_BUFFERS; i++) {
+        A.pool[i] = aligned_alloc(8, POOL_BUFFER_BYTES);
+        if (A.pool[i])
+            A.pool_free[A.npool_free++] = i;
+    }
+    gh.cuptiActivityRegisterCallbacks(buf_request, buf_complete);
+    /*
+     * Diagnosis only (docs/agreement.md, class A2): where CUPTI keeps the
+     * records the device writes. By default a 3.2 MB buffer in device
+     * memory, whose writes pass through the L2 the profiled kernels use;
+     * GPUHIER_DIAG_ACTIVITY_BUFFER=host puts it in pinned host memory,
+     * =BYTES sets its size. Set before any context exists (we run at cuInit).
+     */
+    const char *ab = env("GPUHIER_DIAG_ACTIVITY_BUFFER");
+    if (ab && gh.cuptiActivitySetAttribute) {
+        uint8_t host = 1;
+        size_t bytes = (size_t)strtoull(ab, NULL, 10), sz;
+        CUptiResult rc;
+        if (!strcmp(ab, "host")) {
+            sz = sizeof(host);
+            rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED,
+                                              &sz, &host);
+        } else {
+            sz = sizeof(bytes);
+            rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &bytes);
+        }
+        gh_say("GPUHIER_DIAG_ACTIVITY_BUFFER=%s: %s (diagnosis only)", ab,
+               rc == CUPTI_SUCCESS ? "set" : cupti_err(rc));
+    }
+    /*
+     * MEMORY2: one record per allocation and release (cheap: allocations
+     * are rare next to launches), in trace and profile mode. The rules
+     * bound a kernel's footprint with the memory live at its launch.
+     */
+    static const CUpti_ActivityKind kinds[] = {
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        /* Diagnosis only (bench/overhead_trace.sh): what kernel tracing itself costs. */
+        if (kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+            env("GPUHIER_DIAG_NO_KERNEL_ACTIVITY")) {
+            gh_say("GPUHIER_DIAG_NO_KERNEL_ACTIVITY: kernel activity off (diagnosis: no kernel "
+                   "records in this report)");
+            continue;
+        }
+        CUptiResult rc = gh.cuptiActivityEnable(kinds[i]);
+        if (rc != CUPTI_SUCCESS)
+            push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",
+                       (int)kinds[i], cupti_err(rc));
+        if (kinds[i] == CUPTI_ACTIVITY_KIND_MEMORY2)
+            push_meta("alloc_tracking",
+                      rc == CUPTI_SUCCESS ? "on" : "off: cuptiActivityEnable(MEMORY2) failed");
+    }
+    /* CUPTI's worker completes records (timestamps) on its own schedule; make it wake often. */
+    if (gh.cuptiActivityFlushPeriod && !env("GPUHIER_NO_FLUSH_PERIOD"))
+        gh.cuptiActivityFlushPeriod(500);
+    if (env("GPUHIER_FLUSH_FORCED"))
+        A.flush_flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
+    atomic_store(&A.activity_on, 1);
+}
+
+void
+flush_forced(void)
+{
+    if (gh.cuptiActivityFlushAll && atomic_load(&A.activity_on))
+        gh.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+/* ------------------------------------------------------------ flusher */
+
+/*
+ * The flusher starts with the writer, CUPTI or not: besides flushing CUPTI's
+ * buffers it is the thread that closes the report on a fatal signal.
+ */
+void
+start_flusher(void)
+{
+    sem_init(&A.flush_sem, 0, 0);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    A.flusher_running = pthread_create(&A.flusher, NULL, flusher_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Stops and joins the flusher: afterwards no thread of ours calls CUPTI. */
+void
+stop_flusher(void)
+{
+    if (!A.flusher_running)
+        return;
+    atomic_store(&A.flusher_stop, 1);
+    sem_post(&A.flush_sem);
+    pthread_join(A.flusher, NULL);
+    A.flusher_running = 0;
+}
+
+int
+flusher_running(void)
+{
+    return A.flusher_running;
+}
+
+int
+flusher_self(void)
+{
+    return A.flusher_running && pthread_equal(pthread_self(), A.flusher);
+}
+
+void
+flusher_urgent(int ms)
+{
+    atomic_store(&A.urgent_done, 0);
+    atomic_store(&A.urgent, 1);
+    sem_post(&A.flush_sem);
+    wait_flag(&A.urgent_done, ms);
+}

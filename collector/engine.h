@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine: the counter engines, behind one interface (STYLE.md
+ * "Backends"; nvtop's struct gpu_vendor, include/nvtop/
+ * extract_gpuinfo_common.h, is the model).
+ *
+ * A counter engine takes hardware counters for the launches the sampler
+ * gives it and delivers them as records on the writer's queue
+ * (writer_push), which the writer turns into rows. Its state belongs to
+ * its own file (engine_<name>.c); the rest of the collector reaches it
+ * only through its struct counter_engine, at these points:
+ *
+ *   launch ENTER, profile mode    prepare() of every engine, outside a
+ *   (callbacks.c, sampler.c)      stream capture; then the sampler picks
+ *                                 the engine for the launch, asks it
+ *                                 deferring() and available(), and gives
+ *                                 the launch to it (launch_begin()) or
+ *                                 not; every engine that was not given
+ *                                 the launch gets launch_other()
+ *   launch EXIT                   launch_end() of the engine whose
+ *                                 launch_begin() returned 0, same thread
+ *   cuGraphLaunch ENTER           graph_launch(), outside a capture
+ *   CONTEXT_DESTROY_STARTING      context_destroying()
+ *   the flusher, every 500 ms     flush()
+ *   exit (finish())               exit_stop() once the flusher is
+ *                                 joined, then the forced flush, then
+ *                                 exit_notes() before the writer closes
+ *   the end line, the budget      stats()
+ *
+ * A fatal signal calls no engine (the dying thread may hold an engine's
+ * lock). Engines are listed in engine.c; the sampler (sampler.c) decides
+ * which one serves a launch. Today there is one, the range profiler
+ * (engine_rangeprof.c). The next is the instrumentation engine (issue 17:
+ * CUPTI's SASS metrics API, cupti_sass_metrics.h), which this interface is
+ * cut for: it enables its metrics per context (prepare(), at a
+ * context's first launch, or its launch_begin()), patches the functions
+ * it serves without replay (launch_begin() at ENTER, launch_end() at
+ * EXIT), flushes its per-instruction records from the flusher (flush())
+ * and disables itself when a context goes (context_destroying()) and at
+ * exit (exit_stop()), delivering its rows through the writer's queue.
+ * Where it plugs in: engine.c's list and the NEEDSWORK in sampler.c.
+ */
+#ifndef GPUHIER_COLLECTOR_ENGINE_H
+#define GPUHIER_COLLECTOR_ENGINE_H
+#include <cuda.h>
+#include <stdint.h>
+#include <time.h>
+
+/* One launch, as the driver launch callback saw it at ENTER. Borrowed for the call. */
+struct engine_launch {
+    CUcontext ctx;
+    CUfunction func;
+    uint32_t corr;       /* driver API correlation id: the key of the launch's rows */
+    const char *mangled; /* CUPTI's symbol name, may be NULL */
+    uint32_t grid[3], block[3];
+    uint32_t dynamic_smem_bytes;
+    const char *nvtx_path; /* the thread's open NVTX push ranges, " > "-joined, or NULL */
+};
+
+/* What the engines spent, for the session file's end line and --profile-budget. */
+struct engine_stats {
+    int64_t profiling_ns; /* time the served launches spent in the engine (CLOCK_MONOTONIC) */
+    long profiles;        /* launches served to the end with a result */
+    int max_passes;       /* the most replay passes one launch took */
+};
+
+/*
+ * One counter engine. launch_begin and launch_end are required; any other
+ * member may be NULL (nothing to do there). Every function may be called
+ * from any of the program's threads unless it says otherwise, and must
+ * not allocate or touch SQLite on the launch path (STYLE.md §5.6).
+ */
+struct counter_engine {
+    /*
+     * ENTER of every launch in profile mode outside a stream capture,
+     * before the sampler decides: set-up that must come before the
+     * program's kernels run (the range profiler: GPUHIER_DIAG_PREWARM's
+     * empty range, once).
+     */
+    void (*prepare)(CUcontext ctx);
+    /*
+     * Whether launches chosen now must wait (counters refused as busy,
+     * backing off): the sampler defers them with 'counters_busy' and
+     * chooses their configuration's next launch again.
+     */
+    int (*deferring)(void);
+    /* Whether the engine can serve at all (0: 'profiler_unavailable'). NULL: it can. */
+    int (*available)(void);
+    /*
+     * ENTER of a launch given to the engine; `extras` are the metric
+     * groups (enum metrics_group) the sampler asks for, 0 for a core
+     * profile. 0: the engine serves it, and launch_end() follows on this
+     * thread (what it holds until then is its own: the range profiler
+     * holds its lock); -EBUSY: counters busy, the launch is deferred; -1:
+     * the engine is done for the process (it said why).
+     */
+    int (*launch_begin)(const struct engine_launch *l, unsigned extras);
+    /*
+     * EXIT of the launch launch_begin() served (launch_ok: the launch API
+     * succeeded): the result goes to the writer's queue. The engine may
+     * ask for another launch of the configuration (sampler_request_extras()).
+     */
+    void (*launch_end)(int launch_ok);
+    /*
+     * ENTER of a launch not given to this engine (unsampled, or given to
+     * another), in profile mode: keep its kernel out of the engine's
+     * counters (the range profiler: disable after the hold, or wait for
+     * another thread's range).
+     */
+    void (*launch_other)(int capturing);
+    /* A launch given to this engine was deferred (deferring(), or launch_begin()'s -EBUSY). */
+    void (*launch_deferred)(void);
+    /* ENTER of cuGraphLaunch outside a capture (graph kernels have no launch callback). */
+    void (*graph_launch)(void);
+    /* CONTEXT_DESTROY_STARTING (a resource callback: CUPTI forbids flushing there). */
+    void (*context_destroying)(CUcontext ctx);
+    /* The flusher thread, every 500 ms: periodic work; never waits for a launch. */
+    void (*flush)(void);
+    /*
+     * Exit, once the flusher is joined and callbacks are off: stop for good,
+     * from a thread that may never have used CUDA (push the context).
+     */
+    void (*exit_stop)(void);
+    /* Exit, after the forced flush and before the writer closes: last notes and meta rows. */
+    void (*exit_notes)(void);
+    /* Adds the engine's spending to *s (max_passes: the larger). */
+    void (*stats)(struct engine_stats *s);
+};
+
+/* The range profiler (engine_rangeprof.c). */
+extern const struct counter_engine engine_rangeprof;
+
+/*
+ * Each of these calls the member of every listed engine that has one, in
+ * the list's order, at the point the table above names.
+ * engine_launch_other() skips `given`, the engine the launch was given to
+ * (NULL: none). engine_stats() fills *s from zero.
+ */
+void engine_prepare(CUcontext ctx);
+void engine_launch_other(const struct counter_engine *given, int capturing);
+void engine_graph_launch(void);
+void engine_context_destroying(CUcontext ctx);
+void engine_flush(void);
+void engine_exit_stop(void);
+void engine_exit_notes(void);
+void engine_stats(struct engine_stats *s);
+
+/* CLOCK_MONOTONIC in ns: the engines' and the sampler's clock. */
+static inline int64_t
+mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+#endif

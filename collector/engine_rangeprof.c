@@ -1,0 +1,879 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine_rangeprof: the range profiler, a counter engine (engine.h).
+ *
+ * A launch the sampler gives it is profiled with CUPTI's range profiler
+ * (auto range, kernel replay): enable on the launch's context, configure
+ * the metric set's config image and Start in the launch ENTER callback,
+ * Stop + decode + evaluate in its EXIT, one range per launch, so a range
+ * can only belong to the launch it bracketed. The values go to the writer
+ * as one REC_PROFILE record. prof_lock is held from that ENTER to that
+ * EXIT: an unsampled launch on another thread waits for it, so its kernel
+ * never lands in the range. The profiler stays enabled for the profiler
+ * hold after a profile and is disabled at the next unsampled launch after
+ * it, by the flusher once it has passed, before a graph launch, when its
+ * context is destroyed and at exit.
+ *
+ * Counters refused as busy (another process or tool) defer launches with
+ * a doubling backoff; any other failure turns profiling off for the
+ * process (limit()), and tracing goes on.
+ */
+#include "collector/cacheflush.h"
+#include "collector/callbacks.h"
+#include "collector/collector_int.h"
+#include "collector/activity.h"
+#include "collector/engine.h"
+#include "collector/exit.h"
+#include "collector/metrics.h"
+#include "collector/notes.h"
+#include "collector/options.h"
+#include "collector/sampler.h"
+#include "collector/sampling.h"
+
+#include <cupti_profiler_host.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static struct {
+    /* prof_lock is held from a sampled launch's ENTER to its EXIT. */
+    pthread_mutex_t prof_lock;
+    atomic_int prof_busy;    /* a profiled launch holds prof_lock (its ENTER to its EXIT) */
+    atomic_int prof_enabled; /* a range profiler object is enabled (prof_obj) */
+    /*
+     * CUPTI_ERROR_HARDWARE_BUSY is transient (prof_busy_refused): sampled
+     * launches are deferred until busy_until_ns, then retried.
+     */
+    atomic_llong busy_until_ns; /* CLOCK_MONOTONIC ns; 0 = counters not refused (cheap test) */
+    int busy_consecutive;       /* refusals since the last start (prof_lock) */
+    atomic_long busy_attempts;  /* refused enables, set-configs and starts */
+    atomic_long busy_deferred;  /* launches whose profile_reason is 'counters_busy' */
+    atomic_long busy_profiled;  /* launches profiled after the first refusal */
+    int prof_inited;
+    CUcontext prof_ctx;
+    CUpti_RangeProfiler_Object *prof_obj;
+    struct prof_host {
+        unsigned groups;        /* enum metrics_group mask; 0 = core */
+        struct metrics_host *h; /* never freed: queued records point at its names */
+        int passes;
+        char set[METRICS_SET_NAME_MAX]; /* profile.metric_set, e.g. "core" or "tie+tma" */
+    } hosts[64], *cur;
+    struct prof_host *configured; /* the host whose config image the enabled object last got */
+    int nhosts;
+    char chip[32];
+    uint8_t *counter_data;
+    size_t counter_size, counter_cap;
+    int max_passes;
+    atomic_llong profiling_ns; /* written under prof_lock, read by --profile-budget's test */
+    atomic_long profiles;      /* profiles taken (prof_finish), for the budget's mean cost */
+    atomic_long enables; /* successful cuptiRangeProfilerEnable calls (meta profiler_enables) */
+    int started;         /* a range was started since the object was enabled (prof_lock) */
+    long flushes;        /* L2 flushes done (prof_lock) */
+    int64_t flush_ns;    /* their time, inside the profiled launches' overhead (prof_lock) */
+    int cache_off;       /* --cache-control all failed once: no more flushes (prof_lock) */
+    atomic_llong last_prof_ns; /* when the last profile (or prewarm) ended, monotonic ns */
+    atomic_int prewarmed;      /* GPUHIER_DIAG_PREWARM's empty range was tried */
+} R = {
+    .prof_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static void prof_disable(void);
+
+static __thread uint64_t tls_prof_t0;
+static __thread uint32_t tls_prof_corr;
+static __thread uint32_t tls_prof_blocks;
+/* Phase times of the current profiled launch (GPUHIER_DEBUG), ns. */
+static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
+
+/* ------------------------------------------------------------ range profiler */
+
+static const char *
+limit_code(CUptiResult rc)
+{
+    switch (rc) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+        return "no_counter_permission";
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+        return "mig_unsupported";
+    case CUPTI_ERROR_HARDWARE_BUSY:
+        return "hardware_busy";
+    case CUPTI_ERROR_NOT_SUPPORTED:
+        return "device_unsupported";
+    default:
+        return "profiler_error";
+    }
+}
+
+static void
+prof_fail(const char *what, CUptiResult rc)
+{
+    const char *hint = "";
+    if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        hint = " (no permission to read GPU counters: run as root, or set "
+               "NVreg_RestrictProfilingToAdminUsers=0; see `gpuhier doctor`)";
+    else if (rc == CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED)
+        hint = " (MIG instances cannot be profiled)";
+    else if (rc == CUPTI_ERROR_HARDWARE_BUSY)
+        hint = " (another tool, e.g. DCGM profiling, holds the counters)";
+    limit(limit_code(rc), "hardware counters unavailable: %s failed: %s%s", what, cupti_err(rc),
+          hint);
+}
+
+/*
+ * CUPTI_ERROR_HARDWARE_BUSY from the enable, set-config or start of a
+ * sampled launch (prof_lock held). Another process or tool holds the
+ * counters; the collector itself disables the profiler between profiled
+ * launches, so two profiled processes on one GPU, DCGM's profiling
+ * window or a tool's process ending collide only for a while. So this
+ * is not sticky like prof_fail(): the profiler object is let go, sampled
+ * launches are deferred ("counters_busy") for a backoff that doubles
+ * with each refusal in a row (sampling_busy_backoff_ns()), and the first
+ * chosen launch after it tries again. Returns -EBUSY.
+ */
+static int
+prof_busy_refused(const char *what, CUptiResult rc)
+{
+    prof_disable();
+    long n = atomic_fetch_add(&R.busy_attempts, 1) + 1;
+    R.busy_consecutive++;
+    atomic_store(&R.busy_until_ns, mono_ns() + sampling_busy_backoff_ns(R.busy_consecutive));
+    if (n == 1) {
+        char msg[sizeof(((struct rec *)0)->u.limited)];
+        snprintf(msg, sizeof(msg),
+                 "hardware counters busy: %s failed: %s (held by another process or tool: "
+                 "another profiled process on this GPU, DCGM profiling, ncu or nsys); sampled "
+                 "launches are deferred to later launches of their configuration and retried",
+                 what, cupti_err(rc));
+        note_limited("hardware_busy", msg, "tracing continues");
+    }
+    return -EBUSY;
+}
+
+/*
+ * Whether sampled launches are being deferred after a refusal
+ * (prof_busy_refused()'s backoff has not ended). busy_until_ns is 0
+ * unless refused since the last profile started: no clock call then.
+ */
+static int
+backing_off(void)
+{
+    int64_t until = atomic_load_explicit(&R.busy_until_ns, memory_order_relaxed);
+    return until && mono_ns() < until;
+}
+
+/*
+ * A failed call on the way from enable to start: -EBUSY when the
+ * counters are busy (transient, prof_busy_refused()), else -1 with
+ * profiling ended for the process (prof_fail()).
+ */
+static int
+prof_refused(const char *what, CUptiResult rc)
+{
+    if (rc == CUPTI_ERROR_HARDWARE_BUSY)
+        return prof_busy_refused(what, rc);
+    prof_fail(what, rc);
+    return -1;
+}
+
+/*
+ * The host object (config image, passes) for the core (`groups` 0) or for
+ * the tie set plus `groups` (an extras profile: metrics_list_build's
+ * METRICS_TIE, docs/metrics.md),
+ * built on first use for this chip. Building allocates and takes tens of
+ * milliseconds: it happens once per group mask, on the launch that first
+ * needs it. An extras set that fails (e.g. a group the chip lacks) is
+ * reported and NULL returned; the core failing stops profiling.
+ */
+static struct prof_host *
+prof_host(unsigned groups)
+{
+    for (int i = 0; i < R.nhosts; i++)
+        if (R.hosts[i].groups == groups)
+            return &R.hosts[i];
+    if (R.nhosts == (int)(sizeof(R.hosts) / sizeof(R.hosts[0])))
+        return NULL;
+    char err[512] = "";
+    size_t n = 0;
+    /* extras carry the tie set, or the whole core as before 2026-11-29 (opt.extras_core) */
+    unsigned with = opt.extras_core ? 0 : METRICS_NO_CORE | METRICS_TIE;
+    char **list =
+        groups ? metrics_list_build(groups | with, env("GPUHIER_METRICS"), &n, err, sizeof(err))
+               : NULL;
+    struct metrics_host *h = NULL;
+    int rc =
+        groups
+            ? (list ? metrics_host_open(R.chip, (const char *const *)list, n, &h, err, sizeof(err))
+                    : -1)
+            : metrics_host_open(R.chip, (const char *const *)opt.metrics, opt.nmetrics, &h, err,
+                                sizeof(err));
+    metrics_list_free(list, n);
+    if (rc) {
+        if (!groups)
+            limit("metric_config_failed", "hardware counters unavailable: %s", err);
+        else
+            push_event("warning", "extra_metrics_failed",
+                       "extra metric groups 0x%x not collected: %s", groups, err);
+        return NULL;
+    }
+    struct prof_host *ph = &R.hosts[R.nhosts++];
+    exit_hook_refresh(); /* nvperf built this host object's state just now */
+    ph->groups = groups;
+    ph->h = h;
+    ph->passes = metrics_host_passes(h);
+    /* "core", "metrics" (--metric-set none), or "tie+GROUP...": an extras profile */
+    metrics_set_name(groups && with ? "tie"
+                     : opt.no_core  ? "metrics"
+                                    : "core",
+                     groups, ph->set, sizeof(ph->set));
+    return ph;
+}
+
+/* Resets the counter-data image and configures the next range: 0, -EBUSY or -1. */
+static int
+prof_configure(void)
+{
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    ip.pRangeProfilerObject = R.prof_obj;
+    ip.counterDataSize = R.counter_size;
+    ip.pCounterData = R.counter_data;
+    CUptiResult rc = gh.cuptiRangeProfilerCounterDataImageInitialize(&ip);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiRangeProfilerCounterDataImageInitialize", rc);
+        return -1;
+    }
+    size_t csize = 0;
+    const void *cimg = metrics_host_config_image(R.cur->h, &csize);
+    CUpti_RangeProfiler_SetConfig_Params sp = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = R.prof_obj;
+    sp.configSize = csize;
+    sp.pConfig = cimg;
+    sp.counterDataImageSize = R.counter_size;
+    sp.pCounterDataImage = R.counter_data;
+    sp.range = CUPTI_AutoRange;
+    sp.replayMode = opt.user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+    sp.maxRangesPerPass = 4;
+    sp.numNestingLevels = 1;
+    sp.minNestingLevel = 1;
+    sp.passIndex = 0;
+    sp.targetNestingLevel = 1;
+    rc = gh.cuptiRangeProfilerSetConfig(&sp);
+    if (rc != CUPTI_SUCCESS)
+        return prof_refused("cuptiRangeProfilerSetConfig", rc);
+    return 0;
+}
+
+static void
+prof_disable(void)
+{
+    if (!R.prof_obj)
+        return;
+    CUpti_RangeProfiler_Disable_Params dp = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    dp.pRangeProfilerObject = R.prof_obj;
+    gh.cuptiRangeProfilerDisable(&dp);
+    atomic_store(&R.prof_enabled, 0);
+    R.prof_obj = NULL;
+    R.prof_ctx = NULL;
+    R.configured = NULL;
+    R.started = 0;
+}
+
+/*
+ * Enables the range profiler on `ctx` (disabling it on another context):
+ * 0, -EBUSY when the counters are busy, -1 when profiling has ended.
+ */
+static int
+prof_ensure(CUcontext ctx)
+{
+    if (limited())
+        return -1;
+    if (R.prof_obj && R.prof_ctx == ctx)
+        return 0;
+    prof_disable();
+    CUptiResult rc;
+    if (!R.prof_inited) {
+        CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        if ((rc = gh.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
+            prof_fail("cuptiProfilerInitialize", rc);
+            return -1;
+        }
+        R.prof_inited = 1;
+    }
+    uint32_t dev = 0;
+    gh.cuptiGetDeviceId(ctx, &dev);
+
+    CUpti_Profiler_DeviceSupported_Params ds = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    ds.cuDevice = (CUdevice)dev;
+    ds.api = CUPTI_PROFILER_RANGE_PROFILING;
+    rc = fault("device_supported");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiProfilerDeviceSupported(&ds);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiProfilerDeviceSupported", rc);
+        return -1;
+    }
+    if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        const char *why = ds.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "architecture"
+                          : ds.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED       ? "vGPU"
+                          : ds.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED
+                              ? "confidential computing"
+                          : ds.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "SLI"
+                          : ds.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "CMP"
+                          : ds.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "WSL"
+                                                                             : "configuration";
+        limit("device_unsupported",
+              "hardware counters unavailable: device %u not supported by the "
+              "range profiler (%s)",
+              dev, why);
+        return -1;
+    }
+
+    /* Size query only: probes permission without building the image (CUPTI-NOTES §8). */
+    CUpti_Profiler_GetCounterAvailability_Params ca = {
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    ca.ctx = ctx;
+    rc = fault("counter_availability");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiProfilerGetCounterAvailability(&ca);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiProfilerGetCounterAvailability", rc);
+        return -1;
+    }
+
+    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    cn.deviceIndex = dev;
+    rc = gh.cuptiDeviceGetChipName(&cn);
+    if (rc != CUPTI_SUCCESS || !cn.pChipName || !*cn.pChipName) {
+        prof_fail("cuptiDeviceGetChipName", rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
+        return -1;
+    }
+    if (!R.nhosts || strcmp(R.chip, cn.pChipName)) {
+        rc = fault("host_init");
+        if (rc != CUPTI_SUCCESS) {
+            prof_fail("cuptiProfilerHostInitialize", rc);
+            return -1;
+        }
+        R.nhosts = 0; /* another chip: start over (old objects stay alive) */
+        snprintf(R.chip, sizeof(R.chip), "%s", cn.pChipName);
+        if (!prof_host(0))
+            return -1;
+    }
+
+    CUpti_RangeProfiler_Enable_Params ep = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    ep.ctx = ctx;
+    rc = fault("range_enable");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerEnable(&ep);
+    if (rc != CUPTI_SUCCESS)
+        return prof_refused("cuptiRangeProfilerEnable", rc);
+    R.prof_obj = ep.pRangeProfilerObject;
+    R.prof_ctx = ctx;
+    atomic_store(&R.prof_enabled, 1);
+    if (atomic_fetch_add(&R.enables, 1) == 0)
+        exit_hook_refresh(); /* CUPTI set up the range profiler's state just now */
+
+    return 0;
+}
+
+/* Sizes the counter-data image for host `ph` on the enabled object. */
+static int
+prof_counter_data(const struct prof_host *ph)
+{
+    size_t n = 0;
+    const char *const *names = metrics_host_names(ph->h, &n);
+    CUpti_RangeProfiler_GetCounterDataSize_Params gs = {
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    gs.pRangeProfilerObject = R.prof_obj;
+    gs.pMetricNames = (const char **)names;
+    gs.numMetrics = n;
+    gs.maxNumOfRanges = 4;
+    gs.maxNumRangeTreeNodes = 4;
+    CUptiResult rc = gh.cuptiRangeProfilerGetCounterDataSize(&gs);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiRangeProfilerGetCounterDataSize", rc);
+        return -1;
+    }
+    if (gs.counterDataSize > R.counter_cap) {
+        /* Grows a few times per process at most (not per launch). */
+        uint8_t *p = realloc(R.counter_data, gs.counterDataSize);
+        if (!p) {
+            limit("profiler_error",
+                  "hardware counters unavailable: out of memory for counter data");
+            return -1;
+        }
+        R.counter_data = p;
+        R.counter_cap = gs.counterDataSize;
+    }
+    R.counter_size = gs.counterDataSize;
+    return 0;
+}
+
+/* Starts and stops a range with no launch in it, on the enabled object (prof_lock held). */
+static CUptiResult
+prof_empty_range(void)
+{
+    CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = gh.cuptiRangeProfilerStart(&sp);
+    if (rc != CUPTI_SUCCESS)
+        return rc; /* the real Start meets it again and handles it */
+    R.started = 1;
+    CUpti_RangeProfiler_Stop_Params tp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    tp.pRangeProfilerObject = R.prof_obj;
+    return gh.cuptiRangeProfilerStop(&tp);
+}
+
+/*
+ * --cache-control all (prof_lock held): flush the L2 after the profiler's
+ * set-up and before its Start, so the range begins with a clean, cold L2
+ * (collector/cacheflush.h). A flush that fails ends cache control for the
+ * process, said once; profiling goes on with the L2 as the program left it.
+ */
+static void
+prof_flush_l2(CUcontext ctx)
+{
+    char err[256] = "";
+    int64_t t0 = mono_ns();
+    CUptiResult frc = fault("cache_flush"); /* docs/fault-injection.md */
+    if (frc != CUPTI_SUCCESS)
+        snprintf(err, sizeof(err), "injected %s", cupti_err(frc));
+    if (frc != CUPTI_SUCCESS || cacheflush_run(ctx, NULL, err, sizeof(err))) {
+        R.cache_off = 1;
+        char value[sizeof(((struct rec *)0)->u.meta.value)], msg[400];
+        snprintf(value, sizeof(value), "none: %s", err);
+        push_meta("cache_control", value);
+        snprintf(msg, sizeof(msg),
+                 "cache control off: the L2 flush before a profiled launch failed (%s)", err);
+        note_limited("cache_control_failed", msg,
+                     "later profiled launches see the L2 as the program left it");
+        return;
+    }
+    R.flushes++;
+    R.flush_ns += mono_ns() - t0;
+}
+
+/*
+ * ENTER of a sampled launch (prof_lock held): configure and start one
+ * range. 0 when started, -EBUSY when the counters are busy (the launch
+ * is deferred, profiling goes on), -1 when profiling has ended.
+ */
+static int
+prof_start(CUcontext ctx, unsigned groups)
+{
+    int64_t t0 = mono_ns();
+    int ret = prof_ensure(ctx);
+    if (ret)
+        return ret;
+    tls_t_ensure = mono_ns() - t0;
+    R.cur = groups ? prof_host(groups) : NULL;
+    if (!R.cur)
+        R.cur = prof_host(0);
+    /*
+     * A range-profiler object that ran one config image collects later
+     * images with its first image's passes: on the H200 an extras launch
+     * (9 passes) after core launches (3 passes) came back with every
+     * metric outside the first 3 passes NaN (stored NULL). Switching
+     * images therefore re-enables the object (about 0 ms after the first
+     * enable, measured in docs/gpu-runs.md; but the next Start then costs
+     * ~150 ms, docs/metrics.md). GPUHIER_DIAG_SWITCH_KEEP=1 skips it, to
+     * see which switches (fewer passes? more?) still lose values.
+     */
+    if (R.cur && R.configured && R.configured != R.cur && !opt.switch_keep) {
+        prof_disable();
+        if ((ret = prof_ensure(ctx)))
+            return ret;
+    }
+    ret = R.cur && !prof_counter_data(R.cur) ? prof_configure() : -1;
+    if (ret) {
+        prof_disable();
+        return ret;
+    }
+    R.configured = R.cur;
+    if (opt.cache_all && !R.cache_off) {
+        /*
+         * The first Start after an enable sets the profiler up on the
+         * device (~200 ms, docs/metrics.md) and leaves about 5 MB of dirty
+         * lines in the L2 (measured on the H200, docs/agreement.md A1):
+         * an empty range does that before the flush, so the real range
+         * starts from the flushed L2.
+         */
+        if (!R.started)
+            prof_empty_range();
+        prof_flush_l2(ctx);
+    }
+    tls_t_setup = mono_ns() - t0;
+    CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = fault("range_start");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerStart(&sp);
+    if (rc != CUPTI_SUCCESS) {
+        ret = prof_refused("cuptiRangeProfilerStart", rc);
+        prof_disable();
+        return ret;
+    }
+    R.started = 1;
+    tls_t_start = mono_ns() - t0;
+    tls_t_enter_done = mono_ns();
+    return 0;
+}
+
+/*
+ * The profiler hold (GPUHIER_PROFILER_HOLD_MS=N, default 100; docs/collector.md
+ * "Profiler hold"): an unsampled launch less than N ms after the last profiled
+ * launch leaves the range profiler enabled (not started), so the next profile
+ * pays no new enable and no first Start (its ~150 ms, and the ~5 MB of dirty L2
+ * lines that are agreement class A1, docs/agreement.md); the flusher disables it
+ * once N ms have passed, so the counters are held at most N ms plus its 500 ms
+ * period. Measured on the H200 (2026-11-30): PyTorch default sampling 12 % less
+ * wall time, no value lost; the A1 probe agrees on DRAM writes.
+ */
+static int
+lazy_keeps_enabled(void)
+{
+    return opt.lazy_ns > 0 && mono_ns() - atomic_load(&R.last_prof_ns) < opt.lazy_ns;
+}
+
+/*
+ * prof_disable() from a thread that may have no current context (the
+ * flusher, or exit() called by a thread that never used CUDA): CUPTI's
+ * calls are made as from the launching thread, with its context pushed.
+ * prof_lock is held.
+ */
+static void
+prof_disable_pushed(void)
+{
+    CUcontext popped = NULL;
+    int pushed = gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(R.prof_ctx) == CUDA_SUCCESS;
+    prof_disable();
+    if (pushed && gh.cuCtxPopCurrent_v2)
+        gh.cuCtxPopCurrent_v2(&popped);
+}
+
+/* The flusher's half of the profiler hold: it never waits for the profiling lock. */
+static void
+lazy_disable_if_idle(void)
+{
+    /* GPUHIER_DIAG_KEEP_ENABLED keeps it for the process's life: no hold ends it */
+    if (opt.lazy_ns <= 0 || opt.keep_enabled || !atomic_load(&R.prof_enabled) ||
+        lazy_keeps_enabled() || callbacks_capturing())
+        return;
+    if (pthread_mutex_trylock(&R.prof_lock))
+        return;
+    if (!atomic_load(&R.prof_busy) && !lazy_keeps_enabled() && R.prof_ctx)
+        prof_disable_pushed();
+    pthread_mutex_unlock(&R.prof_lock);
+}
+
+/* EXIT of a sampled launch: stop, decode, check there is exactly one range, evaluate. */
+static void
+prof_finish(int launch_ok)
+{
+    static struct rec r; /* prof_lock is held: one user at a time */
+    memset(&r, 0, sizeof(r));
+    r.type = REC_PROFILE;
+    r.u.profile.corr = tls_prof_corr;
+    int64_t t_exit = mono_ns();
+    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
+    if (!launch_ok)
+        return;
+    const char *why = NULL;
+    if (rc == CUPTI_SUCCESS && opt.user_replay && !sp.isAllPassSubmitted)
+        why = "user replay: the configuration needs more than one pass";
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = R.prof_obj;
+    if (rc == CUPTI_SUCCESS && !why)
+        rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    ci.pCounterDataImage = R.counter_data;
+    ci.counterDataImageSize = R.counter_size;
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
+    size_t n = 0;
+    const char *const *names = metrics_host_names(R.cur->h, &n);
+    int64_t t_decoded = mono_ns();
+    if (why) {
+        /* user replay with passes left: nothing was decoded */
+    } else if (rc != CUPTI_SUCCESS)
+        why = cupti_err(rc);
+    else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
+        why = "range count differs from launches";
+    else if (n > REC_MAX_METRICS)
+        why = "too many metrics";
+    else if (metrics_host_evaluate(R.cur->h, R.counter_data, R.counter_size, 0, r.u.profile.values))
+        why = metrics_host_error(R.cur->h);
+    if (!why) {
+        /* A second tie: CTAs counted by the hardware must equal the launch's grid. */
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(names[i], "sm__ctas_launched.sum") && r.u.profile.values[i] >= 0 &&
+                (uint64_t)(r.u.profile.values[i] + 0.5) != tls_prof_blocks)
+                why = "CTA count differs from the launch's grid";
+    }
+    r.u.profile.ok = why == NULL;
+    r.u.profile.n = (int)(n > REC_MAX_METRICS ? REC_MAX_METRICS : n);
+    r.u.profile.names = names;
+    r.u.profile.passes = R.cur->passes;
+    gh_copy(r.u.profile.set, sizeof(r.u.profile.set), R.cur->set);
+    int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
+    r.u.profile.overhead_ns = dt;
+    R.profiling_ns += dt;
+    if (atomic_fetch_add(&R.profiles, 1) < 4)
+        exit_hook_refresh(); /* the first profiles decode and evaluate for the first time */
+    if (R.cur->passes > R.max_passes)
+        R.max_passes = R.cur->passes;
+    /* A core profile may ask for the extra groups on the configuration's next launch. */
+    if (!why && !R.cur->groups && opt.sampling_ok && !opt.no_core) {
+        unsigned want = metrics_extras_wanted(names, r.u.profile.values, (size_t)r.u.profile.n);
+        if (want)
+            sampler_request_extras(want);
+    }
+    if (why)
+        push_event("warning", "batch_dropped", "profiled range discarded: %s", why);
+    /*
+     * GPUHIER_DIAG_PRINT_METRICS=1 (diagnosis, docs/agreement.md class C):
+     * the values on stderr, so a run whose report cannot hold them (with
+     * GPUHIER_DIAG_NO_KERNEL_ACTIVITY no launch row is written) still
+     * gives them.
+     */
+    if (opt.print_metrics && !why)
+        for (int i = 0; i < r.u.profile.n; i++)
+            gh_say("profile %u %s = %.17g", tls_prof_corr, names[i], r.u.profile.values[i]);
+    if (opt.user_replay && !sp.isAllPassSubmitted)
+        prof_disable(); /* a user-replay session left mid-way: start the next one afresh */
+    /*
+     * Seen on the H200: the replayed kernel's own activity record never
+     * completes (no timestamps), and a default flush never returns a
+     * buffer holding an incomplete record, so every later record of this
+     * thread would wait for the program's exit (and be lost on SIGKILL).
+     * DecodeData synchronized the context, so a forced flush now returns
+     * that buffer with only this launch's record lacking times.
+     */
+    int64_t t_eval = mono_ns();
+    flush_forced();
+    if (gh_debug)
+        gh_say("profiled: ranges %zu dropped %zu why %s; ms: enable %.1f setup %.1f start %.1f "
+               "launch %.1f "
+               "stop+decode %.1f evaluate %.1f flush %.1f total %.1f",
+               ci.numTotalRanges, dd.numOfRangeDropped, why ? why : "-", tls_t_ensure / 1e6,
+               (tls_t_setup - tls_t_ensure) / 1e6, (tls_t_start - tls_t_setup) / 1e6,
+               (t_exit - tls_t_enter_done) / 1e6, (t_decoded - t_exit) / 1e6,
+               (t_eval - t_decoded) / 1e6, (mono_ns() - t_eval) / 1e6,
+               (mono_ns() - (int64_t)tls_prof_t0) / 1e6);
+    writer_push(&r);
+}
+
+/*
+ * GPUHIER_DIAG_PREWARM=1 (diagnosis, docs/agreement.md, A1): before the
+ * process's first kernel runs, enable the range profiler, configure the
+ * core, start and stop an empty range, disable. Whatever the profiler's
+ * first start writes to device memory is then written before the
+ * program's own kernels, not right before its first profiled launch.
+ */
+static void
+prof_prewarm(CUcontext ctx)
+{
+    pthread_mutex_lock(&R.prof_lock);
+    int64_t t0 = mono_ns();
+    int rc = prof_start(ctx, 0);
+    if (rc == 0) {
+        CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        sp.pRangeProfilerObject = R.prof_obj;
+        gh.cuptiRangeProfilerStop(&sp);
+    }
+    if (opt.lazy_ns > 0 && rc == 0)
+        atomic_store(&R.last_prof_ns, mono_ns()); /* stays enabled: the hold's end disables it */
+    else
+        prof_disable();
+    gh_say("GPUHIER_DIAG_PREWARM: empty range before the first launch: %s, %.1f ms%s",
+           rc == 0 ? "ok" : "failed", (mono_ns() - t0) / 1e6,
+           opt.lazy_ns > 0 && rc == 0 ? ", profiler left enabled (profiler hold)" : "");
+    pthread_mutex_unlock(&R.prof_lock);
+}
+
+/* ------------------------------------------------------------ the engine */
+
+static void
+rangeprof_prepare(CUcontext ctx)
+{
+    if (opt.prewarm && !atomic_exchange(&R.prewarmed, 1))
+        prof_prewarm(ctx);
+}
+
+static int
+rangeprof_deferring(void)
+{
+    return backing_off();
+}
+
+static int
+rangeprof_available(void)
+{
+    return !limited();
+}
+
+static int
+rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
+{
+    pthread_mutex_lock(&R.prof_lock);
+    atomic_store(&R.prof_busy, 1);
+    tls_prof_t0 = (uint64_t)mono_ns();
+    /* another thread may have met busy counters since this launch was decided */
+    int rc = backing_off() ? -EBUSY : prof_start(l->ctx, extras);
+    if (rc == 0) {
+        if (atomic_load(&R.busy_attempts)) {
+            R.busy_consecutive = 0;
+            atomic_store(&R.busy_until_ns, 0);
+            atomic_fetch_add(&R.busy_profiled, 1);
+        }
+        tls_prof_corr = l->corr;
+        tls_prof_blocks = l->grid[0] * l->grid[1] * l->grid[2];
+        return 0; /* prof_lock stays held until the launch's EXIT (rangeprof_launch_end) */
+    }
+    atomic_store(&R.prof_busy, 0);
+    pthread_mutex_unlock(&R.prof_lock);
+    return rc;
+}
+
+static void
+rangeprof_launch_end(int launch_ok)
+{
+    prof_finish(launch_ok);
+    atomic_store(&R.last_prof_ns, mono_ns());
+    atomic_store(&R.prof_busy, 0);
+    pthread_mutex_unlock(&R.prof_lock);
+}
+
+static void
+rangeprof_launch_other(int capturing)
+{
+    if (atomic_load(&R.prof_enabled) && !capturing && !opt.keep_enabled && !lazy_keeps_enabled()) {
+        /*
+         * Disable the range profiler at the first unsampled launch
+         * after a profiled one once the profiler hold has passed (this
+         * also waits for a profiling thread to finish its range);
+         * consecutive sampled launches, and launches within the hold,
+         * keep it. Keeping it enabled for good (GPUHIER_DIAG_KEEP_ENABLED=1) left
+         * unsampled kernels' GPU time unchanged and cost 9 % less
+         * profiling on the H200, but a process whose profiler is
+         * enabled holds the GPU's counters: every other process is
+         * refused (CUPTI_ERROR_HARDWARE_BUSY) for as long as it runs
+         * (docs/collector.md).
+         */
+        pthread_mutex_lock(&R.prof_lock);
+        prof_disable();
+        pthread_mutex_unlock(&R.prof_lock);
+    } else if (atomic_load(&R.prof_busy) && !capturing) {
+        /* Another thread is profiling: wait so our kernel does not land in its range. */
+        pthread_mutex_lock(&R.prof_lock);
+        pthread_mutex_unlock(&R.prof_lock);
+    }
+}
+
+static void
+rangeprof_launch_deferred(void)
+{
+    atomic_fetch_add_explicit(&R.busy_deferred, 1, memory_order_relaxed);
+}
+
+static void
+rangeprof_graph_launch(void)
+{
+    if (atomic_load(&R.prof_enabled)) {
+        pthread_mutex_lock(&R.prof_lock);
+        prof_disable();
+        pthread_mutex_unlock(&R.prof_lock);
+    }
+}
+
+static void
+rangeprof_context_destroying(CUcontext ctx)
+{
+    pthread_mutex_lock(&R.prof_lock);
+    if (R.prof_ctx == ctx)
+        prof_disable();
+    cacheflush_forget(ctx);
+    pthread_mutex_unlock(&R.prof_lock);
+}
+
+/* ------------------------------------------------------------ exit */
+
+static void
+rangeprof_exit_stop(void)
+{
+    /* Another thread may be inside a profiled launch: wait a little, never forever. */
+    int locked = 0;
+    for (int i = 0; i < 2000 && !(locked = pthread_mutex_trylock(&R.prof_lock) == 0); i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (locked) {
+        if (R.prof_obj)
+            prof_disable_pushed();
+        pthread_mutex_unlock(&R.prof_lock);
+    }
+}
+
+static void
+rangeprof_exit_notes(void)
+{
+    long busy = atomic_load(&R.busy_attempts);
+    if (busy) {
+        /* run has no column for these: the counts close the busy note of profiling_limited */
+        char msg[sizeof(((struct rec *)0)->u.limited)];
+        snprintf(msg, sizeof(msg),
+                 "hardware counters busy: %ld attempts refused, %ld sampled launches deferred, "
+                 "%ld launches profiled after the first refusal",
+                 busy, atomic_load(&R.busy_deferred), atomic_load(&R.busy_profiled));
+        gh_say("%s", msg);
+        push_limited(msg);
+    }
+    if (R.flushes) {
+        char v[64];
+        snprintf(v, sizeof(v), "%ld flushes, %.1f ms", R.flushes, R.flush_ns / 1e6);
+        push_meta("cache_flushes", v);
+    }
+    if (atomic_load(&R.profiles)) {
+        /* how often the profiles paid a new enable (docs/collector.md "Profiler hold") */
+        char v[32];
+        snprintf(v, sizeof(v), "%lld", (long long)(opt.lazy_ns / 1000000));
+        push_meta("profiler_hold_ms", v);
+        snprintf(v, sizeof(v), "%ld", atomic_load(&R.enables));
+        push_meta("profiler_enables", v);
+    }
+}
+
+static void
+rangeprof_stats(struct engine_stats *s)
+{
+    s->profiling_ns += atomic_load(&R.profiling_ns);
+    s->profiles += atomic_load(&R.profiles);
+    if (R.max_passes > s->max_passes)
+        s->max_passes = R.max_passes;
+}
+
+const struct counter_engine engine_rangeprof = {
+    .prepare = rangeprof_prepare,
+    .deferring = rangeprof_deferring,
+    .available = rangeprof_available,
+    .launch_begin = rangeprof_launch_begin,
+    .launch_end = rangeprof_launch_end,
+    .launch_other = rangeprof_launch_other,
+    .launch_deferred = rangeprof_launch_deferred,
+    .graph_launch = rangeprof_graph_launch,
+    .context_destroying = rangeprof_context_destroying,
+    .flush = lazy_disable_if_idle,
+    .exit_stop = rangeprof_exit_stop,
+    .exit_notes = rangeprof_exit_notes,
+    .stats = rangeprof_stats,
+};

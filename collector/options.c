@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options: the GPUHIER_* variables the collector reads when CUDA
+ * initializes, parsed once into `opt` (options.h), which nothing else
+ * writes. A bad profiling option turns profiling off with one line and a
+ * `bad_option` note (limit()); tracing goes on. The few diagnosis
+ * switches that act at one place (the activity buffer, kernel activity,
+ * launch callbacks) are read there, so their line comes when they act.
+ */
+#include "collector/options.h"
+#include "collector/collector_int.h"
+#include "collector/metrics.h"
+#include "collector/notes.h"
+#include "collector/sampler.h"
+#include "collector/sampling.h"
+#include "schema/optvalue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct options opt;
+
+const char *
+env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/*
+ * The options initialize() reads before it claims the report: the
+ * diagnosis switches of the range profiler and of the launch path, the
+ * profiler hold, and whether to be quiet or verbose. Each switch that is
+ * on says so in one line.
+ */
+void
+options_read(void)
+{
+    gh_quiet = env("GPUHIER_QUIET") && strcmp(env("GPUHIER_QUIET"), "0");
+    gh_debug = env("GPUHIER_DEBUG") != NULL;
+    /*
+     * Diagnosis only (docs/metrics.md, cost): CUPTI_UserReplay instead of
+     * kernel replay. Nothing is replayed, so only a configuration whose
+     * metrics fit one pass gives values; others are dropped and counted.
+     */
+    const char *rp = env("GPUHIER_DIAG_REPLAY");
+    opt.user_replay = rp && !strcmp(rp, "user");
+    /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
+    opt.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
+    opt.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
+    opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
+    opt.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
+    opt.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
+    opt.lazy_ns = 100 * 1000000LL;
+    long hold_ms;
+    if (env("GPUHIER_PROFILER_HOLD_MS")) {
+        if (optvalue_count(env("GPUHIER_PROFILER_HOLD_MS"), 0, &hold_ms) == 0 && hold_ms <= 3600000)
+            opt.lazy_ns = hold_ms * 1000000LL;
+        else
+            gh_say("GPUHIER_PROFILER_HOLD_MS: '%s' is not a whole number of milliseconds "
+                   "(0-3600000); keeping %.0f ms",
+                   env("GPUHIER_PROFILER_HOLD_MS"), opt.lazy_ns / 1e6);
+    }
+    opt.stack_limit_set = env("GPUHIER_DIAG_STACK_LIMIT");
+    opt.carveout_pct = -1;
+    if (env("GPUHIER_DIAG_PAD_MB") && optvalue_count(env("GPUHIER_DIAG_PAD_MB"), 1, &opt.pad_mb))
+        opt.pad_mb = 0;
+    long pct;
+    if (env("GPUHIER_DIAG_CARVEOUT") &&
+        optvalue_count(env("GPUHIER_DIAG_CARVEOUT"), 0, &pct) == 0 && pct <= 100) {
+        opt.carveout_pct = (int)pct;
+        gh_say("GPUHIER_DIAG_CARVEOUT: every launch prefers a %d %% shared-memory carveout "
+               "(diagnosis)",
+               opt.carveout_pct);
+    }
+    if (opt.switch_keep)
+        gh_say("GPUHIER_DIAG_SWITCH_KEEP: no re-enable when the config image changes (diagnosis "
+               "only: values may be lost)");
+    if (opt.keep_enabled)
+        gh_say("GPUHIER_DIAG_KEEP_ENABLED: range profiler stays enabled across unsampled launches "
+               "(diagnosis only)");
+    if (opt.user_replay)
+        gh_say("GPUHIER_DIAG_REPLAY=user: CUPTI user replay, one pass per range (diagnosis only)");
+}
+
+/*
+ * A GPUHIER_* option that takes one word of `choices`: the word's index,
+ * `unset` when the variable is not set, or -1 after saying once that
+ * profiling is off (bad_option).
+ */
+static int
+env_word(const char *var, const char *choices, int unset)
+{
+    const char *v = env(var);
+    if (!v)
+        return unset;
+    int i = optvalue_choice(v, choices);
+    if (i < 0) {
+        char words[64];
+        limit("bad_option", "profiling disabled: %s='%s' is not %s", var, v,
+              optvalue_choices_text(choices, words, sizeof(words)));
+    }
+    return i;
+}
+
+void
+init_profiling(void)
+{
+    char err[512] = "";
+    /* the CLI refuses a bad mode; set by hand, it used to profile silently */
+    int m = env_word("GPUHIER_MODE", OPTVALUE_MODES, 1);
+    if (m == 0)
+        opt.trace_only = 1;
+    if (m != 1)
+        return;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    if (sampling_opts_from_env(&o, err, sizeof(err)) || sampler_init(&o, err, sizeof(err))) {
+        limit("bad_option", "profiling disabled: %s", err);
+        return;
+    }
+    opt.sampling_ok = 1;
+    int ms = env_word("GPUHIER_METRIC_SET", OPTVALUE_METRIC_SETS, 0);
+    if (ms < 0) {
+        opt.sampling_ok = 0;
+        return;
+    }
+    opt.no_core = ms == 1; /* none */
+    if (opt.no_core && !env("GPUHIER_METRICS")) {
+        limit("bad_option", "profiling disabled: GPUHIER_METRIC_SET=none and no GPUHIER_METRICS");
+        opt.sampling_ok = 0;
+        return;
+    }
+    opt.metrics = metrics_list_build(opt.no_core ? METRICS_NO_CORE : 0, env("GPUHIER_METRICS"),
+                                     &opt.nmetrics, err, sizeof(err));
+    int c = env_word("GPUHIER_CACHE_CONTROL", OPTVALUE_CACHE_CONTROLS, 1);
+    if (c < 0) {
+        opt.sampling_ok = 0;
+        return;
+    }
+    opt.cache_all = c == 0; /* all */
+    if (o.budget_pct > 0)
+        writer_set_gpu_time_hook(sampler_gpu_time);
+    if (!opt.metrics) {
+        limit("bad_metric", "profiling disabled: %s", err);
+        opt.sampling_ok = 0;
+    }
+}

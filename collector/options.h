@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options: the GPUHIER_* variables the collector reads when CUDA
+ * initializes (collector/options.c; the table in docs/collector.md).
+ *
+ * initialize() calls options_read() and then init_profiling(), on the
+ * thread that initializes CUDA, before any callback is enabled; `opt` is
+ * read-only after that, and any thread reads it without a lock.
+ */
+#ifndef GPUHIER_COLLECTOR_OPTIONS_H
+#define GPUHIER_COLLECTOR_OPTIONS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct options {
+    int trace_only;   /* GPUHIER_MODE=trace: no counters */
+    int sampling_ok;  /* profile mode and every profiling option good: the sampler may choose
+                        launches (0 after a bad option, which limit() said) */
+    int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
+    int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
+    int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
+    int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
+    int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
+    int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */
+    const char *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch
+                                    (diagnosis); borrowed from the environment */
+    int carveout_pct; /* GPUHIER_DIAG_CARVEOUT=PCT: preferred carveout of every launch; -1 = off */
+    long pad_mb;      /* GPUHIER_DIAG_PAD_MB=N: N MB allocated at the first launch (diagnosis) */
+    int64_t lazy_ns;  /* GPUHIER_PROFILER_HOLD_MS, in ns (default 100 ms); 0 = off */
+    int cache_all;    /* GPUHIER_CACHE_CONTROL=all: flush the L2 before each profiled launch */
+    int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
+    char **metrics;   /* a core profile's metric names (metrics_list_build); never freed */
+    size_t nmetrics;
+};
+
+/* Written by options_read() and init_profiling() only. */
+extern struct options opt;
+
+/* getenv(), with an empty value read as unset (NULL). The string is the environment's. */
+const char *env(const char *name);
+
+/*
+ * Quiet and debug (gh_quiet, gh_debug), the diagnosis switches, the
+ * profiler hold; one `==gpuhier==` line for each switch that is on and for
+ * a hold that is not a whole number of milliseconds. Before the report
+ * exists: nothing here can fail.
+ */
+void options_read(void);
+
+/*
+ * GPUHIER_MODE, the sampling options (sampler_init()), the metric set and
+ * metrics, cache control. A bad value turns profiling off (limit(),
+ * `bad_option` or `bad_metric`, opt.sampling_ok 0) and tracing goes on.
+ * Under --profile-budget it also gives the writer the sampler's GPU-time
+ * hook.
+ */
+void init_profiling(void);
+
+#endif

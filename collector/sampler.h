@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampler: which launches the counter engines serve (collector/sampler.c).
+ */
+#ifndef GPUHIER_COLLECTOR_SAMPLER_H
+#define GPUHIER_COLLECTOR_SAMPLER_H
+#include "collector/engine.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sampling_opts;
+
+/*
+ * init_profiling(): the decision table for the options `o` (sampling_init).
+ * 0, or -1 with the reason in err. Once, before any launch.
+ */
+int sampler_init(const struct sampling_opts *o, char *err, size_t n);
+
+/*
+ * The writer's GPU-time hook under --profile-budget (writer_gpu_time_fn,
+ * writer thread): a traced kernel's duration goes to its configuration.
+ */
+void sampler_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t block[3],
+                      uint32_t dynamic_smem, int64_t ns);
+
+/*
+ * A launch's ENTER in profile mode (not in trace mode). Decides whether to
+ * profile it: *why gets launch.profile_reason (static string),
+ * *config_index the launch's index in its configuration. Returns 1 when
+ * an engine serves the launch (it started: sampler_launch_exit() must
+ * follow on this thread), 0 when none does.
+ */
+int sampler_launch_enter(const struct engine_launch *el, int capturing, const char **why,
+                         long *config_index);
+
+/* The launch's EXIT (launch_ok: the launch API succeeded): the serving engine ends. */
+void sampler_launch_exit(int launch_ok);
+
+/*
+ * From an engine serving the calling thread's launch: one more profile of
+ * that launch's configuration, collecting `groups` (enum metrics_group),
+ * at its next launch (sampling_request_extras). 0 or -1.
+ */
+int sampler_request_extras(unsigned groups);
+
+/* At exit, before the writer closes: the sampler's own note (budget_time_unmatched). */
+void sampler_at_exit(void);
+
+#endif
