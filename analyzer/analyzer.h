@@ -98,7 +98,7 @@ struct rule_threshold {
 /* One `requires:` item: a metric the report must hold, or a column that must be non-NULL somewhere. */
 struct rule_require {
     char *
-        kind; /* 'metric' (a metric_name row with values), 'column' ('table.column' with a non-NULL value) or 'profiled' */
+        kind; /* 'metric' (a metric_name row with values), 'counts-or-metric' (per-instruction counts, inst_count, else the metric), 'column' ('table.column' with a non-NULL value) or 'profiled' */
     char *name; /* metric or table.column; NULL for 'profiled' */
     int line;
 };
@@ -125,6 +125,8 @@ struct rule {
                       * only 'exact' findings can be errors (docs/severity.md) */
     char *marks;     /* 'waiting' or NULL: the configurations this rule finds wait instead of
                       * working; no other rule judges them and their time is not the run's work */
+    char *lines;     /* 'KIND UNIT' or NULL: each finding names the configuration's worst source
+                      * lines by v_inst_line's KIND_excess (finding_line, docs/rules.md) */
     char *rationale; /* free text */
     struct rule_require *requires;
     size_t n_requires;

@@ -30,8 +30,20 @@ struct evidence_val {
     char *text;
 };
 
+/* One of a finding's worst lines (finding_line). */
+struct fline {
+    char *location, *file, *function, *sass;
+    long long line, pc; /* line 0: none */
+    double excess, share_pct;
+};
+
+/* How many worst lines a finding names. */
+#define FINDING_LINES 3
+
 struct found {
     const struct rule *rule;
+    struct fline lines[FINDING_LINES];
+    size_t n_lines;
     long long config_id, kernel_id; /* 0 when NULL */
     long long launches;
     long long profiled_launch_id; /* 0 when NULL */
@@ -59,6 +71,12 @@ struct findings {
 static void
 found_release(struct found *f)
 {
+    for (size_t i = 0; i < f->n_lines; i++) {
+        free(f->lines[i].location);
+        free(f->lines[i].file);
+        free(f->lines[i].function);
+        free(f->lines[i].sass);
+    }
     free(f->severity);
     free(f->estimate);
     free(f->tier);
@@ -145,6 +163,17 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
 {
     sqlite3_stmt *st = NULL;
     int met = -1;
+    if (!strcmp(q->kind, "counts-or-metric")) {
+        /* Exact per-instruction counts stand for the metric (docs/rules.md "requires"). */
+        if (store_prepare(db, "SELECT EXISTS (SELECT 1 FROM inst_count)", &st))
+            return -1;
+        met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        st = NULL;
+        if (met)
+            return 1;
+        met = -1;
+    }
     if (!strcmp(q->kind, "profiled")) {
         if (store_prepare(db, "SELECT EXISTS (SELECT 1 FROM main.profile)", &st))
             return -1;
@@ -152,7 +181,7 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
         if (!met)
             snprintf(note, n,
                      "no profiled launches in the report (trace mode, or counters unavailable)");
-    } else if (!strcmp(q->kind, "metric")) {
+    } else if (!strcmp(q->kind, "metric") || !strcmp(q->kind, "counts-or-metric")) {
         if (!*have_metric_built) {
             if (store_exec(db, "DROP TABLE IF EXISTS temp.have_metric;"
                                "CREATE TEMP TABLE have_metric AS SELECT DISTINCT n.name FROM "
@@ -508,6 +537,79 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* Worst lines                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Append `add` to the heap string *s. */
+static void
+append(char **s, const char *add)
+{
+    size_t a = strlen(*s), b = strlen(add);
+    *s = an_xrealloc(*s, a + b + 1);
+    memcpy(*s + a, add, b + 1);
+}
+
+/*
+ * For each finding of a rule with `lines: KIND UNIT` on a configuration
+ * with per-instruction counts: its FINDING_LINES worst lines by
+ * v_inst_line's KIND_excess, kept for finding_line and named at the end
+ * of the message with their share of the excess and their worst
+ * instruction's SASS. A configuration without counts (only range-profiler
+ * counters) gets none.
+ */
+static int
+attach_lines(sqlite3 *db, struct findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct found *f = &fs->v[i];
+        char kind[16] = "", sql[1024];
+        if (!f->rule->lines || !f->config_id || sscanf(f->rule->lines, "%15s", kind) != 1)
+            continue;
+        /* kind is one of rulefile.c's line_kinds: a column prefix, checked at load. */
+        snprintf(sql, sizeof(sql),
+                 "SELECT location, file, line, function, pc, sass, %s_excess, %s_share_pct"
+                 " FROM v_inst_line WHERE config_id = ?1 AND %s_excess > 0"
+                 " ORDER BY %s_excess DESC, location LIMIT %d",
+                 kind, kind, kind, kind, FINDING_LINES);
+        sqlite3_stmt *st = NULL;
+        if (store_prepare(db, sql, &st))
+            return an_fail(ANALYZER_ERR_INTERNAL, "worst lines: %s", store_error());
+        sqlite3_bind_int64(st, 1, f->config_id);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW && f->n_lines < FINDING_LINES) {
+            struct fline *l = &f->lines[f->n_lines++];
+            l->location = col_s(st, 0);
+            l->file = col_s(st, 1);
+            l->line = col_ll(st, 2);
+            l->function = col_s(st, 3);
+            l->pc = col_ll(st, 4);
+            l->sass = col_s(st, 5);
+            l->excess = col_d(st, 6, 0);
+            l->share_pct = col_d(st, 7, 0);
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+            return an_fail(ANALYZER_ERR_INTERNAL, "worst lines: %s", sqlite3_errmsg(db));
+        for (size_t j = 0; j < f->n_lines; j++) {
+            const struct fline *l = &f->lines[j];
+            char piece[160];
+            append(&f->message, j ? "; " : " Worst lines: ");
+            append(&f->message, l->location ? l->location : "?");
+            snprintf(piece, sizeof(piece), " (%.1f%% of the excess%s", l->share_pct,
+                     l->sass ? ", " : ")");
+            append(&f->message, piece);
+            if (l->sass) {
+                append(&f->message, l->sass);
+                append(&f->message, ")");
+            }
+        }
+        if (f->n_lines)
+            append(&f->message, ".");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Capping, severity, ranking                                           */
 /* ------------------------------------------------------------------ */
 
@@ -794,7 +896,7 @@ static int
 write_findings(sqlite3 *db, const struct findings *fs)
 {
     int ret = -1;
-    sqlite3_stmt *fi = NULL, *ev = NULL, *ob = NULL;
+    sqlite3_stmt *fi = NULL, *ev = NULL, *ob = NULL, *fl = NULL;
     if (store_prepare(db,
                       "INSERT INTO main.finding (id, rank, rule_id, title, tier, severity, "
                       "kernel_id, config_id, message,"
@@ -811,7 +913,12 @@ write_findings(sqlite3 *db, const struct findings *fs)
         store_prepare(db,
                       "INSERT OR IGNORE INTO main.finding_object (finding_id, kind, object_id) "
                       "VALUES (?,?,?)",
-                      &ob)) {
+                      &ob) ||
+        store_prepare(db,
+                      "INSERT INTO finding_line (finding_id, seq, location, file, line, "
+                      "function, pc, sass, excess, unit, share_pct)"
+                      " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                      &fl)) {
         an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
         goto out;
     }
@@ -855,6 +962,23 @@ write_findings(sqlite3 *db, const struct findings *fs)
             if (step_done(ev, "finding evidence"))
                 goto out;
         }
+        for (size_t j = 0; j < f->n_lines; j++) {
+            const struct fline *l = &f->lines[j];
+            const char *unit = strchr(f->rule->lines, ' ');
+            sqlite3_bind_int64(fl, 1, id);
+            sqlite3_bind_int64(fl, 2, (long long)j + 1);
+            sqlite3_bind_text(fl, 3, l->location ? l->location : "?", -1, SQLITE_STATIC);
+            sqlite3_bind_text(fl, 4, l->file, -1, SQLITE_STATIC);
+            bind_id(fl, 5, l->line);
+            sqlite3_bind_text(fl, 6, l->function, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(fl, 7, l->pc);
+            sqlite3_bind_text(fl, 8, l->sass, -1, SQLITE_STATIC);
+            sqlite3_bind_double(fl, 9, l->excess);
+            sqlite3_bind_text(fl, 10, unit ? unit + 1 : NULL, -1, SQLITE_STATIC);
+            sqlite3_bind_double(fl, 11, l->share_pct);
+            if (step_done(fl, "finding line"))
+                goto out;
+        }
         if (f->object_kind && f->object_ids) {
             /* object_ids: comma-separated ids; at most 10000 kept per finding. */
             const char *p = f->object_ids;
@@ -877,6 +1001,7 @@ out:
     sqlite3_finalize(fi);
     sqlite3_finalize(ev);
     sqlite3_finalize(ob);
+    sqlite3_finalize(fl);
     return ret;
 }
 
@@ -1003,11 +1128,12 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
                  "%s%d finding%s on waiting kernels left out", len ? "; " : "", dropped[i],
                  dropped[i] == 1 ? "" : "s");
     }
-    if (attach_config(db, &fs))
+    if (attach_config(db, &fs) || attach_lines(db, &fs))
         goto out;
     cap_findings(&fs);
     grade(&fs, run_ns, wall_ns);
-    if (store_exec(db, "DELETE FROM main.finding_object; DELETE FROM main.finding_evidence;"
+    if (store_exec(db, "DELETE FROM finding_line;"
+                       "DELETE FROM main.finding_object; DELETE FROM main.finding_evidence;"
                        "DELETE FROM main.finding; DELETE FROM main.rule_run;"
                        "DELETE FROM main.kernel_summary; DELETE FROM main.analysis")) {
         an_fail(ANALYZER_ERR_INTERNAL, "cannot clear the analysis tables: %s", store_error());

@@ -19,6 +19,8 @@
 static const char *const tiers[] = {"registers", "shared", "l1", "l2", "dram", "host", NULL};
 static const char *const severities[] = {"error", "warning", "note", NULL};
 static const char *const cappings[] = {"normal", "residual", "none", NULL};
+/* `lines:` kinds: the v_inst_line columns KIND_excess and KIND_share_pct. */
+static const char *const line_kinds[] = {"gld", "gst", "shared", "local", "narrow", NULL};
 static const char *const estimates[] = {"exact", "bound", "model", NULL};
 static const char *const markings[] = {"waiting", NULL};
 static const char *const ops[] = {"<", "<=", ">", ">=", NULL};
@@ -81,6 +83,7 @@ rule_release(struct rule *r)
     free(r->capping);
     free(r->estimate);
     free(r->marks);
+    free(r->lines);
     free(r->rationale);
     for (size_t i = 0; i < r->n_requires; i++) {
         free(r->requires[i].kind);
@@ -172,12 +175,15 @@ parse_requires(struct rule *r, const char *path, int line, char *v)
     if (!kind)
         return an_fail(
             ANALYZER_ERR_RULES,
-            "%s:%d: requires: expected 'metric NAME...', 'column TABLE.COLUMN...' or 'profiled'",
+            "%s:%d: requires: expected 'metric NAME...', 'counts-or-metric NAME...', 'column "
+            "TABLE.COLUMN...' or 'profiled'",
             path, line);
-    if (strcmp(kind, "metric") && strcmp(kind, "column") && strcmp(kind, "profiled"))
+    if (strcmp(kind, "metric") && strcmp(kind, "counts-or-metric") && strcmp(kind, "column") &&
+        strcmp(kind, "profiled"))
         return an_fail(ANALYZER_ERR_RULES,
-                       "%s:%d: requires: unknown kind '%s' (metric, column, profiled)", path, line,
-                       kind);
+                       "%s:%d: requires: unknown kind '%s' (metric, counts-or-metric, column, "
+                       "profiled)",
+                       path, line, kind);
     int n = 0;
     for (char *name; (name = strtok_r(NULL, " \t", &save)) || (!n && !strcmp(kind, "profiled"));
          n++) {
@@ -296,6 +302,8 @@ single_slot(struct rule *r, const char *key, int **line_slot)
         return &r->estimate;
     if (!strcmp(key, "marks"))
         return &r->marks;
+    if (!strcmp(key, "lines"))
+        return &r->lines;
     if (!strcmp(key, "rationale"))
         return &r->rationale;
     if (!strcmp(key, "query")) {
@@ -406,7 +414,7 @@ parse_rule(struct rule *r, const char *path, const char *stem)
         /* slot_key must outlive `line`: point it at a static name. */
         static const char *const keys[] = {"id",      "title",    "tier",  "doc",       "severity",
                                            "capping", "estimate", "marks", "rationale", "query",
-                                           "message", "remedy",   NULL};
+                                           "message", "remedy",   "lines", NULL};
         for (size_t i = 0; keys[i]; i++)
             if (!strcmp(keys[i], key))
                 slot_key = keys[i];
@@ -461,6 +469,16 @@ parse_rule(struct rule *r, const char *path, const char *stem)
     if (r->marks && !in_list(r->marks, markings)) {
         an_fail(ANALYZER_ERR_RULES, "%s: marks '%s' is not 'waiting'", path, r->marks);
         goto out;
+    }
+    if (r->lines) {
+        char kind[16] = "", unit[32] = "";
+        if (sscanf(r->lines, "%15s %31s", kind, unit) != 2 || !in_list(kind, line_kinds)) {
+            an_fail(ANALYZER_ERR_RULES,
+                    "%s: lines '%s' is not 'KIND UNIT' with KIND one of gld gst shared local "
+                    "narrow",
+                    path, r->lines);
+            goto out;
+        }
     }
     /* Unknown strength is not enough for an error: a user rule says 'exact' when it is. */
     if (!r->estimate)

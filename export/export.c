@@ -597,6 +597,36 @@ load_evidence(sqlite3 *db, sqlite3_stmt *st, struct ex_finding *f)
     return rc == SQLITE_DONE ? 0 : store_fail(db, rc, "reading finding_evidence");
 }
 
+static int
+load_lines(sqlite3 *db, sqlite3_stmt *st, struct ex_finding *f)
+{
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, f->id);
+    int rc;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (f->n_lines == cap) {
+            cap = cap ? cap * 2 : 4;
+            f->lines = realloc(f->lines, cap * sizeof(*f->lines));
+            if (!f->lines)
+                abort();
+        }
+        struct ex_line *l = &f->lines[f->n_lines++];
+        memset(l, 0, sizeof(*l));
+        l->location = col_text(st, 0, EX_NAME_MAX);
+        if (!l->location)
+            l->location = strdup("?");
+        l->file = col_text(st, 1, EX_NAME_MAX);
+        l->line = col_int(st, 2);
+        l->pc = col_int(st, 3);
+        l->sass = col_text(st, 4, 512);
+        l->excess = col_real(st, 5);
+        l->unit = col_text(st, 6, 64);
+        l->share_pct = col_real(st, 7);
+    }
+    return rc == SQLITE_DONE ? 0 : store_fail(db, rc, "reading finding_line");
+}
+
 static const char FINDINGS_SQL[] =
     "SELECT f.id, f.rank, f.rule_id, f.title, f.tier, f.severity, f.message, f.remedy, f.doc_ref,"
     " f.time_lost_ns_per_launch, f.time_lost_ns, f.time_lost_raw_ns, f.share_pct, f.launches,"
@@ -614,7 +644,7 @@ static int
 load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int min_rank, int all,
               struct ex_report *r)
 {
-    sqlite3_stmt *st = NULL, *ev = NULL;
+    sqlite3_stmt *st = NULL, *ev = NULL, *ln = NULL;
     int ret = -1, rc;
     size_t cap = 0;
     long long total = store_query_int(db, "SELECT count(*) FROM finding", -1);
@@ -625,7 +655,11 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
         store_prepare(db,
                       "SELECT name, value, text_value, unit, threshold, op FROM finding_evidence "
                       "WHERE finding_id = ?1 ORDER BY seq",
-                      &ev))
+                      &ev) ||
+        store_prepare(db,
+                      "SELECT location, file, line, pc, sass, excess, unit, share_pct"
+                      " FROM finding_line WHERE finding_id = ?1 ORDER BY seq",
+                      &ln))
         goto out;
     if (o->rule)
         sqlite3_bind_text(st, 1, o->rule, -1, SQLITE_STATIC);
@@ -690,7 +724,7 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
         fingerprint(f->fingerprint, (const char *)sqlite3_column_text(st, 2), raw_dem);
         if (f->kernel_id >= 0)
             ex_name_hash(f->kernel_fp, raw_dem);
-        if (load_evidence(db, ev, f))
+        if (load_evidence(db, ev, f) || load_lines(db, ln, f))
             goto out;
         struct ex_rule *x = rule_add(r, f->rule_id);
         set_if_null(&x->title, f->title, 512);
@@ -706,6 +740,7 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
 out:
     sqlite3_finalize(st);
     sqlite3_finalize(ev);
+    sqlite3_finalize(ln);
     return ret;
 }
 
@@ -796,6 +831,13 @@ ex_report_release(struct ex_report *r)
             free(f->ev[j].op);
         }
         free(f->ev);
+        for (size_t j = 0; j < f->n_lines; j++) {
+            free(f->lines[j].location);
+            free(f->lines[j].file);
+            free(f->lines[j].sass);
+            free(f->lines[j].unit);
+        }
+        free(f->lines);
     }
     free(r->f);
     for (size_t i = 0; i < r->n_rules; i++) {

@@ -32,6 +32,13 @@ struct ex_evidence {
     char *op; /* '>', '>=', '<', '<=' or NULL */
 };
 
+/* One of a finding's worst lines (finding_line), worst first. */
+struct ex_line {
+    char *location, *file, *sass, *unit; /* sanitized; file and sass may be NULL */
+    long long line, pc;                  /* -1 when NULL */
+    double excess, share_pct;            /* NaN when NULL */
+};
+
 struct ex_finding {
     long long id;
     long long rank;
@@ -54,6 +61,8 @@ struct ex_finding {
     char kernel_fp[17];               /* hex hash of the raw demangled name ("" for run level) */
     struct ex_evidence *ev;
     size_t n_ev;
+    struct ex_line *lines; /* finding_line, worst first; none for a version-1 report */
+    size_t n_lines;
 };
 
 struct ex_rule {

@@ -96,6 +96,17 @@ ex_finding_json(const struct ex_finding *f)
                           ex_jstr(e->op), "fires", fires < 0 ? json_null() : json_boolean(fires)));
     }
     json_object_set_new(o, "evidence", ev);
+    json_t *lines = json_array();
+    for (size_t i = 0; i < f->n_lines; i++) {
+        const struct ex_line *l = &f->lines[i];
+        json_array_append_new(lines,
+                              json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "location",
+                                        l->location, "file", ex_jstr(l->file), "line",
+                                        ex_jint(l->line), "pc", ex_jint(l->pc), "sass",
+                                        ex_jstr(l->sass), "excess", ex_jreal(l->excess), "unit",
+                                        ex_jstr(l->unit), "share_pct", ex_jreal(l->share_pct)));
+    }
+    json_object_set_new(o, "lines", lines);
     return o;
 }
 

@@ -23,6 +23,8 @@
  */
 #include "export/export_int.h"
 #include "export/kname.h"
+#include "export/sanitize.h"
+#include "export/srcfile.h"
 #include "schema/store.h"
 
 #include <errno.h>
@@ -244,6 +246,67 @@ config_row(FILE *out, const char *name, const char *value)
 }
 
 /* `ordinal` > 0 prefixes the title (headings must differ within one document). */
+/*
+ * The finding's worst lines (finding_line): a table of their share of the
+ * excess and their worst instruction, then the lines themselves, quoted
+ * from the source file when it is readable below the current directory
+ * or the run's working directory (export/srcfile.h).
+ */
+static void
+worst_lines(const struct ex_report *r, const struct ex_finding *f, FILE *out, int level)
+{
+    char a[64];
+    heading(out, level, "Worst lines", NULL);
+    fputs("| line | share of the excess | excess | instruction |\n| --- | ---: | ---: | --- |\n",
+          out);
+    for (size_t i = 0; i < f->n_lines; i++) {
+        const struct ex_line *l = &f->lines[i];
+        fputs("| ", out);
+        md_text(out, l->location);
+        fprintf(out, " | %.1f%% | ", isnan(l->share_pct) ? 0.0 : l->share_pct);
+        md_text(out, ex_fmt_num(a, sizeof(a), l->excess));
+        if (l->unit) {
+            fputc(' ', out);
+            md_text(out, l->unit);
+        }
+        fputs(" | ", out);
+        if (l->sass)
+            md_text(out, l->sass);
+        fputs(" |\n", out);
+    }
+    fputc('\n', out);
+    const char *quoted[8];
+    char *owned[8];
+    size_t n = 0;
+    for (size_t i = 0; i < f->n_lines && n < 8; i++) {
+        const struct ex_line *l = &f->lines[i];
+        char *real = l->file && l->line > 0 ? srcfile_resolve(l->file, r->cwd) : NULL;
+        struct srcfile sf;
+        const char *text = NULL;
+        if (real && srcfile_load(&sf, real) == 0) {
+            text = srcfile_line(&sf, l->line);
+            if (text) {
+                char *clean = sanitize_text(text, 512);
+                size_t len = strlen(l->location) + strlen(clean) + 4;
+                owned[n] = malloc(len);
+                if (!owned[n])
+                    abort();
+                snprintf(owned[n], len, "%s: %s", l->location, clean);
+                quoted[n] = owned[n];
+                n++;
+                free(clean);
+            }
+            srcfile_release(&sf);
+        }
+        free(real);
+    }
+    if (n) {
+        md_code_block(out, "", quoted, n);
+        for (size_t i = 0; i < n; i++)
+            free(owned[i]);
+    }
+}
+
 static void
 write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, int level,
              long long ordinal)
@@ -320,6 +383,9 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
     heading(out, level + 1, "Finding", NULL);
     md_para(out, f->message ? f->message : f->title);
     fputs("\n\n", out);
+
+    if (f->n_lines)
+        worst_lines(r, f, out, level + 1);
 
     heading(out, level + 1, "Evidence", NULL);
     if (f->n_ev == 0) {

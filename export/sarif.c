@@ -12,6 +12,12 @@
  * resolve it), otherwise at the program, unless the program is an
  * interpreter (python, node, a script): a result then has no physical
  * location, and its logical location names the kernel when known.
+ * A finding with worst lines (finding_line, from exact per-instruction
+ * counts) points at the worst one instead: region.startLine with a uri
+ * relative to the run's working directory when the file lies below it,
+ * else a plain-text location (its message names file:line, or the
+ * function and pc without line info); the other worst lines are
+ * relatedLocations.
  *
  * GitHub's upload limits are kept: at most EXPORT_SARIF_MAX_RESULTS
  * results, and at most SARIF_MAX_GZIP_BYTES once compressed (measured
@@ -20,10 +26,12 @@
  * dropped is said in a toolExecutionNotification, lowest ranks first.
  */
 #include "export/export_int.h"
+#include "export/srcfile.h"
 #include "schema/store.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -189,6 +197,34 @@ is_interpreter(const char *program)
     return 0;
 }
 
+/*
+ * The location of one worst line: a physical location (a uri relative to
+ * the run's working directory, %SRCROOT%, and region.startLine) when the
+ * file lies below it; else a plain-text one, its message naming the line
+ * ("file:line", or "function+0xPC" without line info): never an absolute
+ * path of the recording machine a repository cannot resolve.
+ */
+static json_t *
+line_location(const struct ex_report *r, const struct ex_line *l)
+{
+    json_t *o = json_object();
+    char *rel = l->file && l->line > 0 ? srcfile_relative(l->file, r->cwd) : NULL;
+    char text[EX_NAME_MAX + 640];
+    snprintf(text, sizeof(text), "%s: %.1f%% of the excess%s%s", l->location,
+             isnan(l->share_pct) ? 0.0 : l->share_pct, l->sass ? ", " : "", l->sass ? l->sass : "");
+    if (rel) {
+        char *uri = uri_encode(rel);
+        json_t *art = json_pack("{s:s, s:s}", "uri", uri, "uriBaseId", "%SRCROOT%");
+        free(uri);
+        json_object_set_new(o, "physicalLocation",
+                            json_pack("{s:o, s:{s:I}}", "artifactLocation", art, "region",
+                                      "startLine", (json_int_t)l->line));
+    }
+    json_object_set_new(o, "message", text_obj(text));
+    free(rel);
+    return o;
+}
+
 static size_t
 rule_index(const struct ex_report *r, const char *id)
 {
@@ -212,6 +248,22 @@ result_json(const struct ex_report *r, const struct ex_finding *f)
     const char *file = f->source_file               ? f->source_file
                        : is_interpreter(r->program) ? NULL
                                                     : r->program;
+    json_t *related = NULL;
+    if (f->n_lines) {
+        /* The worst lines (finding_line): the first is the result's location. */
+        file = NULL;
+        related = json_array();
+        for (size_t i = 0; i < f->n_lines; i++) {
+            json_t *l = line_location(r, &f->lines[i]);
+            if (i == 0) {
+                json_object_update(loc, l);
+                json_decref(l);
+            } else {
+                json_object_set_new(l, "id", json_integer((json_int_t)i));
+                json_array_append_new(related, l);
+            }
+        }
+    }
     if (file) {
         int relative;
         char *uri = path_uri(file, r->cwd, &relative);
@@ -237,6 +289,10 @@ result_json(const struct ex_report *r, const struct ex_finding *f)
         json_object_set_new(o, "locations", json_pack("[o]", loc));
     else
         json_decref(loc);
+    if (related && json_array_size(related))
+        json_object_set_new(o, "relatedLocations", related);
+    else
+        json_decref(related);
     json_object_set_new(o, "partialFingerprints",
                         json_pack("{s:s}", "gpuhierKernelRule/v1", f->fingerprint));
 

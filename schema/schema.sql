@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
 --
--- gpuhier report schema, version 1 (PRAGMA user_version = 1).
+-- gpuhier report schema, version 2 (PRAGMA user_version = 2).
 --
 -- This file is the contract between the collector (writer of the raw
 -- tables), the analyzer (writer of the analysis tables) and every reader
@@ -29,11 +29,25 @@
 -- must still tell apart from "recorded, nothing happened": the meta key
 -- naming what was recorded (e.g. 'alloc_tracking') does that instead.
 --
+-- Version 2 (2026-12-01) adds the per-instruction counts of instrumented
+-- launches, the cubins' line tables and what the analyzer derives from
+-- them (every statement marked "(version 2)" below). It removes and
+-- renames nothing, so a version-1 report still means what it meant; but a
+-- version-2 reader must tell "no instrumented launch" from "recorded
+-- before instrumentation existed", hence the new version rather than an
+-- "(added: ...)" mark. Version-1 reports (every shipped demo report) open
+-- in every reader, read-only and unchanged: store_open() creates the
+-- version-2 tables and views as empty TEMP objects on a version-1
+-- connection (they vanish with it; the file is never written), so readers
+-- query them without testing for them, and find them empty. A version-2
+-- table is never "(added: ...)": every version-2 report holds it.
+--
 -- Ownership: the collector writes the tables of section 1-3; the analyzer
 -- writes only the tables of section 4 (analysis, rule_run, finding,
--- finding_evidence, finding_launch, kernel_summary); readers write nothing.
+-- finding_evidence, finding_launch, kernel_summary, finding_line);
+-- readers write nothing.
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- ===================================================================
 -- 1. The run
@@ -271,6 +285,106 @@ CREATE TABLE nvtx_range (
 );
 
 -- ===================================================================
+-- 2b. Per-instruction counts (version 2): the instrumentation engine
+-- ===================================================================
+--
+-- The instrumentation engine (CUPTI's SASS metrics API, docs/collector.md)
+-- counts, for one launch of a configuration, every SASS instruction's
+-- pattern metrics: executed instructions, global sectors against their
+-- ideal, shared wavefronts against their ideal, local traffic, access
+-- widths, divergent branch targets. The counts are exact (no sampling, no
+-- replay) and depend only on the code and its inputs, not on what the
+-- caches held. The report keeps:
+--   * the counts in one long table (inst_count: launch, function, pc,
+--     metric, value), not one column per metric: CUPTI offers 60 SASS
+--     metrics on GH100 and the collector may ask for any of them (the
+--     range profiler's `metric` table made the same choice); a long table
+--     of small integers, WITHOUT ROWID and with zero counts left out, is
+--     as compact as fixed columns for the dozen metrics most instructions
+--     have, and v_inst pivots the ones rules read into named columns;
+--   * the line table of every cubin an instrumented function came from,
+--     keyed by the cubin's CRC (sass_function, sass_line, source_file):
+--     the (function, pc) -> (file, line) map and the SASS text, not the
+--     cubin itself. A report read on another machine, without the program,
+--     its cubins or CUDA, still maps every pc to its line and instruction;
+--     the cubin (megabytes, the program's code) is not needed for that and
+--     is not the profiler's to copy;
+--   * never the source files' text: readers show it when the file is
+--     readable under the working directory or run.cwd, else file:line.
+
+-- (version 2) One row per cubin (module image) an instrumented function
+-- came from, captured by the collector at module load.
+CREATE TABLE cubin (
+    crc           INTEGER PRIMARY KEY, -- CUPTI's cubin CRC (cuptiGetCubinCrc), the key of the line table
+    bytes         INTEGER,             -- size of the cubin, bytes
+    sm_arch       INTEGER,             -- the SASS architecture it holds, e.g. 90
+    has_lineinfo  INTEGER              -- 1 when built with -lineinfo or -G (sass_line has file and line), 0 without, NULL when unknown
+);
+
+-- (version 2) One row per device function (kernel or non-inlined device
+-- function) of a cubin that instrumented counts name.
+CREATE TABLE sass_function (
+    id         INTEGER PRIMARY KEY,
+    cubin_crc  INTEGER NOT NULL REFERENCES cubin(crc), -- the cubin holding it
+    name       TEXT NOT NULL,                           -- mangled function name as in the cubin (untrusted)
+    kernel_id  INTEGER REFERENCES kernel(id),           -- the kernel when the function is one, NULL for a device function
+    UNIQUE (cubin_crc, name)
+);
+
+-- (version 2) Source files the line table names.
+CREATE TABLE source_file (
+    id    INTEGER PRIMARY KEY,
+    path  TEXT NOT NULL UNIQUE -- as the compiler recorded it (absolute, or relative to the build directory; untrusted)
+);
+
+-- (version 2) The line table and the SASS text, per cubin (through the
+-- function): one row per instruction of an instrumented function.
+-- file_id and line are NULL without line info (a library built without
+-- -lineinfo); sass is NULL when the collector could not disassemble it.
+CREATE TABLE sass_line (
+    function_id  INTEGER NOT NULL REFERENCES sass_function(id),
+    pc           INTEGER NOT NULL,             -- byte offset of the instruction from the function's start (CUPTI pcOffset)
+    file_id      INTEGER REFERENCES source_file(id), -- source file of the instruction (cuptiGetSassToSourceCorrelation), NULL without line info
+    line         INTEGER,                      -- its line, 1-based
+    sass         TEXT,                         -- the instruction's SASS text, e.g. 'LDG.E R4, desc[UR4][R2.64]' (untrusted)
+    PRIMARY KEY (function_id, pc)
+) WITHOUT ROWID;
+
+-- (version 2) One row per instrumented launch: which launch and
+-- configuration the counts of inst_count came from.
+CREATE TABLE inst_launch (
+    launch_id    INTEGER PRIMARY KEY REFERENCES launch(id), -- the instrumented launch
+    config_id    INTEGER REFERENCES config(id),             -- its configuration
+    kernel_id    INTEGER REFERENCES kernel(id),             -- its kernel
+    reason       TEXT,     -- why this launch: 'first_of_config' (the default), 'sample_every', 'sample_all', 'graph' (a kernel node of a CUDA graph)
+    overhead_ns  INTEGER   -- wall time instrumentation added to the launch (enable, run, flush, decode), CPU clock, ns
+);
+CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
+
+-- (version 2) Per-instruction counts of instrumented launches, one row
+-- per (launch, function, pc, metric) with a non-zero value: a missing row
+-- of an instrumented launch reads 0, not unknown. metric_id names a CUPTI
+-- SASS metric in metric_name without a rollup suffix (e.g.
+-- 'smsp__sass_sectors_mem_global'); docs/metrics.md lists those the
+-- collector asks for, v_inst the ones rules read. Values are exact counts
+-- over the whole launch, in the metric's unit: warp instructions
+-- ('smsp__sass_inst_executed'), thread instructions
+-- ('smsp__sass_thread_inst_executed'), 32-byte sectors
+-- ('smsp__sass_sectors_mem_global', '..._ideal': the fewest sectors the
+-- bytes the warp requested could take), shared-memory wavefronts
+-- ('smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared', '..._ideal'),
+-- instructions by access width ('smsp__sass_inst_executed_op_memory_32b'),
+-- branch targets ('smsp__sass_branch_targets_threads_divergent').
+CREATE TABLE inst_count (
+    launch_id    INTEGER NOT NULL REFERENCES inst_launch(launch_id),
+    function_id  INTEGER NOT NULL REFERENCES sass_function(id),
+    pc           INTEGER NOT NULL,  -- as sass_line.pc
+    metric_id    INTEGER NOT NULL REFERENCES metric_name(id),
+    value        INTEGER NOT NULL,  -- the count, in the metric's unit
+    PRIMARY KEY (launch_id, function_id, pc, metric_id)
+) WITHOUT ROWID;
+
+-- ===================================================================
 -- 3. Host <-> device copies
 -- ===================================================================
 
@@ -417,6 +531,26 @@ CREATE TABLE kernel_summary (
     time_lost_ns              REAL      -- sum of capped time lost of its findings
 );
 CREATE INDEX kernel_summary_by_kernel ON kernel_summary(kernel_id, config_id);
+
+-- (version 2) The worst source lines of a pattern finding (a rule with
+-- `lines:`, docs/rules.md), from the exact per-instruction counts of the
+-- finding's configuration (v_inst_line): the lines that carry most of its
+-- excess, worst first. A line is a file:line where the cubin has line
+-- info, else one instruction (function and pc).
+CREATE TABLE finding_line (
+    finding_id  INTEGER NOT NULL REFERENCES finding(id),
+    seq         INTEGER NOT NULL,  -- 1 = the line with most excess
+    location    TEXT NOT NULL,     -- 'file:line', or 'function+0xPC' without line info (untrusted: from the program)
+    file        TEXT,              -- source file as the compiler recorded it, NULL without line info
+    line        INTEGER,           -- its line, NULL without line info
+    function    TEXT,              -- mangled function of the line's worst instruction
+    pc          INTEGER,           -- that instruction's pc (sass_line.pc)
+    sass        TEXT,              -- its SASS text, NULL when unknown
+    excess      REAL,              -- the line's excess in `unit`: sectors or wavefronts beyond the ideal, local sectors, narrow instructions
+    unit        TEXT,              -- 'sectors', 'wavefronts', 'instructions'
+    share_pct   REAL,              -- the line's share of the configuration's excess of that kind, %
+    PRIMARY KEY (finding_id, seq)
+) WITHOUT ROWID;
 
 -- Launches a finding concerns (optional; only run-level and copy findings
 -- use it to point at copies or launches).
@@ -626,3 +760,172 @@ CREATE VIEW v_finding AS
 SELECT f.*, k.mangled_name, k.demangled_name, k.short_name, k.source_file, k.source_line,
        c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, c.dynamic_smem_bytes
 FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.id = f.config_id;
+
+-- (version 2) One row per instruction of each instrumented configuration
+-- (its first instrumented launch, inst_launch): the per-instruction
+-- counts the rules read, pivoted into named columns, with the
+-- instruction's source line and SASS. Counts a launch has no row for are
+-- 0 (inst_count keeps non-zero counts only); an ideal the collector did
+-- not record is NULL. Units: warp instructions (`_inst`,
+-- inst_executed), thread instructions, 32-byte sectors (`_sectors`),
+-- shared-memory wavefronts (`_wavefronts`). Load and store sectors are
+-- told apart by the instruction: a pc that executed global loads is a
+-- load (LDG), one that executed global stores a store (STG). Metrics are
+-- matched by id (one lookup of each name), not by name per row, and
+-- summed in inst_count's key order (no sort).
+CREATE VIEW v_inst AS
+WITH src AS (
+    SELECT config_id, MIN(launch_id) AS launch_id FROM inst_launch GROUP BY config_id
+),
+p AS (
+    SELECT c.launch_id, c.function_id, c.pc,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed') THEN c.value END) AS inst_executed,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_thread_inst_executed') THEN c.value END) AS thread_inst_executed,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_global_ld') THEN c.value END) AS gld_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_global_st') THEN c.value END) AS gst_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global') THEN c.value END) AS global_sectors,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global_ideal') THEN c.value END) AS global_sectors_ideal,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_data_bytes_mem_global') THEN c.value END) AS global_bytes,
+           SUM(CASE WHEN c.metric_id IN (SELECT id FROM metric_name WHERE name IN ('smsp__sass_inst_executed_op_shared_ld', 'smsp__sass_inst_executed_op_shared_st'))
+                    THEN c.value END) AS shared_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared') THEN c.value END) AS shared_wavefronts,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal') THEN c.value END) AS shared_wavefronts_ideal,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_local_ld') THEN c.value END) AS lld_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_local_st') THEN c.value END) AS lst_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_local') THEN c.value END) AS local_sectors,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_8b') THEN c.value END) AS mem_8b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_16b') THEN c.value END) AS mem_16b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_32b') THEN c.value END) AS mem_32b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_64b') THEN c.value END) AS mem_64b,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_128b') THEN c.value END) AS mem_128b,
+           SUM(CASE WHEN c.metric_id IN (SELECT id FROM metric_name WHERE name IN ('smsp__sass_inst_executed_op_ldgsts', 'smsp__sass_inst_executed_op_tma'))
+                    THEN c.value END) AS async_inst,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets') THEN c.value END) AS branch_targets,
+           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets_threads_divergent') THEN c.value END) AS branch_targets_divergent
+    FROM inst_count c
+    WHERE c.launch_id IN (SELECT launch_id FROM src)
+    GROUP BY c.launch_id, c.function_id, c.pc -- the primary key's order: no sort
+)
+SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
+       f.name AS function,            -- mangled function (sass_function.name)
+       p.pc,                          -- byte offset in the function
+       sf.path AS file, sl.line,      -- source line, NULL without line info
+       sl.sass,                       -- SASS text, NULL when unknown
+       COALESCE(p.inst_executed, 0) AS inst_executed,               -- warp instructions executed
+       COALESCE(p.thread_inst_executed, 0) AS thread_inst_executed, -- thread instructions executed
+       COALESCE(p.gld_inst, 0) AS gld_inst,                         -- global load warp instructions
+       COALESCE(p.gst_inst, 0) AS gst_inst,                         -- global store warp instructions
+       COALESCE(p.global_sectors, 0) AS global_sectors,             -- global sectors (loads, stores, atomics)
+       CASE WHEN COALESCE(p.global_sectors, 0) = 0 THEN 0 ELSE p.global_sectors_ideal END
+         AS global_sectors_ideal,                                   -- their ideal for the bytes requested
+       COALESCE(p.global_bytes, 0) AS global_bytes,                 -- bytes the instruction requested
+       CASE WHEN p.gld_inst > 0 THEN COALESCE(p.global_sectors, 0) ELSE 0 END AS gld_sectors,
+       CASE WHEN p.gld_inst > 0 AND p.global_sectors > 0 THEN p.global_sectors_ideal
+            ELSE 0 END AS gld_sectors_ideal,
+       CASE WHEN p.gld_inst > 0 THEN MAX(0, COALESCE(p.global_sectors, 0) - COALESCE(p.global_sectors_ideal, 0))
+            ELSE 0 END AS gld_excess,                               -- load sectors beyond the ideal
+       CASE WHEN p.gst_inst > 0 AND COALESCE(p.gld_inst, 0) = 0 THEN COALESCE(p.global_sectors, 0) ELSE 0 END AS gst_sectors,
+       CASE WHEN p.gst_inst > 0 AND COALESCE(p.gld_inst, 0) = 0 AND p.global_sectors > 0 THEN p.global_sectors_ideal
+            ELSE 0 END AS gst_sectors_ideal,
+       CASE WHEN p.gst_inst > 0 AND COALESCE(p.gld_inst, 0) = 0
+            THEN MAX(0, COALESCE(p.global_sectors, 0) - COALESCE(p.global_sectors_ideal, 0)) ELSE 0 END AS gst_excess,
+       COALESCE(p.shared_inst, 0) AS shared_inst,                   -- shared load/store warp instructions
+       COALESCE(p.shared_wavefronts, 0) AS shared_wavefronts,       -- shared-memory wavefronts
+       CASE WHEN COALESCE(p.shared_wavefronts, 0) = 0 THEN 0 ELSE p.shared_wavefronts_ideal END
+         AS shared_wavefronts_ideal,                                -- their ideal without bank conflicts
+       MAX(0, COALESCE(p.shared_wavefronts, 0) - COALESCE(p.shared_wavefronts_ideal, 0)) AS shared_excess,
+       COALESCE(p.lld_inst, 0) AS lld_inst, COALESCE(p.lst_inst, 0) AS lst_inst, -- local load/store warp instructions
+       COALESCE(p.local_sectors, 0) AS local_sectors,               -- local (spill) sectors
+       COALESCE(p.mem_8b, 0) AS mem_8b, COALESCE(p.mem_16b, 0) AS mem_16b, COALESCE(p.mem_32b, 0) AS mem_32b,
+       COALESCE(p.mem_64b, 0) AS mem_64b, COALESCE(p.mem_128b, 0) AS mem_128b, -- memory instructions by access width
+       CASE WHEN COALESCE(p.gld_inst, 0) + COALESCE(p.gst_inst, 0) > 0
+            THEN MIN(COALESCE(p.gld_inst, 0) + COALESCE(p.gst_inst, 0),
+                     COALESCE(p.mem_8b, 0) + COALESCE(p.mem_16b, 0) + COALESCE(p.mem_32b, 0))
+            ELSE 0 END AS narrow_inst,                              -- global load/store instructions of 32 bits or less
+       COALESCE(p.async_inst, 0) AS async_inst,                     -- LDGSTS and TMA instructions (their traffic is not in global_sectors)
+       COALESCE(p.branch_targets, 0) AS branch_targets,
+       COALESCE(p.branch_targets_divergent, 0) AS branch_targets_divergent -- branch targets taken by part of a warp
+FROM p
+JOIN inst_launch il ON il.launch_id = p.launch_id
+JOIN sass_function f ON f.id = p.function_id
+LEFT JOIN sass_line sl ON sl.function_id = p.function_id AND sl.pc = p.pc
+LEFT JOIN source_file sf ON sf.id = sl.file_id;
+
+-- (version 2) One row per instrumented configuration: v_inst summed.
+-- An ideal is NULL when an instruction that moved sectors or wavefronts
+-- has none recorded (the rules then do not judge against it).
+-- `instructions` counts the instructions with counts, `lines` those with
+-- a source line.
+CREATE VIEW v_inst_config AS
+SELECT config_id, kernel_id, launch_id,
+       COUNT(*) AS instructions, COUNT(line) AS lines,
+       SUM(inst_executed) AS inst_executed, SUM(thread_inst_executed) AS thread_inst_executed,
+       SUM(gld_inst) AS gld_inst, SUM(gst_inst) AS gst_inst,
+       SUM(gld_sectors) AS gld_sectors,
+       CASE WHEN COUNT(CASE WHEN gld_sectors > 0 AND gld_sectors_ideal IS NULL THEN 1 END) = 0
+            THEN SUM(gld_sectors_ideal) END AS gld_sectors_ideal,
+       SUM(gld_excess) AS gld_excess,
+       SUM(gst_sectors) AS gst_sectors,
+       CASE WHEN COUNT(CASE WHEN gst_sectors > 0 AND gst_sectors_ideal IS NULL THEN 1 END) = 0
+            THEN SUM(gst_sectors_ideal) END AS gst_sectors_ideal,
+       SUM(gst_excess) AS gst_excess,
+       SUM(global_sectors) AS global_sectors, SUM(global_bytes) AS global_bytes,
+       SUM(shared_inst) AS shared_inst, SUM(shared_wavefronts) AS shared_wavefronts,
+       CASE WHEN COUNT(CASE WHEN shared_wavefronts > 0 AND shared_wavefronts_ideal IS NULL THEN 1 END) = 0
+            THEN SUM(shared_wavefronts_ideal) END AS shared_wavefronts_ideal,
+       SUM(shared_excess) AS shared_excess,
+       SUM(lld_inst) AS lld_inst, SUM(lst_inst) AS lst_inst, SUM(local_sectors) AS local_sectors,
+       SUM(mem_8b) AS mem_8b, SUM(mem_16b) AS mem_16b, SUM(mem_32b) AS mem_32b,
+       SUM(mem_64b) AS mem_64b, SUM(mem_128b) AS mem_128b,
+       SUM(narrow_inst) AS narrow_inst, SUM(async_inst) AS async_inst,
+       SUM(branch_targets) AS branch_targets, SUM(branch_targets_divergent) AS branch_targets_divergent
+FROM v_inst
+GROUP BY config_id;
+
+-- (version 2) One row per source line of each instrumented configuration
+-- (per instruction where the cubin has no line info): v_inst summed over
+-- the line's instructions, with the line's excess and its share of the
+-- configuration's excess of each kind (the source view and the findings'
+-- worst lines read it). location is 'file:line', or 'function+0xPC'
+-- without line info; function, pc and sass are those of the line's
+-- instruction with the most excess (else the most executed).
+-- Shares are % of the configuration's total: gld_share_pct of its load
+-- excess sectors, gst_share_pct of its store excess sectors,
+-- shared_share_pct of its excess wavefronts, local_share_pct of its local
+-- sectors, narrow_share_pct of its narrow global instructions
+-- (NULL when the configuration has none of that kind).
+CREATE VIEW v_inst_line AS
+WITH i AS (
+    SELECT v.*,
+           CASE WHEN v.file IS NOT NULL THEN v.file || ':' || v.line
+                ELSE v.function || '+0x' || printf('%x', v.pc) END AS location,
+           ROW_NUMBER() OVER (PARTITION BY v.config_id,
+                                  CASE WHEN v.file IS NOT NULL THEN v.file || ':' || v.line
+                                       ELSE v.function || '+0x' || printf('%x', v.pc) END
+                              ORDER BY v.gld_excess + v.gst_excess + v.shared_excess + v.local_sectors DESC,
+                                       v.inst_executed DESC, v.pc) AS rank_in_line
+    FROM v_inst v
+),
+l AS (
+    SELECT config_id, kernel_id, location, MIN(file) AS file, MIN(line) AS line,
+           COUNT(*) AS instructions,
+           SUM(inst_executed) AS inst_executed, SUM(thread_inst_executed) AS thread_inst_executed,
+           SUM(gld_sectors) AS gld_sectors, SUM(gld_sectors_ideal) AS gld_sectors_ideal, SUM(gld_excess) AS gld_excess,
+           SUM(gst_sectors) AS gst_sectors, SUM(gst_sectors_ideal) AS gst_sectors_ideal, SUM(gst_excess) AS gst_excess,
+           SUM(shared_wavefronts) AS shared_wavefronts, SUM(shared_wavefronts_ideal) AS shared_wavefronts_ideal,
+           SUM(shared_excess) AS shared_excess,
+           SUM(local_sectors) AS local_sectors, SUM(local_sectors) AS local_excess,
+           SUM(narrow_inst) AS narrow_inst, SUM(narrow_inst) AS narrow_excess,
+           SUM(branch_targets_divergent) AS branch_targets_divergent
+    FROM i GROUP BY config_id, location
+)
+SELECT l.*,
+       w.function, w.pc, w.sass,
+       l.gld_excess + l.gst_excess AS global_excess, -- load and store sectors beyond the ideal
+       100.0 * l.gld_excess / NULLIF(SUM(l.gld_excess) OVER (PARTITION BY l.config_id), 0) AS gld_share_pct,
+       100.0 * l.gst_excess / NULLIF(SUM(l.gst_excess) OVER (PARTITION BY l.config_id), 0) AS gst_share_pct,
+       100.0 * l.shared_excess / NULLIF(SUM(l.shared_excess) OVER (PARTITION BY l.config_id), 0) AS shared_share_pct,
+       100.0 * l.local_excess / NULLIF(SUM(l.local_excess) OVER (PARTITION BY l.config_id), 0) AS local_share_pct,
+       100.0 * l.narrow_excess / NULLIF(SUM(l.narrow_excess) OVER (PARTITION BY l.config_id), 0) AS narrow_share_pct
+FROM l
+JOIN i w ON w.config_id = l.config_id AND w.location = l.location AND w.rank_in_line = 1;

@@ -322,7 +322,7 @@ has_table(sqlite3 *db, const char *name, int *err)
  * right above it.
  */
 static int
-is_added_later(const char *create)
+is_marked(const char *create, const char *what)
 {
     const char *s = store_schema_text, *line = create;
     while (line > s) {
@@ -333,8 +333,68 @@ is_added_later(const char *create)
             break;
         line = prev;
     }
-    const char *mark = strstr(line, "(added:");
+    const char *mark = strstr(line, what);
     return mark && mark < create;
+}
+
+static int
+is_added_later(const char *create)
+{
+    return is_marked(create, "(added:");
+}
+
+/*
+ * Is the statement starting at `create` marked "(version 2)": absent from
+ * version-1 reports, which get it as an empty TEMP object (add_version2)?
+ */
+static int
+is_version2(const char *create)
+{
+    return is_marked(create, "(version 2)");
+}
+
+/*
+ * A version-1 report lacks the tables and views schema.sql marks
+ * "(version 2)" (schema.sql "Version 2"): create them, empty, in the
+ * connection's TEMP schema, where unqualified names find them. The file
+ * is never written, and they vanish with the connection. Statements are
+ * cut from the compiled schema as store_view.c does (up to the first
+ * semicolon sqlite3_complete() accepts). 0 or -1 with the message.
+ */
+static int
+add_version2(sqlite3 *db)
+{
+    static const char *const kinds[] = {"CREATE TABLE ", "CREATE VIEW "};
+    const char *s = store_schema_text;
+    char *sql = NULL;
+    int ret = 0;
+    for (size_t k = 0; k < 2 && !ret; k++) {
+        for (const char *p = strstr(s, kinds[k]); p && !ret; p = strstr(p + 1, kinds[k])) {
+            if ((p > s && p[-1] != '\n') || !is_version2(p))
+                continue;
+            const char *end = NULL;
+            for (const char *semi = strchr(p, ';'); semi && !end; semi = strchr(semi + 1, ';')) {
+                size_t n = (size_t)(semi + 1 - p);
+                char *t = realloc(sql, n + 8);
+                if (!t)
+                    break;
+                sql = t;
+                /* "CREATE " + "TEMP " + the rest */
+                memcpy(sql, "CREATE TEMP ", 12);
+                memcpy(sql + 12, p + 7, n - 7);
+                sql[n + 5] = '\0';
+                if (sqlite3_complete(sql))
+                    end = semi;
+            }
+            if (!end)
+                ret = store_set_error("version-2 statement without an end in the schema");
+            else if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+                ret = store_fail(db, SQLITE_ERROR,
+                                 "creating the version-2 objects of a version-1 report");
+        }
+    }
+    free(sql);
+    return ret;
 }
 
 /*
@@ -344,7 +404,7 @@ is_added_later(const char *create)
  * an SQLite error *err is set.
  */
 static const char *
-missing_table(sqlite3 *db, int *err)
+missing_table(sqlite3 *db, int version, int *err)
 {
     static _Thread_local char name[64];
     const char *s = store_schema_text;
@@ -354,7 +414,7 @@ missing_table(sqlite3 *db, int *err)
             continue;
         const char *n = p + strlen("CREATE TABLE ");
         size_t len = strspn(n, "abcdefghijklmnopqrstuvwxyz_0123456789");
-        if (len == 0 || len >= sizeof(name) || is_added_later(p))
+        if (len == 0 || len >= sizeof(name) || is_added_later(p) || (version < 2 && is_version2(p)))
             continue;
         memcpy(name, n, len);
         name[len] = '\0';
@@ -390,13 +450,14 @@ check_report(sqlite3 *db, const char *path, const char *real)
     }
     if (v < 0)
         return fail_file(path, STORE_ERR_CORRUPT, "schema version %d is not a version", v);
-    if (v < STORE_SCHEMA_VERSION) {
+    /* Version 1 is read as it is: version 2 only added (schema.sql "Version 2"). */
+    if (v < 1) {
         last_failure = STORE_ERR_OLDER;
         return store_set_error("cannot open report '%s': schema version %d is older than %d; "
                                "no migration exists for it yet",
                                path, v, STORE_SCHEMA_VERSION);
     }
-    const char *missing = missing_table(db, &err);
+    const char *missing = missing_table(db, v, &err);
     if (err)
         return fail_sqlite(db, path, err);
     if (missing)
@@ -633,6 +694,12 @@ store_open(const char *path, enum store_mode mode, sqlite3 **out)
                  "rolled the file back to its last complete transaction",
                  path);
     }
+    if (store_user_version(db) < 2 && add_version2(db)) {
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "%s", store_error());
+        sqlite3_close(db);
+        return fail_file(path, STORE_ERR_CORRUPT, "%s", msg);
+    }
     if (mode == STORE_READ_ONLY)
         sqlite3_exec(db, "PRAGMA query_only=1", NULL, NULL, NULL);
     last_failure = STORE_OK;
@@ -650,6 +717,13 @@ store_open_memory_copy(const char *path, sqlite3 **out)
     int rc = memory_copy(src, out);
     if (rc != SQLITE_OK) {
         fail_sqlite(src, path, rc);
+        sqlite3_close(src);
+        return -1;
+    }
+    /* The backup copies the main schema only: a version-1 copy needs its TEMP objects again. */
+    if (store_user_version(*out) < 2 && add_version2(*out)) {
+        sqlite3_close(*out);
+        *out = NULL;
         sqlite3_close(src);
         return -1;
     }

@@ -18,7 +18,7 @@
 #include <stdarg.h>
 
 /* Schema version written to PRAGMA user_version by store_create(). */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 /* Version string of gpuhier itself (set by the build). */
 #ifndef GPUHIER_VERSION
@@ -71,8 +71,10 @@ int store_apply_schema(sqlite3 *db);
  * is a gpuhier report of a version this build understands (refuses newer
  * and older versions with a message that says what to do) and that it
  * holds every table of this schema version (those schema.sql marks
- * "(added: ...)" excepted). STORE_READ_ONLY connections also get
- * `PRAGMA query_only`. On failure *out is NULL, store_failure() says why
+ * "(added: ...)" excepted). A version-1 report is read as it is: the
+ * tables and views schema.sql marks "(version 2)" are created, empty, as
+ * TEMP objects of the connection (the file is not written). STORE_READ_ONLY
+ * connections also get `PRAGMA query_only`. On failure *out is NULL, store_failure() says why
  * and store_error() says it in a sentence naming the file.
  *
  * Recovery: a report whose hot journal or WAL a writer left behind, and

@@ -19,6 +19,17 @@ foreach(fx ${GH_RULE_FIXTURES})
     LABELS unit analyzer)
 endforeach()
 
+# The pattern rules together on exact per-instruction counts (tests/fixtures/exact-patterns.sql).
+set(GH_PATTERN_RULES uncoalesced-global-load uncoalesced-global-store shared-bank-conflicts
+    local-memory-traffic scalar-access)
+list(TRANSFORM GH_PATTERN_RULES PREPEND ${PROJECT_SOURCE_DIR}/rules/)
+list(TRANSFORM GH_PATTERN_RULES APPEND .rule)
+string(JOIN "," GH_PATTERN_RULE_LIST ${GH_PATTERN_RULES})
+gh_add_test(NAME analyzer.golden.exact-patterns
+  COMMAND test_analyzer golden ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-patterns.sql
+          ${GH_PATTERN_RULE_LIST} ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-patterns.expected
+  LABELS unit analyzer)
+
 file(GLOB GH_AN_E2E CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t2*.sh)
 foreach(t ${GH_AN_E2E})
   get_filename_component(name ${t} NAME_WE)

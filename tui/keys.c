@@ -75,6 +75,7 @@ static const struct keybinding kernels_keys[] = {
 static const struct keybinding kernel_keys[] = {
     {'m', REQ_TOGGLE_METRICS},
     {'p', REQ_VIEW_PROFILES},
+    {'S', REQ_VIEW_SOURCE},
     {'e', REQ_EXPORT},
 };
 
@@ -82,6 +83,10 @@ static const struct keybinding findings_keys[] = {
     {'t', REQ_TAG},
     {'R', REQ_NVTX_FILTER},
     {'e', REQ_EXPORT},
+};
+
+static const struct keybinding source_keys[] = {
+    {'l', REQ_SORT_NEXT},
 };
 
 static const struct keybinding finding_keys[] = {
@@ -95,7 +100,7 @@ static const struct keybinding finding_keys[] = {
 static const struct keymap keymaps[] = {
     KEYMAP("generic", generic_keys), KEYMAP("kernels", kernels_keys),
     KEYMAP("kernel", kernel_keys),   KEYMAP("findings", findings_keys),
-    KEYMAP("finding", finding_keys),
+    KEYMAP("finding", finding_keys), KEYMAP("source", source_keys),
 };
 
 const struct request_info request_info[] = {

@@ -152,6 +152,12 @@ tui_report_nvtx(sqlite3 *db, const char *view, const char *arg, int all, const c
             return -1;
         ops = !strcmp(view, "kernel") ? &kernel_ops : &profiles_ops;
         mode = 1; /* kernel: text output lists the raw metrics too */
+    } else if (!strcmp(view, "source")) {
+        if (!arg)
+            return store_set_error("--view source needs a kernel name");
+        if (find_kernel(db, arg, &id))
+            return -1;
+        ops = &source_ops; /* mode 0: worst lines first */
     } else if (!strcmp(view, "finding")) {
         if (!arg)
             return store_set_error("--view finding needs a rank");
@@ -168,8 +174,8 @@ tui_report_nvtx(sqlite3 *db, const char *view, const char *arg, int all, const c
         char shown[64];
         sanitize_into(shown, sizeof(shown), view);
         return store_set_error(
-            "unknown view '%s' (summary, kernels, configs, kernel, profiles, findings, finding, "
-            "copies, nvtx)",
+            "unknown view '%s' (summary, kernels, configs, kernel, profiles, source, findings, "
+            "finding, copies, nvtx)",
             shown);
     }
     struct view *v = view_new(ops, db, id, -1);

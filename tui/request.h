@@ -15,6 +15,7 @@
     X(VIEW_FINDINGS, "Views", "Show the findings, ranked by time lost")                            \
     X(VIEW_COPIES, "Views", "Show the host<->device copies")                                       \
     X(VIEW_PROFILES, "Views", "Kernel detail: list its profiled launches, one by one")             \
+    X(VIEW_SOURCE, "Views", "Kernel detail: its source lines with their exact counts")             \
     X(VIEW_NVTX, "Views", "Show GPU time, launches and findings by NVTX range")                    \
     X(VIEW_HELP, "Views", "Show this help")                                                        \
     X(ENTER, "Views", "Open the selected line")                                                    \

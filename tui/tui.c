@@ -912,6 +912,10 @@ handle(struct tui *t, int key)
         if (!strcmp(v->ops->name, "kernel"))
             push(t, &profiles_ops, v->id, v->id2);
         break;
+    case REQ_VIEW_SOURCE:
+        if (!strcmp(v->ops->name, "kernel"))
+            push(t, &source_ops, v->id, v->id2);
+        break;
     case REQ_ENTER:
         open_selected(t);
         break;

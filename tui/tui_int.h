@@ -267,6 +267,7 @@ extern size_t view_diff_n_map;
 
 extern const struct view_ops summary_ops, kernels_ops, configs_ops, kernel_ops, profiles_ops,
     findings_ops, finding_ops, copies_ops, help_ops;
+extern const struct view_ops source_ops;
 extern const struct view_ops nvtx_ops, diff_kernels_ops, diff_findings_ops;
 
 /*

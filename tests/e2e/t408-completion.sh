@@ -33,7 +33,7 @@ for f in md json csv sarif junit html; do has c.txt $f; done
 complete "$G" check r.db --fail-on "" > c.txt
 for s in note warning error; do has c.txt $s; done
 complete "$G" report a.db --view "" > c.txt
-for v in summary kernels configs kernel profiles findings finding copies nvtx; do
+for v in summary kernels configs kernel profiles source findings finding copies nvtx; do
   has c.txt $v
   # Every view offered is one report --help names.
   "$G" report --help | grep -qw -- "$v" || fail "view '$v' is not in report --help"

@@ -69,6 +69,7 @@ readers(sqlite3 *db)
         {"summary", NULL}, {"kernels", NULL}, {"configs", NULL}, {"findings", NULL},
         {"copies", NULL},  {"finding", "1"},  {"kernel", "t"},   {"profiles", "t"},
         {"kernel", "tk_"}, {"finding", "2"},  {"finding", "-1"}, {"kernel", "_Z"},
+        {"source", "t"},   {"source", "_Z"},
     };
     for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
         for (int all = 0; all < 2; all++)

@@ -15,6 +15,8 @@
 #              profile of the same work (launch 60, 'sample_every'); launch
 #              48 was deferred ('counters_busy'); synthetic::stream_kernel_1
 #              has no profiled launch ('filtered_name')
+#   source     tests/fixtures/exact-patterns.sql: synthetic exact per-instruction
+#              counts (made up) of nine kernels, never analyzed
 #   nvtx       small with nested NVTX ranges: launches by id % 5 in 'step',
 #              'step > forward', 'step > forward > attention',
 #              'step > backward' or none, every launch of kernel 8 in
@@ -36,6 +38,8 @@ case $name in
   raw) "$gen" --kernels 12 "$out" 2000 40 2>/dev/null ;;
   trace) "$gen" --kernels 6 "$out" 600 0 2>/dev/null ;;
   empty) "$gen" --kernels 1 "$out" 0 0 2>/dev/null ;;
+  source) GPUHIER_SOURCE_DIR=$src "${GPUHIER_BINARY_DIR:?}/tests/test_analyzer" mkfixture \
+    "$src/tests/fixtures/exact-patterns.sql" "$out" ;;
   hostile) "$gen" --analysis --kernels 6 "$out" 600 12 2>/dev/null ;;
   *) echo "make_fixture: unknown fixture '$name'" >&2; exit 2 ;;
 esac

@@ -3,7 +3,8 @@
  * test_analyzer: the analyzer's unit tests and its golden-test runner.
  *
  *   test_analyzer [NAME]                       unit tests (NAME filters)
- *   test_analyzer golden FIXTURE RULE EXPECTED golden test of one rule
+ *   test_analyzer golden FIXTURE RULE EXPECTED golden test of one rule (RULE: files, ','-separated)
+ *   test_analyzer mkfixture FIXTURE OUT.db     the synthetic report of a fixture, in a file
  *
  * Golden tests build synthetic reports from tests/fixtures/rule-<id>.sql
  * (rule-base.sql before each report section, rule-tail.sql after; a
@@ -239,12 +240,18 @@ golden(const char *fixture, const char *rule, const char *expected)
     int ret = 1;
     struct buf out = {0};
     char *text = read_text(fixture), *dir = NULL, *want = NULL;
-    const char *files[] = {rule};
+    /* RULE may list several rule files separated by commas (a fixture judged by a rule family). */
+    const char *files[16];
+    size_t n_files = 0;
+    char *rules = strdup(rule), *save = NULL;
+    for (char *r = strtok_r(rules, ",", &save); r && n_files < 16; r = strtok_r(NULL, ",", &save))
+        files[n_files++] = r;
     if (!text) {
         fprintf(stderr, "cannot read fixture %s\n", fixture);
+        free(rules);
         return 1;
     }
-    if (!(dir = rules_dir_with(files, 1))) {
+    if (!(dir = rules_dir_with(files, n_files))) {
         fprintf(stderr, "cannot copy %s\n", rule);
         goto out;
     }
@@ -310,6 +317,7 @@ out:
     }
     free(text);
     free(want);
+    free(rules);
     free(out.s);
     return ret;
 }
@@ -1461,6 +1469,24 @@ out:
     return ret;
 }
 
+/* e2e helper: write the synthetic report of one fixture (base, FIXTURE, tail) to a file. */
+static int
+mkfixture(const char *fixture, const char *path)
+{
+    sqlite3 *db = NULL;
+    char *text = read_text(fixture);
+    int ret = 1;
+    if (!text || store_create(path, "synthetic", &db) || exec_file(db, "rule-base.sql") ||
+        store_exec(db, text) || exec_file(db, "rule-tail.sql") ||
+        store_exec(db, "PRAGMA journal_mode = DELETE"))
+        fprintf(stderr, "mkfixture %s: %s\n", fixture, text ? store_error() : "unreadable");
+    else
+        ret = 0;
+    sqlite3_close(db);
+    free(text);
+    return ret;
+}
+
 /* e2e helper: run SQL on a file (no version check) and print rows, '|'-separated. */
 static int
 run_sql(const char *path, const char *sql)
@@ -1506,6 +1532,8 @@ main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "golden"))
         return golden(argv[2], argv[3], argv[4]);
+    if (argc >= 4 && !strcmp(argv[1], "mkfixture"))
+        return mkfixture(argv[2], argv[3]);
     if (argc >= 3 && !strcmp(argv[1], "mkreport"))
         return mkreport(argv[2], !(argc >= 4 && !strcmp(argv[3], "noprofile")));
     if (argc >= 4 && !strcmp(argv[1], "sql"))

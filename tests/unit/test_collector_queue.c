@@ -293,7 +293,7 @@ test_collector_writer_8_producers(void)
     CHECK_EQ_INT(query_long(db, "SELECT records_dropped FROM run"), refused);
     CHECK_EQ_INT(query_long(db, "SELECT clean_exit FROM run"), 1);
     CHECK_EQ_INT(query_long(db, "SELECT json_array_length(command_line) >= 1 FROM run"), 1);
-    CHECK_EQ_INT(query_long(db, "PRAGMA user_version"), 1);
+    CHECK_EQ_INT(query_long(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
     printf("     (%ld pushes refused and retried)\n", refused);
     sqlite3_close(db);
 }

@@ -398,6 +398,73 @@ test_store_diagnose(void)
     CHECK(strstr(store_error(), "v_copy") != NULL);
 }
 
+/* The bytes of `p` (malloc'ed, *n its size), or NULL. */
+static char *
+slurp(const char *p, long *n)
+{
+    FILE *f = fopen(p, "rb");
+    char *b = NULL;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (*n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)*n + 1)) && fread(b, 1, (size_t)*n, f) != (size_t)*n) {
+        free(b);
+        b = NULL;
+    }
+    if (f)
+        fclose(f);
+    return b;
+}
+
+/*
+ * A version-1 report (no version-2 tables or views) opens read-only and
+ * unchanged in every way a reader opens it, with the version-2 objects
+ * present and empty (schema.sql "Version 2").
+ */
+static void
+test_store_version1(void)
+{
+    char p[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "v1.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "PRAGMA journal_mode=DELETE") == 0);
+    CHECK(store_exec(db, "DROP VIEW v_inst_line; DROP VIEW v_inst_config; DROP VIEW v_inst;"
+                         "DROP TABLE inst_count; DROP TABLE inst_launch; DROP TABLE sass_line;"
+                         "DROP TABLE source_file; DROP TABLE sass_function; DROP TABLE cubin;"
+                         "DROP TABLE finding_line; PRAGMA user_version = 1") == 0);
+    sqlite3_close(db);
+    long n0 = 0, n1 = 0;
+    char *before = slurp(p, &n0);
+    CHECK(before != NULL);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == 0);
+    CHECK_EQ_INT(store_user_version(db), 1);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count", -1), 0);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM v_inst_line", -1), 0);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM finding_line", -1), 0);
+    CHECK_EQ_INT(
+        store_query_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'inst_count'", -1), 0);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_WRITE, &db) == 0);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM v_inst_config", -1), 0);
+    sqlite3_close(db);
+    CHECK(store_open_memory_copy(p, &db) == 0);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM v_inst", -1), 0);
+    sqlite3_close(db);
+    CHECK(store_diagnose(p) == 0);
+    char *after = slurp(p, &n1);
+    CHECK(after != NULL && n0 == n1 && !memcmp(before, after, (size_t)n0));
+    free(before);
+    free(after);
+    /* A version-2 report lacking a version-2 table is damaged. */
+    path_in(p, sizeof(p), "v2-missing.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "DROP VIEW v_inst_line; DROP VIEW v_inst_config; DROP VIEW v_inst;"
+                         "DROP TABLE inst_count") == 0);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == -1);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_CORRUPT);
+    CHECK(strstr(store_error(), "inst_count") != NULL);
+}
+
 static const struct check_test tests[] = {
     {"test_store_create_and_open", test_store_create_and_open},
     {"test_store_refuse_newer", test_store_refuse_newer},
@@ -413,6 +480,7 @@ static const struct check_test tests[] = {
     {"test_store_not_regular", test_store_not_regular},
     {"test_store_bad_schema", test_store_bad_schema},
     {"test_store_diagnose", test_store_diagnose},
+    {"test_store_version1", test_store_version1},
 };
 
 /*
