@@ -28,7 +28,13 @@ an_ranks_present(sqlite3 *db)
            store_query_int(db, "SELECT count(*) FROM main.job_rank", 0) > 0;
 }
 
-/* Communication kernels: they wait on other ranks (schema.sql rank_summary). */
+/*
+ * Communication kernels: they wait on other ranks (schema.sql
+ * rank_summary). By name and by the waiting rules, from the kernel and
+ * configuration tables only: a test of launch.launch_type (cooperative
+ * multi-device launches, deprecated since CUDA 11) read every launch of
+ * every kernel at random, seconds per million launches.
+ */
 static const char comm_sql[] =
     "DROP TABLE IF EXISTS temp.comm_kernel;\n"
     "CREATE TEMP TABLE comm_kernel (kernel_id INTEGER PRIMARY KEY);\n"
@@ -37,8 +43,7 @@ static const char comm_sql[] =
     "   OR coalesce(k.demangled_name, '') LIKE '%nccl%'\n"
     "   OR coalesce(k.demangled_name, '') LIKE '%nvshmem%'\n"
     "   OR EXISTS (SELECT 1 FROM temp.cfg c WHERE c.kernel_id = k.id\n"
-    "              AND c.config_id IN (SELECT config_id FROM temp.waiting))\n"
-    "   OR EXISTS (SELECT 1 FROM main.launch l WHERE l.kernel_id = k.id AND l.launch_type = 2);\n";
+    "              AND c.config_id IN (SELECT config_id FROM temp.waiting));\n";
 
 /* Per rank: its part of the run's GPU time, by the analyzer's own totals, and its wall time. */
 static const char rank_gpu_sql[] =

@@ -40,6 +40,7 @@ struct input {
     char *rank_source, *host, *created_by, *provenance;
     long long pid, start_ns, launches;
     int schema;
+    int via_copy; /* store_open() read it through a private copy (a hot journal): so does merge */
     dev_t dev;
     ino_t ino;
 };
@@ -128,6 +129,8 @@ input_read(struct input *in)
         return cli_store_exit_code();
     }
     int ret = GH_EXIT_NO_REPORT;
+    in->via_copy = *store_note() != 0;
+    cli_store_note();
     long pid = store_live_pid(in->path);
     if (pid) {
         if (pid > 0)
@@ -256,14 +259,18 @@ uri_of(struct strbuf *sb, const char *path)
     strbuf_adds(sb, "?mode=ro");
 }
 
-/* Columns whose values are ids of the rank's own rows or process-local CUPTI ids. */
+/*
+ * Columns whose values are ids of the rank's own rows. CUPTI's
+ * per-process numbers (context, stream, correlation, grid and graph ids)
+ * are left as they are: no reader joins on them, the row's own id gives
+ * their rank, and moving them would cost each launch about 20 bytes.
+ */
 static int
 id_shifted(const char *col)
 {
-    static const char *const cols[] = {"id",         "launch_id",     "config_id",      "device_id",
-                                       "context_id", "stream_id",     "correlation_id", "grid_id",
-                                       "graph_id",   "graph_node_id", "parent_id",      "run_id",
-                                       "event_id",   "allocation_id", "copy_id"};
+    static const char *const cols[] = {"id",        "launch_id", "config_id", "device_id",
+                                       "parent_id", "run_id",    "event_id",  "allocation_id",
+                                       "copy_id",   "finding_id"};
     for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
         if (!strcmp(col, cols[i]))
             return 1;
@@ -468,6 +475,52 @@ write_meta(sqlite3 *db, const struct input *in, size_t n)
 }
 
 /*
+ * Attach input `in` as schema "src": the file itself, read-only; or, for
+ * a report readers see through a private copy (a hot journal, which
+ * mode=ro cannot roll back), that copy, deserialized into "src" so the
+ * file is never written. 0, or -1 (printed) with *code set.
+ */
+static int
+attach_input(sqlite3 *db, const struct input *in, int *code)
+{
+    sqlite3_stmt *st = NULL;
+    struct strbuf uri = STRBUF_INIT;
+    *code = GH_EXIT_NO_REPORT;
+    if (in->via_copy)
+        strbuf_adds(&uri, ":memory:");
+    else
+        uri_of(&uri, in->path);
+    if (store_prepare(db, "ATTACH ?1 AS src", &st)) {
+        strbuf_release(&uri);
+        return error("merge: %s", store_error());
+    }
+    sqlite3_bind_text(st, 1, uri.p, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    strbuf_release(&uri);
+    if (rc != SQLITE_DONE)
+        return error("cannot open report '%s': %s", in->path, sqlite3_errmsg(db));
+    if (!in->via_copy)
+        return 0;
+    sqlite3 *copy = NULL;
+    if (store_open(in->path, STORE_READ_ONLY, &copy)) {
+        error("%s", store_error());
+        *code = cli_store_exit_code();
+        return -1;
+    }
+    sqlite3_int64 size = 0;
+    unsigned char *image = sqlite3_serialize(copy, "main", &size, 0);
+    sqlite3_close(copy);
+    if (!image)
+        return error("merge: cannot copy '%s' into memory", in->path);
+    rc = sqlite3_deserialize(db, "src", image, size, size,
+                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+    if (rc != SQLITE_OK)
+        return error("merge: cannot read the copy of '%s': %s", in->path, sqlite3_errstr(rc));
+    return 0;
+}
+
+/*
  * Build the job report at `tmp` from the sorted inputs. 0, or -1 (printed)
  * with *code the exit code: GH_EXIT_OUTPUT unless an input is to blame.
  */
@@ -522,22 +575,9 @@ build(const char *tmp, const struct input *in, size_t n, int *code)
     if (rc)
         goto out;
     for (size_t i = 0; i < n; i++) {
-        struct strbuf uri = STRBUF_INIT;
-        uri_of(&uri, in[i].path);
-        if (store_prepare(db, "ATTACH ?1 AS src", &st)) {
-            strbuf_release(&uri);
-            error("merge: %s", store_error());
+        if (attach_input(db, &in[i], code))
             goto out;
-        }
-        sqlite3_bind_text(st, 1, uri.p, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        strbuf_release(&uri);
-        if (rc != SQLITE_DONE) {
-            error("cannot open report '%s': %s", in[i].path, sqlite3_errmsg(db));
-            *code = GH_EXIT_NO_REPORT;
-            goto out;
-        }
+        *code = GH_EXIT_OUTPUT;
         /* One transaction per rank: an attached database cannot be detached inside one. */
         rc = exec_or_fail(db, "BEGIN", "transaction") || merge_one(db, &in[i]) ||
              exec_or_fail(db, "COMMIT", "commit");
@@ -560,6 +600,14 @@ build(const char *tmp, const struct input *in, size_t n, int *code)
         if (exec_or_fail(db, index_sql[i], "indexes"))
             goto out;
     if (exec_or_fail(db, "COMMIT", "commit"))
+        goto out;
+    /*
+     * The planner's statistics (sqlite_stat1), as the collector's reports
+     * may carry: without them the analyzer's joins over a job of millions
+     * of launches chose plans that read the file at random. A sampled
+     * ANALYZE costs milliseconds.
+     */
+    if (exec_or_fail(db, "PRAGMA analysis_limit = 1000; ANALYZE", "statistics"))
         goto out;
     ret = 0;
 out:

@@ -127,13 +127,15 @@ CREATE TABLE event (
 --     nvtx_range, copy, allocation) gets id R * 4294967296 + its id in its
 --     own report, so `id >> 32` is its rank in any query, and the ids of
 --     different ranks never meet. Columns that point at those rows
---     (kernel_id excepted) and the process-local identities CUPTI numbers
---     per process (device_id, context_id, stream_id, correlation_id,
---     grid_id, graph_id, graph_node_id, nvtx_range.parent_id) are moved by
---     the same amount, so a stream or context of one rank is never
---     mistaken for another's; launch.id >> 32, config.id >> 32,
---     copy.id >> 32 and device.id >> 32 all give the rank. Rank 0 keeps
---     its own ids unchanged.
+--     (launch_id, config_id, device_id, nvtx_range.parent_id; kernel_id
+--     and metric_id excepted, below) are moved by the same amount:
+--     launch.id >> 32, config.id >> 32, copy.id >> 32 and device.id >> 32
+--     all give the rank. Rank 0 keeps its own ids unchanged. CUPTI's
+--     per-process numbers (context_id, stream_id, correlation_id,
+--     grid_id, graph_id, graph_node_id) and OS thread ids keep their
+--     values: they are meaningful with the row's rank (stream 7 of rank 3
+--     is (id >> 32, stream_id)), and moving them would cost each launch
+--     about 20 bytes.
 --   * kernel and metric_name are dictionaries shared by all ranks (one row
 --     per mangled name, one per metric name): a kernel that runs on every
 --     rank is one kernel of the job, so every reader (analyze, tui,
@@ -487,9 +489,8 @@ CREATE TABLE finding_object (
 -- for it. Empty for a report of one process. docs/analyzer.md "Across
 -- ranks" explains the straggler test.
 -- A communication kernel is one that waits on other ranks: its name
--- contains 'nccl' or 'nvshmem' (any case), it was launched as a
--- cooperative multi-device launch (launch_type 2), or a rule found it
--- waiting (kernel_summary.bound_tier 'waiting').
+-- contains 'nccl' or 'nvshmem' (any case), or a rule found it waiting
+-- (kernel_summary.bound_tier 'waiting').
 CREATE TABLE rank_summary (
     rank            INTEGER PRIMARY KEY, -- job_rank.rank
     gpu_ns          REAL,    -- the rank's part of analysis.run_gpu_ns: its kernel time (waiting kernels excepted) and copy time, ns

@@ -79,8 +79,8 @@ ranks_table(struct view *v)
                     "while the others wait in communication.");
     }
     view_printf(v, LINE_DIM,
-                "Work: kernels and copies that do not wait. Comm: NCCL, NVSHMEM, "
-                "multi-device and waiting kernels. Lag: work - median work.");
+                "Work: kernels and copies that do not wait. Comm: NCCL, NVSHMEM "
+                "and waiting kernels. Lag: work - median work.");
     return 0;
 }
 

@@ -133,6 +133,31 @@ kill $holder 2> /dev/null || true
 wait 2> /dev/null || true
 [ $rc = 3 ] || { cat e.txt; fail "a live report: exit $rc"; }
 contains e.txt "still being written"
+# A rank killed mid-write: its WAL is read in place, its hot journal
+# through a private copy as every reader does; neither file changes.
+cp r3.db wal.db
+python3 -c "
+import os, signal, sqlite3
+c = sqlite3.connect('wal.db'); c.execute('PRAGMA journal_mode = WAL'); c.execute('PRAGMA wal_autocheckpoint = 0')
+c.execute(\"INSERT INTO event (level, code, message) VALUES ('info', 'x', 'only in the wal')\"); c.commit()
+os.kill(os.getpid(), signal.SIGKILL)" 2> /dev/null || true
+[ -s wal.db-wal ] || fail "no WAL left to read"
+w=$(cksum < wal.db)
+expect_rc 0 "$G" merge r0.db wal.db -o jw.db 2> /dev/null
+[ "$(q jw.db "SELECT count(*) FROM event WHERE message = 'only in the wal'")" = 1 ] || fail "the WAL's rows were not merged"
+[ "$(cksum < wal.db)" = "$w" ] || fail "merge wrote a WAL report"
+cp r3.db hot.db
+python3 -c "
+import os, signal, sqlite3
+c = sqlite3.connect('hot.db', isolation_level=None); c.execute('PRAGMA cache_size = 1'); c.execute('BEGIN')
+c.execute(\"UPDATE launch SET nvtx_path = 'never committed' || hex(zeroblob(300))\")
+os.kill(os.getpid(), signal.SIGKILL)" 2> /dev/null || true
+[ -s hot.db-journal ] || fail "no hot journal left"
+h=$(cksum < hot.db)
+expect_rc 0 "$G" merge r0.db hot.db -o jh.db 2> e.txt
+contains e.txt "hot journal"
+[ "$(q jh.db "SELECT count(*) FROM launch WHERE nvtx_path LIKE 'never committed%'")" = 0 ] || fail "uncommitted rows merged"
+[ "$(cksum < hot.db)" = "$h" ] && [ -s hot.db-journal ] || fail "merge rolled a hot journal back in place"
 # The output: exists without -f, then -f replaces it atomically.
 expect_rc 6 "$G" merge r0.db r1.db -o job.db 2> e.txt
 contains e.txt "exists"
