@@ -31,7 +31,10 @@
 --
 -- Ownership: the collector writes the tables of section 1-3; the analyzer
 -- writes only the tables of section 4 (analysis, rule_run, finding,
--- finding_evidence, finding_launch, kernel_summary); readers write nothing.
+-- finding_evidence, finding_launch, kernel_summary, and for a merged job
+-- report rank_summary, rank_kernel, rank_finding); `gpuhier merge` writes
+-- a new report only, with sections 1-3 of its inputs plus job_rank and
+-- rank_meta; readers write nothing.
 
 PRAGMA user_version = 1;
 
