@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -619,6 +620,21 @@ out:
     return ret;
 }
 
+/*
+ * The temporary file being built, removed if a signal ends the merge:
+ * an interrupted merge leaves the output as it was and nothing beside it.
+ */
+static const char *volatile merge_tmp;
+
+static void
+on_signal(int sig)
+{
+    if (merge_tmp)
+        unlink(merge_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* fsync the finished file so the rename never exposes a file the disk has not got. */
 static int
 sync_file(const char *path)
@@ -701,6 +717,10 @@ cmd_merge(int argc, const char **argv)
         abort();
     snprintf(tmp, len, "%s.merge-%ld.tmp", out, (long)getpid());
     unlink(tmp);
+    merge_tmp = tmp;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        signal(sigs[i], on_signal);
     if (build(tmp, in, n, &ret)) {
         unlink(tmp);
         goto out;
@@ -718,6 +738,7 @@ cmd_merge(int argc, const char **argv)
             n == 1 ? "" : "s", in[0].rank, in[n - 1].rank, launches, out);
     ret = GH_EXIT_OK;
 out:
+    merge_tmp = NULL;
     for (size_t i = 0; i < n; i++)
         input_release(&in[i]);
     free(in);

@@ -125,9 +125,11 @@ contains e.txt "world size"
 [ ! -e x.db ] || fail "a failed merge left its output"
 # A report still being written: a process holds it open in WAL mode.
 cp r3.db live.db && sqlite3 live.db "PRAGMA journal_mode = WAL" > /dev/null
-python3 -c "import sqlite3, time; c = sqlite3.connect('live.db'); c.execute('SELECT count(*) FROM launch').fetchall(); time.sleep(8)" &
+python3 -c "import sqlite3, time; c = sqlite3.connect('live.db'); c.execute('SELECT count(*) FROM launch').fetchall(); open('held', 'w').close(); time.sleep(60)" &
 holder=$!
-sleep 1
+i=0
+while [ ! -e held ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e held ] || fail "the holder never opened live.db"
 set +e; "$G" merge r0.db live.db -o x.db 2> e.txt; rc=$?; set -e
 kill $holder 2> /dev/null || true
 wait 2> /dev/null || true
@@ -164,4 +166,17 @@ contains e.txt "exists"
 expect_rc 2 "$G" merge r0.db r1.db -o r0.db -f 2> e.txt
 expect_rc 0 "$G" merge r0.db r1.db -o job.db -f 2> /dev/null
 [ "$(q job.db "SELECT count(*) FROM job_rank")" = 2 ] || fail "-f did not replace the output"
+# A merge ended by a signal leaves no temporary file and no partial output
+# (or, when it finished first, the whole job).
+sh "$S/bench/make_big_report.sh" big0.db 200000 100 > /dev/null
+cp big0.db big1.db
+sqlite3 big0.db "INSERT INTO meta VALUES ('rank', '0')"
+sqlite3 big1.db "INSERT INTO meta VALUES ('rank', '1'); UPDATE run SET pid = pid + 1"
+"$G" merge big0.db big1.db -o bigjob.db 2> /dev/null &
+m=$!
+sleep 0.5
+kill -TERM $m 2> /dev/null || true
+wait $m 2> /dev/null || true
+[ -z "$(ls ./*.tmp 2>/dev/null)" ] || fail "a merge ended by SIGTERM left its temporary file"
+[ ! -e bigjob.db ] || [ "$(q bigjob.db "SELECT count(*) FROM launch")" = 400000 ] || fail "partial output"
 echo "t410: merge ok"
