@@ -168,6 +168,30 @@ partial_table(struct view *v)
     return 0;
 }
 
+void
+ranks_summary_lines(struct view *v)
+{
+    long long n = tui_query_int(v->db, "SELECT count(*) FROM job_rank", 0, 0);
+    if (n <= 0)
+        return;
+    long long hosts = tui_query_int(v->db, "SELECT count(DISTINCT host) FROM job_rank", 0, 0);
+    long long devs =
+        tui_query_int(v->db, "SELECT count(*) FROM device WHERE id >= 4294967296", 0, 0);
+    if (devs > 0)
+        view_printf(v, LINE_DIM, "%-11s %lld more on the other ranks (device id >> 32 is the rank)",
+                    "Devices", devs);
+    struct tline *t = view_add_line(v);
+    line_add(t, LINE_LABEL, 11, "Job");
+    line_add(t, LINE_DEFAULT, 0, "%lld ranks (%lld..%lld) on %lld host%s", n,
+             tui_query_int(v->db, "SELECT min(rank) FROM job_rank", 0, 0),
+             tui_query_int(v->db, "SELECT max(rank) FROM job_rank", 0, 0), hosts,
+             hosts == 1 ? "" : "s");
+    long long s = tui_query_int(v->db, "SELECT rank FROM rank_summary WHERE is_straggler", 0, -1);
+    if (s >= 0)
+        line_add(t, LINE_WARNING, 0, "; straggler: rank %lld", s);
+    line_add(t, LINE_DIM, 0, " (key 5: ranks)");
+}
+
 static int
 ranks_open(struct view *v)
 {

@@ -78,6 +78,9 @@ contains ranks-tui.txt "straggler"
 "$G" report job.db --view ranks > ranks.txt
 contains ranks.txt "Straggler: rank 2"
 contains ranks.txt "uncoalesced-global-load scatter"
+"$G" report job.db --view summary > summary.txt
+contains summary.txt "4 ranks (0..3) on 1 host; straggler: rank 2"
+contains summary.txt "3 more on the other ranks"
 "$G" report r0.db --view ranks > ranks1.txt
 contains ranks1.txt "Not a job report"
 
