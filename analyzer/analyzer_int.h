@@ -58,6 +58,20 @@ int an_write_summaries(sqlite3 *db, double run_gpu_ns);
 int an_guard_on(sqlite3 *db);
 void an_guard_off(sqlite3 *db);
 
+/*
+ * Across ranks (ranks.c), for a merged job report. an_ranks_present():
+ * 1 when `db` is one (job_rank rows and the rank tables), else 0.
+ * an_ranks_prepare(): after the waiting kernels are known, builds
+ * temp.rank_gpu (rank, gpu_ns, wall_ns: each rank's part of the run's
+ * GPU time and its wall time) and temp.comm_kernel; an_ranks_write():
+ * after the kernel summaries and rank_finding, writes rank_kernel and
+ * rank_summary. 0 or -1; an_ranks_unprepare() drops the temp tables.
+ */
+int an_ranks_present(sqlite3 *db);
+int an_ranks_prepare(sqlite3 *db);
+int an_ranks_write(sqlite3 *db);
+void an_ranks_unprepare(sqlite3 *db);
+
 /* GPUHIER_ANALYZE_TIMING=1: print the wall time since the last call, labelled `what` (NULL: reset). */
 void an_lap(const char *what);
 

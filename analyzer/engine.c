@@ -1059,6 +1059,92 @@ write_analysis(sqlite3 *db, const struct ruleset *rs, double run_ns)
     return rc;
 }
 
+/*
+ * rank_finding for a merged job report: each finding's time lost shared
+ * among the ranks (schema.sql rank_finding says how) and graded against
+ * each rank's own GPU and wall time, as grade() does for the run.
+ */
+static int
+write_rank_findings(sqlite3 *db, const struct findings *fs)
+{
+    sqlite3_stmt *w = NULL, *ins = NULL;
+    int ret = -1;
+    if (store_prepare(
+            db,
+            "SELECT x.rank, x.w, g.gpu_ns, g.wall_ns FROM (\n"
+            "  SELECT ?1 >> 32 AS rank, 1.0 AS w WHERE ?1 IS NOT NULL\n"
+            "  UNION ALL SELECT config_id >> 32, SUM(total_ns) FROM temp.lstat2\n"
+            "    WHERE ?1 IS NULL AND kernel_id = ?2 AND config_id IS NOT NULL GROUP BY 1\n"
+            "  UNION ALL SELECT object_id >> 32, COUNT(*) FROM main.finding_object\n"
+            "    WHERE ?1 IS NULL AND ?2 IS NULL AND finding_id = ?3 GROUP BY 1\n"
+            "  UNION ALL SELECT rank, gpu_ns FROM temp.rank_gpu WHERE ?1 IS NULL AND ?2 IS NULL\n"
+            "    AND NOT EXISTS (SELECT 1 FROM main.finding_object WHERE finding_id = ?3)\n"
+            ") x JOIN temp.rank_gpu g ON g.rank = x.rank",
+            &w) ||
+        store_prepare(db,
+                      "INSERT INTO main.rank_finding (finding_id, rank, time_lost_ns, share_pct,"
+                      " severity) VALUES (?1, ?2, ?3, ?4, ?5)",
+                      &ins)) {
+        an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+        goto out;
+    }
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct found *f = &fs->v[i];
+        long long id = (long long)i + 1;
+        bind_id(w, 1, f->config_id);
+        bind_id(w, 2, f->kernel_id);
+        sqlite3_bind_int64(w, 3, id);
+        double total = 0;
+        int rc;
+        while ((rc = sqlite3_step(w)) == SQLITE_ROW)
+            total += sqlite3_column_double(w, 1);
+        sqlite3_reset(w);
+        while (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+            if ((rc = sqlite3_step(w)) != SQLITE_ROW)
+                break;
+            double part = total > 0 ? sqlite3_column_double(w, 1) / total : 0;
+            double lost = f->lost_total * part, gpu = sqlite3_column_double(w, 2);
+            double wall =
+                sqlite3_column_type(w, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(w, 3);
+            double gpu_pct = gpu > 0 ? 100.0 * lost / gpu : 0;
+            double wall_pct = wall > 0 ? 100.0 * lost / wall : -1;
+            const char *est =
+                f->estimate && (!strcmp(f->estimate, "exact") || !strcmp(f->estimate, "bound") ||
+                                !strcmp(f->estimate, "model"))
+                    ? f->estimate
+                    : f->rule->estimate;
+            const char *sev;
+            if (is_severity(f->severity))
+                sev = f->severity;
+            else if (f->rule->severity)
+                sev = f->rule->severity;
+            else if (f->one_time && !(wall_pct >= SEV_ONE_TIME_WALL_PCT))
+                sev = "note";
+            else
+                sev = sev_names[sev_level(lost, gpu_pct, wall_pct, est)];
+            sqlite3_bind_int64(ins, 1, id);
+            sqlite3_bind_int64(ins, 2, sqlite3_column_int64(w, 0));
+            sqlite3_bind_double(ins, 3, lost);
+            sqlite3_bind_double(ins, 4, gpu_pct);
+            sqlite3_bind_text(ins, 5, sev, -1, SQLITE_STATIC);
+            if (step_done(ins, "rank finding"))
+                goto out;
+        }
+        sqlite3_reset(w);
+        sqlite3_clear_bindings(w);
+        if (rc != SQLITE_DONE) {
+            an_fail(ANALYZER_ERR_INTERNAL, "cannot share a finding among ranks: %s",
+                    sqlite3_errstr(rc));
+            goto out;
+        }
+    }
+    ret = 0;
+out:
+    sqlite3_finalize(w);
+    sqlite3_finalize(ins);
+    return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* Entry point                                                          */
 /* ------------------------------------------------------------------ */
@@ -1142,9 +1228,20 @@ analyze_with(sqlite3 *db, const struct ruleset *rs)
     if (write_findings(db, &fs) || write_rule_runs(db, rs, rst) || write_analysis(db, rs, run_ns))
         goto out;
     an_lap("write findings");
+    int is_job = an_ranks_present(db);
+    if (is_job && (store_exec(db, "DELETE FROM main.rank_finding") || an_ranks_prepare(db) ||
+                   write_rank_findings(db, &fs))) {
+        if (analyzer_failure() == ANALYZER_OK)
+            an_fail(ANALYZER_ERR_INTERNAL, "cannot write rank findings: %s", store_error());
+        goto out;
+    }
     if (an_write_summaries(db, run_ns))
         goto out;
     an_lap("write kernel summaries");
+    if (is_job && an_ranks_write(db))
+        goto out;
+    if (is_job)
+        an_lap("ranks");
     ret = 0;
 out:
     findings_release(&fs);
@@ -1176,6 +1273,7 @@ analyzer_analyze(sqlite3 *db, const struct analyzer_opts *o)
     }
     int ret = analyze_with(db, rs);
     an_guard_off(db);
+    an_ranks_unprepare(db);
     an_unprepare(db);
     sqlite3_exec(db, "DROP TABLE IF EXISTS temp.have_metric", NULL, NULL, NULL);
     if (ret) {

@@ -914,9 +914,13 @@ an_run_wall_ns(sqlite3 *db)
 {
     double v;
     if (query_double(db,
-                     "SELECT r.end_ns - r.start_ns"
-                     " - COALESCE((SELECT SUM(overhead_ns) FROM main.profile), 0)"
-                     " FROM main.run r WHERE r.end_ns > r.start_ns ORDER BY r.id LIMIT 1",
+                     /* A job report has a run per rank: the ranks' summed wall time
+                        matches their summed GPU time; one rank without a span makes
+                        it unknown. */
+                     "SELECT CASE WHEN COUNT(*) > 0 AND SUM(r.end_ns > r.start_ns) = COUNT(*)"
+                     " THEN SUM(r.end_ns - r.start_ns)"
+                     " - COALESCE((SELECT SUM(overhead_ns) FROM main.profile), 0) END"
+                     " FROM main.run r",
                      -1, &v))
         return -1;
     return v > 0 ? v : -1;

@@ -44,6 +44,7 @@ int cmd_diff(int argc, const char **argv);
 int cmd_rules(int argc, const char **argv);
 int cmd_doctor(int argc, const char **argv);
 int cmd_demo(int argc, const char **argv);
+int cmd_merge(int argc, const char **argv);
 
 /* Print "gpuhier: error: <msg>" to stderr. Returns -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,7 +17,8 @@ usage(FILE *f)
 {
     fprintf(f, "usage: gpuhier report report.db [--raw] [--all] [--nvtx REGEX] [--view V] [NAME]\n"
                "  --view V   summary (default), kernels, configs, kernel NAME, profiles NAME,\n"
-               "             source NAME, findings, finding RANK, copies, nvtx\n"
+               "             source NAME, findings, finding RANK, copies, nvtx,\n"
+               "             ranks (a merged job)\n"
                "  --nvtx REGEX  kernels, configs, findings: only those run in NVTX ranges\n"
                "             whose path matches\n"
                "  --raw      do not analyze a report that was never analyzed\n"
@@ -73,14 +74,15 @@ cmd_report(int argc, const char **argv)
               !strcmp(view, "finding") ? "finding rank" : "kernel name");
         return GH_EXIT_USAGE;
     }
-    static const char *const views[] = {"summary", "kernels",  "configs", "kernel", "profiles",
-                                        "source",  "findings", "finding", "copies", "nvtx"};
+    static const char *const views[] = {"summary",  "kernels", "configs",  "kernel",
+                                        "profiles", "source",  "findings", "finding",
+                                        "copies",   "nvtx",    "ranks"};
     int known = 0;
     for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
         known |= !strcmp(view, views[i]);
     if (!known) {
         error("unknown view '%s' (summary, kernels, configs, kernel, profiles, source, findings, "
-              "finding, copies, nvtx)",
+              "finding, copies, nvtx, ranks)",
               view);
         return GH_EXIT_USAGE;
     }

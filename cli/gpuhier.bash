@@ -82,7 +82,7 @@ _gpuhier()
     case $prev in
     --view)
         if [[ $cmd == report || $cmd == demo ]]; then
-            COMPREPLY=($(compgen -W "summary kernels configs kernel profiles source findings finding copies nvtx" -- "$cur"))
+            COMPREPLY=($(compgen -W "summary kernels configs kernel profiles source findings finding copies nvtx ranks" -- "$cur"))
         else
             COMPREPLY=($(compgen -W "summary kernels findings copies" -- "$cur"))
         fi

@@ -30,6 +30,7 @@ static const struct cmd_struct commands[] = {
     {"export", cmd_export, "findings for tickets: md, json, csv, sarif, junit, html"},
     {"check", cmd_check, "exit non-zero for CI when findings reach a severity"},
     {"diff", cmd_diff, "compare two reports: did the fix work"},
+    {"merge", cmd_merge, "one report for a job of many processes, keyed by rank"},
     {"rules", cmd_rules, "list the rule set, or explain one rule"},
     {"doctor", cmd_doctor, "is this machine ready to profile, and if not, why"},
     {"demo", cmd_demo, "open the report that ships with gpuhier"},

@@ -92,6 +92,34 @@ print_line(FILE *out, const struct ex_finding *f, const char *why)
     fputc('\n', out);
 }
 
+/*
+ * A merged job report (schema.sql rank_finding) grades each finding on
+ * every rank against that rank's own time: the gate takes the worst rank,
+ * so a problem of one rank in 64 fails as it would in that rank's own
+ * report. Returns the worst severity rank (0: none) and its rank in *which.
+ */
+static int
+worst_rank(sqlite3 *db, long long finding_id, long long *which)
+{
+    sqlite3_stmt *st = NULL;
+    int worst = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT rank, severity FROM rank_finding WHERE finding_id = ?1"
+                           " ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1"
+                           " ELSE 2 END, rank LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return 0; /* not a job report */
+    }
+    sqlite3_bind_int64(st, 1, finding_id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *which = sqlite3_column_int64(st, 0);
+        worst = export_severity_rank((const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    return worst;
+}
+
 int
 export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, FILE *out)
 {
@@ -118,10 +146,20 @@ export_check(sqlite3 *db, sqlite3 *baseline, const struct export_check_opts *o, 
     for (size_t i = 0; i < cur.n; i++) {
         const struct ex_finding *f = &cur.f[i];
         int rank = export_severity_rank(f->severity);
+        long long which = -1;
+        int on_rank = worst_rank(db, f->id, &which);
+        char why[256], rank_why[96];
+        const char *reason = NULL;
+        if (on_rank > rank) {
+            snprintf(rank_why, sizeof(rank_why), "rank %lld: %s", which,
+                     on_rank == 3   ? "error"
+                     : on_rank == 2 ? "warning"
+                                    : "note");
+            rank = on_rank;
+            reason = rank_why;
+        }
         if (rank < min_rank)
             continue;
-        char why[256];
-        const char *reason = NULL;
         if (have_base) {
             struct key_total b = key_total(bt, n_bt, f->rule_id, f->kernel_fp);
             struct key_total c = key_total(ct, n_ct, f->rule_id, f->kernel_fp);

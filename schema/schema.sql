@@ -44,8 +44,10 @@
 --
 -- Ownership: the collector writes the tables of section 1-3; the analyzer
 -- writes only the tables of section 4 (analysis, rule_run, finding,
--- finding_evidence, finding_launch, kernel_summary, finding_line);
--- readers write nothing.
+-- finding_evidence, finding_launch, kernel_summary, finding_line, and for
+-- a merged job report rank_summary, rank_kernel, rank_finding); `gpuhier
+-- merge` writes a new report only, with sections 1-3 of its inputs plus
+-- job_rank and rank_meta; readers write nothing.
 
 PRAGMA user_version = 2;
 
@@ -131,6 +133,63 @@ CREATE TABLE event (
                         -- after it are not in the report; docs/collector.md "When the writer fails")
     message   TEXT      -- human-readable explanation
 );
+
+-- (added: merge) The ranks of a job report: `gpuhier merge` combines the
+-- reports of a job's processes (one per rank, docs/collector.md "Jobs of
+-- several processes") into one report with every table of sections 1-3.
+-- Why this shape, rather than a `rank` column in every table:
+--   * every table is keyed by rank through its ids: a row of rank R that
+--     has an id (run, event, device, config, launch, launch_failure,
+--     nvtx_range, copy, allocation) gets id R * 4294967296 + its id in its
+--     own report, so `id >> 32` is its rank in any query, and the ids of
+--     different ranks never meet. Columns that point at those rows
+--     (launch_id, config_id, device_id, nvtx_range.parent_id; kernel_id
+--     and metric_id excepted, below) are moved by the same amount:
+--     launch.id >> 32, config.id >> 32, copy.id >> 32 and device.id >> 32
+--     all give the rank. Rank 0 keeps its own ids unchanged. CUPTI's
+--     per-process numbers (context_id, stream_id, correlation_id,
+--     grid_id, graph_id, graph_node_id) and OS thread ids keep their
+--     values: they are meaningful with the row's rank (stream 7 of rank 3
+--     is (id >> 32, stream_id)), and moving them would cost each launch
+--     about 20 bytes.
+--   * kernel and metric_name are dictionaries shared by all ranks (one row
+--     per mangled name, one per metric name): a kernel that runs on every
+--     rank is one kernel of the job, so every reader (analyze, tui,
+--     report, export, check, diff) reads a merged report as it reads one
+--     process's, unchanged: per-kernel totals are the job's, and
+--     configurations, being per device, stay per rank.
+--   * the schema's tables keep their columns, so a merged report opens
+--     with every reader of this schema version, and readers of version-1
+--     reports (the demo) need nothing new; only the cross-rank views
+--     (rank_summary, rank_kernel, rank_finding) are new.
+-- meta of a merged report: created_by 'merge'; 'provenance' says how many
+-- reports were merged and what they were (inputs that were synthetic say
+-- so: the provenance then starts with 'synthetic'); 'merged_ranks' the
+-- number of ranks; every other key of the inputs is kept when all inputs
+-- agree on it, else its value is 'varies by rank' (each rank's own value
+-- is in rank_meta), so e.g. 'alloc_tracking' is 'on' only when it was on
+-- in every rank. The inputs' analysis tables are not copied: a merged
+-- report is analyzed as a whole.
+CREATE TABLE job_rank (
+    rank          INTEGER PRIMARY KEY, -- the process's rank in the job (its report's meta 'rank')
+    local_rank    INTEGER,  -- its rank on its host (meta 'local_rank'), NULL if not recorded
+    world_size    INTEGER,  -- processes in the job (meta 'world_size'), NULL if not recorded
+    rank_source   TEXT,     -- the launcher the rank came from (meta 'rank_source')
+    host          TEXT,     -- run.host of the rank's report
+    pid           INTEGER,  -- run.pid of the rank's report
+    run_id        INTEGER,  -- its run row (rank * 4294967296 + 1)
+    source_path   TEXT,     -- the report it was merged from, as named on merge's command line
+    source_schema INTEGER,  -- that report's PRAGMA user_version
+    launches      INTEGER   -- launch rows merged from it
+);
+
+-- (added: merge) Every meta row of every merged report, by rank.
+CREATE TABLE rank_meta (
+    rank   INTEGER NOT NULL, -- job_rank.rank
+    key    TEXT NOT NULL,    -- the meta key in that rank's report
+    value  TEXT,             -- its value there
+    PRIMARY KEY (rank, key)
+) WITHOUT ROWID;
 
 -- ===================================================================
 -- 2. Devices, kernels, launches, metrics
@@ -561,6 +620,57 @@ CREATE TABLE finding_object (
     PRIMARY KEY (finding_id, kind, object_id)
 ) WITHOUT ROWID;
 
+-- (added: merge) Per rank of a merged report (job_rank), written by the
+-- analyzer: where the rank's GPU time went and whether the others wait
+-- for it. Empty for a report of one process. docs/analyzer.md "Across
+-- ranks" explains the straggler test.
+-- A communication kernel is one that waits on other ranks: its name
+-- contains 'nccl' or 'nvshmem' (any case), or a rule found it waiting
+-- (kernel_summary.bound_tier 'waiting').
+CREATE TABLE rank_summary (
+    rank            INTEGER PRIMARY KEY, -- job_rank.rank
+    gpu_ns          REAL,    -- the rank's part of analysis.run_gpu_ns: its kernel time (waiting kernels excepted) and copy time, ns
+    work_ns         REAL,    -- of that, the time not in communication kernels (kernels + copies), ns
+    comm_ns         REAL,    -- time in communication kernels, waiting ones included, ns
+    launches        INTEGER, -- traced launches of the rank
+    comm_launches   INTEGER, -- of them, launches of communication kernels (each a collective: the steps the ranks meet at)
+    wall_ns         REAL,    -- the rank's run span minus its profiler time, ns; NULL when unknown
+    lag_ns          REAL,    -- work_ns minus the median work_ns of the ranks: how far it is behind the typical rank, ns (negative: ahead)
+    is_straggler    INTEGER, -- 1 for the straggler: the rank with the most work, at least 5 % and 1 us more than the median, while the other ranks spend more time in communication than it does; else 0
+    findings        INTEGER, -- findings of the rank (rank_finding rows)
+    worst_severity  TEXT     -- its worst severity ('error','warning','note') judged against its own GPU and wall time, NULL when none
+);
+
+-- (added: merge) Per kernel and rank of a merged report: the kernel's
+-- traced time on that rank (the analyzer's per-configuration totals,
+-- summed over the rank's configurations); a rank that never ran the
+-- kernel has no row, and counts as 0 in v_rank_imbalance.
+CREATE TABLE rank_kernel (
+    kernel_id   INTEGER NOT NULL REFERENCES kernel(id),
+    rank        INTEGER NOT NULL, -- job_rank.rank
+    launches    INTEGER,          -- traced launches of the kernel on the rank
+    total_ns    REAL,             -- their time, ns (profiled launches at their configuration's traced mean)
+    is_comm     INTEGER,          -- 1 when the kernel is a communication kernel (rank_summary)
+    PRIMARY KEY (kernel_id, rank)
+) WITHOUT ROWID;
+
+-- (added: merge) The findings of a merged report, by rank: a finding on a
+-- configuration belongs to that configuration's rank; one on a whole
+-- kernel is shared among the ranks by the kernel's time on each; a
+-- run-level one by the launches or copies it names (finding_object), else
+-- by each rank's GPU time. Each rank's share is graded on the scale of
+-- docs/severity.md against that rank's own GPU and wall time, so a problem
+-- of one rank out of 64 is judged as the rank's user sees it, not diluted
+-- by the others ('check' gates on the worst rank).
+CREATE TABLE rank_finding (
+    finding_id    INTEGER NOT NULL REFERENCES finding(id),
+    rank          INTEGER NOT NULL, -- job_rank.rank
+    time_lost_ns  REAL,    -- the rank's part of finding.time_lost_ns, ns
+    share_pct     REAL,    -- time_lost_ns / rank_summary.gpu_ns * 100
+    severity      TEXT,    -- 'error','warning','note' on the rank (the rule's or the row's override when it has one)
+    PRIMARY KEY (finding_id, rank)
+) WITHOUT ROWID;
+
 -- ===================================================================
 -- 5. Documented views (what rules and readers query)
 -- ===================================================================
@@ -929,3 +1039,45 @@ SELECT l.*,
        100.0 * l.narrow_excess / NULLIF(SUM(l.narrow_excess) OVER (PARTITION BY l.config_id), 0) AS narrow_share_pct
 FROM l
 JOIN i w ON w.config_id = l.config_id AND w.location = l.location AND w.rank_in_line = 1;
+-- (added: merge) Load imbalance per kernel across the ranks of a merged
+-- report: one row per kernel that ran on any rank. Ranks that never ran
+-- it count as 0. imbalance_pct is the percent imbalance
+-- (max - mean) / max * 100: 0 when every rank spends the same time in the
+-- kernel, 100 * (1 - 1/ranks) when one rank does it all; wait_ns =
+-- max - mean is the time the average rank would wait for the slowest at
+-- the next collective, were the kernel the only work.
+CREATE VIEW v_rank_imbalance AS
+WITH n AS (SELECT COUNT(*) AS ranks FROM job_rank),
+k AS (SELECT kernel_id, SUM(total_ns) AS sum_ns, MAX(total_ns) AS max_ns, MIN(total_ns) AS min_ns,
+             COUNT(*) AS on_ranks, MAX(is_comm) AS is_comm
+      FROM rank_kernel GROUP BY kernel_id)
+SELECT k.kernel_id,
+       k.on_ranks,                                    -- ranks that ran it
+       n.ranks,                                       -- ranks in the job
+       k.sum_ns / n.ranks AS mean_ns,                 -- mean time per rank, ns
+       k.max_ns,                                      -- the most any rank spent, ns
+       CASE WHEN k.on_ranks < n.ranks THEN 0 ELSE k.min_ns END AS min_ns, -- the least, ns
+       (SELECT rank FROM rank_kernel r WHERE r.kernel_id = k.kernel_id
+        ORDER BY total_ns DESC, rank LIMIT 1) AS max_rank, -- the rank that spent the most
+       k.max_ns - k.sum_ns / n.ranks AS wait_ns,
+       CASE WHEN k.max_ns > 0 THEN 100.0 * (k.max_ns - k.sum_ns / n.ranks) / k.max_ns END AS imbalance_pct,
+       k.is_comm
+FROM k, n;
+
+-- (added: merge) Findings that appear on some ranks of a merged report
+-- only: one row per (rule, kernel) found on fewer ranks than the job has,
+-- with the ranks that have it ('2,5') and the worst severity among them.
+CREATE VIEW v_rank_partial AS
+WITH n AS (SELECT COUNT(*) AS ranks FROM job_rank),
+g AS (SELECT f.rule_id, f.kernel_id, COUNT(DISTINCT rf.rank) AS on_ranks,
+             GROUP_CONCAT(DISTINCT rf.rank) AS ranks_list,
+             MIN(CASE rf.severity WHEN 'error' THEN 1 WHEN 'warning' THEN 2 ELSE 3 END) AS worst,
+             SUM(rf.time_lost_ns) AS time_lost_ns
+      FROM rank_finding rf JOIN finding f ON f.id = rf.finding_id
+      WHERE rf.time_lost_ns > 0 OR f.time_lost_ns IS NULL OR f.time_lost_ns = 0
+      GROUP BY f.rule_id, f.kernel_id)
+SELECT g.rule_id, g.kernel_id, g.on_ranks, n.ranks,
+       g.ranks_list,   -- the ranks it was found on, comma-separated
+       CASE g.worst WHEN 1 THEN 'error' WHEN 2 THEN 'warning' ELSE 'note' END AS worst_severity,
+       g.time_lost_ns  -- summed over those ranks, ns
+FROM g, n WHERE g.on_ranks < n.ranks;

@@ -45,3 +45,8 @@ foreach(script ${GH_CLI_E2E})
     gh_add_test(NAME e2e.${name} COMMAND sh ${script} LABELS e2e cli ENVIRONMENT "${GH_CLI_E2E_ENV}")
   endif()
 endforeach()
+
+# The merge benchmark's script at a small size, so it cannot rot (the
+# 64-rank run and its table are in docs/bench-merge.md).
+gh_add_test(NAME bench.merge_speed COMMAND sh ${PROJECT_SOURCE_DIR}/bench/merge_speed.sh ${PROJECT_BINARY_DIR} 20000 2 4
+            LABELS bench cli)

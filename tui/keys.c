@@ -31,6 +31,7 @@ static const struct keybinding generic_keys[] = {
     {'2', REQ_VIEW_KERNELS},
     {'3', REQ_VIEW_FINDINGS},
     {'4', REQ_VIEW_COPIES},
+    {'5', REQ_VIEW_RANKS},
     {'?', REQ_VIEW_HELP},
     {'v', REQ_VIEW_NVTX},
     {KEY_F(1), REQ_VIEW_HELP},

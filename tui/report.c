@@ -145,6 +145,8 @@ tui_report_nvtx(sqlite3 *db, const char *view, const char *arg, int all, const c
         ops = &copies_ops;
     else if (!strcmp(view, "nvtx"))
         ops = &nvtx_ops;
+    else if (!strcmp(view, "ranks"))
+        ops = &ranks_ops;
     else if (!strcmp(view, "kernel") || !strcmp(view, "profiles")) {
         if (!arg)
             return store_set_error("--view %s needs a kernel name", view);
@@ -175,7 +177,7 @@ tui_report_nvtx(sqlite3 *db, const char *view, const char *arg, int all, const c
         sanitize_into(shown, sizeof(shown), view);
         return store_set_error(
             "unknown view '%s' (summary, kernels, configs, kernel, profiles, source, findings, "
-            "finding, copies, nvtx)",
+            "finding, copies, nvtx, ranks)",
             shown);
     }
     struct view *v = view_new(ops, db, id, -1);

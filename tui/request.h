@@ -14,6 +14,7 @@
     X(VIEW_KERNELS, "Views", "Show the kernels")                                                   \
     X(VIEW_FINDINGS, "Views", "Show the findings, ranked by time lost")                            \
     X(VIEW_COPIES, "Views", "Show the host<->device copies")                                       \
+    X(VIEW_RANKS, "Views", "Show a merged job across its ranks: straggler, imbalance")             \
     X(VIEW_PROFILES, "Views", "Kernel detail: list its profiled launches, one by one")             \
     X(VIEW_SOURCE, "Views", "Kernel detail: its source lines with their exact counts")             \
     X(VIEW_NVTX, "Views", "Show GPU time, launches and findings by NVTX range")                    \

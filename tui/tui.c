@@ -897,6 +897,10 @@ handle(struct tui *t, int key)
     case REQ_VIEW_COPIES:
         switch_top(t, 3);
         break;
+    case REQ_VIEW_RANKS:
+        if (strcmp(v->ops->name, "ranks"))
+            push(t, &ranks_ops, -1, -1);
+        break;
     case REQ_VIEW_HELP:
         if (strcmp(v->ops->name, "help"))
             push(t, &help_ops, -1, -1);

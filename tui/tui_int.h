@@ -281,6 +281,9 @@ extern const struct view_ops nvtx_ops, diff_kernels_ops, diff_findings_ops;
 int nvtx_register(sqlite3 *db);
 char *nvtx_path_regex(const char *path);
 char *nvtx_view_regex(struct view *v, long long id);
+extern const struct view_ops ranks_ops; /* view_ranks.c: a merged job across its ranks */
+/* The summary's lines for a merged job report (ranks, the other ranks' devices); none otherwise. */
+void ranks_summary_lines(struct view *v);
 
 /* A new, unloaded view of the copies of group `index` of a copies view, or NULL. */
 struct view *copies_group_view(struct view *copies, long long index);

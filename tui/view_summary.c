@@ -128,11 +128,11 @@ static void
 add_devices(struct view *v)
 {
     sqlite3_stmt *st = NULL;
-    if (tui_prepare(
-            v->db,
-            "SELECT id, name, chip, cc_major, cc_minor, sm_count, global_mem_bytes,"
-            " peak_dram_bw_bytes_per_s, measured_copy_bw_bytes_per_s FROM device ORDER BY id",
-            &st))
+    if (tui_prepare(v->db,
+                    "SELECT id, name, chip, cc_major, cc_minor, sm_count, global_mem_bytes,"
+                    " peak_dram_bw_bytes_per_s, measured_copy_bw_bytes_per_s FROM device"
+                    " WHERE id < 4294967296 ORDER BY id", /* rank 0's: a job report has 64 ranks' */
+                    &st))
         return;
     while (sqlite3_step(st) == SQLITE_ROW) {
         char mem[32], bw[32], mbw[32];
@@ -149,6 +149,7 @@ add_devices(struct view *v)
                  (long long)sqlite3_column_int64(st, 5), mem, bw, mbw);
     }
     sqlite3_finalize(st);
+    ranks_summary_lines(v);
 }
 
 /*
