@@ -20,6 +20,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
 /* ------------------------------------------------------------- records */
@@ -39,9 +40,10 @@ enum rec_type {
     REC_DEVICE,     /* a context was created on this device */
     REC_CUBIN,      /* a module with line info was loaded (heap copy, writer frees) */
     REC_PROFILE,    /* the range profiler's result for one sampled launch */
-    REC_LIMITED,    /* profiling is limited: text for run.profiling_limited */
-    REC_META,       /* a `meta` key/value the collector states (e.g. alloc_tracking) */
-    REC_TEST,       /* test records (tests/unit/test_collector_queue.c) */
+    REC_SASS,    /* the instrumentation engine's counts for one launch (heap batch, writer frees) */
+    REC_LIMITED, /* profiling is limited: text for run.profiling_limited */
+    REC_META,    /* a `meta` key/value the collector states (e.g. alloc_tracking) */
+    REC_TEST,    /* test records (tests/unit/test_collector_queue.c) */
 };
 
 struct rec_event {
@@ -104,6 +106,28 @@ struct rec_profile {
     double values[REC_MAX_METRICS];
 };
 
+/*
+ * The instrumentation engine's per-instruction counts of one launch
+ * (engine_sass.c): one allocation, freed by the writer (sass_batch_free).
+ * Record i is instruction pc[i] of function names[fn[i]] in the cubin
+ * crc[i]; its values are values[i * nm .. i * nm + nm - 1], one per
+ * metric of `metrics` (static names).
+ */
+struct sass_batch {
+    size_t n, nm, nnames;
+    const char *const *metrics;
+    uint32_t *crc, *pc, *fn;
+    char **names;
+    uint64_t *values;
+};
+void sass_batch_free(struct sass_batch *b);
+
+struct rec_sass {
+    uint32_t corr; /* the launch's driver correlation id */
+    int64_t overhead_ns;
+    struct sass_batch *batch;
+};
+
 struct rec_meta {
     char key[32];
     char value[200];
@@ -127,6 +151,7 @@ struct rec {
         struct rec_device device;
         struct rec_cubin cubin;
         struct rec_profile profile;
+        struct rec_sass sass;
         struct rec_test test;
         struct rec_meta meta;
         char limited[400];
@@ -168,7 +193,14 @@ struct rec {
     X(cuptiRangeProfilerStop)                                                                      \
     X(cuptiRangeProfilerDecodeData)                                                                \
     X(cuptiRangeProfilerGetCounterDataInfo)                                                        \
-    X(cuptiRangeProfilerCounterDataGetRangeInfo)
+    X(cuptiRangeProfilerCounterDataGetRangeInfo)                                                   \
+    X(cuptiSassMetricsGetProperties)                                                               \
+    X(cuptiSassMetricsSetConfig)                                                                   \
+    X(cuptiSassMetricsEnable)                                                                      \
+    X(cuptiSassMetricsDisable)                                                                     \
+    X(cuptiSassMetricsGetDataProperties)                                                           \
+    X(cuptiSassMetricsFlushData)                                                                   \
+    X(cuptiGetCubinCrc)
 /* clang-format on */
 
 /* clang-format off */

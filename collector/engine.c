@@ -9,12 +9,11 @@
 #include <stddef.h>
 
 /*
- * In the order their members are called. The instrumentation engine
- * (issue 17) joins here when it lands, with its own file; there is no
- * placeholder for it until then.
+ * In the order their members are called.
  */
 static const struct counter_engine *const engines[] = {
     &engine_rangeprof,
+    &engine_sass,
 };
 
 #define NENGINES (sizeof(engines) / sizeof(engines[0]))

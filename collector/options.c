@@ -47,6 +47,7 @@ options_read(void)
     opt.user_replay = rp && !strcmp(rp, "user");
     /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
     opt.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
+    opt.instrument = env("GPUHIER_INSTRUMENT") && strcmp(env("GPUHIER_INSTRUMENT"), "0");
     opt.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
     opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     opt.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;

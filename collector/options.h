@@ -19,6 +19,8 @@ struct options {
     int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
+    int instrument; /* GPUHIER_INSTRUMENT=1: the instrumentation engine takes each configuration's
+                       first launch (engine_sass.c; opt-in while it is measured) */
     int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */

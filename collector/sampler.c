@@ -70,13 +70,12 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                      long *config_index)
 {
     /*
-     * NEEDSWORK: the instrumentation engine (issue 17, CUPTI SASS
-     * metrics) plugs in here when it lands: which engine a chosen launch
-     * goes to becomes a choice per launch (for example the instrumentation
-     * engine for a configuration's first launch, the range profiler for
-     * its core and extras profiles), and deferring() and available() are
-     * asked of that engine. Until then every launch the decision chooses
-     * goes to the range profiler, and nothing else is consulted.
+     * Which engine a chosen launch goes to: with GPUHIER_INSTRUMENT, the
+     * instrumentation engine takes a configuration's first chosen launch
+     * (sampling_claim_instrument()), and the range profiler's choice is
+     * given back so that the configuration's next launch gets the
+     * hardware counters; otherwise, and for every later launch, the range
+     * profiler.
      */
     const struct counter_engine *e = &engine_rangeprof;
     const char *why = NULL;
@@ -103,6 +102,28 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         sample = sampling_decide_ex(&S.sampling, &sl, &why, config_index, &extras) == NULL;
         deferred = sl.counters_busy && !sample && !strcmp(why, "counters_busy");
         tls_launch = sl;
+        if (!capturing && sass_engine_wanted() && (sample || deferred) &&
+            sampling_claim_instrument(&S.sampling, &sl)) {
+            /* the range profiler's choice (or deferral) goes back to the configuration */
+            if (sample)
+                sampling_undo(&S.sampling, &sl, why);
+            if (engine_sass.launch_begin(el, 0) == 0) {
+                tls_served = &engine_sass;
+                engine_launch_other(&engine_sass, capturing);
+                *whyp = "instrumented";
+                return 1;
+            }
+            /*
+             * The engine failed (and turned itself off, with an event): this
+             * launch is traced only; its configuration's next launch is
+             * chosen again, for the range profiler.
+             */
+            sampling_unclaim_instrument(&S.sampling, &sl);
+            if (sample) {
+                sample = 0;
+                why = "profiler_unavailable";
+            }
+        }
         if (sample && ((e->available && !e->available()) || capturing)) {
             sample = 0;
             why = capturing ? "stream_capture" : "profiler_unavailable";

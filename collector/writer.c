@@ -202,6 +202,7 @@ struct pend {
     char *nvtx;
     char *kname;              /* short kernel name, for the progress line */
     struct rec_profile *prof; /* arrived before the kernel record */
+    struct rec_sass *sass;    /* the instrumentation engine's batch, arrived before it */
     uint64_t src, dst;
     int is_async;
     char api[40];
@@ -216,6 +217,8 @@ struct bufrec {
 struct cubin {
     void *data;
     size_t size;
+    uint32_t crc; /* cuptiGetCubinCrc's, low 32 bits (as the SASS records carry it) */
+    int crc_known;
 };
 
 #define MAX_DEVICES 64
@@ -241,7 +244,7 @@ static struct {
     struct cubin *cubins;
     size_t ncubins;
     atomic_uint_fast64_t activity_dropped;
-    uint64_t launches, profiled, ranges_dropped, copies;
+    uint64_t launches, profiled, instrumented, ranges_dropped, copies;
     /* How kernel records found their launch record (the 'kernel_correlation' event). */
     uint64_t by_driver_id, by_runtime_id, unmatched;
     atomic_uint_fast64_t commits;
@@ -902,6 +905,9 @@ pend_free(struct pend *p)
     free(p->nvtx);
     free(p->kname);
     free(p->prof);
+    if (p->sass)
+        sass_batch_free(p->sass->batch);
+    free(p->sass);
     free(p);
 }
 
@@ -974,6 +980,173 @@ write_profile(long launch_id, const struct rec_profile *p, const char *kname)
     }
 }
 
+/* ------------------------------------------------------ instrumentation */
+
+void
+sass_batch_free(struct sass_batch *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->nnames; i++)
+        free(b->names[i]);
+    free(b->names);
+    free(b->crc);
+    free(b->pc);
+    free(b->fn);
+    free(b->values);
+    free(b);
+}
+
+/* The copied cubin (one built with line info) whose CRC is `crc`, or NULL. */
+static struct cubin *
+cubin_by_crc(uint32_t crc)
+{
+    for (size_t i = 0; i < W.ncubins; i++) {
+        struct cubin *c = &W.cubins[i];
+        if (!c->crc_known && gh.cuptiGetCubinCrc) {
+            CUpti_GetCubinCrcParams p = {CUpti_GetCubinCrcParamsSize};
+            p.cubin = c->data;
+            p.cubinSize = c->size;
+            if (gh.cuptiGetCubinCrc(&p) == CUPTI_SUCCESS)
+                c->crc = (uint32_t)p.cubinCrc;
+            c->crc_known = 1;
+        }
+        if (c->crc_known && c->crc == crc)
+            return c;
+    }
+    return NULL;
+}
+
+/* id of `path` in source_file (inserted), -1 on failure */
+static long
+source_file_id(sqlite3_stmt *ins, sqlite3_stmt *sel, const char *path)
+{
+    sqlite3_bind_text(ins, 1, path, -1, SQLITE_TRANSIENT);
+    step_done(ins, "insert a source file");
+    sqlite3_bind_text(sel, 1, path, -1, SQLITE_TRANSIENT);
+    long id = -1;
+    if (sql_ok(sqlite3_step(sel), SQLITE_ROW, "read a source file id"))
+        id = (long)sqlite3_column_int64(sel, 0);
+    sqlite3_reset(sel);
+    return id;
+}
+
+/*
+ * One instrumented launch (REC_SASS) into inst_launch, inst_count and the
+ * line table of its function (cubin, sass_function, source_file,
+ * sass_line; schema.sql "Per-instruction counts"). The line of each pc
+ * comes from cuptiGetSassToSourceCorrelation on the function's cubin,
+ * which the collector copied at module load when it was built with line
+ * info; without one, the rows name the function and pc only. The SASS
+ * text is not known to the collector (no disassembler): sass_line.sass
+ * stays NULL.
+ */
+static void
+write_sass(long launch_id, const struct rec_sass *r)
+{
+    const struct sass_batch *b = r->batch;
+    enum { I_LAUNCH, I_CUBIN, I_FUNC, S_FUNC, I_FILE, S_FILE, I_LINE, I_COUNT, NST };
+    static const char *const sql[NST] = {
+        "INSERT OR IGNORE INTO inst_launch(launch_id, config_id, kernel_id, reason, overhead_ns) "
+        "SELECT id, config_id, kernel_id, 'first_of_config', ? FROM launch WHERE id = ?",
+        "INSERT OR IGNORE INTO cubin(crc, bytes, sm_arch, has_lineinfo) VALUES (?, ?, NULL, ?)",
+        "INSERT OR IGNORE INTO sass_function(cubin_crc, name, kernel_id) VALUES (?, ?, ?)",
+        "SELECT id FROM sass_function WHERE cubin_crc = ? AND name = ?",
+        "INSERT OR IGNORE INTO source_file(path) VALUES (?)",
+        "SELECT id FROM source_file WHERE path = ?",
+        "INSERT OR IGNORE INTO sass_line(function_id, pc, file_id, line, sass) VALUES (?, ?, ?, ?, "
+        "NULL)",
+        "INSERT INTO inst_count(launch_id, function_id, pc, metric_id, value) VALUES (?, ?, ?, ?, "
+        "?) "
+        "ON CONFLICT DO UPDATE SET value = value + excluded.value",
+    };
+    sqlite3_stmt *st[NST] = {0};
+    for (int i = 0; i < NST; i++)
+        if (!(st[i] = prepare_once(sql[i], "prepare the instrumentation rows")))
+            goto out;
+    long mids[64];
+    for (size_t m = 0; m < b->nm && m < 64; m++)
+        mids[m] = metric_id(b->metrics[m]);
+    sqlite3_bind_int64(st[I_LAUNCH], 1, r->overhead_ns);
+    sqlite3_bind_int64(st[I_LAUNCH], 2, launch_id);
+    if (step_done(st[I_LAUNCH], "insert an instrumented launch"))
+        goto out;
+    W.instrumented++;
+    long fid = -1;
+    uint32_t fcrc = 0;
+    uint32_t ffn = UINT32_MAX;
+    struct cubin *c = NULL;
+    for (size_t i = 0; i < b->n; i++) {
+        if (fid < 0 || b->crc[i] != fcrc || b->fn[i] != ffn) {
+            fcrc = b->crc[i];
+            ffn = b->fn[i];
+            c = cubin_by_crc(fcrc);
+            const char *name = b->names[ffn];
+            sqlite3_bind_int64(st[I_CUBIN], 1, fcrc);
+            if (c) {
+                sqlite3_bind_int64(st[I_CUBIN], 2, (sqlite3_int64)c->size);
+                sqlite3_bind_int(st[I_CUBIN], 3, 1);
+            }
+            step_done(st[I_CUBIN], "insert a cubin");
+            long kid = kernel_id(name, 0);
+            sqlite3_bind_int64(st[I_FUNC], 1, fcrc);
+            sqlite3_bind_text(st[I_FUNC], 2, name, -1, SQLITE_TRANSIENT);
+            if (kid > 0)
+                sqlite3_bind_int64(st[I_FUNC], 3, kid);
+            step_done(st[I_FUNC], "insert a SASS function");
+            sqlite3_bind_int64(st[S_FUNC], 1, fcrc);
+            sqlite3_bind_text(st[S_FUNC], 2, name, -1, SQLITE_TRANSIENT);
+            fid = sql_ok(sqlite3_step(st[S_FUNC]), SQLITE_ROW, "read a SASS function id")
+                      ? (long)sqlite3_column_int64(st[S_FUNC], 0)
+                      : -1;
+            sqlite3_reset(st[S_FUNC]);
+            if (fid < 0)
+                goto out;
+        }
+        long file = -1, line = 0;
+        if (c && gh.cuptiGetSassToSourceCorrelation) {
+            CUpti_GetSassToSourceCorrelationParams p = {CUpti_GetSassToSourceCorrelationParamsSize};
+            p.cubin = c->data;
+            p.cubinSize = c->size;
+            p.functionName = b->names[b->fn[i]];
+            p.pcOffset = b->pc[i];
+            if (gh.cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.fileName &&
+                *p.fileName && p.lineNumber) {
+                char path[4096];
+                if (p.dirName && *p.dirName && p.fileName[0] != '/')
+                    snprintf(path, sizeof(path), "%s/%s", p.dirName, p.fileName);
+                else
+                    snprintf(path, sizeof(path), "%s", p.fileName);
+                file = source_file_id(st[I_FILE], st[S_FILE], path);
+                line = (long)p.lineNumber;
+            }
+            free(p.fileName);
+            free(p.dirName);
+        }
+        sqlite3_bind_int64(st[I_LINE], 1, fid);
+        sqlite3_bind_int64(st[I_LINE], 2, b->pc[i]);
+        if (file > 0) {
+            sqlite3_bind_int64(st[I_LINE], 3, file);
+            sqlite3_bind_int64(st[I_LINE], 4, line);
+        }
+        step_done(st[I_LINE], "insert a SASS line");
+        for (size_t m = 0; m < b->nm && m < 64; m++) {
+            uint64_t v = b->values[i * b->nm + m];
+            if (!v || mids[m] <= 0)
+                continue;
+            sqlite3_bind_int64(st[I_COUNT], 1, launch_id);
+            sqlite3_bind_int64(st[I_COUNT], 2, fid);
+            sqlite3_bind_int64(st[I_COUNT], 3, b->pc[i]);
+            sqlite3_bind_int64(st[I_COUNT], 4, mids[m]);
+            sqlite3_bind_int64(st[I_COUNT], 5, (sqlite3_int64)v);
+            step_done(st[I_COUNT], "insert an instruction count");
+        }
+    }
+out:
+    for (int i = 0; i < NST; i++)
+        sqlite3_finalize(st[i]);
+}
+
 /* ------------------------------------------------------------ activity */
 
 static const char *
@@ -1043,8 +1216,16 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     if (c && c->provisional && (k->start || k->end))
         config_complete(c, k);
     writer_gpu_time_fn hook = atomic_load(&gpu_time_hook);
+    /*
+     * An instrumented launch ran with its code patched, 30-100x slower
+     * (docs/sassprobe.md): its time is no measure of the kernel. It keeps
+     * no start and end, as a replayed launch, and adds nothing to its
+     * configuration's time or to --profile-budget's.
+     */
+    const struct pend *pk = umap_get(&W.pends, k->correlationId);
+    int instrumented = pk && !pk->is_copy && !strcmp(pk->reason, "instrumented");
     /* graph kernel nodes have no launch callback: sampling never saw their configuration */
-    if (hook && k->end > k->start && !k->graphId) {
+    if (hook && k->end > k->start && !k->graphId && !instrumented) {
         const uint32_t grid[3] = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ};
         const uint32_t block[3] = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ};
         hook(k->name, grid, block, (uint32_t)k->dynamicSharedMemory, (int64_t)(k->end - k->start));
@@ -1069,7 +1250,7 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     sqlite3_bind_int64(st, 5, k->streamId);
     sqlite3_bind_int64(st, 6, k->correlationId);
     sqlite3_bind_int64(st, 7, k->gridId);
-    if (k->start || k->end) {
+    if ((k->start || k->end) && !instrumented) {
         sqlite3_bind_int64(st, 8, (sqlite3_int64)k->start);
         sqlite3_bind_int64(st, 9, (sqlite3_int64)k->end);
     }
@@ -1091,7 +1272,7 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     W.launches++;
     if (c) {
         c->launches++;
-        if (k->end > k->start)
+        if (k->end > k->start && !instrumented)
             c->total_ns += (int64_t)(k->end - k->start);
         c->dirty = 1;
     }
@@ -1105,7 +1286,9 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     }
     if (p->prof && lid > 0)
         write_profile(lid, p->prof, p->kname);
-    if (!p->sampled || p->prof)
+    if (p->sass && lid > 0)
+        write_sass(lid, p->sass);
+    if (!p->sampled || p->prof || p->sass)
         pend_free(p);
 }
 
@@ -1354,6 +1537,23 @@ handle(struct rec *r)
         }
         break;
     }
+    case REC_SASS: {
+        struct pend *p = umap_get(&W.pends, r->u.sass.corr);
+        if (!p || p->is_copy || p->sass) {
+            sass_batch_free(r->u.sass.batch);
+            break;
+        }
+        if (p->launch_id > 0) {
+            write_sass(p->launch_id, &r->u.sass);
+            sass_batch_free(r->u.sass.batch);
+            pend_free(p);
+        } else if ((p->sass = malloc(sizeof(*p->sass)))) {
+            *p->sass = r->u.sass; /* the batch is the pend's now */
+        } else {
+            sass_batch_free(r->u.sass.batch);
+        }
+        break;
+    }
     case REC_FAILURE: {
         const struct rec_failure *f = &r->u.failure;
         sqlite3_stmt *st = W.ins_failure;
@@ -1416,6 +1616,7 @@ handle(struct rec *r)
         W.cubins = c;
         W.cubins[W.ncubins].data = r->u.cubin.data;
         W.cubins[W.ncubins].size = r->u.cubin.size;
+        W.cubins[W.ncubins].crc_known = 0;
         W.ncubins++;
         break;
     }
@@ -1442,6 +1643,8 @@ discard(struct rec *r)
 {
     if (r->type == REC_CUBIN)
         free(r->u.cubin.data);
+    else if (r->type == REC_SASS)
+        sass_batch_free(r->u.sass.batch);
 }
 
 /*
@@ -1944,6 +2147,9 @@ free_state(void)
             free(p->nvtx);
             free(p->kname);
             free(p->prof);
+            if (p->sass)
+                sass_batch_free(p->sass->batch);
+            free(p->sass);
             free(p);
         }
     }
