@@ -125,6 +125,7 @@ void sass_batch_free(struct sass_batch *b);
 struct rec_sass {
     uint32_t corr; /* the launch's driver correlation id */
     int64_t overhead_ns;
+    char reason[24]; /* the sampling's reason (inst_launch.reason): first_of_config, ... */
     struct sass_batch *batch;
 };
 

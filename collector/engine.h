@@ -129,9 +129,9 @@ struct counter_engine {
 
 /* The range profiler (engine_rangeprof.c). */
 extern const struct counter_engine engine_rangeprof;
-/* The instrumentation engine (engine_sass.c), and whether it is asked for and not off. */
+/* The instrumentation engine (engine_sass.c); the sampling reason of the launch it serves now. */
 extern const struct counter_engine engine_sass;
-int sass_engine_wanted(void);
+void sass_launch_reason(const char *why);
 
 /*
  * Each of these calls the member of every listed engine that has one, in

@@ -28,10 +28,11 @@
  * records the batch leaves out, or the same one, whose counts add up
  * (a rare overlap the docs name).
  *
- * Opt-in for now (GPUHIER_INSTRUMENT=1): it takes a configuration's first
- * launch, and the range profiler its next one (sampler.c). Any CUPTI
- * failure turns the engine off for the process, with one event; the range
- * profiler and tracing go on.
+ * Opt-in for now (GPUHIER_INSTRUMENT=1): it then serves every launch the
+ * sampling chooses, and the range profiler none in that process
+ * (sampler.c: on the H200 the range profiler's Start deadlocked inside
+ * CUPTI after this engine had served launches). Any CUPTI failure turns
+ * the engine off for the process, with one event; tracing goes on.
  */
 #include "collector/collector_int.h"
 #include "collector/engine.h"
@@ -94,11 +95,12 @@ static __thread CUcontext tls_ctx;
 static __thread uint32_t tls_corr;
 static __thread int64_t tls_t0;
 static __thread char tls_name[REC_NAME_MAX];
+static __thread char tls_reason[24];
 
-int
-sass_engine_wanted(void)
+void
+sass_launch_reason(const char *why)
 {
-    return opt.instrument && !atomic_load(&X.off);
+    gh_copy(tls_reason, sizeof(tls_reason), why ? why : "");
 }
 
 static void
@@ -312,6 +314,7 @@ sass_launch_end(int launch_ok)
     struct rec r = {.type = REC_SASS};
     r.u.sass.corr = tls_corr;
     r.u.sass.overhead_ns = dt;
+    gh_copy(r.u.sass.reason, sizeof(r.u.sass.reason), tls_reason);
     r.u.sass.batch = b;
     if (writer_push(&r))
         sass_batch_free(b);

@@ -70,14 +70,15 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                      long *config_index)
 {
     /*
-     * Which engine a chosen launch goes to: with GPUHIER_INSTRUMENT, the
-     * instrumentation engine takes a configuration's first chosen launch
-     * (sampling_claim_instrument()), and the range profiler's choice is
-     * given back so that the configuration's next launch gets the
-     * hardware counters; otherwise, and for every later launch, the range
-     * profiler.
+     * Which engine a chosen launch goes to: the range profiler, or with
+     * GPUHIER_INSTRUMENT=1 the instrumentation engine, for every launch of
+     * the process. Never both in one process: on the H200 (2026-12-01,
+     * docs/collector.md "The instrumentation engine") the range
+     * profiler's Start deadlocked inside CUPTI once the SASS metrics API
+     * had served launches in the process. So an instrumentation engine
+     * that failed is not replaced by the range profiler either.
      */
-    const struct counter_engine *e = &engine_rangeprof;
+    const struct counter_engine *e = opt.instrument ? &engine_sass : &engine_rangeprof;
     const char *why = NULL;
     int sample = 0, deferred = 0, served = 0;
     unsigned extras = 0;
@@ -102,28 +103,6 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         sample = sampling_decide_ex(&S.sampling, &sl, &why, config_index, &extras) == NULL;
         deferred = sl.counters_busy && !sample && !strcmp(why, "counters_busy");
         tls_launch = sl;
-        if (!capturing && sass_engine_wanted() && (sample || deferred) &&
-            sampling_claim_instrument(&S.sampling, &sl)) {
-            /* the range profiler's choice (or deferral) goes back to the configuration */
-            if (sample)
-                sampling_undo(&S.sampling, &sl, why);
-            if (engine_sass.launch_begin(el, 0) == 0) {
-                tls_served = &engine_sass;
-                engine_launch_other(&engine_sass, capturing);
-                *whyp = "instrumented";
-                return 1;
-            }
-            /*
-             * The engine failed (and turned itself off, with an event): this
-             * launch is traced only; its configuration's next launch is
-             * chosen again, for the range profiler.
-             */
-            sampling_unclaim_instrument(&S.sampling, &sl);
-            if (sample) {
-                sample = 0;
-                why = "profiler_unavailable";
-            }
-        }
         if (sample && ((e->available && !e->available()) || capturing)) {
             sample = 0;
             why = capturing ? "stream_capture" : "profiler_unavailable";
@@ -136,6 +115,11 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         if (rc == 0) {
             tls_served = e;
             served = 1;
+            if (e == &engine_sass) {
+                /* the row says which engine; inst_launch.reason keeps the sampling's reason */
+                sass_launch_reason(why);
+                why = "instrumented";
+            }
         } else if (rc == -EBUSY) {
             /* give the choice back: the configuration's next launch is chosen again */
             sampling_undo(&S.sampling, &tls_launch, why);

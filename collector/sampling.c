@@ -26,7 +26,6 @@ struct sampling_slot {
     int64_t gpu_ns;  /* GPU time of its traced launches so far (sampling_add_gpu_time) */
     unsigned extras; /* groups requested, not yet collected */
     int extras_done;
-    int instrumented; /* the instrumentation engine took one of its launches */
 };
 
 int
@@ -433,30 +432,6 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
         e->profiled--;
     if (e && chosen && !strcmp(chosen, "extra_metrics"))
         e->extras_done = 0;
-    pthread_mutex_unlock(&s->lock);
-}
-
-int
-sampling_claim_instrument(struct sampling *s, const struct sampling_launch *l)
-{
-    int ret = 0;
-    pthread_mutex_lock(&s->lock);
-    struct sampling_slot *e = slot_of(s, l, 0);
-    if (e && !e->instrumented) {
-        e->instrumented = 1;
-        ret = 1;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return ret;
-}
-
-void
-sampling_unclaim_instrument(struct sampling *s, const struct sampling_launch *l)
-{
-    pthread_mutex_lock(&s->lock);
-    struct sampling_slot *e = slot_of(s, l, 0);
-    if (e)
-        e->instrumented = 0;
     pthread_mutex_unlock(&s->lock);
 }
 

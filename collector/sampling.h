@@ -209,19 +209,6 @@ const char *sampling_decide_ex(struct sampling *s, const struct sampling_launch 
 void sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen);
 
 /*
- * The instrumentation engine's share of a configuration (GPUHIER_INSTRUMENT,
- * collector/engine_sass.c): returns 1 the first time it is asked for l's
- * configuration (a known one: decided before), and marks it, else 0. The
- * sampler gives the launch it claims to the instrumentation engine and
- * gives the range profiler's choice back (sampling_undo()), so the
- * configuration's next launch gets its hardware counters.
- * sampling_unclaim_instrument() gives the claim back when the engine could
- * not serve the launch. Thread-safe, no allocation.
- */
-int sampling_claim_instrument(struct sampling *s, const struct sampling_launch *l);
-void sampling_unclaim_instrument(struct sampling *s, const struct sampling_launch *l);
-
-/*
  * Asks for one more profile of l's configuration collecting `groups`
  * (from metrics_extras_wanted()). Returns 0, or -1 if the configuration
  * is unknown (never decided) or already had its extras.

@@ -1048,7 +1048,7 @@ write_sass(long launch_id, const struct rec_sass *r)
     enum { I_LAUNCH, I_CUBIN, I_FUNC, S_FUNC, I_FILE, S_FILE, I_LINE, I_COUNT, NST };
     static const char *const sql[NST] = {
         "INSERT OR IGNORE INTO inst_launch(launch_id, config_id, kernel_id, reason, overhead_ns) "
-        "SELECT id, config_id, kernel_id, 'first_of_config', ? FROM launch WHERE id = ?",
+        "SELECT id, config_id, kernel_id, ?, ? FROM launch WHERE id = ?",
         "INSERT OR IGNORE INTO cubin(crc, bytes, sm_arch, has_lineinfo) VALUES (?, ?, NULL, ?)",
         "INSERT OR IGNORE INTO sass_function(cubin_crc, name, kernel_id) VALUES (?, ?, ?)",
         "SELECT id FROM sass_function WHERE cubin_crc = ? AND name = ?",
@@ -1067,8 +1067,10 @@ write_sass(long launch_id, const struct rec_sass *r)
     long mids[64];
     for (size_t m = 0; m < b->nm && m < 64; m++)
         mids[m] = metric_id(b->metrics[m]);
-    sqlite3_bind_int64(st[I_LAUNCH], 1, r->overhead_ns);
-    sqlite3_bind_int64(st[I_LAUNCH], 2, launch_id);
+    sqlite3_bind_text(st[I_LAUNCH], 1, r->reason[0] ? r->reason : "first_of_config", -1,
+                      SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st[I_LAUNCH], 2, r->overhead_ns);
+    sqlite3_bind_int64(st[I_LAUNCH], 3, launch_id);
     if (step_done(st[I_LAUNCH], "insert an instrumented launch"))
         goto out;
     W.instrumented++;

@@ -634,36 +634,7 @@ test_sampling_comm_kernels(void)
     sampling_release(&s);
 }
 
-/* issue 17: one launch of each configuration goes to the instrumentation engine */
-static void
-test_sampling_instrument_claim(void)
-{
-    struct sampling s;
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    char err[256];
-    const char *why;
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    struct sampling_launch a = L("a", 1, 32, 0), b = L("a", 2, 32, 0);
-    CHECK_EQ_INT(sampling_claim_instrument(&s, &a), 0); /* unknown configuration */
-    CHECK(sampling_decide(&s, &a, &why, NULL) == NULL);
-    CHECK_STR(why, "first_of_config");
-    CHECK_EQ_INT(sampling_claim_instrument(&s, &a), 1);
-    /* the sampler gives the range profiler's choice back: the next launch is chosen again */
-    sampling_undo(&s, &a, why);
-    CHECK(sampling_decide(&s, &a, &why, NULL) == NULL);
-    CHECK_STR(why, "first_of_config");
-    CHECK_EQ_INT(sampling_claim_instrument(&s, &a), 0); /* once per configuration */
-    CHECK_STR(sampling_decide(&s, &a, &why, NULL), "sampled_out");
-    /* another configuration of the same kernel is its own */
-    CHECK(sampling_decide(&s, &b, &why, NULL) == NULL);
-    CHECK_EQ_INT(sampling_claim_instrument(&s, &b), 1);
-    sampling_unclaim_instrument(&s, &b); /* the engine could not serve it */
-    CHECK_EQ_INT(sampling_claim_instrument(&s, &b), 1);
-    sampling_release(&s);
-}
-
 static const struct check_test tests[] = {
-    {"test_sampling_instrument_claim", test_sampling_instrument_claim},
     {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
     {"test_sampling_budget_slots", test_sampling_budget_slots},
