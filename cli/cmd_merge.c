@@ -285,7 +285,8 @@ table_special(const char *t)
     static const char *const names[] = {
         "meta",        "kernel",           "metric_name",    "analysis",       "rule_run",
         "finding",     "finding_evidence", "finding_object", "kernel_summary", "rank_summary",
-        "rank_kernel", "rank_finding",     "job_rank",       "rank_meta"};
+        "rank_kernel", "rank_finding",     "job_rank",       "rank_meta",      "finding_line",
+        "cubin",       "sass_function",    "source_file",    "sass_line"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(t, names[i]))
             return 1;
@@ -324,6 +325,9 @@ copy_table(sqlite3 *db, const char *table, long long off)
                         c);
         else if (!strcmp(c, "metric_id"))
             strbuf_addf(&vals, "%s(SELECT new FROM temp.mmap WHERE old = t.\"%s\")", n ? ", " : "",
+                        c);
+        else if (!strcmp(c, "function_id"))
+            strbuf_addf(&vals, "%s(SELECT new FROM temp.fmap WHERE old = t.\"%s\")", n ? ", " : "",
                         c);
         else if (id_shifted(c))
             strbuf_addf(&vals, "%st.\"%s\" + ?1", n ? ", " : "", c);
@@ -365,6 +369,47 @@ bind_opt_int(sqlite3_stmt *st, int i, long long v)
     return v >= 0 ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
 }
 
+/*
+ * The instrumentation's code tables (schema.sql version 2) describe
+ * cubins, not processes: ranks that ran the same library share its cubin
+ * (one CRC), its functions and their line tables. So they are
+ * dictionaries, as kernel is: a cubin, a function (cubin CRC, name), a
+ * source file (path) and a line (function, pc) once per job; temp.fmap
+ * maps each input's function ids for inst_count and sass_line. An input
+ * of version 1 has them as empty TEMP tables of its own connection, not
+ * in its file: there is nothing to copy.
+ */
+static int
+merge_code_tables(sqlite3 *db)
+{
+    if (store_query_int(db,
+                        "SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name IN"
+                        " ('cubin', 'sass_function', 'source_file', 'sass_line')",
+                        0) != 4)
+        return exec_or_fail(db,
+                            "DROP TABLE IF EXISTS temp.fmap;"
+                            "CREATE TEMP TABLE fmap (old INTEGER PRIMARY KEY, new INTEGER)",
+                            "code tables");
+    return exec_or_fail(
+        db,
+        "INSERT OR IGNORE INTO main.cubin (crc, bytes, sm_arch, has_lineinfo)"
+        " SELECT crc, bytes, sm_arch, has_lineinfo FROM src.cubin;"
+        "INSERT OR IGNORE INTO main.sass_function (cubin_crc, name, kernel_id)"
+        " SELECT f.cubin_crc, f.name, (SELECT new FROM temp.kmap WHERE old = f.kernel_id)"
+        " FROM src.sass_function f ORDER BY f.id;"
+        "DROP TABLE IF EXISTS temp.fmap;"
+        "CREATE TEMP TABLE fmap (old INTEGER PRIMARY KEY, new INTEGER);"
+        "INSERT INTO temp.fmap SELECT s.id, m.id FROM src.sass_function s"
+        " JOIN main.sass_function m ON m.cubin_crc = s.cubin_crc AND m.name = s.name;"
+        "INSERT OR IGNORE INTO main.source_file (path) SELECT path FROM src.source_file ORDER BY "
+        "id;"
+        "INSERT OR IGNORE INTO main.sass_line (function_id, pc, file_id, line, sass)"
+        " SELECT (SELECT new FROM temp.fmap WHERE old = l.function_id), l.pc,"
+        " (SELECT m.id FROM src.source_file s JOIN main.source_file m ON m.path = s.path"
+        "  WHERE s.id = l.file_id), l.line, l.sass FROM src.sass_line l",
+        "cubins, functions and line tables");
+}
+
 /* Merge one attached input as rank in->rank. 0 or -1 (printed). */
 static int
 merge_one(sqlite3 *db, const struct input *in)
@@ -384,6 +429,8 @@ merge_one(sqlite3 *db, const struct input *in)
                      "INSERT INTO temp.mmap SELECT s.id, m.id FROM src.metric_name s"
                      " JOIN main.metric_name m ON m.name = s.name",
                      "kernel and metric names"))
+        return -1;
+    if (merge_code_tables(db))
         return -1;
     sqlite3_stmt *st = NULL;
     if (store_prepare(db,

@@ -182,4 +182,27 @@ kill -TERM $m 2> /dev/null || true
 wait $m 2> /dev/null || true
 [ -z "$(ls ./*.tmp 2>/dev/null)" ] || fail "a merge ended by SIGTERM left its temporary file"
 [ ! -e bigjob.db ] || [ "$(q bigjob.db "SELECT count(*) FROM launch")" = 400000 ] || fail "partial output"
+# --- per-instruction counts (schema version 2): two ranks ran the same
+# cubin; its function, source file and line table are one each in the job,
+# each rank's counts keep their own launch and map to the shared function.
+for r in 0 1; do
+  sqlite3 r$r.db "INSERT INTO cubin VALUES (43981, 1000, 90, 1);
+    INSERT INTO sass_function (id, cubin_crc, name, kernel_id) VALUES (5, 43981, '_Z4gemmv', 1);
+    INSERT INTO source_file (id, path) VALUES (3, 'gemm.cu');
+    INSERT INTO sass_line VALUES (5, 0, 3, 10, NULL), (5, 16, 3, 11, NULL);
+    INSERT INTO metric_name (name) VALUES ('smsp__sass_sectors_mem_global');
+    INSERT INTO inst_launch (launch_id, config_id, kernel_id, reason, overhead_ns)
+      SELECT min(id), 1, 1, 'first_of_config', 5000 FROM launch WHERE config_id = 1;
+    INSERT INTO inst_count SELECT (SELECT launch_id FROM inst_launch), 5, 0,
+      (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global'), 100 + $r;"
+done
+expect_rc 0 "$G" merge r0.db r1.db -o code.db 2> code.err
+[ "$(q code.db "SELECT count(*) FROM cubin")|$(q code.db "SELECT count(*) FROM sass_function")|$(q code.db "SELECT count(*) FROM source_file")|$(q code.db "SELECT count(*) FROM sass_line")" = "1|1|1|2" ] ||
+  fail "shared code tables: $(cat code.err)"
+[ "$(q code.db "SELECT group_concat(c.value || '@' || (c.launch_id >> 32)) FROM (SELECT * FROM inst_count ORDER BY value) c JOIN sass_function f ON f.id = c.function_id")" = "100@0,101@1" ] ||
+  fail "per-rank counts on the shared function"
+[ "$(q code.db "SELECT count(*) FROM inst_launch i JOIN launch l ON l.id = i.launch_id AND l.config_id = i.config_id")" = 2 ] || fail "inst_launch keyed by rank"
+[ "$(q code.db "SELECT count(*) FROM v_inst WHERE file = 'gemm.cu' AND line = 10")" = 2 ] || fail "v_inst on the merged report"
+"$G" report code.db --view source gemm > src.txt 2>&1 || fail "source view of a merged report: $(cat src.txt)"
+
 echo "t410: merge ok"
