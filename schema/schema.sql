@@ -157,7 +157,10 @@ CREATE TABLE event (
 --     rank is one kernel of the job, so every reader (analyze, tui,
 --     report, export, check, diff) reads a merged report as it reads one
 --     process's, unchanged: per-kernel totals are the job's, and
---     configurations, being per device, stay per rank.
+--     configurations, being per device, stay per rank. The code tables of
+--     version 2 (cubin, sass_function, source_file, sass_line) are
+--     dictionaries too: ranks that ran one cubin share its functions and
+--     line table; inst_launch and inst_count stay per rank.
 --   * the schema's tables keep their columns, so a merged report opens
 --     with every reader of this schema version, and readers of version-1
 --     reports (the demo) need nothing new; only the cross-rank views
