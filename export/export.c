@@ -39,19 +39,6 @@ export_severity_rank(const char *severity)
     return 0;
 }
 
-static char *
-col_text(sqlite3_stmt *st, int i, size_t cap)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? sanitize_text(s, cap) : NULL;
-}
-
-static double
-col_real(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 static long long
 col_int(sqlite3_stmt *st, int i)
 {
@@ -258,11 +245,11 @@ load_run(sqlite3 *db, struct ex_report *r)
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         r->has_run = 1;
-        r->program = col_text(st, 1, EX_NAME_MAX);
-        r->cwd = col_text(st, 2, EX_NAME_MAX);
-        r->host = col_text(st, 4, EX_NAME_MAX);
-        r->tool_version = col_text(st, 5, 256);
-        r->mode = col_text(st, 6, 64);
+        r->program = ex_col_text(st, 1, EX_NAME_MAX);
+        r->cwd = ex_col_text(st, 2, EX_NAME_MAX);
+        r->host = ex_col_text(st, 4, EX_NAME_MAX);
+        r->tool_version = ex_col_text(st, 5, 256);
+        r->mode = ex_col_text(st, 6, 64);
         json_t *argv = load_json_column(st, 0);
         if (json_is_array(argv)) {
             char *dumped = json_dumps(argv, JSON_COMPACT);
@@ -336,7 +323,7 @@ load_run(sqlite3 *db, struct ex_report *r)
     if (store_prepare(db, "SELECT name FROM device ORDER BY id LIMIT 1", &st))
         goto out;
     if (sqlite3_step(st) == SQLITE_ROW)
-        r->device_name = col_text(st, 0, 256);
+        r->device_name = ex_col_text(st, 0, 256);
     sqlite3_finalize(st);
     st = NULL;
 
@@ -344,8 +331,8 @@ load_run(sqlite3 *db, struct ex_report *r)
             db, "SELECT ruleset_version, run_gpu_ns FROM analysis ORDER BY id DESC LIMIT 1", &st))
         goto out;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        r->ruleset_version = col_text(st, 0, 256);
-        r->run_gpu_ns = col_real(st, 1);
+        r->ruleset_version = ex_col_text(st, 0, 256);
+        r->run_gpu_ns = ex_col_real(st, 1);
     }
     sqlite3_finalize(st);
     st = NULL;
@@ -466,10 +453,10 @@ load_rules(sqlite3 *db, const struct export_opts *o, struct ex_report *r)
         if (!id || (o->rule && strcmp(o->rule, id)))
             continue;
         struct ex_rule *x = rule_add(r, id);
-        x->title = col_text(st, 1, 512);
-        x->tier = col_text(st, 2, 64);
-        x->status = col_text(st, 3, 64);
-        x->note = col_text(st, 4, EX_TEXT_MAX);
+        x->title = ex_col_text(st, 1, 512);
+        x->tier = ex_col_text(st, 2, 64);
+        x->status = ex_col_text(st, 3, 64);
+        x->note = ex_col_text(st, 4, EX_TEXT_MAX);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -509,9 +496,9 @@ load_kernels(sqlite3 *db, const regex_t *re, struct ex_report *r)
     int rc;
     size_t cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        char *name = col_text(st, 1, EX_NAME_MAX);
+        char *name = ex_col_text(st, 1, EX_NAME_MAX);
         if (!name)
-            name = col_text(st, 2, EX_NAME_MAX);
+            name = ex_col_text(st, 2, EX_NAME_MAX);
         if (!name)
             name = strdup("?");
         if (re && regexec(re, name, 0, NULL, 0) != 0) {
@@ -529,28 +516,28 @@ load_kernels(sqlite3 *db, const regex_t *re, struct ex_report *r)
         memset(k, 0, sizeof(*k));
         k->id = sqlite3_column_int64(st, 0);
         k->demangled_name = name;
-        k->short_name = col_text(st, 3, EX_NAME_MAX);
-        k->source_file = col_text(st, 4, EX_NAME_MAX);
+        k->short_name = ex_col_text(st, 3, EX_NAME_MAX);
+        k->source_file = ex_col_text(st, 4, EX_NAME_MAX);
         k->source_line = col_int(st, 5);
         const char *raw = (const char *)sqlite3_column_text(st, 1);
         ex_name_hash(k->fp, raw ? raw : (const char *)sqlite3_column_text(st, 2));
         k->launches = col_int(st, 6);
-        k->total_ns = col_real(st, 7);
-        k->mean_ns = col_real(st, 8);
+        k->total_ns = ex_col_real(st, 7);
+        k->mean_ns = ex_col_real(st, 8);
         if (isnan(k->mean_ns) && k->launches > 0 && isfinite(k->total_ns))
             k->mean_ns = k->total_ns / (double)k->launches;
-        k->share_pct = col_real(st, 9);
-        k->floor_ns = col_real(st, 10);
-        k->floor_ratio = col_real(st, 11);
-        k->floor_ratio_measured = col_real(st, 12);
-        k->dram_bytes = col_real(st, 13);
-        k->useful_bytes = col_real(st, 14);
-        k->l2_bytes = col_real(st, 15);
-        k->local_bytes = col_real(st, 16);
-        k->achieved_occupancy_pct = col_real(st, 17);
-        k->time_lost_ns = col_real(st, 18);
-        k->bound_tier = col_text(st, 19, 64);
-        k->worst_severity = col_text(st, 20, 64);
+        k->share_pct = ex_col_real(st, 9);
+        k->floor_ns = ex_col_real(st, 10);
+        k->floor_ratio = ex_col_real(st, 11);
+        k->floor_ratio_measured = ex_col_real(st, 12);
+        k->dram_bytes = ex_col_real(st, 13);
+        k->useful_bytes = ex_col_real(st, 14);
+        k->l2_bytes = ex_col_real(st, 15);
+        k->local_bytes = ex_col_real(st, 16);
+        k->achieved_occupancy_pct = ex_col_real(st, 17);
+        k->time_lost_ns = ex_col_real(st, 18);
+        k->bound_tier = ex_col_text(st, 19, 64);
+        k->worst_severity = ex_col_text(st, 20, 64);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(db, rc, "reading kernels");
@@ -583,16 +570,16 @@ load_evidence(sqlite3 *db, sqlite3_stmt *st, struct ex_finding *f)
         }
         struct ex_evidence *e = &f->ev[f->n_ev++];
         memset(e, 0, sizeof(*e));
-        e->name = col_text(st, 0, 256);
+        e->name = ex_col_text(st, 0, 256);
         if (!e->name)
             e->name = strdup("?");
         e->has_value = sqlite3_column_type(st, 1) != SQLITE_NULL;
         e->value = e->has_value ? sqlite3_column_double(st, 1) : NAN;
-        e->text_value = col_text(st, 2, EX_NAME_MAX);
-        e->unit = col_text(st, 3, 64);
+        e->text_value = ex_col_text(st, 2, EX_NAME_MAX);
+        e->unit = ex_col_text(st, 3, 64);
         e->has_threshold = sqlite3_column_type(st, 4) != SQLITE_NULL;
         e->threshold = e->has_threshold ? sqlite3_column_double(st, 4) : NAN;
-        e->op = col_text(st, 5, 8);
+        e->op = ex_col_text(st, 5, 8);
     }
     return rc == SQLITE_DONE ? 0 : store_fail(db, rc, "reading finding_evidence");
 }
@@ -613,16 +600,16 @@ load_lines(sqlite3 *db, sqlite3_stmt *st, struct ex_finding *f)
         }
         struct ex_line *l = &f->lines[f->n_lines++];
         memset(l, 0, sizeof(*l));
-        l->location = col_text(st, 0, EX_NAME_MAX);
+        l->location = ex_col_text(st, 0, EX_NAME_MAX);
         if (!l->location)
             l->location = strdup("?");
-        l->file = col_text(st, 1, EX_NAME_MAX);
+        l->file = ex_col_text(st, 1, EX_NAME_MAX);
         l->line = col_int(st, 2);
         l->pc = col_int(st, 3);
-        l->sass = col_text(st, 4, 512);
-        l->excess = col_real(st, 5);
-        l->unit = col_text(st, 6, 64);
-        l->share_pct = col_real(st, 7);
+        l->sass = ex_col_text(st, 4, 512);
+        l->excess = ex_col_real(st, 5);
+        l->unit = ex_col_text(st, 6, 64);
+        l->share_pct = ex_col_real(st, 7);
     }
     return rc == SQLITE_DONE ? 0 : store_fail(db, rc, "reading finding_line");
 }
@@ -689,24 +676,24 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
         memset(f, 0, sizeof(*f));
         f->id = id;
         f->rank = col_int(st, 1);
-        f->rule_id = col_text(st, 2, 256);
-        f->title = col_text(st, 3, 512);
-        f->tier = col_text(st, 4, 64);
+        f->rule_id = ex_col_text(st, 2, 256);
+        f->title = ex_col_text(st, 3, 512);
+        f->tier = ex_col_text(st, 4, 64);
         f->severity = strdup(export_severity_rank(sev) ? sev : "note");
-        f->message = col_text(st, 6, EX_TEXT_MAX);
-        f->remedy = col_text(st, 7, EX_TEXT_MAX);
-        f->doc_ref = col_text(st, 8, 512);
-        f->time_lost_ns_per_launch = col_real(st, 9);
-        f->time_lost_ns = col_real(st, 10);
-        f->time_lost_raw_ns = col_real(st, 11);
-        f->share_pct = col_real(st, 12);
+        f->message = ex_col_text(st, 6, EX_TEXT_MAX);
+        f->remedy = ex_col_text(st, 7, EX_TEXT_MAX);
+        f->doc_ref = ex_col_text(st, 8, 512);
+        f->time_lost_ns_per_launch = ex_col_real(st, 9);
+        f->time_lost_ns = ex_col_real(st, 10);
+        f->time_lost_raw_ns = ex_col_real(st, 11);
+        f->share_pct = ex_col_real(st, 12);
         f->launches = col_int(st, 13);
         f->profiled_launch_id = col_int(st, 14);
         f->kernel_id = col_int(st, 15);
-        f->mangled_name = col_text(st, 16, EX_NAME_MAX);
+        f->mangled_name = ex_col_text(st, 16, EX_NAME_MAX);
         f->demangled_name = dem;
-        f->short_name = col_text(st, 18, EX_NAME_MAX);
-        f->source_file = col_text(st, 19, EX_NAME_MAX);
+        f->short_name = ex_col_text(st, 18, EX_NAME_MAX);
+        f->source_file = ex_col_text(st, 19, EX_NAME_MAX);
         f->source_line = col_int(st, 20);
         f->config_id = col_int(st, 21);
         for (int i = 0; i < 3; i++) {
@@ -717,8 +704,8 @@ load_findings(sqlite3 *db, const struct export_opts *o, const regex_t *re, int m
         f->static_smem_bytes = col_int(st, 29);
         f->registers_per_thread = col_int(st, 30);
         f->local_bytes_per_thread = col_int(st, 31);
-        f->theoretical_occupancy_pct = col_real(st, 32);
-        f->occupancy_limiter = col_text(st, 33, 64);
+        f->theoretical_occupancy_pct = ex_col_real(st, 32);
+        f->occupancy_limiter = ex_col_text(st, 33, 64);
         if (!f->rule_id)
             f->rule_id = strdup("unknown");
         fingerprint(f->fingerprint, (const char *)sqlite3_column_text(st, 2), raw_dem);

@@ -14,7 +14,11 @@
 
 #include "export/export.h"
 
+#include "export/sanitize.h"
+
 #include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
 #include <stdint.h>
 
 /* Caps (bytes) for sanitized strings: names are long in C++, prose longer. */
@@ -146,5 +150,20 @@ json_t *ex_finding_json(const struct ex_finding *f);
 json_t *ex_jstr(const char *s);
 json_t *ex_jreal(double v);
 json_t *ex_jint(long long v);
+
+/* Column i as sanitized text of at most cap bytes (new string), or NULL for SQL NULL. */
+static inline char *
+ex_col_text(sqlite3_stmt *st, int i, size_t cap)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? sanitize_text(s, cap) : NULL;
+}
+
+/* Column i as a double, NAN for SQL NULL. */
+static inline double
+ex_col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
 
 #endif

@@ -10,7 +10,7 @@
  * Markup goes through libxml2's xmlTextWriter, which escapes every text
  * and attribute value; every string from the report is sanitized first
  * (sanitize_text(): strings of struct ex_report already are, and the
- * rows this file reads itself go through col_text()). The writer emits
+ * rows this file reads itself go through ex_col_text()). The writer emits
  * XML syntax, which an HTML parser reads the same way provided that no
  * HTML element is written empty as <x/> (the HTML parser ignores the
  * slash and leaves the element open): HTML elements end with
@@ -240,19 +240,6 @@ fmt_decade(char *buf, size_t n, int k)
 /* What the page reads beyond struct ex_report                          */
 /* ------------------------------------------------------------------ */
 
-static char *
-col_text(sqlite3_stmt *st, int i, size_t cap)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? sanitize_text(s, cap) : NULL;
-}
-
-static double
-col_real(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 struct hdev {
     long long id;
     char *name;                    /* sanitized */
@@ -404,13 +391,13 @@ load_devices(sqlite3 *db, struct hdata *d)
         d->dev = grow(d->dev, d->n_dev, &cap, sizeof(*d->dev));
         struct hdev *v = &d->dev[d->n_dev++];
         v->id = sqlite3_column_int64(st, 0);
-        v->name = col_text(st, 1, 256);
-        v->peak_bw = col_real(st, 2);
-        v->copy_bw = col_real(st, 3);
-        v->sm_count = col_real(st, 4);
-        v->sm_clock_khz = col_real(st, 5);
-        v->pcie_gen = col_real(st, 6);
-        v->pcie_width = col_real(st, 7);
+        v->name = ex_col_text(st, 1, 256);
+        v->peak_bw = ex_col_real(st, 2);
+        v->copy_bw = ex_col_real(st, 3);
+        v->sm_count = ex_col_real(st, 4);
+        v->sm_clock_khz = ex_col_real(st, 5);
+        v->pcie_gen = ex_col_real(st, 6);
+        v->pcie_width = ex_col_real(st, 7);
         v->issue_peak = HTML_ISSUE_PER_SM_CYCLE * v->sm_count * v->sm_clock_khz * 1e3;
     }
     sqlite3_finalize(st);
@@ -479,16 +466,16 @@ load_points(sqlite3 *db, const struct ex_report *r, struct hdata *d)
                               ? -1
                               : sqlite3_column_int64(st, 6 + i);
         }
-        p->mean_ns = col_real(st, 9);
-        p->dram_bytes = col_real(st, 10);
-        p->l2_bytes = col_real(st, 11);
-        p->floor_ratio = col_real(st, 12);
-        p->bound_tier = col_text(st, 13, 64);
-        p->inst = col_real(st, 14);
+        p->mean_ns = ex_col_real(st, 9);
+        p->dram_bytes = ex_col_real(st, 10);
+        p->l2_bytes = ex_col_real(st, 11);
+        p->floor_ratio = ex_col_real(st, 12);
+        p->bound_tier = ex_col_text(st, 13, 64);
+        p->inst = ex_col_real(st, 14);
         static const char *pipes[] = {"tensor", "fma", "alu", "fp64"};
         p->pipe_pct = NAN;
         for (int i = 0; i < 4; i++) {
-            double v = col_real(st, 15 + i);
+            double v = ex_col_real(st, 15 + i);
             if (isfinite(v) && (isnan(p->pipe_pct) || v > p->pipe_pct)) {
                 p->pipe_pct = v;
                 p->pipe = pipes[i];
@@ -534,9 +521,9 @@ load_hierarchy(sqlite3 *db, const struct ex_report *r, struct hdata *d)
         if ((rc = sqlite3_step(st)) != SQLITE_ROW)
             break;
         for (int t = 0; t < 6; t++)
-            k->bytes[t] = col_real(st, t);
-        k->mean_ns = col_real(st, 6);
-        k->regs = col_real(st, 7);
+            k->bytes[t] = ex_col_real(st, t);
+        k->mean_ns = ex_col_real(st, 6);
+        k->regs = ex_col_real(st, 7);
         k->device_id = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
         for (int j = 0; j < HM_N; j++)
             k->m[j] = NAN;
@@ -549,7 +536,7 @@ load_hierarchy(sqlite3 *db, const struct ex_report *r, struct hdata *d)
         struct hkern *k = ki >= 0 && (size_t)ki < d->n_kern ? &d->kern[ki] : NULL;
         for (int j = 0; k && name && j < HM_N; j++)
             if (!strcmp(name, hm_names[j]))
-                k->m[j] = col_real(mt, 2);
+                k->m[j] = ex_col_real(mt, 2);
         rc = SQLITE_DONE;
     }
     if (rc != SQLITE_DONE) {
@@ -621,7 +608,7 @@ load_copies(sqlite3 *db, struct hdata *d)
         /* The raw pieces are untrusted: the joined label is sanitized once, per lane. */
         c->lane = lane_of(d, lane, &lanes_cap);
         c->cls = copy_class(op && !strcmp(op, "memset") ? "memset" : kind);
-        c->bytes = col_real(st, 4);
+        c->bytes = ex_col_real(st, 4);
         c->start_ns = sqlite3_column_int64(st, 5);
         c->end_ns = sqlite3_column_int64(st, 6);
     }

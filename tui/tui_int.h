@@ -343,6 +343,12 @@ int tui_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
  * such kernel, an error line says so; -1: SQLite failed.
  */
 int view_kernel_row(struct view *v, const char *sql, sqlite3_stmt **st);
+/*
+ * The "Kernel" line of a view about one kernel (the view's id): its
+ * listed name, wrapped with a label `label_width` wide; *name gets the
+ * sanitized name (free() it). Returns as view_kernel_row().
+ */
+int view_kernel_title(struct view *v, char **name, int label_width);
 /* Whether the query `sql` (constant text) returns a row; false on error (a missing table). */
 bool tui_has_rows(sqlite3 *db, const char *sql);
 /* One numeric result (NAN when NULL or on error) for a query with an optional int64 parameter. */

@@ -704,6 +704,24 @@ view_kernel_row(struct view *v, const char *sql, sqlite3_stmt **st)
     return 0;
 }
 
+int
+view_kernel_title(struct view *v, char **name, int label_width)
+{
+    sqlite3_stmt *st = NULL;
+    int found = view_kernel_row(
+        v,
+        "SELECT coalesce(gh_kname(id), short_name, demangled_name, mangled_name) FROM kernel"
+        " WHERE id = ?1",
+        &st);
+    if (found <= 0)
+        return found;
+    const char *k = (const char *)sqlite3_column_text(st, 0);
+    *name = xsanitize(k, 512);
+    view_add_wrapped(v, LINE_SECTION, label_width, "Kernel", k, view_wrap(v));
+    sqlite3_finalize(st);
+    return 1;
+}
+
 bool
 tui_has_rows(sqlite3 *db, const char *sql)
 {

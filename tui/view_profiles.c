@@ -349,18 +349,9 @@ profiles_open(struct view *v)
     if (!p)
         p = v->priv = xcalloc(1, sizeof(*p));
     priv_clear(p);
-    sqlite3_stmt *st = NULL;
-    int found = view_kernel_row(
-        v,
-        "SELECT coalesce(gh_kname(id), short_name, demangled_name, mangled_name) FROM kernel"
-        " WHERE id = ?1",
-        &st);
+    int found = view_kernel_title(v, &p->name, LABEL);
     if (found <= 0)
         return found;
-    const char *name = (const char *)sqlite3_column_text(st, 0);
-    p->name = xsanitize(name, 512);
-    view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", name, view_wrap(v));
-    sqlite3_finalize(st);
     if (load_profiles(v, p))
         return -1;
     long long launches;

@@ -336,18 +336,10 @@ source_open(struct view *v)
     if (!p)
         p = v->priv = xcalloc(1, sizeof(*p));
     priv_clear(p);
-    sqlite3_stmt *st = NULL;
-    int found = view_kernel_row(
-        v,
-        "SELECT coalesce(gh_kname(id), short_name, demangled_name, mangled_name) FROM kernel"
-        " WHERE id = ?1",
-        &st);
+    int found = view_kernel_title(v, &p->name, LABEL);
     if (found <= 0)
         return found;
-    const char *name = (const char *)sqlite3_column_text(st, 0);
-    p->name = xsanitize(name, 512);
-    view_add_wrapped(v, LINE_SECTION, LABEL, "Kernel", name, view_wrap(v));
-    sqlite3_finalize(st);
+    sqlite3_stmt *st = NULL;
     if (tui_prepare(v->db, "SELECT cwd FROM run ORDER BY id LIMIT 1", &st))
         return -1;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))

@@ -22,30 +22,41 @@ wait_for() { # wait_for TEXT: until the pane shows TEXT
     sleep 0.1
   done
 }
+# until the pane, captured into OUT with tmux's OPTIONS, passes `test CMD`
+# (10 s): the screen is drawn asynchronously, and a loaded machine (CI)
+# may be slower than any fixed sleep
+settle() { # settle OUT "OPTIONS" CMD...
+  out=$1 opts=$2; shift 2
+  i=0
+  while :; do
+    # shellcheck disable=SC2086 # OPTIONS are words on purpose
+    tmux -S "$tmp/tmux.sock" capture-pane $opts -p > "$out"
+    "$@" && return 0
+    i=$((i + 1)); [ $i -lt 100 ] || return 1
+    sleep 0.1
+  done
+}
+wide() { [ "$(head -1 "$1" | awk '{print length($0)}')" -gt 80 ]; }
+red_error() { grep '2.10 ms' "$1" | grep -q "$(printf '\033')\\[[0-9;]*[39]1m"; }
+reverse() { grep -q "$(printf '\033')\\[[0-9;]*7m" "$1"; }
+quit_wait() { i=0; while [ ! -f done ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; }
 wait_for "Summary"
 tmux -S "$tmp/tmux.sock" send-keys 2
 wait_for "Kernels (12)"
-sleep 0.3
-tmux -S "$tmp/tmux.sock" capture-pane -p > pane-k.txt
-diff -u k.txt pane-k.txt || fail "terminal and dump differ (kernels)"
+settle pane-k.txt "" cmp -s k.txt pane-k.txt || { diff -u k.txt pane-k.txt; fail "terminal and dump differ (kernels)"; }
 tmux -S "$tmp/tmux.sock" send-keys Enter
 wait_for "Memory hierarchy"
-sleep 0.3
-tmux -S "$tmp/tmux.sock" capture-pane -p > pane-d.txt
-diff -u d.txt pane-d.txt || fail "terminal and dump differ (kernel detail)"
+settle pane-d.txt "" cmp -s d.txt pane-d.txt || { diff -u d.txt pane-d.txt; fail "terminal and dump differ (kernel detail)"; }
 tmux -S "$tmp/tmux.sock" resize-window -x 100 -y 30 2>/dev/null || tmux -S "$tmp/tmux.sock" resize-pane -x 100 -y 30
-sleep 0.5
-tmux -S "$tmp/tmux.sock" capture-pane -p > pane-r.txt
+settle pane-r.txt "" wide pane-r.txt
 head -1 pane-r.txt | grep -q '^ gpuhier Kernel synthetic::reread_kernel_12<…> - report.db .* 1/24 *$' || fail "no redraw at 100 columns: $(head -1 pane-r.txt)"
 [ "$(head -1 pane-r.txt | awk '{print length($0)}')" -gt 80 ] || fail "title not widened after resize"
 # Colours by severity: the error finding is drawn red (SGR 31 or 91).
 tmux -S "$tmp/tmux.sock" send-keys 3 j
 wait_for "Findings (21)"
-sleep 0.3
-tmux -S "$tmp/tmux.sock" capture-pane -e -p > pane-colour.txt
-grep '2.10 ms' pane-colour.txt | grep -q "$(printf '\033')\\[[0-9;]*[39]1m" || fail "the error row is not red"
+settle pane-colour.txt -e red_error pane-colour.txt || fail "the error row is not red"
 tmux -S "$tmp/tmux.sock" send-keys Escape q
-i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+quit_wait
 [ -f done ] || fail "q did not quit"
 # NO_COLOR (and -C): attributes only, no colour at all.
 rm -f done
@@ -53,12 +64,11 @@ tmux -S "$tmp/tmux.sock" new-session -d -x 80 -y 24 \
   "cd $tmp && env LC_ALL=C.UTF-8 TERM=xterm-256color NO_COLOR=1 $bin tui --raw --view findings report.db; touch done"
 wait_for "Findings (21)"
 tmux -S "$tmp/tmux.sock" send-keys j
-sleep 0.3
-tmux -S "$tmp/tmux.sock" capture-pane -e -p > pane-mono.txt
+settle pane-mono.txt -e reverse pane-mono.txt
 ! grep -q "$(printf '\033')\\[[0-9;]*\\(3[0-7]\\|9[0-7]\\|38;5\\)" pane-mono.txt || fail "colours despite NO_COLOR"
 grep -q "$(printf '\033')\\[[0-9;]*7m" pane-mono.txt || fail "no reverse video for the cursor without colours"
 tmux -S "$tmp/tmux.sock" send-keys q
-i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+quit_wait
 [ -f done ] || fail "q did not quit (NO_COLOR)"
 # --mouse: a click selects the line under it, the wheel scrolls (xterm SGR mouse reports).
 rm -f done
@@ -71,6 +81,6 @@ wait_for " 4/12"
 tmux -S "$tmp/tmux.sock" send-keys -l "$(printf '\033[<65;5;6M')"
 wait_for " 7/12"
 tmux -S "$tmp/tmux.sock" send-keys q
-i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+quit_wait
 [ -f done ] || fail "q did not quit (mouse)"
 echo "t302: ok"

@@ -23,8 +23,22 @@ wait_for() { # wait_for TEXT: until the pane shows TEXT
     sleep 0.1
   done
 }
+# until the pane, captured into OUT with tmux's OPTIONS, passes CMD (10 s):
+# a loaded machine may draw later than any fixed sleep
+settle() { # settle OUT "OPTIONS" CMD...
+  out=$1 opts=$2; shift 2
+  i=0
+  while :; do
+    # shellcheck disable=SC2086 # OPTIONS are words on purpose
+    t capture-pane $opts -p > "$out"
+    "$@" && return 0
+    i=$((i + 1)); [ $i -lt 100 ] || return 1
+    sleep 0.1
+  done
+}
+green_fixed() { grep 'fixed ' "$1" | grep -q "$(printf '\033')\\[[0-9;]*[39]2m"; }
 wait_done() {
-  i=0; while [ ! -f done ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  i=0; while [ ! -f done ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
   [ -f done ] || fail "$1"
   rm -f done
 }
@@ -33,19 +47,13 @@ LC_ALL=C.UTF-8 GPUHIER_TUI_NO_DISPLAY=1 GPUHIER_TUI_SCRIPT=keys "$bin" tui --raw
 t -f /dev/null new-session -d -x 80 -y 24 \
   "cd $tmp && env LC_ALL=C.UTF-8 TERM=xterm-256color $bin tui --raw before.db after.db; touch done"
 wait_for "Before/after: kernels (11 matched, 1 removed, 1 added)"
-sleep 0.3
-t capture-pane -p > pane-k.txt
-diff -u k.txt pane-k.txt || fail "terminal and dump differ (diff kernels)"
+settle pane-k.txt "" cmp -s k.txt pane-k.txt || { diff -u k.txt pane-k.txt; fail "terminal and dump differ (diff kernels)"; }
 t send-keys 3
 wait_for "Before/after: findings (1 fixed, 1 new, 10 unchanged)"
-sleep 0.3
-t capture-pane -p > pane-f.txt
-diff -u f.txt pane-f.txt || fail "terminal and dump differ (diff findings)"
+settle pane-f.txt "" cmp -s f.txt pane-f.txt || { diff -u f.txt pane-f.txt; fail "terminal and dump differ (diff findings)"; }
 # The fixed finding (second line; the cursor is on the first) is green: SGR 32 or 92.
 t send-keys j
-sleep 0.3
-t capture-pane -e -p > pane-colour.txt
-grep 'fixed ' pane-colour.txt | grep -q "$(printf '\033')\\[[0-9;]*[39]2m" || fail "the fixed finding is not green"
+settle pane-colour.txt -e green_fixed pane-colour.txt || fail "the fixed finding is not green"
 # Enter on the removed kernel: its detail comes from before.db (after.db renamed it).
 t send-keys 1 G k Enter
 wait_for "Kernel synthetic::stream_kernel_1<"
