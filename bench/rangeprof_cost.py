@@ -41,6 +41,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import gpu_name, stage_commit  # noqa: E402
+
 ONEPASS = "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,sm__cycles_active.avg"
 # issue 18's one-pass group 1 (docs/metrics.md "One-pass groups", counted offline)
 GROUP1 = ("dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
@@ -141,21 +144,6 @@ def main():
     with open(os.path.join(out, "rangeprof_cost.md"), "w") as f:
         f.write(text)
     return 0
-
-
-def gpu_name():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "no nvidia-smi"
-
-
-def stage_commit(stage):
-    try:
-        return open(os.path.join(stage, "COMMIT")).read().strip()
-    except OSError:
-        return "?"
 
 
 if __name__ == "__main__":

@@ -39,6 +39,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import gpu_name, stage_commit  # noqa: E402
+
 TORCH = "import torch; print(torch.ones(1, device='cuda').sum().item())"
 
 # name: (argv after the program, reports expected under gpuhier, minimum launches, signal or 0)
@@ -270,21 +273,6 @@ def main():
         with open(a.json, "w") as f:
             json.dump(summary, f, indent=1)
     return 1 if total_fail else 0
-
-
-def gpu_name():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "no nvidia-smi"
-
-
-def stage_commit(stage):
-    try:
-        return open(os.path.join(stage, "COMMIT")).read().strip()
-    except OSError:
-        return "?"
 
 
 if __name__ == "__main__":
