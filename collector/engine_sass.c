@@ -218,7 +218,7 @@ sass_take(const CUpti_SassMetrics_Data *d, size_t nr, size_t ni)
     b->crc = calloc(nr, sizeof(*b->crc));
     b->pc = calloc(nr, sizeof(*b->pc));
     b->fn = calloc(nr, sizeof(*b->fn));
-    b->names = calloc(1, sizeof(*b->names));
+    b->names = calloc(nr, sizeof(*b->names));
     b->values = calloc(nr * NM, sizeof(*b->values));
     if (!b->crc || !b->pc || !b->fn || !b->names || !b->values)
         goto fail;
@@ -229,12 +229,16 @@ sass_take(const CUpti_SassMetrics_Data *d, size_t nr, size_t ni)
             atomic_fetch_add_explicit(&X.refused_records, 1, memory_order_relaxed);
             continue;
         }
-        if (!b->nnames && !(b->names[b->nnames++] = strdup(name)))
+        /* a launch without a symbol name keeps every function's records, each under its name */
+        size_t f = 0;
+        while (f < b->nnames && strcmp(b->names[f], name))
+            f++;
+        if (f == b->nnames && !(b->names[b->nnames++] = strdup(name)))
             goto fail;
         size_t k = b->n++;
         b->crc[k] = d[i].cubinCrc;
         b->pc[k] = d[i].pcOffset;
-        b->fn[k] = 0;
+        b->fn[k] = (uint32_t)f;
         for (size_t j = 0; j < ni; j++)
             for (size_t m = 0; m < NM; m++)
                 if (X.have[m] && X.ids[m] == d[i].pInstanceValues[j].metricId)
