@@ -109,8 +109,8 @@ sass_off(const char *call, CUptiResult rc)
     if (atomic_exchange(&X.off, 1))
         return;
     push_event("warning", "instrumentation_failed",
-               "the instrumentation engine stopped: %s failed: %s; the range profiler and "
-               "tracing go on",
+               "the instrumentation engine stopped: %s failed: %s; tracing goes on (the range "
+               "profiler is not used in a process that instruments)",
                call, cupti_err(rc));
 }
 
