@@ -250,10 +250,25 @@ load_run(sqlite3 *db, struct ex_report *r)
         r->host = ex_col_text(st, 4, EX_NAME_MAX);
         r->tool_version = ex_col_text(st, 5, 256);
         r->mode = ex_col_text(st, 6, 64);
-        json_t *argv = load_json_column(st, 0);
+        /*
+         * Redacting, the column's text goes straight to export_redact_argv(),
+         * which reads the JSON array and sanitizes each argument itself in one
+         * pass: one parse of its output instead of sanitize, parse, dump,
+         * redact and parse again (docs/bench-redact.md, "report path"). A
+         * column it cannot read takes the path through jansson.
+         */
+        const char *txt = r->redact ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        char *redacted = txt ? export_redact_argv(txt) : NULL;
+        json_t *argv = redacted ? json_loads(redacted, 0, NULL) : NULL;
+        if (!json_is_array(argv)) {
+            json_decref(argv);
+            free(redacted);
+            redacted = NULL;
+            argv = load_json_column(st, 0);
+        }
         if (json_is_array(argv)) {
-            char *dumped = json_dumps(argv, JSON_COMPACT);
-            char *red = r->redact && dumped ? export_redact_argv(dumped) : NULL;
+            char *dumped = !redacted && r->redact ? json_dumps(argv, JSON_COMPACT) : NULL;
+            char *red = dumped ? export_redact_argv(dumped) : NULL;
             json_t *use = red ? json_loads(red, 0, NULL) : json_incref(argv);
             size_t i;
             json_t *v;
@@ -272,6 +287,7 @@ load_run(sqlite3 *db, struct ex_report *r)
             free(red);
             free(dumped);
         }
+        free(redacted);
         json_decref(argv);
         json_t *env = load_json_column(st, 3);
         if (json_is_object(env)) {
