@@ -121,15 +121,15 @@ sass_configure(CUcontext ctx)
     CUptiResult rc;
     if (X.configured == ctx)
         return 0;
+    CUdevice dev = 0;
+    if (gh.cuCtxGetDevice)
+        gh.cuCtxGetDevice(&dev);
     if (!X.ready) {
         CUpti_Profiler_Initialize_Params ip = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
         if ((rc = gh.cuptiProfilerInitialize(&ip)) != CUPTI_SUCCESS) {
             sass_off("cuptiProfilerInitialize", rc);
             return -1;
         }
-        CUdevice dev = 0;
-        if (gh.cuCtxGetDevice)
-            gh.cuCtxGetDevice(&dev);
         CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
         cn.deviceIndex = (size_t)dev;
         if ((rc = gh.cuptiDeviceGetChipName(&cn)) != CUPTI_SUCCESS || !cn.pChipName) {
@@ -155,9 +155,6 @@ sass_configure(CUcontext ctx)
         }
         X.ready = 1;
     }
-    CUdevice dev = 0;
-    if (gh.cuCtxGetDevice)
-        gh.cuCtxGetDevice(&dev);
     CUpti_SassMetricsSetConfig_Params sc = {CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
     sc.numOfMetricConfig = X.ncfg;
     sc.pConfigs = X.cfg;
@@ -251,19 +248,31 @@ fail:
     return NULL;
 }
 
-/* Frees the function names CUPTI allocated; records of one function may share a string. */
+static int
+cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (const char *const *)a, y = (uintptr_t) * (const char *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Frees the function names CUPTI allocated; records of one function may
+ * share a string, so each distinct pointer is freed once (sorted: a
+ * launch may have thousands of records).
+ */
 static void
 sass_free_names(CUpti_SassMetrics_Data *d, size_t nr)
 {
-    for (size_t i = 0; i < nr; i++) {
-        if (!d[i].functionName)
-            continue;
-        const char *s = d[i].functionName;
-        for (size_t j = i + 1; j < nr; j++)
-            if (d[j].functionName == s)
-                d[j].functionName = NULL;
-        free((void *)s);
-    }
+    const char **p = malloc(nr * sizeof(*p));
+    if (!p)
+        return; /* leak rather than risk a double free */
+    for (size_t i = 0; i < nr; i++)
+        p[i] = d[i].functionName;
+    qsort(p, nr, sizeof(*p), cmp_ptr);
+    for (size_t i = 0; i < nr; i++)
+        if (p[i] && (i == 0 || p[i] != p[i - 1]))
+            free((void *)p[i]);
+    free(p);
 }
 
 static void

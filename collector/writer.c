@@ -490,6 +490,16 @@ gh_cubin_has_lineinfo(const void *image, size_t n)
     return memmem(image, n, want, sizeof(want) - 1) != NULL;
 }
 
+/* The file of a correlation as the compiler recorded it: dirName/fileName unless absolute. */
+static void
+correlation_path(const CUpti_GetSassToSourceCorrelationParams *p, char *buf, size_t n)
+{
+    if (p->dirName && *p->dirName && p->fileName[0] != '/')
+        snprintf(buf, n, "%s/%s", p->dirName, p->fileName);
+    else
+        snprintf(buf, n, "%s", p->fileName);
+}
+
 static void
 kernel_source(const char *name, char **file, long *line)
 {
@@ -508,14 +518,9 @@ kernel_source(const char *name, char **file, long *line)
         p.pcOffset = 0;
         if (gh.cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.lineNumber && p.fileName &&
             *p.fileName) {
-            size_t n = strlen(p.fileName) + (p.dirName ? strlen(p.dirName) : 0) + 2;
-            *file = malloc(n);
-            if (*file) {
-                if (p.dirName && *p.dirName && p.fileName[0] != '/')
-                    snprintf(*file, n, "%s/%s", p.dirName, p.fileName);
-                else
-                    snprintf(*file, n, "%s", p.fileName);
-            }
+            char path[4096];
+            correlation_path(&p, path, sizeof(path));
+            *file = strdup(path);
             *line = (long)p.lineNumber;
         }
         free(p.fileName);
@@ -1074,7 +1079,8 @@ write_sass(long launch_id, const struct rec_sass *r)
     if (step_done(st[I_LAUNCH], "insert an instrumented launch"))
         goto out;
     W.instrumented++;
-    long fid = -1;
+    long fid = -1, last_file = -1;
+    char last_path[4096] = "";
     uint32_t fcrc = 0;
     uint32_t ffn = UINT32_MAX;
     struct cubin *c = NULL;
@@ -1115,11 +1121,13 @@ write_sass(long launch_id, const struct rec_sass *r)
             if (gh.cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.fileName &&
                 *p.fileName && p.lineNumber) {
                 char path[4096];
-                if (p.dirName && *p.dirName && p.fileName[0] != '/')
-                    snprintf(path, sizeof(path), "%s/%s", p.dirName, p.fileName);
-                else
-                    snprintf(path, sizeof(path), "%s", p.fileName);
-                file = source_file_id(st[I_FILE], st[S_FILE], path);
+                correlation_path(&p, path, sizeof(path));
+                /* a function's pcs mostly name one file: look it up once per run of them */
+                if (strcmp(path, last_path)) {
+                    last_file = source_file_id(st[I_FILE], st[S_FILE], path);
+                    gh_copy(last_path, sizeof(last_path), last_file > 0 ? path : "");
+                }
+                file = last_file;
                 line = (long)p.lineNumber;
             }
             free(p.fileName);
