@@ -308,7 +308,7 @@ struct hcopy {
     size_t lane;     /* index in hdata.lanes */
     const char *cls; /* ours: the colour class of its direction (copy_class()) */
     double bytes;
-    long long start_ns, end_ns;
+    double start_ns, end_ns; /* doubles: a report's timestamps are untrusted (no overflow) */
 };
 
 struct hdata {
@@ -322,7 +322,7 @@ struct hdata {
     size_t n_cp;
     char **lanes; /* sanitized "HtoD pageable → device", "memset device", by first use */
     size_t n_lanes;
-    long long t0_ns, t1_ns; /* the run's GPU activity, for the timeline */
+    double t0_ns, t1_ns; /* the run's GPU activity, for the timeline */
 };
 
 static void
@@ -609,8 +609,8 @@ load_copies(sqlite3 *db, struct hdata *d)
         c->lane = lane_of(d, lane, &lanes_cap);
         c->cls = copy_class(op && !strcmp(op, "memset") ? "memset" : kind);
         c->bytes = ex_col_real(st, 4);
-        c->start_ns = sqlite3_column_int64(st, 5);
-        c->end_ns = sqlite3_column_int64(st, 6);
+        c->start_ns = sqlite3_column_double(st, 5);
+        c->end_ns = sqlite3_column_double(st, 6);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -1453,14 +1453,16 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
     }
     /* Lanes: one per (direction, source and destination memory kinds), by first use. */
     size_t nl = d->n_lanes;
-    long long t0 = d->t0_ns, t1 = d->t1_ns;
-    if (t1 <= t0) {
+    double t0 = d->t0_ns, t1 = d->t1_ns;
+    if (!(t1 > t0)) {
         t0 = d->cp[0].start_ns;
         t1 = t0 + 1;
         for (size_t i = 0; i < d->n_cp; i++)
             t1 = d->cp[i].end_ns > t1 ? d->cp[i].end_ns : t1;
     }
-    double span = (double)(t1 - t0);
+    double span = t1 - t0;
+    if (!(span > 0) || !isfinite(span)) /* t0 + 1 rounds to t0 past 2^53 */
+        span = 1;
     el(w, "p", NULL);
     textf(w,
           "Each lane is a direction and its memory kinds; each bar a copy, or copies less than "
@@ -1489,7 +1491,7 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
             }
             double xa = x0 + (d->cp[i].start_ns - t0) / span * HTML_TIMELINE_W;
             double xb = x0 + (d->cp[i].end_ns - t0) / span * HTML_TIMELINE_W;
-            long long s = d->cp[i].start_ns, e = d->cp[i].end_ns;
+            double s = d->cp[i].start_ns, e = d->cp[i].end_ns;
             double bytes = nz(d->cp[i].bytes);
             size_t n = 1, j = i + 1;
             for (; j < d->n_cp; j++) {
@@ -1507,9 +1509,8 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
             char tip[256];
             snprintf(tip, sizeof(tip), "%zu %s, %s, %s from %s to %s", n,
                      n == 1 ? "operation" : "operations", fmt_bytes(a, sizeof(a), bytes),
-                     ex_fmt_ns(b, sizeof(b), (double)(e - s)),
-                     ex_fmt_ns(c, sizeof(c), (double)(s - t0)),
-                     ex_fmt_ns(e2, sizeof(e2), (double)(e - t0)));
+                     ex_fmt_ns(b, sizeof(b), e - s), ex_fmt_ns(c, sizeof(c), s - t0),
+                     ex_fmt_ns(e2, sizeof(e2), e - t0));
             svg_title(w, tip);
             svg_end(w);
             i = j;

@@ -920,6 +920,44 @@ test_export_html_page(void)
     sqlite3_close(db);
 }
 
+/*
+ * Timestamps are untrusted: a report whose copies and launches span
+ * the whole int64 range (the values of the fuzz artifact of 2026-12-01
+ * that overflowed the HTML timeline's subtraction) still exports in
+ * every format; the sanitizer build aborts on any overflow.
+ */
+static void
+test_export_extreme_timestamps(void)
+{
+    sqlite3 *db = make_report(":memory:", EXR_HTML);
+    CHECK(db != NULL);
+    CHECK_EQ_INT(
+        sqlite3_exec(db,
+                     "UPDATE copy SET start_ns = -7489663287174669433,"
+                     " end_ns = 1795977881264399167 WHERE id = 1;"
+                     "UPDATE copy SET start_ns = 9223372036854775806,"
+                     " end_ns = 9223372036854775807 WHERE id = 2;"
+                     "UPDATE launch SET start_ns = -9223372036854775807 - 1,"
+                     " end_ns = 9223372036854775807 WHERE id IN (SELECT min(id) FROM launch)",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        struct export_opts o = {.format = formats[i], .redact = 1};
+        int rc;
+        char *out = run_export(db, &o, &rc);
+        CHECK_EQ_INT(rc, 0);
+        CHECK(out != NULL);
+        if (!strcmp(formats[i], "html")) {
+            CHECK(strstr(out, "</html>") != NULL);
+            /* No NaN or infinite coordinate in the SVG. */
+            CHECK(!strstr(out, "\"nan") && !strstr(out, "\"-nan") && !strstr(out, "\"inf") &&
+                  !strstr(out, "\"-inf"));
+        }
+        free(out);
+    }
+    sqlite3_close(db);
+}
+
 /* The TUI's before/after views get the pairing `gpuhier diff` prints (t470 checks the text). */
 static void
 test_export_diff_compute(void)
@@ -978,6 +1016,7 @@ test_export_diff_compute(void)
 
 static const struct check_test tests[] = {
     {"export_html_page", test_export_html_page},
+    {"export_extreme_timestamps", test_export_extreme_timestamps},
     {"export_every_format_parses", test_export_every_format_parses},
     {"export_number_format", test_export_number_format},
     {"export_json_records", test_export_json_records},
