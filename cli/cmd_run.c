@@ -208,6 +208,7 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     set_or_unset("GPUHIER_METRICS", o->metrics);
     set_or_unset("GPUHIER_METRIC_SET", o->metric_set);
     set_or_unset("GPUHIER_CACHE_CONTROL", o->cache_control);
+    set_or_unset("GPUHIER_REPLAY", o->replay);
     set_or_unset("GPUHIER_SAMPLE", o->sample);
     set_or_unset("GPUHIER_KERNEL", o->kernel);
     set_or_unset("GPUHIER_NVTX_INCLUDE", o->nvtx_include);

@@ -373,7 +373,8 @@ load_run(sqlite3 *db, struct ex_report *r)
                      {"metrics", "--metrics"},
                      {"metric_set", "--metric-set"},
                      {"profile_budget", "--profile-budget"},
-                     {"cache_control", "--cache-control"}};
+                     {"cache_control", "--cache-control"},
+                     {"replay", "--replay"}};
         char *line = NULL;
         size_t len = 0, cap = 0;
         shell_quote_append(&line, &len, &cap, "gpuhier");
