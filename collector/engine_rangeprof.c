@@ -771,12 +771,12 @@ prof_finish(int launch_ok)
     if (gh_debug)
         gh_say("profiled: ranges %zu dropped %zu why %s; ms: enable %.1f setup %.1f start %.1f "
                "launch %.1f "
-               "stop+decode %.1f evaluate %.1f flush %.1f total %.1f",
+               "stop+decode %.1f evaluate %.1f flush %.1f total %.1f set %s",
                ci.numTotalRanges, dd.numOfRangeDropped, why ? why : "-", tls_t_ensure / 1e6,
                (tls_t_setup - tls_t_ensure) / 1e6, (tls_t_start - tls_t_setup) / 1e6,
                (t_exit - tls_t_enter_done) / 1e6, (t_decoded - t_exit) / 1e6,
                (t_eval - t_decoded) / 1e6, (mono_ns() - t_eval) / 1e6,
-               (mono_ns() - (int64_t)tls_prof_t0) / 1e6);
+               (mono_ns() - (int64_t)tls_prof_t0) / 1e6, R.cur->set);
     writer_push(&r);
 }
 
