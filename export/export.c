@@ -13,6 +13,7 @@
 #include "export/export_int.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
+#include "schema/store_view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -349,6 +350,15 @@ load_run(sqlite3 *db, struct ex_report *r)
     sqlite3_finalize(st);
     st = NULL;
 
+    struct store_coverage cov;
+    if (store_counter_coverage(db, &cov) == 0 && cov.gpu_ns > 0) {
+        r->has_coverage = 1;
+        r->pattern_pct = cov.pattern_pct;
+        r->hardware_pct = cov.hardware_pct;
+        r->complete_pct = cov.complete_pct;
+        r->groups_partial = cov.groups_partial;
+    }
+
     char *m = store_meta_get(db, "created_by");
     r->created_by = m ? sanitize_text(m, 64) : NULL;
     free(m);
@@ -369,7 +379,8 @@ load_run(sqlite3 *db, struct ex_report *r)
                      {"metrics", "--metrics"},
                      {"metric_set", "--metric-set"},
                      {"profile_budget", "--profile-budget"},
-                     {"cache_control", "--cache-control"}};
+                     {"cache_control", "--cache-control"},
+                     {"replay", "--replay"}};
         char *line = NULL;
         size_t len = 0, cap = 0;
         shell_quote_append(&line, &len, &cap, "gpuhier");
