@@ -110,7 +110,7 @@ struct rule_threshold {
 /* One `requires:` item: a metric the report must hold, or a column that must be non-NULL somewhere. */
 struct rule_require {
     char *
-        kind; /* 'metric' (a metric_name row with values), 'counts-or-metric' (per-instruction counts, inst_count, else the metric), 'column' ('table.column' with a non-NULL value) or 'profiled' */
+        kind; /* 'metric' (a metric_name row with values), 'counts-or-metric' (per-instruction counts, inst_count, else the metric), 'optional' (a metric read when present: never unmet), 'column' ('table.column' with a non-NULL value) or 'profiled'; `gpuhier run` collects the names of the first three (analyzer_rule_metrics()) */
     char *name; /* metric or table.column; NULL for 'profiled' */
     int line;
 };
@@ -172,6 +172,23 @@ const struct rule *ruleset_find(const struct ruleset *rs, const char *id);
 
 /* Free a rule set; NULL is a no-op. */
 void ruleset_free(struct ruleset *rs);
+
+/* A metric a rule asks for that the catalogue's sets do not collect. */
+struct rule_metric {
+    const char *name;        /* borrowed from the rule set */
+    const struct rule *rule; /* the first rule asking for it */
+    int line;                /* its `requires:` line */
+    int in_catalogue;        /* 1: schema/metrics.catalogue lists it (collected only when asked) */
+};
+
+/*
+ * What `gpuhier run` collects for the rules of `rs` beyond the metric
+ * catalogue's core, tie and group sets (docs/rules.md "requires"): every
+ * name of a `requires: metric`, `counts-or-metric` or `optional` line that
+ * schema/catalogue.h does not collect by itself, once, in rule order.
+ * Fills up to `max` entries of out[]; returns how many there are in all.
+ */
+size_t analyzer_rule_metrics(const struct ruleset *rs, struct rule_metric *out, size_t max);
 
 /* The last error message of this thread (static buffer, never NULL). */
 const char *analyzer_error(void);

@@ -176,7 +176,7 @@ set_count(const char *name, long v)
 
 static void
 set_environment(const struct run_opts *o, const char *collector, const char *pattern,
-                const char *session)
+                const char *session, const char *metrics, const char *rule_metrics)
 {
     const char *old = getenv("CUDA_INJECTION64_PATH");
     if (old && *old && strcmp(old, collector) && !o->is_quiet)
@@ -206,7 +206,8 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     set_or_unset("GPUHIER_FORCE", o->is_force ? "1" : NULL);
     set_or_unset("GPUHIER_QUIET", o->is_quiet ? "1" : NULL);
     set_or_unset("GPUHIER_MODE", o->mode);
-    set_or_unset("GPUHIER_METRICS", o->metrics);
+    set_or_unset("GPUHIER_METRICS", metrics);
+    set_or_unset("GPUHIER_RULE_METRICS", rule_metrics);
     set_or_unset("GPUHIER_METRIC_SET", o->metric_set);
     set_or_unset("GPUHIER_CACHE_CONTROL", o->cache_control);
     set_or_unset("GPUHIER_REPLAY", o->replay);
@@ -390,7 +391,7 @@ cmd_run(int argc, const char **argv)
     if (!path)
         return code;
     char *pattern = absolute_pattern(o.output ? o.output : OUTNAME_DEFAULT);
-    char *collector = NULL;
+    char *collector = NULL, *metrics = NULL, *rule_metrics = NULL;
     char session[PATH_MAX] = "";
     char cwd[PATH_MAX] = "";
     if (check_output(pattern, o.is_force)) {
@@ -413,7 +414,9 @@ cmd_run(int argc, const char **argv)
     if (!getcwd(cwd, sizeof(cwd)))
         cwd[0] = '\0';
 
-    set_environment(&o, collector, pattern, session);
+    if (run_rule_metrics(&o, &metrics, &rule_metrics))
+        goto fail;
+    set_environment(&o, collector, pattern, session, metrics, rule_metrics);
     int status;
     if (run_spawn(path, o.argv, &status)) {
         code = status;
@@ -446,6 +449,8 @@ cmd_run(int argc, const char **argv)
     free(path);
     free(pattern);
     free(collector);
+    free(metrics);
+    free(rule_metrics);
     /*
      * Leave as the program left: its code, or death by its signal. Not via
      * main(): stdout is the program's, and its state is none of our business.
@@ -458,5 +463,7 @@ fail:
     free(path);
     free(pattern);
     free(collector);
+    free(metrics);
+    free(rule_metrics);
     return code;
 }

@@ -240,6 +240,10 @@ prof_host(unsigned groups)
                        "extra metric groups 0x%x not collected: %s", groups, err);
         return NULL;
     }
+    if (*metrics_host_dropped(h))
+        push_event("warning", "rule_metric_unknown",
+                   "metrics a rule asked for are not collected, chip '%s' lacks them: %s", R.chip,
+                   metrics_host_dropped(h));
     struct prof_host *ph = &R.hosts[R.nhosts++];
     exit_hook_refresh(); /* nvperf built this host object's state just now */
     ph->groups = groups;

@@ -142,6 +142,8 @@ init_profiling(void)
         opt.sampling_ok = 0;
         return;
     }
+    /* the rules' names (gpuhier run) are dropped, not fatal, on a chip that lacks them */
+    metrics_set_optional(env("GPUHIER_RULE_METRICS"));
     opt.metrics = metrics_list_build(opt.no_core ? METRICS_NO_CORE : 0, env("GPUHIER_METRICS"),
                                      &opt.nmetrics, err, sizeof(err));
     int c = env_word("GPUHIER_CACHE_CONTROL", OPTVALUE_CACHE_CONTROLS, 1);

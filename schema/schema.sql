@@ -704,60 +704,64 @@ SELECT c.*, k.mangled_name, k.demangled_name, k.short_name,
        CASE WHEN c.launches > 0 THEN CAST(c.total_ns AS REAL) / c.launches END AS mean_ns
 FROM config c JOIN kernel k ON k.id = c.kernel_id LEFT JOIN device d ON d.id = c.device_id;
 
--- One row per profiled launch with every default metric as a named
--- column (NULL when the report lacks it). Rules query this view; the
+-- One row per profiled launch with every metric of the catalogue that has
+-- a column (NULL when the report lacks it). Rules query this view; the
 -- column names are stable, the metric names behind them are the GH100
--- Perfworks names the collector's default set collects
--- (docs/metrics.md maps rule -> metrics).
+-- Perfworks names the collector collects (docs/metrics.md maps rule ->
+-- metrics). Generated from schema/metrics.catalogue, with each column's
+-- unit and meaning: edit the catalogue, never this view (the build embeds
+-- the catalogue's; `cmake --build build --target catalogue-update` writes
+-- it here, and unit.catalogue fails until it is). A metric without a
+-- column is read by name from v_metric (the analyzer's cfg_metric).
 CREATE VIEW v_profiled AS
 SELECT l.id AS launch_id, l.kernel_id, l.config_id, l.device_id,
        p.passes,
-       MAX(CASE WHEN n.name = 'gpu__time_duration.sum' THEN m.value END) AS duration_ns,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst_executed,
-       MAX(CASE WHEN n.name = 'sm__warps_active.avg.pct_of_peak_sustained_active' THEN m.value END) AS achieved_occupancy_pct,
-       MAX(CASE WHEN n.name = 'sm__cycles_active.avg' THEN m.value END) AS sm_cycles_active,
-       MAX(CASE WHEN n.name = 'dram__bytes_read.sum' THEN m.value END) AS dram_read_bytes,
-       MAX(CASE WHEN n.name = 'dram__bytes_write.sum' THEN m.value END) AS dram_write_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_sectors,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_sectors,
-       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_requests,
-       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_requests,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_ld.sum' THEN m.value END) AS gld_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_st.sum' THEN m.value END) AS gst_inst,
-       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_ld.sum' THEN m.value END) AS gld_requested_bytes,
-       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_st.sum' THEN m.value END) AS gst_requested_bytes,
-       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_32b.sum' THEN m.value END) AS mem_inst_32b,
-       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_64b.sum' THEN m.value END) AS mem_inst_64b,
-       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_128b.sum' THEN m.value END) AS mem_inst_128b,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum' THEN m.value END) AS lld_sectors,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum' THEN m.value END) AS lst_sectors,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_ld.sum' THEN m.value END) AS lld_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_st.sum' THEN m.value END) AS lst_inst,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum' THEN m.value END) AS lld_sectors_miss,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum' THEN m.value END) AS lst_sectors_miss,
-       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum' THEN m.value END) AS shld_conflicts,
-       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum' THEN m.value END) AS shst_conflicts,
-       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum' THEN m.value END) AS shld_wavefronts,
-       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum' THEN m.value END) AS shst_wavefronts,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_ld.sum' THEN m.value END) AS shld_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_st.sum' THEN m.value END) AS shst_inst,
-       MAX(CASE WHEN n.name = 'l1tex__t_sector_hit_rate.pct' THEN m.value END) AS l1_hit_rate_pct,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_hit.sum' THEN m.value END) AS l2_hit_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_miss.sum' THEN m.value END) AS l2_miss_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex.sum' THEN m.value END) AS l2_sectors_from_l1,
-       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum' THEN m.value END) AS tma_load_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum' THEN m.value END) AS tma_store_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum' THEN m.value END) AS ldgsts_access_bytes,
-       MAX(CASE WHEN n.name = 'sm__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum' THEN m.value END) AS ldgsts_bypass_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes.sum' THEN m.value END) AS l2_to_l1_bytes,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex_aperture_sysmem.sum' THEN m.value END) AS sm_sysmem_sectors,
-       MAX(CASE WHEN n.name = 'idc__requests.sum' THEN m.value END) AS const_requests,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_ldc.sum' THEN m.value END) AS const_inst,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_op_atom.sum' THEN m.value END) AS l2_atom_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_op_red.sum' THEN m.value END) AS l2_red_sectors,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_generic_atom.sum' THEN m.value END) AS gatom_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_red.sum' THEN m.value END) AS gred_inst
+       MAX(CASE WHEN n.name = 'gpu__time_duration.sum' THEN m.value END) AS duration_ns, -- ns: kernel time under replay
+       MAX(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst_executed, -- inst: warp instructions executed
+       MAX(CASE WHEN n.name = 'sm__warps_active.avg.pct_of_peak_sustained_active' THEN m.value END) AS achieved_occupancy_pct, -- pct: achieved occupancy
+       MAX(CASE WHEN n.name = 'sm__cycles_active.avg' THEN m.value END) AS sm_cycles_active, -- cycles: cycles an SM had work (average over SMs)
+       MAX(CASE WHEN n.name = 'dram__bytes_read.sum' THEN m.value END) AS dram_read_bytes, -- bytes: device-memory bytes read
+       MAX(CASE WHEN n.name = 'dram__bytes_write.sum' THEN m.value END) AS dram_write_bytes, -- bytes: device-memory bytes written
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_sectors, -- sectors: global load sectors (32 B) through the LSU
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_sectors, -- sectors: global store sectors (32 B) through the LSU
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_ld.sum' THEN m.value END) AS gld_inst, -- inst: LDG warp instructions (= requests)
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_st.sum' THEN m.value END) AS gst_inst, -- inst: STG warp instructions (= requests)
+       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_hit.sum' THEN m.value END) AS l2_hit_sectors, -- sectors: L2 sector lookups that hit
+       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_miss.sum' THEN m.value END) AS l2_miss_sectors, -- sectors: L2 sector lookups that missed
+       MAX(CASE WHEN n.name = 'l1tex__t_sector_hit_rate.pct' THEN m.value END) AS l1_hit_rate_pct, -- pct: L1 sector hit rate
+       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum' THEN m.value END) AS shld_wavefronts, -- wavefronts: shared-memory load wavefronts
+       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum' THEN m.value END) AS shst_wavefronts, -- wavefronts: shared-memory store wavefronts
+       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum' THEN m.value END) AS shld_conflicts, -- conflicts: shared-memory load bank conflicts reported by the hardware
+       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum' THEN m.value END) AS shst_conflicts, -- conflicts: shared-memory store bank conflicts reported by the hardware
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_ld.sum' THEN m.value END) AS shld_inst, -- inst: LDS warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_st.sum' THEN m.value END) AS shst_inst, -- inst: STS warp instructions
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum' THEN m.value END) AS lld_sectors, -- sectors: local-memory (spill) load sectors
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum' THEN m.value END) AS lst_sectors, -- sectors: local-memory (spill) store sectors
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_ld.sum' THEN m.value END) AS lld_inst, -- inst: LDL warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_st.sum' THEN m.value END) AS lst_inst, -- inst: STL warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_generic_atom.sum' THEN m.value END) AS gatom_inst, -- inst: ATOM warp instructions (global atomics are counted as generic)
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_red.sum' THEN m.value END) AS gred_inst, -- inst: RED warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_ldc.sum' THEN m.value END) AS const_inst, -- inst: LDC (indexed constant) warp instructions
+       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex.sum' THEN m.value END) AS l2_sectors_from_l1, -- sectors: L2 sectors requested by L1TEX
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum' THEN m.value END) AS lld_sectors_miss, -- sectors: local load sectors that missed L1
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum' THEN m.value END) AS lst_sectors_miss, -- sectors: local store sectors that missed L1
+       MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors, -- sectors: L2 sectors to system memory, every L2 client (zero-copy, managed)
+       MAX(CASE WHEN n.name = 'lts__t_sectors_op_atom.sum' THEN m.value END) AS l2_atom_sectors, -- sectors: L2 atomic sectors
+       MAX(CASE WHEN n.name = 'lts__t_sectors_op_red.sum' THEN m.value END) AS l2_red_sectors, -- sectors: L2 reduction sectors
+       MAX(CASE WHEN n.name = 'idc__requests.sum' THEN m.value END) AS const_requests, -- requests: constant-cache requests
+       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex_aperture_sysmem.sum' THEN m.value END) AS sm_sysmem_sectors, -- sectors: L2 sectors to system memory that the SMs asked for
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes.sum' THEN m.value END) AS l2_to_l1_bytes, -- bytes: bytes read from L2 into L1 (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum' THEN m.value END) AS tma_load_bytes, -- bytes: TMA load bytes (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum' THEN m.value END) AS tma_store_bytes, -- bytes: TMA store bytes (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum' THEN m.value END) AS ldgsts_access_bytes, -- bytes: LDGSTS bytes through L1 (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_requests, -- requests: LSU global load requests (group requests)
+       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_requests, -- requests: LSU global store requests (group requests)
+       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_ld.sum' THEN m.value END) AS gld_requested_bytes, -- bytes: global load bytes the instructions requested (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_st.sum' THEN m.value END) AS gst_requested_bytes, -- bytes: global store bytes the instructions requested (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_32b.sum' THEN m.value END) AS mem_inst_32b, -- inst: 32-bit memory warp instructions (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_64b.sum' THEN m.value END) AS mem_inst_64b, -- inst: 64-bit memory warp instructions (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_128b.sum' THEN m.value END) AS mem_inst_128b, -- inst: 128-bit memory warp instructions (group sass_bytes)
+       MAX(CASE WHEN n.name = 'sm__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum' THEN m.value END) AS ldgsts_bypass_bytes -- bytes: LDGSTS bytes that bypassed L1 (group sass_bytes)
 FROM launch l
 JOIN profile p ON p.launch_id = l.id
 LEFT JOIN metric m ON m.launch_id = l.id
