@@ -52,6 +52,22 @@ target_link_libraries(collector_signal_child PRIVATE ${CMAKE_DL_LIBS} Threads::T
 target_include_directories(collector_signal_child PRIVATE ${PROJECT_SOURCE_DIR})
 gh_add_test(NAME e2e.t107-collector-rank
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t107-collector-rank.sh LABELS e2e collector)
+# The real collector on a fake driver and CUPTI (one library, SONAME libcuda.so.1):
+# its engines, graph path, watchdog and exit without a GPU (t108). Never
+# sanitized: the host stands for an uninstrumented program.
+add_library(gh_collector_fake_cuda SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_cuda.c)
+target_include_directories(gh_collector_fake_cuda PRIVATE ${GH_CUPTI_INCLUDES})
+target_compile_options(gh_collector_fake_cuda PRIVATE -idirafter ${GH_CUPTI_SHIM} -fno-sanitize=all)
+target_link_options(gh_collector_fake_cuda PRIVATE -fno-sanitize=all -Wl,-soname,libcuda.so.1)
+target_link_libraries(gh_collector_fake_cuda PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+set_target_properties(gh_collector_fake_cuda PROPERTIES C_VISIBILITY_PRESET hidden)
+add_executable(collector_fake_host ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_host.c)
+target_compile_options(collector_fake_host PRIVATE -fno-sanitize=all)
+target_link_options(collector_fake_host PRIVATE -fno-sanitize=all)
+target_link_libraries(collector_fake_host PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+gh_add_test(NAME e2e.t108-collector-engines
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t108-collector-engines.sh LABELS e2e collector
+            ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
 gh_add_test(NAME e2e.t105-collector-signals
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t105-collector-signals.sh LABELS e2e collector)
 find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
