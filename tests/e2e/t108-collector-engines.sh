@@ -81,6 +81,20 @@ expect both "the graph's overhead on its first row only" \
     "$(q both "SELECT count(overhead_ns) FROM inst_launch WHERE reason = 'graph'")" 1
 grep -q "the instrumentation engine still tries its launches" "$tmp/both.err" || bad "both: stderr: $(cat "$tmp/both.err")"
 
+# The readers: the summary (TUI and `gpuhier report`) and the JSON export say which engine ran.
+G=$GPUHIER_BINARY_DIR/gpuhier
+if [ -x "$G" ]; then
+    "$G" report "$tmp/both.db" > "$tmp/both.summary" 2>&1 || bad "both: gpuhier report failed: $(cat "$tmp/both.summary")"
+    tr '\n' ' ' < "$tmp/both.summary" | tr -s ' ' > "$tmp/both.flat"
+    for want in "Engines range profiler: refused: no permission to read GPU counters (ERR_NVGPUCTRPERM): cuptiProfilerGetCounterAvailability failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" \
+        "instrumentation: ran on 2 launches and 1 graph launch (3 configurations)"; do
+        grep -qF "$want" "$tmp/both.flat" && echo "ok   both: summary says '$want'" || bad "both: summary lacks '$want': $(cat "$tmp/both.summary")"
+    done
+    "$G" export --format json "$tmp/both.db" > "$tmp/both.json" 2> "$tmp/both.jerr" || bad "both: export failed: $(cat "$tmp/both.jerr")"
+    got=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["engines"]; r, i = e["range_profiler"], e["instrumentation"]; print(e["asked"], e["derived"], r["state"].split(":")[0], r["launches"], i["state"].split(":")[0], i["launches"], i["graph_launches"], sep="|")' "$tmp/both.json" 2>&1)
+    expect both "JSON engines" "$got" "instrumentation + range profiler|False|refused|0|ran|2|1"
+fi
+
 # 3. Both engines, the instrumentation refused too (the fault path for what the device may answer).
 run bothfail GPUHIER_INSTRUMENT=both GPUHIER_FAULT=$perm,sass_enable:INSUFFICIENT_PRIVILEGES
 expect bothfail "instrumentation failed" "$(meta bothfail engine_instrumentation)" \
