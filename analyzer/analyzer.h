@@ -70,6 +70,18 @@ int analyzer_print_top(sqlite3 *db, FILE *f, int n, int all);
 int analyzer_profiles_set_aside(sqlite3 *db, long long *profiles, long long *configs);
 
 /*
+ * Configurations profiled in one-pass groups that did not get every group
+ * of their plan (schema.sql v_config_groups: launched fewer times than
+ * there are groups, their later groups deferred by the budget, or a group
+ * set aside): *configs of them, holding *gpu_pct % of the traced kernel
+ * time (config.total_ns). The counters of their missing groups are NULL
+ * and the rules that read them do not judge them (docs/analyzer.md
+ * "One-pass groups"). Reads the report only. 0, or -1 with
+ * analyzer_error() set.
+ */
+int analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct);
+
+/*
  * Version of the rule set in `o->rules_dir`: a hex hash of the rule files'
  * names and contents. Returns a new string (free()) or NULL.
  */

@@ -536,6 +536,34 @@ analyzer_profiles_set_aside(sqlite3 *db, long long *profiles, long long *configs
                : an_fail(ANALYZER_ERR_REPORT, "cannot read profiles: %s", sqlite3_errstr(rc));
 }
 
+int
+analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct)
+{
+    sqlite3_stmt *st = NULL;
+    *configs = 0;
+    *gpu_pct = 0;
+    char *sql = store_groups_query(
+        "SELECT COUNT(*), (SELECT total(total_ns) FROM main.config),"
+        " total((SELECT total_ns FROM main.config c WHERE c.id = g.config_id)) FROM ",
+        " g WHERE g.groups_collected < g.groups_total");
+    if (!sql)
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot read one-pass groups: %s", store_error());
+    int rc = store_prepare(db, sql, &st);
+    free(sql);
+    if (rc)
+        return an_fail(ANALYZER_ERR_REPORT, "cannot read one-pass groups: %s", store_error());
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *configs = sqlite3_column_int64(st, 0);
+        double all = sqlite3_column_double(st, 1);
+        *gpu_pct = all > 0 ? 100.0 * sqlite3_column_double(st, 2) / all : 0;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0
+                            : an_fail(ANALYZER_ERR_REPORT, "cannot read one-pass groups: %s",
+                                      sqlite3_errstr(rc));
+}
+
 /*
  * temp.cfg_metric: every metric of the report averaged per configuration
  * over its profiled launches (those not in temp.prof_aside), accumulated
@@ -729,7 +757,27 @@ build_pagg(sqlite3 *db)
         free(sql);
         return build_pagg_slow(db);
     }
-    const char *tail = " FROM temp.cfg_metric o GROUP BY config_id";
+    /*
+     * One-pass groups put the L2 hit and miss sectors in different groups
+     * (they cannot share a pass on GH100), so a configuration's L2 hit
+     * rate then joins two launches: l2_hit_rate_spread is 1 when no kept
+     * profile holds both (docs/analyzer.md "One-pass groups"), 0 when one
+     * does (kernel replay's core), NULL without both counters. Every
+     * other ratio's halves share a group (collector/onepass.c bundles).
+     */
+    const char *tail =
+        ", CASE WHEN MAX(o.metric = 'lts__t_sectors_lookup_hit.sum') = 1"
+        " AND MAX(o.metric = 'lts__t_sectors_lookup_miss.sum') = 1"
+        " THEN NOT EXISTS (SELECT 1 FROM main.launch l"
+        "  JOIN main.profile p ON p.launch_id = l.id"
+        "  JOIN main.metric mh ON mh.launch_id = l.id JOIN main.metric mm ON mm.launch_id = l.id"
+        "  WHERE l.config_id = o.config_id AND mh.value IS NOT NULL AND mm.value IS NOT NULL"
+        "  AND mh.metric_id = (SELECT id FROM main.metric_name"
+        "   WHERE name = 'lts__t_sectors_lookup_hit.sum')"
+        "  AND mm.metric_id = (SELECT id FROM main.metric_name"
+        "   WHERE name = 'lts__t_sectors_lookup_miss.sum')"
+        "  AND l.id NOT IN (SELECT launch_id FROM temp.prof_aside)) END AS l2_hit_rate_spread"
+        " FROM temp.cfg_metric o GROUP BY config_id";
     sql = an_xrealloc(sql, len + strlen(tail) + 1);
     memcpy(sql + len, tail, strlen(tail) + 1);
     int rc = store_exec(db, sql);

@@ -20,6 +20,7 @@
 #include "export/sanitize.h"
 #include "schema/outname.h"
 #include "schema/store.h"
+#include "schema/store_view.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -208,6 +209,7 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     set_or_unset("GPUHIER_METRICS", o->metrics);
     set_or_unset("GPUHIER_METRIC_SET", o->metric_set);
     set_or_unset("GPUHIER_CACHE_CONTROL", o->cache_control);
+    set_or_unset("GPUHIER_REPLAY", o->replay);
     set_or_unset("GPUHIER_SAMPLE", o->sample);
     set_or_unset("GPUHIER_KERNEL", o->kernel);
     set_or_unset("GPUHIER_NVTX_INCLUDE", o->nvtx_include);
@@ -264,6 +266,24 @@ print_report_notes(sqlite3 *db, const char *shown)
                 "==gpuhier==   %s: %lld of %lld configurations profiled; they took %.1f %% of "
                 "the traced GPU time\n",
                 shown, profiled, configs, pct);
+    /*
+     * Coverage by GPU time (issue 18): the share of the traced kernel time
+     * whose configurations have pattern counters, and hardware counters
+     */
+    struct store_coverage cov;
+    if (store_counter_coverage(db, &cov) == 0 && cov.gpu_ns > 0 &&
+        (cov.pattern_configs > 0 || cov.hardware_configs > 0)) {
+        fprintf(stderr,
+                "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
+                "counters %.1f %% (%.1f %% complete)\n",
+                shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct);
+        if (cov.groups_partial > 0)
+            fprintf(stderr,
+                    "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "
+                    "groups (launched fewer times than there are groups, or deferred by the "
+                    "budget)\n",
+                    shown, cov.groups_partial, cov.groups_partial == 1 ? "" : "s");
+    }
     if (store_prepare(
             db,
             "SELECT level, code, count(*), min(message) FROM event "

@@ -27,6 +27,7 @@ struct run_opts {
     const char *metrics;        /* comma-separated metric names to add, or NULL */
     const char *metric_set;     /* "default" or "none" (only --metrics), or NULL: default */
     const char *cache_control;  /* "all" (flush the L2) or "none"; NULL: none */
+    const char *replay;         /* "none" (one-pass groups) or "kernel"; NULL: none */
     const char *sample;         /* config|all|first:N|every:N, or NULL */
     const char *kernel;         /* POSIX extended regex, or NULL */
     const char *nvtx_include;   /* POSIX extended regex, or NULL */

@@ -67,6 +67,19 @@ int sampler_watchdog(void);
 /* 1 and what it found into buf once the watchdog found engine `e` stuck; else 0. */
 int sampler_stuck(const struct counter_engine *e, char *buf, size_t n);
 
+/*
+ * From the range profiler, once its one-pass plan is packed: the plan has
+ * `n` groups (sampling_set_groups()). Any thread.
+ */
+void sampler_set_groups(int n);
+
+/*
+ * From the range profiler serving the calling thread's launch (its first
+ * group): the order of that configuration's groups (sampling_set_group_order()).
+ * 0 or -1.
+ */
+int sampler_set_group_order(const unsigned char *order, int n);
+
 /* At exit, before the writer closes: the sampler's own note (budget_time_unmatched). */
 void sampler_at_exit(void);
 

@@ -108,6 +108,10 @@ PRAGMA user_version = 2;
 -- or a profile row (range profiler). Absent from older reports and from a
 -- run that did not exit cleanly: readers then tell the engines from those
 -- rows and run.profiling_limited.
+-- 'metric_groups' (added: one-pass groups): N, the groups of the one-pass
+-- plan the collector packed for the device's chip (profile.metric_set
+-- 'groupK/N'; docs/metrics.md "One-pass groups"). Absent under --replay
+-- kernel, --metric-set none, and in reports recorded before issue 18.
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value
@@ -305,7 +309,7 @@ CREATE TABLE launch (
     config_launch_index INTEGER, -- 0-based index of this launch among launches of its configuration
     nvtx_path         TEXT,      -- NVTX ranges open on the launching thread, outermost first, joined by ' > '
     profiled          INTEGER DEFAULT 0, -- 1 if hardware counters were collected for this launch (kernel replay)
-    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1 or both: given to the instrumentation engine, or a kernel node of a graph launch it served, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md)
+    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1 or both: given to the instrumentation engine, or a kernel node of a graph launch it served, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (--replay kernel: a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md), 'metric_group' (a later launch of a configuration profiled for the next one-pass group of the plan; the first group's launch is 'first_of_config'; docs/metrics.md "One-pass groups")
     api_ns            INTEGER    -- (added: allocation footprint) when the launching driver API call was entered, CUPTI clock (host side); set for profiled launches only, whose start_ns/end_ns stay NULL under replay; NULL otherwise
 );
 CREATE INDEX launch_by_kernel ON launch(kernel_id);
@@ -321,8 +325,8 @@ CREATE TABLE metric_name (
 -- Per profiled launch: how it was profiled.
 CREATE TABLE profile (
     launch_id   INTEGER PRIMARY KEY REFERENCES launch(id),
-    passes      INTEGER,  -- replay passes the config image needed
-    metric_set  TEXT,     -- what was collected: 'core' (the default set), 'metrics' (--metric-set none: only --metrics), or 'tie+GROUP[+GROUP...]' (an extras profile: the extra groups with the tie set, duration, warp instructions and global load/store sectors, that joins it to the configuration's core profile; see docs/metrics.md)
+    passes      INTEGER,  -- replay passes the config image needed (1 for a one-pass group: nothing replayed)
+    metric_set  TEXT,     -- what was collected: 'groupK/N' (the default since issue 18: one-pass group K of a plan of N, one per profiled launch under user replay, no kernel replay; v_config_groups), 'core' (--replay kernel: the core set), 'metrics' (--metric-set none: only --metrics), or 'tie+GROUP[+GROUP...]' (--replay kernel's extras profile: the extra groups with the tie set, duration, warp instructions and global load/store sectors, that joins it to the configuration's core profile; see docs/metrics.md)
     duration_ns INTEGER,  -- gpu__time_duration.sum under replay (serialized; not used for time estimates when traced launches exist)
     overhead_ns INTEGER   -- wall time the profiler spent on this launch (replay + decode), CPU clock
 );
@@ -848,6 +852,36 @@ SELECT t.launch_id,
 FROM t
 LEFT JOIN ref f ON f.config_id = t.config_id AND t.has_tie
 LEFT JOIN t r ON r.launch_id = f.launch_id;
+
+-- (added: one-pass groups) Per configuration profiled in one-pass
+-- groups (profile.metric_set 'groupK/N', the default since issue 18:
+-- each profiled launch collects one group of a plan of N, docs/metrics.md
+-- "One-pass groups"): how many of the N groups its profiles hold and
+-- which it did not get. A configuration launched fewer times than N (or
+-- whose later groups the budget deferred) misses groups: the counters of
+-- the missing groups are NULL in its row of v_profiled, and the rules that
+-- read them do not judge it. Profiles that v_profile sets aside (other
+-- work than the configuration's first) do not count. Readers run this
+-- build's definition with this build's v_profile (store_groups_query()).
+CREATE VIEW v_config_groups AS
+WITH g AS (
+    SELECT config_id, kernel_id,
+           CAST(substr(metric_set, 6, instr(metric_set, '/') - 6) AS INTEGER) AS k,
+           CAST(substr(metric_set, instr(metric_set, '/') + 1) AS INTEGER) AS n
+    FROM v_profile
+    WHERE metric_set LIKE 'group%/%' AND set_aside = 0 AND config_id IS NOT NULL
+),
+seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < 64)
+SELECT c.config_id,
+       c.kernel_id,
+       c.groups_total,     -- N: the groups of the plan its profiles were taken in
+       c.groups_collected, -- distinct groups among its kept profiles
+       (SELECT group_concat(i, ',') FROM seq
+         WHERE i <= c.groups_total AND i NOT IN (SELECT k FROM g WHERE g.config_id = c.config_id))
+           AS groups_missing -- the groups it did not get, e.g. '2,3,4'; NULL when none
+FROM (SELECT config_id, MIN(kernel_id) AS kernel_id, MAX(n) AS groups_total,
+             COUNT(DISTINCT k) AS groups_collected
+      FROM g GROUP BY config_id) c;
 
 -- (added: allocation footprint) Per launch with a known API time, the
 -- device memory live on its device when the launch was issued: every

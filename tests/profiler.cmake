@@ -59,3 +59,11 @@ gh_add_test(NAME unit.pytorch_vs_ncu_readers
 gh_add_test(NAME unit.agreement_pipeline
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_pipeline.py
             LABELS profiler)
+
+# The one-pass group plan (collector/onepass.c), packed offline for GH100.
+add_executable(test_onepass ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_onepass.c
+               ${GH_PROF_SRC}/onepass.c ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c)
+target_include_directories(test_onepass PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
+target_compile_options(test_onepass PRIVATE -idirafter ${GH_PROF_SRC}/shim)
+target_link_libraries(test_onepass PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+gh_add_test(NAME unit.onepass COMMAND test_onepass LABELS unit profiler)
