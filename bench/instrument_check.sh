@@ -4,16 +4,29 @@
 # bench/instrument_check.sh [STAGE]: the instrumentation engine on the
 # device (issue 17), one call. Under `gpuhier run` with GPUHIER_INSTRUMENT=1:
 #   cases    bench/sassprobe/cases.cu: every configuration instrumented once
-#            and range-profiled at its next launch; sectors and wavefronts
+#            (=1: the range profiler is not used in the process); sectors and wavefronts
 #            against their ideal per kernel (the design ratios beside), pcs
 #            with a source line, the findings and the source view;
 #   torch    bench/sassprobe/torch_ops.py, jax: jax_loop.py (default
 #            preallocation): exit status, instrumented launches, functions;
+#   both     GPUHIER_INSTRUMENT=both (not yet run on the device): cases,
+#            torch and jax each under a timeout, with the engine watchdog
+#            at 20 s; a timeout (status 124) or an 'engine_stuck' event is
+#            the deadlock of docs/collector.md coming back;
+#   graph    tests/gpu/t152-graph-instrument.sh: graph kernel nodes;
+#   noperm   without counter permission: as a non-root user when the
+#            driver restricts counters to admins (RmProfilingAdminOnly=1),
+#            else (the device's counters are open to every user) the fault
+#            path for the range profiler's refusal (GPUHIER_FAULT), which
+#            cannot tell what the instrumentation engine does without
+#            permission; and `gpuhier doctor`'s engine lines;
 #   cost     bench/pytorch_train.py --steps 20 natively, in the default
 #            mode and instrumented: wall times, instrumented launches and
 #            the added time per instrumented launch (median, p95).
-# STAGE (default .stage): scripts/stage.sh output with gpu/cases. Writes
-# $OUT/instrument.log (everything printed) and $OUT/cases.db.
+# A section that would start past BUDGET_S seconds (default 540) is
+# skipped and says so. STAGE (default .stage): scripts/stage.sh output
+# with gpu/cases and testkernels/tk_graph. Writes $OUT/instrument.log
+# (everything printed) and $OUT/cases.db.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(cd "${1:-.stage}" && pwd)
@@ -26,6 +39,10 @@ w=$(mktemp -d)
 cd "$w" || exit 1
 q() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(" | ".join(str(x) for x in r)) for r in c.execute(sys.argv[2])]' "$1" "$2" 2>&1; }
 t() { s=$(date +%s.%N); "$@"; rc=$?; e=$(date +%s.%N); echo "  status $rc, $(echo "$s $e" | awk '{printf "%.1f", $2 - $1}') s: $*"; }
+t_start=$(date +%s)
+budget=${BUDGET_S:-540}
+# budget_ok SECONDS NAME: whether a section of at most SECONDS still fits
+budget_ok() { [ $(( $(date +%s) - t_start + $1 )) -le "$budget" ] && return 0; echo "== $2: skipped (would pass BUDGET_S=$budget)"; return 1; }
 {
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), stage $(cat "$stage/COMMIT")"
 echo "== cases"
@@ -50,6 +67,52 @@ for wl in torch:torch_ops.py jax:jax_loop.py; do
     q $n.db "SELECT 'inst_launch', count(*), 'functions', (SELECT count(DISTINCT function_id) FROM inst_count), 'counts', (SELECT count(*) FROM inst_count) FROM inst_launch"
     q $n.db "SELECT level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"
 done
+if budget_ok 330 both; then
+echo "== both engines (GPUHIER_INSTRUMENT=both; watchdog 20 s)"
+for wl in cases:60 torch:120 jax:120; do
+    n=${wl%%:*} lim=${wl#*:}
+    case $n in
+        cases) cmd="$stage/gpu/cases" ;;
+        torch) cmd="python3 $root/bench/sassprobe/torch_ops.py" ;;
+        jax) cmd="python3 $root/bench/sassprobe/jax_loop.py" ;;
+    esac
+    echo "-- both: $n (timeout $lim s)"
+    GPUHIER_INSTRUMENT=both GPUHIER_DIAG_ENGINE_WATCHDOG_MS=20000 t timeout $lim "$g" run -o both-$n.db --no-analyze -- $cmd > both-$n.out 2> both-$n.err
+    [ $rc = 124 ] && echo "  TIMED OUT: the combination hung (collector's last lines below)"
+    tail -1 both-$n.out; grep '==gpuhier==' both-$n.err | grep -iE 'stuck|instrument|counter|fail' | head -5
+    q both-$n.db "SELECT 'launches', count(*), 'instrumented', sum(profile_reason = 'instrumented'), 'range-profiled', sum(profiled) FROM launch"
+    q both-$n.db "SELECT 'configs instrumented', count(DISTINCT i.config_id), 'of them range-profiled too', count(DISTINCT CASE WHEN l.profiled = 1 THEN l.config_id END) FROM inst_launch i LEFT JOIN launch l ON l.config_id = i.config_id"
+    q both-$n.db "SELECT key, value FROM meta WHERE key LIKE 'engine%'"
+    q both-$n.db "SELECT level, code, substr(message, 1, 200) FROM event WHERE level <> 'info' LIMIT 5"
+done
+[ -f both-cases.db ] && cp both-cases.db "$out/"
+fi
+if budget_ok 60 graph; then
+echo "== graph: tests/gpu/t152-graph-instrument.sh"
+GPUHIER_BINARY_DIR=$stage OUT=$w t timeout 300 sh "$root/tests/gpu/t152-graph-instrument.sh"
+fi
+if budget_ok 60 noperm; then
+echo "== without counter permission"
+adm=$(sed -n 's/^RmProfilingAdminOnly: //p' /proc/driver/nvidia/params 2>/dev/null)
+echo "RmProfilingAdminOnly=${adm:-unknown}, uid $(id -u)"
+if [ "${adm:-0}" = 1 ] && command -v setpriv > /dev/null; then
+    echo "-- as uid 65534: the real refusal"
+    nd=$(mktemp -d) && chmod 777 "$nd"
+    (cd "$nd" && GPUHIER_INSTRUMENT=both t timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$nd" "$g" run -o "$nd/noperm.db" --no-analyze -- "$stage/gpu/cases" > "$nd/o" 2> "$nd/e"; grep '==gpuhier==' "$nd/e" | head -5)
+    q "$nd/noperm.db" "SELECT key, value FROM meta WHERE key LIKE 'engine%'"
+    q "$nd/noperm.db" "SELECT 'instrumented', count(*), 'functions with counts', (SELECT count(DISTINCT function_id) FROM inst_count) FROM inst_launch"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$g" doctor 2>&1 | grep -E 'range profiler|instrumentation|ready'
+else
+    echo "-- counters are open to every user here: the range profiler's refusal through the fault path;"
+    echo "   what the instrumentation engine does without permission stays unknown on this device"
+    GPUHIER_INSTRUMENT=both GPUHIER_FAULT=counter_availability:CUPTI_ERROR_INSUFFICIENT_PRIVILEGES t timeout 60 "$g" run -o noperm.db --no-analyze -- "$stage/gpu/cases" > noperm.out 2> noperm.err
+    grep '==gpuhier==' noperm.err | head -3
+    q noperm.db "SELECT key, value FROM meta WHERE key LIKE 'engine%'"
+    q noperm.db "SELECT 'instrumented', count(*) FROM inst_launch"
+fi
+"$g" doctor 2>&1 | grep -E 'range profiler|instrumentation|ready'
+fi
+if budget_ok 250 cost; then
 echo "== cost: bench/pytorch_train.py --steps 20"
 t timeout 100 python3 "$root/bench/pytorch_train.py" --steps 20 > n.out 2>&1; tail -1 n.out
 t timeout 150 "$g" run -o d.db --no-analyze -- python3 "$root/bench/pytorch_train.py" --steps 20 > d.out 2> d.err; tail -1 d.out
@@ -66,5 +129,6 @@ if v:
 print("functions with counts:", c.execute("SELECT count(DISTINCT function_id) FROM inst_count").fetchone()[0])
 PY
 q i.db "SELECT level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"
+fi
 } > "$out/instrument.log" 2>&1
 cat "$out/instrument.log"

@@ -81,6 +81,59 @@ struct cupti_profiler_init {
     void *priv;
 };
 enum { CUPTI_LEVEL_UNKNOWN, CUPTI_LEVEL_UNSUPPORTED, CUPTI_LEVEL_DISABLED, CUPTI_LEVEL_SUPPORTED };
+#define CUPTI_INSUFFICIENT_PRIVILEGES 35 /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES */
+/* cupti_profiler_target.h: the range profiler's permission probe (a size query, as the collector) */
+struct cupti_counter_availability {
+    size_t struct_size;
+    void *priv;
+    void *ctx;
+    size_t image_size;
+    unsigned char *image;
+};
+/* cupti_target.h */
+struct cupti_chip_name {
+    size_t struct_size;
+    void *priv;
+    size_t device;
+    const char *chip;
+};
+/* cupti_sass_metrics.h: the instrumentation engine's API */
+struct cupti_sass_num {
+    size_t struct_size;
+    void *priv;
+    const char *chip;
+    size_t n;
+};
+struct cupti_sass_details {
+    unsigned long long id;
+    const char *name, *description;
+};
+struct cupti_sass_list {
+    size_t struct_size;
+    void *priv;
+    const char *chip;
+    size_t n;
+    struct cupti_sass_details *list;
+};
+struct cupti_sass_config {
+    unsigned long long id;
+    unsigned char granularity; /* 0: GPU */
+};
+struct cupti_sass_set_config {
+    size_t struct_size;
+    void *priv;
+    size_t n;
+    struct cupti_sass_config *configs;
+    unsigned int device;
+};
+#define CUPTI_SASS_SET_CONFIG_SIZE (offsetof(struct cupti_sass_set_config, device) + sizeof(int))
+struct cupti_sass_unset_config {
+    size_t struct_size;
+    void *priv;
+    unsigned int device;
+};
+#define CUPTI_SASS_UNSET_CONFIG_SIZE                                                               \
+    (offsetof(struct cupti_sass_unset_config, device) + sizeof(int))
 typedef int (*cupti_version_fn)(unsigned int *);
 typedef int (*cupti_profiler_fn)(void *);
 typedef int (*cupti_result_string_fn)(int, const char **);
@@ -506,6 +559,170 @@ check_permission(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Counter engines                                                      */
+
+/* CUPTI's name for rc, or "error N". */
+static const char *
+cupti_error(const struct doctor *d, int rc)
+{
+    static char buf[64];
+    cupti_result_string_fn rs = (cupti_result_string_fn)dlsym(d->cupti, "cuptiGetResultString");
+    const char *s = NULL;
+    if (rs && rs(rc, &s) == 0 && s)
+        return s;
+    snprintf(buf, sizeof(buf), "error %d", rc);
+    return buf;
+}
+
+/*
+ * The range profiler's own permission probe on device 0, as the collector
+ * makes it (cuptiProfilerGetCounterAvailability, size query, on the
+ * primary context): 1 answered, 0 refused for permission, -1 unknown.
+ */
+static int
+check_rangeprof(struct doctor *d)
+{
+    cupti_profiler_fn avail =
+        (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerGetCounterAvailability");
+    cu_ctx_retain_fn retain = (cu_ctx_retain_fn)dlsym(d->cuda, "cuDevicePrimaryCtxRetain");
+    cu_ctx_set_fn set = (cu_ctx_set_fn)dlsym(d->cuda, "cuCtxSetCurrent");
+    void *ctx = NULL;
+    if (!avail || !retain || !set || retain(&ctx, d->dev[0].ordinal) != CU_SUCCESS ||
+        set(ctx) != CU_SUCCESS) {
+        say("unknown", "range profiler: cannot ask CUPTI for counter access on device 0");
+        return -1;
+    }
+    struct cupti_counter_availability p = {.struct_size = sizeof(p), .ctx = ctx};
+    int rc = avail(&p);
+    if (rc == 0) {
+        say("ok", "range profiler: counters readable on device 0 "
+                  "(cuptiProfilerGetCounterAvailability answered)");
+        return 1;
+    }
+    if (rc == CUPTI_INSUFFICIENT_PRIVILEGES) {
+        say("PROBLEM",
+            "range profiler: refused, no permission to read GPU counters (ERR_NVGPUCTRPERM: "
+            "cuptiProfilerGetCounterAvailability returned %s)",
+            cupti_error(d, rc));
+        fix("run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (see 'counter "
+            "permission'); tracing works meanwhile");
+        return 0;
+    }
+    say("warning", "range profiler: cuptiProfilerGetCounterAvailability returned %s on device 0",
+        cupti_error(d, rc));
+    return -1;
+}
+
+/*
+ * The instrumentation engine's API (CUPTI's SASS metrics) on device 0:
+ * the chip's metric list (cuptiSassMetricsGetNumOfMetrics, GetMetrics)
+ * and a config set and unset, as the collector sets it. 1 answered, 0
+ * refused, -1 unknown. Whether its patching then runs without counter
+ * permission is not known from here (docs/collector.md).
+ */
+static int
+check_instrumentation(struct doctor *d)
+{
+    cupti_profiler_fn chip = (cupti_profiler_fn)dlsym(d->cupti, "cuptiDeviceGetChipName");
+    cupti_profiler_fn num = (cupti_profiler_fn)dlsym(d->cupti, "cuptiSassMetricsGetNumOfMetrics");
+    cupti_profiler_fn get = (cupti_profiler_fn)dlsym(d->cupti, "cuptiSassMetricsGetMetrics");
+    cupti_profiler_fn setc = (cupti_profiler_fn)dlsym(d->cupti, "cuptiSassMetricsSetConfig");
+    cupti_profiler_fn unset = (cupti_profiler_fn)dlsym(d->cupti, "cuptiSassMetricsUnsetConfig");
+    if (!chip || !num || !get || !setc || !unset) {
+        say("PROBLEM", "instrumentation: this CUPTI has no SASS metrics API (CUDA 12.6 or newer)");
+        fix("install the CUDA 13 CUPTI library, or set GPUHIER_CUPTI_PATH to it");
+        return 0;
+    }
+    struct cupti_chip_name cn = {.struct_size = sizeof(cn), .device = (size_t)d->dev[0].ordinal};
+    int rc = chip(&cn);
+    if (rc != 0 || !cn.chip) {
+        say("warning", "instrumentation: cuptiDeviceGetChipName returned %s", cupti_error(d, rc));
+        return -1;
+    }
+    struct cupti_sass_num n = {.struct_size = sizeof(n), .chip = cn.chip};
+    if ((rc = num(&n)) != 0 || !n.n) {
+        say(rc == CUPTI_INSUFFICIENT_PRIVILEGES ? "PROBLEM" : "warning",
+            "instrumentation: cuptiSassMetricsGetNumOfMetrics returned %s on %s",
+            rc ? cupti_error(d, rc) : "no metrics", cn.chip);
+        return rc == CUPTI_INSUFFICIENT_PRIVILEGES ? 0 : -1;
+    }
+    struct cupti_sass_details *list = n.n < 4096 ? calloc(n.n, sizeof(*list)) : NULL;
+    if (!list) {
+        say("warning", "instrumentation: %zu metrics on %s: too many to list", n.n, cn.chip);
+        return -1;
+    }
+    struct cupti_sass_list l = {.struct_size = sizeof(l), .chip = cn.chip, .n = n.n, .list = list};
+    unsigned long long sectors = 0;
+    int has = 0;
+    if ((rc = get(&l)) == 0)
+        for (size_t i = 0; i < n.n; i++)
+            if (list[i].name && !strcmp(list[i].name, "smsp__sass_sectors_mem_global")) {
+                sectors = list[i].id;
+                has = 1;
+            }
+    free(list);
+    if (rc != 0 || !has) {
+        say("warning", "instrumentation: %s on %s",
+            rc ? "cuptiSassMetricsGetMetrics failed" : "no smsp__sass_sectors_mem_global metric",
+            cn.chip);
+        return -1;
+    }
+    struct cupti_sass_config c = {.id = sectors};
+    struct cupti_sass_set_config sc = {.struct_size = CUPTI_SASS_SET_CONFIG_SIZE,
+                                       .n = 1,
+                                       .configs = &c,
+                                       .device = (unsigned)d->dev[0].ordinal};
+    rc = setc(&sc);
+    if (rc == 0) {
+        struct cupti_sass_unset_config uc = {.struct_size = CUPTI_SASS_UNSET_CONFIG_SIZE,
+                                             .device = (unsigned)d->dev[0].ordinal};
+        unset(&uc);
+        say("ok",
+            "instrumentation: CUPTI's SASS metrics API answered on device 0 (%zu metrics on %s; "
+            "cuptiSassMetricsSetConfig accepted)",
+            n.n, cn.chip);
+        return 1;
+    }
+    say(rc == CUPTI_INSUFFICIENT_PRIVILEGES ? "PROBLEM" : "warning",
+        "instrumentation: cuptiSassMetricsSetConfig returned %s on device 0 (%zu metrics on %s)",
+        cupti_error(d, rc), n.n, cn.chip);
+    return rc == CUPTI_INSUFFICIENT_PRIVILEGES ? 0 : -1;
+}
+
+/*
+ * Each counter engine on its own (docs/cmd-doctor.md "Counter engines"):
+ * *rangeprof and *instr get 1 (answered), 0 (refused) or -1 (unknown).
+ */
+static void
+check_engines(struct doctor *d, int has_device, int *rangeprof, int *instr)
+{
+    *rangeprof = *instr = -1;
+    if (!has_device || !d->cupti || !d->n_dev) {
+        say("unknown", "counter engines: not checked (no device or no CUPTI)");
+        return;
+    }
+    cupti_profiler_fn init = (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerInitialize");
+    struct cupti_profiler_init ip = {.struct_size = sizeof(ip)};
+    int rc = init ? init(&ip) : -1;
+    if (rc != 0) {
+        say("unknown", "counter engines: not checked (cuptiProfilerInitialize %s)",
+            init ? cupti_error(d, rc) : "is missing");
+        return;
+    }
+    *rangeprof = check_rangeprof(d);
+    *instr = check_instrumentation(d);
+    if (*rangeprof == 0 && *instr == 1)
+        say("note", "without counter permission the instrumentation engine's API still answers; "
+                    "whether its launches then get counts is not yet measured on a device: try "
+                    "GPUHIER_INSTRUMENT=1 gpuhier run (docs/collector.md \"Counter engines\")");
+    cupti_profiler_fn deinit = (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerDeInitialize");
+    if (deinit) {
+        struct cupti_profiler_init dp = {.struct_size = sizeof(dp)};
+        deinit(&dp);
+    }
+}
+
+/* ------------------------------------------------------------------ */
 /* Calibration                                                          */
 
 /*
@@ -741,6 +958,11 @@ cmd_doctor(int argc, const char **argv)
     int has_device = has_driver && check_devices(&d) == 0;
     int has_cupti = check_cupti(&d, has_device) == 0;
     int has_permission = check_permission() == 0;
+    int eng_rangeprof, eng_instr;
+    check_engines(&d, has_device, &eng_rangeprof, &eng_instr);
+    /* the range profiler's own probe overrides the module parameter's guess */
+    if (eng_rangeprof == 0)
+        has_permission = 0;
     char *collector = run_find_collector(1);
     if (collector) {
         say("ok", "collector %s", collector);
@@ -781,6 +1003,11 @@ cmd_doctor(int argc, const char **argv)
     putchar('\n');
     if (d.can_profile)
         printf("ready to profile: gpuhier run ./your-program\n");
+    else if (d.can_trace && eng_instr == 1)
+        printf("not ready for the range profiler (see PROBLEM above); the instrumentation "
+               "engine's API answered: GPUHIER_INSTRUMENT=1 gpuhier run may still give pattern "
+               "counts (not yet measured without permission); 'gpuhier run --mode trace' records "
+               "launches and copies\n");
     else if (d.can_trace)
         printf("not ready: hardware counters are unavailable (see PROBLEM above); "
                "'gpuhier run --mode trace' still records launches and copies\n");

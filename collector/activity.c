@@ -17,6 +17,7 @@
 #include "collector/callbacks.h"
 #include "collector/collector_int.h"
 #include "collector/engine.h"
+#include "collector/sampler.h"
 #include "collector/exit.h"
 #include "collector/notes.h"
 #include "collector/options.h"
@@ -131,6 +132,9 @@ flusher_main(void *arg)
             atomic_store(&A.urgent_done, 1);
             break;
         }
+        /* an engine call stuck inside CUPTI may hold its locks: stay out of CUPTI meanwhile */
+        if (sampler_watchdog())
+            continue;
         engine_flush();
         if (atomic_load(&A.activity_on))
             gh.cuptiActivityFlushAll(flag);

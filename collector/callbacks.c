@@ -354,9 +354,22 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        /* Graph kernels have no launch callback: never let them run under an enabled profiler. */
-        if (enter && atomic_load(&C.captures_drv) <= 0 && atomic_load(&C.captures_rt) <= 0)
+        /*
+         * Graph kernels have no launch callback: never let them run under
+         * an enabled range profiler; the instrumentation engine may serve
+         * the whole graph launch instead (its counts per function, the
+         * writer gives them to the kernel nodes: docs/collector.md "Graphs").
+         */
+        if (enter && atomic_load(&C.captures_drv) <= 0 && atomic_load(&C.captures_rt) <= 0) {
             engine_graph_launch();
+            /* cuGraphLaunch_params and its _ptsz form both start with the executable graph */
+            const cuGraphLaunch_params *p = cb->functionParams;
+            struct engine_graph g = {
+                .ctx = cb->context, .exec = p ? p->hGraph : NULL, .corr = cb->correlationId};
+            sampler_graph_enter(&g);
+        } else if (!enter) {
+            sampler_graph_exit(ret == CUDA_SUCCESS);
+        }
         break;
     default:
         break;

@@ -41,6 +41,7 @@ enum rec_type {
     REC_CUBIN,      /* a module with line info was loaded (heap copy, writer frees) */
     REC_PROFILE,    /* the range profiler's result for one sampled launch */
     REC_SASS,    /* the instrumentation engine's counts for one launch (heap batch, writer frees) */
+    REC_GRAPH,   /* a graph launch the instrumentation engine serves, before it runs */
     REC_LIMITED, /* profiling is limited: text for run.profiling_limited */
     REC_META,    /* a `meta` key/value the collector states (e.g. alloc_tracking) */
     REC_TEST,    /* test records (tests/unit/test_collector_queue.c) */
@@ -123,12 +124,17 @@ struct sass_batch {
 void sass_batch_free(struct sass_batch *b);
 
 struct rec_sass {
-    uint32_t corr; /* the launch's driver correlation id */
+    uint32_t corr; /* the launch's driver correlation id (a graph launch: the cuGraphLaunch's) */
+    int is_graph; /* 1: the counts of a graph launch's kernel nodes, every function's (REC_GRAPH) */
     int64_t overhead_ns;
     char reason[24]; /* the sampling's reason (inst_launch.reason): first_of_config, ... */
     struct sass_batch *batch;
 };
 
+/* REC_GRAPH: kernel records carrying `corr` ran instrumented (writer.c "graph launches"). */
+struct rec_graph {
+    uint32_t corr; /* the cuGraphLaunch's correlation id */
+};
 struct rec_meta {
     char key[32];
     char value[200];
@@ -153,6 +159,7 @@ struct rec {
         struct rec_cubin cubin;
         struct rec_profile profile;
         struct rec_sass sass;
+        struct rec_graph graph;
         struct rec_test test;
         struct rec_meta meta;
         char limited[400];
@@ -197,6 +204,7 @@ struct rec {
     X(cuptiRangeProfilerCounterDataGetRangeInfo)                                                   \
     X(cuptiSassMetricsGetProperties)                                                               \
     X(cuptiSassMetricsSetConfig)                                                                   \
+    X(cuptiSassMetricsUnsetConfig)                                                                 \
     X(cuptiSassMetricsEnable)                                                                      \
     X(cuptiSassMetricsDisable)                                                                     \
     X(cuptiSassMetricsGetDataProperties)                                                           \

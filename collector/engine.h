@@ -19,7 +19,13 @@
  *                                 the launch gets launch_other()
  *   launch EXIT                   launch_end() of the engine whose
  *                                 launch_begin() returned 0, same thread
- *   cuGraphLaunch ENTER           graph_launch(), outside a capture
+ *   cuGraphLaunch ENTER           graph_launch() of every engine, outside a
+ *                                 capture; then the sampler may give the
+ *                                 graph launch to one engine (graph_begin())
+ *   cuGraphLaunch EXIT            graph_end() of that engine, same thread
+ *   before a launch is given to   graph_launch() of every other engine
+ *   one engine (GPUHIER_          (engine_quiesce()): nothing of theirs
+ *   INSTRUMENT=both)              stays enabled while it serves
  *   CONTEXT_DESTROY_STARTING      context_destroying()
  *   the flusher, every 500 ms     flush()
  *   exit (finish())               exit_stop() once the flusher is
@@ -29,20 +35,17 @@
  *
  * A fatal signal calls no engine (the dying thread may hold an engine's
  * lock). Engines are listed in engine.c; the sampler (sampler.c) decides
- * which one serves a launch. Today there is one, the range profiler
- * (engine_rangeprof.c). The next is the instrumentation engine (issue 17:
- * CUPTI's SASS metrics API, cupti_sass_metrics.h), which this interface is
- * cut for: it enables its metrics per context (prepare(), at a
- * context's first launch, or its launch_begin()), patches the functions
- * it serves without replay (launch_begin() at ENTER, launch_end() at
- * EXIT), flushes its per-instruction records from the flusher (flush())
- * and disables itself when a context goes (context_destroying()) and at
- * exit (exit_stop()), delivering its rows through the writer's queue.
- * Where it plugs in: engine.c's list and the NEEDSWORK in sampler.c.
+ * which one serves a launch (docs/collector.md "Counter engines"): the
+ * range profiler (engine_rangeprof.c) and the instrumentation engine
+ * (engine_sass.c, CUPTI's SASS metrics API), alone or both
+ * (GPUHIER_INSTRUMENT). At exit engine.c writes which engines were asked
+ * for and what each did (meta 'engines', 'engine_range_profiler',
+ * 'engine_instrumentation'; schema.sql).
  */
 #ifndef GPUHIER_COLLECTOR_ENGINE_H
 #define GPUHIER_COLLECTOR_ENGINE_H
 #include <cuda.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -55,6 +58,13 @@ struct engine_launch {
     uint32_t grid[3], block[3];
     uint32_t dynamic_smem_bytes;
     const char *nvtx_path; /* the thread's open NVTX push ranges, " > "-joined, or NULL */
+};
+
+/* One graph launch (cuGraphLaunch ENTER, outside a capture). Borrowed for the call. */
+struct engine_graph {
+    CUcontext ctx;
+    CUgraphExec exec; /* the executable graph launched */
+    uint32_t corr;    /* the cuGraphLaunch's correlation id: its kernel nodes' records carry it */
 };
 
 /* What the engines spent, for the session file's end line and --profile-budget. */
@@ -110,8 +120,21 @@ struct counter_engine {
     void (*launch_other)(int capturing);
     /* A launch given to this engine was deferred (deferring(), or launch_begin()'s -EBUSY). */
     void (*launch_deferred)(void);
-    /* ENTER of cuGraphLaunch outside a capture (graph kernels have no launch callback). */
+    /*
+     * ENTER of cuGraphLaunch outside a capture (graph kernels have no
+     * launch callback), and before another engine serves a launch in a
+     * process that runs both (engine_quiesce()): disable whatever is
+     * enabled, so no kernel runs under it unasked.
+     */
     void (*graph_launch)(void);
+    /*
+     * ENTER of a graph launch the sampler gives this engine (after every
+     * engine's graph_launch()): 0 when it serves it, and graph_end()
+     * follows on this thread at its EXIT; -1 when it does not.
+     */
+    int (*graph_begin)(const struct engine_graph *g);
+    /* EXIT of the graph launch graph_begin() served (launch_ok: cuGraphLaunch succeeded). */
+    void (*graph_end)(int launch_ok);
     /* CONTEXT_DESTROY_STARTING (a resource callback: CUPTI forbids flushing there). */
     void (*context_destroying)(CUcontext ctx);
     /* The flusher thread, every 500 ms: periodic work; never waits for a launch. */
@@ -140,6 +163,14 @@ extern const struct counter_engine engine_rangeprof;
 /* The instrumentation engine (engine_sass.c); the sampling reason of the launch it serves now. */
 extern const struct counter_engine engine_sass;
 void sass_launch_reason(const char *why);
+/* Whether the instrumentation engine wants this graph launch (the executable's first). */
+int sass_graph_wanted(CUgraphExec exec);
+/*
+ * What the instrumentation engine did, for meta 'engine_instrumentation'
+ * (engine.c): "ran", "failed: CALL: ERROR", "idle" (never served), into
+ * buf; *launches and *graphs get the stream and graph launches it served.
+ */
+void sass_state(char *buf, size_t n, long *launches, long *graphs);
 
 /*
  * Each of these calls the member of every listed engine that has one, in
@@ -148,11 +179,19 @@ void sass_launch_reason(const char *why);
  * (NULL: none). engine_stats() fills *s from zero.
  */
 void engine_prepare(CUcontext ctx);
+/* graph_launch() of every engine but `except`: before `except` serves (engine.h's table). */
+void engine_quiesce(const struct counter_engine *except);
 void engine_launch_other(const struct counter_engine *given, int capturing);
 void engine_graph_launch(void);
 void engine_context_destroying(CUcontext ctx);
 void engine_flush(void);
 void engine_exit_stop(void);
+/*
+ * Each engine's exit_notes(), then meta 'engines' (which were asked for),
+ * 'engine_range_profiler' and 'engine_instrumentation' (what each did:
+ * "ran: N launches", "refused: ...", "not used: ...", schema.sql), and a
+ * watchdog's "stuck" when an engine call never returned (sampler.h).
+ */
 void engine_exit_notes(void);
 void engine_stats(struct engine_stats *s);
 

@@ -28,11 +28,23 @@
  * records the batch leaves out, or the same one, whose counts add up
  * (a rare overlap the docs name).
  *
- * Opt-in for now (GPUHIER_INSTRUMENT=1): it then serves every launch the
- * sampling chooses, and the range profiler none in that process
- * (sampler.c: on the H200 the range profiler's Start deadlocked inside
- * CUPTI after this engine had served launches). Any CUPTI failure turns
- * the engine off for the process, with one event; tracing goes on.
+ * Graph launches (cuGraphLaunch: kernel nodes have no launch callback):
+ * the first launch of each executable graph (up to SASS_MAX_GRAPHS) is
+ * served the same way, Enable at its ENTER and flush at its EXIT, and
+ * every function's records are kept, each under its name; the writer
+ * gives each function's counts to the graph launch's kernel node of that
+ * function (schema.sql inst_launch.graph_corr). Whether CUPTI's lazy
+ * patching reaches graph kernel nodes is not documented and not yet
+ * measured (docs/collector.md "Graphs").
+ *
+ * Opt-in for now (GPUHIER_INSTRUMENT=1: it serves every launch the
+ * sampling chooses, the range profiler none; =both: it serves each
+ * configuration's first chosen launch, and after each one its config is
+ * unset (cuptiSassMetricsUnsetConfig) before the range profiler may run,
+ * the combination not yet run on the device; sampler.c). Any CUPTI
+ * failure turns the engine off for the process, with one event; tracing
+ * goes on. GPUHIER_FAULT sites 'sass_config' and 'sass_enable' replace
+ * SetConfig and Enable (docs/fault-injection.md).
  */
 #include "collector/collector_int.h"
 #include "collector/engine.h"
@@ -75,13 +87,19 @@ static const char *const sass_metrics[] = {
 };
 #define NM (sizeof(sass_metrics) / sizeof(sass_metrics[0]))
 #define SASS_WAIT_MS 200
+#define SASS_MAX_GRAPHS 1024
 
 static struct {
-    pthread_mutex_t lock; /* held from a served launch's ENTER to its EXIT */
-    atomic_int busy;      /* a served launch holds the lock */
-    atomic_int off;       /* failed once: the engine is off for the process */
-    int ready;            /* metric ids resolved (lock) */
-    CUcontext configured; /* the context whose device got SetConfig (lock) */
+    pthread_mutex_t lock;       /* held from a served launch's ENTER to its EXIT */
+    atomic_int busy;            /* a served launch holds the lock */
+    atomic_int off;             /* failed once: the engine is off for the process */
+    char off_why[160];          /* "CALL: ERROR" of that failure (written once, before `off`) */
+    int ready;                  /* metric ids resolved (lock) */
+    int configured_dev;         /* the device that got SetConfig, + 1; 0: none (lock) */
+    pthread_mutex_t graph_lock; /* graphs */
+    CUgraphExec graphs[SASS_MAX_GRAPHS]; /* executable graphs whose first launch was taken */
+    size_t ngraphs;
+    atomic_long served_graphs; /* graph launches served with records */
     uint64_t ids[NM];
     int have[NM]; /* the chip knows the metric */
     CUpti_SassMetrics_Config cfg[NM];
@@ -89,7 +107,7 @@ static struct {
     atomic_llong ns;
     atomic_long served;
     atomic_long refused_records; /* records of other functions left out */
-} X = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} X = {.lock = PTHREAD_MUTEX_INITIALIZER, .graph_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread CUcontext tls_ctx;
 static __thread uint32_t tls_corr;
@@ -106,12 +124,55 @@ sass_launch_reason(const char *why)
 static void
 sass_off(const char *call, CUptiResult rc)
 {
-    if (atomic_exchange(&X.off, 1))
+    static atomic_int said;
+    if (atomic_exchange(&said, 1))
         return;
+    snprintf(X.off_why, sizeof(X.off_why), "%s failed: %s", call, cupti_err(rc));
+    atomic_store(&X.off, 1);
     push_event("warning", "instrumentation_failed",
-               "the instrumentation engine stopped: %s failed: %s; tracing goes on (the range "
-               "profiler is not used in a process that instruments)",
-               call, cupti_err(rc));
+               "the instrumentation engine stopped: %s; tracing goes on%s", X.off_why,
+               opt.instrument == ENGINES_BOTH
+                   ? " (the range profiler takes the configurations' next launches)"
+                   : " (the range profiler is not used in a process that instruments)");
+}
+
+void
+sass_state(char *buf, size_t n, long *launches, long *graphs)
+{
+    *launches = atomic_load(&X.served);
+    *graphs = atomic_load(&X.served_graphs);
+    if (atomic_load(&X.off))
+        snprintf(buf, n, "failed: %s", X.off_why);
+    else if (!gh.cuptiSassMetricsEnable)
+        snprintf(buf, n, "failed: the loaded CUPTI has no SASS metrics API");
+    else if (*launches || *graphs)
+        snprintf(buf, n, "ran");
+    else
+        snprintf(buf, n, "idle: no launch was given to it");
+}
+
+/*
+ * Unsets the config of the configured device (lock held): with both
+ * engines after every served launch, so the range profiler never starts
+ * while a SASS metrics config is set in the process (the deadlock of
+ * docs/collector.md; the hypothesis next to test on the device), and
+ * before configuring another device. 0 or -1 (the engine is off).
+ */
+static int
+sass_unconfigure(void)
+{
+    if (!X.configured_dev)
+        return 0;
+    CUpti_SassMetricsUnsetConfig_Params up = {CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+    up.deviceIndex = (uint32_t)(X.configured_dev - 1);
+    X.configured_dev = 0;
+    CUptiResult rc =
+        gh.cuptiSassMetricsUnsetConfig ? gh.cuptiSassMetricsUnsetConfig(&up) : CUPTI_SUCCESS;
+    if (rc != CUPTI_SUCCESS) {
+        sass_off("cuptiSassMetricsUnsetConfig", rc);
+        return -1;
+    }
+    return 0;
 }
 
 /* Resolves the metric ids and sets the config for the context's device (lock held). */
@@ -119,11 +180,14 @@ static int
 sass_configure(CUcontext ctx)
 {
     CUptiResult rc;
-    if (X.configured == ctx)
-        return 0;
+    (void)ctx; /* the current context's device: the config is per device */
     CUdevice dev = 0;
     if (gh.cuCtxGetDevice)
         gh.cuCtxGetDevice(&dev);
+    if (X.configured_dev == (int)dev + 1)
+        return 0;
+    if (X.configured_dev && sass_unconfigure())
+        return -1;
     if (!X.ready) {
         CUpti_Profiler_Initialize_Params ip = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
         if ((rc = gh.cuptiProfilerInitialize(&ip)) != CUPTI_SUCCESS) {
@@ -159,11 +223,14 @@ sass_configure(CUcontext ctx)
     sc.numOfMetricConfig = X.ncfg;
     sc.pConfigs = X.cfg;
     sc.deviceIndex = (uint32_t)dev;
-    if ((rc = gh.cuptiSassMetricsSetConfig(&sc)) != CUPTI_SUCCESS) {
+    rc = fault("sass_config");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiSassMetricsSetConfig(&sc);
+    if (rc != CUPTI_SUCCESS) {
         sass_off("cuptiSassMetricsSetConfig", rc);
         return -1;
     }
-    X.configured = ctx;
+    X.configured_dev = (int)dev + 1;
     return 0;
 }
 
@@ -173,10 +240,13 @@ sass_available(void)
     return !atomic_load(&X.off) && gh.cuptiSassMetricsEnable != NULL;
 }
 
+/*
+ * Takes the lock, synchronizes and enables on `ctx` with lazy patching:
+ * 0 with the lock held (sass_collect() releases it), or -1.
+ */
 static int
-sass_launch_begin(const struct engine_launch *l, unsigned extras)
+sass_arm(CUcontext ctx, uint32_t corr, const char *name)
 {
-    (void)extras;
     if (!sass_available())
         return -1;
     pthread_mutex_lock(&X.lock);
@@ -186,21 +256,72 @@ sass_launch_begin(const struct engine_launch *l, unsigned extras)
     if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
     CUptiResult rc = CUPTI_SUCCESS;
-    if (sass_configure(l->ctx) == 0) {
+    if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
-        ep.ctx = l->ctx;
+        ep.ctx = ctx;
         ep.enableLazyPatching = 1;
-        if ((rc = gh.cuptiSassMetricsEnable(&ep)) == CUPTI_SUCCESS) {
-            tls_ctx = l->ctx;
-            tls_corr = l->corr;
-            gh_copy(tls_name, sizeof(tls_name), l->mangled ? l->mangled : "");
+        rc = fault("sass_enable");
+        if (rc == CUPTI_SUCCESS)
+            rc = gh.cuptiSassMetricsEnable(&ep);
+        if (rc == CUPTI_SUCCESS) {
+            tls_ctx = ctx;
+            tls_corr = corr;
+            gh_copy(tls_name, sizeof(tls_name), name ? name : "");
             return 0;
         }
         sass_off("cuptiSassMetricsEnable", rc);
+        if (opt.instrument == ENGINES_BOTH)
+            sass_unconfigure();
     }
     atomic_store(&X.busy, 0);
     pthread_mutex_unlock(&X.lock);
     return -1;
+}
+
+static int
+sass_launch_begin(const struct engine_launch *l, unsigned extras)
+{
+    (void)extras;
+    return sass_arm(l->ctx, l->corr, l->mangled);
+}
+
+int
+sass_graph_wanted(CUgraphExec exec)
+{
+    if (!sass_available())
+        return 0;
+    int wanted = 1;
+    pthread_mutex_lock(&X.graph_lock);
+    for (size_t i = 0; i < X.ngraphs && wanted; i++)
+        wanted = X.graphs[i] != exec;
+    wanted = wanted && X.ngraphs < SASS_MAX_GRAPHS;
+    pthread_mutex_unlock(&X.graph_lock);
+    return wanted;
+}
+
+/*
+ * A graph launch's ENTER: its first launch is the one taken (the
+ * executable is marked even when arming fails: no retry at every launch).
+ * The writer learns the correlation id before any kernel node runs
+ * (REC_GRAPH), so it can tell the nodes' records from others.
+ */
+static int
+sass_graph_begin(const struct engine_graph *g)
+{
+    pthread_mutex_lock(&X.graph_lock);
+    int fresh = X.ngraphs < SASS_MAX_GRAPHS;
+    for (size_t i = 0; i < X.ngraphs && fresh; i++)
+        fresh = X.graphs[i] != g->exec;
+    if (fresh)
+        X.graphs[X.ngraphs++] = g->exec;
+    pthread_mutex_unlock(&X.graph_lock);
+    if (!fresh || sass_arm(g->ctx, g->corr, NULL))
+        return -1;
+    struct rec r = {.type = REC_GRAPH};
+    r.u.graph.corr = g->corr;
+    writer_push(&r);
+    gh_copy(tls_reason, sizeof(tls_reason), "graph");
+    return 0;
 }
 
 /* The flushed records of the served function, as one batch; NULL when none or no memory. */
@@ -275,8 +396,13 @@ sass_free_names(CUpti_SassMetrics_Data *d, size_t nr)
     free(p);
 }
 
+/*
+ * The served launch's EXIT: synchronize, flush, Disable (and with both
+ * engines unset the config), release the lock, and queue the counts as
+ * one REC_SASS (is_graph: a graph launch's).
+ */
 static void
-sass_launch_end(int launch_ok)
+sass_collect(int launch_ok, int is_graph)
 {
     CUcontext ctx = tls_ctx;
     struct sass_batch *b = NULL;
@@ -317,20 +443,35 @@ sass_launch_end(int launch_ok)
     dis.ctx = ctx;
     if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
         sass_off("cuptiSassMetricsDisable", rc);
+    if (opt.instrument == ENGINES_BOTH)
+        sass_unconfigure();
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);
     atomic_store(&X.busy, 0);
     pthread_mutex_unlock(&X.lock);
     if (!b)
         return;
-    atomic_fetch_add(&X.served, 1);
+    atomic_fetch_add(is_graph ? &X.served_graphs : &X.served, 1);
     struct rec r = {.type = REC_SASS};
     r.u.sass.corr = tls_corr;
+    r.u.sass.is_graph = is_graph;
     r.u.sass.overhead_ns = dt;
     gh_copy(r.u.sass.reason, sizeof(r.u.sass.reason), tls_reason);
     r.u.sass.batch = b;
     if (writer_push(&r))
         sass_batch_free(b);
+}
+
+static void
+sass_launch_end(int launch_ok)
+{
+    sass_collect(launch_ok, 0);
+}
+
+static void
+sass_graph_end(int launch_ok)
+{
+    sass_collect(launch_ok, 1);
 }
 
 static void
@@ -358,8 +499,8 @@ sass_stats(struct engine_stats *s)
 static void
 sass_exit_notes(void)
 {
-    long n = atomic_load(&X.served);
-    if (!opt.instrument)
+    long n = atomic_load(&X.served) + atomic_load(&X.served_graphs);
+    if (opt.instrument == ENGINES_RANGEPROF)
         return;
     char v[96];
     snprintf(v, sizeof(v), "%ld launches, %.1f ms", n, atomic_load(&X.ns) / 1e6);
@@ -376,6 +517,8 @@ const struct counter_engine engine_sass = {
     .launch_begin = sass_launch_begin,
     .launch_end = sass_launch_end,
     .launch_other = sass_launch_other,
+    .graph_begin = sass_graph_begin,
+    .graph_end = sass_graph_end,
     .exit_notes = sass_exit_notes,
     .stats = sass_stats,
 };

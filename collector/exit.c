@@ -108,8 +108,15 @@ finish(void)
         return; /* a fatal signal is closing it */
     callbacks_set_active(0);
     stop_flusher();
-    engine_exit_stop();
-    flush_forced();
+    /*
+     * An engine call still stuck inside CUPTI (sampler_watchdog()) may hold
+     * CUPTI's locks: the engines are not stopped and CUPTI is not flushed,
+     * so the exit cannot hang on it; the report says so.
+     */
+    if (!sampler_watchdog()) {
+        engine_exit_stop();
+        flush_forced();
+    }
     engine_exit_notes();
     sampler_at_exit();
     writer_stop(1);
@@ -130,7 +137,8 @@ die_commit(void)
 {
     char name[32];
     signals_name(X.death_sig, name, sizeof(name));
-    flush_forced();
+    if (!sampler_watchdog())
+        flush_forced();
     push_event("error", "signal",
                "the program was ended by %s (signal %d); the report holds what the collector "
                "had received until then",

@@ -10,6 +10,7 @@
 #include "collector/notes.h"
 #include "collector/collector_int.h"
 #include "collector/fault.h"
+#include "collector/options.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -19,6 +20,8 @@
 
 static int ready;  /* push_pending_note() ran: the writer takes notes */
 static int failed; /* limit() was called: profiling is off for the process */
+/* limit()'s first code and message, for meta 'engine_range_profiler' (engine.c) */
+static char failed_code[32], failed_msg[sizeof(((struct rec *)0)->u.limited)];
 
 /* ------------------------------------------------------------ messages */
 
@@ -105,13 +108,26 @@ limit(const char *code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    note_limited(code, msg, "tracing continues without hardware counters");
+    gh_copy(failed_code, sizeof(failed_code), code);
+    gh_copy(failed_msg, sizeof(failed_msg), msg);
+    note_limited(code, msg,
+                 opt.instrument != ENGINES_RANGEPROF && !opt.trace_only
+                     ? "tracing continues; the instrumentation engine still tries its launches"
+                     : "tracing continues without hardware counters");
 }
 
 int
 limited(void)
 {
     return failed;
+}
+
+const char *
+limited_reason(const char **code)
+{
+    if (code)
+        *code = failed ? failed_code : NULL;
+    return failed ? failed_msg : NULL;
 }
 
 const char *

@@ -45,6 +45,12 @@ void limit(const char *code, const char *fmt, ...) __attribute__((format(printf,
 /* 1 once limit() was called. */
 int limited(void);
 
+/*
+ * limit()'s first message (static storage), *code (may be NULL) its
+ * code; NULL and *code NULL while limit() was never called.
+ */
+const char *limited_reason(const char **code);
+
 /* CUPTI's name for `rc` (static string), "CUPTI error" when it has none. */
 const char *cupti_err(CUptiResult rc);
 

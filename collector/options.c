@@ -47,7 +47,11 @@ options_read(void)
     opt.user_replay = rp && !strcmp(rp, "user");
     /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
     opt.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
-    opt.instrument = env("GPUHIER_INSTRUMENT") && strcmp(env("GPUHIER_INSTRUMENT"), "0");
+    /* GPUHIER_INSTRUMENT: 'both' both engines, any other value but 0 the instrumentation alone */
+    const char *ins = env("GPUHIER_INSTRUMENT");
+    opt.instrument = !ins || !strcmp(ins, "0") ? ENGINES_RANGEPROF
+                     : !strcmp(ins, "both")    ? ENGINES_BOTH
+                                               : ENGINES_INSTRUMENT;
     opt.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
     opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     opt.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
@@ -63,6 +67,11 @@ options_read(void)
                    env("GPUHIER_PROFILER_HOLD_MS"), opt.lazy_ns / 1e6);
     }
     opt.stack_limit_set = env("GPUHIER_DIAG_STACK_LIMIT");
+    opt.watchdog_ms = 60000;
+    long wd;
+    if (env("GPUHIER_DIAG_ENGINE_WATCHDOG_MS") &&
+        optvalue_count(env("GPUHIER_DIAG_ENGINE_WATCHDOG_MS"), 1, &wd) == 0)
+        opt.watchdog_ms = wd;
     opt.carveout_pct = -1;
     if (env("GPUHIER_DIAG_PAD_MB") && optvalue_count(env("GPUHIER_DIAG_PAD_MB"), 1, &opt.pad_mb))
         opt.pad_mb = 0;

@@ -12,6 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Which counter engines serve sampled launches (opt.instrument). */
+enum engine_mode {
+    ENGINES_RANGEPROF,  /* the range profiler alone (the default) */
+    ENGINES_INSTRUMENT, /* the instrumentation engine alone (GPUHIER_INSTRUMENT=1) */
+    ENGINES_BOTH,       /* instrumentation on each configuration's first launch, the range
+                           profiler on a later one (GPUHIER_INSTRUMENT=both; not yet run on
+                           the device) */
+};
+
 struct options {
     int trace_only;    /* GPUHIER_MODE=trace: no counters */
     int sampling_ok;   /* profile mode and every profiling option good: the sampler may choose
@@ -24,8 +33,9 @@ struct options {
                           collects one group of the plan under user replay (collector/onepass.h) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
-    int instrument; /* GPUHIER_INSTRUMENT=1: the instrumentation engine takes each configuration's
-                       first launch (engine_sass.c; opt-in while it is measured) */
+    int instrument; /* which counter engines serve sampled launches (enum engine_mode,
+                       GPUHIER_INSTRUMENT: unset or 0 the range profiler, 1 the instrumentation
+                       engine alone, 'both' the two; docs/collector.md "Counter engines") */
     int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */
@@ -34,6 +44,8 @@ struct options {
     int carveout_pct; /* GPUHIER_DIAG_CARVEOUT=PCT: preferred carveout of every launch; -1 = off */
     long pad_mb;      /* GPUHIER_DIAG_PAD_MB=N: N MB allocated at the first launch (diagnosis) */
     int64_t lazy_ns;  /* GPUHIER_PROFILER_HOLD_MS, in ns (default 100 ms); 0 = off */
+    long watchdog_ms; /* GPUHIER_DIAG_ENGINE_WATCHDOG_MS (default 60000): an engine call that
+                         has not returned after this long is reported stuck (sampler.h) */
     int cache_all;    /* GPUHIER_CACHE_CONTROL=all: flush the L2 before each profiled launch */
     int no_core;      /* GPUHIER_METRIC_SET=none: only GPUHIER_METRICS, no extras */
     char **metrics;   /* a core profile's metric names (metrics_list_build); never freed */

@@ -6,13 +6,25 @@
  * filters and mode, --profile-budget, busy counters) says whether to
  * profile it and why not; a launch it chooses is given to one counter
  * engine (engine.h), which starts on it there and ends at its EXIT, and
- * every other engine is told the launch is not theirs. Today every chosen
- * launch goes to the range profiler (engine_rangeprof.c; the NEEDSWORK in
- * sampler_launch_enter() is where the instrumentation engine will plug
- * in). A launch whose start is refused as busy is given back to the
- * decision, so its configuration's next launch is chosen again. Under
- * --profile-budget the writer hands each traced kernel's GPU time to the
- * decision's configurations (sampler_gpu_time()).
+ * every other engine is told the launch is not theirs. Which engine
+ * (GPUHIER_INSTRUMENT, docs/collector.md "Counter engines"): the range
+ * profiler (the default), the instrumentation engine alone (=1), or both
+ * (=both): the instrumentation engine takes a configuration's first
+ * chosen launch, and the choice is given back to the decision
+ * (sampling_undo()) so that the configuration's next launch is chosen
+ * again, for the range profiler. A launch whose start is refused as busy
+ * is given back the same way. Under --profile-budget the writer hands
+ * each traced kernel's GPU time to the decision's configurations
+ * (sampler_gpu_time()).
+ *
+ * Both engines never serve at once in one process: on the H200 the range
+ * profiler's Start deadlocked inside CUPTI after instrumented launches
+ * (docs/collector.md), so with both a served launch holds serve_lock from
+ * its ENTER to its EXIT, and every other engine is disabled first
+ * (engine_quiesce()). The watchdog (sampler_watchdog(), from the flusher)
+ * notices an engine call that never returns: it cannot end the call, but
+ * it says so in the report at once and keeps the flusher and the exit
+ * out of CUPTI.
  */
 #include "collector/sampler.h"
 #include "collector/collector_int.h"
@@ -22,18 +34,194 @@
 #include "collector/sampling.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+/* Configurations the instrumentation engine served, with both engines (no allocation). */
+#define INST_CFG_CAP 65536
+/* How long a launch waits for another thread's served launch, with both engines. */
+#define SERVE_WAIT_MS 2000
+/* Engine calls the watchdog follows at once (one per thread inside an engine). */
+#define WATCH_SLOTS 16
+
+/* One engine call in flight, for the watchdog. */
+struct watch {
+    atomic_llong since_ns;                    /* CLOCK_MONOTONIC at its start; 0: slot free */
+    _Atomic(const struct counter_engine *) e; /* the engine called */
+    _Atomic(const char *) what;               /* which call (static text) */
+    atomic_uint corr;                         /* the launch's correlation id */
+};
+
+/* What the watchdog found for one engine: said once, kept for the exit's meta. */
+struct stuck {
+    atomic_int said;
+    int slot;         /* the watch slot of the stuck call */
+    int64_t since_ns; /* its start: the slot still holds it while the call has not returned */
+    char text[160];
+};
 
 static struct {
     struct sampling sampling; /* the decisions (sampling.h) */
     int64_t start_mono_ns;    /* when profiling was set up: the budget's elapsed time starts here */
     atomic_long budget_unmatched; /* traced kernels whose configuration sampling never saw */
-} S;
+    pthread_mutex_t serve_lock;   /* with both engines: held by the served launch, ENTER to EXIT */
+    pthread_mutex_t inst_lock;    /* inst_cfg */
+    uint64_t inst_cfg[INST_CFG_CAP]; /* configuration hashes (never 0) the instrumentation served */
+    size_t ninst_cfg;
+    struct watch watch[WATCH_SLOTS];
+    struct stuck stuck_rangeprof, stuck_sass;
+} S = {
+    .serve_lock = PTHREAD_MUTEX_INITIALIZER,
+    .inst_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 static __thread struct sampling_launch tls_launch; /* the decided launch, for the extras request */
 /* the engine serving this thread's launch, from its ENTER to its EXIT; NULL: none */
 static __thread const struct counter_engine *tls_served;
+static __thread int tls_serve_locked; /* this thread holds serve_lock */
+static __thread int tls_graph;        /* the instrumentation engine serves this graph launch */
+static __thread int tls_watch = -1;   /* this thread's watch slot, -1: none */
+
+/* ------------------------------------------------------------ both engines */
+
+/* Whether the instrumentation engine served configuration `h`; `add`: it does now. */
+static int
+inst_cfg(uint64_t h, int add)
+{
+    h = h ? h : 1;
+    int found = 0;
+    pthread_mutex_lock(&S.inst_lock);
+    for (size_t i = 0; i < INST_CFG_CAP; i++) {
+        uint64_t *e = &S.inst_cfg[(h + i) & (INST_CFG_CAP - 1)];
+        if (*e == h) {
+            found = 1;
+            break;
+        }
+        if (!*e) {
+            /* a full table leaves the rest to the range profiler */
+            if (add && S.ninst_cfg < INST_CFG_CAP - INST_CFG_CAP / 4) {
+                *e = h;
+                S.ninst_cfg++;
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&S.inst_lock);
+    return found;
+}
+
+/*
+ * With both engines, serve_lock for a launch `e` serves, then every other
+ * engine disabled: 0, or -1 when another thread's served launch kept it
+ * SERVE_WAIT_MS (the launch is then not served: an engine may be stuck).
+ */
+static int
+serve_lock(const struct counter_engine *e)
+{
+    if (opt.instrument != ENGINES_BOTH)
+        return 0;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += SERVE_WAIT_MS / 1000;
+    until.tv_nsec += (SERVE_WAIT_MS % 1000) * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    if (pthread_mutex_timedlock(&S.serve_lock, &until))
+        return -1;
+    tls_serve_locked = 1;
+    engine_quiesce(e);
+    return 0;
+}
+
+static void
+serve_unlock(void)
+{
+    if (tls_serve_locked) {
+        tls_serve_locked = 0;
+        pthread_mutex_unlock(&S.serve_lock);
+    }
+}
+
+/* ------------------------------------------------------------ watchdog */
+
+static void
+watch_begin(const struct counter_engine *e, const char *what, uint32_t corr)
+{
+    int64_t now = mono_ns();
+    for (int i = 0; i < WATCH_SLOTS; i++) {
+        long long zero = 0;
+        if (atomic_compare_exchange_strong(&S.watch[i].since_ns, &zero, (long long)now)) {
+            atomic_store(&S.watch[i].e, e);
+            atomic_store(&S.watch[i].what, what);
+            atomic_store(&S.watch[i].corr, corr);
+            tls_watch = i;
+            return;
+        }
+    }
+    tls_watch = -1; /* more threads inside engines than slots: this call is not followed */
+}
+
+static void
+watch_end(void)
+{
+    if (tls_watch >= 0) {
+        atomic_store(&S.watch[tls_watch].since_ns, 0);
+        tls_watch = -1;
+    }
+}
+
+static const char *
+engine_words(const struct counter_engine *e)
+{
+    return e == &engine_sass ? "the instrumentation engine" : "the range profiler";
+}
+
+int
+sampler_watchdog(void)
+{
+    int64_t now = mono_ns(), bound = (int64_t)opt.watchdog_ms * 1000000LL;
+    int stuck = 0;
+    for (int i = 0; i < WATCH_SLOTS; i++) {
+        int64_t since = atomic_load(&S.watch[i].since_ns);
+        const struct counter_engine *e = atomic_load(&S.watch[i].e);
+        if (!since || now - since <= bound || !e)
+            continue;
+        stuck = 1;
+        struct stuck *st = e == &engine_sass ? &S.stuck_sass : &S.stuck_rangeprof;
+        if (atomic_exchange(&st->said, 1))
+            continue;
+        st->slot = i;
+        st->since_ns = since;
+        const char *what = atomic_load(&S.watch[i].what);
+        snprintf(st->text, sizeof(st->text),
+                 "%s had not returned after %.0f s (launch correlation id %u)",
+                 what ? what : "a call", (now - since) / 1e9, atomic_load(&S.watch[i].corr));
+        char msg[sizeof(((struct rec *)0)->u.limited)];
+        snprintf(msg, sizeof(msg),
+                 "%s is stuck inside CUPTI: %s; the launching thread waits there, gpuhier cannot "
+                 "end the call (the flusher and the exit no longer call CUPTI)",
+                 engine_words(e), st->text);
+        gh_say("%s", msg);
+        push_limited(msg);
+        push_event("error", "engine_stuck", "%s", msg);
+        writer_wake();
+    }
+    return stuck;
+}
+
+int
+sampler_stuck(const struct counter_engine *e, char *buf, size_t n)
+{
+    struct stuck *st = e == &engine_sass ? &S.stuck_sass : &S.stuck_rangeprof;
+    if (!atomic_load(&st->said))
+        return 0;
+    int still = atomic_load(&S.watch[st->slot].since_ns) == st->since_ns;
+    snprintf(buf, n, "%s%s", st->text, still ? ", still inside at exit" : ", it returned later");
+    return 1;
+}
 
 int
 sampler_init(const struct sampling_opts *o, char *err, size_t n)
@@ -61,27 +249,39 @@ sampler_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t blo
 }
 
 /*
+ * The engine a chosen launch goes to: the range profiler, with
+ * GPUHIER_INSTRUMENT=1 the instrumentation engine (never both then: an
+ * instrumentation engine that failed is not replaced), with =both the
+ * instrumentation engine for a configuration it has not served (while it
+ * works) and the range profiler after it. *h gets the configuration's
+ * hash with both engines.
+ */
+static const struct counter_engine *
+pick_engine(const struct sampling_launch *sl, uint64_t *h)
+{
+    if (opt.instrument == ENGINES_RANGEPROF)
+        return &engine_rangeprof;
+    if (opt.instrument == ENGINES_INSTRUMENT)
+        return &engine_sass;
+    *h = sampling_config_hash(sl);
+    return engine_sass.available() && !inst_cfg(*h, 0) ? &engine_sass : &engine_rangeprof;
+}
+
+/*
  * The sampling decision of on_launch (profile mode), then the start of the
  * engine the launch is given to; what the engine holds (the range
- * profiler: its lock) is held from here to sampler_launch_exit().
+ * profiler: its lock; with both engines: serve_lock) is held from here
+ * to sampler_launch_exit().
  */
 int
 sampler_launch_enter(const struct engine_launch *el, int capturing, const char **whyp,
                      long *config_index)
 {
-    /*
-     * Which engine a chosen launch goes to: the range profiler, or with
-     * GPUHIER_INSTRUMENT=1 the instrumentation engine, for every launch of
-     * the process. Never both in one process: on the H200 (2026-12-01,
-     * docs/collector.md "The instrumentation engine") the range
-     * profiler's Start deadlocked inside CUPTI once the SASS metrics API
-     * had served launches in the process. So an instrumentation engine
-     * that failed is not replaced by the range profiler either.
-     */
-    const struct counter_engine *e = opt.instrument ? &engine_sass : &engine_rangeprof;
+    const struct counter_engine *e = &engine_rangeprof;
     const char *why = NULL;
     int sample = 0, deferred = 0, served = 0;
     unsigned extras = 0;
+    uint64_t h = 0;
     int group = -1;
     if (opt.sampling_ok) {
         struct sampling_launch sl = {
@@ -92,6 +292,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             .nvtx_path = el->nvtx_path,
             .is_capturing = capturing,
         };
+        e = pick_engine(&sl, &h);
         double budget = S.sampling.opts.budget_pct;
         if (budget > 0) {
             struct engine_stats st;
@@ -124,14 +325,27 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     } else {
         why = "profiler_unavailable";
     }
+    if (sample && serve_lock(e)) {
+        /* another thread's served launch did not end (an engine may be stuck): not now */
+        sampling_undo(&S.sampling, &tls_launch, why);
+        why = "counters_busy";
+        sample = 0;
+    }
     if (sample) {
+        watch_begin(e, "its launch start", el->corr);
         int rc = e->launch_begin(el, extras);
+        watch_end();
         if (rc == 0) {
             tls_served = e;
             served = 1;
             if (e == &engine_sass) {
                 /* the row says which engine; inst_launch.reason keeps the sampling's reason */
                 sass_launch_reason(why);
+                if (opt.instrument == ENGINES_BOTH) {
+                    /* the range profiler takes the configuration's next chosen launch */
+                    inst_cfg(h, 1);
+                    sampling_undo(&S.sampling, &tls_launch, why);
+                }
                 why = "instrumented";
             }
         } else if (rc == -EBUSY) {
@@ -140,8 +354,13 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             why = "counters_busy";
             deferred = 1;
         } else {
+            /* with both engines a failed instrumentation leaves the next launch to the other */
+            if (opt.instrument == ENGINES_BOTH && e == &engine_sass)
+                sampling_undo(&S.sampling, &tls_launch, why);
             why = "profiler_unavailable";
         }
+        if (!served)
+            serve_unlock();
     }
     engine_launch_other(sample ? e : NULL, capturing);
     if (deferred && e->launch_deferred)
@@ -156,8 +375,36 @@ sampler_launch_exit(int launch_ok)
     const struct counter_engine *e = tls_served;
     if (e) {
         tls_served = NULL;
+        watch_begin(e, "its launch end", 0);
         e->launch_end(launch_ok);
+        watch_end();
     }
+    serve_unlock();
+}
+
+void
+sampler_graph_enter(const struct engine_graph *g)
+{
+    if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
+        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_lock(&engine_sass))
+        return;
+    watch_begin(&engine_sass, "its graph launch start", g->corr);
+    tls_graph = engine_sass.graph_begin(g) == 0;
+    watch_end();
+    if (!tls_graph)
+        serve_unlock();
+}
+
+void
+sampler_graph_exit(int launch_ok)
+{
+    if (tls_graph) {
+        tls_graph = 0;
+        watch_begin(&engine_sass, "its graph launch end", 0);
+        engine_sass.graph_end(launch_ok);
+        watch_end();
+    }
+    serve_unlock();
 }
 
 int

@@ -45,6 +45,29 @@ void sampler_launch_exit(int launch_ok);
 int sampler_request_extras(unsigned groups);
 
 /*
+ * cuGraphLaunch ENTER outside a capture, after engine_graph_launch(): the
+ * instrumentation engine may serve the graph launch (GPUHIER_INSTRUMENT=1
+ * or both; the first launch of each executable graph, engine_sass.c);
+ * sampler_graph_exit() must follow at its EXIT on this thread.
+ */
+void sampler_graph_enter(const struct engine_graph *g);
+void sampler_graph_exit(int launch_ok);
+
+/*
+ * The flusher, every 500 ms, and the exit: 1 while an engine call (a
+ * launch's start or end in an engine) has run longer than
+ * GPUHIER_DIAG_ENGINE_WATCHDOG_MS (default 60 s). The first time for an
+ * engine it says so (one `==gpuhier==` line, run.profiling_limited, event
+ * 'engine_stuck') and the writer commits; the call itself cannot be ended
+ * from outside CUPTI. While it returns 1 the caller must not call CUPTI
+ * (the stuck call may hold CUPTI's locks).
+ */
+int sampler_watchdog(void);
+
+/* 1 and what it found into buf once the watchdog found engine `e` stuck; else 0. */
+int sampler_stuck(const struct counter_engine *e, char *buf, size_t n);
+
+/*
  * From the range profiler, once its one-pass plan is packed: the plan has
  * `n` groups (sampling_set_groups()). Any thread.
  */

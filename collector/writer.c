@@ -225,6 +225,27 @@ struct cubin {
 /* The writer wakes at least this often (and sooner when the queue fills). */
 #define WRITER_PERIOD_MS 250
 
+/*
+ * Graph launches the instrumentation engine served (REC_GRAPH, then their
+ * REC_SASS; writer.c "graph launches"): at most this many at once, their
+ * counts written GRAPH_SETTLE_NS after they came (the engine synchronized
+ * before queueing them and the flusher hands CUPTI's completed buffers
+ * over every 500 ms, so the kernel nodes' records are in by then), a mark
+ * whose counts never came forgotten after GRAPH_ABANDON_NS.
+ */
+#define MAX_GRAPHS_PENDING 64
+#define GRAPH_SETTLE_NS 2000000000LL
+#define GRAPH_ABANDON_NS 30000000000LL
+
+struct gpend {
+    uint32_t corr;        /* the cuGraphLaunch's correlation id */
+    int64_t mark_ns;      /* CLOCK_MONOTONIC when REC_GRAPH came */
+    int64_t sass_ns;      /* when its counts came, 0 before */
+    struct rec_sass sass; /* its counts (batch NULL before) */
+    long *lid, *kid;      /* its kernel nodes' launch rows and kernels, in record order */
+    size_t n, cap;
+};
+
 static struct {
     struct queue q;  /* struct rec */
     struct queue bq; /* struct bufrec */
@@ -245,6 +266,10 @@ static struct {
     size_t ncubins;
     atomic_uint_fast64_t activity_dropped;
     uint64_t launches, profiled, instrumented, ranges_dropped, copies;
+    struct gpend graphs[MAX_GRAPHS_PENDING]; /* graph launches served, counts not yet written */
+    size_t ngraphs;
+    uint64_t graph_unattributed; /* graph launches whose counts found no kernel node */
+    int settle_all;              /* the last batch: every pending graph launch is written */
     /* How kernel records found their launch record (the 'kernel_correlation' event). */
     uint64_t by_driver_id, by_runtime_id, unmatched;
     atomic_uint_fast64_t commits;
@@ -1037,23 +1062,27 @@ source_file_id(sqlite3_stmt *ins, sqlite3_stmt *sel, const char *path)
 }
 
 /*
- * One instrumented launch (REC_SASS) into inst_launch, inst_count and the
- * line table of its function (cubin, sass_function, source_file,
- * sass_line; schema.sql "Per-instruction counts"). The line of each pc
- * comes from cuptiGetSassToSourceCorrelation on the function's cubin,
- * which the collector copied at module load when it was built with line
- * info; without one, the rows name the function and pc only. The SASS
- * text is not known to the collector (no disassembler): sass_line.sass
- * stays NULL.
+ * The counts of one REC_SASS into inst_launch, inst_count and the line
+ * table of its functions (cubin, sass_function, source_file, sass_line;
+ * schema.sql "Per-instruction counts"): function f's rows go to launch
+ * row fn_lid[f] (skipped when <= 0). A graph launch's (graph_corr != 0)
+ * rows say so (inst_launch.graph_corr, graph_nodes from fn_nodes[f]; its
+ * overhead goes on its first row only). The line of each pc comes from
+ * cuptiGetSassToSourceCorrelation on the function's cubin, which the
+ * collector copied at module load when it was built with line info;
+ * without one, the rows name the function and pc only. The SASS text is
+ * not known to the collector (no disassembler): sass_line.sass stays NULL.
  */
 static void
-write_sass(long launch_id, const struct rec_sass *r)
+write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nodes,
+                uint32_t graph_corr)
 {
     const struct sass_batch *b = r->batch;
     enum { I_LAUNCH, I_CUBIN, I_FUNC, S_FUNC, I_FILE, S_FILE, I_LINE, I_COUNT, NST };
     static const char *const sql[NST] = {
-        "INSERT OR IGNORE INTO inst_launch(launch_id, config_id, kernel_id, reason, overhead_ns) "
-        "SELECT id, config_id, kernel_id, ?, ? FROM launch WHERE id = ?",
+        "INSERT OR IGNORE INTO inst_launch(launch_id, config_id, kernel_id, reason, overhead_ns, "
+        "graph_corr, graph_nodes) SELECT id, config_id, kernel_id, ?, ?, ?, ? FROM launch WHERE "
+        "id = ?",
         "INSERT OR IGNORE INTO cubin(crc, bytes, sm_arch, has_lineinfo) VALUES (?, ?, NULL, ?)",
         "INSERT OR IGNORE INTO sass_function(cubin_crc, name, kernel_id) VALUES (?, ?, ?)",
         "SELECT id FROM sass_function WHERE cubin_crc = ? AND name = ?",
@@ -1072,19 +1101,36 @@ write_sass(long launch_id, const struct rec_sass *r)
     long mids[64];
     for (size_t m = 0; m < b->nm && m < 64; m++)
         mids[m] = metric_id(b->metrics[m]);
-    sqlite3_bind_text(st[I_LAUNCH], 1, r->reason[0] ? r->reason : "first_of_config", -1,
-                      SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st[I_LAUNCH], 2, r->overhead_ns);
-    sqlite3_bind_int64(st[I_LAUNCH], 3, launch_id);
-    if (step_done(st[I_LAUNCH], "insert an instrumented launch"))
-        goto out;
-    W.instrumented++;
+    int first = 1;
+    for (size_t f = 0; f < b->nnames; f++) {
+        if (fn_lid[f] <= 0)
+            continue;
+        sqlite3_stmt *il = st[I_LAUNCH];
+        sqlite3_bind_text(il, 1, r->reason[0] ? r->reason : "first_of_config", -1,
+                          SQLITE_TRANSIENT);
+        if (first)
+            sqlite3_bind_int64(il, 2, r->overhead_ns);
+        if (graph_corr) {
+            sqlite3_bind_int64(il, 3, graph_corr);
+            if (fn_nodes && fn_nodes[f] > 0)
+                sqlite3_bind_int64(il, 4, fn_nodes[f]);
+        }
+        sqlite3_bind_int64(il, 5, fn_lid[f]);
+        if (step_done(il, "insert an instrumented launch"))
+            goto out;
+        if (sqlite3_changes(W.db) > 0)
+            W.instrumented++;
+        first = 0;
+    }
     long fid = -1, last_file = -1;
     char last_path[4096] = "";
     uint32_t fcrc = 0;
     uint32_t ffn = UINT32_MAX;
     struct cubin *c = NULL;
     for (size_t i = 0; i < b->n; i++) {
+        long launch_id = fn_lid[b->fn[i]];
+        if (launch_id <= 0)
+            continue;
         if (fid < 0 || b->crc[i] != fcrc || b->fn[i] != ffn) {
             fcrc = b->crc[i];
             ffn = b->fn[i];
@@ -1155,6 +1201,126 @@ write_sass(long launch_id, const struct rec_sass *r)
 out:
     for (int i = 0; i < NST; i++)
         sqlite3_finalize(st[i]);
+}
+
+/* One instrumented stream launch (REC_SASS): every function's rows to `launch_id`. */
+static void
+write_sass(long launch_id, const struct rec_sass *r)
+{
+    long one[64] = {0};
+    long *fn_lid = r->batch->nnames <= 64 ? one : malloc(r->batch->nnames * sizeof(long));
+    if (!fn_lid)
+        return;
+    for (size_t f = 0; f < r->batch->nnames; f++)
+        fn_lid[f] = launch_id;
+    write_sass_rows(r, fn_lid, NULL, 0);
+    if (fn_lid != one)
+        free(fn_lid);
+}
+
+/* ------------------------------------------------------------ graph launches */
+
+static struct gpend *
+graph_find(uint32_t corr)
+{
+    for (size_t i = 0; i < W.ngraphs; i++)
+        if (W.graphs[i].corr == corr)
+            return &W.graphs[i];
+    return NULL;
+}
+
+/* REC_GRAPH: the graph launch `corr` runs instrumented; its kernel nodes' records are followed. */
+static void
+graph_mark(uint32_t corr)
+{
+    if (graph_find(corr))
+        return;
+    if (W.ngraphs == MAX_GRAPHS_PENDING) {
+        W.graph_unattributed++; /* its counts will find no mark */
+        return;
+    }
+    W.graphs[W.ngraphs++] = (struct gpend){.corr = corr, .mark_ns = mono_ns()};
+}
+
+/* A kernel node's launch row of graph launch g. */
+static void
+graph_node(struct gpend *g, long lid, long kid)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 8;
+        long *a = realloc(g->lid, cap * sizeof(long));
+        if (a)
+            g->lid = a;
+        long *k = a ? realloc(g->kid, cap * sizeof(long)) : NULL;
+        if (k)
+            g->kid = k;
+        if (!a || !k)
+            return; /* no memory: this node's function falls to the first node */
+        g->cap = cap;
+    }
+    g->lid[g->n] = lid;
+    g->kid[g->n++] = kid;
+}
+
+/*
+ * A graph launch's counts (schema.sql inst_launch.graph_corr): each
+ * function's go to the first kernel node of that function in the launch,
+ * graph_nodes saying how many nodes of it the counts sum; a function no
+ * node names (a device function, a node whose record never came) goes to
+ * the launch's first node. Without any node the counts are dropped and
+ * counted (the 'graph_counts_unattributed' event).
+ */
+static void
+graph_write(struct gpend *g)
+{
+    const struct sass_batch *b = g->sass.batch;
+    if (!g->n || !b->nnames) {
+        W.graph_unattributed++;
+        return;
+    }
+    long *fn_lid = calloc(b->nnames, sizeof(long)), *fn_nodes = calloc(b->nnames, sizeof(long));
+    if (fn_lid && fn_nodes) {
+        for (size_t f = 0; f < b->nnames; f++) {
+            long kid = kernel_id(b->names[f], 0);
+            for (size_t i = 0; i < g->n; i++) {
+                if (kid <= 0 || g->kid[i] != kid)
+                    continue;
+                if (!fn_nodes[f]++)
+                    fn_lid[f] = g->lid[i];
+            }
+            if (!fn_lid[f])
+                fn_lid[f] = g->lid[0];
+        }
+        write_sass_rows(&g->sass, fn_lid, fn_nodes, g->corr);
+    }
+    free(fn_lid);
+    free(fn_nodes);
+}
+
+static void
+graph_release(struct gpend *g)
+{
+    sass_batch_free(g->sass.batch);
+    free(g->lid);
+    free(g->kid);
+    *g = W.graphs[--W.ngraphs];
+}
+
+/* Writes the graph launches whose counts have settled (all: every one that has counts). */
+static void
+graph_settle(int all)
+{
+    int64_t now = mono_ns();
+    for (size_t i = 0; i < W.ngraphs;) {
+        struct gpend *g = &W.graphs[i];
+        int ready = g->sass.batch && (all || now - g->sass_ns > GRAPH_SETTLE_NS);
+        if (ready)
+            graph_write(g);
+        if (ready || (!g->sass.batch && (all || now - g->mark_ns > GRAPH_ABANDON_NS)))
+            graph_release(g); /* the last one moved to i */
+        else
+            i++;
+    }
 }
 
 /* ------------------------------------------------------------ activity */
@@ -1234,6 +1400,9 @@ kernel_record(const CUpti_ActivityKernel10 *k)
      */
     const struct pend *pk = umap_get(&W.pends, k->correlationId);
     int instrumented = pk && !pk->is_copy && !strcmp(pk->reason, "instrumented");
+    /* a kernel node of a graph launch the instrumentation engine served ran patched too */
+    struct gpend *g = k->graphId && W.ngraphs ? graph_find(k->correlationId) : NULL;
+    instrumented |= g != NULL;
     /* graph kernel nodes have no launch callback: sampling never saw their configuration */
     if (hook && k->end > k->start && !k->graphId && !instrumented) {
         const uint32_t grid[3] = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ};
@@ -1250,7 +1419,7 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     else
         W.by_runtime_id++;
     long idx = p && p->config_index >= 0 ? p->config_index : (c ? c->launches : -1);
-    const char *reason = p ? p->reason : (k->graphId ? "graph" : NULL);
+    const char *reason = p ? p->reason : g ? "instrumented" : k->graphId ? "graph" : NULL;
     sqlite3_stmt *st = W.ins_launch;
     sqlite3_bind_int64(st, 1, kid);
     if (c)
@@ -1279,6 +1448,8 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     long lid = step_insert(st, "insert a launch");
     if (lid < 0)
         return;
+    if (g)
+        graph_node(g, lid, kid);
     W.launches++;
     if (c) {
         c->launches++;
@@ -1547,7 +1718,21 @@ handle(struct rec *r)
         }
         break;
     }
+    case REC_GRAPH:
+        graph_mark(r->u.graph.corr);
+        break;
     case REC_SASS: {
+        if (r->u.sass.is_graph) {
+            struct gpend *g = graph_find(r->u.sass.corr);
+            if (!g || g->sass.batch) {
+                W.graph_unattributed++;
+                sass_batch_free(r->u.sass.batch);
+            } else {
+                g->sass = r->u.sass; /* the batch is the graph launch's now */
+                g->sass_ns = mono_ns();
+            }
+            break;
+        }
         struct pend *p = umap_get(&W.pends, r->u.sass.corr);
         if (!p || p->is_copy || p->sass) {
             sass_batch_free(r->u.sass.batch);
@@ -1699,6 +1884,7 @@ batch(void)
             break;
     }
     if (!W.has_failed) {
+        graph_settle(W.settle_all);
         flush_configs();
         update_run_counters();
     }
@@ -1754,7 +1940,16 @@ writer_main(void *arg)
         queue_wait(&W.q, WRITER_PERIOD_MS);
         batch();
     }
+    W.settle_all = 1;
     batch();
+    if (W.graph_unattributed) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "%llu instrumented graph launches' counts found no kernel node record of their "
+                 "launch and were left out",
+                 (unsigned long long)W.graph_unattributed);
+        event_row(realtime_ns(), "warning", "graph_counts_unattributed", msg);
+    }
     /*
      * Evidence for the launch path (docs/collector.md): kernel records
      * carry the driver call's id (H200, PyTorch: all of them), so the
@@ -2163,6 +2358,9 @@ free_state(void)
             free(p);
         }
     }
+    while (W.ngraphs)
+        graph_release(&W.graphs[0]);
+    W.settle_all = 0;
     for (size_t i = 0; i < W.nconf; i++)
         free(W.clist[i]);
     free(W.clist);

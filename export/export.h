@@ -68,6 +68,38 @@ struct export_opts {
     size_t n_rule_docs;
 };
 
+/* One counter engine as a report records it (export_engines_load(), export/engines.c). */
+struct export_engine {
+    const char *name;    /* "range profiler" or "instrumentation" (static) */
+    char *state;         /* what it did, sanitized: meta 'engine_range_profiler' /
+                            'engine_instrumentation' (schema.sql: "ran: ...", "refused: ...",
+                            "failed: ...", "stuck: ...", "idle: ...", "not used: ..."), or in a
+                            report without them told from its tables */
+    long launches;       /* stream launches it served (profile, inst_launch rows) */
+    long configs;        /* their configurations */
+    long graph_launches; /* graph launches it served (the instrumentation engine's) */
+};
+
+struct export_engines {
+    char *asked;               /* meta 'engines' (sanitized): which the run asked for */
+    int derived;               /* 1: the report has no engine keys; states told from tables */
+    struct export_engine e[2]; /* the range profiler, the instrumentation engine */
+};
+
+/*
+ * Fills `x` from `db` (borrowed, only read). Always 0: a table or key a
+ * report lacks reads as none. Release with export_engines_release().
+ */
+int export_engines_load(sqlite3 *db, struct export_engines *x);
+void export_engines_release(struct export_engines *x);
+
+/*
+ * "range profiler: refused: no permission ... (ERR_NVGPUCTRPERM): ...",
+ * "instrumentation: ran on 12 launches (7 configurations) and 2 graph
+ * launches": a new string (free()), sanitized.
+ */
+char *export_engine_line(const struct export_engine *e);
+
 /*
  * Write the findings of `db` selected by `o` to `out` in `o->format`.
  * `db` is borrowed and only read. Returns 0, or -1 with the reason in

@@ -146,6 +146,21 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
     } else {
         json_object_set_new(root, "run", json_null());
     }
+    /* Which counter engines ran (export/engines.c; docs/export-json.md "engines"). */
+    if (r->db) {
+        struct export_engines x;
+        export_engines_load(r->db, &x);
+        json_t *en = json_pack("{s:o, s:b}", "asked", ex_jstr(x.asked), "derived", x.derived);
+        static const char *const keys[] = {"range_profiler", "instrumentation"};
+        for (size_t i = 0; i < 2; i++)
+            json_object_set_new(en, keys[i],
+                                json_pack("{s:o, s:I, s:I, s:I}", "state", ex_jstr(x.e[i].state),
+                                          "launches", (json_int_t)x.e[i].launches, "configurations",
+                                          (json_int_t)x.e[i].configs, "graph_launches",
+                                          (json_int_t)x.e[i].graph_launches));
+        json_object_set_new(root, "engines", en);
+        export_engines_release(&x);
+    }
     /* Options come from the command line, not the report: still sanitized. */
     json_t *fo = json_object();
     json_object_set_new(fo, "rule", ex_jstr(o->rule));

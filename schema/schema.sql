@@ -91,6 +91,23 @@ PRAGMA user_version = 2;
 -- 'Slurm': SLURM_PROCID/SLURM_LOCALID/SLURM_NTASKS; the first launcher in
 -- that order whose rank is a whole number). Absent outside a job; the host
 -- is run.host.
+-- 'engines', 'engine_range_profiler' and 'engine_instrumentation' (added:
+-- 2026-12-02, written at a clean exit): which counter engines the run asked
+-- for ('range profiler', the default; 'instrumentation', GPUHIER_INSTRUMENT=1;
+-- 'instrumentation + range profiler', GPUHIER_INSTRUMENT=both; 'none (trace
+-- mode)') and what each did, as '<state>: <detail>': 'ran: <n> launches'
+-- (the instrumentation adds '<m> graph launches'), 'refused: no permission
+-- to read GPU counters (ERR_NVGPUCTRPERM): <the collector's message>' (and
+-- 'refused: MIG instance', 'refused: device not supported', 'off: bad
+-- option', 'failed: ...' for the other causes), 'failed: <CUPTI call>
+-- failed: <error>' (the instrumentation engine stopped), 'stuck: <call> had
+-- not returned after <s> s (launch correlation id <n>)' (an engine call
+-- that never returned, the 'engine_stuck' event), 'idle: no launch was
+-- given to it', 'not used: <why>'. Which engine served a launch: an
+-- inst_launch row (instrumentation; launch.profile_reason 'instrumented')
+-- or a profile row (range profiler). Absent from older reports and from a
+-- run that did not exit cleanly: readers then tell the engines from those
+-- rows and run.profiling_limited.
 -- 'metric_groups' (added: one-pass groups): N, the groups of the one-pass
 -- plan the collector packed for the device's chip (profile.metric_set
 -- 'groupK/N'; docs/metrics.md "One-pass groups"). Absent under --replay
@@ -292,7 +309,7 @@ CREATE TABLE launch (
     config_launch_index INTEGER, -- 0-based index of this launch among launches of its configuration
     nvtx_path         TEXT,      -- NVTX ranges open on the launching thread, outermost first, joined by ' > '
     profiled          INTEGER DEFAULT 0, -- 1 if hardware counters were collected for this launch (kernel replay)
-    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1: given to the instrumentation engine, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (--replay kernel: a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md), 'metric_group' (a later launch of a configuration profiled for the next one-pass group of the plan; the first group's launch is 'first_of_config'; docs/metrics.md "One-pass groups")
+    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1 or both: given to the instrumentation engine, or a kernel node of a graph launch it served, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (--replay kernel: a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md), 'metric_group' (a later launch of a configuration profiled for the next one-pass group of the plan; the first group's launch is 'first_of_config'; docs/metrics.md "One-pass groups")
     api_ns            INTEGER    -- (added: allocation footprint) when the launching driver API call was entered, CUPTI clock (host side); set for profiled launches only, whose start_ns/end_ns stay NULL under replay; NULL otherwise
 );
 CREATE INDEX launch_by_kernel ON launch(kernel_id);
@@ -418,12 +435,23 @@ CREATE TABLE sass_line (
 
 -- (version 2) One row per instrumented launch: which launch and
 -- configuration the counts of inst_count came from.
+-- A graph launch (cuGraphLaunch) is instrumented as a whole: CUPTI's
+-- counts come per function, not per kernel node, so each function's
+-- counts go to one row keyed by the launch row of the first kernel node
+-- of that function in the graph launch (reason 'graph', graph_corr the
+-- cuGraphLaunch's correlation id, which every node's launch row carries
+-- as launch.correlation_id; graph_nodes the nodes of that function whose
+-- counts are summed); a function no node names (a device function) is
+-- counted under the launch's first node. A graph launch's overhead_ns is
+-- on its first row, NULL on the others.
 CREATE TABLE inst_launch (
     launch_id    INTEGER PRIMARY KEY REFERENCES launch(id), -- the instrumented launch
     config_id    INTEGER REFERENCES config(id),             -- its configuration
     kernel_id    INTEGER REFERENCES kernel(id),             -- its kernel
     reason       TEXT,     -- why this launch: 'first_of_config' (the default), 'sample_every', 'sample_all', 'graph' (a kernel node of a CUDA graph)
-    overhead_ns  INTEGER   -- wall time instrumentation added to the launch (enable, run, flush, decode), CPU clock, ns
+    overhead_ns  INTEGER,  -- wall time instrumentation added to the launch (enable, run, flush, decode), CPU clock, ns
+    graph_corr   INTEGER,  -- (added: graph instrumentation) the cuGraphLaunch's correlation id when the counts are a graph launch's, NULL for a stream launch
+    graph_nodes  INTEGER   -- (added: graph instrumentation) kernel nodes of this row's kernel in that graph launch, whose counts inst_count sums; NULL for a stream launch
 );
 CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
 

@@ -52,6 +52,22 @@ target_link_libraries(collector_signal_child PRIVATE ${CMAKE_DL_LIBS} Threads::T
 target_include_directories(collector_signal_child PRIVATE ${PROJECT_SOURCE_DIR})
 gh_add_test(NAME e2e.t107-collector-rank
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t107-collector-rank.sh LABELS e2e collector)
+# The real collector on a fake driver and CUPTI (one library, SONAME libcuda.so.1):
+# its engines, graph path, watchdog and exit without a GPU (t108). Never
+# sanitized: the host stands for an uninstrumented program.
+add_library(gh_collector_fake_cuda SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_cuda.c)
+target_include_directories(gh_collector_fake_cuda PRIVATE ${GH_CUPTI_INCLUDES})
+target_compile_options(gh_collector_fake_cuda PRIVATE -idirafter ${GH_CUPTI_SHIM} -fno-sanitize=all)
+target_link_options(gh_collector_fake_cuda PRIVATE -fno-sanitize=all -Wl,-soname,libcuda.so.1)
+target_link_libraries(gh_collector_fake_cuda PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+set_target_properties(gh_collector_fake_cuda PROPERTIES C_VISIBILITY_PRESET hidden)
+add_executable(collector_fake_host ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_host.c)
+target_compile_options(collector_fake_host PRIVATE -fno-sanitize=all)
+target_link_options(collector_fake_host PRIVATE -fno-sanitize=all)
+target_link_libraries(collector_fake_host PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+gh_add_test(NAME e2e.t108-collector-engines
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t108-collector-engines.sh LABELS e2e collector
+            ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
 gh_add_test(NAME e2e.t105-collector-signals
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t105-collector-signals.sh LABELS e2e collector)
 find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
@@ -112,6 +128,7 @@ if(NOT GPUHIER_SANITIZE)
     $<TARGET_FILE:gh_sassprobe> LABELS unit collector)
 endif()
 gh_add_gpu_test(NAME gpu.t150-collector COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t150-collector.sh LABELS collector)
+gh_add_gpu_test(NAME gpu.t152-graph-instrument COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t152-graph-instrument.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t180-onepass-groups COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t180-onepass-groups.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t151-collector-quick COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t151-collector-quick.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t170-ddp COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t170-ddp.sh LABELS collector)

@@ -125,6 +125,33 @@ add_cache_control(struct view *v)
     free(c);
 }
 
+/*
+ * Which counter engines ran (export_engines_load(), schema.sql's meta
+ * 'engines'): one line each, a warning when one was refused, failed or
+ * got stuck, so a run without counter permission says which engine
+ * still gave counts. Only for reports whose collector wrote the keys.
+ */
+static void
+add_engines(struct view *v)
+{
+    struct export_engines x;
+    export_engines_load(v->db, &x);
+    if (x.derived) {
+        /* a report from before the engine keys (or no clean exit): the tables say it already */
+        export_engines_release(&x);
+        return;
+    }
+    for (size_t i = 0; i < 2; i++) {
+        const char *st = x.e[i].state;
+        int bad = !strncmp(st, "refused", 7) || !strncmp(st, "failed", 6) ||
+                  !strncmp(st, "stuck", 5) || !strncmp(st, "off", 3);
+        char *line = export_engine_line(&x.e[i]);
+        view_add_wrapped(v, bad ? LINE_WARNING : LINE_DEFAULT, LABEL, i ? "" : "Engines", line, 66);
+        free(line);
+    }
+    export_engines_release(&x);
+}
+
 static void
 add_devices(struct view *v)
 {
@@ -393,6 +420,7 @@ summary_open(struct view *v)
     double gpu_ns = NAN;
     add_run(v);
     add_cache_control(v);
+    add_engines(v);
     add_devices(v);
     add_totals(v, &gpu_ns);
     add_coverage(v);

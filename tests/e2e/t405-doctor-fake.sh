@@ -17,6 +17,8 @@ contains out.txt "ok       CUPTI $GH_CLI_FAKE_CUPTI (API version 130001)"
 contains out.txt "ok       device 0: hardware counters supported"
 contains out.txt "PROBLEM  device 1: CUPTI's range profiler is unsupported here (architecture unsupported"
 contains out.txt "ok       counter permission: every user may read hardware counters"
+contains out.txt "ok       range profiler: counters readable on device 0 (cuptiProfilerGetCounterAvailability answered)"
+contains out.txt "ok       instrumentation: CUPTI's SASS metrics API answered on device 0 (60 metrics on GH100; cuptiSassMetricsSetConfig accepted)"
 contains out.txt "ok       collector "
 contains out.txt "note     NVIDIA H200: copy bandwidth not measured"
 contains out.txt "ready to profile: gpuhier run ./your-program"
@@ -46,6 +48,20 @@ contains out.txt "untested driver 575.51.03, CUDA 13.0 driver API (tested: drive
 # only an explicit "unsupported" answer says counters are impossible.
 FAKE_CUPTI_INIT_FAIL=1 expect_rc 0 "$G" doctor > out.txt
 contains out.txt "warning  cannot ask CUPTI about profiler support: cuptiProfilerInitialize failed: CUPTI_ERROR_FAKE"
+contains out.txt "ready to profile"
+
+# Each engine on its own: the range profiler's probe refused (ERR_NVGPUCTRPERM) while the
+# instrumentation engine's API answers; then that API refused too, and absent.
+FAKE_CUPTI_NO_PERM=1 expect_rc 7 "$G" doctor > out.txt
+contains out.txt "PROBLEM  range profiler: refused, no permission to read GPU counters (ERR_NVGPUCTRPERM: cuptiProfilerGetCounterAvailability returned CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)"
+contains out.txt "ok       instrumentation: CUPTI's SASS metrics API answered on device 0"
+contains out.txt "note     without counter permission the instrumentation engine's API still answers"
+contains out.txt "not ready for the range profiler (see PROBLEM above); the instrumentation engine's API answered"
+FAKE_CUPTI_NO_PERM=1 FAKE_CUPTI_SASS_NO_PERM=1 expect_rc 7 "$G" doctor > out.txt
+contains out.txt "PROBLEM  instrumentation: cuptiSassMetricsSetConfig returned CUPTI_ERROR_INSUFFICIENT_PRIVILEGES on device 0 (60 metrics on GH100)"
+contains out.txt "not ready: hardware counters are unavailable"
+FAKE_CUPTI_NO_SASS=1 expect_rc 0 "$G" doctor > out.txt
+contains out.txt "warning  instrumentation: cuptiSassMetricsGetNumOfMetrics returned CUPTI_ERROR_FAKE on GH100"
 contains out.txt "ready to profile"
 
 # Counters for admins only, as a user who is not root: not ready, trace still works.

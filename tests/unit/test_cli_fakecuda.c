@@ -249,7 +249,94 @@ cuptiProfilerDeviceSupported(struct params *p)
 int
 cuptiGetResultString(int rc, const char **s)
 {
-    *s = rc ? "CUPTI_ERROR_FAKE" : "CUPTI_SUCCESS";
+    *s = rc == 35 ? "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"
+         : rc     ? "CUPTI_ERROR_FAKE"
+                  : "CUPTI_SUCCESS";
+    return 0;
+}
+
+static int
+env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v == '1';
+}
+
+/* The range profiler's permission probe. FAKE_CUPTI_NO_PERM=1: refused, as for a non-admin. */
+int
+cuptiProfilerGetCounterAvailability(void *p)
+{
+    (void)p;
+    return env_on("FAKE_CUPTI_NO_PERM") ? 35 : 0;
+}
+
+struct chip_name {
+    size_t struct_size;
+    void *priv;
+    size_t device;
+    const char *chip;
+};
+
+int
+cuptiDeviceGetChipName(struct chip_name *p)
+{
+    p->chip = "GH100";
+    return 0;
+}
+
+/* The SASS metrics API: 60 metrics (as GH100 lists); FAKE_CUPTI_NO_SASS=1: not supported. */
+struct sass_num {
+    size_t struct_size;
+    void *priv;
+    const char *chip;
+    size_t n;
+};
+
+int
+cuptiSassMetricsGetNumOfMetrics(struct sass_num *p)
+{
+    if (env_on("FAKE_CUPTI_NO_SASS"))
+        return 27; /* CUPTI_ERROR_NOT_SUPPORTED */
+    p->n = 60;
+    return 0;
+}
+
+struct sass_details {
+    unsigned long long id;
+    const char *name, *description;
+};
+struct sass_list {
+    size_t struct_size;
+    void *priv;
+    const char *chip;
+    size_t n;
+    struct sass_details *list;
+};
+
+int
+cuptiSassMetricsGetMetrics(struct sass_list *p)
+{
+    static char names[60][40];
+    for (size_t i = 0; i < p->n && i < 60; i++) {
+        snprintf(names[i], sizeof(names[i]),
+                 i == 0 ? "smsp__sass_sectors_mem_global" : "smsp__sass_fake_%zu", i);
+        p->list[i] = (struct sass_details){.id = 1000 + i, .name = names[i], .description = ""};
+    }
+    return 0;
+}
+
+/* FAKE_CUPTI_SASS_NO_PERM=1: SetConfig refused for permission (what a device may answer). */
+int
+cuptiSassMetricsSetConfig(void *p)
+{
+    (void)p;
+    return env_on("FAKE_CUPTI_SASS_NO_PERM") ? 35 : 0;
+}
+
+int
+cuptiSassMetricsUnsetConfig(void *p)
+{
+    (void)p;
     return 0;
 }
 

@@ -1,0 +1,130 @@
+#!/bin/sh
+# The counter engines without a GPU (issue 17 points 2, 8, 9): the real
+# collector in a program on a fake driver and CUPTI (FAKE_CUDA,
+# tests/unit/collector_fake_cuda.c; FAKE_HOST, collector_fake_host.c),
+# injected as the driver does it. The range profiler's permission probe
+# is refused with GPUHIER_FAULT (docs/fault-injection.md); the SASS
+# metrics the fake returns are synthetic counts, so these checks are
+# about which engine served what and what the report says, never about
+# values a GPU measured.
+set -u
+lib=${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so
+[ -f "$lib" ] || { echo "missing $lib"; exit 1; }
+: "${FAKE_CUDA:?}" "${FAKE_HOST:?}"
+command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+q() { sqlite3 "$tmp/$1.db" "$2"; }
+# run NAME [stuck] VAR=VALUE...: the fake program under the collector, 20 s at most
+run() {
+    n=$1; shift
+    arg=
+    [ "${1:-}" = stuck ] && { arg=stuck; shift; }
+    env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" \
+        GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" "$@" \
+        timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
+    rc=$?
+    [ $rc = 0 ] || bad "$n: exit status $rc: $(cat "$tmp/$n.err")"
+    grep -q '^fake_violations=0$' "$tmp/$n.out" || bad "$n: calls CUPTI refuses: $(cat "$tmp/$n.out" "$tmp/$n.err")"
+}
+meta() { q "$1" "SELECT value FROM meta WHERE key = '$2'"; }
+expect() { # expect NAME WHAT GOT WANT
+    [ "$3" = "$4" ] && echo "ok   $1: $2" || bad "$1: $2: got '$3', want '$4'"
+}
+like() { # like NAME WHAT GOT PATTERN
+    case "$3" in $4) echo "ok   $1: $2" ;; *) bad "$1: $2: got '$3', want '$4'" ;; esac
+}
+perm=counter_availability:CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+
+# 1. The default (range profiler only), counters refused: traced, and the report says which engine.
+run norperm GPUHIER_FAULT=$perm
+expect norperm "every launch traced (6 stream, 6 graph nodes)" "$(q norperm "SELECT count(*) FROM launch")" 12
+expect norperm "engines" "$(meta norperm engines)" "range profiler"
+like norperm "range profiler refused" "$(meta norperm engine_range_profiler)" \
+    "refused: no permission to read GPU counters (ERR_NVGPUCTRPERM): cuptiProfilerGetCounterAvailability failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"
+like norperm "instrumentation not used" "$(meta norperm engine_instrumentation)" "not used: *"
+expect norperm "no counts" "$(q norperm "SELECT count(*) FROM inst_launch")" 0
+expect norperm "first launches profiler_unavailable" \
+    "$(q norperm "SELECT count(*) FROM launch WHERE profile_reason = 'profiler_unavailable'")" 2
+grep -q "tracing continues without hardware counters" "$tmp/norperm.err" || bad "norperm: stderr: $(cat "$tmp/norperm.err")"
+
+# 2. Both engines, counters refused: the instrumentation engine takes each configuration's
+#    first launch and the first launch of the executable graph, the range profiler (refused)
+#    the configuration's next one; tracing goes on.
+run both GPUHIER_INSTRUMENT=both GPUHIER_FAULT=$perm
+expect both "engines" "$(meta both engines)" "instrumentation + range profiler"
+like both "range profiler refused" "$(meta both engine_range_profiler)" "refused: no permission*INSUFFICIENT_PRIVILEGES"
+expect both "instrumentation ran" "$(meta both engine_instrumentation)" "ran: 2 launches, 1 graph launch"
+expect both "every launch traced" "$(q both "SELECT count(*) FROM launch")" 12
+expect both "which launch each engine got" \
+    "$(q both "SELECT group_concat(profile_reason, ',') FROM (SELECT profile_reason FROM launch WHERE graph_id IS NULL ORDER BY id)")" \
+    "instrumented,profiler_unavailable,sampled_out,instrumented,profiler_unavailable,sampled_out"
+expect both "stream launches instrumented: the configurations' first" \
+    "$(q both "SELECT group_concat(l.config_launch_index || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id WHERE i.graph_corr IS NULL")" \
+    "0:first_of_config,0:first_of_config"
+expect both "instrumented launches keep no times" \
+    "$(q both "SELECT count(*) FROM launch WHERE profile_reason = 'instrumented' AND start_ns IS NOT NULL")" 0
+# graph: the first launch of the executable only; each function's counts on its first node
+expect both "graph nodes of the first graph launch instrumented" \
+    "$(q both "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'instrumented'")" 3
+expect both "the second graph launch not" \
+    "$(q both "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'graph'")" 3
+expect both "graph rows keyed by the graph launch's correlation id, one per function" \
+    "$(q both "SELECT group_concat(k.mangled_name || '=' || i.graph_nodes, ',') FROM inst_launch i JOIN kernel k ON k.id = i.kernel_id JOIN launch l ON l.id = i.launch_id WHERE i.reason = 'graph' AND i.graph_corr = l.correlation_id ORDER BY i.launch_id")" \
+    "_Z4copyPfPKf=1,_Z4nodePf=2"
+# the fake counts 16 warp instructions per node at pc 0x10: two nodes of _Z4nodePf sum 32
+expect both "a function's counts sum its nodes" \
+    "$(q both "SELECT c.value FROM inst_count c JOIN inst_launch i ON i.launch_id = c.launch_id JOIN kernel k ON k.id = i.kernel_id JOIN metric_name m ON m.id = c.metric_id WHERE k.mangled_name = '_Z4nodePf' AND c.pc = 16 AND m.name = 'smsp__sass_inst_executed'")" 32
+expect both "the graph's overhead on its first row only" \
+    "$(q both "SELECT count(overhead_ns) FROM inst_launch WHERE reason = 'graph'")" 1
+grep -q "the instrumentation engine still tries its launches" "$tmp/both.err" || bad "both: stderr: $(cat "$tmp/both.err")"
+
+# The readers: the summary (TUI and `gpuhier report`) and the JSON export say which engine ran.
+G=$GPUHIER_BINARY_DIR/gpuhier
+if [ -x "$G" ]; then
+    "$G" report "$tmp/both.db" > "$tmp/both.summary" 2>&1 || bad "both: gpuhier report failed: $(cat "$tmp/both.summary")"
+    tr '\n' ' ' < "$tmp/both.summary" | tr -s ' ' > "$tmp/both.flat"
+    for want in "Engines range profiler: refused: no permission to read GPU counters (ERR_NVGPUCTRPERM): cuptiProfilerGetCounterAvailability failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" \
+        "instrumentation: ran on 2 launches and 1 graph launch (3 configurations)"; do
+        grep -qF "$want" "$tmp/both.flat" && echo "ok   both: summary says '$want'" || bad "both: summary lacks '$want': $(cat "$tmp/both.summary")"
+    done
+    "$G" export --format json "$tmp/both.db" > "$tmp/both.json" 2> "$tmp/both.jerr" || bad "both: export failed: $(cat "$tmp/both.jerr")"
+    got=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["engines"]; r, i = e["range_profiler"], e["instrumentation"]; print(e["asked"], e["derived"], r["state"].split(":")[0], r["launches"], i["state"].split(":")[0], i["launches"], i["graph_launches"], sep="|")' "$tmp/both.json" 2>&1)
+    expect both "JSON engines" "$got" "instrumentation + range profiler|False|refused|0|ran|2|1"
+fi
+
+# 3. Both engines, the instrumentation refused too (the fault path for what the device may answer).
+run bothfail GPUHIER_INSTRUMENT=both GPUHIER_FAULT=$perm,sass_enable:INSUFFICIENT_PRIVILEGES
+expect bothfail "instrumentation failed" "$(meta bothfail engine_instrumentation)" \
+    "failed: cuptiSassMetricsEnable failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"
+expect bothfail "every launch traced" "$(q bothfail "SELECT count(*) FROM launch")" 12
+expect bothfail "an instrumentation_failed event" \
+    "$(q bothfail "SELECT count(*) FROM event WHERE code = 'instrumentation_failed'")" 1
+
+# 4. Instrumentation only: every configuration's first launch, the range profiler never asked.
+run inst GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
+like inst "range profiler not used" "$(meta inst engine_range_profiler)" "not used: GPUHIER_INSTRUMENT=1*"
+expect inst "instrumentation ran" "$(meta inst engine_instrumentation)" "ran: 2 launches, 1 graph launch"
+expect inst "no no_counter_permission event" "$(q inst "SELECT count(*) FROM event WHERE code = 'no_counter_permission'")" 0
+
+# 5. The watchdog: an engine call that takes longer than the bound is reported, and the run
+#    still ends cleanly when it returns.
+run slow GPUHIER_INSTRUMENT=1 FAKE_SASS_HANG_MS=2000 GPUHIER_DIAG_ENGINE_WATCHDOG_MS=300
+like slow "stuck, then returned" "$(meta slow engine_instrumentation)" \
+    "stuck: its launch start had not returned after * s (launch correlation id 1), it returned later"
+expect slow "one engine_stuck event" "$(q slow "SELECT count(*) FROM event WHERE code = 'engine_stuck'")" 1
+expect slow "clean exit" "$(q slow "SELECT clean_exit FROM run")" 1
+like slow "profiling_limited says so" "$(q slow "SELECT profiling_limited FROM run")" "*stuck inside CUPTI*"
+
+# 6. A call that never returns on another thread: the program's exit does not wait for it.
+t0=$(date +%s)
+run stuck stuck GPUHIER_INSTRUMENT=1 FAKE_SASS_HANG_MS=-1 GPUHIER_DIAG_ENGINE_WATCHDOG_MS=300
+t1=$(date +%s)
+[ $((t1 - t0)) -le 10 ] && echo "ok   stuck: exit in $((t1 - t0)) s" || bad "stuck: exit took $((t1 - t0)) s"
+like stuck "still stuck at exit" "$(meta stuck engine_instrumentation)" "stuck: *still inside at exit"
+expect stuck "clean exit" "$(q stuck "SELECT clean_exit FROM run")" 1
+
+[ $fail = 0 ] && echo "t108: the engines' choices, graphs, refusals and the watchdog hold"
+exit $fail

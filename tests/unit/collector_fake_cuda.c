@@ -1,0 +1,703 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A stand-in for libcuda.so.1 and libcupti in one library (SONAME
+ * libcuda.so.1), so the real collector runs its launch, graph, engine and
+ * exit paths on a machine without a GPU (tests/e2e/t108-collector-engines.sh,
+ * driven by collector_fake_host.c). Nothing here is a measurement: the
+ * kernels do not run, their times come from a virtual clock, and the SASS
+ * metrics it returns are synthetic counts made up from the launch's
+ * geometry (every report written with it is synthetic).
+ *
+ * What it plays:
+ *   - cuInit loads CUDA_INJECTION64_PATH and calls InitializeInjection, as
+ *     the driver does, then creates one context (CONTEXT_CREATED);
+ *   - cuLaunchKernel and cuGraphLaunch call the subscriber's driver
+ *     callbacks (ENTER, EXIT) when enabled, and queue one kernel activity
+ *     record per kernel (graph nodes: graphId and the graph launch's
+ *     correlation id), handed over at cuptiActivityFlushAll;
+ *   - the SASS metrics API, with CUPTI's documented refusals (SetConfig
+ *     twice without UnsetConfig, Enable twice, data outside an enabled
+ *     range: CUPTI_ERROR_INVALID_OPERATION): while enabled, every kernel
+ *     run adds records for two pcs of its function;
+ *   - the profiler entry points before the range profiler's permission
+ *     probe (which the tests fault, GPUHIER_FAULT); the range profiler
+ *     itself answers CUPTI_ERROR_NOT_SUPPORTED.
+ *
+ * Test knobs: FAKE_SASS_HANG_MS=N makes cuptiSassMetricsEnable sleep N ms
+ * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics.
+ * fake_violations() counts the calls CUPTI would have refused.
+ */
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_PENDING 4096
+#define MAX_SASS 4096
+#define MAX_METRICS 64
+
+/* A fake function (CUfunction) and an executable graph (CUgraphExec). */
+struct fake_func {
+    char name[128];
+};
+struct fake_graph {
+    uint32_t id;
+    int n;
+    struct fake_func *nodes[16];
+};
+
+static struct {
+    pthread_mutex_t lock;
+    CUpti_CallbackFunc cb;
+    void *cb_ud;
+    uint8_t enabled[8][1024]; /* domain x callback id */
+    CUpti_BuffersCallbackRequestFunc req;
+    CUpti_BuffersCallbackCompleteFunc done;
+    CUpti_ActivityKernel10 pending[MAX_PENDING];
+    size_t npending;
+    uint32_t corr;
+    uint64_t clock_ns;
+    uint32_t grid_id;
+    /* SASS metrics */
+    const char *metric_names[MAX_METRICS];
+    size_t nmetric_names;
+    uint64_t config[MAX_METRICS];
+    size_t nconfig;
+    int configured, sass_enabled;
+    struct sass {
+        const struct fake_func *f;
+        uint32_t pc;
+        uint64_t metric, value;
+    } sass[MAX_SASS];
+    size_t nsass;
+    atomic_int violations;
+} F = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *the_ctx = (void *)0x1000;
+
+EXPORT int
+fake_violations(void)
+{
+    return atomic_load(&F.violations);
+}
+
+static void
+violation(const char *what)
+{
+    atomic_fetch_add(&F.violations, 1);
+    fprintf(stderr, "fake CUPTI: %s\n", what);
+}
+
+/* ------------------------------------------------------------ driver */
+
+EXPORT CUresult
+cuDriverGetVersion(int *v)
+{
+    *v = 13000;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+    (void)d;
+    switch (a) {
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+        *v = 132;
+        break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+        *v = 9;
+        break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+        *v = 0;
+        break;
+    default:
+        *v = 0;
+        break;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuDeviceGetName(char *name, int len, CUdevice d)
+{
+    (void)d;
+    snprintf(name, (size_t)len, "Fake GPU (no hardware)");
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuDeviceTotalMem_v2(size_t *bytes, CUdevice d)
+{
+    (void)d;
+    *bytes = (size_t)1 << 30;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuGetErrorName(CUresult rc, const char **s)
+{
+    *s = rc ? "CUDA_ERROR_FAKE" : "CUDA_SUCCESS";
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuCtxGetDevice(CUdevice *d)
+{
+    *d = 0;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuCtxSynchronize(void)
+{
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuCtxPushCurrent_v2(CUcontext c)
+{
+    (void)c;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuCtxPopCurrent_v2(CUcontext *c)
+{
+    if (c)
+        *c = the_ctx;
+    return CUDA_SUCCESS;
+}
+
+static void
+callback(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data)
+{
+    if (F.cb && dom < 8 && id < 1024 && F.enabled[dom][id])
+        F.cb(F.cb_ud, dom, id, data);
+}
+
+EXPORT CUresult
+cuInit(unsigned flags)
+{
+    (void)flags;
+    static int done;
+    if (done++)
+        return CUDA_SUCCESS;
+    const char *inj = getenv("CUDA_INJECTION64_PATH");
+    void *h = inj && *inj ? dlopen(inj, RTLD_NOW | RTLD_GLOBAL) : NULL;
+    int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+    if (init)
+        init();
+    CUpti_ResourceData rd = {.context = the_ctx};
+    callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &rd);
+    return CUDA_SUCCESS;
+}
+
+/* The program's side: a function by name (never freed: CUfunctions live as long as modules). */
+EXPORT CUfunction
+fake_function(const char *name)
+{
+    struct fake_func *f = calloc(1, sizeof(*f));
+    snprintf(f->name, sizeof(f->name), "%s", name);
+    return (CUfunction)f;
+}
+
+/* An executable graph of `n` kernel nodes. */
+EXPORT CUgraphExec
+fake_graph(int n, CUfunction *nodes)
+{
+    static uint32_t ids;
+    struct fake_graph *g = calloc(1, sizeof(*g));
+    g->id = ++ids;
+    g->n = n < 16 ? n : 16;
+    for (int i = 0; i < g->n; i++)
+        g->nodes[i] = (struct fake_func *)nodes[i];
+    return (CUgraphExec)g;
+}
+
+static uint64_t
+metric_id(const char *name)
+{
+    for (size_t i = 0; i < F.nmetric_names; i++)
+        if (!strcmp(F.metric_names[i], name))
+            return i + 1;
+    return 0;
+}
+
+static int
+configured_metric(uint64_t id)
+{
+    for (size_t i = 0; i < F.nconfig; i++)
+        if (F.config[i] == id)
+            return 1;
+    return 0;
+}
+
+static void
+sass_add(const struct fake_func *f, uint32_t pc, const char *metric, uint64_t v)
+{
+    uint64_t id = metric_id(metric);
+    if (!id || !configured_metric(id) || !v)
+        return;
+    for (size_t i = 0; i < F.nsass; i++)
+        if (F.sass[i].f == f && F.sass[i].pc == pc && F.sass[i].metric == id) {
+            F.sass[i].value += v;
+            return;
+        }
+    if (F.nsass < MAX_SASS)
+        F.sass[F.nsass++] = (struct sass){f, pc, id, v};
+}
+
+/*
+ * One kernel "runs" (lock held): its activity record, and while SASS
+ * metrics are enabled (every function runs patched: lazy patching of a
+ * function at its first run in the range) its synthetic counts: a load at
+ * pc 0x10, one instruction per warp, 12 sectors each when the name says
+ * "strided" (4 ideal), 4 otherwise; a store at pc 0x20, 4 sectors.
+ */
+static void
+run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
+           const unsigned block[3], unsigned smem, uint32_t graph_id, uint64_t node)
+{
+    if (F.npending < MAX_PENDING) {
+        CUpti_ActivityKernel10 *k = &F.pending[F.npending++];
+        memset(k, 0, sizeof(*k));
+        k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+        k->name = f->name;
+        k->correlationId = corr;
+        k->gridX = (int32_t)grid[0];
+        k->gridY = (int32_t)grid[1];
+        k->gridZ = (int32_t)grid[2];
+        k->blockX = (int32_t)block[0];
+        k->blockY = (int32_t)block[1];
+        k->blockZ = (int32_t)block[2];
+        k->dynamicSharedMemory = (int32_t)smem;
+        k->registersPerThread = 32;
+        k->start = F.clock_ns + 1000;
+        k->end = F.clock_ns + 11000;
+        F.clock_ns += 20000;
+        k->deviceId = 0;
+        k->contextId = 1;
+        k->streamId = 7;
+        k->gridId = ++F.grid_id;
+        k->graphId = graph_id;
+        k->graphNodeId = node;
+    }
+    if (!F.sass_enabled)
+        return;
+    uint64_t warps =
+        (uint64_t)grid[0] * grid[1] * grid[2] * ((block[0] * block[1] * block[2] + 31) / 32);
+    int strided = strstr(f->name, "strided") != NULL;
+    sass_add(f, 0x10, "smsp__sass_inst_executed", warps);
+    sass_add(f, 0x10, "smsp__sass_inst_executed_op_global_ld", warps);
+    sass_add(f, 0x10, "smsp__sass_sectors_mem_global", warps * (strided ? 12 : 4));
+    sass_add(f, 0x10, "smsp__sass_sectors_mem_global_ideal", warps * 4);
+    sass_add(f, 0x20, "smsp__sass_inst_executed", warps);
+    sass_add(f, 0x20, "smsp__sass_inst_executed_op_global_st", warps);
+    sass_add(f, 0x20, "smsp__sass_sectors_mem_global", warps * 4);
+    sass_add(f, 0x20, "smsp__sass_sectors_mem_global_ideal", warps * 4);
+}
+
+EXPORT CUresult
+cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+               unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
+{
+    const struct fake_func *f = (const struct fake_func *)fn;
+    cuLaunchKernel_params p = {fn, gx, gy, gz, bx, by, bz, smem, s, params, extra};
+    CUresult ret = CUDA_SUCCESS;
+    pthread_mutex_lock(&F.lock);
+    uint32_t corr = ++F.corr;
+    pthread_mutex_unlock(&F.lock);
+    CUpti_CallbackData cb = {.callbackSite = CUPTI_API_ENTER,
+                             .functionName = "cuLaunchKernel",
+                             .functionParams = &p,
+                             .functionReturnValue = &ret,
+                             .symbolName = f->name,
+                             .context = the_ctx,
+                             .correlationId = corr};
+    callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    pthread_mutex_lock(&F.lock);
+    run_kernel(f, corr, grid, block, smem, 0, 0);
+    pthread_mutex_unlock(&F.lock);
+    cb.callbackSite = CUPTI_API_EXIT;
+    callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+    return ret;
+}
+
+/* Every node a 4-block, 128-thread launch of its function. */
+EXPORT CUresult
+cuGraphLaunch(CUgraphExec exec, CUstream s)
+{
+    const struct fake_graph *g = (const struct fake_graph *)exec;
+    cuGraphLaunch_params p = {exec, s};
+    CUresult ret = CUDA_SUCCESS;
+    pthread_mutex_lock(&F.lock);
+    uint32_t corr = ++F.corr;
+    pthread_mutex_unlock(&F.lock);
+    CUpti_CallbackData cb = {.callbackSite = CUPTI_API_ENTER,
+                             .functionName = "cuGraphLaunch",
+                             .functionParams = &p,
+                             .functionReturnValue = &ret,
+                             .context = the_ctx,
+                             .correlationId = corr};
+    callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
+    const unsigned grid[3] = {4, 1, 1}, block[3] = {128, 1, 1};
+    pthread_mutex_lock(&F.lock);
+    for (int i = 0; i < g->n; i++)
+        run_kernel(g->nodes[i], corr, grid, block, 0, g->id, (uint64_t)i + 1);
+    pthread_mutex_unlock(&F.lock);
+    cb.callbackSite = CUPTI_API_EXIT;
+    callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
+    return ret;
+}
+
+/* ------------------------------------------------------------ CUPTI: tracing */
+
+EXPORT CUptiResult
+cuptiGetVersion(uint32_t *v)
+{
+    *v = 130001;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiGetResultString(CUptiResult rc, const char **s)
+{
+    switch (rc) {
+    case CUPTI_SUCCESS:
+        *s = "CUPTI_SUCCESS";
+        break;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+        *s = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+        break;
+    case CUPTI_ERROR_INVALID_OPERATION:
+        *s = "CUPTI_ERROR_INVALID_OPERATION";
+        break;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+        *s = "CUPTI_ERROR_NOT_SUPPORTED";
+        break;
+    default:
+        *s = "CUPTI_ERROR_FAKE";
+        break;
+    }
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *ud)
+{
+    F.cb = cb;
+    F.cb_ud = ud;
+    *sub = (CUpti_SubscriberHandle)&F;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiUnsubscribe(CUpti_SubscriberHandle sub)
+{
+    (void)sub;
+    F.cb = NULL;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle sub, CUpti_CallbackDomain dom,
+                    CUpti_CallbackId id)
+{
+    (void)sub;
+    if (dom >= 8 || id >= 1024)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    F.enabled[dom][id] = (uint8_t)on;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiEnableDomain(uint32_t on, CUpti_SubscriberHandle sub, CUpti_CallbackDomain dom)
+{
+    (void)on;
+    (void)sub;
+    (void)dom;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityEnable(CUpti_ActivityKind k)
+{
+    (void)k;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+                               CUpti_BuffersCallbackCompleteFunc done)
+{
+    F.req = req;
+    F.done = done;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+    uint8_t *next = *rec ? (uint8_t *)*rec + sizeof(CUpti_ActivityKernel10) : buf;
+    if (next + sizeof(CUpti_ActivityKernel10) > buf + valid)
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    *rec = (CUpti_Activity *)next;
+    return CUPTI_SUCCESS;
+}
+
+/* Hands the queued kernel records to the collector, in buffers it provides. */
+EXPORT CUptiResult
+cuptiActivityFlushAll(uint32_t flag)
+{
+    (void)flag;
+    for (;;) {
+        pthread_mutex_lock(&F.lock);
+        if (!F.npending || !F.req || !F.done) {
+            pthread_mutex_unlock(&F.lock);
+            return CUPTI_SUCCESS;
+        }
+        uint8_t *buf = NULL;
+        size_t size = 0, maxrec = 0;
+        F.req(&buf, &size, &maxrec);
+        size_t fit = buf ? size / sizeof(CUpti_ActivityKernel10) : 0;
+        size_t n = F.npending < fit ? F.npending : fit;
+        if (buf && n)
+            memcpy(buf, F.pending, n * sizeof(CUpti_ActivityKernel10));
+        memmove(F.pending, F.pending + n, (F.npending - n) * sizeof(CUpti_ActivityKernel10));
+        F.npending -= n;
+        pthread_mutex_unlock(&F.lock);
+        if (buf)
+            F.done(the_ctx, 0, buf, size, n * sizeof(CUpti_ActivityKernel10));
+        if (!n)
+            return CUPTI_SUCCESS;
+    }
+}
+
+EXPORT CUptiResult
+cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *n)
+{
+    (void)c;
+    (void)s;
+    *n = 0;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityFlushPeriod(uint32_t ms)
+{
+    (void)ms;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiGetTimestamp(uint64_t *t)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    *t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiGetDeviceId(CUcontext c, uint32_t *dev)
+{
+    (void)c;
+    *dev = 0;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiGetContextId(CUcontext c, uint32_t *id)
+{
+    (void)c;
+    *id = 1;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
+{
+    p->pChipName = "GH100";
+    return CUPTI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ CUPTI: profiler */
+
+EXPORT CUptiResult
+cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p)
+{
+    (void)p;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
+{
+    p->isSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+    p->architecture = p->sli = p->vGpu = p->confidentialCompute = p->cmp = p->wsl =
+        CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+    return CUPTI_SUCCESS;
+}
+
+/* The permission probe: the tests fault it (GPUHIER_FAULT=counter_availability:...). */
+EXPORT CUptiResult
+cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
+{
+    (void)p;
+    return CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
+{
+    (void)p;
+    if (F.sass_enabled || F.configured)
+        violation("cuptiRangeProfilerEnable while a SASS metrics config is set");
+    return CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+/* ------------------------------------------------------------ CUPTI: SASS metrics */
+
+EXPORT CUptiResult
+cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *p)
+{
+    const char *none = getenv("FAKE_SASS_NONE");
+    if ((none && *none == '1') || !p->pMetricName || F.nmetric_names == MAX_METRICS)
+        return CUPTI_ERROR_INVALID_METRIC_NAME;
+    uint64_t id = metric_id(p->pMetricName);
+    if (!id) {
+        F.metric_names[F.nmetric_names++] = p->pMetricName; /* the collector's static names */
+        id = F.nmetric_names;
+    }
+    p->metric.metricId = id;
+    p->metric.pMetricName = p->pMetricName;
+    p->metric.pMetricDescription = "synthetic";
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *p)
+{
+    pthread_mutex_lock(&F.lock);
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (F.configured) {
+        violation("cuptiSassMetricsSetConfig twice without UnsetConfig");
+        rc = CUPTI_ERROR_INVALID_OPERATION;
+    } else {
+        F.nconfig = p->numOfMetricConfig < MAX_METRICS ? p->numOfMetricConfig : MAX_METRICS;
+        for (size_t i = 0; i < F.nconfig; i++)
+            F.config[i] = p->pConfigs[i].metricId;
+        F.configured = 1;
+    }
+    pthread_mutex_unlock(&F.lock);
+    return rc;
+}
+
+EXPORT CUptiResult
+cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *p)
+{
+    (void)p;
+    pthread_mutex_lock(&F.lock);
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (!F.configured || F.sass_enabled) {
+        violation("cuptiSassMetricsUnsetConfig without a config, or while enabled");
+        rc = CUPTI_ERROR_INVALID_OPERATION;
+    }
+    F.configured = 0;
+    pthread_mutex_unlock(&F.lock);
+    return rc;
+}
+
+EXPORT CUptiResult
+cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *p)
+{
+    const char *hang = getenv("FAKE_SASS_HANG_MS");
+    if (hang && *hang) {
+        long ms = strtol(hang, NULL, 10);
+        struct timespec ts = {ms < 0 ? 1000000 : ms / 1000, ms < 0 ? 0 : (ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts))
+            ;
+    }
+    pthread_mutex_lock(&F.lock);
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (!F.configured || F.sass_enabled) {
+        violation("cuptiSassMetricsEnable without a config, or twice");
+        rc = CUPTI_ERROR_INVALID_OPERATION;
+    } else if (!p->enableLazyPatching) {
+        violation("cuptiSassMetricsEnable without lazy patching (gave no data on the H200)");
+    }
+    if (!rc)
+        F.sass_enabled = 1;
+    pthread_mutex_unlock(&F.lock);
+    return rc;
+}
+
+EXPORT CUptiResult
+cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *p)
+{
+    pthread_mutex_lock(&F.lock);
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (!F.sass_enabled) {
+        violation("cuptiSassMetricsDisable while not enabled");
+        rc = CUPTI_ERROR_INVALID_OPERATION;
+    }
+    p->numOfDroppedRecords = F.nsass;
+    F.nsass = 0;
+    F.sass_enabled = 0;
+    pthread_mutex_unlock(&F.lock);
+    return rc;
+}
+
+EXPORT CUptiResult
+cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *p)
+{
+    pthread_mutex_lock(&F.lock);
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (!F.sass_enabled) {
+        violation("cuptiSassMetricsGetDataProperties outside an enabled range");
+        rc = CUPTI_ERROR_INVALID_OPERATION;
+    }
+    p->numOfPatchedInstructionRecords = F.nsass;
+    p->numOfInstances = 1;
+    pthread_mutex_unlock(&F.lock);
+    return rc;
+}
+
+/* One record per (function, pc, metric), GPU granularity; names are the caller's to free. */
+EXPORT CUptiResult
+cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *p)
+{
+    pthread_mutex_lock(&F.lock);
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (!F.sass_enabled || p->numOfInstances != 1 || p->numOfPatchedInstructionRecords > F.nsass) {
+        violation("cuptiSassMetricsFlushData with sizes GetDataProperties did not give");
+        rc = CUPTI_ERROR_INVALID_OPERATION;
+    } else {
+        for (size_t i = 0; i < p->numOfPatchedInstructionRecords; i++) {
+            CUpti_SassMetrics_Data *d = &p->pMetricsData[i];
+            d->cubinCrc = 0xfeed;
+            d->functionIndex = 0;
+            d->functionName = strdup(F.sass[i].f->name);
+            d->pcOffset = F.sass[i].pc;
+            d->pInstanceValues[0].metricId = F.sass[i].metric;
+            d->pInstanceValues[0].value = F.sass[i].value;
+        }
+        F.nsass = 0;
+    }
+    pthread_mutex_unlock(&F.lock);
+    return rc;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collector_fake_host: a "CUDA program" on the fake driver
+ * (collector_fake_cuda.c) for tests/e2e/t108-collector-engines.sh. The
+ * collector is injected the way the driver does it (CUDA_INJECTION64_PATH,
+ * called from cuInit), so its callbacks, engines, writer and exit run for
+ * real; only CUDA and CUPTI are played.
+ *
+ *   collector_fake_host FAKE_LIB [stuck]
+ *
+ * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
+ * times, then an executable graph of three kernel nodes (copy, node, node)
+ * twice. With `stuck` the first launch happens on a second thread while
+ * the main thread waits 1.5 s and exits (the launch may never return).
+ * Prints "fake_violations=N" (calls CUPTI would have refused) and exits 0.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+typedef void *fn_t;
+typedef int (*init_fn)(unsigned);
+typedef int (*launch_fn)(fn_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                         void *, void **, void **);
+typedef fn_t (*function_fn)(const char *);
+typedef void *(*graph_fn)(int, fn_t *);
+typedef int (*graph_launch_fn)(void *, void *);
+typedef int (*violations_fn)(void);
+
+static launch_fn launch;
+static fn_t copy;
+
+static void *
+stuck_launch(void *arg)
+{
+    (void)arg;
+    launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+    return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: collector_fake_host FAKE_LIB [stuck]\n");
+        return 2;
+    }
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+    if (!h) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 2;
+    }
+    init_fn cu_init = (init_fn)dlsym(h, "cuInit");
+    launch = (launch_fn)dlsym(h, "cuLaunchKernel");
+    function_fn function = (function_fn)dlsym(h, "fake_function");
+    graph_fn graph = (graph_fn)dlsym(h, "fake_graph");
+    graph_launch_fn graph_launch = (graph_launch_fn)dlsym(h, "cuGraphLaunch");
+    violations_fn violations = (violations_fn)dlsym(h, "fake_violations");
+    if (!cu_init || !launch || !function || !graph || !graph_launch || !violations)
+        return 2;
+    cu_init(0);
+    copy = function("_Z4copyPfPKf");
+    fn_t strided = function("_Z7stridedPfPKf");
+    fn_t node = function("_Z4nodePf");
+    if (argc > 2 && !strcmp(argv[2], "stuck")) {
+        pthread_t t;
+        pthread_create(&t, NULL, stuck_launch, NULL);
+        pthread_detach(t);
+        struct timespec ts = {1, 500000000L};
+        nanosleep(&ts, NULL);
+        printf("fake_violations=%d\n", violations());
+        fflush(stdout);
+        return 0;
+    }
+    for (int i = 0; i < 3; i++)
+        launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+    for (int i = 0; i < 3; i++)
+        launch(strided, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+    fn_t nodes[3] = {copy, node, node};
+    void *exec = graph(3, nodes);
+    for (int i = 0; i < 2; i++)
+        graph_launch(exec, NULL);
+    printf("fake_violations=%d\n", violations());
+    return 0;
+}
