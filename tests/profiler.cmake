@@ -59,3 +59,9 @@ gh_add_test(NAME unit.pytorch_vs_ncu_readers
 gh_add_test(NAME unit.agreement_pipeline
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_pipeline.py
             LABELS profiler)
+# The suite beside Nsight Compute (bench/suite, issue 19 point 8): its readers, comparator, targets,
+# driver and packing on synthetic inputs; the driver on the GPU with the testkernels workload.
+gh_add_test(NAME unit.suite
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/suite/test_suite.py
+            LABELS unit analyzer)
+gh_add_gpu_test(NAME gpu.suite-defects COMMAND sh ${PROJECT_SOURCE_DIR}/bench/suite/test_gpu.sh LABELS analyzer)
