@@ -592,6 +592,8 @@ def main(argv=None):
         with open(a.md, "w") as f:
             f.write(text)
     if a.raw:
+        if os.path.dirname(a.raw):
+            os.makedirs(os.path.dirname(a.raw), exist_ok=True)
         with open(a.raw + ".md", "w") as f:
             f.write(text)
         with open(a.raw + ".json", "w") as f:

@@ -9,7 +9,7 @@ product attention's flash or cuDNN kernels, PyTorch's own kernels) on random
 token ids with a fixed seed. Nothing is downloaded (HF_HUB_OFFLINE).
 Prints the loss and the step time at the end.
 """
-# suite: class=PyTorch native=90 gpuhier=120 ncu=120
+# suite: class=PyTorch native=90 gpuhier=120 ncu=150
 # suite-ncu: --kernel-name-base demangled --kernel-name regex:nvjet|gemm|cublas|cutlass|flash|fmha|sdpa|attention|[Ss]oft[Mm]ax|layer_norm|nll_loss --filter-mode per-launch-config --launch-count 1
 import os
 import sys

@@ -219,13 +219,13 @@ def gz_size(path):
 def pack(run_dir, out, direct):
     """Packs run_dir into at most MAX_FILES files under out (direct files copied as they are)."""
     cats = [
-        ("logs", lambda p: not re.search(r"\.(db|ncu-rep|csv)$", p) or p.endswith("ncu-rules.txt")),
+        ("logs", lambda p: not re.search(r"\.(db|db-wal|ncu-rep|csv)$", p)),
         ("ncu-csv", lambda p: p.endswith(".csv")),
-        ("reports", lambda p: p.endswith(".db")),
+        ("reports", lambda p: p.endswith((".db", ".db-wal"))),
         ("ncu-rep", lambda p: p.endswith(".ncu-rep")),
     ]
     files = sorted(p for p in glob.glob(os.path.join(run_dir, "**"), recursive=True) if os.path.isfile(p)
-                   and not p.endswith(("-wal", "-shm")))
+                   and not p.endswith("-shm"))   # a -wal file left beside a report holds part of it
     slots = MAX_FILES - len(direct)
     total = sum(os.path.getsize(p) for p in direct)
     plan, left = [], []
