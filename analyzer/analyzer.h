@@ -70,6 +70,18 @@ int analyzer_print_top(sqlite3 *db, FILE *f, int n, int all);
 int analyzer_profiles_set_aside(sqlite3 *db, long long *profiles, long long *configs);
 
 /*
+ * Configurations profiled in one-pass groups that did not get every group
+ * of their plan (schema.sql v_config_groups: launched fewer times than
+ * there are groups, their later groups deferred by the budget, or a group
+ * set aside): *configs of them, holding *gpu_pct % of the traced kernel
+ * time (config.total_ns). The counters of their missing groups are NULL
+ * and the rules that read them do not judge them (docs/analyzer.md
+ * "One-pass groups"). Reads the report only. 0, or -1 with
+ * analyzer_error() set.
+ */
+int analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct);
+
+/*
  * Version of the rule set in `o->rules_dir`: a hex hash of the rule files'
  * names and contents. Returns a new string (free()) or NULL.
  */
@@ -98,7 +110,7 @@ struct rule_threshold {
 /* One `requires:` item: a metric the report must hold, or a column that must be non-NULL somewhere. */
 struct rule_require {
     char *
-        kind; /* 'metric' (a metric_name row with values), 'counts-or-metric' (per-instruction counts, inst_count, else the metric), 'column' ('table.column' with a non-NULL value) or 'profiled' */
+        kind; /* 'metric' (a metric_name row with values), 'counts-or-metric' (per-instruction counts, inst_count, else the metric), 'optional' (a metric read when present: never unmet), 'column' ('table.column' with a non-NULL value) or 'profiled'; `gpuhier run` collects the names of the first three (analyzer_rule_metrics()) */
     char *name; /* metric or table.column; NULL for 'profiled' */
     int line;
 };
@@ -160,6 +172,23 @@ const struct rule *ruleset_find(const struct ruleset *rs, const char *id);
 
 /* Free a rule set; NULL is a no-op. */
 void ruleset_free(struct ruleset *rs);
+
+/* A metric a rule asks for that the catalogue's sets do not collect. */
+struct rule_metric {
+    const char *name;        /* borrowed from the rule set */
+    const struct rule *rule; /* the first rule asking for it */
+    int line;                /* its `requires:` line */
+    int in_catalogue;        /* 1: schema/metrics.catalogue lists it (collected only when asked) */
+};
+
+/*
+ * What `gpuhier run` collects for the rules of `rs` beyond the metric
+ * catalogue's core, tie and group sets (docs/rules.md "requires"): every
+ * name of a `requires: metric`, `counts-or-metric` or `optional` line that
+ * schema/catalogue.h does not collect by itself, once, in rule order.
+ * Fills up to `max` entries of out[]; returns how many there are in all.
+ */
+size_t analyzer_rule_metrics(const struct ruleset *rs, struct rule_metric *out, size_t max);
 
 /* The last error message of this thread (static buffer, never NULL). */
 const char *analyzer_error(void);

@@ -163,6 +163,9 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
 {
     sqlite3_stmt *st = NULL;
     int met = -1;
+    /* Collected for the rule by `gpuhier run`, read when present: never a reason to skip. */
+    if (!strcmp(q->kind, "optional"))
+        return 1;
     if (!strcmp(q->kind, "counts-or-metric")) {
         /* Exact per-instruction counts stand for the metric (docs/rules.md "requires"). */
         if (store_prepare(db, "SELECT EXISTS (SELECT 1 FROM inst_count)", &st))

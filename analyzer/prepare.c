@@ -10,19 +10,9 @@
  * the same name: unqualified names resolve to temp first), and both are
  * joined with the configuration and device limits into temp.cfg, one row
  * per configuration with the derived quantities of DESIGN.md (useful
- * bytes, floor, bytes and time per tier, occupancy per limit).
- * docs/rules.md documents every column rules may use.
- *
- * The hardware facts used here (not thresholds; rules own those):
- *   - L1/shared: 128 bytes per cycle per SM (one 128-byte wavefront);
- *   - L2: twice the DRAM bandwidth (J "La pirámide": HBM -> L2 2x);
- *   - host link: PCIe per-lane rate x width, else 64 GB/s (H §4.1);
- *   - issue: 4 warp-instructions per cycle per SM (4 SMSPs);
- *   - registers: allocated per warp in reg_alloc_unit units, per SMSP
- *     quarter of the register file (the occupancy calculator's rule);
- *   - shared memory: per block rounded up to 128 bytes, plus the
- *     per-block reservation, against the SM's largest carveout; ties
- *     between limits named in collector/occupancy.h's order.
+ * bytes, floor, bytes and time per tier, occupancy per limit): the SQL of
+ * analyzer/derived.sql, which documents every column and the hardware
+ * facts it uses. docs/rules.md documents every column rules may use.
  */
 #include "analyzer/analyzer_int.h"
 #include "schema/store.h"
@@ -299,201 +289,12 @@ static const char phase_sql[] =
     " AS steady_start_ns";
 
 /*
- * The floor (DESIGN.md "The two numbers"): the least time the kernel's
- * necessary work can take, the roofline's two roofs (H §4.7) plus the
- * fixed cost of any kernel; docs/analyzer.md "The floor".
- * - Useful bytes at memory bandwidth. Without the requested bytes (extra
- *   group sass_bytes, absent from a default run) they are bounded by the
- *   global LSU sectors, at most 16 per warp instruction (32 lanes x 16 B,
- *   the widest access), so neither the DRAM bytes of local spills nor the
- *   sectors a strided pattern drags in count as useful.
- * - The warp instructions at the issue rate (4 per SM per cycle), when that
- *   is longer, leaving out memory instructions (global, shared, local: the
- *   memory roof's business, and spills are not the work). Executed, not
- *   necessary: a fix that removes arithmetic can beat it (the naive
- *   stencil's 788 us against 426 us for the tiled twin on the H200):
- *   a compute-bound kernel whose inputs sit in L2 (the fixed spill_bounds
- *   of t471: 2.9 MB from DRAM, 305 us of FMAs) was called 510x its floor.
- * - KERNEL_FIXED_NS, the time any kernel takes on the GPU whatever its work
- *   (launch, block dispatch, drain): a floor without it cannot be reached
- *   by a kernel of a few microseconds (tk_fill, 55.8 kB in 2.8 us, was
- *   called 240x its floor). 2 us is below every kernel duration recorded on
- *   the H200 (smallest: 2.8 us, a one-wave grid of 1024 blocks), so the
- *   floor stays a lower bound.
+ * temp.cfg, every derived column (the floor, bytes and time per tier,
+ * occupancy per limit, the bound tier), is analyzer/derived.sql, embedded
+ * at build time: each column documented there, with the hardware facts it
+ * uses.
  */
-#define KERNEL_FIXED_NS "2000.0"
-
-static const char cfg_sql[] =
-    "CREATE TEMP TABLE cfg AS\n"
-    "SELECT z.*,\n"
-    "  CASE WHEN max_t_ns IS NULL OR mean_ns IS NULL THEN NULL\n"
-    "       WHEN max_t_ns < 0.5 * mean_ns THEN 'latency'\n"
-    "       WHEN max_t_ns = t_host_ns THEN 'host' WHEN max_t_ns = t_dram_ns THEN 'dram'\n"
-    "       WHEN max_t_ns = t_l2_ns THEN 'l2' WHEN max_t_ns = t_l1_ns THEN 'l1'\n"
-    "       WHEN max_t_ns = t_shared_ns THEN 'shared' WHEN max_t_ns = t_pipe_ns THEN roof_pipe\n"
-    "       ELSE 'compute' END AS bound_tier,\n"
-    "  CASE WHEN max_t_ns IS NULL OR max_t_ns = 0 THEN NULL\n"
-    "       WHEN max_t_ns = t_host_ns THEN 'host' WHEN max_t_ns = t_dram_ns THEN 'dram'\n"
-    "       WHEN max_t_ns = t_l2_ns THEN 'l2' WHEN max_t_ns = t_l1_ns THEN 'l1'\n"
-    "       WHEN max_t_ns = t_shared_ns THEN 'shared' WHEN max_t_ns = t_pipe_ns THEN roof_pipe\n"
-    "       ELSE 'compute' END AS top_tier\n"
-    "FROM (SELECT y.*,\n"
-    "  mean_ns / floor_ns AS floor_ratio,\n"
-    "  mean_ns / floor_measured_ns AS floor_ratio_measured,\n"
-    "  COALESCE(floor_measured_ns, 0) AS floor_cap_ns,\n"
-    "  MAX(0, mean_ns - COALESCE(floor_measured_ns, 0)) AS gap_ns,\n"
-    "  dram_bytes * 1e9 / bw_dram AS t_dram_ns, l2_bytes * 1e9 / bw_l2 AS t_l2_ns,\n"
-    "  l1_bytes * 1e9 / bw_l1 AS t_l1_ns, shared_bytes * 1e9 / bw_l1 AS t_shared_ns,\n"
-    "  host_bytes * 1e9 / bw_host AS t_host_ns,\n"
-    "  inst_executed * 1e9 / (4.0 * sm_count * sm_clock_khz * 1e3) AS t_compute_ns,\n"
-    "  CASE WHEN COALESCE(dram_bytes, l2_bytes, l1_bytes, shared_bytes, host_bytes, "
-    "inst_executed,\n"
-    "    t_pipe_ns) IS NULL THEN NULL ELSE\n"
-    "  MAX(COALESCE(dram_bytes * 1e9 / bw_dram, 0), COALESCE(l2_bytes * 1e9 / bw_l2, 0),\n"
-    "      COALESCE(l1_bytes * 1e9 / bw_l1, 0), COALESCE(shared_bytes * 1e9 / bw_l1, 0),\n"
-    "      COALESCE(host_bytes * 1e9 / bw_host, 0),\n"
-    "      COALESCE(inst_executed * 1e9 / (4.0 * sm_count * sm_clock_khz * 1e3), 0),\n"
-    "      COALESCE(t_pipe_ns, 0)) END AS max_t_ns,\n"
-    "  100.0 * dram_bytes * 1e9 / bw_dram / mean_ns AS util_dram_pct,\n"
-    "  100.0 * l2_bytes * 1e9 / bw_l2 / mean_ns AS util_l2_pct,\n"
-    "  100.0 * l1_bytes * 1e9 / bw_l1 / mean_ns AS util_l1_pct,\n"
-    "  100.0 * shared_bytes * 1e9 / bw_l1 / mean_ns AS util_shared_pct,\n"
-    "  100.0 * host_bytes * 1e9 / bw_host / mean_ns AS util_host_pct,\n"
-    /* NULL, not 0, for a configuration never profiled: nothing says its pipes are idle */
-    "  CASE WHEN COALESCE(dram_bytes, l2_bytes, l1_bytes, shared_bytes) IS NOT NULL THEN\n"
-    "  100.0 * MAX(COALESCE(dram_bytes * 1e9 / bw_dram, 0), COALESCE(l2_bytes * 1e9 / bw_l2, 0),\n"
-    "      COALESCE(l1_bytes * 1e9 / bw_l1, 0), COALESCE(shared_bytes * 1e9 / bw_l1, 0)) / mean_ns "
-    "END AS util_mem_pct\n"
-    "FROM (SELECT u.*,\n"
-    "  CASE WHEN useful_bytes IS NULL THEN NULL\n"
-    "       ELSE MAX(useful_bytes * 1e9 / bw_dram, t_issue_ns, COALESCE(t_pipe_ns, 0)) "
-    "+ " KERNEL_FIXED_NS " END AS floor_ns,\n"
-    "  CASE WHEN useful_bytes IS NULL THEN NULL\n"
-    "       ELSE MAX(useful_bytes * 1e9 / bw_copy, t_issue_ns, COALESCE(t_pipe_ns, 0)) "
-    "+ " KERNEL_FIXED_NS " END AS floor_measured_ns\n"
-    "FROM (SELECT x.*,\n"
-    "  CASE WHEN requested_bytes IS NOT NULL AND dram_bytes IS NOT NULL THEN MIN(requested_bytes, "
-    "dram_bytes)\n"
-    "       WHEN requested_bytes IS NULL AND dram_bytes IS NOT NULL AND COALESCE(gld_sectors, "
-    "gst_sectors) IS NOT NULL\n"
-    "         THEN MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), "
-    "0)\n"
-    "                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), "
-    "0)), dram_bytes)\n"
-    "       ELSE COALESCE(requested_bytes, dram_bytes) END AS useful_bytes,\n"
-    "  COALESCE((inst_executed - COALESCE(lld_inst, 0) - COALESCE(lst_inst, 0) - "
-    "COALESCE(gld_inst, 0)\n"
-    "            - COALESCE(gst_inst, 0) - COALESCE(shld_inst, 0) - COALESCE(shst_inst, 0))\n"
-    "           * 1e9 / (4.0 * sm_count * sm_clock_khz * 1e3), 0) AS t_issue_ns,\n"
-    "  MIN(lim_warps, lim_blocks, lim_regs, lim_smem) AS blocks_per_sm_calc,\n"
-    "  100.0 * MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * warps_per_block / max_warps_per_sm "
-    "AS occupancy_calc_pct,\n"
-    "  COALESCE(collector_occupancy_pct,\n"
-    "    100.0 * MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * warps_per_block / "
-    "max_warps_per_sm) AS theoretical_occupancy_pct,\n"
-    "  COALESCE(collector_limiter, CASE MIN(lim_warps, lim_blocks, lim_regs, lim_smem)\n"
-    "    WHEN lim_warps THEN 'warps' WHEN lim_regs THEN 'registers'\n"
-    "    WHEN lim_smem THEN 'shared_memory' ELSE 'blocks' END) AS occupancy_limiter,\n"
-    "  100.0 * MIN(lim_warps, lim_blocks, lim_smem) * warps_per_block / max_warps_per_sm AS "
-    "occ_without_regs_pct,\n"
-    "  100.0 * MIN(lim_warps, lim_blocks, lim_regs) * warps_per_block / max_warps_per_sm AS "
-    "occ_without_smem_pct,\n"
-    "  COALESCE(collector_waves, blocks * 1.0 / (MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * "
-    "sm_count)) AS waves\n"
-    "FROM (SELECT w.*,\n"
-    /* The compute roof: the busiest pipe's share of the elapsed cycles, times the duration. */
-    "  CASE WHEN COALESCE(pipe_tensor_pct, pipe_fma_pct, pipe_alu_pct, pipe_fp64_pct) IS NULL THEN "
-    "NULL\n"
-    "       ELSE MAX(COALESCE(pipe_tensor_pct, 0), COALESCE(pipe_fma_pct, 0), "
-    "COALESCE(pipe_alu_pct, 0),\n"
-    "                COALESCE(pipe_fp64_pct, 0)) / 100.0 * mean_ns END AS t_pipe_ns,\n"
-    "  CASE MAX(COALESCE(pipe_tensor_pct, -1), COALESCE(pipe_fma_pct, -1), COALESCE(pipe_alu_pct, "
-    "-1),\n"
-    "           COALESCE(pipe_fp64_pct, -1))\n"
-    "    WHEN pipe_tensor_pct THEN 'tensor' WHEN pipe_fma_pct THEN 'fma' WHEN pipe_alu_pct THEN "
-    "'alu'\n"
-    "    WHEN pipe_fp64_pct THEN 'fp64' END AS roof_pipe,\n"
-    "  CASE WHEN gld_requested_bytes IS NULL AND gst_requested_bytes IS NULL THEN NULL\n"
-    "       ELSE COALESCE(gld_requested_bytes, 0) + COALESCE(gst_requested_bytes, 0) END AS "
-    "requested_bytes,\n"
-    "  CASE WHEN dram_read_bytes IS NULL AND dram_write_bytes IS NULL THEN NULL\n"
-    "       ELSE COALESCE(dram_read_bytes, 0) + COALESCE(dram_write_bytes, 0) END AS dram_bytes,\n"
-    "  CASE WHEN shld_wavefronts IS NULL AND shst_wavefronts IS NULL THEN NULL\n"
-    "       ELSE 128.0 * (COALESCE(shld_wavefronts, 0) + COALESCE(shst_wavefronts, 0)) END AS "
-    "shared_bytes,\n"
-    "  CASE WHEN lld_sectors IS NULL AND lst_sectors IS NULL THEN NULL\n"
-    "       ELSE 32.0 * (COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0)) END AS local_bytes,\n"
-    "  CASE WHEN COALESCE(gld_sectors, gst_sectors, lld_sectors, lst_sectors) IS NULL THEN NULL\n"
-    "       ELSE 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + "
-    "COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0)) END AS l1_bytes,\n"
-    "  CASE WHEN l2_hit_sectors IS NULL AND l2_miss_sectors IS NULL THEN NULL\n"
-    "       ELSE 32.0 * (COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0)) END AS "
-    "l2_bytes,\n"
-    "  32.0 * sm_sysmem_sectors AS host_bytes,\n"
-    "  100.0 * l2_hit_sectors / NULLIF(COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0), "
-    "0) AS l2_hit_rate_pct,\n"
-    "  peak_dram_bw_bytes_per_s AS bw_dram,\n"
-    "  COALESCE(measured_copy_bw_bytes_per_s, peak_dram_bw_bytes_per_s) AS bw_copy,\n"
-    "  2.0 * peak_dram_bw_bytes_per_s AS bw_l2,\n"
-    "  128.0 * sm_count * sm_clock_khz * 1e3 AS bw_l1,\n"
-    "  COALESCE(pcie_width * CASE pcie_gen WHEN 1 THEN 0.25e9 WHEN 2 THEN 0.5e9 WHEN 3 THEN "
-    "0.985e9\n"
-    "    WHEN 4 THEN 1.969e9 WHEN 5 THEN 3.938e9 WHEN 6 THEN 7.563e9 END, 64e9) AS bw_host,\n"
-    "  max_warps_per_sm / warps_per_block AS lim_warps,\n"
-    "  max_blocks_per_sm AS lim_blocks,\n"
-    "  CASE WHEN registers_per_thread > 0 THEN\n"
-    "    4 * ((regs_per_sm / 4) / (((registers_per_thread * warp_size + reg_unit - 1) / reg_unit) "
-    "* reg_unit))\n"
-    "      / warps_per_block\n"
-    "    ELSE 1000000000 END AS lim_regs,\n"
-    "  CASE WHEN COALESCE(static_smem_bytes, 0) + COALESCE(dynamic_smem_bytes, 0) > 0 THEN\n"
-    "    smem_per_sm_bytes / ((COALESCE(static_smem_bytes, 0) + COALESCE(dynamic_smem_bytes, 0) + "
-    "127) / 128 * 128\n"
-    "      + COALESCE(smem_reserved_per_block_bytes, 0))\n"
-    "    ELSE 1000000000 END AS lim_smem\n"
-    "FROM (SELECT c.id AS config_id, c.kernel_id, c.device_id,\n"
-    "  k.short_name, k.demangled_name, k.mangled_name,\n"
-    "  c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,\n"
-    "  c.cluster_x, c.cluster_y, c.cluster_z,\n"
-    "  COALESCE(c.dynamic_smem_bytes, 0) AS dynamic_smem_bytes, COALESCE(c.static_smem_bytes, 0) "
-    "AS static_smem_bytes,\n"
-    "  c.registers_per_thread, c.local_bytes_per_thread, c.carveout_bytes,\n"
-    "  COALESCE(c.threads_per_block, c.block_x * c.block_y * c.block_z) AS threads_per_block,\n"
-    "  COALESCE(c.blocks, c.grid_x * c.grid_y * c.grid_z) AS blocks,\n"
-    "  (COALESCE(c.threads_per_block, c.block_x * c.block_y * c.block_z) + COALESCE(d.warp_size, "
-    "32) - 1)\n"
-    "    / COALESCE(d.warp_size, 32) AS warps_per_block,\n"
-    "  c.theoretical_occupancy_pct AS collector_occupancy_pct, c.occupancy_limiter AS "
-    "collector_limiter,\n"
-    "  c.blocks_per_sm AS collector_blocks_per_sm, c.waves AS collector_waves,\n"
-    "  d.sm_count, COALESCE(d.warp_size, 32) AS warp_size, d.max_threads_per_block, "
-    "d.max_threads_per_sm,\n"
-    "  d.max_warps_per_sm, d.max_blocks_per_sm, d.regs_per_sm, d.regs_per_block,\n"
-    "  COALESCE(d.reg_alloc_unit, 256) AS reg_unit, d.smem_per_sm_bytes, d.smem_per_block_bytes,\n"
-    "  d.smem_per_block_optin_bytes, d.smem_reserved_per_block_bytes, d.l2_bytes AS "
-    "l2_size_bytes,\n"
-    "  d.sm_clock_khz, d.peak_dram_bw_bytes_per_s, d.measured_copy_bw_bytes_per_s, d.pcie_gen, "
-    "d.pcie_width,\n"
-    "  COALESCE(s.launches, 0) AS launches, COALESCE(s.profiled_launches, 0) AS "
-    "profiled_launches,\n"
-    "  s.mean_ns, s.min_ns, s.max_ns, COALESCE(s.total_ns, 0) AS total_ns,\n"
-    "  s.first_ns, s.last_ns, CASE WHEN s.last_ns < (SELECT steady_start_ns FROM temp.phase)\n"
-    "    THEN 1 ELSE 0 END AS one_time,\n"
-    "  fp.live_device_bytes,\n"
-    "  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =\n"
-    "    'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_tensor_pct,\n"
-    "  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =\n"
-    "    'sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_fma_pct,\n"
-    "  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =\n"
-    "    'sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_alu_pct,\n"
-    "  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =\n"
-    "    'sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_fp64_pct,\n"
-    "  p.*\n"
-    "FROM main.config c JOIN main.kernel k ON k.id = c.kernel_id LEFT JOIN main.device d ON d.id = "
-    "c.device_id\n"
-    "LEFT JOIN temp.lstat2 s ON s.config_id = c.id AND s.kernel_id = c.kernel_id\n"
-    "LEFT JOIN temp.pagg p ON p.pagg_config_id = c.id\n"
-    "LEFT JOIN temp.footprint fp ON fp.fp_config_id = c.id) w) x) u) y) z";
+extern const char an_derived_sql[];
 
 /*
  * temp.prof_aside: profiled launches that did other work than their
@@ -534,6 +335,34 @@ analyzer_profiles_set_aside(sqlite3 *db, long long *profiles, long long *configs
     return rc == SQLITE_ROW
                ? 0
                : an_fail(ANALYZER_ERR_REPORT, "cannot read profiles: %s", sqlite3_errstr(rc));
+}
+
+int
+analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct)
+{
+    sqlite3_stmt *st = NULL;
+    *configs = 0;
+    *gpu_pct = 0;
+    char *sql = store_groups_query(
+        "SELECT COUNT(*), (SELECT total(total_ns) FROM main.config),"
+        " total((SELECT total_ns FROM main.config c WHERE c.id = g.config_id)) FROM ",
+        " g WHERE g.groups_collected < g.groups_total");
+    if (!sql)
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot read one-pass groups: %s", store_error());
+    int rc = store_prepare(db, sql, &st);
+    free(sql);
+    if (rc)
+        return an_fail(ANALYZER_ERR_REPORT, "cannot read one-pass groups: %s", store_error());
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *configs = sqlite3_column_int64(st, 0);
+        double all = sqlite3_column_double(st, 1);
+        *gpu_pct = all > 0 ? 100.0 * sqlite3_column_double(st, 2) / all : 0;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0
+                            : an_fail(ANALYZER_ERR_REPORT, "cannot read one-pass groups: %s",
+                                      sqlite3_errstr(rc));
 }
 
 /*
@@ -729,7 +558,27 @@ build_pagg(sqlite3 *db)
         free(sql);
         return build_pagg_slow(db);
     }
-    const char *tail = " FROM temp.cfg_metric o GROUP BY config_id";
+    /*
+     * One-pass groups put the L2 hit and miss sectors in different groups
+     * (they cannot share a pass on GH100), so a configuration's L2 hit
+     * rate then joins two launches: l2_hit_rate_spread is 1 when no kept
+     * profile holds both (docs/analyzer.md "One-pass groups"), 0 when one
+     * does (kernel replay's core), NULL without both counters. Every
+     * other ratio's halves share a group (collector/onepass.c bundles).
+     */
+    const char *tail =
+        ", CASE WHEN MAX(o.metric = 'lts__t_sectors_lookup_hit.sum') = 1"
+        " AND MAX(o.metric = 'lts__t_sectors_lookup_miss.sum') = 1"
+        " THEN NOT EXISTS (SELECT 1 FROM main.launch l"
+        "  JOIN main.profile p ON p.launch_id = l.id"
+        "  JOIN main.metric mh ON mh.launch_id = l.id JOIN main.metric mm ON mm.launch_id = l.id"
+        "  WHERE l.config_id = o.config_id AND mh.value IS NOT NULL AND mm.value IS NOT NULL"
+        "  AND mh.metric_id = (SELECT id FROM main.metric_name"
+        "   WHERE name = 'lts__t_sectors_lookup_hit.sum')"
+        "  AND mm.metric_id = (SELECT id FROM main.metric_name"
+        "   WHERE name = 'lts__t_sectors_lookup_miss.sum')"
+        "  AND l.id NOT IN (SELECT launch_id FROM temp.prof_aside)) END AS l2_hit_rate_spread"
+        " FROM temp.cfg_metric o GROUP BY config_id";
     sql = an_xrealloc(sql, len + strlen(tail) + 1);
     memcpy(sql + len, tail, strlen(tail) + 1);
     int rc = store_exec(db, sql);
@@ -866,7 +715,7 @@ an_prepare(sqlite3 *db)
     an_lap("  metric averages");
     if (build_pagg(db) || build_footprint(db) ||
         exec(db, "CREATE INDEX temp.pagg_by_config ON pagg(pagg_config_id)", "profiled averages") ||
-        exec(db, cfg_sql, "configuration table") ||
+        exec(db, an_derived_sql, "configuration table") ||
         exec(db, "CREATE INDEX temp.cfg_by_config ON cfg(config_id)", "configuration table"))
         goto out;
     if (build_inst(db))

@@ -9,6 +9,7 @@
  * `key: value` at column 0, continuation lines indented, `#` comments.
  */
 #include "analyzer/analyzer_int.h"
+#include "schema/catalogue.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -175,14 +176,14 @@ parse_requires(struct rule *r, const char *path, int line, char *v)
     if (!kind)
         return an_fail(
             ANALYZER_ERR_RULES,
-            "%s:%d: requires: expected 'metric NAME...', 'counts-or-metric NAME...', 'column "
-            "TABLE.COLUMN...' or 'profiled'",
+            "%s:%d: requires: expected 'metric NAME...', 'counts-or-metric NAME...', 'optional "
+            "NAME...', 'column TABLE.COLUMN...' or 'profiled'",
             path, line);
-    if (strcmp(kind, "metric") && strcmp(kind, "counts-or-metric") && strcmp(kind, "column") &&
-        strcmp(kind, "profiled"))
+    if (strcmp(kind, "metric") && strcmp(kind, "counts-or-metric") && strcmp(kind, "optional") &&
+        strcmp(kind, "column") && strcmp(kind, "profiled"))
         return an_fail(ANALYZER_ERR_RULES,
-                       "%s:%d: requires: unknown kind '%s' (metric, counts-or-metric, column, "
-                       "profiled)",
+                       "%s:%d: requires: unknown kind '%s' (metric, counts-or-metric, optional, "
+                       "column, profiled)",
                        path, line, kind);
     int n = 0;
     for (char *name; (name = strtok_r(NULL, " \t", &save)) || (!n && !strcmp(kind, "profiled"));
@@ -581,6 +582,33 @@ ruleset_free(struct ruleset *rs)
     free(rs->dir);
     free(rs->version);
     free(rs);
+}
+
+size_t
+analyzer_rule_metrics(const struct ruleset *rs, struct rule_metric *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        const struct rule *r = &rs->rules[i];
+        for (size_t j = 0; j < r->n_requires; j++) {
+            const struct rule_require *q = &r->requires[j];
+            if (!q->name || (strcmp(q->kind, "metric") && strcmp(q->kind, "counts-or-metric") &&
+                             strcmp(q->kind, "optional")))
+                continue;
+            if (catalogue_collected(q->name))
+                continue;
+            int seen = 0;
+            for (size_t k = 0; k < n && k < max && !seen; k++)
+                seen = !strcmp(out[k].name, q->name);
+            /* past `max` a repeat may be counted twice: the count is then an upper bound */
+            if (seen)
+                continue;
+            if (n < max)
+                out[n] = (struct rule_metric){q->name, r, q->line, catalogue_find(q->name) != NULL};
+            n++;
+        }
+    }
+    return n;
 }
 
 unsigned long long

@@ -20,7 +20,16 @@ collector prints one line per profiled launch with the time of each phase
   total      ENTER of the launch to the end of the profile
 
 Variants:
-  default       the core set, kernel replay (the default today)
+  default       gpuhier's default: one one-pass group per profiled launch, user
+                replay, the later groups within their budget (GPUHIER_GROUP_BUDGET)
+  groups        the same with every group collected (GPUHIER_GROUP_BUDGET=none):
+                the per-group cost, one table row per group (issue 18 point 1)
+  groups-keep   groups with GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the
+                config image changes (what the re-enable costs, and whether
+                user replay loses values without it: the discarded column and
+                the NULL values of the report)
+  kernel        --replay kernel: the core set, 3 kernel-replay passes (the
+                default before one-pass groups)
   onepass       one one-pass metric list (--metric-set none --metrics ...), kernel replay
   onepass-user  the same list with user replay (GPUHIER_DIAG_REPLAY=user): no
                 replay, no memory save/restore
@@ -29,7 +38,9 @@ Variants:
 
 Prints a Markdown table (median and p95 of each phase in ms, profiles, wall
 time and its ratio to the native run) and writes it to OUT/rangeprof_cost.md.
-Usage: rangeprof_cost.py STAGE [--steps N]   (STAGE from scripts/stage.sh)
+Usage: rangeprof_cost.py STAGE [--steps N] [--variants a,b,...]   (STAGE from scripts/stage.sh)
+The default variants measure the one-pass groups' cost per group in one call
+(native, trace, default, groups, groups-keep, kernel: about 4 minutes on the H200).
 """
 import argparse
 import datetime
@@ -57,6 +68,7 @@ GROUP1 = ("dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
           "lts__d_atomic_input_cycles_active.sum,smsp__inst_executed.sum")
 PHASES = ["enable", "setup", "start", "launch", "stop+decode", "evaluate", "flush", "total"]
 LINE = re.compile(r"profiled: ranges (\d+) dropped (\d+) why (.*?); ms: (.*)$")
+SET = re.compile(r" set (\S+)$")
 
 
 def pct(xs, q):
@@ -79,7 +91,7 @@ def main():
     ap.add_argument("stage")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--timeout", type=float, default=150)
-    ap.add_argument("--variants", default="native,trace,default,onepass,onepass-user")
+    ap.add_argument("--variants", default="native,trace,default,groups,groups-keep,kernel")
     a = ap.parse_args()
     stage = os.path.abspath(a.stage)
     out = os.environ.get("OUT", "out")
@@ -91,6 +103,10 @@ def main():
         "native": (prog, {}),
         "trace": (g + ["--mode", "trace", "--"] + prog, {}),
         "default": (g + ["--"] + prog, {}),
+        "groups": (g + ["--"] + prog, {"GPUHIER_GROUP_BUDGET": "none"}),
+        "groups-keep": (g + ["--"] + prog,
+                        {"GPUHIER_GROUP_BUDGET": "none", "GPUHIER_DIAG_SWITCH_KEEP": "1"}),
+        "kernel": (g + ["--replay", "kernel", "--"] + prog, {}),
         "onepass": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog, {}),
         "onepass-user": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog,
                          {"GPUHIER_DIAG_REPLAY": "user"}),
@@ -107,6 +123,7 @@ def main():
         with open(os.path.join(out, "rangeprof_cost-%s.err" % name), "w") as f:
             f.write(err[-200000:])
         per = {p: [] for p in PHASES}
+        by_set = {}  # metric set (e.g. group1/6) -> its phases
         dropped = 0
         for line in err.splitlines():
             m = LINE.search(line)
@@ -114,12 +131,20 @@ def main():
                 continue
             if m.group(3) != "-":
                 dropped += 1
+            sm = SET.search(m.group(4))
+            one = by_set.setdefault(sm.group(1) if sm else "-", {p: [] for p in PHASES})
             for k, v in re.findall(r"([a-z+]+) (-?[0-9.]+)", m.group(4)):
                 if k in per:
                     per[k].append(float(v))
+                    one[k].append(float(v))
         if name == "native":
             native_wall = wall
         rows.append((name, rc, wall, len(per["total"]), dropped, per))
+        if name.startswith("groups") and len(by_set) > 1:
+            # one row per group: what each group costs (issue 18 point 1)
+            for sname in sorted(by_set):
+                rows.append(("%s %s" % (name, sname), "", None, len(by_set[sname]["total"]), 0,
+                             by_set[sname]))
         print("%s: status %s, %.1f s, %d profiles" % (name, rc, wall, len(per["total"])), flush=True)
     head = ["## Where a profiled launch's time goes (issue 18 point 2)", "",
             "- date: %s UTC; %s" % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
@@ -133,8 +158,9 @@ def main():
     for name, rc, wall, n, dropped, per in rows:
         cells = ["%.1f / %.1f" % (statistics.median(per[p]), pct(per[p], 0.95)) if per[p] else ""
                  for p in PHASES]
-        head.append("| %s | %s | %.1f | %s | %d | %d | %s |" % (
-            name, rc, wall, "%.2f" % (wall / native_wall) if native_wall else "", n, dropped,
+        head.append("| %s | %s | %s | %s | %d | %d | %s |" % (
+            name, rc, "%.1f" % wall if wall is not None else "",
+            "%.2f" % (wall / native_wall) if native_wall and wall is not None else "", n, dropped,
             " | ".join(cells)))
         if per["total"]:
             head.append("| %s, sum of phases s | | | | | | %s |" % (

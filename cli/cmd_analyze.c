@@ -146,6 +146,12 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
         json_object_set_new(root, "profiles_set_aside",
                             json_pack("{s:I,s:I}", "profiles", (json_int_t)aside, "configurations",
                                       (json_int_t)aside_cfg));
+    long long gm = 0;
+    double gm_pct = 0;
+    if (analyzer_groups_missing(db, &gm, &gm_pct) == 0)
+        json_object_set_new(
+            root, "groups_missing",
+            json_pack("{s:I,s:f}", "configurations", (json_int_t)gm, "gpu_pct", gm_pct));
     int rc =
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);
@@ -193,6 +199,14 @@ print_text(sqlite3 *db, const char *path, int top, int all)
             "arguments); the counters and findings of %s describe the first (docs/analyzer.md)\n\n",
             aside, aside == 1 ? "" : "es", aside_cfg, aside_cfg == 1 ? "" : "s",
             aside_cfg == 1 ? "it" : "each");
+    long long gm = 0;
+    double gm_pct = 0;
+    if (analyzer_groups_missing(db, &gm, &gm_pct) == 0 && gm > 0)
+        printf("note: %lld configuration%s (%.1f %% of the traced GPU time) got only some of the "
+               "one-pass counter groups (launched fewer times than there are groups, or deferred "
+               "by the budget); the rules that read the missing counters did not judge %s "
+               "(v_config_groups lists them; docs/analyzer.md)\n\n",
+               gm, gm == 1 ? "" : "s", gm_pct, gm == 1 ? "it" : "them");
     /* Kernels that wait are left out of the ranking (docs/analyzer.md "Kernels that wait"): say so once. */
     if (store_prepare(db,
                       "SELECT COUNT(*), SUM(total_ns) FROM kernel_summary WHERE config_id IS NULL"

@@ -20,6 +20,7 @@
 #include "export/sanitize.h"
 #include "schema/outname.h"
 #include "schema/store.h"
+#include "schema/store_view.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -175,7 +176,7 @@ set_count(const char *name, long v)
 
 static void
 set_environment(const struct run_opts *o, const char *collector, const char *pattern,
-                const char *session)
+                const char *session, const char *metrics, const char *rule_metrics)
 {
     const char *old = getenv("CUDA_INJECTION64_PATH");
     if (old && *old && strcmp(old, collector) && !o->is_quiet)
@@ -205,9 +206,11 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     set_or_unset("GPUHIER_FORCE", o->is_force ? "1" : NULL);
     set_or_unset("GPUHIER_QUIET", o->is_quiet ? "1" : NULL);
     set_or_unset("GPUHIER_MODE", o->mode);
-    set_or_unset("GPUHIER_METRICS", o->metrics);
+    set_or_unset("GPUHIER_METRICS", metrics);
+    set_or_unset("GPUHIER_RULE_METRICS", rule_metrics);
     set_or_unset("GPUHIER_METRIC_SET", o->metric_set);
     set_or_unset("GPUHIER_CACHE_CONTROL", o->cache_control);
+    set_or_unset("GPUHIER_REPLAY", o->replay);
     set_or_unset("GPUHIER_SAMPLE", o->sample);
     set_or_unset("GPUHIER_KERNEL", o->kernel);
     set_or_unset("GPUHIER_NVTX_INCLUDE", o->nvtx_include);
@@ -264,6 +267,24 @@ print_report_notes(sqlite3 *db, const char *shown)
                 "==gpuhier==   %s: %lld of %lld configurations profiled; they took %.1f %% of "
                 "the traced GPU time\n",
                 shown, profiled, configs, pct);
+    /*
+     * Coverage by GPU time (issue 18): the share of the traced kernel time
+     * whose configurations have pattern counters, and hardware counters
+     */
+    struct store_coverage cov;
+    if (store_counter_coverage(db, &cov) == 0 && cov.gpu_ns > 0 &&
+        (cov.pattern_configs > 0 || cov.hardware_configs > 0)) {
+        fprintf(stderr,
+                "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
+                "counters %.1f %% (%.1f %% complete)\n",
+                shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct);
+        if (cov.groups_partial > 0)
+            fprintf(stderr,
+                    "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "
+                    "groups (launched fewer times than there are groups, or deferred by the "
+                    "budget)\n",
+                    shown, cov.groups_partial, cov.groups_partial == 1 ? "" : "s");
+    }
     if (store_prepare(
             db,
             "SELECT level, code, count(*), min(message) FROM event "
@@ -370,7 +391,7 @@ cmd_run(int argc, const char **argv)
     if (!path)
         return code;
     char *pattern = absolute_pattern(o.output ? o.output : OUTNAME_DEFAULT);
-    char *collector = NULL;
+    char *collector = NULL, *metrics = NULL, *rule_metrics = NULL;
     char session[PATH_MAX] = "";
     char cwd[PATH_MAX] = "";
     if (check_output(pattern, o.is_force)) {
@@ -393,7 +414,9 @@ cmd_run(int argc, const char **argv)
     if (!getcwd(cwd, sizeof(cwd)))
         cwd[0] = '\0';
 
-    set_environment(&o, collector, pattern, session);
+    if (run_rule_metrics(&o, &metrics, &rule_metrics))
+        goto fail;
+    set_environment(&o, collector, pattern, session, metrics, rule_metrics);
     int status;
     if (run_spawn(path, o.argv, &status)) {
         code = status;
@@ -426,6 +449,8 @@ cmd_run(int argc, const char **argv)
     free(path);
     free(pattern);
     free(collector);
+    free(metrics);
+    free(rule_metrics);
     /*
      * Leave as the program left: its code, or death by its signal. Not via
      * main(): stdout is the program's, and its state is none of our business.
@@ -438,5 +463,7 @@ fail:
     free(path);
     free(pattern);
     free(collector);
+    free(metrics);
+    free(rule_metrics);
     return code;
 }

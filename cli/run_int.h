@@ -27,6 +27,7 @@ struct run_opts {
     const char *metrics;        /* comma-separated metric names to add, or NULL */
     const char *metric_set;     /* "default" or "none" (only --metrics), or NULL: default */
     const char *cache_control;  /* "all" (flush the L2) or "none"; NULL: none */
+    const char *replay;         /* "none" (one-pass groups) or "kernel"; NULL: none */
     const char *sample;         /* config|all|first:N|every:N, or NULL */
     const char *kernel;         /* POSIX extended regex, or NULL */
     const char *nvtx_include;   /* POSIX extended regex, or NULL */
@@ -54,6 +55,17 @@ int run_opts_parse(int argc, const char **argv, struct run_opts *o);
 
 /* The usage text of `gpuhier run`. */
 void run_usage(FILE *f);
+
+/*
+ * The metric lists the collector gets (cli/run_rules.c): *metrics for
+ * GPUHIER_METRICS (the --metrics names, then every name the rules in use
+ * ask for beyond the catalogue's sets, analyzer_rule_metrics()) and
+ * *rule_metrics for GPUHIER_RULE_METRICS (the rules' names alone, which
+ * the collector drops with a warning instead of stopping when the chip
+ * lacks them). Both malloc'd, or NULL when empty. Prints one line per
+ * rule metric unless quiet. Returns 0, or -1 after a message (no memory).
+ */
+int run_rule_metrics(const struct run_opts *o, char **metrics, char **rule_metrics);
 
 /* ------------------------------------------------------------------ */
 /* The child                                                            */

@@ -32,6 +32,7 @@ enum opt_id {
     OPT_LAUNCH_COUNT,
     OPT_PROFILE_BUDGET,
     OPT_CACHE_CONTROL,
+    OPT_REPLAY,
     OPT_NVTX_INCLUDE,
     OPT_NO_ANALYZE,
     OPT_RULES,
@@ -73,6 +74,9 @@ static const struct opt opts[] = {
     {OPT_CACHE_CONTROL, 0, "cache-control", 1, "all|none",
      "all: flush the L2 before each profiled launch (a cold, empty L2, as ncu's default); "
      "none (default): the L2 as the program left it"},
+    {OPT_REPLAY, 0, "replay", 1, "none|kernel",
+     "none (default): one one-pass counter group per profiled launch, nothing replayed; "
+     "kernel: the core set in 3 replay passes per launch, device memory saved and restored"},
     {OPT_NVTX_INCLUDE, 0, "nvtx-include", 1, "REGEX",
      "profile only launches inside NVTX ranges whose path matches"},
     {OPT_NO_ANALYZE, 0, "no-analyze", 0, NULL,
@@ -237,6 +241,11 @@ set_value(struct run_opts *o, const struct opt *op, const char *v)
             return bad_word("--cache-control", v, OPTVALUE_CACHE_CONTROLS);
         o->cache_control = v;
         return 0;
+    case OPT_REPLAY:
+        if (optvalue_choice(v, OPTVALUE_REPLAYS) < 0)
+            return bad_word("--replay", v, OPTVALUE_REPLAYS);
+        o->replay = v;
+        return 0;
     case OPT_SAMPLE:
         o->sample = v;
         return check_sample(v);
@@ -366,6 +375,9 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
         return usage_error("no program given");
     if (o->metric_set && !strcmp(o->metric_set, "none") && !o->metrics)
         return usage_error("--metric-set none collects only --metrics, and none were given");
+    if (o->replay && !strcmp(o->replay, "kernel") && o->mode && !strcmp(o->mode, "trace"))
+        return usage_error("--replay kernel replays profiled launches, and --mode trace profiles "
+                           "none");
     if (o->cache_control && !strcmp(o->cache_control, "all") && o->mode &&
         !strcmp(o->mode, "trace"))
         return usage_error("--cache-control all flushes the L2 before profiled launches, and "

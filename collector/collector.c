@@ -284,6 +284,7 @@ initialize(void)
     json_kv(&opts, "metric_set", env("GPUHIER_METRIC_SET"), &first);
     json_kv(&opts, "profile_budget", env("GPUHIER_PROFILE_BUDGET"), &first);
     json_kv(&opts, "cache_control", env("GPUHIER_CACHE_CONTROL"), &first);
+    json_kv(&opts, "replay", env("GPUHIER_REPLAY"), &first);
     json_kv(&opts, "fault", env("GPUHIER_FAULT"), &first);
     strbuf_adds(&opts, "}");
     char *mjson = metric_set_json();

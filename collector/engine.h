@@ -127,6 +127,14 @@ struct counter_engine {
     void (*stats)(struct engine_stats *s);
 };
 
+/*
+ * launch_begin()'s `extras` with this bit set: not extra groups but the
+ * one-pass group (extras & ENGINE_GROUP_MASK, 0-based) of the range
+ * profiler's plan (collector/onepass.h) that the launch collects.
+ */
+#define ENGINE_GROUP (1u << 28)
+#define ENGINE_GROUP_MASK 0xffu
+
 /* The range profiler (engine_rangeprof.c). */
 extern const struct counter_engine engine_rangeprof;
 /* The instrumentation engine (engine_sass.c); the sampling reason of the launch it serves now. */

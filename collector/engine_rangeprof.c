@@ -3,8 +3,11 @@
  * engine_rangeprof: the range profiler, a counter engine (engine.h).
  *
  * A launch the sampler gives it is profiled with CUPTI's range profiler
- * (auto range, kernel replay): enable on the launch's context, configure
- * the metric set's config image and Start in the launch ENTER callback,
+ * (auto range): by default one one-pass group of the plan
+ * (collector/onepass.h) under user replay, so nothing is replayed and no
+ * device memory is saved or restored; with --replay kernel the core set
+ * (and extras) under kernel replay. Enable on the launch's context,
+ * configure the group's or the set's config image and Start in the launch ENTER callback,
  * Stop + decode + evaluate in its EXIT, one range per launch, so a range
  * can only belong to the launch it bracketed. The values go to the writer
  * as one REC_PROFILE record. prof_lock is held from that ENTER to that
@@ -26,6 +29,7 @@
 #include "collector/exit.h"
 #include "collector/metrics.h"
 #include "collector/notes.h"
+#include "collector/onepass.h"
 #include "collector/options.h"
 #include "collector/sampler.h"
 #include "collector/sampling.h"
@@ -60,11 +64,21 @@ static struct {
     CUcontext prof_ctx;
     CUpti_RangeProfiler_Object *prof_obj;
     struct prof_host {
-        unsigned groups;        /* enum metrics_group mask; 0 = core */
+        unsigned groups;        /* enum metrics_group mask; 0 = core; ENGINE_GROUP | g: group g */
         struct metrics_host *h; /* never freed: queued records point at its names */
         int passes;
-        char set[METRICS_SET_NAME_MAX]; /* profile.metric_set, e.g. "core" or "tie+tma" */
+        int user;                       /* CUPTI_UserReplay (one pass, nothing replayed) */
+        char set[METRICS_SET_NAME_MAX]; /* profile.metric_set, e.g. "core", "tie+tma", "group1/6" */
     } hosts[64], *cur;
+    /*
+     * The one-pass plan (opt.groups), packed once per chip at the first
+     * profiled launch; its groups' host objects are opened on first use
+     * and kept (prof_host()). plan_groups counts the plan's groups plus
+     * the group of --metrics names, if any; 0 until packed; -1 when
+     * packing failed (the core under kernel replay instead, said once).
+     */
+    struct onepass_plan plan;
+    int plan_groups;
     struct prof_host *configured; /* the host whose config image the enabled object last got */
     int nhosts;
     char chip[32];
@@ -85,6 +99,7 @@ static struct {
 };
 
 static void prof_disable(void);
+static struct prof_host *prof_group_host(unsigned key);
 
 static __thread uint64_t tls_prof_t0;
 static __thread uint32_t tls_prof_corr;
@@ -202,6 +217,8 @@ prof_host(unsigned groups)
         return NULL;
     char err[512] = "";
     size_t n = 0;
+    if (groups & ENGINE_GROUP)
+        return prof_group_host(groups);
     /* extras carry the tie set, or the whole core as before 2026-11-29 (opt.extras_core) */
     unsigned with = opt.extras_core ? 0 : METRICS_NO_CORE | METRICS_TIE;
     char **list =
@@ -223,17 +240,99 @@ prof_host(unsigned groups)
                        "extra metric groups 0x%x not collected: %s", groups, err);
         return NULL;
     }
+    if (*metrics_host_dropped(h))
+        push_event("warning", "rule_metric_unknown",
+                   "metrics a rule asked for are not collected, chip '%s' lacks them: %s", R.chip,
+                   metrics_host_dropped(h));
     struct prof_host *ph = &R.hosts[R.nhosts++];
     exit_hook_refresh(); /* nvperf built this host object's state just now */
     ph->groups = groups;
     ph->h = h;
     ph->passes = metrics_host_passes(h);
+    ph->user = opt.user_replay;
     /* "core", "metrics" (--metric-set none), or "tie+GROUP...": an extras profile */
     metrics_set_name(groups && with ? "tie"
                      : opt.no_core  ? "metrics"
                                     : "core",
                      groups, ph->set, sizeof(ph->set));
     return ph;
+}
+
+/*
+ * The host object of one-pass group `key` & ENGINE_GROUP_MASK of the
+ * plan, opened on its first launch and kept for the process: a group of
+ * the packing, or (the last, when GPUHIER_METRICS names some) the tie set
+ * with the user's names. A group of one pass is collected under user
+ * replay; the user's group, if it needs more, under kernel replay. NULL
+ * after saying why (the caller falls back to the core).
+ */
+static struct prof_host *
+prof_group_host(unsigned key)
+{
+    int g = (int)(key & ENGINE_GROUP_MASK);
+    char err[512] = "";
+    if (R.plan_groups <= 0 || g >= R.plan_groups ||
+        R.nhosts == (int)(sizeof(R.hosts) / sizeof(R.hosts[0])))
+        return NULL;
+    struct metrics_host *h = NULL;
+    int rc;
+    if (g < (int)R.plan.ngroups) {
+        rc = metrics_host_open(R.chip, (const char *const *)R.plan.packing.names[g],
+                               R.plan.packing.count[g], &h, err, sizeof(err));
+    } else {
+        size_t n = 0;
+        char **list = metrics_list_build(METRICS_NO_CORE | METRICS_TIE, env("GPUHIER_METRICS"), &n,
+                                         err, sizeof(err));
+        rc = list ? metrics_host_open(R.chip, (const char *const *)list, n, &h, err, sizeof(err))
+                  : -1;
+        metrics_list_free(list, n);
+    }
+    if (rc) {
+        push_event("warning", "metric_group_failed", "one-pass group %d of %d not collected: %s",
+                   g + 1, R.plan_groups, err);
+        return NULL;
+    }
+    struct prof_host *ph = &R.hosts[R.nhosts++];
+    exit_hook_refresh(); /* nvperf built this host object's state just now */
+    ph->groups = key;
+    ph->h = h;
+    ph->passes = metrics_host_passes(h);
+    ph->user = ph->passes == 1 || opt.user_replay;
+    snprintf(ph->set, sizeof(ph->set), "group%d/%d", g + 1, R.plan_groups);
+    return ph;
+}
+
+/*
+ * Packs the one-pass plan for R.chip (prof_ensure(), once per chip):
+ * tells the sampler how many groups a configuration is profiled in and
+ * records it (meta 'metric_groups'). A plan that cannot be packed (a chip
+ * whose counters differ) leaves the core set under kernel replay, said
+ * once: the sampler then hands out first groups only, each collected as a
+ * core profile. Returns 0; -1 only when even the core cannot be opened.
+ */
+static int
+prof_plan(void)
+{
+    char err[512] = "";
+    onepass_plan_release(&R.plan); /* another chip: the old hosts stay alive */
+    R.plan_groups = 0;
+    if (onepass_plan_build(&R.plan, R.chip, err, sizeof(err))) {
+        R.plan_groups = -1;
+        push_event("warning", "metric_groups_failed",
+                   "one-pass groups unavailable for chip '%s' (%s): the core set is collected "
+                   "under kernel replay on each configuration's first launch",
+                   R.chip, err);
+        return prof_host(0) ? 0 : -1;
+    }
+    R.plan_groups = (int)R.plan.ngroups + (env("GPUHIER_METRICS") ? 1 : 0);
+    if (R.plan_groups > SAMPLING_GROUPS_MAX)
+        R.plan_groups = SAMPLING_GROUPS_MAX;
+    sampler_set_groups(R.plan_groups);
+    char v[64];
+    snprintf(v, sizeof(v), "%d", R.plan_groups);
+    push_meta("metric_groups", v);
+    exit_hook_refresh(); /* nvperf's host state was built for the packing */
+    return 0;
 }
 
 /* Resets the counter-data image and configures the next range: 0, -EBUSY or -1. */
@@ -259,7 +358,7 @@ prof_configure(void)
     sp.counterDataImageSize = R.counter_size;
     sp.pCounterDataImage = R.counter_data;
     sp.range = CUPTI_AutoRange;
-    sp.replayMode = opt.user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+    sp.replayMode = R.cur->user ? CUPTI_UserReplay : CUPTI_KernelReplay;
     sp.maxRangesPerPass = 4;
     sp.numNestingLevels = 1;
     sp.minNestingLevel = 1;
@@ -363,7 +462,7 @@ prof_ensure(CUcontext ctx)
         }
         R.nhosts = 0; /* another chip: start over (old objects stay alive) */
         snprintf(R.chip, sizeof(R.chip), "%s", cn.pChipName);
-        if (!prof_host(0))
+        if (opt.groups ? prof_plan() : !prof_host(0))
             return -1;
     }
 
@@ -475,7 +574,7 @@ prof_start(CUcontext ctx, unsigned groups)
     tls_t_ensure = mono_ns() - t0;
     R.cur = groups ? prof_host(groups) : NULL;
     if (!R.cur)
-        R.cur = prof_host(0);
+        R.cur = prof_host(0); /* a group that failed, or no plan: the core, as before */
     /*
      * A range-profiler object that ran one config image collects later
      * images with its first image's passes: on the H200 an extras launch
@@ -588,7 +687,7 @@ prof_finish(int launch_ok)
     if (!launch_ok)
         return;
     const char *why = NULL;
-    if (rc == CUPTI_SUCCESS && opt.user_replay && !sp.isAllPassSubmitted)
+    if (rc == CUPTI_SUCCESS && R.cur->user && !sp.isAllPassSubmitted)
         why = "user replay: the configuration needs more than one pass";
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = R.prof_obj;
@@ -632,8 +731,20 @@ prof_finish(int launch_ok)
         exit_hook_refresh(); /* the first profiles decode and evaluate for the first time */
     if (R.cur->passes > R.max_passes)
         R.max_passes = R.cur->passes;
+    /*
+     * A first one-pass group orders the configuration's later groups by
+     * what its values point at (onepass_order()); the group of the user's
+     * --metrics names, if any, comes last.
+     */
+    if (!why && R.cur->groups == ENGINE_GROUP && R.plan_groups > 0) {
+        unsigned char order[SAMPLING_GROUPS_MAX];
+        size_t k = onepass_order(&R.plan, names, r.u.profile.values, (size_t)r.u.profile.n, order);
+        for (int g = (int)k; g < R.plan_groups && k < SAMPLING_GROUPS_MAX; g++)
+            order[k++] = (unsigned char)g;
+        sampler_set_group_order(order, (int)k);
+    }
     /* A core profile may ask for the extra groups on the configuration's next launch. */
-    if (!why && !R.cur->groups && opt.sampling_ok && !opt.no_core) {
+    if (!why && !R.cur->groups && opt.sampling_ok && !opt.no_core && !opt.groups) {
         unsigned want = metrics_extras_wanted(names, r.u.profile.values, (size_t)r.u.profile.n);
         if (want)
             sampler_request_extras(want);
@@ -649,7 +760,7 @@ prof_finish(int launch_ok)
     if (opt.print_metrics && !why)
         for (int i = 0; i < r.u.profile.n; i++)
             gh_say("profile %u %s = %.17g", tls_prof_corr, names[i], r.u.profile.values[i]);
-    if (opt.user_replay && !sp.isAllPassSubmitted)
+    if (R.cur->user && !sp.isAllPassSubmitted)
         prof_disable(); /* a user-replay session left mid-way: start the next one afresh */
     /*
      * Seen on the H200: the replayed kernel's own activity record never
@@ -664,12 +775,12 @@ prof_finish(int launch_ok)
     if (gh_debug)
         gh_say("profiled: ranges %zu dropped %zu why %s; ms: enable %.1f setup %.1f start %.1f "
                "launch %.1f "
-               "stop+decode %.1f evaluate %.1f flush %.1f total %.1f",
+               "stop+decode %.1f evaluate %.1f flush %.1f total %.1f set %s",
                ci.numTotalRanges, dd.numOfRangeDropped, why ? why : "-", tls_t_ensure / 1e6,
                (tls_t_setup - tls_t_ensure) / 1e6, (tls_t_start - tls_t_setup) / 1e6,
                (t_exit - tls_t_enter_done) / 1e6, (t_decoded - t_exit) / 1e6,
                (t_eval - t_decoded) / 1e6, (mono_ns() - t_eval) / 1e6,
-               (mono_ns() - (int64_t)tls_prof_t0) / 1e6);
+               (mono_ns() - (int64_t)tls_prof_t0) / 1e6, R.cur->set);
     writer_push(&r);
 }
 
@@ -685,7 +796,7 @@ prof_prewarm(CUcontext ctx)
 {
     pthread_mutex_lock(&R.prof_lock);
     int64_t t0 = mono_ns();
-    int rc = prof_start(ctx, 0);
+    int rc = prof_start(ctx, opt.groups ? ENGINE_GROUP : 0);
     if (rc == 0) {
         CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         sp.pRangeProfilerObject = R.prof_obj;

@@ -14,9 +14,11 @@
  */
 #include "collector/metrics.h"
 #include "collector/cupti_load.h"
+#include "schema/catalogue.h"
 
 #include <cupti_profiler_host.h>
 #include <cupti_result.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,133 +26,35 @@
 /* ------------------------------------------------------------ sets */
 
 /*
- * The core set (every sampled launch). Names follow the view v_profiled
- * in schema/schema.sql. Instruction counts stand in for LSU requests (one
- * warp-level LDG/STG is one request); raw counters instead of ratios,
- * because a ratio's hidden denominators cost passes.
+ * The sets are schema/metrics.catalogue's (schema/catalogue.h: generated
+ * at build time): the core every sampled launch pays, the tie set, and
+ * the extra groups, each in the catalogue's order. The catalogue's header
+ * says why the core's order must not change.
  */
-static const char *const core_set[] = {
-    "gpu__time_duration.sum",
-    "smsp__inst_executed.sum",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "sm__cycles_active.avg",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "smsp__inst_executed_op_global_ld.sum",
-    "smsp__inst_executed_op_global_st.sum",
-    "lts__t_sectors_lookup_hit.sum",
-    "lts__t_sectors_lookup_miss.sum",
-    "l1tex__t_sector_hit_rate.pct",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "smsp__inst_executed_op_shared_ld.sum",
-    "smsp__inst_executed_op_shared_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
-    "smsp__inst_executed_op_local_ld.sum",
-    "smsp__inst_executed_op_local_st.sum",
-    "smsp__inst_executed_op_generic_atom.sum",
-    "smsp__inst_executed_op_global_red.sum",
-    "smsp__inst_executed_op_ldc.sum",
-    "lts__t_sectors_srcunit_tex.sum",
-    "smsp__inst_executed_op_ldgsts.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum",
-    "lts__t_sectors_aperture_sysmem.sum",
-    "lts__t_sectors_op_atom.sum",
-    "lts__t_sectors_op_red.sum",
-    "idc__requests.sum",
-    "lts__t_sectors_srcunit_tex_op_read.sum",
-    /* host-memory-access: system-memory sectors the SMs asked for; the all-units counter
-       above also counts other L2 clients' system-memory traffic (~0.8 MB per kernel on the H200,
-       with or without replay: docs/agreement.md, class B) */
-    "lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
-};
-
-/*
- * Extra groups. What moved into the core because it fit in the same 3
- * passes (L2 sysmem sectors, L2 atomic/reduction sectors, constant-cache
- * requests, LDGSTS instructions) is not repeated; these groups add the
- * detail a rule asks for once the core showed the symptom.
- */
-static const char *const tma_set[] = {
-    "l1tex__m_xbar2l1tex_read_bytes.sum",
-    "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
-    "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum",
-    "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum",
-};
-static const char *const requests_set[] = {
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-};
-static const char *const host_set[] = {
-    "lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
-    "lts__t_requests_aperture_sysmem.sum",
-};
-static const char *const const_set[] = {
-    "idc__requests_lookup_miss.sum",
-};
-static const char *const atomic_set[] = {
-    "lts__d_atomic_input_cycles_active.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
-};
-static const char *const sass_bytes_set[] = {
-    "smsp__sass_data_bytes_mem_global_op_ld.sum",
-    "smsp__sass_data_bytes_mem_global_op_st.sum",
-    "smsp__sass_inst_executed_op_memory_32b.sum",
-    "smsp__sass_inst_executed_op_memory_64b.sum",
-    "smsp__sass_inst_executed_op_memory_128b.sum",
-    "sm__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum",
-};
-
-/* The tie set (METRICS_TIE): all in the core; what an extras profile carries of it. */
-static const char *const tie_set[] = {
-    "gpu__time_duration.sum",
-    "smsp__inst_executed.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static const struct group {
-    enum metrics_group flag;
-    const char *name;
-    const char *const *names;
-    size_t n;
-} groups[] = {
-    {METRICS_GROUP_TMA, "tma", tma_set, N(tma_set)},
-    {METRICS_GROUP_REQUESTS, "requests", requests_set, N(requests_set)},
-    {METRICS_GROUP_HOST, "host", host_set, N(host_set)},
-    {METRICS_GROUP_CONST, "const", const_set, N(const_set)},
-    {METRICS_GROUP_ATOMIC, "atomic", atomic_set, N(atomic_set)},
-    {METRICS_GROUP_SASS_BYTES, "sass_bytes", sass_bytes_set, N(sass_bytes_set)},
-};
 
 const char *const *
 metrics_default_set(size_t *n)
 {
-    *n = N(core_set);
-    return core_set;
+    *n = catalogue_ncore;
+    return catalogue_core;
 }
 
-static const struct group *
+/* The catalogue's group for flag g (a single bit), or NULL. */
+static const struct catalogue_group *
 group_of(enum metrics_group g)
 {
-    for (size_t i = 0; i < N(groups); i++)
-        if (groups[i].flag == g)
-            return &groups[i];
+    for (size_t i = 0; i < catalogue_ngroups; i++)
+        if ((unsigned)g == 1u << i)
+            return &catalogue_groups[i];
     return NULL;
 }
 
 const char *const *
 metrics_group_set(enum metrics_group g, size_t *n)
 {
-    const struct group *gr = group_of(g);
+    const struct catalogue_group *gr = group_of(g);
     *n = gr ? gr->n : 0;
     return gr ? gr->names : NULL;
 }
@@ -158,7 +62,7 @@ metrics_group_set(enum metrics_group g, size_t *n)
 const char *
 metrics_group_name(enum metrics_group g)
 {
-    const struct group *gr = group_of(g);
+    const struct catalogue_group *gr = group_of(g);
     return gr ? gr->name : NULL;
 }
 
@@ -185,109 +89,37 @@ metrics_set_name(const char *base, unsigned mask, char *buf, size_t n)
 enum metrics_group
 metrics_group_from_name(const char *name)
 {
-    for (size_t i = 0; name && i < N(groups); i++)
-        if (!strcmp(groups[i].name, name))
-            return groups[i].flag;
+    for (size_t i = 0; name && i < catalogue_ngroups; i++)
+        if (!strcmp(catalogue_groups[i].name, name))
+            return (enum metrics_group)(1u << i);
     return 0;
 }
 
 /* --------------------------------------------------------- policy */
 
-static double
-value_of(const char *const *names, const double *values, size_t n, const char *want)
-{
-    for (size_t i = 0; i < n; i++)
-        if (names[i] && !strcmp(names[i], want))
-            return values[i];
-    return -1; /* unknown */
-}
-
 /*
- * Conditions (docs/metrics.md "When extras are collected"); every one
- * reads only core metrics, so a first profile can decide them.
+ * Each group's triggers are the catalogue's (docs/metrics.md "When extras
+ * are collected"); the generator checked that they parse and read only
+ * core metrics, so a first profile can decide them. A trigger that fails
+ * here anyway (it cannot, short of a corrupt build) asks for nothing.
  */
 unsigned
 metrics_extras_wanted(const char *const *names, const double *values, size_t n)
 {
-#define V(s) value_of(names, values, n, s)
+    struct catalogue_values cv = {names, values, n, 1};
     unsigned want = 0;
-    double gld = V("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
-    double gst = V("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
-    double lld = V("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum");
-    double l2rd = V("lts__t_sectors_srcunit_tex_op_read.sum");
-    double gld_inst = V("smsp__inst_executed_op_global_ld.sum");
-    double gst_inst = V("smsp__inst_executed_op_global_st.sum");
-    double ldgsts = V("smsp__inst_executed_op_ldgsts.sum");
-    double atom = V("smsp__inst_executed_op_generic_atom.sum");
-    double red = V("smsp__inst_executed_op_global_red.sum");
-    double ldc = V("smsp__inst_executed_op_ldc.sum");
-    double inst = V("smsp__inst_executed.sum");
-    double sysmem = V("lts__t_sectors_srcunit_tex_aperture_sysmem.sum");
-    double idc = V("idc__requests.sum");
-    double dram = V("dram__bytes_read.sum");
-
-    /*
-     * TMA/LDGSTS (rule 9): L2 read sectors requested by L1TEX that the
-     * LSU's global and local load sectors do not explain. When the LSU
-     * accounts for less than half of them (and they are more than 1 MB),
-     * something else moved the data: TMA or LDGSTS. Any LDGSTS
-     * instruction also asks for the group (its bytes are in it).
-     */
-    double lsu = (gld > 0 ? gld : 0) + (lld > 0 ? lld : 0);
-    if (l2rd > (1 << 20) / 32.0 && lsu < 0.5 * l2rd)
-        want |= METRICS_GROUP_TMA;
-    /*
-     * The same question asked of DRAM, in case TMA requests are not
-     * counted as L1TEX's (unverified on the H200): more than 1 MB read
-     * from DRAM and the LSU's load sectors cover less than half of it.
-     * An LSU kernel's sectors cover its DRAM reads (L2 hits only lower
-     * the DRAM side).
-     */
-    if (dram > 1 << 20 && 32.0 * lsu < 0.5 * dram)
-        want |= METRICS_GROUP_TMA;
-    if (ldgsts > 0)
-        want |= METRICS_GROUP_TMA;
-    /*
-     * Coalescing and access width (rules 9, 6): more than 4 sectors per
-     * warp-level load or store (the 32-bit coalesced figure) is either
-     * waste or a wide access; only the requested bytes (SASS-instrumented)
-     * tell which. The requests group checks instructions == requests.
-     */
-    if ((gld_inst > 0 && gld > 4.0 * gld_inst) || (gst_inst > 0 && gst > 4.0 * gst_inst))
-        want |= METRICS_GROUP_SASS_BYTES | METRICS_GROUP_REQUESTS;
-    /*
-     * Scalar accesses in a memory-heavy kernel (rule 10): 3.5 to 4
-     * sectors per load (32-bit, coalesced) and global loads more than 5 %
-     * of all instructions: the width counts say whether float4 would help.
-     */
-    if (gld_inst > 0 && inst > 0 && gld <= 4.0 * gld_inst && gld >= 3.5 * gld_inst &&
-        gld_inst > 0.05 * inst)
-        want |= METRICS_GROUP_SASS_BYTES;
-    /* Atomics (rule 19): any ATOM or RED instruction. */
-    if (atom > 0 || red > 0)
-        want |= METRICS_GROUP_ATOMIC;
-    /*
-     * Constant divergence (rule 18): LDC instructions that needed more
-     * constant-cache requests than instructions (some warp read several
-     * addresses). Uniform LDCs (PyTorch's kernels index their parameters
-     * with them) have nothing for the group's cache misses to explain.
-     * Without the request count, any LDC.
-     */
-    if (ldc > 0 && (idc < 0 || idc > ldc))
-        want |= METRICS_GROUP_CONST;
-    /*
-     * Host memory (rule 17): any L2 sector to system memory that the SMs
-     * asked for. The all-units counter also counts other L2 clients'
-     * system-memory traffic (~25 K sectors per kernel on the H200, every
-     * kernel: docs/agreement.md, class B), which asked for the group on
-     * every configuration; it decides only when the SM-originated counter
-     * is missing.
-     */
-    if (sysmem < 0)
-        sysmem = V("lts__t_sectors_aperture_sysmem.sum");
-    if (sysmem > 0)
-        want |= METRICS_GROUP_HOST;
-#undef V
+    for (size_t g = 0; g < catalogue_ngroups; g++) {
+        for (size_t t = 0; t < catalogue_groups[g].ntriggers; t++) {
+            char err[256];
+            int truth = 0;
+            if (catalogue_eval(catalogue_groups[g].triggers[t], catalogue_values_lookup, &cv,
+                               &truth, err, sizeof err) == 0 &&
+                truth) {
+                want |= 1u << g;
+                break;
+            }
+        }
+    }
     return want;
 }
 
@@ -309,9 +141,9 @@ list_add(char **list, size_t *n, const char *name)
 char **
 metrics_list_build(unsigned mask, const char *added, size_t *n, char *err, size_t errlen)
 {
-    size_t cap = N(core_set) + 1;
-    for (size_t i = 0; i < N(groups); i++)
-        cap += groups[i].n;
+    size_t cap = catalogue_ncore + catalogue_ntie + 1;
+    for (size_t i = 0; i < catalogue_ngroups; i++)
+        cap += catalogue_groups[i].n;
     for (const char *p = added; p && *p; p++)
         cap += *p == ',';
     char **list = calloc(cap + 1, sizeof *list);
@@ -320,16 +152,16 @@ metrics_list_build(unsigned mask, const char *added, size_t *n, char *err, size_
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    for (size_t i = 0; !(mask & METRICS_NO_CORE) && i < N(core_set); i++)
-        if (list_add(list, n, core_set[i]) != 0)
+    for (size_t i = 0; !(mask & METRICS_NO_CORE) && i < catalogue_ncore; i++)
+        if (list_add(list, n, catalogue_core[i]) != 0)
             goto oom;
-    for (size_t i = 0; (mask & METRICS_NO_CORE) && (mask & METRICS_TIE) && i < N(tie_set); i++)
-        if (list_add(list, n, tie_set[i]) != 0)
+    for (size_t i = 0; (mask & METRICS_NO_CORE) && (mask & METRICS_TIE) && i < catalogue_ntie; i++)
+        if (list_add(list, n, catalogue_tie[i]) != 0)
             goto oom;
-    for (size_t g = 0; g < N(groups); g++)
-        if (mask & groups[g].flag)
-            for (size_t i = 0; i < groups[g].n; i++)
-                if (list_add(list, n, groups[g].names[i]) != 0)
+    for (size_t g = 0; g < catalogue_ngroups; g++)
+        if (mask & (1u << g))
+            for (size_t i = 0; i < catalogue_groups[g].n; i++)
+                if (list_add(list, n, catalogue_groups[g].names[i]) != 0)
                     goto oom;
     for (const char *p = added; p && *p;) {
         const char *e = strchr(p, ',');
@@ -372,6 +204,33 @@ metrics_list_free(char **list, size_t n)
 
 /* ------------------------------------------------------------ host */
 
+/*
+ * The names a rule asked for (GPUHIER_RULE_METRICS, set by `gpuhier run`):
+ * a chip without one drops it instead of refusing the configuration.
+ */
+static char *optional_names;
+
+void
+metrics_set_optional(const char *csv)
+{
+    free(optional_names);
+    optional_names = csv && *csv ? strdup(csv) : NULL;
+}
+
+static int
+is_optional(const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = optional_names; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p = e ? e + 1 : p + len;
+    }
+    return 0;
+}
+
 struct metrics_host {
     CUpti_Profiler_Host_Object *obj;
     char chip[64];
@@ -381,6 +240,7 @@ struct metrics_host {
     size_t image_size;
     int passes;
     char err[256];
+    char dropped[512]; /* the optional names the chip lacks, quoted, ", "-separated */
 };
 
 /* Looks up a CUPTI function with the header's prototype. */
@@ -490,18 +350,32 @@ metrics_host_open(const char *chip, const char *const *names, size_t n, struct m
     }
     h->obj = ip.pHostObject;
 
-    /* validate one by one so the message names the bad metric */
-    for (size_t i = 0; i < n; i++) {
+    /*
+     * Validate one by one so the message names the bad metric. A name a
+     * rule asked for (metrics_set_optional()) is dropped instead, and
+     * said in metrics_host_dropped().
+     */
+    for (size_t i = 0; i < h->n;) {
         CUpti_Profiler_Host_GetMetricProperties_Params pp = {
             CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
         pp.pHostObject = h->obj;
         pp.pMetricName = h->names[i];
         r = props(&pp);
-        if (r != CUPTI_SUCCESS) {
+        if (r == CUPTI_SUCCESS) {
+            i++;
+            continue;
+        }
+        if (!is_optional(h->names[i]) || h->n == 1) {
             snprintf(err, errlen, "unknown metric '%s' for chip '%s': %s", h->names[i], chip,
                      result_name(r));
             goto out;
         }
+        size_t used = strlen(h->dropped);
+        snprintf(h->dropped + used, sizeof h->dropped - used, "%s'%s'", used ? ", " : "",
+                 h->names[i]);
+        free(h->names[i]);
+        memmove(&h->names[i], &h->names[i + 1], (h->n - i - 1) * sizeof *h->names);
+        h->n--;
     }
     CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {
         CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
@@ -509,7 +383,8 @@ metrics_host_open(const char *chip, const char *const *names, size_t n, struct m
     ap.ppMetricNames = (const char **)h->names;
     ap.numMetrics = h->n;
     if ((r = add(&ap)) != CUPTI_SUCCESS) {
-        snprintf(err, errlen, "cannot add %zu metrics to the configuration: %s", n, result_name(r));
+        snprintf(err, errlen, "cannot add %zu metrics to the configuration: %s", h->n,
+                 result_name(r));
         goto out;
     }
     CUpti_Profiler_Host_GetConfigImageSize_Params sp = {
@@ -574,6 +449,12 @@ const char *
 metrics_host_error(const struct metrics_host *h)
 {
     return h->err;
+}
+
+const char *
+metrics_host_dropped(const struct metrics_host *h)
+{
+    return h->dropped;
 }
 
 int
@@ -665,68 +546,27 @@ metrics_hosts_release(struct metrics_hosts *c)
 /* ------------------------------------------------------ one-pass groups */
 
 /*
- * The state counters the rules need (issue 18 point 1), each bundle with
- * the denominators of its ratios. Pattern counters (instructions,
- * sectors, wavefronts, local traffic) depend only on the code: they are
- * the instrumentation engine's (issue 17), not here.
+ * The state bundles are the catalogue's, in its order (each bundle's
+ * names in the catalogue's order too); metrics.h's struct metrics_bundle
+ * is filled from them once.
  */
-static const char *const b_dram[] = {
-    "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
-    "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex.sum"};
-static const char *const b_occupancy[] = {"sm__warps_active.avg.pct_of_peak_sustained_active",
-                                          "sm__cycles_active.avg"};
-/*
- * An L2 hit rate has no one-pass form on GH100: every tag-lookup counter
- * (lts__t_sectors_lookup_hit/_miss, their srcunit_tex forms, the
- * lts__t_sector_hit_rate ratio) takes a second pass beside any other
- * lts__t_sectors counter, hits beside misses included (counted offline,
- * tests/unit/test_metrics.c). So hits and misses are two bundles, and
- * the rate is spread over two launches of the configuration.
- */
-static const char *const b_l2_hit[] = {"lts__t_sectors_lookup_hit.sum"};
-static const char *const b_l2_miss[] = {"lts__t_sectors_lookup_miss.sum"};
-static const char *const b_l1[] = {"l1tex__t_sector_hit_rate.pct"};
-static const char *const b_local_miss[] = {
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"};
-static const char *const b_sysmem[] = {"lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
-                                       "lts__t_sectors_aperture_sysmem.sum",
-                                       "lts__t_requests_aperture_sysmem.sum"};
-/* TMA and LDGSTS byte counters: any two of the xbar2l1tex read counters take two passes */
-static const char *const b_tma[] = {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
-                                    "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum"};
-static const char *const b_l2_to_l1[] = {"l1tex__m_xbar2l1tex_read_bytes.sum"};
-static const char *const b_ldgsts[] = {
-    "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum"};
-static const char *const b_atomic[] = {"lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum",
-                                       "lts__d_atomic_input_cycles_active.sum"};
-static const char *const b_const[] = {"idc__requests.sum", "idc__requests_lookup_miss.sum"};
+static struct metrics_bundle state_bundles[METRICS_PACK_MAX];
+static size_t nstate_bundles;
+static pthread_once_t state_bundles_once = PTHREAD_ONCE_INIT;
 
-static const struct metrics_bundle state_bundles[] = {
-    {"device-memory bytes, the SMs' L2 sectors and the time they took (floor-distance)", b_dram,
-     N(b_dram)},
-    {"achieved occupancy and active cycles (latency-not-hidden, occupancy rules)", b_occupancy,
-     N(b_occupancy)},
-    {"L2 sector hits (l2-reread-miss; the rate's other half is the next bundle)", b_l2_hit,
-     N(b_l2_hit)},
-    {"L2 sector misses (l2-reread-miss)", b_l2_miss, N(b_l2_miss)},
-    {"L1 hit rate (reread-not-staged)", b_l1, N(b_l1)},
-    {"local-memory sectors and their L1 misses (local-memory-traffic)", b_local_miss,
-     N(b_local_miss)},
-    {"system-memory sectors and requests (host-memory-access)", b_sysmem, N(b_sysmem)},
-    {"TMA load and store bytes (floor-distance on library kernels)", b_tma, N(b_tma)},
-    {"L2-to-L1 read bytes (floor-distance on library kernels)", b_l2_to_l1, N(b_l2_to_l1)},
-    {"LDGSTS bytes through L1 (floor-distance on library kernels)", b_ldgsts, N(b_ldgsts)},
-    {"L2 atomic and reduction sectors (atomic-contention)", b_atomic, N(b_atomic)},
-    {"constant-cache requests and misses (constant-divergent)", b_const, N(b_const)},
-};
+static void
+state_bundles_fill(void)
+{
+    for (size_t i = 0; i < catalogue_nbundles && i < METRICS_PACK_MAX; i++)
+        state_bundles[nstate_bundles++] = (struct metrics_bundle){
+            catalogue_bundles[i].what, catalogue_bundles[i].names, catalogue_bundles[i].n};
+}
 
 const struct metrics_bundle *
 metrics_state_bundles(size_t *n)
 {
-    *n = N(state_bundles);
+    pthread_once(&state_bundles_once, state_bundles_fill);
+    *n = nstate_bundles;
     return state_bundles;
 }
 

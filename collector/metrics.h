@@ -19,9 +19,17 @@
  */
 #ifndef GPUHIER_COLLECTOR_METRICS_H
 #define GPUHIER_COLLECTOR_METRICS_H
+#include "schema/catalogue.h"
+
 #include <stddef.h>
 
-/* Extra metric groups, as flags so a set of them fits in one unsigned. */
+/*
+ * Extra metric groups, as flags so a set of them fits in one unsigned.
+ * They are schema/metrics.catalogue's groups, flag 1 << i for the i-th
+ * declared there: these names are its first six (unit.metrics checks
+ * that they match); a group added to the catalogue is reached by
+ * metrics_group_from_name() or its flag, with no edit here.
+ */
 enum metrics_group {
     METRICS_GROUP_TMA = 1 << 0,      /* TMA / LDGSTS bytes, L2->L1 bytes */
     METRICS_GROUP_REQUESTS = 1 << 1, /* LSU global ld/st requests */
@@ -31,7 +39,8 @@ enum metrics_group {
     METRICS_GROUP_SASS_BYTES =
         1 << 5, /* requested bytes and instructions by width (SASS-instrumented) */
 };
-#define METRICS_GROUP_ALL 0x3f
+/* Every group of the catalogue (not a constant expression: the catalogue is data). */
+#define METRICS_GROUP_ALL ((unsigned)((1u << catalogue_ngroups) - 1))
 /* For metrics_list_build(): leave the core set out (GPUHIER_METRIC_SET=none). */
 #define METRICS_NO_CORE (1u << 30)
 /*
@@ -55,8 +64,8 @@ const char *const *metrics_default_set(size_t *n);
  */
 const char *const *metrics_group_set(enum metrics_group g, size_t *n);
 
-/* Short name of a group flag ("tma", "requests", "host", "const", "atomic",
- * "sass_bytes"), or NULL. */
+/* Short name of a group flag (the catalogue's: "tma", "requests", "host",
+ * "const", "atomic", "sass_bytes"), or NULL. */
 const char *metrics_group_name(enum metrics_group g);
 
 /*
@@ -76,7 +85,8 @@ enum metrics_group metrics_group_from_name(const char *name);
  * launch (names[i] -> values[i], in any order, only core names are read;
  * missing names count as unknown), returns the groups a later launch of
  * the same configuration should collect (a mask of enum metrics_group).
- * Pure function. docs/metrics.md states each condition.
+ * Pure function. The conditions are the catalogue's triggers
+ * (schema/metrics.catalogue; docs/metrics.md states each).
  */
 unsigned metrics_extras_wanted(const char *const *names, const double *values, size_t n);
 
@@ -126,6 +136,17 @@ const char *const *metrics_host_names(const struct metrics_host *h, size_t *n);
 int metrics_host_evaluate(struct metrics_host *h, const void *counter_data, size_t size,
                           size_t range_index, double *values);
 
+/*
+ * Names that may be dropped (comma-separated, copied; NULL clears): the
+ * metrics a rule asked for (GPUHIER_RULE_METRICS). metrics_host_open()
+ * leaves out one the chip does not know instead of failing, unless it is
+ * the only name. Call before opening host objects; not thread-safe.
+ */
+void metrics_set_optional(const char *csv);
+
+/* The optional names `h` left out, quoted and comma-separated ("" if none). Owned by `h`. */
+const char *metrics_host_dropped(const struct metrics_host *h);
+
 /* Last error message of `h` ("" if none). Owned by `h`. */
 const char *metrics_host_error(const struct metrics_host *h);
 
@@ -145,7 +166,7 @@ void metrics_host_free(struct metrics_host *h);
 struct metrics_hosts {
     char chip[64];
     char *added; /* GPUHIER_METRICS copy, or NULL */
-    struct metrics_host *by_mask[METRICS_GROUP_ALL + 1];
+    struct metrics_host *by_mask[1u << CATALOGUE_MAX_GROUPS];
 };
 
 /* Opens the core host (mask 0) for `chip`; -1 with err (e.g. a bad added name). */
@@ -183,7 +204,8 @@ struct metrics_bundle {
 };
 
 /* The state counters' bundles (those that depend on cache state and
- * timing), in priority order. Static; never NULL. */
+ * timing), in priority order: the catalogue's bundles. Static; never
+ * NULL; thread-safe. */
 const struct metrics_bundle *metrics_state_bundles(size_t *n);
 
 #define METRICS_PACK_MAX 32

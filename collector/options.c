@@ -114,7 +114,18 @@ init_profiling(void)
         opt.trace_only = 1;
     if (m != 1)
         return;
+    /*
+     * One-pass groups unless --replay kernel, --metric-set none (a list of
+     * the user's, collected as given) or the instrumentation engine.
+     */
+    int r = env_word("GPUHIER_REPLAY", OPTVALUE_REPLAYS, 0);
+    if (r < 0)
+        return;
+    opt.replay_kernel = r == 1;
+    const char *set = env("GPUHIER_METRIC_SET");
+    opt.groups = !opt.replay_kernel && !opt.instrument && !(set && !strcmp(set, "none"));
     struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = opt.groups;
     if (sampling_opts_from_env(&o, err, sizeof(err)) || sampler_init(&o, err, sizeof(err))) {
         limit("bad_option", "profiling disabled: %s", err);
         return;
@@ -131,6 +142,8 @@ init_profiling(void)
         opt.sampling_ok = 0;
         return;
     }
+    /* the rules' names (gpuhier run) are dropped, not fatal, on a chip that lacks them */
+    metrics_set_optional(env("GPUHIER_RULE_METRICS"));
     opt.metrics = metrics_list_build(opt.no_core ? METRICS_NO_CORE : 0, env("GPUHIER_METRICS"),
                                      &opt.nmetrics, err, sizeof(err));
     int c = env_word("GPUHIER_CACHE_CONTROL", OPTVALUE_CACHE_CONTROLS, 1);
@@ -139,7 +152,8 @@ init_profiling(void)
         return;
     }
     opt.cache_all = c == 0; /* all */
-    if (o.budget_pct > 0)
+    /* the budgets rank configurations by the GPU time of their traced launches */
+    if (o.budget_pct > 0 || (o.groups && o.group_budget_pct > 0))
         writer_set_gpu_time_hook(sampler_gpu_time);
     if (!opt.metrics) {
         limit("bad_metric", "profiling disabled: %s", err);

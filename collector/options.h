@@ -13,10 +13,15 @@
 #include <stdint.h>
 
 struct options {
-    int trace_only;   /* GPUHIER_MODE=trace: no counters */
-    int sampling_ok;  /* profile mode and every profiling option good: the sampler may choose
+    int trace_only;    /* GPUHIER_MODE=trace: no counters */
+    int sampling_ok;   /* profile mode and every profiling option good: the sampler may choose
                         launches (0 after a bad option, which limit() said) */
-    int user_replay;  /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
+    int user_replay;   /* GPUHIER_DIAG_REPLAY=user: CUPTI_UserReplay, one pass only (diagnosis) */
+    int replay_kernel; /* GPUHIER_REPLAY=kernel (--replay kernel): the core set under kernel
+                          replay, extras where a rule needs them (the default before issue 18) */
+    int groups;        /* one-pass groups (the default: GPUHIER_REPLAY unset or none, the
+                          default metric set, no instrumentation engine): each profiled launch
+                          collects one group of the plan under user replay (collector/onepass.h) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
     int instrument; /* GPUHIER_INSTRUMENT=1: the instrumentation engine takes each configuration's

@@ -82,6 +82,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     const char *why = NULL;
     int sample = 0, deferred = 0, served = 0;
     unsigned extras = 0;
+    int group = -1;
     if (opt.sampling_ok) {
         struct sampling_launch sl = {
             .mangled = el->mangled,
@@ -99,8 +100,21 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                                                     mono_ns() - S.start_mono_ns, st.profiles);
             sl.over_budget = sl.budget_slots == 0;
         }
+        /* one-pass groups: the later groups' budget (--profile-budget's, when given) */
+        double gpct = budget > 0 ? budget : S.sampling.opts.group_budget_pct;
+        if (opt.groups && gpct > 0) {
+            struct engine_stats st;
+            engine_stats(&st);
+            sl.group_slots = sampling_budget_slots(gpct, st.profiling_ns,
+                                                   mono_ns() - S.start_mono_ns, st.profiles);
+            sl.group_over_budget = sl.group_slots == 0;
+        }
         sl.counters_busy = e->deferring && e->deferring();
-        sample = sampling_decide_ex(&S.sampling, &sl, &why, config_index, &extras) == NULL;
+        sample =
+            sampling_decide_group(&S.sampling, &sl, &why, config_index, &extras,
+                                  opt.groups && e == &engine_rangeprof ? &group : NULL) == NULL;
+        if (sample && group >= 0)
+            extras = ENGINE_GROUP | ((unsigned)group & ENGINE_GROUP_MASK);
         deferred = sl.counters_busy && !sample && !strcmp(why, "counters_busy");
         tls_launch = sl;
         if (sample && ((e->available && !e->available()) || capturing)) {
@@ -150,6 +164,18 @@ int
 sampler_request_extras(unsigned groups)
 {
     return sampling_request_extras(&S.sampling, &tls_launch, groups);
+}
+
+void
+sampler_set_groups(int n)
+{
+    sampling_set_groups(&S.sampling, n);
+}
+
+int
+sampler_set_group_order(const unsigned char *order, int n)
+{
+    return sampling_set_group_order(&S.sampling, &tls_launch, order, n);
 }
 
 void

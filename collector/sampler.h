@@ -44,6 +44,19 @@ void sampler_launch_exit(int launch_ok);
  */
 int sampler_request_extras(unsigned groups);
 
+/*
+ * From the range profiler, once its one-pass plan is packed: the plan has
+ * `n` groups (sampling_set_groups()). Any thread.
+ */
+void sampler_set_groups(int n);
+
+/*
+ * From the range profiler serving the calling thread's launch (its first
+ * group): the order of that configuration's groups (sampling_set_group_order()).
+ * 0 or -1.
+ */
+int sampler_set_group_order(const unsigned char *order, int n);
+
 /* At exit, before the writer closes: the sampler's own note (budget_time_unmatched). */
 void sampler_at_exit(void);
 

@@ -26,6 +26,8 @@ struct sampling_slot {
     int64_t gpu_ns;  /* GPU time of its traced launches so far (sampling_add_gpu_time) */
     unsigned extras; /* groups requested, not yet collected */
     int extras_done;
+    int has_order;                            /* order[] set (sampling_set_group_order) */
+    unsigned char order[SAMPLING_GROUPS_MAX]; /* one-pass groups, in the order to collect */
 };
 
 int
@@ -72,6 +74,14 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
     if ((v = getenv("GPUHIER_PROFILE_BUDGET")) && *v && optvalue_percent(v, &o->budget_pct) != 0) {
         snprintf(err, n, "bad GPUHIER_PROFILE_BUDGET '%s': expected a percentage > 0", v);
         return -1;
+    }
+    if ((v = getenv("GPUHIER_GROUP_BUDGET")) && *v) {
+        if (!strcmp(v, "0") || !strcmp(v, "none"))
+            o->group_budget_pct = 0;
+        else if (optvalue_percent(v, &o->group_budget_pct) != 0) {
+            snprintf(err, n, "bad GPUHIER_GROUP_BUDGET '%s': expected a percentage > 0 or none", v);
+            return -1;
+        }
     }
     return 0;
 }
@@ -301,6 +311,38 @@ budget_ranks(const struct sampling *s, const struct sampling_slot *e, long slots
     return above < want;
 }
 
+/*
+ * One-pass groups (lock held): may e's later group take one of the
+ * `slots` profiles their budget buys now? Only when fewer than `slots`
+ * configurations that still wait for a later group (profiled, not yet
+ * every group) took more GPU time. A configuration without GPU time yet
+ * ranks behind every one with some. Always yes when slots < 1.
+ */
+static int
+group_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
+{
+    if (slots < 1 || !e)
+        return 1;
+    long above = 0;
+    for (size_t i = 0; i < s->used && above < slots; i++) {
+        const struct sampling_slot *f = &s->slots[s->order[i]];
+        if (f != e && f->eligible > 0 && f->profiled > 0 && f->profiled < s->ngroups &&
+            f->gpu_ns > e->gpu_ns)
+            above++;
+    }
+    return above < slots;
+}
+
+/* The plan group of e's next profile (lock held): its order, cycling. */
+static int
+next_group(const struct sampling *s, const struct sampling_slot *e)
+{
+    if (!e || s->ngroups <= 0)
+        return 0;
+    int k = (int)(e->profiled % s->ngroups);
+    return e->has_order ? e->order[k] : k;
+}
+
 int
 sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, int64_t ns)
 {
@@ -324,12 +366,18 @@ sampling_is_comm_kernel(const struct sampling_launch *l)
 }
 
 const char *
-sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const char **why,
-                   long *config_index, unsigned *extras)
+sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const char **why,
+                      long *config_index, unsigned *extras, int *group)
 {
     const char *skip = NULL, *chosen = NULL;
+    int groups = group && s->opts.groups;
+    int later = 0; /* a later one-pass group of a configuration in config mode */
     if (extras)
         *extras = 0;
+    if (group)
+        *group = -1;
+    if (groups)
+        extras = NULL; /* the later groups are the extras */
     if (config_index)
         *config_index = -1;
     /* launches captured into a graph do not execute: not counted */
@@ -379,6 +427,9 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
     case SAMPLING_CONFIG:
         if (e && e->profiled == 0) {
             chosen = "first_of_config";
+        } else if (e && groups && e->profiled < s->ngroups) {
+            chosen = "metric_group";
+            later = 1;
         } else if (e && extras && e->extras && !e->extras_done) {
             chosen = "extra_metrics";
         }
@@ -398,8 +449,14 @@ sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const ch
          */
         chosen = NULL;
         skip = l->counters_busy && !l->over_budget ? "counters_busy" : "profile_budget";
+    } else if (later && (l->group_over_budget || !group_ranks(s, e, l->group_slots))) {
+        /* the later groups' budget: the configuration's next launch is chosen again */
+        chosen = NULL;
+        skip = "profile_budget";
     }
 out:
+    if (chosen && groups)
+        *group = next_group(s, e);
     if (chosen) {
         s->profiled++;
         if (e)
@@ -412,6 +469,45 @@ out:
     pthread_mutex_unlock(&s->lock);
     *why = chosen ? chosen : skip;
     return chosen ? NULL : skip;
+}
+
+const char *
+sampling_decide_ex(struct sampling *s, const struct sampling_launch *l, const char **why,
+                   long *config_index, unsigned *extras)
+{
+    return sampling_decide_group(s, l, why, config_index, extras, NULL);
+}
+
+void
+sampling_set_groups(struct sampling *s, int n)
+{
+    pthread_mutex_lock(&s->lock);
+    s->ngroups = n < 1 ? 1 : n > SAMPLING_GROUPS_MAX ? SAMPLING_GROUPS_MAX : n;
+    pthread_mutex_unlock(&s->lock);
+}
+
+int
+sampling_set_group_order(struct sampling *s, const struct sampling_launch *l,
+                         const unsigned char *order, int n)
+{
+    unsigned seen = 0;
+    if (n < 1 || n > SAMPLING_GROUPS_MAX || order[0] != 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (order[i] >= n || (seen & (1u << order[i])))
+            return -1;
+        seen |= 1u << order[i];
+    }
+    int ret = -1;
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    if (e && n == s->ngroups) {
+        memcpy(e->order, order, (size_t)n);
+        e->has_order = 1;
+        ret = 0;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return ret;
 }
 
 const char *

@@ -45,10 +45,28 @@ struct sampling_opts {
     long launch_count;  /* profile at most this many launches, -1 = unlimited */
     double budget_pct;  /* --profile-budget: profiling may add at most this % to the rest of the
                            run's time; 0 = no budget */
+    int groups;         /* one-pass groups (the default, --replay none): 1 = on, each profiled
+                           launch collects one group of the plan (sampling_set_groups() gives
+                           the count once known); 0 = off (--replay kernel: core + extras) */
+    double group_budget_pct; /* in config mode with groups, without --profile-budget: a
+                                configuration's later groups (not its first) may add at most
+                                this % to the rest of the run; 0 = no limit. Default
+                                SAMPLING_GROUP_BUDGET_PCT, GPUHIER_GROUP_BUDGET */
 };
+/*
+ * The default budget of the later groups: 30 % of the rest of the run,
+ * the --profile-budget that measured 1.14x native on the PyTorch
+ * benchmark (docs/metrics.md). A configuration's first group is never
+ * under it: every configuration keeps its first profile, as before
+ * one-pass groups (docs/sampling.md "One-pass groups and the budget").
+ */
+#define SAMPLING_GROUP_BUDGET_PCT 30.0
+/* The most one-pass groups a configuration is profiled in (collector/onepass.h agrees). */
+#define SAMPLING_GROUPS_MAX 8
 #define SAMPLING_OPTS_INIT                                                                         \
     {                                                                                              \
-        .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1                                        \
+        .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1,                                       \
+        .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT                                              \
     }
 
 /*
@@ -60,7 +78,8 @@ int sampling_parse_mode(const char *spec, struct sampling_opts *o, char *err, si
 /*
  * Fills `o` from GPUHIER_SAMPLE, GPUHIER_KERNEL, GPUHIER_NVTX_INCLUDE,
  * GPUHIER_LAUNCH_SKIP, GPUHIER_LAUNCH_COUNT, GPUHIER_PROFILE_BUDGET (a
- * percentage > 0; unset ones keep defaults).
+ * percentage > 0), GPUHIER_GROUP_BUDGET (a percentage > 0, or 0 or "none"
+ * for no limit on the later groups); unset ones keep defaults.
  * The strings are borrowed from the environment. -1 with err on a bad value.
  */
 int sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n);
@@ -87,6 +106,14 @@ struct sampling_launch {
                               launch is profiled only if its configuration has GPU time
                               recorded and fewer than budget_slots configurations still
                               waiting for their first profile took more */
+    int group_over_budget; /* with one-pass groups in config mode: profiling has spent the
+                              later groups' budget (group_budget_pct, or budget_pct under
+                              --profile-budget): a later group chosen now is deferred,
+                              "profile_budget" */
+    long group_slots;      /* how many later-group profiles that budget buys now
+                              (sampling_budget_slots()); a later group is profiled only if
+                              fewer than group_slots configurations still waiting for one
+                              took more GPU time; values < 1: no ranking */
 };
 
 /*
@@ -153,6 +180,7 @@ struct sampling {
     size_t cap, used;
     long filtered_seen; /* launches that passed the filters */
     long profiled;      /* launches sampling_decide() chose to profile */
+    int ngroups;        /* one-pass groups of the plan, 0 until sampling_set_groups() */
     long table_full;    /* launches whose configuration found no slot */
 };
 
@@ -221,6 +249,42 @@ int sampling_request_extras(struct sampling *s, const struct sampling_launch *l,
  * configuration was never decided. Thread-safe, no allocation.
  */
 int sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, int64_t ns);
+
+/*
+ * As sampling_decide_ex(), with one-pass groups (opts.groups): *group
+ * (may be NULL: then no group is handed out, as without groups) gets
+ * the 0-based plan group a chosen launch collects, -1 for a launch not
+ * chosen or without groups. In config mode a configuration is chosen at
+ * its first eligible launch ("first_of_config", group 0) and then at
+ * each next one ("metric_group") until it has had every group of the
+ * plan, in the order sampling_set_group_order() gave (plan order until
+ * then); later groups are deferred ("profile_budget") when
+ * l->group_over_budget, or when as many configurations still waiting for
+ * a later group took more GPU time than this one (sampling_add_gpu_time())
+ * as there are slots: the hardware groups go first to the configurations
+ * that hold the most GPU time so far. In all, first:N and every:N modes
+ * the chosen launches cycle through the groups. The extras policy is off
+ * with groups (the later groups are the extras). Thread-safe, no allocation.
+ */
+const char *sampling_decide_group(struct sampling *s, const struct sampling_launch *l,
+                                  const char **why, long *config_index, unsigned *extras,
+                                  int *group);
+
+/*
+ * The plan has `n` groups (1..SAMPLING_GROUPS_MAX; larger is cut): set
+ * once the range profiler packed it, at the first profiled launch. Until
+ * then only first groups are handed out. Thread-safe.
+ */
+void sampling_set_groups(struct sampling *s, int n);
+
+/*
+ * The order of l's configuration's groups from its first group's values
+ * (onepass_order()): order[0..n-1], a permutation of the plan's groups
+ * starting with 0. -1 if the configuration is unknown or n is not a
+ * permutation of 0..n-1 within the plan. Thread-safe, no allocation.
+ */
+int sampling_set_group_order(struct sampling *s, const struct sampling_launch *l,
+                             const unsigned char *order, int n);
 
 /* Hash of a configuration (kernel name, grid, block, dynamic smem). */
 uint64_t sampling_config_hash(const struct sampling_launch *l);

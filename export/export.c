@@ -13,6 +13,7 @@
 #include "export/export_int.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
+#include "schema/store_view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -251,43 +252,39 @@ load_run(sqlite3 *db, struct ex_report *r)
         r->tool_version = ex_col_text(st, 5, 256);
         r->mode = ex_col_text(st, 6, 64);
         /*
-         * Redacting, the column's text goes straight to export_redact_argv(),
-         * which reads the JSON array and sanitizes each argument itself in one
-         * pass: one parse of its output instead of sanitize, parse, dump,
-         * redact and parse again (docs/bench-redact.md, "report path"). A
-         * column it cannot read takes the path through jansson.
+         * Redacting, the column's text goes straight to export_redact_args(),
+         * which reads the JSON array, sanitizes and redacts each argument in
+         * one pass and hands the arguments over as plain strings: no JSON
+         * parse at all (docs/bench-redact.md, "report path"). A column it
+         * cannot read takes the path through jansson.
          */
         const char *txt = r->redact ? (const char *)sqlite3_column_text(st, 0) : NULL;
-        char *redacted = txt ? export_redact_argv(txt) : NULL;
-        json_t *argv = redacted ? json_loads(redacted, 0, NULL) : NULL;
-        if (!json_is_array(argv)) {
-            json_decref(argv);
-            free(redacted);
-            redacted = NULL;
-            argv = load_json_column(st, 0);
+        size_t nargs = 0;
+        char **args = txt ? export_redact_args(txt, &nargs) : NULL;
+        json_t *argv = args ? NULL : load_json_column(st, 0);
+        char **dumped_args = NULL;
+        if (!args && json_is_array(argv) && r->redact) {
+            char *dumped = json_dumps(argv, JSON_COMPACT);
+            dumped_args = dumped ? export_redact_args(dumped, &nargs) : NULL;
+            free(dumped);
         }
-        if (json_is_array(argv)) {
-            char *dumped = !redacted && r->redact ? json_dumps(argv, JSON_COMPACT) : NULL;
-            char *red = dumped ? export_redact_argv(dumped) : NULL;
-            json_t *use = red ? json_loads(red, 0, NULL) : json_incref(argv);
-            size_t i;
-            json_t *v;
+        if (args || dumped_args || json_is_array(argv)) {
             char *line = NULL;
             size_t len = 0, cap = 0;
-            json_array_foreach(use, i, v)
-            {
-                char *s =
-                    sanitize_text(json_is_string(v) ? json_string_value(v) : "?", EX_NAME_MAX);
+            char **use = args ? args : dumped_args;
+            size_t n = use ? nargs : json_array_size(argv);
+            for (size_t i = 0; i < n; i++) {
+                json_t *v = use ? NULL : json_array_get(argv, i);
+                const char *a = use ? use[i] : json_is_string(v) ? json_string_value(v) : "?";
+                char *s = sanitize_text(a, EX_NAME_MAX);
                 json_array_append_new(r->argv, ex_jstr(s));
                 shell_quote_append(&line, &len, &cap, s);
                 free(s);
             }
             r->argv_shell = line;
-            json_decref(use);
-            free(red);
-            free(dumped);
         }
-        free(redacted);
+        free(args);
+        free(dumped_args);
         json_decref(argv);
         json_t *env = load_json_column(st, 3);
         if (json_is_object(env)) {
@@ -353,6 +350,15 @@ load_run(sqlite3 *db, struct ex_report *r)
     sqlite3_finalize(st);
     st = NULL;
 
+    struct store_coverage cov;
+    if (store_counter_coverage(db, &cov) == 0 && cov.gpu_ns > 0) {
+        r->has_coverage = 1;
+        r->pattern_pct = cov.pattern_pct;
+        r->hardware_pct = cov.hardware_pct;
+        r->complete_pct = cov.complete_pct;
+        r->groups_partial = cov.groups_partial;
+    }
+
     char *m = store_meta_get(db, "created_by");
     r->created_by = m ? sanitize_text(m, 64) : NULL;
     free(m);
@@ -373,7 +379,8 @@ load_run(sqlite3 *db, struct ex_report *r)
                      {"metrics", "--metrics"},
                      {"metric_set", "--metric-set"},
                      {"profile_budget", "--profile-budget"},
-                     {"cache_control", "--cache-control"}};
+                     {"cache_control", "--cache-control"},
+                     {"replay", "--replay"}};
         char *line = NULL;
         size_t len = 0, cap = 0;
         shell_quote_append(&line, &len, &cap, "gpuhier");

@@ -218,6 +218,16 @@ int export_names_register(sqlite3 *db);
 char *export_redact_argv(const char *argv_json);
 
 /*
+ * The same redaction, the arguments as plain strings: exactly the
+ * strings that parsing export_redact_argv()'s output gives, without a
+ * JSON round trip (the report path, docs/bench-redact.md). Returns a
+ * NULL-terminated array of `*n` sanitized, redacted arguments in one
+ * allocation (free() the array only), or NULL with *n = 0 on a
+ * malformed array or no memory.
+ */
+char **export_redact_args(const char *argv_json, size_t *n);
+
+/*
  * The `gpuhier run` command line that reproduces the run in `db`
  * (shell-quoted, sanitized, redacted when `redact`). New string (free()),
  * NULL when the report has no run row.

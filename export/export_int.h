@@ -99,6 +99,9 @@ struct ex_report {
     char *repro;       /* `gpuhier run ...` line, may be NULL */
     char *ruleset_version;
     double run_gpu_ns; /* NaN when unknown */
+    int has_coverage;  /* coverage read (store_counter_coverage()) and the report has GPU time */
+    double pattern_pct, hardware_pct, complete_pct; /* counter coverage by GPU time, 0..100 */
+    long long groups_partial; /* configurations missing some one-pass groups */
     int has_run;
     int redact;
     /* selection */

@@ -122,6 +122,14 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
                                   "provenance", ex_jstr(r->provenance), "ruleset_version",
                                   ex_jstr(r->ruleset_version), "run_gpu_ns",
                                   ex_jreal(r->run_gpu_ns)));
+    /* counter coverage by GPU time (docs/export-json.md): null without traced kernel time */
+    json_object_set_new(root, "coverage",
+                        r->has_coverage
+                            ? json_pack("{s:f, s:f, s:f, s:I}", "pattern_pct", r->pattern_pct,
+                                        "hardware_pct", r->hardware_pct, "hardware_complete_pct",
+                                        r->complete_pct, "configurations_missing_groups",
+                                        (json_int_t)r->groups_partial)
+                            : json_null());
     if (r->has_run) {
         json_t *run = json_object();
         json_object_set_new(run, "program", ex_jstr(r->program));

@@ -323,6 +323,7 @@ struct jout {
     struct scratch b;
     size_t len;
     int oom;
+    int plain; /* write text as it is, not as the inside of a JSON string (export_redact_args) */
 };
 
 /* Make room for n more bytes (and a NUL). Returns 0, or -1 with oom set. */
@@ -401,12 +402,22 @@ put_escaped(char *o, const char *s, size_t n)
 }
 
 /* Append s (n bytes) as the inside of a JSON string. */
+/* s (n bytes) at o as j writes text: escaped for JSON, or as it is. Returns the end. */
+static char *
+put_text(const struct jout *j, char *o, const char *s, size_t n)
+{
+    if (!j->plain)
+        return put_escaped(o, s, n);
+    memcpy(o, s, n);
+    return o + n;
+}
+
 static void
 jout_text(struct jout *j, const char *s, size_t n)
 {
     if (n > SIZE_MAX / 6 || jout_reserve(j, 6 * n))
         return;
-    j->len = (size_t)(put_escaped(j->b.p + j->len, s, n) - j->b.p);
+    j->len = (size_t)(put_text(j, j->b.p + j->len, s, n) - j->b.p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -471,12 +482,12 @@ put_masking_url_passwords(struct jout *j, const char *s, size_t n)
             pe++;
         if (pe == pw || s[pe] != '@')
             continue;
-        o = put_escaped(o, s + copied, pw - copied);
+        o = put_text(j, o, s + copied, pw - copied);
         memcpy(o, MASK, MASK_LEN);
         o += MASK_LEN;
         copied = p = pe;
     }
-    o = put_escaped(o, s + copied, n - copied);
+    o = put_text(j, o, s + copied, n - copied);
     j->len = (size_t)(o - j->b.p);
 }
 
@@ -861,10 +872,11 @@ skip_value(struct jin *j)
 static void
 put_redacted(struct jout *out, char *s, size_t n, int *mask_this)
 {
-    jout_raw(out, "\"", 1);
+    const size_t q = out->plain ? 0 : 1; /* the closing quote, in JSON */
+    jout_raw(out, "\"", q);
     if (*mask_this && s[0] != '-') {
         *mask_this = 0;
-        jout_raw(out, MASK "\"", MASK_LEN + 1);
+        jout_raw(out, MASK "\"", MASK_LEN + q);
         return;
     }
     *mask_this = 0;
@@ -874,7 +886,7 @@ put_redacted(struct jout *out, char *s, size_t n, int *mask_this)
         k++;
     if (k > 0 && (s[k] == '=' || s[k] == ':') && s[k + 1] && key_is_secret(s, k)) {
         jout_text(out, s, k + 1);
-        jout_raw(out, MASK "\"", MASK_LEN + 1);
+        jout_raw(out, MASK "\"", MASK_LEN + q);
         return;
     }
     /* -KEY or --KEY alone: the next argument is its value. */
@@ -882,18 +894,22 @@ put_redacted(struct jout *out, char *s, size_t n, int *mask_this)
     if (d && s[d] && k == n && key_is_secret(s + d, k - d))
         *mask_this = 1;
     put_masking_url_passwords(out, s, mask_tokens(s, n));
-    jout_raw(out, "\"", 1);
+    jout_raw(out, "\"", q);
 }
 
-char *
-export_redact_argv(const char *argv_json)
+/*
+ * Read the JSON array argv_json and write its redacted arguments to
+ * *out: as a JSON array, or (out->plain) as the arguments themselves,
+ * each ended by a NUL, counted in *count. Returns 0, or -1 on a malformed
+ * array or no memory.
+ */
+static int
+redact_array(const char *argv_json, struct jout *out, size_t *count)
 {
-    if (!argv_json)
-        return NULL;
     struct jin j = {.s = argv_json, .n = strlen(argv_json)};
-    struct jout out = {0};
     struct decoded *d = NULL;
-    char *ret = NULL;
+    int ret = -1;
+    *count = 0;
     skip_ws(&j);
     if (argv_json[j.i] != '[')
         goto out;
@@ -901,7 +917,8 @@ export_redact_argv(const char *argv_json)
     d = calloc(1, sizeof(*d));
     if (!d || scratch_grow(&d->out, 64, 0))
         goto out;
-    jout_raw(&out, "[", 1);
+    if (!out->plain)
+        jout_raw(out, "[", 1);
     skip_ws(&j);
     if (argv_json[j.i] == ']') {
         j.i++;
@@ -914,9 +931,12 @@ export_redact_argv(const char *argv_json)
             if (argv_json[j.i] == '"' ? read_string(&j, d) : skip_value(&j))
                 goto out;
             d->out.p[d->len] = '\0'; /* a value that is not text is "", as json_each() gave it */
-            if (out.len > 1)
-                jout_raw(&out, ",", 1);
-            put_redacted(&out, d->out.p, d->len, &mask_this);
+            if (*count && !out->plain)
+                jout_raw(out, ",", 1);
+            put_redacted(out, d->out.p, d->len, &mask_this);
+            if (out->plain)
+                jout_raw(out, "", 1); /* its NUL */
+            ++*count;
             skip_ws(&j);
             char c = argv_json[j.i++];
             if (c == ']')
@@ -927,19 +947,57 @@ export_redact_argv(const char *argv_json)
     }
     skip_ws(&j);
     if (j.i != j.n)
-        goto out;           /* more than one value */
-    jout_raw(&out, "]", 2); /* with the NUL */
-    if (out.oom)
-        goto out;
-    /* The writers made room for six bytes out per byte in; give back the rest. */
-    ret = realloc(out.b.p, out.len);
-    if (!ret)
-        ret = out.b.p;
-    out.b.p = NULL;
+        goto out; /* more than one value */
+    if (!out->plain)
+        jout_raw(out, "]", 2); /* with the NUL */
+    ret = out->oom ? -1 : 0;
 out:
-    free(out.b.p);
     if (d)
         free(d->out.p);
     free(d);
-    return ret; /* owned by the caller */
+    return ret;
+}
+
+char *
+export_redact_argv(const char *argv_json)
+{
+    if (!argv_json)
+        return NULL;
+    struct jout out = {0};
+    size_t count;
+    if (redact_array(argv_json, &out, &count)) {
+        free(out.b.p);
+        return NULL;
+    }
+    /* The writers made room for six bytes out per byte in; give back the rest. */
+    char *ret = realloc(out.b.p, out.len);
+    return ret ? ret : out.b.p; /* owned by the caller */
+}
+
+char **
+export_redact_args(const char *argv_json, size_t *n)
+{
+    *n = 0;
+    if (!argv_json)
+        return NULL;
+    struct jout out = {.plain = 1};
+    size_t count;
+    char **args = NULL;
+    if (redact_array(argv_json, &out, &count) == 0) {
+        /* One block: the count + 1 pointers, then the arguments' bytes. */
+        size_t head = (count + 1) * sizeof(char *);
+        args = malloc(head + out.len + 1);
+        if (args) {
+            char *p = (char *)args + head;
+            memcpy(p, out.b.p ? out.b.p : "", out.len);
+            for (size_t i = 0; i < count; i++) {
+                args[i] = p;
+                p += strlen(p) + 1;
+            }
+            args[count] = NULL;
+            *n = count;
+        }
+    }
+    free(out.b.p);
+    return args; /* owned by the caller */
 }

@@ -91,6 +91,10 @@ PRAGMA user_version = 2;
 -- 'Slurm': SLURM_PROCID/SLURM_LOCALID/SLURM_NTASKS; the first launcher in
 -- that order whose rank is a whole number). Absent outside a job; the host
 -- is run.host.
+-- 'metric_groups' (added: one-pass groups): N, the groups of the one-pass
+-- plan the collector packed for the device's chip (profile.metric_set
+-- 'groupK/N'; docs/metrics.md "One-pass groups"). Absent under --replay
+-- kernel, --metric-set none, and in reports recorded before issue 18.
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,  -- name of the property
     value TEXT               -- its value
@@ -288,7 +292,7 @@ CREATE TABLE launch (
     config_launch_index INTEGER, -- 0-based index of this launch among launches of its configuration
     nvtx_path         TEXT,      -- NVTX ranges open on the launching thread, outermost first, joined by ' > '
     profiled          INTEGER DEFAULT 0, -- 1 if hardware counters were collected for this launch (kernel replay)
-    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1: given to the instrumentation engine, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md)
+    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1: given to the instrumentation engine, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (--replay kernel: a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md), 'metric_group' (a later launch of a configuration profiled for the next one-pass group of the plan; the first group's launch is 'first_of_config'; docs/metrics.md "One-pass groups")
     api_ns            INTEGER    -- (added: allocation footprint) when the launching driver API call was entered, CUPTI clock (host side); set for profiled launches only, whose start_ns/end_ns stay NULL under replay; NULL otherwise
 );
 CREATE INDEX launch_by_kernel ON launch(kernel_id);
@@ -304,8 +308,8 @@ CREATE TABLE metric_name (
 -- Per profiled launch: how it was profiled.
 CREATE TABLE profile (
     launch_id   INTEGER PRIMARY KEY REFERENCES launch(id),
-    passes      INTEGER,  -- replay passes the config image needed
-    metric_set  TEXT,     -- what was collected: 'core' (the default set), 'metrics' (--metric-set none: only --metrics), or 'tie+GROUP[+GROUP...]' (an extras profile: the extra groups with the tie set, duration, warp instructions and global load/store sectors, that joins it to the configuration's core profile; see docs/metrics.md)
+    passes      INTEGER,  -- replay passes the config image needed (1 for a one-pass group: nothing replayed)
+    metric_set  TEXT,     -- what was collected: 'groupK/N' (the default since issue 18: one-pass group K of a plan of N, one per profiled launch under user replay, no kernel replay; v_config_groups), 'core' (--replay kernel: the core set), 'metrics' (--metric-set none: only --metrics), or 'tie+GROUP[+GROUP...]' (--replay kernel's extras profile: the extra groups with the tie set, duration, warp instructions and global load/store sectors, that joins it to the configuration's core profile; see docs/metrics.md)
     duration_ns INTEGER,  -- gpu__time_duration.sum under replay (serialized; not used for time estimates when traced launches exist)
     overhead_ns INTEGER   -- wall time the profiler spent on this launch (replay + decode), CPU clock
 );
@@ -700,60 +704,64 @@ SELECT c.*, k.mangled_name, k.demangled_name, k.short_name,
        CASE WHEN c.launches > 0 THEN CAST(c.total_ns AS REAL) / c.launches END AS mean_ns
 FROM config c JOIN kernel k ON k.id = c.kernel_id LEFT JOIN device d ON d.id = c.device_id;
 
--- One row per profiled launch with every default metric as a named
--- column (NULL when the report lacks it). Rules query this view; the
+-- One row per profiled launch with every metric of the catalogue that has
+-- a column (NULL when the report lacks it). Rules query this view; the
 -- column names are stable, the metric names behind them are the GH100
--- Perfworks names the collector's default set collects
--- (docs/metrics.md maps rule -> metrics).
+-- Perfworks names the collector collects (docs/metrics.md maps rule ->
+-- metrics). Generated from schema/metrics.catalogue, with each column's
+-- unit and meaning: edit the catalogue, never this view (the build embeds
+-- the catalogue's; `cmake --build build --target catalogue-update` writes
+-- it here, and unit.catalogue fails until it is). A metric without a
+-- column is read by name from v_metric (the analyzer's cfg_metric).
 CREATE VIEW v_profiled AS
 SELECT l.id AS launch_id, l.kernel_id, l.config_id, l.device_id,
        p.passes,
-       MAX(CASE WHEN n.name = 'gpu__time_duration.sum' THEN m.value END) AS duration_ns,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst_executed,
-       MAX(CASE WHEN n.name = 'sm__warps_active.avg.pct_of_peak_sustained_active' THEN m.value END) AS achieved_occupancy_pct,
-       MAX(CASE WHEN n.name = 'sm__cycles_active.avg' THEN m.value END) AS sm_cycles_active,
-       MAX(CASE WHEN n.name = 'dram__bytes_read.sum' THEN m.value END) AS dram_read_bytes,
-       MAX(CASE WHEN n.name = 'dram__bytes_write.sum' THEN m.value END) AS dram_write_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_sectors,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_sectors,
-       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_requests,
-       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_requests,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_ld.sum' THEN m.value END) AS gld_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_st.sum' THEN m.value END) AS gst_inst,
-       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_ld.sum' THEN m.value END) AS gld_requested_bytes,
-       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_st.sum' THEN m.value END) AS gst_requested_bytes,
-       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_32b.sum' THEN m.value END) AS mem_inst_32b,
-       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_64b.sum' THEN m.value END) AS mem_inst_64b,
-       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_128b.sum' THEN m.value END) AS mem_inst_128b,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum' THEN m.value END) AS lld_sectors,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum' THEN m.value END) AS lst_sectors,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_ld.sum' THEN m.value END) AS lld_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_st.sum' THEN m.value END) AS lst_inst,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum' THEN m.value END) AS lld_sectors_miss,
-       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum' THEN m.value END) AS lst_sectors_miss,
-       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum' THEN m.value END) AS shld_conflicts,
-       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum' THEN m.value END) AS shst_conflicts,
-       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum' THEN m.value END) AS shld_wavefronts,
-       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum' THEN m.value END) AS shst_wavefronts,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_ld.sum' THEN m.value END) AS shld_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_st.sum' THEN m.value END) AS shst_inst,
-       MAX(CASE WHEN n.name = 'l1tex__t_sector_hit_rate.pct' THEN m.value END) AS l1_hit_rate_pct,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_hit.sum' THEN m.value END) AS l2_hit_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_miss.sum' THEN m.value END) AS l2_miss_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex.sum' THEN m.value END) AS l2_sectors_from_l1,
-       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum' THEN m.value END) AS tma_load_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum' THEN m.value END) AS tma_store_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum' THEN m.value END) AS ldgsts_access_bytes,
-       MAX(CASE WHEN n.name = 'sm__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum' THEN m.value END) AS ldgsts_bypass_bytes,
-       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes.sum' THEN m.value END) AS l2_to_l1_bytes,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex_aperture_sysmem.sum' THEN m.value END) AS sm_sysmem_sectors,
-       MAX(CASE WHEN n.name = 'idc__requests.sum' THEN m.value END) AS const_requests,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_ldc.sum' THEN m.value END) AS const_inst,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_op_atom.sum' THEN m.value END) AS l2_atom_sectors,
-       MAX(CASE WHEN n.name = 'lts__t_sectors_op_red.sum' THEN m.value END) AS l2_red_sectors,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_generic_atom.sum' THEN m.value END) AS gatom_inst,
-       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_red.sum' THEN m.value END) AS gred_inst
+       MAX(CASE WHEN n.name = 'gpu__time_duration.sum' THEN m.value END) AS duration_ns, -- ns: kernel time under replay
+       MAX(CASE WHEN n.name = 'smsp__inst_executed.sum' THEN m.value END) AS inst_executed, -- inst: warp instructions executed
+       MAX(CASE WHEN n.name = 'sm__warps_active.avg.pct_of_peak_sustained_active' THEN m.value END) AS achieved_occupancy_pct, -- pct: achieved occupancy
+       MAX(CASE WHEN n.name = 'sm__cycles_active.avg' THEN m.value END) AS sm_cycles_active, -- cycles: cycles an SM had work (average over SMs)
+       MAX(CASE WHEN n.name = 'dram__bytes_read.sum' THEN m.value END) AS dram_read_bytes, -- bytes: device-memory bytes read
+       MAX(CASE WHEN n.name = 'dram__bytes_write.sum' THEN m.value END) AS dram_write_bytes, -- bytes: device-memory bytes written
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_sectors, -- sectors: global load sectors (32 B) through the LSU
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_sectors, -- sectors: global store sectors (32 B) through the LSU
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_ld.sum' THEN m.value END) AS gld_inst, -- inst: LDG warp instructions (= requests)
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_st.sum' THEN m.value END) AS gst_inst, -- inst: STG warp instructions (= requests)
+       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_hit.sum' THEN m.value END) AS l2_hit_sectors, -- sectors: L2 sector lookups that hit
+       MAX(CASE WHEN n.name = 'lts__t_sectors_lookup_miss.sum' THEN m.value END) AS l2_miss_sectors, -- sectors: L2 sector lookups that missed
+       MAX(CASE WHEN n.name = 'l1tex__t_sector_hit_rate.pct' THEN m.value END) AS l1_hit_rate_pct, -- pct: L1 sector hit rate
+       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum' THEN m.value END) AS shld_wavefronts, -- wavefronts: shared-memory load wavefronts
+       MAX(CASE WHEN n.name = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum' THEN m.value END) AS shst_wavefronts, -- wavefronts: shared-memory store wavefronts
+       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum' THEN m.value END) AS shld_conflicts, -- conflicts: shared-memory load bank conflicts reported by the hardware
+       MAX(CASE WHEN n.name = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum' THEN m.value END) AS shst_conflicts, -- conflicts: shared-memory store bank conflicts reported by the hardware
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_ld.sum' THEN m.value END) AS shld_inst, -- inst: LDS warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_shared_st.sum' THEN m.value END) AS shst_inst, -- inst: STS warp instructions
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum' THEN m.value END) AS lld_sectors, -- sectors: local-memory (spill) load sectors
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum' THEN m.value END) AS lst_sectors, -- sectors: local-memory (spill) store sectors
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_ld.sum' THEN m.value END) AS lld_inst, -- inst: LDL warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_local_st.sum' THEN m.value END) AS lst_inst, -- inst: STL warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_generic_atom.sum' THEN m.value END) AS gatom_inst, -- inst: ATOM warp instructions (global atomics are counted as generic)
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_global_red.sum' THEN m.value END) AS gred_inst, -- inst: RED warp instructions
+       MAX(CASE WHEN n.name = 'smsp__inst_executed_op_ldc.sum' THEN m.value END) AS const_inst, -- inst: LDC (indexed constant) warp instructions
+       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex.sum' THEN m.value END) AS l2_sectors_from_l1, -- sectors: L2 sectors requested by L1TEX
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum' THEN m.value END) AS lld_sectors_miss, -- sectors: local load sectors that missed L1
+       MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum' THEN m.value END) AS lst_sectors_miss, -- sectors: local store sectors that missed L1
+       MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors, -- sectors: L2 sectors to system memory, every L2 client (zero-copy, managed)
+       MAX(CASE WHEN n.name = 'lts__t_sectors_op_atom.sum' THEN m.value END) AS l2_atom_sectors, -- sectors: L2 atomic sectors
+       MAX(CASE WHEN n.name = 'lts__t_sectors_op_red.sum' THEN m.value END) AS l2_red_sectors, -- sectors: L2 reduction sectors
+       MAX(CASE WHEN n.name = 'idc__requests.sum' THEN m.value END) AS const_requests, -- requests: constant-cache requests
+       MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex_aperture_sysmem.sum' THEN m.value END) AS sm_sysmem_sectors, -- sectors: L2 sectors to system memory that the SMs asked for
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes.sum' THEN m.value END) AS l2_to_l1_bytes, -- bytes: bytes read from L2 into L1 (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum' THEN m.value END) AS tma_load_bytes, -- bytes: TMA load bytes (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum' THEN m.value END) AS tma_store_bytes, -- bytes: TMA store bytes (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum' THEN m.value END) AS ldgsts_access_bytes, -- bytes: LDGSTS bytes through L1 (group tma)
+       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_requests, -- requests: LSU global load requests (group requests)
+       MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_requests, -- requests: LSU global store requests (group requests)
+       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_ld.sum' THEN m.value END) AS gld_requested_bytes, -- bytes: global load bytes the instructions requested (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_st.sum' THEN m.value END) AS gst_requested_bytes, -- bytes: global store bytes the instructions requested (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_32b.sum' THEN m.value END) AS mem_inst_32b, -- inst: 32-bit memory warp instructions (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_64b.sum' THEN m.value END) AS mem_inst_64b, -- inst: 64-bit memory warp instructions (group sass_bytes)
+       MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_128b.sum' THEN m.value END) AS mem_inst_128b, -- inst: 128-bit memory warp instructions (group sass_bytes)
+       MAX(CASE WHEN n.name = 'sm__sass_l1tex_m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_bypass.sum' THEN m.value END) AS ldgsts_bypass_bytes -- bytes: LDGSTS bytes that bypassed L1 (group sass_bytes)
 FROM launch l
 JOIN profile p ON p.launch_id = l.id
 LEFT JOIN metric m ON m.launch_id = l.id
@@ -820,6 +828,36 @@ SELECT t.launch_id,
 FROM t
 LEFT JOIN ref f ON f.config_id = t.config_id AND t.has_tie
 LEFT JOIN t r ON r.launch_id = f.launch_id;
+
+-- (added: one-pass groups) Per configuration profiled in one-pass
+-- groups (profile.metric_set 'groupK/N', the default since issue 18:
+-- each profiled launch collects one group of a plan of N, docs/metrics.md
+-- "One-pass groups"): how many of the N groups its profiles hold and
+-- which it did not get. A configuration launched fewer times than N (or
+-- whose later groups the budget deferred) misses groups: the counters of
+-- the missing groups are NULL in its row of v_profiled, and the rules that
+-- read them do not judge it. Profiles that v_profile sets aside (other
+-- work than the configuration's first) do not count. Readers run this
+-- build's definition with this build's v_profile (store_groups_query()).
+CREATE VIEW v_config_groups AS
+WITH g AS (
+    SELECT config_id, kernel_id,
+           CAST(substr(metric_set, 6, instr(metric_set, '/') - 6) AS INTEGER) AS k,
+           CAST(substr(metric_set, instr(metric_set, '/') + 1) AS INTEGER) AS n
+    FROM v_profile
+    WHERE metric_set LIKE 'group%/%' AND set_aside = 0 AND config_id IS NOT NULL
+),
+seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < 64)
+SELECT c.config_id,
+       c.kernel_id,
+       c.groups_total,     -- N: the groups of the plan its profiles were taken in
+       c.groups_collected, -- distinct groups among its kept profiles
+       (SELECT group_concat(i, ',') FROM seq
+         WHERE i <= c.groups_total AND i NOT IN (SELECT k FROM g WHERE g.config_id = c.config_id))
+           AS groups_missing -- the groups it did not get, e.g. '2,3,4'; NULL when none
+FROM (SELECT config_id, MIN(kernel_id) AS kernel_id, MAX(n) AS groups_total,
+             COUNT(DISTINCT k) AS groups_collected
+      FROM g GROUP BY config_id) c;
 
 -- (added: allocation footprint) Per launch with a known API time, the
 -- device memory live on its device when the launch was issued: every

@@ -9,6 +9,7 @@
 #include "schema/strbuf.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +69,91 @@ store_view_query(const char *name, const char *head, const char *tail)
         return NULL;
     }
     return b.p;
+}
+
+char *
+store_groups_query(const char *head, const char *tail)
+{
+    /* v_config_groups reads v_profile: a CTE of this build's body shadows the report's */
+    char *vp = store_view_query("v_profile", "WITH v_profile AS ", "");
+    char *vg = vp ? store_view_query("v_config_groups", "", "") : NULL;
+    char *sql = NULL;
+    if (vp && vg) {
+        size_t n = strlen(vp) + strlen(head) + strlen(vg) + strlen(tail) + 4;
+        sql = malloc(n);
+        if (sql)
+            snprintf(sql, n, "%s %s%s%s", vp, head, vg, tail);
+    }
+    if (!sql)
+        store_set_error("cannot read the one-pass groups' view");
+    free(vp);
+    free(vg);
+    return sql;
+}
+
+int
+store_counter_coverage(sqlite3 *db, struct store_coverage *c)
+{
+    memset(c, 0, sizeof *c);
+    sqlite3_stmt *st = NULL;
+    int inst = store_query_int(db,
+                               "SELECT 1 FROM sqlite_master WHERE name = 'inst_launch'"
+                               " UNION SELECT 1 FROM sqlite_temp_master WHERE name = 'inst_launch'",
+                               0) == 1;
+    char *groups =
+        store_groups_query("SELECT COUNT(*) FROM ", " WHERE groups_collected < groups_total");
+    const char *pattern_inst = inst ? " OR id IN (SELECT config_id FROM inst_launch)" : "";
+    char *kept = store_view_query("v_profile", "kept AS (SELECT launch_id, config_id FROM ",
+                                  " WHERE set_aside = 0 AND config_id IS NOT NULL)");
+    if (!groups || !kept) {
+        free(groups);
+        free(kept);
+        return -1;
+    }
+    char sql[8192];
+    snprintf(sql, sizeof sql,
+             "WITH %s,"
+             " st AS (SELECT k.config_id, COUNT(DISTINCT n.name) AS n FROM kept k"
+             "  JOIN metric m ON m.launch_id = k.launch_id JOIN metric_name n ON n.id = m.metric_id"
+             "  WHERE m.value IS NOT NULL AND n.name IN (" STORE_STATE_COUNTERS ")"
+             "  GROUP BY k.config_id),"
+             " pt AS (SELECT DISTINCT k.config_id FROM kept k"
+             "  JOIN metric m ON m.launch_id = k.launch_id JOIN metric_name n ON n.id = m.metric_id"
+             "  WHERE m.value IS NOT NULL"
+             "  AND n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'),"
+             " cf AS (SELECT id, total(total_ns) AS ns,"
+             "  id IN (SELECT config_id FROM pt)%s AS pat,"
+             "  COALESCE((SELECT n FROM st WHERE st.config_id = config.id), 0) AS nst"
+             "  FROM config GROUP BY id)"
+             " SELECT COUNT(*), SUM(pat), SUM(nst > 0), SUM(nst >= 5), total(ns),"
+             "  total(CASE WHEN pat THEN ns END), total(CASE WHEN nst > 0 THEN ns END),"
+             "  total(CASE WHEN nst >= 5 THEN ns END) FROM cf",
+             kept, pattern_inst);
+    free(kept);
+    int rc = store_prepare(db, sql, &st);
+    if (rc) {
+        free(groups);
+        return -1;
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        c->configs = sqlite3_column_int64(st, 0);
+        c->pattern_configs = sqlite3_column_int64(st, 1);
+        c->hardware_configs = sqlite3_column_int64(st, 2);
+        c->complete_configs = sqlite3_column_int64(st, 3);
+        c->gpu_ns = sqlite3_column_double(st, 4);
+        if (c->gpu_ns > 0) {
+            c->pattern_pct = 100.0 * sqlite3_column_double(st, 5) / c->gpu_ns;
+            c->hardware_pct = 100.0 * sqlite3_column_double(st, 6) / c->gpu_ns;
+            c->complete_pct = 100.0 * sqlite3_column_double(st, 7) / c->gpu_ns;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) {
+        free(groups);
+        return store_fail(db, rc, "reading the counters' coverage");
+    }
+    c->groups_partial = store_query_int(db, groups, 0);
+    free(groups);
+    return 0;
 }

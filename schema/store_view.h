@@ -29,4 +29,42 @@
  */
 char *store_view_query(const char *name, const char *head, const char *tail);
 
+#include <sqlite3.h>
+
+/*
+ * Counter coverage by GPU time (issue 18; docs/analyzer.md "Coverage"),
+ * over config.total_ns, the traced kernel time of each configuration:
+ *   pattern:  the configuration has pattern counters, exact per
+ *             instruction (an inst_launch row) or, failing that, the
+ *             range profiler's global load sectors
+ *             (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum) in a profile
+ *             that is not set aside (v_profile);
+ *   hardware: it has at least one state counter (STORE_STATE_COUNTERS:
+ *             DRAM bytes read, L2 sector hits, L2 sector misses, L1 hit
+ *             rate, achieved occupancy) in such a profile, complete or partial;
+ *   complete: it has all five.
+ * groups_partial counts the configurations profiled in one-pass groups
+ * that miss some of their plan's groups (store_groups_missing()).
+ */
+struct store_coverage {
+    long long configs; /* configurations in all */
+    long long pattern_configs, hardware_configs, complete_configs, groups_partial;
+    double gpu_ns;                                  /* sum of config.total_ns */
+    double pattern_pct, hardware_pct, complete_pct; /* of gpu_ns, 0..100; 0 without time */
+};
+#define STORE_STATE_COUNTERS                                                                       \
+    "'dram__bytes_read.sum', 'lts__t_sectors_lookup_hit.sum', 'lts__t_sectors_lookup_miss.sum', "  \
+    "'l1tex__t_sector_hit_rate.pct', 'sm__warps_active.avg.pct_of_peak_sustained_active'"
+
+/* Fills *c (zeroed first). 0, or -1 with the message. Reads profiles, not launches. */
+int store_counter_coverage(sqlite3 *db, struct store_coverage *c);
+
+/*
+ * The query of one-pass group coverage per configuration: this build's
+ * v_config_groups (schema.sql) with this build's v_profile, whatever the
+ * report holds, as `head` (SELECT ...) `tail`. A new string (free()), or
+ * NULL with the message.
+ */
+char *store_groups_query(const char *head, const char *tail);
+
 #endif

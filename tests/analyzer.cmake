@@ -35,3 +35,11 @@ foreach(t ${GH_AN_E2E})
   get_filename_component(name ${t} NAME_WE)
   gh_add_test(NAME e2e.${name} COMMAND sh ${t} LABELS e2e analyzer)
 endforeach()
+
+# A user rule that needs a counter outside the metric catalogue, read by name (issue 19 point 6):
+# no C change. tests/e2e/t411-run-rule-metrics.sh checks that gpuhier run collects it.
+gh_add_test(NAME analyzer.golden.user-few-warps-launched
+  COMMAND test_analyzer golden ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/user/few-warps-launched.sql
+          ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/user/few-warps-launched.rule
+          ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/user/few-warps-launched.expected
+  LABELS unit analyzer)

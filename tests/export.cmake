@@ -8,6 +8,7 @@ gh_add_test(NAME unit.sanitize COMMAND test_sanitize LABELS unit export)
 add_executable(test_redact ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_redact.c
                            ${CMAKE_CURRENT_SOURCE_DIR}/unit/redact_ref.c)
 target_link_libraries(test_redact PRIVATE gh_export)
+target_include_directories(test_redact PRIVATE ${JANSSON_INCLUDE_DIRS})
 gh_add_test(NAME unit.redact COMMAND test_redact LABELS unit export)
 add_executable(test_kname ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_kname.c)
 target_link_libraries(test_kname PRIVATE gh_export)

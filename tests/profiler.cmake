@@ -25,22 +25,25 @@ set_target_properties(budget_sim PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_B
 gh_add_test(NAME bench.budget_sim COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t104-budget-sim.sh
             LABELS unit profiler)
 
+set_source_files_properties(${PROJECT_BINARY_DIR}/schema/catalogue_data.c PROPERTIES GENERATED TRUE)
 # CUPTI headers only (no link): libcupti is dlopened; cupti_profiler_host.h
 # includes <string>, answered by the empty collector/shim/string.
 add_executable(test_metrics ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_metrics.c
-               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c)
+               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c ${GH_CATALOGUE_SOURCES})
+add_dependencies(test_metrics gh_store)
 target_include_directories(test_metrics PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
 target_compile_options(test_metrics PRIVATE -idirafter ${GH_PROF_SRC}/shim)
-target_link_libraries(test_metrics PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+target_link_libraries(test_metrics PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
 gh_add_test(NAME unit.metrics COMMAND test_metrics LABELS unit profiler)
 
 # Every like-for-like group of the agreement script is one pass on GH100 (offline).
 add_executable(test_agreement_groups ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_agreement_groups.c
-               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c)
+               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c ${GH_CATALOGUE_SOURCES})
+add_dependencies(test_agreement_groups gh_store)
 target_include_directories(test_agreement_groups PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
 target_compile_options(test_agreement_groups PRIVATE -idirafter ${GH_PROF_SRC}/shim)
 target_compile_definitions(test_agreement_groups PRIVATE GPUHIER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-target_link_libraries(test_agreement_groups PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+target_link_libraries(test_agreement_groups PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
 gh_add_test(NAME unit.agreement_groups COMMAND test_agreement_groups LABELS unit profiler)
 
 # The agreement script's parsers (bench/agreement/), on recorded ncu output.
@@ -59,9 +62,18 @@ gh_add_test(NAME unit.pytorch_vs_ncu_readers
 gh_add_test(NAME unit.agreement_pipeline
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_pipeline.py
             LABELS profiler)
+
 # The suite beside Nsight Compute (bench/suite, issue 19 point 8): its readers, comparator, targets,
 # driver and packing on synthetic inputs; the driver on the GPU with the testkernels workload.
 gh_add_test(NAME unit.suite
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/suite/test_suite.py
             LABELS unit analyzer)
 gh_add_gpu_test(NAME gpu.suite-defects COMMAND sh ${PROJECT_SOURCE_DIR}/bench/suite/test_gpu.sh LABELS analyzer)
+
+# The one-pass group plan (collector/onepass.c), packed offline for GH100.
+add_executable(test_onepass ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_onepass.c
+               ${GH_PROF_SRC}/onepass.c ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c)
+target_include_directories(test_onepass PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
+target_compile_options(test_onepass PRIVATE -idirafter ${GH_PROF_SRC}/shim)
+target_link_libraries(test_onepass PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+gh_add_test(NAME unit.onepass COMMAND test_onepass LABELS unit profiler)

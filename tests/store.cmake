@@ -14,3 +14,25 @@ if(GPUHIER_FUZZ)
   target_compile_definitions(fuzz_report PRIVATE GPUHIER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   target_link_options(fuzz_report PRIVATE -fsanitize=fuzzer)
 endif()
+
+# The metric catalogue (schema/metrics.catalogue): its tables and trigger
+# evaluator; the committed schema.sql's v_profiled is the catalogue's; every
+# metric a fixture or a shipped rule names is in it; the rule fixtures are
+# what tests/fixtures/rule-fixtures.py makes of it.
+add_executable(test_catalogue ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_catalogue.c)
+target_link_libraries(test_catalogue PRIVATE gh_store m)
+gh_add_test(NAME unit.catalogue COMMAND test_catalogue LABELS unit store)
+gh_add_test(NAME unit.catalogue_schema
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/catalogue_fresh.sh
+          ${PROJECT_SOURCE_DIR}/schema/schema.sql ${PROJECT_BINARY_DIR}/schema/schema.sql
+          "cmake --build build --target catalogue-update"
+  LABELS unit store)
+file(GLOB GH_CATALOGUE_CHECKED CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/*.sql
+  ${PROJECT_SOURCE_DIR}/rules/*.rule)
+gh_add_test(NAME unit.catalogue_names
+  COMMAND gh_catalogue_gen names ${GH_CATALOGUE} ${GH_CATALOGUE_CHECKED}
+  LABELS unit store)
+gh_add_test(NAME unit.fixtures_fresh
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/fixtures_fresh.sh
+          ${CMAKE_CURRENT_SOURCE_DIR}/fixtures ${CMAKE_CURRENT_BINARY_DIR}/fixtures-fresh
+  LABELS unit analyzer)

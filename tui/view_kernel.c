@@ -380,7 +380,18 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
     /* L2: hit rate */
     if (!isnan(l2h) && !isnan(l2m) && l2h + l2m > 0) {
         t[3].frac = l2h / (l2h + l2m);
-        snprintf(t[3].detail, sizeof(t[3].detail), "hit rate %.0f%%", 100 * t[3].frac);
+        /*
+         * One-pass groups: hits and misses cannot share a pass on GH100, so
+         * the rate joins two launches of the configuration, exact only if
+         * both met the same cache state (docs/metrics.md "One-pass groups")
+         */
+        int spread =
+            tui_query_num(v->db,
+                          "SELECT count(*) FROM profile p JOIN launch l ON l.id = p.launch_id"
+                          " WHERE l.kernel_id = ?1 AND p.metric_set LIKE 'group%/%'",
+                          v->id) > 0;
+        snprintf(t[3].detail, sizeof(t[3].detail), "hit rate %.0f%%%s", 100 * t[3].frac,
+                 spread ? " (spread: hits, misses from 2 launches)" : "");
     } else {
         t[3].frac = -1;
         snprintf(t[3].detail, sizeof(t[3].detail), "%s", "not measured");

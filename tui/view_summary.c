@@ -9,6 +9,7 @@
 
 #include "export/export.h"
 #include "schema/store.h"
+#include "schema/store_view.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -167,6 +168,34 @@ add_coverage(struct view *v)
         view_printf(v, LINE_DEFAULT,
                     "%-*s %lld of %lld configurations; they took %.1f %% of the traced GPU time",
                     LABEL, "Profiled", prof, all, pct);
+}
+
+/*
+ * Counter coverage by GPU time (store_counter_coverage(): pattern and
+ * hardware counters, complete or partial), when something is missing or
+ * the report was taken in one-pass groups, whose configurations may
+ * hold only some groups; a fully profiled kernel-replay report says
+ * nothing more than its Launches line.
+ */
+static void
+add_counter_coverage(struct view *v)
+{
+    struct store_coverage c;
+    if (store_counter_coverage(v->db, &c) || c.gpu_ns <= 0 ||
+        (c.hardware_configs == 0 && c.pattern_configs == 0))
+        return;
+    int grouped =
+        store_query_int(v->db, "SELECT 1 FROM profile WHERE metric_set LIKE 'group%/%' LIMIT 1",
+                        0) == 1;
+    if (!grouped && c.pattern_pct >= 99.95 && c.hardware_pct >= 99.95 && c.complete_pct >= 99.95)
+        return;
+    view_printf(v, LINE_DEFAULT,
+                "%-*s pattern %.1f %% of the traced GPU time, hardware %.1f %% (%.1f %% complete)",
+                LABEL, "Counters", c.pattern_pct, c.hardware_pct, c.complete_pct);
+    if (c.groups_partial > 0)
+        view_printf(v, LINE_DIM,
+                    "%-*s %lld configuration%s got only some one-pass groups (v_config_groups)",
+                    LABEL, "", c.groups_partial, c.groups_partial == 1 ? "" : "s");
 }
 
 static void
@@ -367,6 +396,7 @@ summary_open(struct view *v)
     add_devices(v);
     add_totals(v, &gpu_ns);
     add_coverage(v);
+    add_counter_coverage(v);
     char *created = store_meta_get(v->db, "created_by");
     if (created && !strcmp(created, "synthetic")) {
         char *prov = store_meta_get(v->db, "provenance");

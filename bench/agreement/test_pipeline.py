@@ -93,8 +93,9 @@ def main():
         fake_root = os.path.join(tmp, "root")
         os.makedirs(os.path.join(fake_root, "bench"))
         os.makedirs(os.path.join(fake_root, "collector"))
+        os.makedirs(os.path.join(fake_root, "schema"))
         os.makedirs(os.path.join(fake_root, "testkernels"))
-        shutil.copy(os.path.join(root, "collector", "metrics.c"), os.path.join(fake_root, "collector"))
+        shutil.copy(os.path.join(root, "schema", "metrics.catalogue"), os.path.join(fake_root, "schema"))
         # a stand-in benchmark so the cost table is exercised
         with open(os.path.join(fake_root, "bench", "pytorch_train.py"), "w") as f:
             f.write("print('bench')\n")

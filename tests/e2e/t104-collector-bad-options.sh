@@ -40,6 +40,7 @@ case_ mode GPUHIER_MODE=bogus "GPUHIER_MODE='bogus' is not trace or profile"
 case_ metric_set GPUHIER_METRIC_SET=tiny "GPUHIER_METRIC_SET='tiny' is not default or none"
 case_ cache GPUHIER_CACHE_CONTROL=some "GPUHIER_CACHE_CONTROL='some' is not all or none"
 case_ sample GPUHIER_SAMPLE=sometimes "sometimes"
+case_ replay GPUHIER_REPLAY=user "GPUHIER_REPLAY='user' is not none or kernel"
 # A hold that is not a whole number of milliseconds: one line, the default kept, profiling on.
 GPUHIER_PROFILER_HOLD_MS=soon GPUHIER_OUTPUT="$tmp/hold.db" python3 -c \
     'import ctypes, sys; ctypes.CDLL(sys.argv[1]).InitializeInjection()' "$lib" 2>"$tmp/hold.err" >/dev/null

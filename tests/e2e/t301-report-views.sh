@@ -57,6 +57,20 @@ want=$(python3 -c 'import sqlite3; c = sqlite3.connect("part.db"); a, b = c.exec
 "$bin" report --raw part.db --view summary > part.txt || fail "summary of a partly profiled report"
 grep -q "^Profiled    4 of 24 configurations; they took $want % of the traced GPU time$" part.txt ||
   fail "coverage line (want $want %): $(grep '^Profiled' part.txt)"
+# The counters' coverage by GPU time, pattern and hardware (complete or partial): said when
+# something is missing (or the report was taken in one-pass groups), not for a full report.
+grep -q "^Counters    pattern $want % of the traced GPU time, hardware $want % ($want % complete)$" part.txt ||
+  fail "counters coverage line (want $want %): $(grep '^Counters' part.txt)"
+! grep -q '^Counters' summary.txt || fail "Counters line with every configuration profiled"
+# The JSON export carries the same two numbers.
+"$bin" export --raw part.db --format json > part.json || fail "json export of part.db"
+python3 - part.json "$want" <<'PY' || fail "coverage in the JSON export"
+import json, sys
+c = json.load(open(sys.argv[1]))["coverage"]
+want = float(sys.argv[2])
+assert abs(c["pattern_pct"] - want) < 0.06 and abs(c["hardware_pct"] - want) < 0.06, c
+assert c["configurations_missing_groups"] == 0, c
+PY
 # The L2 flush of --cache-control all is named in the summary; a failed flush is a warning.
 ! grep -q '^Caches' summary.txt || fail "summary names a cache mode the report does not record"
 for cc in all "none: cuMemAlloc (the flush buffer, twice the L2) failed: CUDA_ERROR_OUT_OF_MEMORY"; do

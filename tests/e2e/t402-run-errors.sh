@@ -36,6 +36,13 @@ expect_rc 2 "$G" run --cache-control all --mode trace true 2> err.txt
 contains err.txt "--mode trace profiles none"
 expect_rc 0 "$G" run -q --cache-control all true
 expect_rc 0 "$G" run -q --cache-control none --mode trace true
+# --replay: none (one-pass groups, the default) or kernel; kernel replay with no profile is a typo
+expect_rc 2 "$G" run --replay user true 2> err.txt
+contains err.txt "--replay: 'user' is not none or kernel"
+expect_rc 2 "$G" run --replay kernel --mode trace true 2> err.txt
+contains err.txt "--replay kernel replays profiled launches"
+expect_rc 0 "$G" run -q --replay kernel true
+expect_rc 0 "$G" run -q --replay=none --mode trace true
 expect_rc 2 "$G" run --bogus true 2> err.txt
 contains err.txt "unknown option '--bogus'"
 expect_rc 2 "$G" run 2> err.txt

@@ -46,6 +46,8 @@ complete "$G" demo --name "" > c.txt
 has c.txt transpose
 complete "$G" run --mode "" > c.txt
 has c.txt trace; has c.txt profile
+complete "$G" run --replay "" > c.txt
+has c.txt none; has c.txt kernel
 complete "$G" run -o x.db --sa > c.txt
 has c.txt --sample
 # After the options, the program: a command name, then the program's own words.

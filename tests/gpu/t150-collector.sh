@@ -29,7 +29,9 @@ expect_ge() {
 }
 gh() { # gh <report> <prog> args...: run under the collector
     r=$1; shift
-    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_SESSION_FILE="$out/session.txt" "$@"
+    # kernel replay: what these checks were written for (one-pass groups: t180-onepass-groups.sh)
+    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_SESSION_FILE="$out/session.txt" \
+        GPUHIER_REPLAY="${GPUHIER_REPLAY:-kernel}" "$@"
 }
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > gpu.txt 2>&1

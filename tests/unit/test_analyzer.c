@@ -14,6 +14,7 @@
  * GPUHIER_UPDATE_GOLDEN=1 rewrites EXPECTED instead (then review the diff).
  */
 #include "analyzer/analyzer.h"
+#include "analyzer/analyzer_int.h" /* an_prepare(): temp.cfg, which the analysis drops */
 #include "schema/store.h"
 #include "tests/check.h"
 
@@ -1331,6 +1332,166 @@ analyzed_two_profiles(double inst, double gld_sectors, const char *only,
     return db;
 }
 
+/*
+ * One-pass groups (issue 18): a configuration's groups, taken on three
+ * launches, join into the row its kernel-replay core profile gives
+ * (synthetic values, made up). Group 1 holds DRAM, occupancy and local
+ * counters, group 2 the global sectors and L2 hits, group 3 shared
+ * memory and L2 misses; each carries the tie counters.
+ */
+static const char groups_report[] =
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4scanPf', 'scan');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+    "block_z,\n"
+    "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+    "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 4096, 32);\n"
+    "INSERT INTO fx_launch VALUES (1, 10, 50000);\n"
+    "INSERT INTO fx_metric VALUES\n"
+    "  (1, 'gpu__time_duration.sum', 51000), (1, 'smsp__inst_executed.sum', 4.2e6),\n"
+    "  (1, 'dram__bytes_read.sum', 33554432), (1, 'dram__bytes_write.sum', 16777216),\n"
+    "  (1, 'sm__warps_active.avg.pct_of_peak_sustained_active', 61.5),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum', 1000),\n"
+    "  (1, 'smsp__inst_executed_op_local_ld.sum', 250),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', 1048576),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 524288),\n"
+    "  (1, 'smsp__inst_executed_op_global_ld.sum', 262144),\n"
+    "  (1, 'smsp__inst_executed_op_global_st.sum', 131072),\n"
+    "  (1, 'lts__t_sectors_lookup_hit.sum', 400000), (1, 'lts__t_sectors_lookup_miss.sum', "
+    "1172864),\n"
+    "  (1, 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum', 65536),\n"
+    "  (1, 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum', 65536),\n"
+    "  (1, 'smsp__inst_executed_op_shared_ld.sum', 65536),\n"
+    "  (1, 'smsp__inst_executed_op_shared_st.sum', 65536);\n";
+
+#define GROUP2_NAMES                                                                               \
+    "'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', "                                           \
+    "'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 'smsp__inst_executed_op_global_ld.sum', "   \
+    "'smsp__inst_executed_op_global_st.sum', 'lts__t_sectors_lookup_hit.sum'"
+#define GROUP3_NAMES                                                                               \
+    "'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum', "                                     \
+    "'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum', "                                     \
+    "'smsp__inst_executed_op_shared_ld.sum', 'smsp__inst_executed_op_shared_st.sum', "             \
+    "'lts__t_sectors_lookup_miss.sum'"
+
+/*
+ * Splits the core profile of configuration 1 into `n` (2 or 3) one-pass
+ * groups on as many launches, the tie counters copied into each; group
+ * 3's warp instructions are `inst3` (other work when they differ).
+ */
+static int
+split_into_groups(sqlite3 *db, int n, double inst3)
+{
+    char sql[4096];
+    int len = snprintf(
+        sql, sizeof(sql),
+        "CREATE TEMP TABLE g1 AS SELECT launch_id AS id FROM profile;"
+        "UPDATE profile SET passes = 1, metric_set = 'group1/3';"
+        "INSERT INTO launch (kernel_id, config_id, device_id, stream_id, start_ns, end_ns,"
+        " config_launch_index, profiled, profile_reason)"
+        " VALUES (1, 1, 0, 7, NULL, NULL, 11, 1, 'metric_group'),"
+        " (1, 1, 0, 7, NULL, NULL, 12, 1, 'metric_group');"
+        "INSERT INTO profile (launch_id, passes, metric_set, duration_ns)"
+        " SELECT id, 1, 'group' || (config_launch_index - 9) || '/3', 51000 FROM launch"
+        " WHERE profile_reason = 'metric_group';"
+        "UPDATE metric SET launch_id = (SELECT id FROM launch WHERE config_launch_index = 11)"
+        " WHERE metric_id IN (SELECT id FROM metric_name WHERE name IN (" GROUP2_NAMES "));"
+        "UPDATE metric SET launch_id = (SELECT id FROM launch WHERE config_launch_index = 12)"
+        " WHERE metric_id IN (SELECT id FROM metric_name WHERE name IN (" GROUP3_NAMES "));"
+        "INSERT INTO metric (launch_id, metric_id, value)"
+        " SELECT l.id, m.metric_id, CASE WHEN l.config_launch_index = 12"
+        "  AND n.name = 'smsp__inst_executed.sum' THEN %.17g ELSE m.value END"
+        " FROM launch l, metric m JOIN metric_name n ON n.id = m.metric_id"
+        " WHERE l.profile_reason = 'metric_group' AND m.launch_id = (SELECT id FROM temp.g1)"
+        " AND n.name IN ('smsp__inst_executed.sum', 'gpu__time_duration.sum');"
+        "UPDATE config SET launches = launches + 2;",
+        inst3);
+    if (n == 2 && len > 0 && (size_t)len < sizeof(sql))
+        snprintf(sql + len, sizeof(sql) - (size_t)len,
+                 "DELETE FROM metric WHERE launch_id = (SELECT id FROM launch WHERE "
+                 "config_launch_index = 12);"
+                 "DELETE FROM profile WHERE launch_id = (SELECT id FROM launch WHERE "
+                 "config_launch_index = 12);"
+                 "UPDATE launch SET profiled = 0, profile_reason = 'sampled_out'"
+                 " WHERE config_launch_index = 12;");
+    return store_exec(db, sql) || store_exec(db, "DROP TABLE temp.g1");
+}
+
+static void
+test_analyzer_one_pass_groups_join(void)
+{
+    char *d = default_rules();
+    struct analyzer_opts o = {.rules_dir = d};
+    sqlite3 *core = build_report(groups_report), *grp = build_report(groups_report);
+    CHECK(core && grp);
+    if (!core || !grp)
+        goto out;
+    CHECK_EQ_INT(split_into_groups(grp, 3, 4.2e6), 0);
+    CHECK_EQ_INT(analyzer_analyze(core, &o), 0);
+    CHECK_EQ_INT(analyzer_analyze(grp, &o), 0);
+    /* the same row: every byte, the floor, occupancy and the L2 hit rate */
+    static const char *const cols[] = {
+        "dram_bytes",  "l1_bytes",     "l2_bytes", "shared_bytes",
+        "local_bytes", "useful_bytes", "floor_ns", "achieved_occupancy_pct"};
+    for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+        char q[256];
+        snprintf(q, sizeof(q), "SELECT %s FROM kernel_summary WHERE config_id = 1", cols[i]);
+        double a = real(core, q), b = real(grp, q);
+        if (!(fabs(a - b) <= 1e-9 * fabs(a)) || isnan(a))
+            fprintf(stderr, "%s: core %g, groups %g\n", cols[i], a, b);
+        CHECK(!isnan(a) && fabs(a - b) <= 1e-9 * fabs(a));
+    }
+    /* the L2 hit rate joins two launches, and says so; the core profile's does not */
+    CHECK_EQ_INT(an_prepare(grp), 0);
+    CHECK_EQ_INT(an_prepare(core), 0);
+    CHECK_EQ_INT(count(grp, "SELECT l2_hit_rate_spread FROM temp.cfg WHERE config_id = 1"), 1);
+    CHECK_EQ_INT(count(core, "SELECT l2_hit_rate_spread FROM temp.cfg WHERE config_id = 1"), 0);
+    CHECK_NEAR(real(grp, "SELECT l2_hit_rate_pct FROM temp.cfg WHERE config_id = 1"),
+               100.0 * 400000 / 1572864, 1e-9);
+    long long gm = -1;
+    double pct = -1;
+    CHECK_EQ_INT(analyzer_groups_missing(grp, &gm, &pct), 0);
+    CHECK_EQ_INT(gm, 0);
+    CHECK_EQ_INT(analyzer_groups_missing(core, &gm, &pct), 0); /* no groups: nothing missing */
+    CHECK_EQ_INT(gm, 0);
+    sqlite3_close(grp);
+
+    /* group 3 never taken (launched too few times): the report says so, its columns are NULL */
+    grp = build_report(groups_report);
+    CHECK(grp && split_into_groups(grp, 2, 4.2e6) == 0 && analyzer_analyze(grp, &o) == 0);
+    if (grp) {
+        CHECK_EQ_INT(analyzer_groups_missing(grp, &gm, &pct), 0);
+        CHECK_EQ_INT(gm, 1);
+        CHECK_NEAR(pct, 100, 1e-9);
+        CHECK(isnan(real(grp, "SELECT shared_bytes FROM kernel_summary WHERE config_id = 1")));
+        CHECK_EQ_INT(an_prepare(grp), 0);
+        CHECK(count(grp, "SELECT l2_hit_rate_spread IS NULL FROM temp.cfg WHERE config_id = 1") ==
+              1);
+        CHECK_NEAR(real(grp, "SELECT dram_bytes FROM kernel_summary WHERE config_id = 1"),
+                   33554432.0 + 16777216, 1e-6);
+        sqlite3_close(grp);
+    }
+
+    /* group 3's launch did other work (5 % more warp instructions): set aside, and missing */
+    grp = build_report(groups_report);
+    CHECK(grp && split_into_groups(grp, 3, 4.41e6) == 0 && analyzer_analyze(grp, &o) == 0);
+    if (grp) {
+        long long np = -1, nc = -1;
+        CHECK_EQ_INT(analyzer_profiles_set_aside(grp, &np, &nc), 0);
+        CHECK_EQ_INT(np, 1);
+        CHECK_EQ_INT(analyzer_groups_missing(grp, &gm, &pct), 0);
+        CHECK_EQ_INT(gm, 1);
+        CHECK(isnan(real(grp, "SELECT shared_bytes FROM kernel_summary WHERE config_id = 1")));
+        sqlite3_close(grp);
+        grp = NULL;
+    }
+out:
+    if (core)
+        sqlite3_close(core);
+    if (grp)
+        sqlite3_close(grp);
+    free(d);
+}
+
 static void
 test_analyzer_profiles_of_other_work_set_aside(void)
 {
@@ -1438,6 +1599,7 @@ static const struct check_test tests[] = {
     {"analyzer_extreme_times", test_analyzer_extreme_times},
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
     {"analyzer_profiles_of_other_work_set_aside", test_analyzer_profiles_of_other_work_set_aside},
+    {"analyzer_one_pass_groups_join", test_analyzer_one_pass_groups_join},
     {"analyzer_unprofiled_config_not_judged_on_latency",
      test_analyzer_unprofiled_config_not_judged_on_latency},
 };

@@ -334,7 +334,71 @@ test_metrics_one_pass_groups(void)
     CHECK(strstr(err, "dram__no_such_counter") != NULL);
 }
 
+/* A name a rule asked for that the chip lacks is dropped, not fatal; a --metrics name still is. */
+static void
+test_metrics_optional_dropped(void)
+{
+    char err[512] = "";
+    size_t n;
+    char **l = metrics_list_build(0, "l2__no_such_counter.sum,smsp__warps_launched.sum", &n, err,
+                                  sizeof err);
+    CHECK(l != NULL);
+    struct metrics_host *h = NULL;
+    CHECK_EQ_INT(metrics_host_open(chip, (const char *const *)l, n, &h, err, sizeof err), -1);
+    CHECK(strstr(err, "'l2__no_such_counter.sum'") != NULL);
+    metrics_set_optional("l2__no_such_counter.sum,smsp__warps_launched.sum");
+    CHECK_EQ_INT(metrics_host_open(chip, (const char *const *)l, n, &h, err, sizeof err), 0);
+    if (h) {
+        size_t hn;
+        const char *const *names = metrics_host_names(h, &hn);
+        CHECK_EQ_INT(hn, n - 1); /* the valid optional name stays */
+        CHECK_STR(names[hn - 1], "smsp__warps_launched.sum");
+        CHECK_STR(metrics_host_dropped(h), "'l2__no_such_counter.sum'");
+        metrics_host_free(h);
+    }
+    /* the only name is never dropped: a configuration needs one */
+    const char *one[] = {"l2__no_such_counter.sum"};
+    CHECK_EQ_INT(metrics_host_open(chip, one, 1, &h, err, sizeof err), -1);
+    metrics_set_optional(NULL);
+    metrics_list_free(l, n);
+}
+
+/* metrics.h's enum names the catalogue's first six groups, in its order. */
+static void
+test_metrics_groups_are_the_catalogue(void)
+{
+    static const struct {
+        enum metrics_group g;
+        const char *name;
+    } want[] = {{METRICS_GROUP_TMA, "tma"},       {METRICS_GROUP_REQUESTS, "requests"},
+                {METRICS_GROUP_HOST, "host"},     {METRICS_GROUP_CONST, "const"},
+                {METRICS_GROUP_ATOMIC, "atomic"}, {METRICS_GROUP_SASS_BYTES, "sass_bytes"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CHECK(metrics_group_name(want[i].g) &&
+              !strcmp(metrics_group_name(want[i].g), want[i].name));
+        CHECK_EQ_INT(metrics_group_from_name(want[i].name), want[i].g);
+    }
+    CHECK(METRICS_GROUP_ALL >= 0x3f);
+    size_t n;
+    CHECK(metrics_default_set(&n) == catalogue_core && n == catalogue_ncore);
+    const struct metrics_bundle *b = metrics_state_bundles(&n);
+    CHECK_EQ_INT(n, catalogue_nbundles);
+    CHECK(n > 0 && b[0].names == catalogue_bundles[0].names);
+    /* the names collected only when a rule asks exist on GH100 too */
+    for (size_t i = 0; i < catalogue_nmetrics; i++) {
+        if (catalogue_metrics[i].sets)
+            continue;
+        char err[512] = "";
+        struct metrics_host *h = NULL;
+        const char *one[] = {catalogue_metrics[i].name};
+        CHECK_EQ_INT(metrics_host_open(chip, one, 1, &h, err, sizeof err), 0);
+        metrics_host_free(h);
+    }
+}
+
 static const struct check_test tests[] = {
+    {"test_metrics_optional_dropped", test_metrics_optional_dropped},
+    {"test_metrics_groups_are_the_catalogue", test_metrics_groups_are_the_catalogue},
     {"test_metrics_one_pass_groups", test_metrics_one_pass_groups},
     {"test_metrics_set_name", test_metrics_set_name},
     {"test_metrics_hosts_cache", test_metrics_hosts_cache},

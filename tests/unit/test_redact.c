@@ -5,12 +5,16 @@
  * replaced) gives, on random command lines built from the pieces the
  * rules look for, written as JSON in every way JSON allows (escapes,
  * surrogate pairs, whitespace, values that are not strings), and must
- * refuse what is not a JSON array. The rules themselves are tested by
- * name in test_export.c (export_redact_rules).
+ * refuse what is not a JSON array. export_redact_args() must give the
+ * strings that parsing export_redact_argv()'s output gives, on all of
+ * them. The rules themselves are tested by name in test_export.c
+ * (export_redact_rules).
  */
 #include "export/export.h"
 #include "tests/check.h"
 #include "tests/unit/redact_ref.h"
+
+#include <jansson.h>
 
 #include <stdint.h>
 
@@ -288,6 +292,25 @@ random_command_line(struct text *j)
     free(a.p);
 }
 
+/* export_redact_args(in) holds the strings of the JSON array `json` (NULL: it refuses in). */
+static int
+args_match(const char *in, const char *json)
+{
+    size_t n;
+    char **args = export_redact_args(in, &n);
+    json_t *a = json ? json_loads(json, 0, NULL) : NULL;
+    int same = !json ? !args && n == 0 : args && json_is_array(a) && json_array_size(a) == n;
+    for (size_t i = 0; same && i < n; i++)
+        same = json_is_string(json_array_get(a, i)) &&
+               !strcmp(args[i], json_string_value(json_array_get(a, i)));
+    same = same && (!args || !args[n]);
+    if (!same)
+        fprintf(stderr, "in   %s\nargs differ from %s\n", in, json ? json : "(null)");
+    json_decref(a);
+    free(args);
+    return same;
+}
+
 static int
 same_as_reference(const char *in)
 {
@@ -296,6 +319,7 @@ same_as_reference(const char *in)
     if (!same)
         fprintf(stderr, "in   %s\ngot  %s\nwant %s\n", in, got ? got : "(null)",
                 want ? want : "(null)");
+    same = args_match(in, got) && same;
     free(got);
     free(want);
     return same;

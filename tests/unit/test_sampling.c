@@ -634,6 +634,194 @@ test_sampling_comm_kernels(void)
     sampling_release(&s);
 }
 
+/*
+ * One-pass groups (issue 18): a configuration's k-th profiled launch
+ * collects group k; launched once, it gets group 0 only; launched more
+ * than there are groups, the rest are sampled out. Until the plan's size
+ * is known only first groups are handed out.
+ */
+static void
+test_sampling_groups(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
+    const char *why;
+    int g;
+    unsigned ex;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("k", 8, 128, 0), once = L("once", 1, 32, 0);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, &ex, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(g, 0);
+    /* the plan's size unknown yet: no later group */
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, &ex, &g), "sampled_out");
+    CHECK_EQ_INT(g, -1);
+    sampling_set_groups(&s, 4);
+    long idx;
+    for (int k = 1; k < 4; k++) {
+        CHECK(sampling_decide_group(&s, &a, &why, &idx, &ex, &g) == NULL);
+        CHECK_STR(why, "metric_group");
+        CHECK_EQ_INT(g, k);
+        CHECK_EQ_INT(idx, k + 1); /* the launch sampled out above counts */
+        CHECK_EQ_INT(ex, 0);      /* no extras with groups */
+    }
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, &ex, &g), "sampled_out");
+    CHECK_EQ_INT(g, -1);
+    /* a configuration launched once: group 0 only */
+    CHECK(sampling_decide_group(&s, &once, &why, NULL, &ex, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    /* the extras policy is off with groups */
+    CHECK_EQ_INT(sampling_request_extras(&s, &once, 1), 0);
+    CHECK(sampling_decide_group(&s, &once, &why, NULL, &ex, &g) == NULL);
+    CHECK_STR(why, "metric_group");
+    CHECK_EQ_INT(ex, 0);
+    CHECK_EQ_INT(g, 1);
+    /* sampling_decide_ex (no group out) hands out no later group */
+    struct sampling_launch c = L("c", 2, 64, 0);
+    CHECK(sampling_decide_ex(&s, &c, &why, NULL, &ex) == NULL);
+    CHECK_STR(sampling_decide_ex(&s, &c, &why, NULL, &ex), "sampled_out");
+    /* a plan larger than the table is cut */
+    sampling_set_groups(&s, 99);
+    CHECK_EQ_INT(s.ngroups, SAMPLING_GROUPS_MAX);
+    sampling_release(&s);
+
+    /* without groups (--replay kernel) the extras work as before */
+    o.groups = 0;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, &ex, &g) == NULL);
+    CHECK_EQ_INT(g, -1);
+    CHECK_EQ_INT(sampling_request_extras(&s, &a, 4), 0);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, &ex, &g) == NULL);
+    CHECK_STR(why, "extra_metrics");
+    CHECK_EQ_INT(ex, 4);
+    sampling_release(&s);
+}
+
+/* The order a configuration's first group asked for; a bad order is refused. */
+static void
+test_sampling_group_order(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 4);
+    struct sampling_launch a = L("k", 8, 128, 0), b = L("k", 9, 128, 0);
+    const unsigned char order[] = {0, 3, 1, 2}, bad1[] = {1, 0, 2, 3}, bad2[] = {0, 1, 1, 2},
+                        bad3[] = {0, 1, 2, 4};
+    CHECK_EQ_INT(sampling_set_group_order(&s, &a, order, 4), -1); /* unknown configuration */
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(sampling_set_group_order(&s, &a, bad1, 4), -1); /* group 0 first */
+    CHECK_EQ_INT(sampling_set_group_order(&s, &a, bad2, 4), -1); /* not a permutation */
+    CHECK_EQ_INT(sampling_set_group_order(&s, &a, bad3, 4), -1);
+    CHECK_EQ_INT(sampling_set_group_order(&s, &a, order, 3), -1); /* not the plan's size */
+    CHECK_EQ_INT(sampling_set_group_order(&s, &a, order, 4), 0);
+    for (int k = 1; k < 4; k++) {
+        CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+        CHECK_EQ_INT(g, order[k]);
+    }
+    /* another configuration keeps the plan's order */
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    /* a busy start gives the group back: the next launch collects the same group */
+    sampling_undo(&s, &b, why);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    sampling_release(&s);
+}
+
+/*
+ * The later groups' budget: over it, a later group is deferred
+ * ("profile_budget") and comes at a later launch; within it, the
+ * configurations holding the most GPU time get theirs first; a first
+ * group is never under it.
+ */
+static void
+test_sampling_group_budget(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch big = L("big", 8, 128, 0), small = L("small", 8, 128, 0);
+    big.group_over_budget = small.group_over_budget = 1;
+    /* first groups go whatever the later groups' budget */
+    CHECK(sampling_decide_group(&s, &big, &why, NULL, NULL, &g) == NULL);
+    CHECK(sampling_decide_group(&s, &small, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(sampling_decide_group(&s, &big, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(g, -1);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &big, 900), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &small, 100), 0);
+    /* one slot: the configuration with more GPU time gets its next group, the other waits */
+    big.group_over_budget = small.group_over_budget = 0;
+    big.group_slots = small.group_slots = 1;
+    CHECK_STR(sampling_decide_group(&s, &small, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &big, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    CHECK(sampling_decide_group(&s, &big, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 2);
+    /* big has every group: small ranks first now */
+    CHECK(sampling_decide_group(&s, &small, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    /* no ranking with slots < 1 */
+    small.group_slots = 0;
+    CHECK(sampling_decide_group(&s, &small, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 2);
+    sampling_release(&s);
+}
+
+/* --sample all with groups: every launch profiled, cycling through the groups. */
+static void
+test_sampling_groups_all(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.mode = SAMPLING_ALL;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch a = L("k", 8, 128, 0);
+    a.group_over_budget = 1; /* the later groups' budget is config mode's only */
+    for (int k = 0; k < 7; k++) {
+        CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+        CHECK_STR(why, "sample_all");
+        CHECK_EQ_INT(g, k % 3);
+    }
+    sampling_release(&s);
+}
+
+/* GPUHIER_GROUP_BUDGET: a percentage, or 0 / none for no limit. */
+static void
+test_sampling_group_budget_env(void)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    CHECK_NEAR(o.group_budget_pct, SAMPLING_GROUP_BUDGET_PCT, 1e-9);
+    setenv("GPUHIER_GROUP_BUDGET", "12.5", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_NEAR(o.group_budget_pct, 12.5, 1e-9);
+    setenv("GPUHIER_GROUP_BUDGET", "none", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_NEAR(o.group_budget_pct, 0, 1e-9);
+    setenv("GPUHIER_GROUP_BUDGET", "lots", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+    CHECK(strstr(err, "GPUHIER_GROUP_BUDGET 'lots'") != NULL);
+    unsetenv("GPUHIER_GROUP_BUDGET");
+}
+
 static const struct check_test tests[] = {
     {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
@@ -646,6 +834,11 @@ static const struct check_test tests[] = {
     {"test_sampling_filters", test_sampling_filters},
     {"test_sampling_skip_count", test_sampling_skip_count},
     {"test_sampling_extras", test_sampling_extras},
+    {"test_sampling_groups", test_sampling_groups},
+    {"test_sampling_group_order", test_sampling_group_order},
+    {"test_sampling_group_budget", test_sampling_group_budget},
+    {"test_sampling_groups_all", test_sampling_groups_all},
+    {"test_sampling_group_budget_env", test_sampling_group_budget_env},
     {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_counters_busy", test_sampling_counters_busy},
     {"test_sampling_undo", test_sampling_undo},

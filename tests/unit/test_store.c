@@ -167,6 +167,74 @@ test_store_profile_coverage(void)
     sqlite3_close(db);
 }
 
+/*
+ * store_counter_coverage: pattern and hardware counters by GPU time, on
+ * a synthetic report taken in one-pass groups (made-up values): config 1
+ * has its 3 groups, config 2 only group 1 (its group 2 did other work:
+ * set aside), config 3 only exact per-instruction counts, config 4
+ * nothing.
+ */
+static void
+test_store_counter_coverage(void)
+{
+    char p[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "counters.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    struct store_coverage c;
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0); /* an empty report */
+    CHECK_EQ_INT(c.configs, 0);
+    CHECK(c.pattern_pct == 0 && c.hardware_pct == 0);
+    CHECK_EQ_INT(
+        store_exec(
+            db,
+            "INSERT INTO kernel (id, mangled_name) VALUES (1, 'k');"
+            "INSERT INTO config (id, kernel_id, total_ns) VALUES"
+            " (1, 1, 600), (2, 1, 300), (3, 1, 100), (4, 1, 0);"
+            "INSERT INTO launch (id, kernel_id, config_id, config_launch_index) VALUES"
+            " (1, 1, 1, 0), (2, 1, 1, 1), (3, 1, 1, 2), (4, 1, 2, 0), (5, 1, 2, 1), (6, 1, 3, 0);"
+            "INSERT INTO profile (launch_id, passes, metric_set) VALUES (1, 1, 'group1/3'),"
+            " (2, 1, 'group2/3'), (3, 1, 'group3/3'), (4, 1, 'group1/3'), (5, 1, 'group2/3');"
+            "INSERT INTO inst_launch (launch_id, config_id, kernel_id) VALUES (6, 3, 1);"
+            "INSERT INTO metric_name (id, name) VALUES (1, 'smsp__inst_executed.sum'),"
+            " (2, 'dram__bytes_read.sum'), (3, "
+            "'sm__warps_active.avg.pct_of_peak_sustained_active'),"
+            " (4, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'),"
+            " (5, 'lts__t_sectors_lookup_hit.sum'), (6, 'lts__t_sectors_lookup_miss.sum'),"
+            " (7, 'l1tex__t_sector_hit_rate.pct');"
+            "INSERT INTO metric (launch_id, metric_id, value) VALUES"
+            " (1, 1, 1000), (1, 2, 4096), (1, 3, 50), (1, 7, 10),"
+            " (2, 1, 1000), (2, 4, 128), (2, 5, 90),"
+            " (3, 1, 1000), (3, 6, 10),"
+            " (4, 1, 1000), (4, 2, 4096), (4, 3, 50),"
+            " (5, 1, 2000), (5, 4, 128), (5, 5, 90);"),
+        0);
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
+    CHECK_EQ_INT(c.configs, 4);
+    CHECK_EQ_INT(c.pattern_configs, 2);  /* 1 (range profiler's sectors), 3 (instrumented) */
+    CHECK_EQ_INT(c.hardware_configs, 2); /* 1 and 2 */
+    CHECK_EQ_INT(c.complete_configs, 1); /* 1 */
+    CHECK_EQ_INT(c.groups_partial, 1);   /* 2 */
+    CHECK_NEAR(c.gpu_ns, 1000, 1e-9);
+    CHECK_NEAR(c.pattern_pct, 70, 1e-9);
+    CHECK_NEAR(c.hardware_pct, 90, 1e-9);
+    CHECK_NEAR(c.complete_pct, 60, 1e-9);
+    /* v_config_groups: what configuration 2 did not get */
+    char *sql = store_groups_query("SELECT groups_missing || ' of ' || groups_total FROM ",
+                                   " WHERE config_id = 2");
+    CHECK(sql != NULL);
+    sqlite3_stmt *st = NULL;
+    CHECK_EQ_INT(store_prepare(db, sql, &st), 0);
+    CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_STR((const char *)sqlite3_column_text(st, 0), "2,3 of 3");
+    sqlite3_finalize(st);
+    free(sql);
+    sql = store_groups_query("SELECT count(*) FROM ", " WHERE groups_missing IS NULL");
+    CHECK_EQ_INT(store_query_int(db, sql, -1), 1); /* configuration 1 */
+    free(sql);
+    sqlite3_close(db);
+}
+
 /* store_query_int: a value, or the fallback for no row, a NULL and bad SQL. */
 static void
 test_store_query_int(void)
@@ -475,6 +543,7 @@ static const struct check_test tests[] = {
     {"test_store_view_query", test_store_view_query},
     {"store_query_int", test_store_query_int},
     {"store_profile_coverage", test_store_profile_coverage},
+    {"store_counter_coverage", test_store_counter_coverage},
     {"test_store_hot_journal", test_store_hot_journal},
     {"test_store_symlink_wal", test_store_symlink_wal},
     {"test_store_not_regular", test_store_not_regular},

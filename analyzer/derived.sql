@@ -1,0 +1,234 @@
+-- SPDX-License-Identifier: MIT
+--
+-- analyzer/derived.sql: temp.cfg, one row per configuration with every
+-- quantity the rules and the kernel summaries derive from its counters
+-- (docs/analyzer.md "Derived columns"; docs/rules.md lists what rules may
+-- use). The build embeds this file (analyzer/CMakeLists.txt, as the schema
+-- is embedded); analyzer/prepare.c runs it once per analysis, after it has
+-- built the tables read here:
+--   temp.lstat2     launch statistics per (kernel, configuration): traced
+--                   launches, mean/min/max/total time (prepare.c lstat2_sql);
+--   temp.phase      steady_start_ns, where the program's repeated work starts;
+--   temp.pagg       the configuration's v_profiled columns (schema.sql, from
+--                   schema/metrics.catalogue), each metric averaged over the
+--                   profiled launches that did the same work as the first;
+--   temp.cfg_metric every metric of the report by name, averaged the same way
+--                   (the counters v_profiled has no column for);
+--   temp.footprint  device memory live at the profiled launch.
+-- One statement, read step by step (each step's columns are the next one's
+-- input): base (the inputs), tiers (bytes, bandwidths, per-limit blocks),
+-- work (useful bytes, issue time, occupancy), floor, times (per tier), and
+-- the bound tier. Units are in each comment; NULL means "not measured",
+-- never 0. Hardware facts used here (not thresholds: rules own those):
+--   - L1/shared: 128 bytes per cycle per SM (one 128-byte wavefront);
+--   - L2: twice the DRAM bandwidth (the HBM -> L2 ratio of the memory
+--     hierarchy on Hopper);
+--   - host link: PCIe per-lane rate x width, else 64 GB/s;
+--   - issue: 4 warp-instructions per cycle per SM (4 SMSPs);
+--   - registers: allocated per warp in reg_alloc_unit units, per SMSP
+--     quarter of the register file (the occupancy calculator's rule);
+--   - shared memory: per block rounded up to 128 bytes, plus the per-block
+--     reservation, against the SM's largest carveout; ties between limits
+--     named in collector/occupancy.h's order.
+-- Editing this file changes findings: the golden tests (tests/fixtures)
+-- and the e2e tests must pass unchanged, or the change be reviewed as one.
+CREATE TEMP TABLE cfg AS
+WITH base AS (
+  SELECT c.id AS config_id, c.kernel_id, c.device_id,
+  k.short_name, k.demangled_name, k.mangled_name,
+  c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,
+  c.cluster_x, c.cluster_y, c.cluster_z,
+  -- bytes; 0 when the collector did not record them
+  COALESCE(c.dynamic_smem_bytes, 0) AS dynamic_smem_bytes, COALESCE(c.static_smem_bytes, 0) AS static_smem_bytes,
+  c.registers_per_thread, c.local_bytes_per_thread, c.carveout_bytes,
+  -- threads per block, blocks in the grid (from the grid and block when not recorded)
+  COALESCE(c.threads_per_block, c.block_x * c.block_y * c.block_z) AS threads_per_block,
+  COALESCE(c.blocks, c.grid_x * c.grid_y * c.grid_z) AS blocks,
+  -- warps per block, rounded up
+  (COALESCE(c.threads_per_block, c.block_x * c.block_y * c.block_z) + COALESCE(d.warp_size, 32) - 1)
+    / COALESCE(d.warp_size, 32) AS warps_per_block,
+  -- the collector's occupancy calculation (collector/occupancy.c), when it made one
+  c.theoretical_occupancy_pct AS collector_occupancy_pct, c.occupancy_limiter AS collector_limiter,
+  c.blocks_per_sm AS collector_blocks_per_sm, c.waves AS collector_waves,
+  -- the device's limits (schema.sql, device)
+  d.sm_count, COALESCE(d.warp_size, 32) AS warp_size, d.max_threads_per_block, d.max_threads_per_sm,
+  d.max_warps_per_sm, d.max_blocks_per_sm, d.regs_per_sm, d.regs_per_block,
+  COALESCE(d.reg_alloc_unit, 256) AS reg_unit, d.smem_per_sm_bytes, d.smem_per_block_bytes,
+  d.smem_per_block_optin_bytes, d.smem_reserved_per_block_bytes, d.l2_bytes AS l2_size_bytes,
+  d.sm_clock_khz, d.peak_dram_bw_bytes_per_s, d.measured_copy_bw_bytes_per_s, d.pcie_gen, d.pcie_width,
+  -- traced launches and their time, ns (unprofiled launches when there are any)
+  COALESCE(s.launches, 0) AS launches, COALESCE(s.profiled_launches, 0) AS profiled_launches,
+  s.mean_ns, s.min_ns, s.max_ns, COALESCE(s.total_ns, 0) AS total_ns,
+  -- first start and last end of its launches, ns; one_time 1: every launch ended before the steady state
+  s.first_ns, s.last_ns, CASE WHEN s.last_ns < (SELECT steady_start_ns FROM temp.phase)
+    THEN 1 ELSE 0 END AS one_time,
+  -- bytes of device memory live at its profiled launch (NULL: allocations not recorded)
+  fp.live_device_bytes,
+  -- pct of the elapsed cycles each pipe was busy (the compute roof), when the report has the counter
+  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =
+    'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_tensor_pct,
+  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =
+    'sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_fma_pct,
+  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =
+    'sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_alu_pct,
+  (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =
+    'sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_fp64_pct,
+  -- every v_profiled column (pagg_config_id, profiled_launch_id, then the catalogue's columns)
+  p.*
+  FROM main.config c JOIN main.kernel k ON k.id = c.kernel_id LEFT JOIN main.device d ON d.id = c.device_id
+  LEFT JOIN temp.lstat2 s ON s.config_id = c.id AND s.kernel_id = c.kernel_id
+  LEFT JOIN temp.pagg p ON p.pagg_config_id = c.id
+  LEFT JOIN temp.footprint fp ON fp.fp_config_id = c.id
+),
+tiers AS (
+  SELECT base.*,
+  -- ns: the compute roof, the busiest pipe's share of the elapsed cycles times the duration
+  CASE WHEN COALESCE(pipe_tensor_pct, pipe_fma_pct, pipe_alu_pct, pipe_fp64_pct) IS NULL THEN NULL
+       ELSE MAX(COALESCE(pipe_tensor_pct, 0), COALESCE(pipe_fma_pct, 0), COALESCE(pipe_alu_pct, 0),
+                COALESCE(pipe_fp64_pct, 0)) / 100.0 * mean_ns END AS t_pipe_ns,
+  -- 'tensor', 'fma', 'alu' or 'fp64': the busiest pipe (NULL: no pipe counter)
+  CASE MAX(COALESCE(pipe_tensor_pct, -1), COALESCE(pipe_fma_pct, -1), COALESCE(pipe_alu_pct, -1),
+           COALESCE(pipe_fp64_pct, -1))
+    WHEN pipe_tensor_pct THEN 'tensor' WHEN pipe_fma_pct THEN 'fma' WHEN pipe_alu_pct THEN 'alu'
+    WHEN pipe_fp64_pct THEN 'fp64' END AS roof_pipe,
+  -- bytes the global loads and stores requested (gld_/gst_requested_bytes, group sass_bytes)
+  CASE WHEN gld_requested_bytes IS NULL AND gst_requested_bytes IS NULL THEN NULL
+       ELSE COALESCE(gld_requested_bytes, 0) + COALESCE(gst_requested_bytes, 0) END AS requested_bytes,
+  -- bytes read and written in device memory (dram_read_bytes + dram_write_bytes)
+  CASE WHEN dram_read_bytes IS NULL AND dram_write_bytes IS NULL THEN NULL
+       ELSE COALESCE(dram_read_bytes, 0) + COALESCE(dram_write_bytes, 0) END AS dram_bytes,
+  -- bytes through shared memory: 128 per wavefront (shld_ + shst_wavefronts)
+  CASE WHEN shld_wavefronts IS NULL AND shst_wavefronts IS NULL THEN NULL
+       ELSE 128.0 * (COALESCE(shld_wavefronts, 0) + COALESCE(shst_wavefronts, 0)) END AS shared_bytes,
+  -- bytes of local-memory (spill) traffic: 32 per sector (lld_ + lst_sectors)
+  CASE WHEN lld_sectors IS NULL AND lst_sectors IS NULL THEN NULL
+       ELSE 32.0 * (COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0)) END AS local_bytes,
+  -- bytes through L1: global and local sectors, 32 bytes each
+  CASE WHEN COALESCE(gld_sectors, gst_sectors, lld_sectors, lst_sectors) IS NULL THEN NULL
+       ELSE 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0)) END AS l1_bytes,
+  -- bytes looked up in L2: hit + miss sectors, 32 bytes each
+  CASE WHEN l2_hit_sectors IS NULL AND l2_miss_sectors IS NULL THEN NULL
+       ELSE 32.0 * (COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0)) END AS l2_bytes,
+  -- bytes the SMs moved to or from system memory (sm_sysmem_sectors)
+  32.0 * sm_sysmem_sectors AS host_bytes,
+  -- pct of L2 lookups that hit (hits and misses may come from two launches: docs/metrics.md)
+  100.0 * l2_hit_sectors / NULLIF(COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0), 0) AS l2_hit_rate_pct,
+  -- bytes/s: device memory (datasheet), as a copy measured it, L2, L1/shared, the host link
+  peak_dram_bw_bytes_per_s AS bw_dram,
+  COALESCE(measured_copy_bw_bytes_per_s, peak_dram_bw_bytes_per_s) AS bw_copy,
+  2.0 * peak_dram_bw_bytes_per_s AS bw_l2,
+  128.0 * sm_count * sm_clock_khz * 1e3 AS bw_l1,
+  COALESCE(pcie_width * CASE pcie_gen WHEN 1 THEN 0.25e9 WHEN 2 THEN 0.5e9 WHEN 3 THEN 0.985e9
+    WHEN 4 THEN 1.969e9 WHEN 5 THEN 3.938e9 WHEN 6 THEN 7.563e9 END, 64e9) AS bw_host,
+  -- blocks per SM each limit allows: warps, blocks, registers, shared memory (1e9: no limit)
+  max_warps_per_sm / warps_per_block AS lim_warps,
+  max_blocks_per_sm AS lim_blocks,
+  CASE WHEN registers_per_thread > 0 THEN
+    4 * ((regs_per_sm / 4) / (((registers_per_thread * warp_size + reg_unit - 1) / reg_unit) * reg_unit))
+      / warps_per_block
+    ELSE 1000000000 END AS lim_regs,
+  CASE WHEN COALESCE(static_smem_bytes, 0) + COALESCE(dynamic_smem_bytes, 0) > 0 THEN
+    smem_per_sm_bytes / ((COALESCE(static_smem_bytes, 0) + COALESCE(dynamic_smem_bytes, 0) + 127) / 128 * 128
+      + COALESCE(smem_reserved_per_block_bytes, 0))
+    ELSE 1000000000 END AS lim_smem
+  FROM base
+),
+work AS (
+  SELECT tiers.*,
+  -- bytes the kernel needed at least (DESIGN.md "The two numbers"): the requested bytes, or the
+  -- DRAM bytes if fewer (reuse through the caches). Without the requested bytes (group sass_bytes,
+  -- absent from a default run) they are bounded by the global LSU sectors, at most 16 per warp
+  -- instruction (32 lanes x 16 B, the widest access), so neither the DRAM bytes of local spills nor
+  -- the sectors a strided pattern drags in count as useful.
+  CASE WHEN requested_bytes IS NOT NULL AND dram_bytes IS NOT NULL THEN MIN(requested_bytes, dram_bytes)
+       WHEN requested_bytes IS NULL AND dram_bytes IS NOT NULL AND COALESCE(gld_sectors, gst_sectors) IS NOT NULL
+         THEN MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
+                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0)), dram_bytes)
+       ELSE COALESCE(requested_bytes, dram_bytes) END AS useful_bytes,
+  -- ns: the warp instructions other than memory ones (global, shared, local: the memory roof's
+  -- business, and spills are not the work) at 4 per SM per cycle. Executed, not necessary: a fix
+  -- that removes arithmetic can beat it.
+  COALESCE((inst_executed - COALESCE(lld_inst, 0) - COALESCE(lst_inst, 0) - COALESCE(gld_inst, 0)
+            - COALESCE(gst_inst, 0) - COALESCE(shld_inst, 0) - COALESCE(shst_inst, 0))
+           * 1e9 / (4.0 * sm_count * sm_clock_khz * 1e3), 0) AS t_issue_ns,
+  -- blocks per SM and the occupancy they give, pct (the calculator's, docs/occupancy.md)
+  MIN(lim_warps, lim_blocks, lim_regs, lim_smem) AS blocks_per_sm_calc,
+  100.0 * MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * warps_per_block / max_warps_per_sm AS occupancy_calc_pct,
+  -- pct: the collector's theoretical occupancy, else the calculation above
+  COALESCE(collector_occupancy_pct,
+    100.0 * MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * warps_per_block / max_warps_per_sm) AS theoretical_occupancy_pct,
+  -- 'warps', 'registers', 'shared_memory' or 'blocks': the limit that binds
+  COALESCE(collector_limiter, CASE MIN(lim_warps, lim_blocks, lim_regs, lim_smem)
+    WHEN lim_warps THEN 'warps' WHEN lim_regs THEN 'registers'
+    WHEN lim_smem THEN 'shared_memory' ELSE 'blocks' END) AS occupancy_limiter,
+  -- pct: the occupancy without the register limit, without the shared-memory limit
+  100.0 * MIN(lim_warps, lim_blocks, lim_smem) * warps_per_block / max_warps_per_sm AS occ_without_regs_pct,
+  100.0 * MIN(lim_warps, lim_blocks, lim_regs) * warps_per_block / max_warps_per_sm AS occ_without_smem_pct,
+  -- waves of blocks over the SMs
+  COALESCE(collector_waves, blocks * 1.0 / (MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * sm_count)) AS waves
+  FROM tiers
+),
+floors AS (
+  SELECT work.*,
+  -- ns: the floor, the roofline's roofs (useful bytes at the datasheet DRAM bandwidth, instruction
+  -- issue, the busiest pipe) plus 2000 ns, the time any kernel takes on the GPU whatever its work
+  -- (launch, block dispatch, drain): a floor without it cannot be reached by a kernel of a few
+  -- microseconds. 2 us is below every kernel duration recorded on the H200 (smallest: 2.8 us, a
+  -- one-wave grid of 1024 blocks), so the floor stays a lower bound. docs/analyzer.md "The floor".
+  CASE WHEN useful_bytes IS NULL THEN NULL
+       ELSE MAX(useful_bytes * 1e9 / bw_dram, t_issue_ns, COALESCE(t_pipe_ns, 0)) + 2000.0 END AS floor_ns,
+  -- ns: the same at the measured copy bandwidth (the datasheet's when none was measured)
+  CASE WHEN useful_bytes IS NULL THEN NULL
+       ELSE MAX(useful_bytes * 1e9 / bw_copy, t_issue_ns, COALESCE(t_pipe_ns, 0)) + 2000.0 END AS floor_measured_ns
+  FROM work
+),
+times AS (
+  SELECT floors.*,
+  -- x: the kernel's time over its floor
+  mean_ns / floor_ns AS floor_ratio,
+  mean_ns / floor_measured_ns AS floor_ratio_measured,
+  -- ns: what findings on the kernel may claim together lies above this (0 without a floor)
+  COALESCE(floor_measured_ns, 0) AS floor_cap_ns,
+  MAX(0, mean_ns - COALESCE(floor_measured_ns, 0)) AS gap_ns,
+  -- ns: each tier's bytes at its bandwidth, and the instructions at the issue rate
+  dram_bytes * 1e9 / bw_dram AS t_dram_ns, l2_bytes * 1e9 / bw_l2 AS t_l2_ns,
+  l1_bytes * 1e9 / bw_l1 AS t_l1_ns, shared_bytes * 1e9 / bw_l1 AS t_shared_ns,
+  host_bytes * 1e9 / bw_host AS t_host_ns,
+  inst_executed * 1e9 / (4.0 * sm_count * sm_clock_khz * 1e3) AS t_compute_ns,
+  -- ns: the largest of them (NULL when nothing was measured)
+  CASE WHEN COALESCE(dram_bytes, l2_bytes, l1_bytes, shared_bytes, host_bytes, inst_executed,
+    t_pipe_ns) IS NULL THEN NULL ELSE
+  MAX(COALESCE(dram_bytes * 1e9 / bw_dram, 0), COALESCE(l2_bytes * 1e9 / bw_l2, 0),
+      COALESCE(l1_bytes * 1e9 / bw_l1, 0), COALESCE(shared_bytes * 1e9 / bw_l1, 0),
+      COALESCE(host_bytes * 1e9 / bw_host, 0),
+      COALESCE(inst_executed * 1e9 / (4.0 * sm_count * sm_clock_khz * 1e3), 0),
+      COALESCE(t_pipe_ns, 0)) END AS max_t_ns,
+  -- pct of the kernel's time each tier would be busy at its bandwidth
+  100.0 * dram_bytes * 1e9 / bw_dram / mean_ns AS util_dram_pct,
+  100.0 * l2_bytes * 1e9 / bw_l2 / mean_ns AS util_l2_pct,
+  100.0 * l1_bytes * 1e9 / bw_l1 / mean_ns AS util_l1_pct,
+  100.0 * shared_bytes * 1e9 / bw_l1 / mean_ns AS util_shared_pct,
+  100.0 * host_bytes * 1e9 / bw_host / mean_ns AS util_host_pct,
+  -- pct: the busiest memory tier's; NULL, not 0, for a configuration never profiled (nothing says
+  -- its pipes are idle)
+  CASE WHEN COALESCE(dram_bytes, l2_bytes, l1_bytes, shared_bytes) IS NOT NULL THEN
+  100.0 * MAX(COALESCE(dram_bytes * 1e9 / bw_dram, 0), COALESCE(l2_bytes * 1e9 / bw_l2, 0),
+      COALESCE(l1_bytes * 1e9 / bw_l1, 0), COALESCE(shared_bytes * 1e9 / bw_l1, 0)) / mean_ns END AS util_mem_pct
+  FROM floors
+)
+SELECT times.*,
+  -- what binds: 'latency' when no tier is busy half the time, else the tier (or the pipe) whose
+  -- time is the largest, 'compute' for instruction issue
+  CASE WHEN max_t_ns IS NULL OR mean_ns IS NULL THEN NULL
+       WHEN max_t_ns < 0.5 * mean_ns THEN 'latency'
+       WHEN max_t_ns = t_host_ns THEN 'host' WHEN max_t_ns = t_dram_ns THEN 'dram'
+       WHEN max_t_ns = t_l2_ns THEN 'l2' WHEN max_t_ns = t_l1_ns THEN 'l1'
+       WHEN max_t_ns = t_shared_ns THEN 'shared' WHEN max_t_ns = t_pipe_ns THEN roof_pipe
+       ELSE 'compute' END AS bound_tier,
+  -- the busiest tier or pipe, latency-bound or not (NULL when nothing was measured)
+  CASE WHEN max_t_ns IS NULL OR max_t_ns = 0 THEN NULL
+       WHEN max_t_ns = t_host_ns THEN 'host' WHEN max_t_ns = t_dram_ns THEN 'dram'
+       WHEN max_t_ns = t_l2_ns THEN 'l2' WHEN max_t_ns = t_l1_ns THEN 'l1'
+       WHEN max_t_ns = t_shared_ns THEN 'shared' WHEN max_t_ns = t_pipe_ns THEN roof_pipe
+       ELSE 'compute' END AS top_tier
+FROM times;

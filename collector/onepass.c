@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * onepass: the one-pass group plan (onepass.h). The state bundles come
+ * from the metrics catalogue (metrics_state_bundles()), which this file
+ * only reads: the code-only bundles below are the core set's pattern
+ * counters, which the catalogue's state bundles leave to the
+ * instrumentation engine. Until that engine runs by default they stay in
+ * the range profiler's groups, so a default run still judges coalescing,
+ * bank conflicts and spills.
+ */
+#include "collector/onepass.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const c_global[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                       "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                                       "smsp__inst_executed_op_global_ld.sum",
+                                       "smsp__inst_executed_op_global_st.sum"};
+static const char *const c_local[] = {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+                                      "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+                                      "smsp__inst_executed_op_local_ld.sum",
+                                      "smsp__inst_executed_op_local_st.sum"};
+static const char *const c_shared[] = {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                                       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                                       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                                       "smsp__inst_executed_op_shared_ld.sum",
+                                       "smsp__inst_executed_op_shared_st.sum"};
+static const char *const c_atomic[] = {"smsp__inst_executed_op_generic_atom.sum",
+                                       "smsp__inst_executed_op_global_red.sum"};
+/* const_requests / const_inst (constant-divergent) is a ratio: both here */
+static const char *const c_const[] = {"smsp__inst_executed_op_ldc.sum", "idc__requests.sum"};
+static const char *const c_ldgsts[] = {"smsp__inst_executed_op_ldgsts.sum"};
+
+static const struct metrics_bundle code_bundles[] = {
+    {"global sectors and instructions (uncoalesced-global-load/-store, scalar-access)", c_global,
+     N(c_global)},
+    {"local sectors and instructions (local-memory-traffic)", c_local, N(c_local)},
+    {"shared wavefronts, bank conflicts and instructions (shared-bank-conflicts)", c_shared,
+     N(c_shared)},
+    {"ATOM and RED instructions (atomic-contention)", c_atomic, N(c_atomic)},
+    {"LDC instructions and constant-cache requests (constant-divergent)", c_const, N(c_const)},
+    {"LDGSTS instructions (the TMA/LDGSTS trigger)", c_ldgsts, N(c_ldgsts)},
+};
+
+static const char *const tie[] = {"gpu__time_duration.sum", "smsp__inst_executed.sum"};
+
+/*
+ * State bundles that go before the code-only ones (group 1 serves the
+ * floor, occupancy, L1 and local memory first): a bundle holding one of
+ * these names.
+ */
+static const char *const first_names[] = {
+    "dram__bytes_read.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "l1tex__t_sector_hit_rate.pct", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum"};
+
+const struct metrics_bundle *
+onepass_code_bundles(size_t *n)
+{
+    *n = N(code_bundles);
+    return code_bundles;
+}
+
+const char *const *
+onepass_tie(size_t *n)
+{
+    *n = N(tie);
+    return tie;
+}
+
+static int
+bundle_has(const struct metrics_bundle *b, const char *name)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->names[i], name))
+            return 1;
+    return 0;
+}
+
+static int
+is_first(const struct metrics_bundle *b)
+{
+    for (size_t i = 0; i < N(first_names); i++)
+        if (bundle_has(b, first_names[i]))
+            return 1;
+    return 0;
+}
+
+size_t
+onepass_bundles(struct metrics_bundle *b, size_t cap)
+{
+    size_t ns, k = 0;
+    const struct metrics_bundle *s = metrics_state_bundles(&ns);
+    for (size_t i = 0; i < ns && k < cap; i++)
+        if (is_first(&s[i]))
+            b[k++] = s[i];
+    for (size_t i = 0; i < N(code_bundles) && k < cap; i++)
+        b[k++] = code_bundles[i];
+    for (size_t i = 0; i < ns && k < cap; i++)
+        if (!is_first(&s[i]))
+            b[k++] = s[i];
+    return k;
+}
+
+int
+onepass_plan_build(struct onepass_plan *p, const char *chip, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->chip, sizeof p->chip, "%s", chip);
+    p->nbundles = onepass_bundles(p->bundles, ONEPASS_MAX_BUNDLES);
+    if (metrics_pack_one_pass(chip, p->bundles, p->nbundles, tie, N(tie), &p->packing, err, errlen))
+        return -1;
+    if (p->packing.ngroups == 0 || p->packing.ngroups > ONEPASS_MAX_GROUPS) {
+        snprintf(err, errlen, "%zu one-pass groups for chip '%s' (1 to %d expected)",
+                 p->packing.ngroups, chip, ONEPASS_MAX_GROUPS);
+        onepass_plan_release(p);
+        return -1;
+    }
+    p->ngroups = p->packing.ngroups;
+    for (size_t i = 0; i < p->nbundles; i++)
+        p->left_out += p->packing.group_of[i] < 0;
+    return 0;
+}
+
+void
+onepass_plan_release(struct onepass_plan *p)
+{
+    metrics_packing_free(&p->packing);
+    p->ngroups = 0;
+}
+
+static int
+group_has(const struct onepass_plan *p, size_t g, const char *name)
+{
+    for (size_t i = 0; i < p->packing.count[g]; i++)
+        if (!strcmp(p->packing.names[g][i], name))
+            return 1;
+    return 0;
+}
+
+int
+onepass_group_of(const struct onepass_plan *p, const char *name)
+{
+    for (size_t g = 0; g < p->ngroups; g++)
+        if (group_has(p, g, name))
+            return (int)g;
+    return -1;
+}
+
+static double
+value_of(const char *const *names, const double *values, size_t n, const char *want)
+{
+    for (size_t i = 0; i < n; i++)
+        if (names[i] && !strcmp(names[i], want))
+            return values[i];
+    return -1; /* unknown */
+}
+
+/* Does group g hold a name of an extras group that `want` asks for? */
+static int
+serves_wanted(const struct onepass_plan *p, size_t g, unsigned want)
+{
+    for (unsigned f = 1; f <= METRICS_GROUP_ALL; f <<= 1) {
+        size_t n = 0;
+        const char *const *names = (want & f) ? metrics_group_set((enum metrics_group)f, &n) : NULL;
+        for (size_t i = 0; names && i < n; i++)
+            if (group_has(p, g, names[i]))
+                return 1;
+    }
+    return 0;
+}
+
+size_t
+onepass_order(const struct onepass_plan *p, const char *const *names, const double *values,
+              size_t n, unsigned char *order)
+{
+    /*
+     * The extras policy reads core names; group 1 holds most of them, so
+     * it asks the same questions of a one-pass group (a name the group
+     * lacks reads as unknown, and its condition does not fire).
+     */
+    unsigned want = metrics_extras_wanted(names, values, n);
+    int l2 = value_of(names, values, n, "dram__bytes_read.sum") > 0;
+    int rank[ONEPASS_MAX_GROUPS] = {0};
+    for (size_t g = 1; g < p->ngroups; g++) {
+        if (serves_wanted(p, g, want))
+            rank[g] = 0;
+        else if (l2 && (group_has(p, g, "lts__t_sectors_lookup_hit.sum") ||
+                        group_has(p, g, "lts__t_sectors_lookup_miss.sum")))
+            rank[g] = 1;
+        else
+            rank[g] = 2;
+    }
+    size_t k = 0;
+    if (p->ngroups)
+        order[k++] = 0;
+    for (int r = 0; r <= 2; r++)
+        for (size_t g = 1; g < p->ngroups; g++)
+            if (rank[g] == r)
+                order[k++] = (unsigned char)g;
+    return k;
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# One-pass groups on the device (issue 18 point 1): under the default
+# (no --replay), each profiled launch of tests/gpu/multistream collects
+# one group of the plan, a configuration's groups on its launches 0..N-1,
+# one pass each (nothing replayed), and the analyzer joins them into a
+# row with every core column; with GPUHIER_REPLAY=kernel the first
+# launch of each configuration gets the 3-pass core set as before. The
+# later groups' budget is lifted (GPUHIER_GROUP_BUDGET=none) so the test
+# does not depend on the program's speed. Exit 77 without a GPU.
+# Written without a device: not yet run on the H200.
+set -u
+bin=${GPUHIER_BINARY_DIR:?}
+lib=$bin/libgpuhier-collector.so
+gpu=$bin/gpu
+if ! [ -e /dev/nvidia0 ] || ! command -v python3 >/dev/null; then
+    echo "skipped: no GPU"; exit 77
+fi
+[ -x "$gpu/multistream" ] || { echo "skipped: no GPU test programs (nvcc missing at build time)"; exit 77; }
+out=${OUT:-$(mktemp -d)}/t180
+mkdir -p "$out" && cd "$out" || exit 1
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+q() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchone(); print("" if r is None or r[0] is None else r[0])' "$1" "$2" 2>&1; }
+expect() { # expect <name> <db> <sql> <value>
+    v=$(q "$2" "$3")
+    if [ "$v" = "$4" ]; then ok "$1 ($3 = $v)"; else bad "$1: $3 gave '$v', want '$4'"; fi
+}
+gh() { # gh <report> <prog> args...
+    r=$1; shift
+    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_GROUP_BUDGET=none GPUHIER_DEBUG=1 "$@"
+}
+
+# 1. The default: one-pass groups.
+gh g.db "$gpu/multistream" 20 > g.out 2> g.err; st=$?
+[ $st = 0 ] && ok "multistream exit 0" || bad "multistream exit $st: $(tail -3 g.err)"
+n=$(q g.db "SELECT value FROM meta WHERE key = 'metric_groups'")
+[ -n "$n" ] && [ "$n" -ge 4 ] 2>/dev/null && ok "plan of $n groups" || bad "meta metric_groups '$n'"
+expect "no replay: one pass each" g.db "SELECT count(*) FROM profile WHERE passes <> 1" 0
+expect "every profile a group" g.db "SELECT count(*) FROM profile WHERE metric_set NOT LIKE 'group%/$n'" 0
+expect "no range discarded" g.db "SELECT count(*) FROM event WHERE code = 'batch_dropped'" 0
+# each configuration: its launches 0..N-1 profiled, group 1 first, every group once
+expect "groups on launches 0..N-1" g.db "SELECT count(*) FROM launch WHERE profiled = 1 AND config_launch_index >= $n" 0
+expect "configurations with every group" g.db "SELECT count(*) FROM (SELECT l.config_id FROM launch l JOIN profile p ON p.launch_id = l.id GROUP BY l.config_id HAVING count(DISTINCT p.metric_set) = $n AND count(*) = $n)" 2
+expect "group 1 on launch 0" g.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index = 0 AND p.metric_set = 'group1/$n' AND l.profile_reason = 'first_of_config'" 2
+expect "later groups are metric_group" g.db "SELECT count(*) FROM launch WHERE profiled = 1 AND config_launch_index > 0 AND profile_reason <> 'metric_group'" 0
+expect "nothing missing" g.db "SELECT count(*) FROM v_config_groups WHERE groups_missing IS NOT NULL" 0
+# the joined row: every core column (the 36 core names of collector/metrics.c, in the groups)
+expect "every core name per configuration" g.db "SELECT min(c) >= 36 FROM (SELECT count(DISTINCT m.metric_id) AS c FROM launch l JOIN metric m ON m.launch_id = l.id WHERE l.profiled = 1 AND m.value IS NOT NULL GROUP BY l.config_id)" 1
+"$bin/gpuhier" analyze g.db > g.analyze 2>&1 || bad "analyze: $(tail -3 g.analyze)"
+for col in dram_bytes l1_bytes l2_bytes shared_bytes local_bytes achieved_occupancy_pct; do
+    expect "joined $col" g.db "SELECT count(*) FROM kernel_summary WHERE config_id IS NOT NULL AND $col IS NULL" 0
+done
+grep -E "^==gpuhier== profiled:" g.err | head -3
+# 2. --replay kernel: the core set in 3 passes on each configuration's first launch.
+gh k.db env GPUHIER_REPLAY=kernel "$gpu/multistream" 20 > k.out 2> k.err; st=$?
+[ $st = 0 ] && ok "replay kernel exit 0" || bad "replay kernel exit $st: $(tail -3 k.err)"
+expect "core on first launches" k.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'first_of_config' AND p.metric_set = 'core' AND p.passes = 3" 2
+expect "no groups under kernel replay" k.db "SELECT count(*) FROM profile WHERE metric_set LIKE 'group%'" 0
+expect "no plan under kernel replay" k.db "SELECT count(*) FROM meta WHERE key = 'metric_groups'" 0
+[ $fail = 0 ] && echo "t180: one-pass groups ok"
+exit $fail
