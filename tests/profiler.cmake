@@ -63,6 +63,13 @@ gh_add_test(NAME unit.agreement_pipeline
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_pipeline.py
             LABELS profiler)
 
+# The suite beside Nsight Compute (bench/suite, issue 19 point 8): its readers, comparator, targets,
+# driver and packing on synthetic inputs; the driver on the GPU with the testkernels workload.
+gh_add_test(NAME unit.suite
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/suite/test_suite.py
+            LABELS unit analyzer)
+gh_add_gpu_test(NAME gpu.suite-defects COMMAND sh ${PROJECT_SOURCE_DIR}/bench/suite/test_gpu.sh LABELS analyzer)
+
 # The one-pass group plan (collector/onepass.c), packed offline for GH100.
 add_executable(test_onepass ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_onepass.c
                ${GH_PROF_SRC}/onepass.c ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c
