@@ -38,9 +38,9 @@ static const char *const c_ldgsts[] = {"smsp__inst_executed_op_ldgsts.sum"};
 static const struct metrics_bundle code_bundles[] = {
     {"global sectors and instructions (uncoalesced-global-load/-store, scalar-access)", c_global,
      N(c_global)},
-    {"local sectors and instructions (local-memory-traffic)", c_local, N(c_local)},
     {"shared wavefronts, bank conflicts and instructions (shared-bank-conflicts)", c_shared,
      N(c_shared)},
+    {"local sectors and instructions (local-memory-traffic)", c_local, N(c_local)},
     {"ATOM and RED instructions (atomic-contention)", c_atomic, N(c_atomic)},
     {"LDC instructions and constant-cache requests (constant-divergent)", c_const, N(c_const)},
     {"LDGSTS instructions (the TMA/LDGSTS trigger)", c_ldgsts, N(c_ldgsts)},
@@ -49,13 +49,29 @@ static const struct metrics_bundle code_bundles[] = {
 static const char *const tie[] = {"gpu__time_duration.sum", "smsp__inst_executed.sum"};
 
 /*
- * State bundles that go before the code-only ones (group 1 serves the
- * floor, occupancy, L1 and local memory first): a bundle holding one of
- * these names.
+ * The order the bundles are packed in, first fit, so earlier ones land
+ * in group 1, the only group a configuration launched once gets. What
+ * comes first is what such a configuration most needs judged: where its
+ * time goes against the floor (DRAM bytes and duration: a bundle holding
+ * dram__bytes_read.sum), then the textbook access-pattern defects, which
+ * depend only on the code (coalescing, bank conflicts, spills: the
+ * code-only bundles marked `early`), then the state bundles that serve
+ * occupancy, the L1 hit rate and local-memory misses; then the rest of
+ * the code-only bundles, then the other state bundles, in the catalogue's
+ * order. (Issue 17: a 12-byte-stride struct read launched once must be
+ * flagged; with the coalescing counters in a later group it could not be.)
  */
-static const char *const first_names[] = {
-    "dram__bytes_read.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "l1tex__t_sector_hit_rate.pct", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum"};
+static const char *const floor_name = "dram__bytes_read.sum";
+static const char *const second_names[] = {
+    "sm__warps_active.avg.pct_of_peak_sustained_active", "l1tex__t_sector_hit_rate.pct",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum"};
+/*
+ * code_bundles[0..2]: global, shared, local. (The bytes the global
+ * instructions requested, smsp__sass_data_bytes_mem_global_op_ld/st, the
+ * ideal of coalescing, take a pass of their own beside any of these on
+ * GH100, counted offline: the ideal comes from the instrumentation engine.)
+ */
+#define EARLY_CODE 3
 
 const struct metrics_bundle *
 onepass_code_bundles(size_t *n)
@@ -81,10 +97,10 @@ bundle_has(const struct metrics_bundle *b, const char *name)
 }
 
 static int
-is_first(const struct metrics_bundle *b)
+is_second(const struct metrics_bundle *b)
 {
-    for (size_t i = 0; i < N(first_names); i++)
-        if (bundle_has(b, first_names[i]))
+    for (size_t i = 0; i < N(second_names); i++)
+        if (bundle_has(b, second_names[i]))
             return 1;
     return 0;
 }
@@ -95,12 +111,17 @@ onepass_bundles(struct metrics_bundle *b, size_t cap)
     size_t ns, k = 0;
     const struct metrics_bundle *s = metrics_state_bundles(&ns);
     for (size_t i = 0; i < ns && k < cap; i++)
-        if (is_first(&s[i]))
+        if (bundle_has(&s[i], floor_name))
             b[k++] = s[i];
-    for (size_t i = 0; i < N(code_bundles) && k < cap; i++)
+    for (size_t i = 0; i < EARLY_CODE && k < cap; i++)
         b[k++] = code_bundles[i];
     for (size_t i = 0; i < ns && k < cap; i++)
-        if (!is_first(&s[i]))
+        if (!bundle_has(&s[i], floor_name) && is_second(&s[i]))
+            b[k++] = s[i];
+    for (size_t i = EARLY_CODE; i < N(code_bundles) && k < cap; i++)
+        b[k++] = code_bundles[i];
+    for (size_t i = 0; i < ns && k < cap; i++)
+        if (!bundle_has(&s[i], floor_name) && !is_second(&s[i]))
             b[k++] = s[i];
     return k;
 }
