@@ -198,6 +198,16 @@ prof_refused(const char *what, CUptiResult rc)
     return -1;
 }
 
+/* The names a rule asked for that the chip lacks (metrics_set_optional()): one warning. */
+static void
+say_dropped(const struct metrics_host *h)
+{
+    if (*metrics_host_dropped(h))
+        push_event("warning", "rule_metric_unknown",
+                   "metrics a rule asked for are not collected, chip '%s' lacks them: %s", R.chip,
+                   metrics_host_dropped(h));
+}
+
 /*
  * The host object (config image, passes) for the core (`groups` 0) or for
  * the tie set plus `groups` (an extras profile: metrics_list_build's
@@ -240,10 +250,7 @@ prof_host(unsigned groups)
                        "extra metric groups 0x%x not collected: %s", groups, err);
         return NULL;
     }
-    if (*metrics_host_dropped(h))
-        push_event("warning", "rule_metric_unknown",
-                   "metrics a rule asked for are not collected, chip '%s' lacks them: %s", R.chip,
-                   metrics_host_dropped(h));
+    say_dropped(h);
     struct prof_host *ph = &R.hosts[R.nhosts++];
     exit_hook_refresh(); /* nvperf built this host object's state just now */
     ph->groups = groups;
@@ -287,6 +294,8 @@ prof_group_host(unsigned key)
                   : -1;
         metrics_list_free(list, n);
     }
+    if (rc == 0)
+        say_dropped(h);
     if (rc) {
         push_event("warning", "metric_group_failed", "one-pass group %d of %d not collected: %s",
                    g + 1, R.plan_groups, err);
