@@ -14,7 +14,13 @@
 # Stops starting cases after E2E_BUDGET_S (default 330 s) so the whole call
 # stays under 6 minutes; cases not run are listed as such.
 # Environment: OUT (default ./out/e2e), TK_REPS (default 10),
-# E2E_CASES (comma-separated case ids; default all).
+# E2E_CASES (comma-separated case ids; default all), E2E_REPLAY (kernel,
+# the default here: the rules' table, every configuration with the core set
+# and the extras named with --metrics on its first launch, the mode of the
+# recorded tables; none: the collector's default, one-pass groups, no extra
+# names, and the per-case table lists the groups each case's kernels lack),
+# E2E_METRICS (the extra names; default the catalogue's tma, requests and
+# sass_bytes groups plus the evict-first counters, kernel mode only).
 # Offline (no GPU): E2E_REPORTS=DIR re-scores recorded reports DIR/<case>.db:
 # each is copied to $OUT/reports, analyzed again with the current rules
 # (gpuhier analyze on the copy) and scored; the originals are not modified.

@@ -56,6 +56,10 @@ gh_add_test(NAME unit.agreement_self
 gh_add_test(NAME unit.bench_proc
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/e2e/test_proc.py
             LABELS unit profiler)
+# bench/e2e/testkernels.py's catalogue names, run options per mode and groups reader (no GPU).
+gh_add_test(NAME unit.e2e_testkernels
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/e2e/test_testkernels.py
+            LABELS unit profiler)
 gh_add_test(NAME unit.pytorch_vs_ncu_readers
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/e2e/test_pytorch_vs_ncu.py
             LABELS unit analyzer)

@@ -10,6 +10,13 @@ a fixed twin, the analyzer's estimate of time lost (sum of the findings of
 the case's must rules over the run) is set beside the saving the twin
 measured (GPU time of the defect run minus that of the twin run, both from
 the analyzer's run_gpu_ns: kernels plus copies). Writes Markdown to OUT.
+
+Mode (--replay, E2E_REPLAY): `kernel` by default, since the table tests the
+RULES against the manifest, and under the collector's default since issue 18
+(one one-pass group per profiled launch) what a case's kernel gets depends on
+how often it launches and on the later groups' budget, not on the rules; the
+recorded tables were taken under kernel replay (docs/e2e-testkernels.md).
+`none` gives the DEFAULT's table, with the groups each case lacks.
 """
 import argparse
 import json
@@ -29,21 +36,53 @@ def sh(cmd, timeout, env=None, log=None):
     return rc, out
 
 
+EXTRA_SETS = ("tma", "requests", "sass_bytes")
+EVICT_FIRST = ["lts__t_sectors_srcunit_tex_evict_first.sum", "lts__t_sectors_srcunit_tex_evict_first_lookup_hit.sum"]
+
+
 def extra_metrics(root):
-    """The collector's extra groups the rules use (tma, requests, sass_bytes), read from
-    collector/metrics.c so the names stay the metrics engineer's, plus the evict-first
-    counter stream-evicts-reused uses when present. The collector does not yet collect
-    extras on its own (docs/metrics.md NEEDSWORK), so they are named with --metrics."""
+    """The extra groups the rules use (tma, requests, sass_bytes), read from the metric
+    catalogue (schema/metrics.catalogue: `metric NAME | ENGINE | SETS | ...`, SETS comma-separated),
+    in its order, plus the evict-first counters stream-evicts-reused uses when present.
+    Until 2026-12-01 this read the arrays of collector/metrics.c, which the catalogue
+    replaced: it then found none of the groups and named only the two evict-first counters,
+    so a run no longer collected what the recorded tables did (docs/e2e-testkernels.md)."""
     try:
-        src = open(os.path.join(root, "collector", "metrics.c")).read()
+        lines = open(os.path.join(root, "schema", "metrics.catalogue")).read().splitlines()
     except OSError:
         return []
     names = []
-    for group in ("tma_set", "requests_set", "sass_bytes_set"):
-        m = re.search(group + r"\[\] = \{(.*?)\};", src, re.S)
-        if m:
-            names += re.findall(r'"([^"]+)"', m.group(1))
-    return names + ["lts__t_sectors_srcunit_tex_evict_first.sum", "lts__t_sectors_srcunit_tex_evict_first_lookup_hit.sum"]
+    for line in lines:
+        f = [x.strip() for x in line.split("|")]
+        if len(f) < 3 or not f[0].startswith("metric "):
+            continue
+        name = f[0][len("metric "):].strip()
+        if set(f[2].split(",")) & set(EXTRA_SETS) and name not in names:
+            names.append(name)
+    return names + [n for n in EVICT_FIRST if n not in names]
+
+
+def run_options(replay, metrics):
+    """gpuhier run's options for a case. replay 'kernel' (the default of this script): the
+    RULES' test, every configuration gets the whole core set and the named extras on its
+    first launch whatever its launch count, as the recorded tables were taken; 'none': the
+    DEFAULT's table, one one-pass group per profiled launch, with no extra name (a new
+    user names none, and under one-pass groups every added name lands in every group,
+    docs/metrics.md), so a configuration launched once has group 1 only."""
+    if replay == "kernel":
+        return ["--replay", "kernel"] + (["--metrics", metrics] if metrics else [])
+    return ["--replay", "none"]
+
+
+def groups_missing(rep, regexes):
+    """The case's configurations that lack one-pass groups (v_config_groups.groups_missing):
+    a list of 'kernel: missing' strings, [] when none (or no group profiles), None when the
+    report cannot be read."""
+    rows = case_rows(rep, regexes, "g.groups_missing FROM v_config_groups g JOIN kernel k ON k.id = g.kernel_id"
+                                   " WHERE g.groups_missing IS NOT NULL")
+    if rows is None:
+        return None
+    return sorted(set(m for (m,) in rows))
 
 
 def fmt_ns(v):
@@ -116,6 +155,9 @@ def main():
     ap.add_argument("--recorded", default="", help="offline: where and when the reports were recorded (for the text)")
     ap.add_argument("--budget", type=float, default=330.0, help="seconds for running cases")
     ap.add_argument("--reps", default=os.environ.get("TK_REPS", "10"))
+    ap.add_argument("--replay", default=os.environ.get("E2E_REPLAY", "kernel"), choices=("kernel", "none"),
+                    help="gpuhier run --replay: kernel (default: the rules' table, the mode the recorded tables"
+                         " were taken in) or none (the default's table: one-pass groups)")
     ap.add_argument("--cases", default=os.environ.get("E2E_CASES", ""), help="comma-separated case ids (default all)")
     a = ap.parse_args()
     t_start = time.time()
@@ -134,8 +176,8 @@ def main():
     env = dict(os.environ, TK_REPS=str(a.reps))
     metrics = os.environ.get("E2E_METRICS")
     if metrics is None:
-        metrics = ",".join(extra_metrics(a.root))
-    mopt = ["--metrics", metrics] if metrics else []
+        metrics = ",".join(extra_metrics(a.root)) if a.replay == "kernel" else ""
+    mopt = run_options(a.replay, metrics)
     results = {}
     notes = []
     for c in cases:
@@ -179,12 +221,13 @@ def main():
                 f.write(js + "\n")
             continue
         core_missing = any("dram__bytes_read.sum" in (r.get("note") or "") for r in d.get("rules", []))
-        if core_missing and mopt and c["kernels"]:
+        if core_missing and metrics and c["kernels"]:
             # The extra metric names may have been refused by the collector (no counters at all):
             # say so once and run this and every later case with the default set only.
             notes.append("with --metrics the report of %s had no counters; extra metrics dropped from here on" % cid)
-            mopt = []
-            rc, out = sh([gh, "run", "-q", "-f", "--no-analyze", "-o", rep, exe] + c["args"], 120, env, log)
+            metrics = ""
+            mopt = run_options(a.replay, metrics)
+            rc, out = sh([gh, "run", "-q", "-f", "--no-analyze", "-o", rep] + mopt + [exe] + c["args"], 120, env, log)
             rc2, js = sh([gh, "analyze", rep, "--rules", rules, "--format", "json", "--top", "0"], 60, None, None)
             try:
                 d = json.loads(js[js.index("{"):])
@@ -202,7 +245,7 @@ def main():
     for c in cases:
         r = results[c["id"]]
         if r["status"] != "ok":
-            rows.append((c["id"], c["role"], r["status"], "", ""))
+            rows.append((c["id"], c["role"], r["status"], "", "", ""))
             fn += len(c["must"])
             fn_list += ["%s: %s (%s)" % (c["id"], m["rule"], r["status"]) for m in c["must"]]
             continue
@@ -234,8 +277,10 @@ def main():
                          and not any(rx.search(kname(f)) for rx in regex.values()))
         fp_list += ["%s: %s on %s (%s, %s)" % (c["id"], f["rule_id"], kname(f) or "(run)", f["severity"],
                                               fmt_ns(f["time_lost_ns"])) for f in extra]
+        gm = groups_missing(r["rep"], list(regex.values()))
         rows.append((c["id"], c["role"], ", ".join(sorted(set(f["rule_id"] for f in found))) or "-",
-                     ", ".join(m["rule"] for m in c["must"]) or "-", "%d" % len(extra)))
+                     ", ".join(m["rule"] for m in c["must"]) or "-", "%d" % len(extra),
+                     "unknown" if gm is None else (" / ".join(gm) or "none")))
     precision = tp / (tp + fp) if tp + fp else 1.0
     fp_named = fp - fp_helper
     precision_named = tp / (tp + fp_named) if tp + fp_named else 1.0
@@ -302,6 +347,11 @@ def main():
     else:
         md.append("Command: `bench/e2e_testkernels.sh` (TK_REPS=%s), %s." % (a.reps, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
         md.append("Extra metrics named with --metrics: `%s`." % (metrics or "none"))
+        md.append("Mode: `gpuhier run --replay %s%s` (%s)." % (a.replay, " --metrics <the names above>" if metrics else "",
+                  "kernel replay: every configuration gets the core set and the extras on its first launch; the rules' table"
+                  if a.replay == "kernel" else
+                  "the default, one one-pass group per profiled launch: a configuration launched once has group 1 only;"
+                  " the per-case table's last column lists the groups each case's kernels lack (v_config_groups)"))
     md += ["Note: " + n for n in notes]
     md.append("Cases run: %d of %d; wall time %.0f s." % (sum(1 for r in results.values() if r["status"] == "ok"), len(cases), time.time() - t_start))
     md.append("")
@@ -314,10 +364,10 @@ def main():
     md.append("")
     md.append("## Per case")
     md.append("")
-    md.append("| case | role | rules that fired | must | unlisted findings |")
-    md.append("|---|---|---|---|---|")
+    md.append("| case | role | rules that fired | must | unlisted findings | one-pass groups missing |")
+    md.append("|---|---|---|---|---|---|")
     for row in rows:
-        md.append("| %s | %s | %s | %s | %s |" % row)
+        md.append("| %s | %s | %s | %s | %s | %s |" % row)
     md.append("")
     md.append("## False positives")
     md.append("")
@@ -344,7 +394,7 @@ def main():
     text = "\n".join(md) + "\n"
     with open(os.path.join(a.out, "e2e-testkernels.md"), "w") as f:
         f.write(text)
-    json.dump({"precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn,
+    json.dump({"replay": a.replay, "precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn,
                "fp_on_unnamed_kernels": fp_helper, "precision_named_kernels": precision_named,
                "pairs_within_2x": within, "pairs_judged": len(judged)},
               open(os.path.join(a.out, "e2e-testkernels.json"), "w"), indent=1)

@@ -188,7 +188,9 @@ expect "nvtx path" nv.db "SELECT count(*) FROM launch WHERE nvtx_path = 'outer >
 
 # 7. SIGKILL mid-run: the report opens and holds what was committed.
 . "$src/tests/gpu/sigkill_step.sh"
-sigkill_step sk.db 2 GPUHIER_SESSION_FILE="$out/session.txt"
+# (kernel replay as in gh(): sigkill_start sets its own environment; the default's
+# SIGKILL is t151's)
+sigkill_step sk.db 2 GPUHIER_SESSION_FILE="$out/session.txt" GPUHIER_REPLAY="${GPUHIER_REPLAY:-kernel}"
 [ "$sk_ok" = 1 ] && ok "killed program gone (pid $sk_pid)" || bad "killed program still ran after SIGKILL (pid $sk_pid)"
 cp sk.db sk-copy.db 2>/dev/null; [ -e sk.db-wal ] && cp sk.db-wal sk-copy.db-wal
 expect "killed report opens" sk-copy.db "PRAGMA integrity_check" ok
@@ -226,8 +228,9 @@ q fb.db "SELECT 'busy once: ' || profiling_limited FROM run"
 # (GPUHIER_DIAG_KEEP_ENABLED=1) holds them while it runs (docs/gpu-runs.md, session of
 # 23:28 UTC); a second gpu/sigkill under the default collector is refused, defers, and
 # profiles its configuration once the holder is gone. Both are killed by pid.
-sigkill_start hold GPUHIER_DIAG_KEEP_ENABLED=1; hold=$sk_pid
-sigkill_start held; held=$sk_pid
+# Kernel replay for both, as in gh() and as recorded (docs/gpu-runs.md, session of 23:28 UTC).
+sigkill_start hold GPUHIER_DIAG_KEEP_ENABLED=1 GPUHIER_REPLAY="${GPUHIER_REPLAY:-kernel}"; hold=$sk_pid
+sigkill_start held GPUHIER_REPLAY="${GPUHIER_REPLAY:-kernel}"; held=$sk_pid
 sleep 1; sigkill_kill $hold
 sleep 4; sigkill_kill $held
 kill -0 $hold 2>/dev/null || kill -0 $held 2>/dev/null && bad "busy held: a program still runs" || ok "busy held: both killed"

@@ -1,7 +1,10 @@
 #!/bin/sh
 # A short subset of t150 for re-checking a build on the device in a few
 # seconds: 8 threads x 4 streams under profiling, cudaDeviceReset, stream
-# capture + graphs, SIGKILL. Exit 77 without a GPU.
+# capture + graphs, SIGKILL. Exit 77 without a GPU. The collector's default
+# (no GPUHIER_REPLAY): since issue 18, one one-pass group per profiled launch,
+# group 1 on each configuration's first launch (first_of_config, as before);
+# t150 pins kernel replay, t180 checks the groups in full.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${GPUHIER_BINARY_DIR:?}
@@ -19,6 +22,8 @@ gh() { r=$1; shift; env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" "$
 gh ms.db "$gpu/multistream" 200 > ms.out 2> ms.err || { echo "FAIL multistream exit"; fail=1; }
 expect "launches" ms.db "SELECT count(*) FROM launch" "$(sed -n 's/launched //p' ms.out)"
 expect "first_of_config profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason = 'first_of_config'" 2
+expect "default: one pass each, no replay" ms.db "SELECT count(*) FROM profile WHERE passes <> 1 OR metric_set NOT LIKE 'group%/%'" 0
+expect "default: group 1 on the first launches" ms.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'first_of_config' AND p.metric_set LIKE 'group1/%'" 2
 expect "no drops" ms.db "SELECT records_dropped + activity_dropped + ranges_dropped FROM run" 0
 expect "clean" ms.db "SELECT clean_exit FROM run" 1
 expect "alloc tracking" ms.db "SELECT value FROM meta WHERE key = 'alloc_tracking'" on
