@@ -202,6 +202,8 @@ struct rec {
     X(cuptiRangeProfilerDecodeData)                                                                \
     X(cuptiRangeProfilerGetCounterDataInfo)                                                        \
     X(cuptiRangeProfilerCounterDataGetRangeInfo)                                                   \
+    X(cuptiRangeProfilerPushRange)                                                                 \
+    X(cuptiRangeProfilerPopRange)                                                                  \
     X(cuptiSassMetricsGetProperties)                                                               \
     X(cuptiSassMetricsSetConfig)                                                                   \
     X(cuptiSassMetricsUnsetConfig)                                                                 \
