@@ -900,7 +900,8 @@ kept_drain(void)
         gi.rangeDelimiter = "/";
         char want[16];
         kept_range_name(K.r[i].corr, want, sizeof(want));
-        if (!gh.cuptiRangeProfilerCounterDataGetRangeInfo ||
+        if (fault("kept_range_info") != CUPTI_SUCCESS || /* docs/fault-injection.md */
+            !gh.cuptiRangeProfilerCounterDataGetRangeInfo ||
             gh.cuptiRangeProfilerCounterDataGetRangeInfo(&gi) != CUPTI_SUCCESS || !gi.rangeName ||
             strcmp(gi.rangeName, want))
             why = "range names differ from launches";

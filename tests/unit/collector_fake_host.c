@@ -12,7 +12,9 @@
  * times, then an executable graph of three kernel nodes (copy, node, node)
  * twice. With `stuck` the first launch happens on a second thread while
  * the main thread waits 1.5 s and exits (the launch may never return).
- * Prints "fake_violations=N" (calls CUPTI would have refused) and exits 0.
+ * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
+ * range profiler's user ranges pushed and kernels run outside every range
+ * (fake_range_pushes=, fake_kernels_outside_ranges=), and exits 0.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -83,5 +85,9 @@ main(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         graph_launch(exec, NULL);
     printf("fake_violations=%d\n", violations());
+    long (*pushes)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_pushes");
+    long (*outside)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_kernels_outside");
+    if (pushes && outside)
+        printf("fake_range_pushes=%ld\nfake_kernels_outside_ranges=%ld\n", pushes(), outside());
     return 0;
 }
