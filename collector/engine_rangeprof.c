@@ -860,8 +860,71 @@ kept_range_name(uint32_t corr, char *buf, size_t n)
 }
 
 /*
- * Stops the kept session, decodes it and evaluates each range into one
- * REC_PROFILE of its launch (prof_lock held, the object still enabled).
+ * A drained session for the writer (collector_int.h): the group, why the
+ * whole batch is discarded (static text) or NULL, the launches in range
+ * order, and a copy of the decoded counter-data image.
+ */
+struct kept_image {
+    struct prof_image pub; /* first: the writer's view */
+    struct prof_host *ph;
+    const char *why;
+    int64_t share_ns; /* the drain's time, split over the ranges */
+    size_t n, size;
+    uint8_t *data;
+    struct kept_range r[];
+};
+
+static void
+kept_image_free(struct prof_image *img)
+{
+    free(img);
+}
+
+/*
+ * The writer thread: range i of a drained session into `out`. The group's
+ * host object is evaluated here only (kept_eligible() is fixed for the
+ * process, so a kept group never goes through prof_finish()). 0: skip.
+ */
+static int
+kept_image_evaluate(struct prof_image *pub, size_t i, struct rec_profile *out)
+{
+    struct kept_image *img = (struct kept_image *)pub;
+    if (!img || i >= img->n || !img->r[i].corr)
+        return 0; /* a failed launch: nothing to attribute */
+    const struct prof_host *ph = img->ph;
+    size_t n = 0;
+    const char *const *names = metrics_host_names(ph->h, &n);
+    memset(out, 0, sizeof(*out));
+    out->corr = img->r[i].corr;
+    const char *bad = img->why;
+    if (!bad && n > REC_MAX_METRICS)
+        bad = "too many metrics";
+    else if (!bad && metrics_host_evaluate(ph->h, img->data, img->size, i, out->values))
+        bad = metrics_host_error(ph->h);
+    /* A second tie: CTAs counted by the hardware must equal the launch's grid. */
+    for (size_t j = 0; !bad && j < n; j++)
+        if (!strcmp(names[j], "sm__ctas_launched.sum") && out->values[j] >= 0 &&
+            (uint64_t)(out->values[j] + 0.5) != img->r[i].blocks)
+            bad = "CTA count differs from the launch's grid";
+    out->ok = bad == NULL;
+    out->n = (int)(n > REC_MAX_METRICS ? REC_MAX_METRICS : n);
+    out->names = names;
+    out->passes = ph->passes;
+    gh_copy(out->set, sizeof(out->set), ph->set);
+    out->overhead_ns = img->r[i].overhead_ns + img->share_ns;
+    /* one event for a batch discarded whole, one per range discarded alone */
+    if (bad && (bad != img->why || i == 0))
+        push_event("warning", "batch_dropped", "profiled range discarded: %s", bad);
+    if (opt.print_metrics && !bad)
+        for (int j = 0; j < out->n; j++)
+            gh_say("profile %u %s = %.17g", out->corr, names[j], out->values[j]);
+    return 1;
+}
+
+/*
+ * Stops the kept session and decodes it; the image goes to the writer,
+ * which evaluates each range into one REC_PROFILE of its launch
+ * (kept_image_evaluate()). prof_lock held, the object still enabled.
  */
 static void
 kept_drain(void)
@@ -906,44 +969,29 @@ kept_drain(void)
             strcmp(gi.rangeName, want))
             why = "range names differ from launches";
     }
-    size_t n = 0;
-    const char *const *names = metrics_host_names(K.ph->h, &n);
     int64_t share =
         K.n ? (mono_ns() - t0) / (int64_t)K.n : 0; /* the drain, split over its ranges */
-    static struct rec r;                           /* prof_lock is held: one user at a time */
-    for (size_t i = 0; i < K.n; i++) {
-        if (!K.r[i].corr)
-            continue; /* the launch failed: nothing to attribute */
-        memset(&r, 0, sizeof(r));
-        r.type = REC_PROFILE;
-        r.u.profile.corr = K.r[i].corr;
-        const char *bad = why;
-        if (!bad && n > REC_MAX_METRICS)
-            bad = "too many metrics";
-        else if (!bad && metrics_host_evaluate(K.ph->h, R.counter_data, R.counter_size, i,
-                                               r.u.profile.values))
-            bad = metrics_host_error(K.ph->h);
-        for (size_t j = 0; !bad && j < n; j++)
-            if (!strcmp(names[j], "sm__ctas_launched.sum") && r.u.profile.values[j] >= 0 &&
-                (uint64_t)(r.u.profile.values[j] + 0.5) != K.r[i].blocks)
-                bad = "CTA count differs from the launch's grid";
-        r.u.profile.ok = bad == NULL;
-        r.u.profile.n = (int)(n > REC_MAX_METRICS ? REC_MAX_METRICS : n);
-        r.u.profile.names = names;
-        r.u.profile.passes = K.ph->passes;
-        gh_copy(r.u.profile.set, sizeof(r.u.profile.set), K.ph->set);
-        r.u.profile.overhead_ns = K.r[i].overhead_ns + share;
-        R.profiling_ns += share;
-        if (bad && (i == 0 || bad != why))
-            push_event("warning", "batch_dropped", "profiled range discarded: %s", bad);
-        if (opt.print_metrics && !bad)
-            for (int j = 0; j < r.u.profile.n; j++)
-                gh_say("profile %u %s = %.17g", K.r[i].corr, names[j], r.u.profile.values[j]);
-        writer_push(&r);
+    size_t size = why ? 0 : R.counter_size;
+    struct kept_image *img = calloc(1, sizeof(*img) + K.n * sizeof(img->r[0]) + size);
+    if (img) {
+        img->pub = (struct prof_image){K.n, kept_image_evaluate, kept_image_free};
+        img->ph = K.ph;
+        img->why = why;
+        img->n = K.n;
+        img->share_ns = share;
+        memcpy(img->r, K.r, K.n * sizeof(K.r[0]));
+        img->data = (uint8_t *)(img->r + K.n);
+        img->size = size;
+        memcpy(img->data, R.counter_data, size);
+        R.profiling_ns += share * (int64_t)K.n;
+        struct rec r = {.type = REC_PROFILE_IMAGE};
+        r.u.image = &img->pub;
+        if (writer_push(&r))
+            kept_image_free(&img->pub);
     }
     if (gh_debug)
-        gh_say("kept session drained: ranges %zu of %zu dropped %zu why %s; ms: stop+decode+"
-               "evaluate %.1f set %s",
+        gh_say("kept session drained: ranges %zu of %zu dropped %zu why %s; ms: stop+decode %.1f "
+               "set %s",
                ci.numTotalRanges, K.n, dd.numOfRangeDropped, why ? why : "-",
                (mono_ns() - t0) / 1e6, K.ph->set);
     K.n = 0;

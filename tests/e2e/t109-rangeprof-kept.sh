@@ -17,13 +17,15 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME VAR=VALUE...: the fake program under the collector with the fake range profiler
+# run NAME [many] VAR=VALUE...: the fake program under the collector with the fake range profiler
 run() {
     n=$1; shift
+    arg=
+    [ "${1:-}" = many ] && { arg=many; shift; }
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT -u GPUHIER_SAMPLE -u GPUHIER_DIAG_SESSION \
         CUDA_INJECTION64_PATH="$lib" GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" \
         FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 "$@" \
-        timeout 20 "$FAKE_HOST" "$FAKE_CUDA" > "$tmp/$n.out" 2> "$tmp/$n.err"
+        timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
     rc=$?
     [ $rc = 0 ] || bad "$n: exit status $rc: $(cat "$tmp/$n.err")"
     grep -q '^fake_violations=0$' "$tmp/$n.out" || bad "$n: calls CUPTI refuses: $(cat "$tmp/$n.out"; grep 'fake CUPTI' "$tmp/$n.err")"
@@ -65,7 +67,15 @@ expect all "each range holds its launch only" "$(not_one all)" 0
 run allauto GPUHIER_SAMPLE=all
 expect all "the same values as one auto range per launch" "$(values all)" "$(values allauto)"
 
-# 4. A range whose name is not its launch's (faulted): the session's ranges are discarded.
+# 4. 76 launches, every one sampled: a full batch of 64 ranges is decoded, then the rest.
+run many many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all
+expect many "76 launches profiled" "$(q many "SELECT count(*) FROM launch WHERE profiled = 1")" 76
+expect many "a full batch, then the other 12" \
+    "$(grep -o 'kept session drained: ranges [0-9]* of [0-9]*' "$tmp/many.err" | tr '\n' ',')" \
+    "kept session drained: ranges 64 of 64,kept session drained: ranges 12 of 12,"
+expect many "each range holds its launch only" "$(not_one many)" 0
+
+# 5. A range whose name is not its launch's (faulted): the session's ranges are discarded.
 run badname GPUHIER_DIAG_SESSION=kept GPUHIER_FAULT=kept_range_info:CUPTI_ERROR_UNKNOWN
 expect badname "no launch profiled" "$(q badname "SELECT count(*) FROM launch WHERE profiled = 1")" 0
 expect badname "a batch_dropped event" \

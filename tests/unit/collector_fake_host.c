@@ -6,11 +6,11 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck]
+ *   collector_fake_host FAKE_LIB [stuck|many]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
- * twice. With `stuck` the first launch happens on a second thread while
+ * twice (with `many`, 70 launches of copy before them). With `stuck` the first launch happens on a second thread while
  * the main thread waits 1.5 s and exits (the launch may never return).
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
@@ -76,6 +76,9 @@ main(int argc, char **argv)
         fflush(stdout);
         return 0;
     }
+    /* `many`: 70 more copy launches first (more than a kept session's 64 ranges) */
+    for (int i = 0; argc > 2 && !strcmp(argv[2], "many") && i < 70; i++)
+        launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
     for (int i = 0; i < 3; i++)
         launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
     for (int i = 0; i < 3; i++)
