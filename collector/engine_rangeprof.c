@@ -17,6 +17,11 @@
  * it, by the flusher once it has passed, before a graph launch, when its
  * context is destroyed and at exit.
  *
+ * With GPUHIER_DIAG_SESSION=kept (diagnosis, "kept session" below) a
+ * one-pass group under user replay keeps one session: each profiled
+ * launch is one user range of it, decoded by batch, evaluated by the
+ * writer thread.
+ *
  * Counters refused as busy (another process or tool) defer launches with
  * a doubling backoff; any other failure turns profiling off for the
  * process (limit()), and tracing goes on.
@@ -836,8 +841,9 @@ static struct {
     size_t n;             /* ranges pushed and popped so far */
     int64_t first_ns;     /* when the first range of the batch was popped */
     struct kept_range {
-        uint32_t corr;   /* 0: the launch failed, its range is skipped */
+        uint32_t corr;   /* the launch's correlation id: its range's name */
         uint32_t blocks; /* the launch's grid, for the CTA tie */
+        int failed;      /* the launch API failed: its range is skipped */
         int64_t overhead_ns;
     } r[KEPT_RANGES];
 } K;
@@ -889,7 +895,7 @@ static int
 kept_image_evaluate(struct prof_image *pub, size_t i, struct rec_profile *out)
 {
     struct kept_image *img = (struct kept_image *)pub;
-    if (!img || i >= img->n || !img->r[i].corr)
+    if (!img || i >= img->n || img->r[i].failed)
         return 0; /* a failed launch: nothing to attribute */
     const struct prof_host *ph = img->ph;
     size_t n = 0;
@@ -933,6 +939,10 @@ kept_drain(void)
         return;
     K.open = 0;
     int64_t t0 = mono_ns();
+    /* the session's context, whichever thread drains (the flusher, exit, another context's launch) */
+    CUcontext popped = NULL;
+    int pushed =
+        gh.cuCtxPushCurrent_v2 && R.prof_ctx && gh.cuCtxPushCurrent_v2(R.prof_ctx) == CUDA_SUCCESS;
     CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = R.prof_obj;
     CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
@@ -994,6 +1004,8 @@ kept_drain(void)
                "set %s",
                ci.numTotalRanges, K.n, dd.numOfRangeDropped, why ? why : "-",
                (mono_ns() - t0) / 1e6, K.ph->set);
+    if (pushed && gh.cuCtxPopCurrent_v2)
+        gh.cuCtxPopCurrent_v2(&popped);
     K.n = 0;
     R.started = 0;  /* the next session re-initializes the image, sets the config, starts */
     flush_forced(); /* DecodeData synchronized the context (prof_finish()) */
@@ -1079,7 +1091,7 @@ kept_end(int launch_ok)
     if (!K.n)
         K.first_ns = mono_ns();
     K.r[K.n++] = (struct kept_range){
-        .corr = launch_ok ? tls_prof_corr : 0, .blocks = tls_prof_blocks, .overhead_ns = dt};
+        .corr = tls_prof_corr, .blocks = tls_prof_blocks, .failed = !launch_ok, .overhead_ns = dt};
     R.profiling_ns += dt;
     if (atomic_fetch_add(&R.profiles, 1) < 4)
         exit_hook_refresh();
@@ -1131,13 +1143,8 @@ kept_drain_if_old(void)
     if (!opt.session_kept || pthread_mutex_trylock(&R.prof_lock))
         return;
     if (K.open && K.n && !atomic_load(&R.prof_busy) && mono_ns() - K.first_ns >= KEPT_FLUSH_NS &&
-        R.prof_ctx && !callbacks_capturing()) {
-        CUcontext popped = NULL;
-        int pushed = gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(R.prof_ctx) == CUDA_SUCCESS;
-        kept_drain();
-        if (pushed && gh.cuCtxPopCurrent_v2)
-            gh.cuCtxPopCurrent_v2(&popped);
-    }
+        R.prof_ctx && !callbacks_capturing())
+        kept_drain(); /* it pushes the session's context */
     pthread_mutex_unlock(&R.prof_lock);
 }
 

@@ -17,11 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [many] VAR=VALUE...: the fake program under the collector with the fake range profiler
+# run NAME [many|pause] VAR=VALUE...: the fake program under the collector with the fake range profiler
 run() {
     n=$1; shift
     arg=
-    [ "${1:-}" = many ] && { arg=many; shift; }
+    case "${1:-}" in many | pause) arg=$1; shift ;; esac
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT -u GPUHIER_SAMPLE -u GPUHIER_DIAG_SESSION \
         CUDA_INJECTION64_PATH="$lib" GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" \
         FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 "$@" \
@@ -75,7 +75,15 @@ expect many "a full batch, then the other 12" \
     "kept session drained: ranges 64 of 64,kept session drained: ranges 12 of 12,"
 expect many "each range holds its launch only" "$(not_one many)" 0
 
-# 5. A range whose name is not its launch's (faulted): the session's ranges are discarded.
+# 5. A pause of 1.2 s with a hold longer than the run: the flusher decodes the session of
+#    the first launch (its range 500 ms old), the second launch opens a new one.
+run pause pause GPUHIER_DIAG_SESSION=kept GPUHIER_PROFILER_HOLD_MS=3600000
+expect pause "two sessions of one range each" \
+    "$(grep -o 'kept session drained: ranges [0-9]* of [0-9]*' "$tmp/pause.err" | tr '\n' ',')" \
+    "kept session drained: ranges 1 of 1,kept session drained: ranges 1 of 1,"
+expect pause "the same values" "$(values pause)" "$(values auto)"
+
+# 6. A range whose name is not its launch's (faulted): the session's ranges are discarded.
 run badname GPUHIER_DIAG_SESSION=kept GPUHIER_FAULT=kept_range_info:CUPTI_ERROR_UNKNOWN
 expect badname "no launch profiled" "$(q badname "SELECT count(*) FROM launch WHERE profiled = 1")" 0
 expect badname "a batch_dropped event" \

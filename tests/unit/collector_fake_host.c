@@ -6,11 +6,12 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
- * twice (with `many`, 70 launches of copy before them). With `stuck` the first launch happens on a second thread while
+ * twice (with `many`, 70 launches of copy before them; with `pause`, 1.2 s
+ * between the copies and the strided launches). With `stuck` the first launch happens on a second thread while
  * the main thread waits 1.5 s and exits (the launch may never return).
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
@@ -81,6 +82,11 @@ main(int argc, char **argv)
         launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
     for (int i = 0; i < 3; i++)
         launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+    if (argc > 2 && !strcmp(argv[2], "pause")) {
+        /* `pause`: 1.2 s between the copies and the strided launches (the flusher's turn) */
+        struct timespec ts = {1, 200000000L};
+        nanosleep(&ts, NULL);
+    }
     for (int i = 0; i < 3; i++)
         launch(strided, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
     fn_t nodes[3] = {copy, node, node};
