@@ -28,6 +28,16 @@ Variants:
                 config image changes (what the re-enable costs, and whether
                 user replay loses values without it: the discarded column and
                 the NULL values of the report)
+  groups-kept   groups with GPUHIER_DIAG_SESSION=kept: one range-profiler
+                session per one-pass group, each profiled launch one user range
+                of it, Stop + DecodeData once per batch of up to 64, evaluation
+                on the writer thread (docs/collector.md "Kept session"). Its
+                rows: per-profile phases (stop+decode is the pop plus the
+                batch's drain split over its ranges; evaluate is 0, it runs off
+                the application's thread), and a comparison of its values with
+                the groups run's on the same launches (kernel, configuration,
+                launch index within it, metric): how many are equal, within
+                1 %, and the metrics that differ most. Run it with groups.
   kernel        --replay kernel: the core set, 3 kernel-replay passes (the
                 default before one-pass groups)
   onepass       one one-pass metric list (--metric-set none --metrics ...), kernel replay
@@ -68,12 +78,53 @@ GROUP1 = ("dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
           "lts__d_atomic_input_cycles_active.sum,smsp__inst_executed.sum")
 PHASES = ["enable", "setup", "start", "launch", "stop+decode", "evaluate", "flush", "total"]
 LINE = re.compile(r"profiled: ranges (\d+) dropped (\d+) why (.*?); ms: (.*)$")
+# GPUHIER_DIAG_SESSION=kept: one line per range, one per drained session (collector's kept_end, kept_drain)
+KEPT = re.compile(r"profiled: kept range (\d+); ms: (.*)$")
+DRAIN = re.compile(r"kept session drained: ranges (\d+) of (\d+) dropped (\d+) why (.*?); "
+                   r"ms: stop\+decode ([0-9.]+) set (\S+)$")
+# a profiled launch's values, keyed so that two runs of the same program can be compared
+VALUES_SQL = ("SELECT k.mangled_name, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, "
+              "c.dynamic_smem_bytes, l.config_launch_index, m.name, v.value FROM metric v "
+              "JOIN launch l ON l.id = v.launch_id JOIN kernel k ON k.id = l.kernel_id "
+              "JOIN config c ON c.id = l.config_id JOIN metric_name m ON m.id = v.metric_id "
+              "WHERE l.profiled = 1")
 SET = re.compile(r" set (\S+)$")
 
 
 def pct(xs, q):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def report_values(db):
+    """{(kernel, grid, block, smem, launch index, metric): value} of a report, {} if unreadable."""
+    import sqlite3
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        rows = con.execute(VALUES_SQL).fetchall()
+        con.close()
+    except Exception as e:  # noqa: BLE001 - a failed run has no report; say so in the table
+        print("values of %s: %s" % (db, e), file=sys.stderr)
+        return {}
+    return {tuple(r[:-1]): r[-1] for r in rows}
+
+
+def compare_values(ref, got):
+    """Lines saying how `got`'s values match `ref`'s on the launches both profiled."""
+    common = [k for k in got if k in ref and ref[k] is not None and got[k] is not None]
+    if not common:
+        return ["- values: no launch profiled in both runs with the same metric (nothing compared)"]
+    equal = sum(1 for k in common if got[k] == ref[k])
+    close = sum(1 for k in common if abs(got[k] - ref[k]) <= 0.01 * max(abs(ref[k]), 1e-30))
+    worst = {}
+    for k in common:
+        rel = abs(got[k] - ref[k]) / max(abs(ref[k]), 1e-30) if got[k] != ref[k] else 0.0
+        worst.setdefault(k[-1], []).append(rel)
+    top = sorted(worst.items(), key=lambda kv: -statistics.median(kv[1]))[:5]
+    return ["- values against groups on the same launches (kernel, configuration, launch index, "
+            "metric): %d compared, %d equal, %d within 1 %%" % (len(common), equal, close),
+            "- metrics that differ most (median relative difference): " +
+            ", ".join("%s %.3g" % (m, statistics.median(v)) for m, v in top)]
 
 
 def run(cmd, env, cwd, timeout):
@@ -106,6 +157,8 @@ def main():
         "groups": (g + ["--"] + prog, {"GPUHIER_GROUP_BUDGET": "none"}),
         "groups-keep": (g + ["--"] + prog,
                         {"GPUHIER_GROUP_BUDGET": "none", "GPUHIER_DIAG_SWITCH_KEEP": "1"}),
+        "groups-kept": (g + ["--"] + prog,
+                        {"GPUHIER_GROUP_BUDGET": "none", "GPUHIER_DIAG_SESSION": "kept"}),
         "kernel": (g + ["--replay", "kernel", "--"] + prog, {}),
         "onepass": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog, {}),
         "onepass-user": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog,
@@ -115,17 +168,44 @@ def main():
     }
     rows = []
     native_wall = None
+    values = {}  # variant -> its report's values (groups, groups-kept)
     for name in a.variants.split(","):
         cmd, extra = variants[name]
         env = dict(os.environ, GPUHIER_DEBUG="1", **extra)
         with tempfile.TemporaryDirectory(prefix="rpc-") as d:
             wall, rc, err = run(cmd, env, d, a.timeout)
+            if name in ("groups", "groups-kept"):
+                values[name] = report_values(os.path.join(d, "r.db"))
         with open(os.path.join(out, "rangeprof_cost-%s.err" % name), "w") as f:
             f.write(err[-200000:])
         per = {p: [] for p in PHASES}
         by_set = {}  # metric set (e.g. group1/6) -> its phases
         dropped = 0
+        kept = []  # (set, phases) of each kept range, until its session's drain line
         for line in err.splitlines():
+            d = DRAIN.search(line)
+            if d:
+                # the drain's time, split over its ranges, is each range's stop+decode
+                share = float(d.group(5)) / max(int(d.group(2)), 1)
+                if d.group(4) != "-":
+                    dropped += int(d.group(2))
+                for sname, ph in kept:
+                    ph["stop+decode"] = ph.get("pop", 0.0) + share
+                    ph["total"] = ph.get("total", 0.0) + share
+                    ph["evaluate"] = 0.0  # on the writer thread
+                    one = by_set.setdefault(sname, {p: [] for p in PHASES})
+                    for k in PHASES:
+                        if k in ph:
+                            per[k].append(ph[k])
+                            one[k].append(ph[k])
+                kept = []
+                continue
+            k = KEPT.search(line)
+            if k:
+                sm = SET.search(k.group(2))
+                kept.append((sm.group(1) if sm else "-",
+                             {a_: float(v) for a_, v in re.findall(r"([a-z+]+) (-?[0-9.]+)", k.group(2))}))
+                continue
             m = LINE.search(line)
             if not m:
                 continue
@@ -165,6 +245,8 @@ def main():
         if per["total"]:
             head.append("| %s, sum of phases s | | | | | | %s |" % (
                 name, " | ".join("%.2f" % (sum(per[p]) / 1e3) for p in PHASES)))
+    if "groups" in values and "groups-kept" in values:
+        head += ["", "groups-kept against groups:"] + compare_values(values["groups"], values["groups-kept"])
     text = "\n".join(head) + "\n"
     print(text)
     with open(os.path.join(out, "rangeprof_cost.md"), "w") as f:

@@ -40,6 +40,7 @@ enum rec_type {
     REC_DEVICE,     /* a context was created on this device */
     REC_CUBIN,      /* a module with line info was loaded (heap copy, writer frees) */
     REC_PROFILE,    /* the range profiler's result for one sampled launch */
+    REC_PROFILE_IMAGE, /* a kept session's decoded image, evaluated by the writer (heap, writer frees) */
     REC_SASS,    /* the instrumentation engine's counts for one launch (heap batch, writer frees) */
     REC_GRAPH,   /* a graph launch the instrumentation engine serves, before it runs */
     REC_LIMITED, /* profiling is limited: text for run.profiling_limited */
@@ -123,6 +124,22 @@ struct sass_batch {
 };
 void sass_batch_free(struct sass_batch *b);
 
+/*
+ * A kept range-profiler session's decoded counter-data image
+ * (engine_rangeprof.c, GPUHIER_DIAG_SESSION=kept): one allocation, handed
+ * to the writer as REC_PROFILE_IMAGE, which evaluates range i into the
+ * REC_PROFILE of launch corr[i] (img->evaluate) and frees it
+ * (img->release), calls that engine_rangeprof.c fills in. The group's host object is evaluated only there:
+ * one object is not thread-safe (metrics.h), and a kept group's images
+ * are evaluated by the writer thread alone.
+ */
+struct prof_image {
+    size_t nranges;
+    /* range i's REC_PROFILE into *out; 0 when the range is to be skipped (a failed launch) */
+    int (*evaluate)(struct prof_image *img, size_t i, struct rec_profile *out);
+    void (*release)(struct prof_image *img);
+};
+
 struct rec_sass {
     uint32_t corr; /* the launch's driver correlation id (a graph launch: the cuGraphLaunch's) */
     int is_graph; /* 1: the counts of a graph launch's kernel nodes, every function's (REC_GRAPH) */
@@ -159,6 +176,7 @@ struct rec {
         struct rec_cubin cubin;
         struct rec_profile profile;
         struct rec_sass sass;
+        struct prof_image *image; /* REC_PROFILE_IMAGE */
         struct rec_graph graph;
         struct rec_test test;
         struct rec_meta meta;
@@ -202,6 +220,8 @@ struct rec {
     X(cuptiRangeProfilerDecodeData)                                                                \
     X(cuptiRangeProfilerGetCounterDataInfo)                                                        \
     X(cuptiRangeProfilerCounterDataGetRangeInfo)                                                   \
+    X(cuptiRangeProfilerPushRange)                                                                 \
+    X(cuptiRangeProfilerPopRange)                                                                  \
     X(cuptiSassMetricsGetProperties)                                                               \
     X(cuptiSassMetricsSetConfig)                                                                   \
     X(cuptiSassMetricsUnsetConfig)                                                                 \

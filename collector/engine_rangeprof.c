@@ -17,6 +17,11 @@
  * it, by the flusher once it has passed, before a graph launch, when its
  * context is destroyed and at exit.
  *
+ * With GPUHIER_DIAG_SESSION=kept (diagnosis, "kept session" below) a
+ * one-pass group under user replay keeps one session: each profiled
+ * launch is one user range of it, decoded by batch, evaluated by the
+ * writer thread.
+ *
  * Counters refused as busy (another process or tool) defer launches with
  * a doubling backoff; any other failure turns profiling off for the
  * process (limit()), and tracing goes on.
@@ -99,6 +104,7 @@ static struct {
 };
 
 static void prof_disable(void);
+static void kept_drain(void);
 static struct prof_host *prof_group_host(unsigned key);
 
 static __thread uint64_t tls_prof_t0;
@@ -344,9 +350,13 @@ prof_plan(void)
     return 0;
 }
 
-/* Resets the counter-data image and configures the next range: 0, -EBUSY or -1. */
+/*
+ * Resets the counter-data image and configures the next range (`range`:
+ * CUPTI_AutoRange, or CUPTI_UserRange for a kept session, with room for
+ * `ranges` ranges a pass): 0, -EBUSY or -1.
+ */
 static int
-prof_configure(void)
+prof_configure(CUpti_ProfilerRange range, size_t ranges)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -366,9 +376,9 @@ prof_configure(void)
     sp.pConfig = cimg;
     sp.counterDataImageSize = R.counter_size;
     sp.pCounterDataImage = R.counter_data;
-    sp.range = CUPTI_AutoRange;
+    sp.range = range;
     sp.replayMode = R.cur->user ? CUPTI_UserReplay : CUPTI_KernelReplay;
-    sp.maxRangesPerPass = 4;
+    sp.maxRangesPerPass = ranges;
     sp.numNestingLevels = 1;
     sp.minNestingLevel = 1;
     sp.passIndex = 0;
@@ -384,6 +394,7 @@ prof_disable(void)
 {
     if (!R.prof_obj)
         return;
+    kept_drain(); /* a kept session's ranges are decoded before the object goes */
     CUpti_RangeProfiler_Disable_Params dp = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     dp.pRangeProfilerObject = R.prof_obj;
     gh.cuptiRangeProfilerDisable(&dp);
@@ -491,9 +502,9 @@ prof_ensure(CUcontext ctx)
     return 0;
 }
 
-/* Sizes the counter-data image for host `ph` on the enabled object. */
+/* Sizes the counter-data image for host `ph` and `ranges` ranges on the enabled object. */
 static int
-prof_counter_data(const struct prof_host *ph)
+prof_counter_data(const struct prof_host *ph, size_t ranges)
 {
     size_t n = 0;
     const char *const *names = metrics_host_names(ph->h, &n);
@@ -502,8 +513,8 @@ prof_counter_data(const struct prof_host *ph)
     gs.pRangeProfilerObject = R.prof_obj;
     gs.pMetricNames = (const char **)names;
     gs.numMetrics = n;
-    gs.maxNumOfRanges = 4;
-    gs.maxNumRangeTreeNodes = 4;
+    gs.maxNumOfRanges = ranges;
+    gs.maxNumRangeTreeNodes = (uint32_t)ranges;
     CUptiResult rc = gh.cuptiRangeProfilerGetCounterDataSize(&gs);
     if (rc != CUPTI_SUCCESS) {
         prof_fail("cuptiRangeProfilerGetCounterDataSize", rc);
@@ -599,7 +610,7 @@ prof_start(CUcontext ctx, unsigned groups)
         if ((ret = prof_ensure(ctx)))
             return ret;
     }
-    ret = R.cur && !prof_counter_data(R.cur) ? prof_configure() : -1;
+    ret = R.cur && !prof_counter_data(R.cur, 4) ? prof_configure(CUPTI_AutoRange, 4) : -1;
     if (ret) {
         prof_disable();
         return ret;
@@ -793,6 +804,350 @@ prof_finish(int launch_ok)
     writer_push(&r);
 }
 
+/* ------------------------------------------------------------ kept session */
+
+/*
+ * GPUHIER_DIAG_SESSION=kept (diagnosis until a device run shows the same
+ * values in less time; docs/collector.md "Kept session"): a one-pass
+ * group under user replay is configured and started once, and each of its
+ * profiled launches becomes one user range of that session, pushed in the
+ * launch's ENTER and popped in its EXIT, named by the launch's
+ * correlation id. User ranges, not auto range: under auto range every
+ * kernel on the context while started is a range, so an unsampled launch
+ * between two profiled ones would land in the session; under user range
+ * only what runs between a push and its pop is counted. The context is
+ * synchronized before the push (earlier unsampled kernels end outside the
+ * range) and before the pop (the profiled kernel ends inside it), and
+ * prof_lock is held from push to pop, as for an auto range, so no other
+ * launch is submitted inside it. Kernel replay needs auto range (CUPTI
+ * refuses user range with it), so only one-pass groups under user replay
+ * are kept; the core, extras and --replay kernel go the per-launch way.
+ *
+ * The session is stopped and decoded (kept_drain()) when KEPT_RANGES
+ * ranges are in it, when another group or a launch that is not kept is
+ * profiled, whenever the profiler is disabled (an unsampled launch after
+ * the hold, a graph launch, a context going, busy counters, exit), and by
+ * the flusher once the session's oldest range is KEPT_FLUSH_NS old.
+ * Range i of the decoded image is K.r[i]'s launch; its name must be that
+ * launch's correlation id and the image must hold exactly K.n ranges,
+ * or the whole batch is discarded.
+ */
+#define KEPT_RANGES 64
+#define KEPT_FLUSH_NS (500 * 1000000LL)
+
+static struct {
+    int open;             /* Started with ph's user-range config (prof_lock) */
+    struct prof_host *ph; /* the group of the session */
+    size_t n;             /* ranges pushed and popped so far */
+    int64_t first_ns;     /* when the first range of the batch was popped */
+    struct kept_range {
+        uint32_t corr;   /* the launch's correlation id: its range's name */
+        uint32_t blocks; /* the launch's grid, for the CTA tie */
+        int failed;      /* the launch API failed: its range is skipped */
+        int64_t overhead_ns;
+    } r[KEPT_RANGES];
+} K;
+
+static __thread int tls_prof_kept; /* the current profiled launch is a range of the kept session */
+
+/* Whether `ph`'s profiles can be ranges of a kept session. */
+static int
+kept_eligible(const struct prof_host *ph)
+{
+    return opt.session_kept && ph && ph->user && ph->passes == 1 && (ph->groups & ENGINE_GROUP) &&
+           !opt.cache_all && gh.cuptiRangeProfilerPushRange && gh.cuptiRangeProfilerPopRange;
+}
+
+/* The name of a kept range: the launch's correlation id in decimal. */
+static void
+kept_range_name(uint32_t corr, char *buf, size_t n)
+{
+    snprintf(buf, n, "%u", corr);
+}
+
+/*
+ * A drained session for the writer (collector_int.h): the group, why the
+ * whole batch is discarded (static text) or NULL, the launches in range
+ * order, and a copy of the decoded counter-data image.
+ */
+struct kept_image {
+    struct prof_image pub; /* first: the writer's view */
+    struct prof_host *ph;
+    const char *why;
+    int64_t share_ns; /* the drain's time, split over the ranges */
+    size_t n, size;
+    uint8_t *data;
+    struct kept_range r[];
+};
+
+static void
+kept_image_free(struct prof_image *img)
+{
+    free(img);
+}
+
+/*
+ * The writer thread: range i of a drained session into `out`. The group's
+ * host object is evaluated here only (kept_eligible() is fixed for the
+ * process, so a kept group never goes through prof_finish()). 0: skip.
+ */
+static int
+kept_image_evaluate(struct prof_image *pub, size_t i, struct rec_profile *out)
+{
+    struct kept_image *img = (struct kept_image *)pub;
+    if (!img || i >= img->n || img->r[i].failed)
+        return 0; /* a failed launch: nothing to attribute */
+    const struct prof_host *ph = img->ph;
+    size_t n = 0;
+    const char *const *names = metrics_host_names(ph->h, &n);
+    memset(out, 0, sizeof(*out));
+    out->corr = img->r[i].corr;
+    const char *bad = img->why;
+    if (!bad && n > REC_MAX_METRICS)
+        bad = "too many metrics";
+    else if (!bad && metrics_host_evaluate(ph->h, img->data, img->size, i, out->values))
+        bad = metrics_host_error(ph->h);
+    /* A second tie: CTAs counted by the hardware must equal the launch's grid. */
+    for (size_t j = 0; !bad && j < n; j++)
+        if (!strcmp(names[j], "sm__ctas_launched.sum") && out->values[j] >= 0 &&
+            (uint64_t)(out->values[j] + 0.5) != img->r[i].blocks)
+            bad = "CTA count differs from the launch's grid";
+    out->ok = bad == NULL;
+    out->n = (int)(n > REC_MAX_METRICS ? REC_MAX_METRICS : n);
+    out->names = names;
+    out->passes = ph->passes;
+    gh_copy(out->set, sizeof(out->set), ph->set);
+    out->overhead_ns = img->r[i].overhead_ns + img->share_ns;
+    /* one event for a batch discarded whole, one per range discarded alone */
+    if (bad && (bad != img->why || i == 0))
+        push_event("warning", "batch_dropped", "profiled range discarded: %s", bad);
+    if (opt.print_metrics && !bad)
+        for (int j = 0; j < out->n; j++)
+            gh_say("profile %u %s = %.17g", out->corr, names[j], out->values[j]);
+    return 1;
+}
+
+/*
+ * Stops the kept session and decodes it; the image goes to the writer,
+ * which evaluates each range into one REC_PROFILE of its launch
+ * (kept_image_evaluate()). prof_lock held, the object still enabled.
+ */
+static void
+kept_drain(void)
+{
+    if (!K.open)
+        return;
+    K.open = 0;
+    int64_t t0 = mono_ns();
+    /* the session's context, whichever thread drains (the flusher, exit, another context's launch) */
+    CUcontext popped = NULL;
+    int pushed =
+        gh.cuCtxPushCurrent_v2 && R.prof_ctx && gh.cuCtxPushCurrent_v2(R.prof_ctx) == CUDA_SUCCESS;
+    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
+    const char *why = NULL;
+    if (rc == CUPTI_SUCCESS && !sp.isAllPassSubmitted)
+        why = "user replay: the configuration needs more than one pass";
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = R.prof_obj;
+    if (rc == CUPTI_SUCCESS && !why && K.n)
+        rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    ci.pCounterDataImage = R.counter_data;
+    ci.counterDataImageSize = R.counter_size;
+    if (rc == CUPTI_SUCCESS && !why && K.n)
+        rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
+    if (!why && rc != CUPTI_SUCCESS)
+        why = cupti_err(rc);
+    else if (!why && (ci.numTotalRanges != K.n || dd.numOfRangeDropped))
+        why = "range count differs from launches";
+    /* each range must carry its launch's name: the list and the image are in the same order */
+    for (size_t i = 0; !why && i < K.n; i++) {
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params gi = {
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+        gi.pCounterDataImage = R.counter_data;
+        gi.counterDataImageSize = R.counter_size;
+        gi.rangeIndex = i;
+        gi.rangeDelimiter = "/";
+        char want[16];
+        kept_range_name(K.r[i].corr, want, sizeof(want));
+        if (fault("kept_range_info") != CUPTI_SUCCESS || /* docs/fault-injection.md */
+            !gh.cuptiRangeProfilerCounterDataGetRangeInfo ||
+            gh.cuptiRangeProfilerCounterDataGetRangeInfo(&gi) != CUPTI_SUCCESS || !gi.rangeName ||
+            strcmp(gi.rangeName, want))
+            why = "range names differ from launches";
+    }
+    int64_t share =
+        K.n ? (mono_ns() - t0) / (int64_t)K.n : 0; /* the drain, split over its ranges */
+    size_t size = why ? 0 : R.counter_size;
+    struct kept_image *img = calloc(1, sizeof(*img) + K.n * sizeof(img->r[0]) + size);
+    if (img) {
+        img->pub = (struct prof_image){K.n, kept_image_evaluate, kept_image_free};
+        img->ph = K.ph;
+        img->why = why;
+        img->n = K.n;
+        img->share_ns = share;
+        memcpy(img->r, K.r, K.n * sizeof(K.r[0]));
+        img->data = (uint8_t *)(img->r + K.n);
+        img->size = size;
+        memcpy(img->data, R.counter_data, size);
+        R.profiling_ns += share * (int64_t)K.n;
+        struct rec r = {.type = REC_PROFILE_IMAGE};
+        r.u.image = &img->pub;
+        if (writer_push(&r))
+            kept_image_free(&img->pub);
+    }
+    if (gh_debug)
+        gh_say("kept session drained: ranges %zu of %zu dropped %zu why %s; ms: stop+decode %.1f "
+               "set %s",
+               ci.numTotalRanges, K.n, dd.numOfRangeDropped, why ? why : "-",
+               (mono_ns() - t0) / 1e6, K.ph->set);
+    if (pushed && gh.cuCtxPopCurrent_v2)
+        gh.cuCtxPopCurrent_v2(&popped);
+    K.n = 0;
+    R.started = 0;  /* the next session re-initializes the image, sets the config, starts */
+    flush_forced(); /* DecodeData synchronized the context (prof_finish()) */
+}
+
+/*
+ * ENTER of a profiled launch of a kept group (prof_lock held): opens the
+ * session if needed (image, SetConfig with user ranges, Start), then
+ * pushes the launch's range. 0, -EBUSY or -1.
+ */
+static int
+kept_begin(CUcontext ctx, struct prof_host *ph, uint32_t corr, int64_t t0)
+{
+    int ret;
+    if (K.open && K.ph != ph)
+        kept_drain(); /* the group changes */
+    if (!K.open) {
+        if (R.configured && R.configured != ph && !opt.switch_keep) {
+            prof_disable(); /* another image: re-enable, as prof_start() does */
+            if ((ret = prof_ensure(ctx)))
+                return ret;
+        }
+        R.cur = ph;
+        ret =
+            prof_counter_data(ph, KEPT_RANGES) ? -1 : prof_configure(CUPTI_UserRange, KEPT_RANGES);
+        if (ret) {
+            prof_disable();
+            return ret;
+        }
+        R.configured = ph;
+        tls_t_setup = mono_ns() - t0;
+        CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        sp.pRangeProfilerObject = R.prof_obj;
+        CUptiResult rc = fault("range_start");
+        if (rc == CUPTI_SUCCESS)
+            rc = gh.cuptiRangeProfilerStart(&sp);
+        if (rc != CUPTI_SUCCESS) {
+            ret = prof_refused("cuptiRangeProfilerStart", rc);
+            prof_disable();
+            return ret;
+        }
+        R.started = 1;
+        K.open = 1;
+        K.ph = ph;
+        K.n = 0;
+    } else {
+        tls_t_setup = mono_ns() - t0;
+    }
+    tls_t_start = mono_ns() - t0;
+    R.cur = ph;
+    /* earlier unsampled kernels end before the range opens */
+    if (gh.cuCtxSynchronize)
+        gh.cuCtxSynchronize();
+    char name[16];
+    kept_range_name(corr, name, sizeof(name));
+    CUpti_RangeProfiler_PushRange_Params pp = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    pp.pRangeProfilerObject = R.prof_obj;
+    pp.pRangeName = name;
+    CUptiResult rc = gh.cuptiRangeProfilerPushRange(&pp);
+    if (rc != CUPTI_SUCCESS) {
+        kept_drain();
+        prof_fail("cuptiRangeProfilerPushRange", rc);
+        prof_disable();
+        return -1;
+    }
+    tls_prof_kept = 1;
+    tls_t_enter_done = mono_ns();
+    return 0;
+}
+
+/* EXIT of a kept launch (prof_lock held): pop its range; drain a full batch. */
+static void
+kept_end(int launch_ok)
+{
+    tls_prof_kept = 0;
+    int64_t t_exit = mono_ns();
+    if (launch_ok && gh.cuCtxSynchronize)
+        gh.cuCtxSynchronize(); /* the profiled kernel ends inside its range */
+    CUpti_RangeProfiler_PopRange_Params pp = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    pp.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = gh.cuptiRangeProfilerPopRange(&pp);
+    int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
+    if (!K.n)
+        K.first_ns = mono_ns();
+    K.r[K.n++] = (struct kept_range){
+        .corr = tls_prof_corr, .blocks = tls_prof_blocks, .failed = !launch_ok, .overhead_ns = dt};
+    R.profiling_ns += dt;
+    if (atomic_fetch_add(&R.profiles, 1) < 4)
+        exit_hook_refresh();
+    if (K.ph->passes > R.max_passes)
+        R.max_passes = K.ph->passes;
+    if (gh_debug)
+        gh_say("profiled: kept range %zu; ms: enable %.1f setup %.1f start %.1f launch %.1f "
+               "pop %.1f total %.1f set %s",
+               K.n, tls_t_ensure / 1e6, (tls_t_setup - tls_t_ensure) / 1e6,
+               (tls_t_start - tls_t_setup) / 1e6, (t_exit - tls_t_enter_done) / 1e6,
+               (mono_ns() - t_exit) / 1e6, dt / 1e6, K.ph->set);
+    if (rc != CUPTI_SUCCESS) {
+        kept_drain();
+        prof_fail("cuptiRangeProfilerPopRange", rc);
+        prof_disable();
+        return;
+    }
+    if (K.n == KEPT_RANGES)
+        kept_drain();
+}
+
+/*
+ * ENTER of a sampled launch (prof_lock held): a range of the kept session
+ * when its group is kept (kept_eligible()), else one auto range as
+ * before, after decoding any kept session. 0, -EBUSY or -1.
+ */
+static int
+prof_begin(CUcontext ctx, unsigned groups, uint32_t corr)
+{
+    tls_prof_kept = 0;
+    if (opt.session_kept && (groups & ENGINE_GROUP)) {
+        int64_t t0 = mono_ns();
+        int ret = prof_ensure(ctx);
+        if (ret)
+            return ret;
+        tls_t_ensure = mono_ns() - t0;
+        struct prof_host *ph = prof_host(groups);
+        if (kept_eligible(ph))
+            return kept_begin(ctx, ph, corr, t0);
+    }
+    kept_drain(); /* a launch that is not kept: the session's ranges first */
+    return prof_start(ctx, groups);
+}
+
+/* The flusher (never waits for a launch): drain a session whose first range is old. */
+static void
+kept_drain_if_old(void)
+{
+    if (!opt.session_kept || pthread_mutex_trylock(&R.prof_lock))
+        return;
+    if (K.open && K.n && !atomic_load(&R.prof_busy) && mono_ns() - K.first_ns >= KEPT_FLUSH_NS &&
+        R.prof_ctx && !callbacks_capturing())
+        kept_drain(); /* it pushes the session's context */
+    pthread_mutex_unlock(&R.prof_lock);
+}
+
 /*
  * GPUHIER_DIAG_PREWARM=1 (diagnosis, docs/agreement.md, A1): before the
  * process's first kernel runs, enable the range profiler, configure the
@@ -849,7 +1204,7 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
     atomic_store(&R.prof_busy, 1);
     tls_prof_t0 = (uint64_t)mono_ns();
     /* another thread may have met busy counters since this launch was decided */
-    int rc = backing_off() ? -EBUSY : prof_start(l->ctx, extras);
+    int rc = backing_off() ? -EBUSY : prof_begin(l->ctx, extras, l->corr);
     if (rc == 0) {
         if (atomic_load(&R.busy_attempts)) {
             R.busy_consecutive = 0;
@@ -868,7 +1223,10 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
 static void
 rangeprof_launch_end(int launch_ok)
 {
-    prof_finish(launch_ok);
+    if (tls_prof_kept)
+        kept_end(launch_ok);
+    else
+        prof_finish(launch_ok);
     atomic_store(&R.last_prof_ns, mono_ns());
     atomic_store(&R.prof_busy, 0);
     pthread_mutex_unlock(&R.prof_lock);
@@ -924,6 +1282,13 @@ rangeprof_context_destroying(CUcontext ctx)
         prof_disable();
     cacheflush_forget(ctx);
     pthread_mutex_unlock(&R.prof_lock);
+}
+
+static void
+rangeprof_flush(void)
+{
+    kept_drain_if_old();
+    lazy_disable_if_idle();
 }
 
 /* ------------------------------------------------------------ exit */
@@ -992,7 +1357,7 @@ const struct counter_engine engine_rangeprof = {
     .launch_deferred = rangeprof_launch_deferred,
     .graph_launch = rangeprof_graph_launch,
     .context_destroying = rangeprof_context_destroying,
-    .flush = lazy_disable_if_idle,
+    .flush = rangeprof_flush,
     .exit_stop = rangeprof_exit_stop,
     .exit_notes = rangeprof_exit_notes,
     .stats = rangeprof_stats,

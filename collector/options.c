@@ -53,6 +53,8 @@ options_read(void)
                      : !strcmp(ins, "both")    ? ENGINES_BOTH
                                                : ENGINES_INSTRUMENT;
     opt.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
+    const char *se = env("GPUHIER_DIAG_SESSION");
+    opt.session_kept = se && !strcmp(se, "kept");
     opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     opt.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
     opt.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
@@ -89,6 +91,9 @@ options_read(void)
     if (opt.keep_enabled)
         gh_say("GPUHIER_DIAG_KEEP_ENABLED: range profiler stays enabled across unsampled launches "
                "(diagnosis only)");
+    if (opt.session_kept)
+        gh_say("GPUHIER_DIAG_SESSION=kept: one range-profiler session per one-pass group, one user "
+               "range per profiled launch (diagnosis only)");
     if (opt.user_replay)
         gh_say("GPUHIER_DIAG_REPLAY=user: CUPTI user replay, one pass per range (diagnosis only)");
 }

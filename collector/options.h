@@ -33,7 +33,9 @@ struct options {
                           collects one group of the plan under user replay (collector/onepass.h) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
-    int instrument; /* which counter engines serve sampled launches (enum engine_mode,
+    int session_kept; /* GPUHIER_DIAG_SESSION=kept: one range-profiler session per one-pass group,
+                         one user range per profiled launch (diagnosis, docs/collector.md) */
+    int instrument;   /* which counter engines serve sampled launches (enum engine_mode,
                        GPUHIER_INSTRUMENT: unset or 0 the range profiler, 1 the instrumentation
                        engine alone, 'both' the two; docs/collector.md "Counter engines") */
     int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */

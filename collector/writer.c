@@ -1638,6 +1638,26 @@ parse_buffer(uint8_t *buf, size_t valid)
 
 /* ------------------------------------------------------------ records */
 
+/* One launch's profile (REC_PROFILE, or one range of a REC_PROFILE_IMAGE). */
+static void
+profile_arrived(const struct rec_profile *prof)
+{
+    struct pend *p = umap_get(&W.pends, prof->corr);
+    if (!p || p->is_copy) {
+        if (!prof->ok)
+            W.ranges_dropped++;
+        return;
+    }
+    if (p->launch_id > 0) {
+        write_profile(p->launch_id, prof, p->kname);
+        pend_free(p);
+    } else if (!p->prof) {
+        p->prof = malloc(sizeof(*p->prof));
+        if (p->prof)
+            *p->prof = *prof;
+    }
+}
+
 static void
 handle(struct rec *r)
 {
@@ -1701,21 +1721,17 @@ handle(struct rec *r)
             p->rt_corr = 0;
         break;
     }
-    case REC_PROFILE: {
-        struct pend *p = umap_get(&W.pends, r->u.profile.corr);
-        if (!p || p->is_copy) {
-            if (!r->u.profile.ok)
-                W.ranges_dropped++;
-            break;
-        }
-        if (p->launch_id > 0) {
-            write_profile(p->launch_id, &r->u.profile, p->kname);
-            pend_free(p);
-        } else if (!p->prof) {
-            p->prof = malloc(sizeof(*p->prof));
-            if (p->prof)
-                *p->prof = r->u.profile;
-        }
+    case REC_PROFILE:
+        profile_arrived(&r->u.profile);
+        break;
+    case REC_PROFILE_IMAGE: {
+        /* a kept session's ranges, evaluated here: off the application's threads */
+        static struct rec_profile one;
+        for (size_t i = 0; i < r->u.image->nranges; i++)
+            if (r->u.image->evaluate(r->u.image, i, &one))
+                profile_arrived(&one);
+        r->u.image->release(r->u.image);
+        r->u.image = NULL;
         break;
     }
     case REC_GRAPH:
@@ -1836,7 +1852,9 @@ update_run_counters(void)
 static void
 discard(struct rec *r)
 {
-    if (r->type == REC_CUBIN)
+    if (r->type == REC_PROFILE_IMAGE && r->u.image)
+        r->u.image->release(r->u.image);
+    else if (r->type == REC_CUBIN)
         free(r->u.cubin.data);
     else if (r->type == REC_SASS)
         sass_batch_free(r->u.sass.batch);

@@ -68,6 +68,9 @@ target_link_libraries(collector_fake_host PRIVATE Threads::Threads ${CMAKE_DL_LI
 gh_add_test(NAME e2e.t108-collector-engines
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t108-collector-engines.sh LABELS e2e collector
             ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
+gh_add_test(NAME e2e.t109-rangeprof-kept
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t109-rangeprof-kept.sh LABELS e2e collector
+            ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
 gh_add_test(NAME e2e.t105-collector-signals
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t105-collector-signals.sh LABELS e2e collector)
 find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)

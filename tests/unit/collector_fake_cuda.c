@@ -21,7 +21,10 @@
  *     run adds records for two pcs of its function;
  *   - the profiler entry points before the range profiler's permission
  *     probe (which the tests fault, GPUHIER_FAULT); the range profiler
- *     itself answers CUPTI_ERROR_NOT_SUPPORTED.
+ *     itself answers CUPTI_ERROR_NOT_SUPPORTED unless FAKE_RANGEPROF=1,
+ *     then it plays one-pass sessions of auto or user ranges, and the
+ *     Profiler Host API with synthetic values (see "The range profiler"
+ *     below).
  *
  * Test knobs: FAKE_SASS_HANG_MS=N makes cuptiSassMetricsEnable sleep N ms
  * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics.
@@ -29,6 +32,7 @@
  */
 #include <cuda.h>
 #include <cupti.h>
+#include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
@@ -86,6 +90,8 @@ static struct {
 } F = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void *the_ctx = (void *)0x1000;
+static int rp_on(void);
+static void rp_kernel(const unsigned grid[3]);
 
 EXPORT int
 fake_violations(void)
@@ -295,6 +301,7 @@ run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
         k->graphId = graph_id;
         k->graphNodeId = node;
     }
+    rp_kernel(grid);
     if (!F.sass_enabled)
         return;
     uint64_t warps =
@@ -558,16 +565,359 @@ EXPORT CUptiResult
 cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
 {
     (void)p;
-    return CUPTI_ERROR_NOT_SUPPORTED;
+    return rp_on() ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+/*
+ * The range profiler, played when FAKE_RANGEPROF=1 (else it answers
+ * CUPTI_ERROR_NOT_SUPPORTED, as before): one object, one pass for any
+ * list of names. While started, a kernel that runs is counted in a range:
+ * under auto range each kernel is a range of its own, named "0", "1", ...;
+ * under user range the pushed range counts what runs between its push and
+ * its pop, and a kernel outside every range is not counted. DecodeData
+ * copies the ranges into the counter-data image (at most
+ * maxRangesPerPass and what the image has room for; the rest are
+ * dropped, numOfRangeDropped). The synthetic values (nothing is
+ * measured): sm__ctas_launched.sum is the sum of the range's kernels'
+ * grids, every other metric the number of kernels in the range, so a
+ * test sees a launch that landed in another launch's range. Refused as
+ * CUPTI refuses (each also counted in fake_violations()): user range
+ * with kernel replay, push or pop under auto range, a pop without a push,
+ * a nesting deeper than configured, Start twice or Stop without Start,
+ * SetConfig or DecodeData while started, a call on an object not enabled.
+ */
+#define RP_MAX_RANGES 256
+#define RP_MAGIC 0x46414b45u
+
+struct rp_range {
+    char name[32];
+    uint64_t kernels, blocks;
+};
+/* The counter-data image's layout in this fake: a header, then the ranges. */
+struct rp_image {
+    uint32_t magic;
+    uint32_t cap, n;
+    struct rp_range r[];
+};
+
+static struct {
+    int enabled, started, configured;
+    CUpti_ProfilerRange range;
+    CUpti_ProfilerReplayMode replay;
+    size_t max_ranges;
+    struct rp_image *img;
+    size_t img_size;
+    int depth; /* user ranges open */
+    struct rp_range hw[RP_MAX_RANGES];
+    size_t nhw, dropped, auto_index;
+    atomic_long pushes, kernels_outside;
+} RP;
+static char rp_object; /* the CUpti_RangeProfiler_Object handle */
+
+static int
+rp_on(void)
+{
+    const char *v = getenv("FAKE_RANGEPROF");
+    return v && *v == '1';
+}
+
+static CUptiResult
+rp_refuse(const char *what)
+{
+    violation(what);
+    return CUPTI_ERROR_INVALID_OPERATION;
+}
+
+/* A kernel runs (F.lock held): counted in the open range, or a range of its own under auto range. */
+static void
+rp_kernel(const unsigned grid[3])
+{
+    if (!RP.enabled || !RP.started)
+        return;
+    uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+    if (RP.range == CUPTI_AutoRange) {
+        if (RP.nhw == RP_MAX_RANGES || RP.nhw >= RP.max_ranges) {
+            RP.dropped++;
+            return;
+        }
+        struct rp_range *r = &RP.hw[RP.nhw++];
+        snprintf(r->name, sizeof(r->name), "%zu", RP.auto_index++);
+        r->kernels = 1;
+        r->blocks = blocks;
+        return;
+    }
+    if (!RP.depth || !RP.nhw) {
+        atomic_fetch_add(&RP.kernels_outside, 1);
+        return;
+    }
+    RP.hw[RP.nhw - 1].kernels++;
+    RP.hw[RP.nhw - 1].blocks += blocks;
+}
+
+/* Test knob output: how many user ranges were pushed, how many kernels ran outside them. */
+EXPORT long
+fake_rangeprof_pushes(void)
+{
+    return atomic_load(&RP.pushes);
+}
+
+EXPORT long
+fake_rangeprof_kernels_outside(void)
+{
+    return atomic_load(&RP.kernels_outside);
 }
 
 EXPORT CUptiResult
 cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
 {
-    (void)p;
     if (F.sass_enabled || F.configured)
         violation("cuptiRangeProfilerEnable while a SASS metrics config is set");
-    return CUPTI_ERROR_NOT_SUPPORTED;
+    if (!rp_on())
+        return CUPTI_ERROR_NOT_SUPPORTED;
+    if (RP.enabled)
+        return rp_refuse("cuptiRangeProfilerEnable twice without Disable");
+    memset(RP.hw, 0, sizeof(RP.hw));
+    RP.enabled = 1;
+    RP.started = RP.configured = RP.depth = 0;
+    RP.nhw = RP.dropped = RP.auto_index = 0;
+    p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&rp_object;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
+{
+    if (!RP.enabled || p->pRangeProfilerObject != (void *)&rp_object)
+        return rp_refuse("cuptiRangeProfilerDisable without Enable");
+    RP.enabled = RP.started = RP.configured = 0;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
+{
+    if (!RP.enabled)
+        return rp_refuse("cuptiRangeProfilerGetCounterDataSize without Enable");
+    if (p->maxNumRangeTreeNodes < p->maxNumOfRanges)
+        return rp_refuse("cuptiRangeProfilerGetCounterDataSize: fewer tree nodes than ranges");
+    p->counterDataSize = sizeof(struct rp_image) + p->maxNumOfRanges * sizeof(struct rp_range);
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerCounterDataImageInitialize(
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
+{
+    if (!RP.enabled)
+        return rp_refuse("cuptiRangeProfilerCounterDataImageInitialize without Enable");
+    if (p->counterDataSize < sizeof(struct rp_image))
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    struct rp_image *img = (struct rp_image *)p->pCounterData;
+    memset(img, 0, p->counterDataSize);
+    img->magic = RP_MAGIC;
+    img->cap = (uint32_t)((p->counterDataSize - sizeof(*img)) / sizeof(struct rp_range));
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
+{
+    if (!RP.enabled)
+        return rp_refuse("cuptiRangeProfilerSetConfig without Enable");
+    if (RP.started)
+        return rp_refuse("cuptiRangeProfilerSetConfig while started");
+    if (p->range == CUPTI_UserRange && p->replayMode == CUPTI_KernelReplay)
+        return rp_refuse("cuptiRangeProfilerSetConfig: user range with kernel replay");
+    if (p->range == CUPTI_AutoRange && p->numNestingLevels != 1)
+        return rp_refuse("cuptiRangeProfilerSetConfig: auto range needs one nesting level");
+    if (!p->pConfig || !p->configSize || !p->pCounterDataImage || !p->maxRangesPerPass)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    RP.configured = 1;
+    RP.range = p->range;
+    RP.replay = p->replayMode;
+    RP.max_ranges = p->maxRangesPerPass;
+    RP.img = (struct rp_image *)p->pCounterDataImage;
+    RP.img_size = p->counterDataImageSize;
+    RP.nhw = RP.dropped = RP.auto_index = 0;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
+{
+    (void)p;
+    if (!RP.enabled || !RP.configured)
+        return rp_refuse("cuptiRangeProfilerStart without Enable and SetConfig");
+    if (RP.started)
+        return rp_refuse("cuptiRangeProfilerStart twice without Stop");
+    pthread_mutex_lock(&F.lock);
+    RP.started = 1;
+    pthread_mutex_unlock(&F.lock);
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
+{
+    if (!RP.enabled || !RP.started)
+        return rp_refuse("cuptiRangeProfilerStop without Start");
+    if (RP.depth)
+        violation("cuptiRangeProfilerStop with a user range still pushed");
+    pthread_mutex_lock(&F.lock);
+    RP.started = 0;
+    pthread_mutex_unlock(&F.lock);
+    p->isAllPassSubmitted = 1; /* one pass for any list */
+    p->passIndex = 0;
+    p->targetNestingLevel = 1;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *p)
+{
+    if (!RP.enabled || !RP.started)
+        return rp_refuse("cuptiRangeProfilerPushRange outside a started session");
+    if (RP.range != CUPTI_UserRange)
+        return rp_refuse("cuptiRangeProfilerPushRange under auto range");
+    if (RP.depth)
+        return rp_refuse("cuptiRangeProfilerPushRange deeper than the one nesting level");
+    pthread_mutex_lock(&F.lock);
+    RP.depth = 1;
+    atomic_fetch_add(&RP.pushes, 1);
+    if (RP.nhw < RP_MAX_RANGES && RP.nhw < RP.max_ranges) {
+        struct rp_range *r = &RP.hw[RP.nhw++];
+        memset(r, 0, sizeof(*r));
+        snprintf(r->name, sizeof(r->name), "%s", p->pRangeName ? p->pRangeName : "");
+    } else {
+        RP.dropped++;
+        RP.depth = 2; /* open, but not kept: its kernels count nowhere */
+    }
+    pthread_mutex_unlock(&F.lock);
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *p)
+{
+    (void)p;
+    if (!RP.enabled || !RP.started || RP.range != CUPTI_UserRange)
+        return rp_refuse("cuptiRangeProfilerPopRange outside a started user-range session");
+    if (!RP.depth)
+        return rp_refuse("cuptiRangeProfilerPopRange without a push");
+    pthread_mutex_lock(&F.lock);
+    RP.depth = 0;
+    pthread_mutex_unlock(&F.lock);
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *p)
+{
+    if (!RP.enabled)
+        return rp_refuse("cuptiRangeProfilerDecodeData without Enable");
+    if (RP.started)
+        return rp_refuse("cuptiRangeProfilerDecodeData before Stop");
+    if (!RP.img || RP.img->magic != RP_MAGIC)
+        return rp_refuse("cuptiRangeProfilerDecodeData into an image not initialized");
+    size_t dropped = RP.dropped;
+    for (size_t i = 0; i < RP.nhw; i++) {
+        if (RP.img->n < RP.img->cap)
+            RP.img->r[RP.img->n++] = RP.hw[i];
+        else
+            dropped++;
+    }
+    RP.nhw = RP.dropped = 0;
+    p->numOfRangeDropped = dropped;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *p)
+{
+    const struct rp_image *img = (const struct rp_image *)p->pCounterDataImage;
+    if (!img || img->magic != RP_MAGIC)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    p->numTotalRanges = img->n;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *p)
+{
+    const struct rp_image *img = (const struct rp_image *)p->pCounterDataImage;
+    if (!img || img->magic != RP_MAGIC || p->rangeIndex >= img->n)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    p->rangeName = img->r[p->rangeIndex].name;
+    return CUPTI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ CUPTI: profiler host (offline) */
+
+/* Any name is known; every list fits one pass; the config image is the list's count. */
+struct rp_host {
+    size_t n;
+};
+
+EXPORT CUptiResult
+cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
+{
+    p->pHostObject = (CUpti_Profiler_Host_Object *)calloc(1, sizeof(struct rp_host));
+    return p->pHostObject ? CUPTI_SUCCESS : CUPTI_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUptiResult
+cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *p)
+{
+    free(p->pHostObject);
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params *p)
+{
+    return p->pMetricName && *p->pMetricName ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_METRIC_NAME;
+}
+
+EXPORT CUptiResult
+cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p)
+{
+    ((struct rp_host *)p->pHostObject)->n += p->numMetrics;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *p)
+{
+    p->configImageSize = sizeof(size_t);
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
+{
+    memcpy(p->pConfigImage, &((struct rp_host *)p->pHostObject)->n, sizeof(size_t));
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
+{
+    p->numOfPasses = 1;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
+{
+    const struct rp_image *img = (const struct rp_image *)p->pCounterDataImage;
+    if (!img || img->magic != RP_MAGIC || p->rangeIndex >= img->n)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    const struct rp_range *r = &img->r[p->rangeIndex];
+    for (size_t i = 0; i < p->numMetrics; i++)
+        p->pMetricValues[i] = !strcmp(p->ppMetricNames[i], "sm__ctas_launched.sum")
+                                  ? (double)r->blocks
+                                  : (double)r->kernels;
+    return CUPTI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ CUPTI: SASS metrics */

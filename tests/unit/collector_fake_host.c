@@ -6,13 +6,16 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
- * twice. With `stuck` the first launch happens on a second thread while
+ * twice (with `many`, 70 launches of copy before them; with `pause`, 1.2 s
+ * between the copies and the strided launches). With `stuck` the first launch happens on a second thread while
  * the main thread waits 1.5 s and exits (the launch may never return).
- * Prints "fake_violations=N" (calls CUPTI would have refused) and exits 0.
+ * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
+ * range profiler's user ranges pushed and kernels run outside every range
+ * (fake_range_pushes=, fake_kernels_outside_ranges=), and exits 0.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -74,8 +77,16 @@ main(int argc, char **argv)
         fflush(stdout);
         return 0;
     }
+    /* `many`: 70 more copy launches first (more than a kept session's 64 ranges) */
+    for (int i = 0; argc > 2 && !strcmp(argv[2], "many") && i < 70; i++)
+        launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
     for (int i = 0; i < 3; i++)
         launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+    if (argc > 2 && !strcmp(argv[2], "pause")) {
+        /* `pause`: 1.2 s between the copies and the strided launches (the flusher's turn) */
+        struct timespec ts = {1, 200000000L};
+        nanosleep(&ts, NULL);
+    }
     for (int i = 0; i < 3; i++)
         launch(strided, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
     fn_t nodes[3] = {copy, node, node};
@@ -83,5 +94,9 @@ main(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         graph_launch(exec, NULL);
     printf("fake_violations=%d\n", violations());
+    long (*pushes)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_pushes");
+    long (*outside)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_kernels_outside");
+    if (pushes && outside)
+        printf("fake_range_pushes=%ld\nfake_kernels_outside_ranges=%ld\n", pushes(), outside());
     return 0;
 }

@@ -1,0 +1,94 @@
+#!/bin/sh
+# The kept range-profiler session (GPUHIER_DIAG_SESSION=kept, docs/collector.md
+# "Kept session", issue 18 point 2) without a GPU: the real collector on the
+# fake driver and CUPTI (tests/unit/collector_fake_cuda.c with FAKE_RANGEPROF=1,
+# driven by collector_fake_host.c). The fake plays one-pass sessions of auto or
+# user ranges and refuses what CUPTI refuses (fake_violations); its values are
+# synthetic: every metric but sm__ctas_launched.sum is the number of kernels
+# that ran in the range, so a launch whose range caught another launch's
+# kernel reads 2, not 1. Nothing here is a measurement.
+set -u
+lib=${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so
+[ -f "$lib" ] || { echo "missing $lib"; exit 1; }
+: "${FAKE_CUDA:?}" "${FAKE_HOST:?}"
+command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+q() { sqlite3 "$tmp/$1.db" "$2"; }
+# run NAME [many|pause] VAR=VALUE...: the fake program under the collector with the fake range profiler
+run() {
+    n=$1; shift
+    arg=
+    case "${1:-}" in many | pause) arg=$1; shift ;; esac
+    env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT -u GPUHIER_SAMPLE -u GPUHIER_DIAG_SESSION \
+        CUDA_INJECTION64_PATH="$lib" GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" \
+        FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 "$@" \
+        timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
+    rc=$?
+    [ $rc = 0 ] || bad "$n: exit status $rc: $(cat "$tmp/$n.err")"
+    grep -q '^fake_violations=0$' "$tmp/$n.out" || bad "$n: calls CUPTI refuses: $(cat "$tmp/$n.out"; grep 'fake CUPTI' "$tmp/$n.err")"
+}
+out() { sed -n "s/^$2=//p" "$tmp/$1.out"; }
+expect() { # expect NAME WHAT GOT WANT
+    [ "$3" = "$4" ] && echo "ok   $1: $2" || bad "$1: $2: got '$3', want '$4'"
+}
+# the profiled launches' correlation ids, and every value as corr:metric=value
+profiled() { q "$1" "SELECT group_concat(correlation_id, ',') FROM (SELECT correlation_id FROM launch WHERE profiled = 1 ORDER BY correlation_id)"; }
+values() { q "$1" "SELECT group_concat(v, ',') FROM (SELECT l.correlation_id || ':' || m.name || '=' || v.value AS v FROM launch l JOIN metric v ON v.launch_id = l.id JOIN metric_name m ON m.id = v.metric_id ORDER BY l.correlation_id, m.name)"; }
+not_one() { q "$1" "SELECT count(*) FROM metric v JOIN metric_name m ON m.id = v.metric_id WHERE m.name <> 'sm__ctas_launched.sum' AND v.value <> 1"; }
+
+# 1. Today's way (one auto range per profiled launch): the reference for the kept session.
+run auto
+expect auto "first launch of each configuration profiled" "$(profiled auto)" "1,4"
+expect auto "no user range" "$(out auto fake_range_pushes)" 0
+expect auto "each range holds its launch only" "$(not_one auto)" 0
+[ -n "$(values auto)" ] || bad "auto: no values"
+
+# 2. Kept: both launches are ranges of one session, the unsampled launches between them
+#    (copy twice, strided twice) run outside every range, and the values are the same.
+run kept GPUHIER_DIAG_SESSION=kept
+expect kept "the same launches profiled" "$(profiled kept)" "$(profiled auto)"
+expect kept "the same values on the same launches" "$(values kept)" "$(values auto)"
+expect kept "one user range per profiled launch" "$(out kept fake_range_pushes)" 2
+expect kept "unsampled kernels outside every range" "$(out kept fake_kernels_outside_ranges)" 4
+expect kept "one session, decoded once (before the graph launch)" \
+    "$(grep -c 'kept session drained: ranges 2 of 2 dropped 0 why -' "$tmp/kept.err")" 1
+expect kept "no range discarded" "$(q kept "SELECT count(*) FROM event WHERE code = 'batch_dropped'")" 0
+
+# 3. Kept, every launch sampled: the six stream launches are six ranges of one session.
+run all GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all
+expect all "six launches profiled" "$(profiled all)" "1,2,3,4,5,6"
+expect all "six user ranges" "$(out all fake_range_pushes)" 6
+expect all "one session of six ranges" \
+    "$(grep -c 'kept session drained: ranges 6 of 6 dropped 0 why -' "$tmp/all.err")" 1
+expect all "each range holds its launch only" "$(not_one all)" 0
+run allauto GPUHIER_SAMPLE=all
+expect all "the same values as one auto range per launch" "$(values all)" "$(values allauto)"
+
+# 4. 76 launches, every one sampled: a full batch of 64 ranges is decoded, then the rest.
+run many many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all
+expect many "76 launches profiled" "$(q many "SELECT count(*) FROM launch WHERE profiled = 1")" 76
+expect many "a full batch, then the other 12" \
+    "$(grep -o 'kept session drained: ranges [0-9]* of [0-9]*' "$tmp/many.err" | tr '\n' ',')" \
+    "kept session drained: ranges 64 of 64,kept session drained: ranges 12 of 12,"
+expect many "each range holds its launch only" "$(not_one many)" 0
+
+# 5. A pause of 1.2 s with a hold longer than the run: the flusher decodes the session of
+#    the first launch (its range 500 ms old), the second launch opens a new one.
+run pause pause GPUHIER_DIAG_SESSION=kept GPUHIER_PROFILER_HOLD_MS=3600000
+expect pause "two sessions of one range each" \
+    "$(grep -o 'kept session drained: ranges [0-9]* of [0-9]*' "$tmp/pause.err" | tr '\n' ',')" \
+    "kept session drained: ranges 1 of 1,kept session drained: ranges 1 of 1,"
+expect pause "the same values" "$(values pause)" "$(values auto)"
+
+# 6. A range whose name is not its launch's (faulted): the session's ranges are discarded.
+run badname GPUHIER_DIAG_SESSION=kept GPUHIER_FAULT=kept_range_info:CUPTI_ERROR_UNKNOWN
+expect badname "no launch profiled" "$(q badname "SELECT count(*) FROM launch WHERE profiled = 1")" 0
+expect badname "a batch_dropped event" \
+    "$(q badname "SELECT count(*) > 0 FROM event WHERE code = 'batch_dropped' AND message LIKE '%range names differ%'")" 1
+expect badname "every launch still traced" "$(q badname "SELECT count(*) FROM launch")" 12
+
+[ $fail = 0 ] && echo "t109: the kept session gives each profiled launch its own range and the same values"
+exit $fail
