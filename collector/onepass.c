@@ -150,10 +150,11 @@ gb_add(const char *what, const char *const *names, size_t n)
 {
     if (ngb == METRICS_PACK_MAX || n == 0)
         return;
-    size_t k = 0, sass = 0;
+    size_t k = 0;
+    int sass = 0;
     for (size_t i = 0; i < n && k < GB_NAMES; i++) {
         gb_names[ngb][k++] = names[i];
-        sass |= (size_t)is_sass(names[i]);
+        sass |= is_sass(names[i]);
     }
     for (size_t i = 0; !sass && i < N(tie) && k < GB_NAMES; i++)
         gb_names[ngb][k++] = tie[i];
