@@ -10,6 +10,9 @@
  */
 #include "collector/onepass.h"
 
+#include "schema/catalogue.h"
+
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,11 +108,96 @@ is_second(const struct metrics_bundle *b)
     return 0;
 }
 
+/* Does state bundle b hold a core name? (The groups' bundles hold none.) */
+static int
+holds_core(const struct metrics_bundle *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        const struct catalogue_metric *m = catalogue_find(b->names[i]);
+        if (m && (m->sets & CATALOGUE_SET_CORE))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The extra groups' bundles (issue 18 point 1, issue 19 point 1): every
+ * catalogue bundle that holds no core name, then, per catalogue group, the
+ * names of it that no bundle holds, as one bundle. Each carries the tie
+ * set, so first fit puts it only where its launch can still be joined to
+ * the configuration's others; a bundle of SASS-patched names carries none
+ * (on GH100 they take a pass of their own beside any hardware counter,
+ * the ties included: counted offline, unit.onepass), so it gets a group
+ * alone and its launch is joined unchecked (v_profile: no tie counters).
+ */
+#define GB_NAMES 24
+static struct metrics_bundle gb[METRICS_PACK_MAX];
+static const char *gb_names[METRICS_PACK_MAX][GB_NAMES];
+static char gb_what[CATALOGUE_MAX_GROUPS][160];
+static size_t ngb;
+static pthread_once_t gb_once = PTHREAD_ONCE_INIT;
+
+static int
+is_sass(const char *name)
+{
+    const struct catalogue_metric *m = catalogue_find(name);
+    return m && !strcmp(m->engine, "sass");
+}
+
+/* Appends names[0..n-1], then the ties unless a name is SASS-patched, as bundle `what`. */
+static void
+gb_add(const char *what, const char *const *names, size_t n)
+{
+    if (ngb == METRICS_PACK_MAX || n == 0)
+        return;
+    size_t k = 0;
+    int sass = 0;
+    for (size_t i = 0; i < n && k < GB_NAMES; i++) {
+        gb_names[ngb][k++] = names[i];
+        sass |= is_sass(names[i]);
+    }
+    for (size_t i = 0; !sass && i < N(tie) && k < GB_NAMES; i++)
+        gb_names[ngb][k++] = tie[i];
+    gb[ngb] = (struct metrics_bundle){what, gb_names[ngb], k};
+    ngb++;
+}
+
+static void
+gb_fill(void)
+{
+    size_t ns;
+    const struct metrics_bundle *s = metrics_state_bundles(&ns);
+    for (size_t i = 0; i < ns; i++)
+        if (!holds_core(&s[i]))
+            gb_add(s[i].what, s[i].names, s[i].n);
+    for (size_t g = 0; g < catalogue_ngroups && g < CATALOGUE_MAX_GROUPS; g++) {
+        const char *left[GB_NAMES];
+        size_t n = 0;
+        for (size_t i = 0; i < catalogue_groups[g].n && n < GB_NAMES; i++) {
+            const struct catalogue_metric *m = catalogue_find(catalogue_groups[g].names[i]);
+            if (m && m->bundle < 0 && !(m->sets & CATALOGUE_SET_CORE))
+                left[n++] = m->name;
+        }
+        snprintf(gb_what[g], sizeof gb_what[g], "group %s: %s", catalogue_groups[g].name,
+                 catalogue_groups[g].what);
+        gb_add(gb_what[g], left, n);
+    }
+}
+
+const struct metrics_bundle *
+onepass_group_bundles(size_t *n)
+{
+    pthread_once(&gb_once, gb_fill);
+    *n = ngb;
+    return gb;
+}
+
 size_t
 onepass_bundles(struct metrics_bundle *b, size_t cap)
 {
-    size_t ns, k = 0;
+    size_t ns, ng, k = 0;
     const struct metrics_bundle *s = metrics_state_bundles(&ns);
+    const struct metrics_bundle *g = onepass_group_bundles(&ng);
     for (size_t i = 0; i < ns && k < cap; i++)
         if (bundle_has(&s[i], floor_name))
             b[k++] = s[i];
@@ -121,8 +209,10 @@ onepass_bundles(struct metrics_bundle *b, size_t cap)
     for (size_t i = EARLY_CODE; i < N(code_bundles) && k < cap; i++)
         b[k++] = code_bundles[i];
     for (size_t i = 0; i < ns && k < cap; i++)
-        if (!bundle_has(&s[i], floor_name) && !is_second(&s[i]))
+        if (!bundle_has(&s[i], floor_name) && !is_second(&s[i]) && holds_core(&s[i]))
             b[k++] = s[i];
+    for (size_t i = 0; i < ng && k < cap; i++)
+        b[k++] = g[i];
     return k;
 }
 
@@ -180,6 +270,16 @@ value_of(const char *const *names, const double *values, size_t n, const char *w
     return -1; /* unknown */
 }
 
+/*
+ * The extras asked for first, in this order: the bytes the instructions
+ * requested (the ideal every coalescing judgement is measured against:
+ * without it a wide access reads as waste, issue 17), then the pipes (the
+ * compute roof: whether a kernel far from its memory floor is compute- or
+ * latency-bound decides whether floor-distance fires at all, issue 19).
+ * Both change a finding's verdict; the other groups refine one finding.
+ */
+static const char *const wanted_first[] = {"sass_bytes", "roof"};
+
 /* Does group g hold a name of an extras group that `want` asks for? */
 static int
 serves_wanted(const struct onepass_plan *p, size_t g, unsigned want)
@@ -205,20 +305,30 @@ onepass_order(const struct onepass_plan *p, const char *const *names, const doub
      */
     unsigned want = metrics_extras_wanted(names, values, n);
     int l2 = value_of(names, values, n, "dram__bytes_read.sum") > 0;
+    enum { NFIRST = N(wanted_first), LAST = NFIRST + 2 };
+    unsigned first[NFIRST], rest = want;
+    for (size_t i = 0; i < NFIRST; i++) {
+        first[i] = want & (unsigned)metrics_group_from_name(wanted_first[i]);
+        rest &= ~first[i];
+    }
     int rank[ONEPASS_MAX_GROUPS] = {0};
     for (size_t g = 1; g < p->ngroups; g++) {
-        if (serves_wanted(p, g, want))
-            rank[g] = 0;
+        rank[g] = LAST;
+        for (int i = NFIRST - 1; i >= 0; i--)
+            if (first[i] && serves_wanted(p, g, first[i]))
+                rank[g] = i;
+        if (rank[g] < LAST)
+            continue;
+        if (serves_wanted(p, g, rest))
+            rank[g] = NFIRST;
         else if (l2 && (group_has(p, g, "lts__t_sectors_lookup_hit.sum") ||
                         group_has(p, g, "lts__t_sectors_lookup_miss.sum")))
-            rank[g] = 1;
-        else
-            rank[g] = 2;
+            rank[g] = NFIRST + 1;
     }
     size_t k = 0;
     if (p->ngroups)
         order[k++] = 0;
-    for (int r = 0; r <= 2; r++)
+    for (int r = 0; r <= LAST; r++)
         for (size_t g = 1; g < p->ngroups; g++)
             if (rank[g] == r)
                 order[k++] = (unsigned char)g;

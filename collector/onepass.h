@@ -8,8 +8,10 @@
  * a configuration goes to that configuration's k-th profiled launch
  * (sampling.h, SAMPLING_GROUPS). The plan is built once per chip, at the
  * first profiled launch, from the state counters' bundles
- * (metrics_state_bundles()) and the code-only counters of the core set
- * that the pattern rules read (onepass_code_bundles()), packed first fit
+ * (metrics_state_bundles()), the code-only counters of the core set
+ * that the pattern rules read (onepass_code_bundles()) and the extra
+ * groups' bundles (onepass_group_bundles(): every name of every
+ * catalogue group, the compute roof's pipes first), packed first fit
  * by metrics_pack_one_pass() with the tie counters added to every group
  * they fit. A bundle is never split, so every ratio's numerator and
  * denominator come from one launch; the L2 hit rate is the exception
@@ -24,8 +26,8 @@
 
 #include <stddef.h>
 
-/* The most groups a plan holds (sampling.h keeps a per-configuration order of this size). */
-#define ONEPASS_MAX_GROUPS 8
+/* The most groups a plan holds (sampling.h's SAMPLING_GROUPS_MAX, the per-configuration order, agrees). */
+#define ONEPASS_MAX_GROUPS 12
 /* The most bundles a plan packs (state + code-only). */
 #define ONEPASS_MAX_BUNDLES METRICS_PACK_MAX
 
@@ -41,12 +43,23 @@
 const struct metrics_bundle *onepass_code_bundles(size_t *n);
 
 /*
+ * The extra groups' bundles (docs/metrics.md "One-pass groups"): each
+ * catalogue bundle holding no core name (the compute roof's pipes, TMA
+ * bytes, LSU requests...), then per catalogue group its names that no
+ * bundle holds (group sass_bytes, the atomic requests), in catalogue
+ * order, each with the tie set but for SASS-patched names (which cannot
+ * share a pass with it on GH100). Static; never NULL; thread-safe.
+ */
+const struct metrics_bundle *onepass_group_bundles(size_t *n);
+
+/*
  * The bundles in packing order into b[] (at most `cap`): first the state
  * bundles that serve the floor, occupancy, the L1 hit rate and local
  * memory (whatever the catalogue calls them: picked by the names they
- * hold), then the code-only bundles, then the other state bundles in
- * their order. First fit keeps that priority: group 1 gets what most
- * rules read. Returns the count. Pure.
+ * hold), then the code-only bundles, then the other state bundles holding
+ * core names in their order, then onepass_group_bundles(). First fit
+ * keeps that priority: group 1 gets what most rules read. Returns the
+ * count. Pure.
  */
 size_t onepass_bundles(struct metrics_bundle *b, size_t cap);
 
@@ -82,10 +95,13 @@ int onepass_group_of(const struct onepass_plan *p, const char *name);
  * The order of a configuration's later groups from its first group's
  * values (names[i] -> values[i]; missing names are unknown): order[0] is
  * always group 0; then the groups holding what metrics_extras_wanted()
- * asks for (TMA, atomic, host, const, requests names), then, when the
- * first group saw DRAM reads, the groups holding the L2 lookups (the
- * hits' and misses' groups next to each other), then the rest, each rank
- * in group order. Fills order[0..ngroups-1], a permutation; returns
+ * asks for (the catalogue's triggers): first those holding group
+ * sass_bytes (the coalescing ideal), then those holding group roof (the
+ * pipes: the compute roof), then those holding any other group asked
+ * for (TMA, atomic, host, const, requests names); then, when the first
+ * group saw DRAM reads, the groups holding the L2 lookups (the hits' and
+ * misses' groups next to each other), then the rest, each rank in group
+ * order. Fills order[0..ngroups-1], a permutation; returns
  * ngroups. Pure.
  */
 size_t onepass_order(const struct onepass_plan *p, const char *const *names, const double *values,

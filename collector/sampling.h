@@ -62,7 +62,7 @@ struct sampling_opts {
  */
 #define SAMPLING_GROUP_BUDGET_PCT 30.0
 /* The most one-pass groups a configuration is profiled in (collector/onepass.h agrees). */
-#define SAMPLING_GROUPS_MAX 8
+#define SAMPLING_GROUPS_MAX 12
 #define SAMPLING_OPTS_INIT                                                                         \
     {                                                                                              \
         .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1,                                       \

@@ -1015,6 +1015,98 @@ test_analyzer_compute_roof(void)
     free(d);
 }
 
+/*
+ * The compute roof from one-pass groups (issue 19 point 1; synthetic): a
+ * GEMM-like configuration (64 MB of DRAM traffic in 100 us: 6x its memory
+ * floor) whose first launch collected group 1 (bytes, ties) and whose
+ * second collected the group holding the tensor pipe (group roof, with the
+ * ties), 75 % busy. The joined profile feeds the same cfg_metric columns a
+ * kernel-replay profile does: its floor is 75 us of tensor work + 2 us,
+ * the tensor roof binds, and floor-distance stays silent. Launched once
+ * (the pipe group never taken), the roof is unknown: the floor is the
+ * memory floor alone, and the rule fires as it reads (top tier dram, 3x
+ * or more), while the report counts the configuration among those missing
+ * groups (analyzer_groups_missing()).
+ */
+static const char gemm_groups[] =
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4gemmv', 'gemm');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+    " block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+    "  (1, 1, 0, 132, 1, 1, 384, 1, 1, 0, 0, 128);\n"
+    "INSERT INTO fx_launch VALUES (1, 10, 100000);\n"
+    "INSERT INTO fx_metric VALUES (1, 'dram__bytes_read.sum', 64e6),"
+    " (1, 'dram__bytes_write.sum', 0), (1, 'gpu__time_duration.sum', 100000),"
+    " (1, 'smsp__inst_executed.sum', 1e6),"
+    " (1, 'dram__bytes.sum.pct_of_peak_sustained_elapsed', 14);\n";
+
+/* Makes the fixture's core profile group 1 of 2 and, with `roof`, adds group 2 on another launch. */
+static int
+gemm_roof_group(sqlite3 *db, int roof, double tensor_pct)
+{
+    char sql[2048];
+    snprintf(sql, sizeof(sql),
+             "UPDATE profile SET passes = 1, metric_set = 'group1/2';"
+             "%s"
+             "INSERT INTO launch (kernel_id, config_id, device_id, stream_id, start_ns, end_ns,"
+             " config_launch_index, profiled, profile_reason)"
+             " SELECT 1, 1, 0, 7, NULL, NULL, 11, 1, 'metric_group' WHERE %d;"
+             "INSERT INTO profile (launch_id, passes, metric_set, duration_ns)"
+             " SELECT id, 1, 'group2/2', 100000 FROM launch WHERE profile_reason = 'metric_group';"
+             "INSERT OR IGNORE INTO metric_name (name) VALUES"
+             " ('sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed');"
+             "INSERT INTO metric (launch_id, metric_id, value)"
+             " SELECT l.id, n.id, CASE n.name WHEN 'smsp__inst_executed.sum' THEN 1e6"
+             "  WHEN 'gpu__time_duration.sum' THEN 100000 ELSE %.17g END"
+             " FROM launch l, metric_name n WHERE l.profile_reason = 'metric_group' AND n.name IN"
+             " ('smsp__inst_executed.sum', 'gpu__time_duration.sum',"
+             "  'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed');"
+             "UPDATE config SET launches = (SELECT COUNT(*) FROM launch l WHERE l.config_id = 1);",
+             roof ? "" : "-- launched once: no group 2\n", roof, tensor_pct);
+    return store_exec(db, sql);
+}
+
+static void
+test_analyzer_compute_roof_groups(void)
+{
+    char *d = default_rules();
+    struct analyzer_opts o = {.rules_dir = d};
+    long long gm = -1;
+    double pct = -1;
+    /* both groups, tensor 75 %: at the tensor roof, no floor finding */
+    sqlite3 *db = build_report(gemm_groups);
+    CHECK(db && gemm_roof_group(db, 1, 75) == 0 && analyzer_analyze(db, &o) == 0);
+    if (db) {
+        CHECK_EQ_INT(analyzer_groups_missing(db, &gm, &pct), 0);
+        CHECK_EQ_INT(gm, 0);
+        CHECK_NEAR(real(db, "SELECT floor_measured_ns FROM kernel_summary WHERE config_id = 1"),
+                   77000, 1e-6);
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE config_id = 1"
+                               " AND bound_tier = 'tensor'"),
+                     1);
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'floor-distance'"), 0);
+        sqlite3_close(db);
+    }
+    /* the same kernel at 10 % tensor: the memory floor binds again and the rule fires */
+    db = build_report(gemm_groups);
+    CHECK(db && gemm_roof_group(db, 1, 10) == 0 && analyzer_analyze(db, &o) == 0);
+    if (db) {
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'floor-distance'"), 1);
+        sqlite3_close(db);
+    }
+    /* launched once, the pipe group never taken: the roof is unknown, the memory floor alone */
+    db = build_report(gemm_groups);
+    CHECK(db && gemm_roof_group(db, 0, 0) == 0 && analyzer_analyze(db, &o) == 0);
+    if (db) {
+        CHECK_EQ_INT(analyzer_groups_missing(db, &gm, &pct), 0);
+        CHECK_EQ_INT(gm, 1);
+        CHECK(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE config_id = 1"
+                        " AND bound_tier = 'tensor'") == 0);
+        CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id = 'floor-distance'"), 1);
+        sqlite3_close(db);
+    }
+    free(d);
+}
+
 static void
 test_analyzer_open_report_read_only(void)
 {
@@ -1594,6 +1686,7 @@ static const struct check_test tests[] = {
     {"analyzer_one_time_setup", test_analyzer_one_time_setup},
     {"analyzer_rule_texts_for_engineers", test_analyzer_rule_texts_for_engineers},
     {"analyzer_compute_roof", test_analyzer_compute_roof},
+    {"analyzer_compute_roof_groups", test_analyzer_compute_roof_groups},
     {"analyzer_open_report_read_only", test_analyzer_open_report_read_only},
     {"analyzer_no_profiled_launches", test_analyzer_no_profiled_launches},
     {"analyzer_extreme_times", test_analyzer_extreme_times},
