@@ -580,6 +580,28 @@ prof_flush_l2(CUcontext ctx)
 }
 
 /*
+ * cuptiRangeProfilerStart on the enabled object (fault site range_start).
+ * 0 with R.started set; else the profiler is disabled and the result of
+ * prof_refused() returned.
+ */
+static int
+prof_range_start(void)
+{
+    CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = fault("range_start");
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerStart(&sp);
+    if (rc != CUPTI_SUCCESS) {
+        int ret = prof_refused("cuptiRangeProfilerStart", rc);
+        prof_disable();
+        return ret;
+    }
+    R.started = 1;
+    return 0;
+}
+
+/*
  * ENTER of a sampled launch (prof_lock held): configure and start one
  * range. 0 when started, -EBUSY when the counters are busy (the launch
  * is deferred, profiling goes on), -1 when profiling has ended.
@@ -629,17 +651,8 @@ prof_start(CUcontext ctx, unsigned groups)
         prof_flush_l2(ctx);
     }
     tls_t_setup = mono_ns() - t0;
-    CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    sp.pRangeProfilerObject = R.prof_obj;
-    CUptiResult rc = fault("range_start");
-    if (rc == CUPTI_SUCCESS)
-        rc = gh.cuptiRangeProfilerStart(&sp);
-    if (rc != CUPTI_SUCCESS) {
-        ret = prof_refused("cuptiRangeProfilerStart", rc);
-        prof_disable();
+    if ((ret = prof_range_start()))
         return ret;
-    }
-    R.started = 1;
     tls_t_start = mono_ns() - t0;
     tls_t_enter_done = mono_ns();
     return 0;
@@ -1037,17 +1050,8 @@ kept_begin(CUcontext ctx, struct prof_host *ph, uint32_t corr, int64_t t0)
         }
         R.configured = ph;
         tls_t_setup = mono_ns() - t0;
-        CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        sp.pRangeProfilerObject = R.prof_obj;
-        CUptiResult rc = fault("range_start");
-        if (rc == CUPTI_SUCCESS)
-            rc = gh.cuptiRangeProfilerStart(&sp);
-        if (rc != CUPTI_SUCCESS) {
-            ret = prof_refused("cuptiRangeProfilerStart", rc);
-            prof_disable();
+        if ((ret = prof_range_start()))
             return ret;
-        }
-        R.started = 1;
         K.open = 1;
         K.ph = ph;
         K.n = 0;
