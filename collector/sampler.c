@@ -182,6 +182,14 @@ engine_words(const struct counter_engine *e)
 int
 sampler_watchdog(void)
 {
+    /*
+     * Only when the instrumentation engine is on (a deadlock inside CUPTI
+     * was seen with it): under the range profiler alone, the default, a
+     * launch end waits for the kernel itself (Stop and DecodeData
+     * synchronize) and a kernel may run for minutes.
+     */
+    if (opt.instrument == ENGINES_RANGEPROF)
+        return 0;
     int64_t now = mono_ns(), bound = (int64_t)opt.watchdog_ms * 1000000LL;
     int stuck = 0;
     for (int i = 0; i < WATCH_SLOTS; i++) {
@@ -201,8 +209,9 @@ sampler_watchdog(void)
                  what ? what : "a call", (now - since) / 1e9, atomic_load(&S.watch[i].corr));
         char msg[sizeof(((struct rec *)0)->u.limited)];
         snprintf(msg, sizeof(msg),
-                 "%s is stuck inside CUPTI: %s; the launching thread waits there, gpuhier cannot "
-                 "end the call (the flusher and the exit no longer call CUPTI)",
+                 "%s seems stuck inside CUPTI (or its kernel runs that long): %s; the launching "
+                 "thread waits there, gpuhier cannot end the call (the flusher and the exit no "
+                 "longer call CUPTI)",
                  engine_words(e), st->text);
         gh_say("%s", msg);
         push_limited(msg);

@@ -90,5 +90,12 @@ expect badname "a batch_dropped event" \
     "$(q badname "SELECT count(*) > 0 FROM event WHERE code = 'batch_dropped' AND message LIKE '%range names differ%'")" 1
 expect badname "every launch still traced" "$(q badname "SELECT count(*) FROM launch")" 12
 
+# The watchdog is off under the range profiler alone: a call that takes longer than its
+# bound (a long kernel's replay) is no "stuck" engine (it was reported as one before
+# 2026-12-01 15:10 UTC).
+run slowstart GPUHIER_DIAG_ENGINE_WATCHDOG_MS=300 FAKE_RANGEPROF_START_MS=1500
+expect slowstart "no engine_stuck event" "$(q slowstart "SELECT count(*) FROM event WHERE code = 'engine_stuck'")" 0
+expect slowstart "profiled all the same" "$(profiled slowstart)" "$(profiled auto)"
+
 [ $fail = 0 ] && echo "t109: the kept session gives each profiled launch its own range and the same values"
 exit $fail

@@ -27,7 +27,9 @@
  *     below).
  *
  * Test knobs: FAKE_SASS_HANG_MS=N makes cuptiSassMetricsEnable sleep N ms
- * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics.
+ * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics,
+ * FAKE_RANGEPROF_START_MS=N makes cuptiRangeProfilerStart sleep N ms (a
+ * long kernel's replay, say).
  * fake_violations() counts the calls CUPTI would have refused.
  */
 #include <cuda.h>
@@ -750,6 +752,11 @@ cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
         return rp_refuse("cuptiRangeProfilerStart without Enable and SetConfig");
     if (RP.started)
         return rp_refuse("cuptiRangeProfilerStart twice without Stop");
+    const char *slow = getenv("FAKE_RANGEPROF_START_MS");
+    long ms = slow ? strtol(slow, NULL, 10) : 0;
+    struct timespec ts = {ms > 0 ? ms / 1000 : 0, ms > 0 ? (ms % 1000) * 1000000L : 0};
+    while (ms > 0 && nanosleep(&ts, &ts))
+        ;
     pthread_mutex_lock(&F.lock);
     RP.started = 1;
     pthread_mutex_unlock(&F.lock);
