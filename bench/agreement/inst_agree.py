@@ -303,13 +303,14 @@ def markdown(comps, infos, header):
 # ------------------------------------------------------------ the device part
 
 def programs(root, stage):
-    """[(label, argv)]: cases, one case per testkernel binary, torch_ops."""
+    """[(label, argv)]: cases, torch_ops, one case per testkernel binary."""
     out = []
     cases = os.path.join(stage, "gpu", "cases")
     if os.path.exists(cases):
         out.append(("sassprobe-cases", [cases]))
-    out += agree_run.programs_from_manifest(root, os.path.join(stage, "testkernels"))
+    # torch_ops before the testkernels: the budget guard cuts from the end
     out.append(("torch_ops", [sys.executable, os.path.join(root, "bench", "sassprobe", "torch_ops.py")]))
+    out += agree_run.programs_from_manifest(root, os.path.join(stage, "testkernels"))
     pat = os.environ.get("INST_PROGRAMS", "")
     return [p for p in out if not pat or re.search(pat, p[0])]
 

@@ -126,6 +126,10 @@ a_ok, _, _, b_ok, b = sa.gates(c_b2)
 check(a_ok and not b_ok and any(x[0] == MISS and x[1] == 2 and x[2] == 0 for x in b),
       "gate (b): state misses while ncu agrees with itself fail it (must fail): %s" % b)
 check(not sa.gates([])[0], "gate (a) not met on nothing")
+no_r2 = [dict((k, v) for k, v in c.items() if k not in ("ok2", "self_ok", "ncu2")) for c in c_b2]
+check(sa.gates(no_r2)[4] == [], "without ncu's run 2, gate (b) has nothing to judge (not a pass by default)")
+md = sa.markdown(no_r2, [{"program": "prog"}], groups, ["- synthetic"])
+check("nothing compared" in md, "and the table says so")
 
 # a launch ncu's run of that group does not hold is unmatched, not paired with another occurrence
 c_s, unm = sa.compare_spread("prog", ours, {k: [sa.ncu_csv.parse(synth.ncu_text(
@@ -136,7 +140,10 @@ check(unm == 1 and not any(c["group"] == 3 for c in c_s), "group 3's launch unma
 
 # spread losses: the L2 hit rate (hits in group 2, misses in group 3); sectors per instruction stay in group 1
 losses = sa.spread_losses(groups)
-check([l[0] for l in losses] == ["L2 hit rate"], "the L2 hit rate loses its meaning: %s" % [l[0] for l in losses])
+check([l[0] for l in losses] == ["L2 hit rate", "L2 hit sectors against DRAM bytes read",
+                                 "L2 miss sectors against DRAM bytes read"],
+      "the L2 hit rate and the L2 counters against DRAM bytes lose their meaning: %s" % [l[0] for l in losses])
+check(dict(losses)["L2 hit rate"] == {HIT: 2, MISS: 3}, "each part's group named")
 check(sa.spread_losses({1: [HIT, MISS]}) == [], "both parts in one group: nothing lost")
 md = sa.markdown(c_b2, [{"program": "prog"}], groups, ["- synthetic"])
 check("NOT met" in md and "L2 hit rate" in md, "the table says gate (b) failed and names the L2 hit rate")
