@@ -120,4 +120,53 @@ for label, text, want in (("ok", text_ok, 0), ("bad", text_bad, 1)):
         rc = ia.main(["inst_agree.py", "--reuse", d, "--out", os.path.join(d, "out")])
     check(rc == want, "main --reuse %s: exit %d, want %d" % (label, rc, want))
     check(os.path.exists(os.path.join(d, "out", "inst-agree.md")), "inst-agree.md written")
+
+# the live path with a fake gpuhier and a fake ncu (SYNTHETIC programs): ncu refuses the
+# source-counter names, then gives the ideals under --section SourceCounters
+fake = os.path.join(tmp, "fake")
+os.makedirs(fake)
+gh = os.path.join(fake, "gpuhier")
+open(gh, "w").write("""#!%s
+import os, sys
+sys.path.insert(0, %r)
+import synth
+a = sys.argv
+assert os.environ.get("GPUHIER_INSTRUMENT") == "1" and "--sample" in a
+r = synth.Report(a[a.index("-o") + 1])
+r.instrumented("_Z4copyPfi", {%r: [8388608], %r: [1194304]}, (64, 1, 1), (256, 1, 1))
+r.instrumented("_Z4copyPfi", {}, (64, 1, 1), (256, 1, 1))
+r.close()
+""" % (sys.executable, here, G, GI))
+ncu = os.path.join(fake, "ncu")
+open(ncu, "w").write("""#!%s
+import sys
+sys.path.insert(0, %r)
+import synth
+a = sys.argv
+names = a[a.index("--metrics") + 1].split(",")
+if any(n.startswith("memory_") for n in names):
+    print("==ERROR== Failed to find metric memory_l2_theoretical_sectors_global_ideal")
+    sys.exit(1)
+if "--section" in a:
+    names.append("memory_l2_theoretical_sectors_global_ideal")
+v = {%r: 8388608, "memory_l2_theoretical_sectors_global_ideal": "1194304;0"}
+print(synth.ncu_text([("_Z4copyPfi", "(256, 1, 1)", "(64, 1, 1)", {n: v.get(n, 0) for n in names})] * 2, names))
+""" % (sys.executable, here, G + ".sum"))
+os.chmod(gh, 0o755)
+os.chmod(ncu, 0o755)
+ia.agree_run.NCU = ncu
+live = os.path.join(tmp, "live")
+os.makedirs(live)
+import time  # noqa: E402
+comps, info = ia.one_program("copy prog", ["/bin/true"], gh, live, 0, 60, time.monotonic() + 60)
+check(info.get("ncu_ideals") == "section", "the ideals came by --section SourceCounters: %s" % info)
+check(any("no rows" in n for n in info["notes"]), "the refusal is noted")
+check(info["instrumented"] == 2 and info["empty"] == 1 and any("without any count" in n for n in info["notes"]),
+      "a launch the engine got nothing for is counted and noted")
+first = [c for c in comps if c["index"] == 0]
+check(any(c["metric"] == GI and c["ok"] and c["ncu_name"] == "memory_l2_theoretical_sectors_global_ideal"
+          for c in first), "the ideal compared on the first launch")
+check(any(c["metric"] == G and not c["ok"] for c in comps if c["index"] == 1),
+      "the empty launch misses ncu's sectors (must fail)")
+check(os.path.exists(os.path.join(live, "copy_prog.ncu.csv")), "ncu's output kept under the program's safe name")
 sys.exit(done("test_inst"))

@@ -162,4 +162,39 @@ for label, runs, want in (("ok", make(g1, g1, g2, g2, g3, g3), 0),
     with redirect_stdout(io.StringIO()):
         rc = sa.main(["spread_agree.py", "--reuse", d, "--out", os.path.join(d, "out")])
     check(rc == want, "main --reuse %s: exit %d, want %d" % (label, rc, want))
+
+# the live path with a fake gpuhier (writes the report above) and a fake ncu (SYNTHETIC):
+# one ncu run per group and repeat, each on the window up to the last spread launch
+import time  # noqa: E402
+fake = os.path.join(tmp, "fake")
+os.makedirs(fake)
+gh, ncu, argslog = os.path.join(fake, "gpuhier"), os.path.join(fake, "ncu"), os.path.join(fake, "args")
+open(gh, "w").write("#!%s\nimport shutil, sys\na = sys.argv\nassert '--launch-count' not in a\n"
+                    "shutil.copy(%r, a[a.index('-o') + 1])\n" % (sys.executable, path))
+open(ncu, "w").write("""#!%s
+import sys
+sys.path.insert(0, %r)
+import synth
+a = sys.argv
+open(%r, "a").write(" ".join(a[1:]) + "\\n")
+names = a[a.index("--metrics") + 1].split(",")
+v = {}
+for d in (%r, %r, %r):
+    v.update(d)
+k = ("_Z1kv", "(32, 1, 1)", "(1, 1, 1)")
+print(synth.ncu_text([k + (v,), ("_Z1kv", "(32, 1, 1)", "(2, 1, 1)", {}), ("_Z1jv", "(32, 1, 1)", "(1, 1, 1)", %r),
+                      k + (v,), k + (v,)], names))
+""" % (sys.executable, here, argslog, g1, g2, g3, j1))
+os.chmod(gh, 0o755)
+os.chmod(ncu, 0o755)
+sa.agree_run.NCU = ncu
+live = os.path.join(tmp, "live")
+os.makedirs(live)
+comps_l, info, groups_l = sa.one_program("p", ["/bin/true"], gh, live, 0, 200, time.monotonic() + 60)
+calls = open(argslog).read().splitlines()
+check(len(calls) == 6 and info["ncu_runs"] == 6, "three groups, two runs each: %d calls" % len(calls))
+check(all("--launch-count 5" in c for c in calls), "ncu's window is the 5 launches up to the last spread one")
+check(sorted(calls[0].split("--metrics ")[1].split()[0].split(",")) == groups[1], "run 1 of group 1 first, its names")
+g = sa.gates(comps_l)
+check(g[0] and g[3] and g[4] and info["unmatched"] == 0, "the live path's gates: %s" % (g[:4],))
 sys.exit(done("test_spread"))
