@@ -225,12 +225,12 @@ def markdown(comps, infos, groups, header):
     L.append("**Gate (b), state counters no more misses than ncu against itself (twice): %s**%s." % (
         "met" if b_ok and b else ("NOT met" if b else "nothing compared"),
         "" if b_ok else " (" + "; ".join("`%s` %d > %d" % x[:3] for x in b if x[1] > x[2]) + ")"))
-    L += ["", "| program | gpuhier rc | spread launches | groups | ncu runs | compared | unmatched | note |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    L += ["", "| program | gpuhier rc | spread launches | groups | ncu runs | ncu passes | compared | unmatched | note |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for i in infos:
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             i["program"], i.get("gpuhier_rc", ""), i.get("spread", ""), i.get("groups", ""),
-            i.get("ncu_runs", ""), i.get("values", 0), i.get("unmatched", ""), "; ".join(i.get("notes", []))[:300]))
+            i.get("ncu_runs", ""), i.get("ncu_passes", ""), i.get("values", 0), i.get("unmatched", ""), "; ".join(i.get("notes", []))[:300]))
     if b:
         L += ["", "| state metric | values | gpuhier-ncu misses (2 runs) | 2 x ncu-ncu misses | gate (b) |",
               "| --- | --- | --- | --- | --- |"]
@@ -315,6 +315,9 @@ def one_program(label, argv, gpuhier, outdir, skip, count, deadline, reuse=None)
             if os.path.exists(path):
                 ncu_runs[k][r - 1] = ncu_csv.parse(open(path).read())
     info["ncu_runs"] = nruns if not reuse else "recorded"
+    # ncu's passes per launch (its raw page's profiler__replayer_passes): 1 unless it split a group
+    info["ncu_passes"] = agree_run.passes_text(
+        t["metrics"].get("profiler__replayer_passes") for runs in ncu_runs.values() for r in runs if r for t in r)
     comps, info["unmatched"] = compare_spread(label, ours, ncu_runs)
     info["values"] = len(comps)
     return comps, info, groups
