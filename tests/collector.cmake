@@ -137,6 +137,10 @@ gh_add_gpu_test(NAME gpu.t151-collector-quick COMMAND sh ${CMAKE_CURRENT_SOURCE_
 gh_add_gpu_test(NAME gpu.t170-ddp COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t170-ddp.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.sassprobe-cases COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sassprobe/test_gpu.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t160-agreement COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t160-agreement.sh LABELS collector agreement)
+# Issue 17 point 6: the instrumentation engine's exact counts against ncu's (+-0.5 %), the build as the stage.
+gh_add_gpu_test(NAME gpu.t161-inst-agree COMMAND sh -c "test -e /dev/nvidia0 && command -v ncu > /dev/null && exec python3 ${PROJECT_SOURCE_DIR}/bench/agreement/inst_agree.py --stage ${PROJECT_BINARY_DIR} --out ${PROJECT_BINARY_DIR}/inst-agree || (echo 'skipped: no GPU or no ncu' && exit 77)" LABELS collector agreement)
+# Issue 18 point 5: the default's spread one-pass groups against ncu on the same group and launch (gates a, b).
+gh_add_gpu_test(NAME gpu.t162-spread-agree COMMAND sh -c "test -e /dev/nvidia0 && command -v ncu > /dev/null && exec python3 ${PROJECT_SOURCE_DIR}/bench/agreement/spread_agree.py --stage ${PROJECT_BINARY_DIR} --out ${PROJECT_BINARY_DIR}/spread-agree || (echo 'skipped: no GPU or no ncu' && exit 77)" LABELS collector agreement)
 
 # The launch-path micro-benchmark (bench/collector_push_bench.c): a quick
 # run in CI proves it builds and that the batched writer drops nothing.

@@ -66,6 +66,20 @@ gh_add_test(NAME unit.pytorch_vs_ncu_readers
 gh_add_test(NAME unit.agreement_pipeline
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_pipeline.py
             LABELS profiler)
+# Instrumentation and spread-pass agreement, and the instrumentation cost bench
+# (issues 17 points 6-7, 18 point 5): parsers and gates on synthetic inputs.
+gh_add_test(NAME unit.agreement_inst
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_inst.py
+            LABELS unit profiler)
+gh_add_test(NAME unit.agreement_spread
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_spread.py
+            LABELS unit profiler)
+gh_add_test(NAME unit.agreement_cost
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_cost.py
+            LABELS unit profiler)
+gh_add_test(NAME unit.agreement_device
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_device.py
+            LABELS unit profiler)
 
 # The suite beside Nsight Compute (bench/suite, issue 19 point 8): its readers, comparator, targets,
 # driver and packing on synthetic inputs; the driver on the GPU with the testkernels workload.

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Unit test of bench/instrument_cost.py on SYNTHETIC inputs (made-up wall
+times and a report built by synth.py with made-up overheads): the
+percentile, the report reader, the summary, the two targets (each with a
+case that must fail) and the table."""
+import io
+import json
+import os
+import sys
+import tempfile
+from contextlib import redirect_stdout
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, ".."))
+from checks import check, done  # noqa: E402
+import instrument_cost as ic  # noqa: E402
+import synth  # noqa: E402
+
+check(ic.p95(list(range(1, 101))) == 95, "p95 of 1..100 is 95 (nearest rank)")
+check(ic.p95([3.0]) == 3.0 and ic.p95([]) is None, "p95 of one value, of none")
+check(ic.median([1, 9, 2]) == 2, "median")
+
+tmp = tempfile.mkdtemp()
+path = os.path.join(tmp, "i.db")
+r = synth.Report(path)
+r.instrumented("_Z1kv", {"smsp__sass_inst_executed": [10]}, overhead_ns=4000000)
+r.instrumented("_Z1jv", {"smsp__sass_inst_executed": [10]}, overhead_ns=6000000)
+r.instrumented("_Z1gv", {"smsp__sass_inst_executed": [10]}, overhead_ns=None, graph_corr=5)
+r.launch("_Z1kv")
+r.close()
+rep = ic.read_report(path)
+check(rep["launches"] == 4 and rep["instrumented"] == 3 and sorted(rep["overhead_ns"]) == [4000000, 6000000],
+      "report read: %s" % rep)
+
+
+def runs(native, inst, over_ms, pt_inst=None, failed=False):
+    out = []
+    for w, nat, ins in (("pytorch", native, pt_inst or inst), ("jax_mlp", native, inst)):
+        for i in range(3):
+            out.append({"workload": w, "mode": "native", "rep": i, "wall_s": nat[i], "rc": 0})
+            out.append({"workload": w, "mode": "inst", "rep": i, "wall_s": ins[i], "rc": 1 if failed and i == 0 else 0,
+                        "report": {"instrumented": 100, "overhead_ns": [int(x * 1e6) for x in over_ms]}})
+        out.append({"workload": w, "mode": "both", "rep": 0, "skipped": "budget"})
+    return out
+
+
+s = ic.summarise(runs([10.0, 10.2, 9.9], [10.5, 10.6, 10.4], [2, 3, 4, 30]))
+row = s["pytorch"]["inst"]
+check(row["n"] == 3 and abs(row["median_s"] - 10.5) < 1e-9, "median wall")
+check(abs(row["ratio"] - 10.5 / 10.0) < 1e-9, "ratio to native's median")
+check(row["added_med_ms"] == 3.5 and row["added_p95_ms"] == 30.0, "added time median %.1f, p95 %.1f (pooled over runs)"
+      % (row["added_med_ms"], row["added_p95_ms"]))
+check(abs(row["added_wall_ms"] - 5.0) < 1e-9, "wall-time estimate (10.5 - 10.0) s / 100 launches = 5 ms")
+check(s["pytorch"]["both"]["skipped"] == 1 and s["pytorch"]["both"]["n"] == 0, "a skipped run is counted, not timed")
+t = ic.targets(s)
+check(all(ok for _, _, ok in t), "targets met: %s" % t)
+
+# the per-launch target fails at a 12 ms median
+t = ic.targets(ic.summarise(runs([10.0] * 3, [10.5] * 3, [12, 12, 12])))
+check([ok for _, _, ok in t] == [False, False, True], "12 ms per launch fails it (must fail): %s" % t)
+# the PyTorch target fails at 1.15x; the JAX workload has no such target
+t = ic.targets(ic.summarise(runs([10.0] * 3, [10.5] * 3, [2], pt_inst=[11.5] * 3)))
+check([ok for _, _, ok in t] == [True, True, False], "1.15x on PyTorch fails it (must fail): %s" % t)
+# nothing measured: neither met nor failed
+t = ic.targets(ic.summarise([{"workload": "pytorch", "mode": "native", "rep": 0, "skipped": "budget"}]))
+check(all(ok is None for _, _, ok in t), "not measured is not a pass: %s" % t)
+s_f = ic.summarise(runs([10.0] * 3, [10.5] * 3, [2], failed=True))
+check(s_f["pytorch"]["inst"]["failed"] == 1 and s_f["pytorch"]["inst"]["n"] == 2, "a failed run is not timed")
+
+md = ic.markdown(ic.summarise(runs([10.0] * 3, [10.5] * 3, [12])), ["- synthetic"], [])
+check("**NOT met**" in md and "| pytorch | inst | 3 |" in md, "the table")
+j = os.path.join(tmp, "c.json")
+json.dump({"header": ["- synthetic"], "runs": runs([10.0] * 3, [10.5] * 3, [2]), "notes": []}, open(j, "w"))
+with redirect_stdout(io.StringIO()):
+    rc = ic.main(["instrument_cost.py", "--reuse", j, "--out", os.path.join(tmp, "out")])
+check(rc == 0 and "met" in open(os.path.join(tmp, "out", "instrument-cost.md")).read(), "main --reuse")
+sys.exit(done("test_cost"))

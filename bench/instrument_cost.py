@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/instrument_cost.py: what the instrumentation engine costs (issue 17 point 7).
+
+Usage: instrument_cost.py --stage STAGE --out DIR [--budget S] [--reps N] [--workloads a,b]
+       instrument_cost.py --reuse DIR/instrument-cost.json --out DIR   (table again, no GPU)
+
+Four workloads, each in four modes, REPS (default 3) runs of each, the
+modes interleaved run by run (so drift spreads over all of them):
+  pytorch        bench/pytorch_train.py --steps 20 --warmup 3 (COST_PT_ARGS)
+  hf_gpt2        bench/suite/hf_gpt2.py (GPT-2 small from its config, a few steps)
+  torch_compile  bench/suite/torch_compile.py (Inductor's Triton kernels; one
+                 untimed native run first compiles into a cache the timed runs share)
+  jax_mlp        bench/suite/jax_mlp.py (JAX's default preallocation:
+                 XLA_PYTHON_CLIENT_PREALLOCATE is removed from the environment)
+modes: native (the program alone), default (`gpuhier run`: the range
+profiler's one-pass groups), inst (GPUHIER_INSTRUMENT=1: each
+configuration's first launch instrumented, no range profiler), both
+(GPUHIER_INSTRUMENT=both).
+
+Per workload and mode: median wall time of the runs (whole process, the
+profiler's start and report included), the ratio to native's median,
+instrumented launches (inst_launch rows), and the time added per
+instrumented launch: inst_launch.overhead_ns (the collector's CPU-clock wall
+time of enable, the patched run, flush and decode: schema.sql), median and
+p95 (nearest rank) over every instrumented launch of the mode's runs; beside
+it the wall-time estimate (median inst - median native) / instrumented
+launches, an upper bound (it holds tracing's cost too).
+Targets (issue 17 point 7), checked in the table: median added time per
+instrumented launch <= 10 ms (every workload, inst mode); instrumentation
+of every configuration's first launch adds <= 10 % to the PyTorch
+benchmark's wall time (inst median / native median <= 1.10).
+A run that would not fit the budget is skipped and the table says so.
+Writes DIR/instrument-cost.md and DIR/instrument-cost.json; exit 0.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import shutil
+import statistics
+import sys
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "e2e"))
+import proc  # noqa: E402
+
+try:
+    import sqlite3
+except ImportError:
+    sys.exit("instrument_cost: this python3 has no sqlite3 module")
+
+MODES = ("native", "default", "inst", "both")
+MODE_ENV = {"inst": "1", "both": "both"}
+TARGET_MS = 10.0
+TARGET_PT_RATIO = 1.10
+# per run, seconds allowed (its timeout; a third of it is the first guess of
+# native's time, before a run of the workload is timed). A mode whose run
+# times out is not run again for that workload.
+LIMIT = {"pytorch": 90, "hf_gpt2": 120, "torch_compile": 120, "jax_mlp": 120}
+
+
+def workloads(root):
+    py = sys.executable
+    pt = os.environ.get("COST_PT_ARGS", "--steps 20 --warmup 3").split()
+    s = os.path.join(root, "bench", "suite")
+    return [("pytorch", [py, os.path.join(root, "bench", "pytorch_train.py")] + pt),
+            ("hf_gpt2", [py, os.path.join(s, "hf_gpt2.py")]),
+            ("torch_compile", [py, os.path.join(s, "torch_compile.py")]),
+            ("jax_mlp", [py, os.path.join(s, "jax_mlp.py")])]
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def p95(xs):
+    """Nearest-rank 95th percentile."""
+    if not xs:
+        return None
+    v = sorted(xs)
+    return v[max(0, math.ceil(0.95 * len(v)) - 1)]
+
+
+def read_report(path):
+    """{launches, range_profiled, instrumented, overhead_ns: [..]} of one report."""
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        r = {"launches": db.execute("SELECT count(*) FROM launch").fetchone()[0],
+             "range_profiled": db.execute("SELECT COALESCE(sum(profiled), 0) FROM launch").fetchone()[0]}
+        tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "inst_launch" in tables:
+            r["instrumented"] = db.execute("SELECT count(*) FROM inst_launch").fetchone()[0]
+            r["overhead_ns"] = [v for (v,) in db.execute(
+                "SELECT overhead_ns FROM inst_launch WHERE overhead_ns IS NOT NULL")]
+        else:
+            r["instrumented"], r["overhead_ns"] = 0, []
+        return r
+    finally:
+        db.close()
+
+
+def summarise(runs):
+    """runs: [dict(workload, mode, wall_s, rc, report={...} or None, skipped)].
+    Returns {workload: {mode: row}}, row = dict(n, median_s, ratio,
+    instrumented, added_med_ms, added_p95_ms, added_wall_ms, failed)."""
+    out = {}
+    for r in runs:
+        w = out.setdefault(r["workload"], {})
+        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "failed": 0, "skipped": 0})
+        if r.get("skipped"):
+            row["skipped"] += 1
+            continue
+        if r.get("rc") != 0:
+            row["failed"] += 1
+            continue
+        row["walls"].append(r["wall_s"])
+        rep = r.get("report") or {}
+        row["inst"].append(rep.get("instrumented", 0))
+        row["over"] += rep.get("overhead_ns", [])
+    for w, modes in out.items():
+        nat = median(modes.get("native", {}).get("walls", []))
+        for m, row in modes.items():
+            row["n"] = len(row["walls"])
+            row["median_s"] = median(row["walls"])
+            row["ratio"] = row["median_s"] / nat if nat and row["median_s"] is not None else None
+            row["instrumented"] = median(row["inst"])
+            row["added_med_ms"] = median(row["over"]) / 1e6 if row["over"] else None
+            row["added_p95_ms"] = p95(row["over"]) / 1e6 if row["over"] else None
+            row["added_wall_ms"] = (1e3 * (row["median_s"] - nat) / row["instrumented"]
+                                    if nat and row["median_s"] is not None and row["instrumented"] else None)
+    return out
+
+
+def targets(summ):
+    """[(what, value text, ok or None when not measured)]."""
+    out = []
+    for w, modes in summ.items():
+        row = modes.get("inst")
+        v = row and row.get("added_med_ms")
+        out.append(("%s: median added time per instrumented launch <= %.0f ms" % (w, TARGET_MS),
+                    "%.2f ms" % v if v is not None else "not measured",
+                    (v <= TARGET_MS) if v is not None else None))
+    pt = summ.get("pytorch", {}).get("inst")
+    v = pt and pt.get("ratio")
+    out.append(("pytorch: first-launch instrumentation adds <= %.0f %% (inst / native <= %.2f)"
+                % (100 * (TARGET_PT_RATIO - 1), TARGET_PT_RATIO),
+                "%.3fx" % v if v is not None else "not measured", (v <= TARGET_PT_RATIO) if v is not None else None))
+    return out
+
+
+def f(v, spec="%.2f"):
+    return spec % v if v is not None else "-"
+
+
+def markdown(summ, header, notes):
+    L = ["## Cost of the instrumentation engine (issue 17 point 7)", ""] + header + [""]
+    L += ["| workload | mode | runs | median wall s | x native | instrumented launches | added ms/launch median | p95 | wall-time estimate ms/launch | failed | skipped |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for w, modes in summ.items():
+        for m in MODES:
+            row = modes.get(m)
+            if not row:
+                continue
+            L.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %d | %d |" % (
+                w, m, row["n"], f(row["median_s"]), f(row["ratio"], "%.3f"), f(row["instrumented"], "%d"),
+                f(row["added_med_ms"]), f(row["added_p95_ms"]), f(row["added_wall_ms"]), row["failed"],
+                row["skipped"]))
+    L += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
+    for what, v, ok in targets(summ):
+        L.append("| %s | %s | %s |" % (what, v, "not measured" if ok is None else ("met" if ok else "**NOT met**")))
+    if notes:
+        L += [""] + ["- " + n for n in notes]
+    return "\n".join(L) + "\n"
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stage", default=".stage")
+    ap.add_argument("--root", default=os.path.abspath(os.path.join(here, "..")))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget", type=float, default=float(os.environ.get("COST_BUDGET_S", "300")))
+    ap.add_argument("--reps", type=int, default=int(os.environ.get("COST_REPS", "3")))
+    ap.add_argument("--workloads", default=os.environ.get("COST_WORKLOADS", ""))
+    ap.add_argument("--reuse", default="")
+    a = ap.parse_args(argv[1:])
+    os.makedirs(a.out, exist_ok=True)
+    notes = []
+    if a.reuse:
+        data = json.load(open(a.reuse))
+        runs, header = data["runs"], data["header"] + ["- recomputed from %s" % a.reuse]
+    else:
+        runs, header = measure(a, notes)
+    summ = summarise(runs)
+    text = markdown(summ, header, notes)
+    sys.stdout.write(text)
+    with open(os.path.join(a.out, "instrument-cost.md"), "w") as fo:
+        fo.write(text)
+    with open(os.path.join(a.out, "instrument-cost.json"), "w") as fo:
+        json.dump({"header": header, "runs": runs, "notes": notes}, fo, indent=0)
+    return 0
+
+
+def measure(a, notes):
+    t0 = time.monotonic()
+    deadline = t0 + a.budget
+    stage = os.path.abspath(a.stage)
+    gh = os.path.join(stage, "gpuhier")
+    work = os.path.join("/tmp", "instrument-cost-%d" % os.getpid())
+    os.makedirs(work)
+    cache = os.path.join(work, "cache")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               TORCHINDUCTOR_CACHE_DIR=cache + "/inductor", TRITON_CACHE_DIR=cache + "/triton",
+               TORCHINDUCTOR_COMPILE_THREADS="1")
+    env.pop("XLA_PYTHON_CLIENT_PREALLOCATE", None)  # JAX's default preallocation
+    env.pop("GPUHIER_INSTRUMENT", None)
+    want = [w for w in a.workloads.split(",") if w]
+    runs, took, hung = [], {}, set()
+    for name, argv in workloads(a.root):
+        if want and name not in want:
+            continue
+        if name == "torch_compile":  # compile once, untimed, into the shared cache
+            rc, _ = proc.run_group(argv, max(5.0, min(LIMIT[name], deadline - time.monotonic())), env)
+            notes.append("torch_compile: untimed native run first (compiles into the cache; status %d)" % rc)
+        for rep in range(a.reps):
+            for mode in MODES:
+                # a mode not timed yet: three times native's time, native's first: a third of the limit
+                guess = took.get((name, mode)) or (3 * took[(name, "native")] if (name, "native") in took
+                                                   else LIMIT[name] / 3)
+                left = deadline - time.monotonic()
+                r = {"workload": name, "mode": mode, "rep": rep}
+                if (name, mode) in hung:
+                    r["skipped"] = "an earlier run of this mode ran past its limit: not repeated"
+                    runs.append(r)
+                    continue
+                if left < guess * 1.2 + 5:
+                    r["skipped"] = "budget: %.0f s left, the run takes about %.0f s" % (left, guess)
+                    runs.append(r)
+                    continue
+                stem = os.path.join(work, "%s-%s-%d" % (name, mode, rep))
+                cmd = argv if mode == "native" else [gh, "run", "-q", "-f", "--no-analyze", "-o", stem + "-%p.db",
+                                                     "--"] + argv
+                e = dict(env)
+                if mode in MODE_ENV:
+                    e["GPUHIER_INSTRUMENT"] = MODE_ENV[mode]
+                t = time.monotonic()
+                rc, out = proc.run_group(cmd, max(5.0, min(LIMIT[name], left - 5)), e)
+                if rc == 124:  # a hang (GPUHIER_INSTRUMENT=both's deadlock, docs/collector.md) costs once
+                    hung.add((name, mode))
+                r["wall_s"] = round(time.monotonic() - t, 3)
+                r["rc"] = rc
+                took[(name, mode)] = r["wall_s"]
+                if rc != 0:
+                    r["tail"] = out.decode("utf-8", "replace")[-400:]
+                # one report per CUDA process (%p); the program's own is the one with most launches
+                dbs = sorted(glob.glob(glob.escape(stem) + "-*.db"), key=os.path.getsize)
+                if mode != "native" and dbs:
+                    try:
+                        r["report"] = read_report(dbs[-1])
+                    except sqlite3.Error as ex:
+                        r["report_error"] = str(ex)
+                    r["reports"] = len(dbs)
+                for i, db in enumerate(dbs):
+                    if not (name == "pytorch" and rep == 0 and i == len(dbs) - 1):
+                        os.remove(db)  # keep one report per mode (the first PyTorch run's)
+                print("[%5.1fs] %s %s #%d: status %d, %.2f s" % (time.monotonic() - t0, name, mode, rep, rc,
+                                                                 r["wall_s"]), flush=True)
+                runs.append(r)
+    keep = os.path.join(a.out, "cost-reports")
+    os.makedirs(keep, exist_ok=True)
+    for fn in os.listdir(work):
+        if fn.endswith(".db"):
+            shutil.move(os.path.join(work, fn), os.path.join(keep, fn))
+    header = ["- %s, %d runs per mode, modes interleaved; %.0f s." % (
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), a.reps, time.monotonic() - t0)]
+    return runs, header
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
