@@ -351,6 +351,10 @@ def agree_program(label, argv, gpuhier, outdir, skip, count, names_hint, group=N
          "--launch-count", str(count)]
     if group:
         g += ["--metric-set", "none", "--metrics", ",".join(group[1])]
+    else:
+        # the whole core set on every launch, as ncu collects it: kernel replay (the default
+        # collects one one-pass group per launch since 2026-12-01; spread_agree.py compares that)
+        g += ["--replay", "kernel"]
     if skip:
         g += ["--launch-skip", str(skip)]
     g += ["--cache-control", CACHE]
@@ -965,7 +969,7 @@ def main():
               "- gpuhier: %s" % q([gpuhier, "--version"]),
               "- command: `bench/agreement.sh %s` (AGREE_WINDOW=%d AGREE_REPS=%d AGREE_TK_LAUNCHES=%d AGREE_TK_SKIP=%d AGREE_PROGRAMS='%s' AGREE_PT_SKIP=%d AGREE_PT_COUNT=%d BENCH_ARGS='%s')" % (
                   a.build, WINDOW, REPS, TK_LAUNCHES, TK_SKIP, PROGRAMS, PT_SKIP, PT_COUNT, " ".join(BENCH_ARGS)) + " AGREE_PARTS=%s AGREE_CASES=%s TK_REPS=%s AGREE_CACHE=%s" % (",".join(PARTS), CASES, os.environ["TK_REPS"], CACHE),
-              "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N [--launch-skip S] -- PROGRAM`",
+              "- gpuhier side: `gpuhier run -q -f --no-analyze --sample all --launch-count N --replay kernel [--launch-skip S] -- PROGRAM`",
               "- ncu side: `ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics <the names gpuhier collected> %s --launch-count N [--launch-skip S] PROGRAM`" % " ".join(NCU_COMMON),
               "- like-for-like side (AGREE_PARTS single): per group G of bench/agreement/groups.txt, `gpuhier run ... --sample all --metric-set none --metrics G` and `ncu ... --metrics G` with the same options",
               ""]

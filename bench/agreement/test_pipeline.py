@@ -172,6 +172,12 @@ def main():
         argvs = open(fake_log).read().splitlines()
         check(any("--metric-set none --metrics smsp__inst_executed.sum,gpu__time_duration.sum,dram__bytes_read.sum" in a
                   for a in argvs), "gpuhier ran a group with --metric-set none --metrics G")
+        # the agreement of the whole core set per launch needs kernel replay (the default is one
+        # one-pass group per launch): every "--sample all" run without --metric-set none asks for it
+        core_runs = [a for a in argvs if "--sample all" in a and "--metric-set none" not in a
+                     and "/cost/" not in a]
+        check(core_runs and all("--replay kernel" in a for a in core_runs),
+              "the core-set agreement runs gpuhier with --replay kernel")
         single = md.split("## Like for like", 1)[1].split("\n## ", 1)[0] if "## Like for like" in md else ""
         check(single != "", "the like-for-like section is printed")
         check("24 values compared (12 gated) on 12 launch pairs; **2 outside tolerance**; **0 pairs not single-pass**" in single,
