@@ -26,25 +26,25 @@ gh_add_test(NAME bench.budget_sim COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t10
             LABELS unit profiler)
 
 set_source_files_properties(${PROJECT_BINARY_DIR}/schema/catalogue_data.c PROPERTIES GENERATED TRUE)
-# CUPTI headers only (no link): libcupti is dlopened; cupti_profiler_host.h
-# includes <string>, answered by the empty collector/shim/string.
-add_executable(test_metrics ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_metrics.c
-               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c ${GH_CATALOGUE_SOURCES})
-add_dependencies(test_metrics gh_store)
-target_include_directories(test_metrics PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
-target_compile_options(test_metrics PRIVATE -idirafter ${GH_PROF_SRC}/shim)
-target_link_libraries(test_metrics PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
-gh_add_test(NAME unit.metrics COMMAND test_metrics LABELS unit profiler)
+# A test of the collector's metric code run offline (pass counts through CUPTI's
+# host API): metrics.c and the catalogue's tables, CUPTI headers only (no link:
+# libcupti is dlopened; cupti_profiler_host.h includes <string>, answered by the
+# empty collector/shim/string). gh_offline_metrics_test(TARGET TEST SOURCES...)
+function(gh_offline_metrics_test target test)
+  add_executable(${target} ${ARGN} ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c
+                 ${GH_CATALOGUE_SOURCES})
+  add_dependencies(${target} gh_store)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
+  target_compile_options(${target} PRIVATE -idirafter ${GH_PROF_SRC}/shim)
+  target_compile_definitions(${target} PRIVATE GPUHIER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_link_libraries(${target} PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
+  gh_add_test(NAME ${test} COMMAND ${target} LABELS unit profiler)
+endfunction()
 
+gh_offline_metrics_test(test_metrics unit.metrics ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_metrics.c)
 # Every like-for-like group of the agreement script is one pass on GH100 (offline).
-add_executable(test_agreement_groups ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_agreement_groups.c
-               ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c ${GH_CATALOGUE_SOURCES})
-add_dependencies(test_agreement_groups gh_store)
-target_include_directories(test_agreement_groups PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
-target_compile_options(test_agreement_groups PRIVATE -idirafter ${GH_PROF_SRC}/shim)
-target_compile_definitions(test_agreement_groups PRIVATE GPUHIER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-target_link_libraries(test_agreement_groups PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
-gh_add_test(NAME unit.agreement_groups COMMAND test_agreement_groups LABELS unit profiler)
+gh_offline_metrics_test(test_agreement_groups unit.agreement_groups
+                        ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_agreement_groups.c)
 
 # The agreement script's parsers (bench/agreement/), on recorded ncu output.
 gh_add_test(NAME unit.agreement_parse
@@ -89,11 +89,5 @@ gh_add_test(NAME unit.suite
 gh_add_gpu_test(NAME gpu.suite-defects COMMAND sh ${PROJECT_SOURCE_DIR}/bench/suite/test_gpu.sh LABELS analyzer)
 
 # The one-pass group plan (collector/onepass.c), packed offline for GH100.
-add_executable(test_onepass ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_onepass.c
-               ${GH_PROF_SRC}/onepass.c ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c
-               ${GH_CATALOGUE_SOURCES})
-add_dependencies(test_onepass gh_store)
-target_include_directories(test_onepass PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
-target_compile_options(test_onepass PRIVATE -idirafter ${GH_PROF_SRC}/shim)
-target_link_libraries(test_onepass PRIVATE Threads::Threads ${CMAKE_DL_LIBS} m)
-gh_add_test(NAME unit.onepass COMMAND test_onepass LABELS unit profiler)
+gh_offline_metrics_test(test_onepass unit.onepass ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_onepass.c
+                        ${GH_PROF_SRC}/onepass.c)
