@@ -19,6 +19,7 @@
 #include "tui/request.h"
 #include "tui/tui.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -349,6 +350,13 @@ int view_kernel_row(struct view *v, const char *sql, sqlite3_stmt **st);
  * sanitized name (free() it). Returns as view_kernel_row().
  */
 int view_kernel_title(struct view *v, char **name, int label_width);
+/* Column i of a row as a double, NAN for SQL NULL (a value the report does not have). */
+static inline double
+tui_col_num(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
 /* Whether the query `sql` (constant text) returns a row; false on error (a missing table). */
 bool tui_has_rows(sqlite3 *db, const char *sql);
 /* One numeric result (NAN when NULL or on error) for a query with an optional int64 parameter. */

@@ -133,12 +133,6 @@ col_text(sqlite3_stmt *st, int i)
     return (const char *)sqlite3_column_text(st, i);
 }
 
-static double
-col_num(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 static void
 add_evidence(struct view *v)
 {
@@ -163,14 +157,14 @@ add_evidence(struct view *v)
         char num[48];
         if (sqlite3_column_type(st, 1) != SQLITE_NULL)
             snprintf(val, sizeof(val), "%s %.20s",
-                     export_fmt_number(num, sizeof(num), col_num(st, 1), 4), unit ? unit : "");
+                     export_fmt_number(num, sizeof(num), tui_col_num(st, 1), 4), unit ? unit : "");
         else
             snprintf(val, sizeof(val), "%.60s", col_text(st, 2) ? col_text(st, 2) : "-");
         line_add_untrusted(l, LINE_DEFAULT, 16, val, 0);
         if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
             const char *op = col_text(st, 5);
             snprintf(thr, sizeof(thr), "fires when %.3s %s", op ? op : "?",
-                     export_fmt_number(num, sizeof(num), col_num(st, 4), 4));
+                     export_fmt_number(num, sizeof(num), tui_col_num(st, 4), 4));
             line_add_untrusted(l, LINE_WARNING, 0, thr, 0);
         } else {
             line_add(l, LINE_DIM, 0, "(informative)");
@@ -204,7 +198,7 @@ add_objects(struct view *v)
         }
         struct tline *l = view_add_line(v);
         char b[32];
-        fmt_bytes(b, sizeof(b), col_num(st, 3));
+        fmt_bytes(b, sizeof(b), tui_col_num(st, 3));
         line_add_untrusted(l, LINE_LABEL, 16, col_text(st, 0), 32);
         line_add(l, LINE_DEFAULT, 10, "%lld", (long long)sqlite3_column_int64(st, 1));
         if (col_text(st, 2)) {
@@ -278,22 +272,22 @@ finding_open(struct view *v)
     }
     view_add_wrapped(v, line_of_severity(sev), LABEL, "Message", col_text(st, 7), view_wrap(v));
     char per[32], tot[32], raw[32], share[32], nl[32];
-    fmt_ns(per, sizeof(per), col_num(st, 10));
-    fmt_ns(tot, sizeof(tot), col_num(st, 11));
-    fmt_ns(raw, sizeof(raw), col_num(st, 12));
-    fmt_pct(share, sizeof(share), col_num(st, 13));
-    fmt_count(nl, sizeof(nl), col_num(st, 14));
+    fmt_ns(per, sizeof(per), tui_col_num(st, 10));
+    fmt_ns(tot, sizeof(tot), tui_col_num(st, 11));
+    fmt_ns(raw, sizeof(raw), tui_col_num(st, 12));
+    fmt_pct(share, sizeof(share), tui_col_num(st, 13));
+    fmt_count(nl, sizeof(nl), tui_col_num(st, 14));
     view_printf(v, LINE_DEFAULT, "%-*s %s (%s of the run's GPU time)", LABEL, "Time lost", tot,
                 share);
-    if (!isnan(col_num(st, 10)))
+    if (!isnan(tui_col_num(st, 10)))
         view_printf(v, LINE_DIM, "%-*s %s per launch; %s before capping to the kernel's floor",
                     LABEL, "", per, raw);
-    else if (!isnan(col_num(st, 12)))
+    else if (!isnan(tui_col_num(st, 12)))
         view_printf(v, LINE_DIM, "%-*s %s before capping", LABEL, "", raw);
     if (sqlite3_column_type(st, 15) != SQLITE_NULL)
         view_printf(v, LINE_DEFAULT, "%-*s %s traced; evidence from profiled launch %lld", LABEL,
                     "Launches", nl, (long long)sqlite3_column_int64(st, 15));
-    else if (!isnan(col_num(st, 14)))
+    else if (!isnan(tui_col_num(st, 14)))
         view_printf(v, LINE_DEFAULT, "%-*s %s", LABEL, "Launches", nl);
     view_printf(v, LINE_DEFAULT, "%s", "");
     char *remedy = xstrdup(col_text(st, 8));

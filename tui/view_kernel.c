@@ -82,8 +82,7 @@ load_metrics(struct view *v, struct kernel_priv *p)
             p->m = xrealloc(p->m, cap * sizeof(*p->m));
         }
         p->m[p->nm].name = xsanitize((const char *)sqlite3_column_text(st, 0), 256);
-        p->m[p->nm].value =
-            sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        p->m[p->nm].value = tui_col_num(st, 1);
         p->nm++;
     }
     sqlite3_finalize(st);
@@ -97,12 +96,6 @@ struct summary {
     double theo_occ, ach_occ;
     char bound[32], limiter[32];
 };
-
-static double
-num(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
 
 static void
 load_summary(struct view *v, struct summary *s)
@@ -125,23 +118,23 @@ load_summary(struct view *v, struct summary *s)
         sqlite3_bind_null(st, 2);
     if (sqlite3_step(st) == SQLITE_ROW) {
         s->has = true;
-        s->launches = num(st, 0);
-        s->profiled = num(st, 1);
-        s->total_ns = num(st, 2);
-        s->mean_ns = num(st, 3);
-        s->min_ns = num(st, 4);
-        s->max_ns = num(st, 5);
-        s->share_pct = num(st, 6);
+        s->launches = tui_col_num(st, 0);
+        s->profiled = tui_col_num(st, 1);
+        s->total_ns = tui_col_num(st, 2);
+        s->mean_ns = tui_col_num(st, 3);
+        s->min_ns = tui_col_num(st, 4);
+        s->max_ns = tui_col_num(st, 5);
+        s->share_pct = tui_col_num(st, 6);
         for (int i = 0; i < 6; i++)
-            s->bytes[i] = num(st, 7 + i);
-        s->floor_ns = num(st, 13);
-        s->floor_measured_ns = num(st, 14);
-        s->floor_ratio = num(st, 15);
-        s->floor_ratio_measured = num(st, 16);
+            s->bytes[i] = tui_col_num(st, 7 + i);
+        s->floor_ns = tui_col_num(st, 13);
+        s->floor_measured_ns = tui_col_num(st, 14);
+        s->floor_ratio = tui_col_num(st, 15);
+        s->floor_ratio_measured = tui_col_num(st, 16);
         snprintf(s->bound, sizeof(s->bound), "%.20s",
                  (const char *)sqlite3_column_text(st, 17) ?: "-");
-        s->theo_occ = num(st, 18);
-        s->ach_occ = num(st, 19);
+        s->theo_occ = tui_col_num(st, 18);
+        s->ach_occ = tui_col_num(st, 19);
         snprintf(s->limiter, sizeof(s->limiter), "%.20s",
                  (const char *)sqlite3_column_text(st, 20) ?: "-");
     }
@@ -167,10 +160,10 @@ load_summary(struct view *v, struct summary *s)
                           v->id);
         snprintf(s->bound, sizeof(s->bound), "-");
         if (sqlite3_step(st) == SQLITE_ROW) {
-            s->launches = num(st, 0);
-            s->total_ns = num(st, 1);
+            s->launches = tui_col_num(st, 0);
+            s->total_ns = tui_col_num(st, 1);
             s->mean_ns = s->launches > 0 ? s->total_ns / s->launches : NAN;
-            s->theo_occ = num(st, 2);
+            s->theo_occ = tui_col_num(st, 2);
             snprintf(s->limiter, sizeof(s->limiter), "%.20s",
                      (const char *)sqlite3_column_text(st, 3) ?: "-");
         }
@@ -208,10 +201,10 @@ add_config(struct view *v)
                     (long long)sqlite3_column_int64(st, 12),
                     (long long)sqlite3_column_int64(st, 13));
         char carve[32], waves[32], local[32] = "-";
-        fmt_bytes(carve, sizeof(carve), num(st, 14));
-        snprintf(waves, sizeof(waves), "%.2f", num(st, 15));
+        fmt_bytes(carve, sizeof(carve), tui_col_num(st, 14));
+        snprintf(waves, sizeof(waves), "%.2f", tui_col_num(st, 15));
         /* NULL: only replayed launches were recorded (schema.sql, config) */
-        if (!isnan(num(st, 10)))
+        if (!isnan(tui_col_num(st, 10)))
             snprintf(local, sizeof(local), "%lld B", (long long)sqlite3_column_int64(st, 10));
         view_printf(v, LINE_DEFAULT,
                     "%-*s shared %lld B dynamic + %lld B static, carveout %s; %lld regs/thread;"
@@ -219,7 +212,7 @@ add_config(struct view *v)
                     LABEL, "", (long long)sqlite3_column_int64(st, 7),
                     (long long)sqlite3_column_int64(st, 8), carve,
                     (long long)sqlite3_column_int64(st, 9), local,
-                    isnan(num(st, 15)) ? "-" : waves);
+                    isnan(tui_col_num(st, 15)) ? "-" : waves);
     }
     sqlite3_finalize(st);
 }
@@ -258,7 +251,7 @@ add_findings_at(struct view *v, struct kernel_priv *p, const char *tier /* NULL:
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *sev = (const char *)sqlite3_column_text(st, 1);
         char lost[32];
-        fmt_ns(lost, sizeof(lost), num(st, 3));
+        fmt_ns(lost, sizeof(lost), tui_col_num(st, 3));
         struct tline *l = view_add_line(v);
         l->target = TARGET_FINDING;
         l->id = sqlite3_column_int64(st, 0);

@@ -422,8 +422,7 @@ load_ranges(struct view *v, struct nvtx_priv *p)
             .id = sqlite3_column_int64(st, 0),
             .parent = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1),
             .name = xstrdup((const char *)sqlite3_column_text(st, 2)),
-            .wall_ns =
-                sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3),
+            .wall_ns = tui_col_num(st, 3),
         };
     }
     sqlite3_finalize(st);

@@ -55,12 +55,6 @@ priv_clear(struct profiles_priv *p)
     memset(p, 0, sizeof(*p));
 }
 
-static double
-num(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 static int
 load_profiles(struct view *v, struct profiles_priv *p)
 {
@@ -97,16 +91,16 @@ load_profiles(struct view *v, struct profiles_priv *p)
             r->block[i] = sqlite3_column_int64(st, 5 + i);
         }
         r->smem_bytes = sqlite3_column_int64(st, 8);
-        r->config_launches = num(st, 9);
-        r->index = num(st, 10);
+        r->config_launches = tui_col_num(st, 9);
+        r->index = tui_col_num(st, 10);
         r->reason = xsanitize((const char *)sqlite3_column_text(st, 11), 64);
         r->set = xsanitize((const char *)sqlite3_column_text(st, 12), 128);
-        r->passes = num(st, 13);
-        r->overhead_ns = num(st, 14);
-        r->inst = num(st, 15);
-        r->gld_sectors = num(st, 16);
-        r->gst_sectors = num(st, 17);
-        r->duration_ns = num(st, 18);
+        r->passes = tui_col_num(st, 13);
+        r->overhead_ns = tui_col_num(st, 14);
+        r->inst = tui_col_num(st, 15);
+        r->gld_sectors = tui_col_num(st, 16);
+        r->gst_sectors = tui_col_num(st, 17);
+        r->duration_ns = tui_col_num(st, 18);
         r->tie_launch_id =
             sqlite3_column_type(st, 19) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 19);
         r->set_aside = sqlite3_column_int(st, 20) != 0;

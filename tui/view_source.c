@@ -73,12 +73,6 @@ source_text(struct source_priv *p, const char *file, long long line)
     return c->ok ? srcfile_line(&c->f, line) : NULL;
 }
 
-static double
-num(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 /* ------------------------------------------------------------------ */
 /* One configuration's table                                           */
 /* ------------------------------------------------------------------ */
@@ -217,21 +211,21 @@ load_rows(struct view *v, struct source_priv *p, long long config_id, struct sro
             r->cell[S_LOCATION] = cut;
         }
         free(where);
-        count_or_dash(buf, sizeof(buf), num(st, 4));
+        count_or_dash(buf, sizeof(buf), tui_col_num(st, 4));
         r->cell[S_INST] = xstrdup(buf);
-        count_or_dash(buf, sizeof(buf), num(st, 5));
+        count_or_dash(buf, sizeof(buf), tui_col_num(st, 5));
         r->cell[S_SECTORS] = xstrdup(buf);
-        count_or_dash(buf, sizeof(buf), num(st, 6));
+        count_or_dash(buf, sizeof(buf), tui_col_num(st, 6));
         r->cell[S_SECTORS_IDEAL] = xstrdup(buf);
-        share(buf, sizeof(buf), num(st, 7));
+        share(buf, sizeof(buf), tui_col_num(st, 7));
         r->cell[S_SECTORS_SHARE] = xstrdup(buf);
-        count_or_dash(buf, sizeof(buf), num(st, 8));
+        count_or_dash(buf, sizeof(buf), tui_col_num(st, 8));
         r->cell[S_WAVEFRONTS] = xstrdup(buf);
-        count_or_dash(buf, sizeof(buf), num(st, 9));
+        count_or_dash(buf, sizeof(buf), tui_col_num(st, 9));
         r->cell[S_WAVEFRONTS_IDEAL] = xstrdup(buf);
-        share(buf, sizeof(buf), num(st, 10));
+        share(buf, sizeof(buf), tui_col_num(st, 10));
         r->cell[S_WAVEFRONTS_SHARE] = xstrdup(buf);
-        count_or_dash(buf, sizeof(buf), num(st, 11));
+        count_or_dash(buf, sizeof(buf), tui_col_num(st, 11));
         r->cell[S_LOCAL] = xstrdup(buf);
         const char *text = source_text(p, file, line);
         const char *sass = (const char *)sqlite3_column_text(st, 3);
@@ -245,7 +239,7 @@ load_rows(struct view *v, struct source_priv *p, long long config_id, struct sro
         } else {
             r->cell[S_CODE] = xstrdup("");
         }
-        r->worst = num(st, 12) > 0;
+        r->worst = tui_col_num(st, 12) > 0;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -383,19 +377,19 @@ source_open(struct view *v)
         l->target = TARGET_KERNEL;
         l->id = v->id;
         l->id2 = cfg;
-        fmt_count(d, sizeof(d), num(st, 11));
+        fmt_count(d, sizeof(d), tui_col_num(st, 11));
         view_printf(v, LINE_DEFAULT,
                     "%-*s %s warp instructions, %lld instructions, %lld with a line", LABEL,
                     "Executed", d, (long long)sqlite3_column_int64(st, 9),
                     (long long)sqlite3_column_int64(st, 10));
-        against(a, sizeof(a), num(st, 12), num(st, 13));
-        against(b, sizeof(b), num(st, 14), num(st, 15));
-        count_or_dash(c, sizeof(c), num(st, 16));
+        against(a, sizeof(a), tui_col_num(st, 12), tui_col_num(st, 13));
+        against(b, sizeof(b), tui_col_num(st, 14), tui_col_num(st, 15));
+        count_or_dash(c, sizeof(c), tui_col_num(st, 16));
         view_printf(v, LINE_DEFAULT, "%-*s %s", LABEL, "Sectors", a);
         view_printf(v, LINE_DEFAULT, "%-*s %s", LABEL, "Wavefronts", b);
         view_printf(v, LINE_DEFAULT, "%-*s %s", LABEL, "Local", strcmp(c, "-") ? c : "none");
         if (sqlite3_column_int64(st, 17) > 0) {
-            fmt_count(d, sizeof(d), num(st, 17));
+            fmt_count(d, sizeof(d), tui_col_num(st, 17));
             view_printf(v, LINE_DIM,
                         "%-*s %s LDGSTS/TMA instructions: the bytes they move are not counted here",
                         LABEL, "Not seen", d);

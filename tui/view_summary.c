@@ -24,12 +24,6 @@ text(sqlite3_stmt *st, int i)
     return (const char *)sqlite3_column_text(st, i);
 }
 
-static double
-num(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 /*
  * Why the report did not end cleanly, as the collector recorded it: the
  * signal that ended the program, an exec() that replaced it, the writer's
@@ -164,9 +158,9 @@ add_devices(struct view *v)
         return;
     while (sqlite3_step(st) == SQLITE_ROW) {
         char mem[32], bw[32], mbw[32];
-        fmt_bytes(mem, sizeof(mem), num(st, 6));
-        fmt_bw(bw, sizeof(bw), num(st, 7));
-        fmt_bw(mbw, sizeof(mbw), num(st, 8));
+        fmt_bytes(mem, sizeof(mem), tui_col_num(st, 6));
+        fmt_bw(bw, sizeof(bw), tui_col_num(st, 7));
+        fmt_bw(mbw, sizeof(mbw), tui_col_num(st, 8));
         struct tline *l = view_add_line(v);
         line_add(l, LINE_LABEL, LABEL, "Device %lld", (long long)sqlite3_column_int64(st, 0));
         line_add_untrusted(l, LINE_DEFAULT, 0, text(st, 1), 128);
@@ -248,17 +242,17 @@ add_totals(struct view *v, double *gpu_ns)
         return;
     if (sqlite3_step(st) == SQLITE_ROW) {
         char a[32], b[32], c[32], d[32], e[32], f[32];
-        fmt_count(a, sizeof(a), num(st, 0));
-        fmt_count(b, sizeof(b), num(st, 4));
-        fmt_ns(c, sizeof(c), num(st, 1));
-        *gpu_ns = num(st, 1);
+        fmt_count(a, sizeof(a), tui_col_num(st, 0));
+        fmt_count(b, sizeof(b), tui_col_num(st, 4));
+        fmt_ns(c, sizeof(c), tui_col_num(st, 1));
+        *gpu_ns = tui_col_num(st, 1);
         view_printf(v, LINE_DEFAULT,
                     "%-*s %s launches (%s profiled) of %lld kernels in %lld configurations", LABEL,
                     "Launches", a, b, (long long)sqlite3_column_int64(st, 2),
                     (long long)sqlite3_column_int64(st, 3));
-        fmt_count(d, sizeof(d), num(st, 5));
-        fmt_bytes(e, sizeof(e), num(st, 6));
-        fmt_ns(f, sizeof(f), num(st, 7));
+        fmt_count(d, sizeof(d), tui_col_num(st, 5));
+        fmt_bytes(e, sizeof(e), tui_col_num(st, 6));
+        fmt_ns(f, sizeof(f), tui_col_num(st, 7));
         struct tline *cl =
             view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s copies moving %s in %s", LABEL,
                         "GPU time", c, d, e, f);
@@ -286,12 +280,12 @@ add_findings(struct view *v, double gpu_ns)
         return;
     if (sqlite3_step(st) == SQLITE_ROW) {
         char lost[32], share[32];
-        fmt_ns(lost, sizeof(lost), num(st, 4));
+        fmt_ns(lost, sizeof(lost), tui_col_num(st, 4));
         /* The denominator of every finding's share: kernels and copies (analysis.run_gpu_ns). */
         double run_ns = tui_query_num(v->db, "SELECT run_gpu_ns FROM analysis WHERE ?1 >= 0", 0);
         if (!(run_ns > 0))
             run_ns = gpu_ns;
-        fmt_pct(share, sizeof(share), run_ns > 0 ? 100 * num(st, 4) / run_ns : NAN);
+        fmt_pct(share, sizeof(share), run_ns > 0 ? 100 * tui_col_num(st, 4) / run_ns : NAN);
         struct tline *l = view_add_line(v);
         l->target = TARGET_FINDINGS;
         line_add(l, LINE_LABEL, LABEL, "Findings");
@@ -344,8 +338,8 @@ add_findings(struct view *v, double gpu_ns)
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         char lost[32], share[32];
-        fmt_ns(lost, sizeof(lost), num(st, 3));
-        fmt_pct(share, sizeof(share), num(st, 4));
+        fmt_ns(lost, sizeof(lost), tui_col_num(st, 3));
+        fmt_pct(share, sizeof(share), tui_col_num(st, 4));
         struct tline *l = view_add_line(v);
         l->target = TARGET_FINDING;
         l->id = sqlite3_column_int64(st, 0);
@@ -388,7 +382,7 @@ add_time_split(struct view *v, double gpu_ns)
     double shown = 0;
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        double t = num(st, 2);
+        double t = tui_col_num(st, 2);
         char tt[32], pct[32];
         fmt_ns(tt, sizeof(tt), t);
         double frac = gpu_ns > 0 ? t / gpu_ns : NAN;
