@@ -306,14 +306,13 @@ load_run(sqlite3 *db, struct ex_report *r)
                     snprintf(kv, n, "%s=%s", ks, vs);
                     json_array_append_new(arr, ex_jstr(kv));
                     char *d = json_dumps(arr, JSON_COMPACT);
-                    char *red = d ? export_redact_argv(d) : NULL;
-                    json_t *ra = red ? json_loads(red, 0, NULL) : NULL;
-                    const char *rv = json_string_value(json_array_get(ra, 0));
+                    size_t nred = 0;
+                    char **red = d ? export_redact_args(d, &nred) : NULL;
+                    const char *rv = nred == 1 ? red[0] : NULL;
                     if (rv && strchr(rv, '=')) {
                         free(vs);
                         vs = strdup(strchr(rv, '=') + 1);
                     }
-                    json_decref(ra);
                     free(red);
                     free(d);
                     json_decref(arr);
