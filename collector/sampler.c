@@ -40,8 +40,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Configurations the instrumentation engine served, with both engines (no allocation). */
-#define INST_CFG_CAP 65536
 /* How long a launch waits for another thread's served launch, with both engines. */
 #define SERVE_WAIT_MS 2000
 /* Engine calls the watchdog follows at once (one per thread inside an engine). */
@@ -68,14 +66,10 @@ static struct {
     int64_t start_mono_ns;    /* when profiling was set up: the budget's elapsed time starts here */
     atomic_long budget_unmatched; /* traced kernels whose configuration sampling never saw */
     pthread_mutex_t serve_lock;   /* with both engines: held by the served launch, ENTER to EXIT */
-    pthread_mutex_t inst_lock;    /* inst_cfg */
-    uint64_t inst_cfg[INST_CFG_CAP]; /* configuration hashes (never 0) the instrumentation served */
-    size_t ninst_cfg;
     struct watch watch[WATCH_SLOTS];
     struct stuck stuck_rangeprof, stuck_sass;
 } S = {
     .serve_lock = PTHREAD_MUTEX_INITIALIZER,
-    .inst_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static __thread struct sampling_launch tls_launch; /* the decided launch, for the extras request */
@@ -86,32 +80,6 @@ static __thread int tls_graph;        /* the instrumentation engine serves this 
 static __thread int tls_watch = -1;   /* this thread's watch slot, -1: none */
 
 /* ------------------------------------------------------------ both engines */
-
-/* Whether the instrumentation engine served configuration `h`; `add`: it does now. */
-static int
-inst_cfg(uint64_t h, int add)
-{
-    h = h ? h : 1;
-    int found = 0;
-    pthread_mutex_lock(&S.inst_lock);
-    for (size_t i = 0; i < INST_CFG_CAP; i++) {
-        uint64_t *e = &S.inst_cfg[(h + i) & (INST_CFG_CAP - 1)];
-        if (*e == h) {
-            found = 1;
-            break;
-        }
-        if (!*e) {
-            /* a full table leaves the rest to the range profiler */
-            if (add && S.ninst_cfg < INST_CFG_CAP - INST_CFG_CAP / 4) {
-                *e = h;
-                S.ninst_cfg++;
-            }
-            break;
-        }
-    }
-    pthread_mutex_unlock(&S.inst_lock);
-    return found;
-}
 
 /*
  * With both engines, serve_lock for a launch `e` serves, then every other
@@ -262,18 +230,17 @@ sampler_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t blo
  * GPUHIER_INSTRUMENT=1 the instrumentation engine (never both then: an
  * instrumentation engine that failed is not replaced), with =both the
  * instrumentation engine for a configuration it has not served (while it
- * works) and the range profiler after it. *h gets the configuration's
- * hash with both engines.
+ * works; sampling_instrumented()) and the range profiler after it.
  */
 static const struct counter_engine *
-pick_engine(const struct sampling_launch *sl, uint64_t *h)
+pick_engine(const struct sampling_launch *sl)
 {
     if (opt.instrument == ENGINES_RANGEPROF)
         return &engine_rangeprof;
     if (opt.instrument == ENGINES_INSTRUMENT)
         return &engine_sass;
-    *h = sampling_config_hash(sl);
-    return engine_sass.available() && !inst_cfg(*h, 0) ? &engine_sass : &engine_rangeprof;
+    return engine_sass.available() && !sampling_instrumented(&S.sampling, sl) ? &engine_sass
+                                                                              : &engine_rangeprof;
 }
 
 /*
@@ -290,7 +257,6 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     const char *why = NULL;
     int sample = 0, deferred = 0, served = 0;
     unsigned extras = 0;
-    uint64_t h = 0;
     int group = -1;
     if (opt.sampling_ok) {
         struct sampling_launch sl = {
@@ -301,7 +267,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             .nvtx_path = el->nvtx_path,
             .is_capturing = capturing,
         };
-        e = pick_engine(&sl, &h);
+        e = pick_engine(&sl);
         double budget = S.sampling.opts.budget_pct;
         if (budget > 0) {
             struct engine_stats st;
@@ -352,7 +318,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 sass_launch_reason(why);
                 if (opt.instrument == ENGINES_BOTH) {
                     /* the range profiler takes the configuration's next chosen launch */
-                    inst_cfg(h, 1);
+                    sampling_mark_instrumented(&S.sampling, &tls_launch);
                     sampling_undo(&S.sampling, &tls_launch, why);
                 }
                 why = "instrumented";

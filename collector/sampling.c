@@ -26,7 +26,8 @@ struct sampling_slot {
     int64_t gpu_ns;  /* GPU time of its traced launches so far (sampling_add_gpu_time) */
     unsigned extras; /* groups requested, not yet collected */
     int extras_done;
-    int has_order;                            /* order[] set (sampling_set_group_order) */
+    int instrumented; /* with both engines: the instrumentation engine served it */
+    int has_order;    /* order[] set (sampling_set_group_order) */
     unsigned char order[SAMPLING_GROUPS_MAX]; /* one-pass groups, in the order to collect */
 };
 
@@ -528,6 +529,26 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
         e->profiled--;
     if (e && chosen && !strcmp(chosen, "extra_metrics"))
         e->extras_done = 0;
+    pthread_mutex_unlock(&s->lock);
+}
+
+int
+sampling_instrumented(struct sampling *s, const struct sampling_launch *l)
+{
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    int v = e && e->instrumented;
+    pthread_mutex_unlock(&s->lock);
+    return v;
+}
+
+void
+sampling_mark_instrumented(struct sampling *s, const struct sampling_launch *l)
+{
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    if (e)
+        e->instrumented = 1;
     pthread_mutex_unlock(&s->lock);
 }
 

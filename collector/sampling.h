@@ -237,6 +237,18 @@ const char *sampling_decide_ex(struct sampling *s, const struct sampling_launch 
 void sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen);
 
 /*
+ * With both engines (sampler.c): whether the instrumentation engine has
+ * served l's configuration, and marking that it has, in the
+ * configuration's own slot. A configuration without a slot reads as not
+ * served: at its first launch sampling_decide() has not made one yet; when
+ * the table is full (65,536 configurations) none is made, and only
+ * --sample all profiles such a configuration, each of its launches then
+ * instrumented. Marking a configuration without a slot does nothing.
+ */
+int sampling_instrumented(struct sampling *s, const struct sampling_launch *l);
+void sampling_mark_instrumented(struct sampling *s, const struct sampling_launch *l);
+
+/*
  * Asks for one more profile of l's configuration collecting `groups`
  * (from metrics_extras_wanted()). Returns 0, or -1 if the configuration
  * is unknown (never decided) or already had its extras.

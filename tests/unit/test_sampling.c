@@ -465,6 +465,35 @@ test_sampling_counters_busy(void)
 }
 
 /*
+ * With both engines, the instrumentation engine's mark lives in the
+ * configuration's slot: unknown before the configuration's first
+ * decision, set for that configuration only (same kernel, other grid: not
+ * set), and a configuration never seen reads as not served.
+ */
+static void
+test_sampling_instrumented(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    const char *why;
+    unsigned ex;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    struct sampling_launch a = L("k", 8, 128, 0), a2 = L("k", 16, 128, 0), b = L("j", 8, 128, 0);
+    CHECK_EQ_INT(sampling_instrumented(&s, &a), 0); /* no slot yet */
+    sampling_mark_instrumented(&s, &a);             /* no slot: nothing to mark */
+    CHECK_EQ_INT(sampling_instrumented(&s, &a), 0);
+    CHECK(sampling_decide_ex(&s, &a, &why, NULL, &ex) == NULL);
+    CHECK(sampling_decide_ex(&s, &a2, &why, NULL, &ex) == NULL);
+    CHECK_EQ_INT(sampling_instrumented(&s, &a), 0);
+    sampling_mark_instrumented(&s, &a);
+    CHECK_EQ_INT(sampling_instrumented(&s, &a), 1);
+    CHECK_EQ_INT(sampling_instrumented(&s, &a2), 0);
+    CHECK_EQ_INT(sampling_instrumented(&s, &b), 0);
+    sampling_release(&s);
+}
+
+/*
  * The profiler refused to start after sampling chose the launch:
  * sampling_undo() gives the choice back, so the configuration's next
  * launch is chosen again (first_of_config, or its extras).
@@ -842,6 +871,7 @@ static const struct check_test tests[] = {
     {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_counters_busy", test_sampling_counters_busy},
     {"test_sampling_undo", test_sampling_undo},
+    {"test_sampling_instrumented", test_sampling_instrumented},
     {"test_sampling_busy_backoff", test_sampling_busy_backoff},
     {"test_sampling_table_full", test_sampling_table_full},
     {"test_sampling_threads", test_sampling_threads},
