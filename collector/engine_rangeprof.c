@@ -215,6 +215,24 @@ say_dropped(const struct metrics_host *h)
 }
 
 /*
+ * Keeps host object `h` (opened for `key`, prof_host()'s key) in R.hosts,
+ * which the caller checked has room; `user` or GPUHIER_DIAG_REPLAY=user:
+ * collected under user replay. The caller names its set (ph->set).
+ */
+static struct prof_host *
+host_add(unsigned key, struct metrics_host *h, int user)
+{
+    say_dropped(h);
+    struct prof_host *ph = &R.hosts[R.nhosts++];
+    exit_hook_refresh(); /* nvperf built this host object's state just now */
+    ph->groups = key;
+    ph->h = h;
+    ph->passes = metrics_host_passes(h);
+    ph->user = user || opt.user_replay;
+    return ph;
+}
+
+/*
  * The host object (config image, passes) for the core (`groups` 0) or for
  * the tie set plus `groups` (an extras profile: metrics_list_build's
  * METRICS_TIE, docs/metrics.md),
@@ -256,13 +274,7 @@ prof_host(unsigned groups)
                        "extra metric groups 0x%x not collected: %s", groups, err);
         return NULL;
     }
-    say_dropped(h);
-    struct prof_host *ph = &R.hosts[R.nhosts++];
-    exit_hook_refresh(); /* nvperf built this host object's state just now */
-    ph->groups = groups;
-    ph->h = h;
-    ph->passes = metrics_host_passes(h);
-    ph->user = opt.user_replay;
+    struct prof_host *ph = host_add(groups, h, 0);
     /* "core", "metrics" (--metric-set none), or "tie+GROUP...": an extras profile */
     metrics_set_name(groups && with ? "tie"
                      : opt.no_core  ? "metrics"
@@ -284,8 +296,7 @@ prof_group_host(unsigned key)
 {
     int g = (int)(key & ENGINE_GROUP_MASK);
     char err[512] = "";
-    if (R.plan_groups <= 0 || g >= R.plan_groups ||
-        R.nhosts == (int)(sizeof(R.hosts) / sizeof(R.hosts[0])))
+    if (R.plan_groups <= 0 || g >= R.plan_groups)
         return NULL;
     struct metrics_host *h = NULL;
     int rc;
@@ -300,19 +311,12 @@ prof_group_host(unsigned key)
                   : -1;
         metrics_list_free(list, n);
     }
-    if (rc == 0)
-        say_dropped(h);
     if (rc) {
         push_event("warning", "metric_group_failed", "one-pass group %d of %d not collected: %s",
                    g + 1, R.plan_groups, err);
         return NULL;
     }
-    struct prof_host *ph = &R.hosts[R.nhosts++];
-    exit_hook_refresh(); /* nvperf built this host object's state just now */
-    ph->groups = key;
-    ph->h = h;
-    ph->passes = metrics_host_passes(h);
-    ph->user = ph->passes == 1 || opt.user_replay;
+    struct prof_host *ph = host_add(key, h, metrics_host_passes(h) == 1);
     snprintf(ph->set, sizeof(ph->set), "group%d/%d", g + 1, R.plan_groups);
     return ph;
 }
