@@ -269,21 +269,24 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         };
         e = pick_engine(&sl);
         double budget = S.sampling.opts.budget_pct;
-        if (budget > 0) {
-            struct engine_stats st;
-            engine_stats(&st);
-            sl.budget_slots = sampling_budget_slots(budget, st.profiling_ns,
-                                                    mono_ns() - S.start_mono_ns, st.profiles);
-            sl.over_budget = sl.budget_slots == 0;
-        }
         /* one-pass groups: the later groups' budget (--profile-budget's, when given) */
         double gpct = budget > 0 ? budget : S.sampling.opts.group_budget_pct;
-        if (opt.groups && gpct > 0) {
+        if (budget > 0 || (opt.groups && gpct > 0)) {
             struct engine_stats st;
             engine_stats(&st);
-            sl.group_slots = sampling_budget_slots(gpct, st.profiling_ns,
-                                                   mono_ns() - S.start_mono_ns, st.profiles);
-            sl.group_over_budget = sl.group_slots == 0;
+            int64_t elapsed = mono_ns() - S.start_mono_ns;
+            if (budget > 0) {
+                sl.budget_slots =
+                    sampling_budget_slots(budget, st.profiling_ns, elapsed, st.profiles);
+                sl.over_budget = sl.budget_slots == 0;
+            }
+            if (opt.groups && gpct > 0) {
+                /* the same budget as above when --profile-budget is given */
+                sl.group_slots =
+                    budget > 0 ? sl.budget_slots
+                               : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
+                sl.group_over_budget = sl.group_slots == 0;
+            }
         }
         sl.counters_busy = e->deferring && e->deferring();
         sample =
