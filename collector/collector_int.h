@@ -60,6 +60,12 @@ struct rec_launch {
     long config_index; /* sampling's index within the configuration, -1 unknown */
     int sampled;       /* 1: the profiler was started for it */
     char reason[24];   /* schema launch.profile_reason */
+    /*
+     * Sampled launches: FNV-1a of the function's mangled name (never 0), so
+     * the writer tells the program's kernel record from another kernel
+     * CUPTI runs under the same correlation id (WaitNs under user replay).
+     */
+    uint64_t name_hash;
     char nvtx_path[REC_NVTX_PATH_MAX];
 };
 
@@ -527,6 +533,18 @@ gh_copy(char *dst, size_t n, const char *src)
     if (l)
         __builtin_memcpy(dst, src, l);
     dst[l] = 0;
+}
+
+/* FNV-1a of a function name, never 0 (0: unknown); rec_launch.name_hash. */
+static inline uint64_t
+gh_name_hash(const char *name)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *c = (const unsigned char *)(name ? name : ""); *c; c++) {
+        h ^= *c;
+        h *= 1099511628211ULL;
+    }
+    return h ? h : 1;
 }
 
 /* Time helpers. */

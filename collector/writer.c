@@ -198,6 +198,7 @@ struct pend {
     long config_index;
     int sampled;
     uint64_t api_ns; /* launch API time (profiled launches), 0 unknown */
+    uint64_t name_hash; /* rec_launch.name_hash: sampled launches, 0 unknown */
     char reason[24];
     char *nvtx;
     char *kname;              /* short kernel name, for the progress line */
@@ -272,6 +273,13 @@ static struct {
     int settle_all;              /* the last batch: every pending graph launch is written */
     /* How kernel records found their launch record (the 'kernel_correlation' event). */
     uint64_t by_driver_id, by_runtime_id, unmatched;
+    /* foreign_kernel(): kernels CUPTI ran under a sampled launch's id, left out */
+    uint64_t foreign_kernels, sampled_written;
+    char foreign_name[64];
+    struct {
+        uint32_t corr;
+        uint64_t name_hash;
+    } served[256]; /* the last sampled launches written, by corr % 256 */
     atomic_uint_fast64_t commits;
     /*
      * The first failure, kept like the error state of SQLite's pager:
@@ -1380,11 +1388,41 @@ copy_kind(unsigned k)
 /* writer_set_gpu_time_hook(): set by the collector's thread, read by the writer's. */
 static _Atomic(writer_gpu_time_fn) gpu_time_hook;
 
+/*
+ * A kernel record under the correlation id of a sampled launch whose
+ * function is not the launched one: one launch call runs one kernel (graph
+ * launches aside), so it is a kernel CUPTI itself ran for the profile.
+ * Measured on the H200 (2026-12-01): under user replay CUPTI runs `WaitNs`
+ * (grid 1, block 1, ~80 us, on another stream) after every profiled
+ * kernel with the profiled launch's id, and its record may arrive before
+ * the kernel's. Without this it took the launch's place (its profile, its
+ * configuration index) and added a launch the program never made.
+ */
+static int
+foreign_kernel(const CUpti_ActivityKernel10 *k)
+{
+    if (k->graphId)
+        return 0;
+    const struct pend *p = umap_get(&W.pends, k->correlationId);
+    uint64_t want = 0;
+    if (p && !p->is_copy)
+        want = p->name_hash;
+    else if (!p && W.served[k->correlationId % 256].corr == k->correlationId)
+        want = W.served[k->correlationId % 256].name_hash;
+    if (!want || gh_name_hash(k->name) == want)
+        return 0;
+    if (!W.foreign_kernels++)
+        gh_copy(W.foreign_name, sizeof(W.foreign_name), k->name);
+    return 1;
+}
+
 static void
 kernel_record(const CUpti_ActivityKernel10 *k)
 {
     if (cacheflush_is_kernel(k->name))
         return; /* --cache-control all's flush, not the program's */
+    if (foreign_kernel(k))
+        return;
     long kid = kernel_id(k->name, 1);
     if (kid < 0)
         return;
@@ -1460,6 +1498,11 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     if (!p)
         return;
     p->launch_id = lid;
+    if (p->name_hash) {
+        W.served[p->corr % 256].corr = p->corr;
+        W.served[p->corr % 256].name_hash = p->name_hash;
+        W.sampled_written++;
+    }
     if (p->sampled) {
         char *dem = gh_demangle(k->name);
         p->kname = gh_short_name(dem ? dem : k->name);
@@ -1698,6 +1741,7 @@ handle(struct rec *r)
             p->config_index = r->u.launch.config_index;
             p->sampled = r->u.launch.sampled;
             p->api_ns = r->time_ns;
+            p->name_hash = r->u.launch.name_hash;
             snprintf(p->reason, sizeof(p->reason), "%s", r->u.launch.reason);
             if (r->u.launch.nvtx_path[0])
                 p->nvtx = strdup(r->u.launch.nvtx_path);
@@ -1982,6 +2026,16 @@ writer_main(void *arg)
                  (unsigned long long)W.by_driver_id, (unsigned long long)W.by_runtime_id,
                  (unsigned long long)W.unmatched);
         event_row(realtime_ns(), "info", "kernel_correlation", msg);
+    }
+    if (W.foreign_kernels) {
+        char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "%llu kernel records ran another function than their launch (first: %s) under "
+                 "the correlation id of one of the %llu profiled launches: kernels CUPTI ran for "
+                 "the profile, left out of the launches",
+                 (unsigned long long)W.foreign_kernels, W.foreign_name,
+                 (unsigned long long)W.sampled_written);
+        event_row(realtime_ns(), "info", "profiler_kernels", msg);
     }
     close_report();
     return NULL;

@@ -126,5 +126,18 @@ t1=$(date +%s)
 like stuck "still stuck at exit" "$(meta stuck engine_instrumentation)" "stuck: *still inside at exit"
 expect stuck "clean exit" "$(q stuck "SELECT clean_exit FROM run")" 1
 
+# 7. A kernel CUPTI runs under a profiled launch's correlation id (WaitNs under user replay,
+#    the default's groups; the fake records every second one before the launch's own): not
+#    a launch of the program, and it takes no launch's profile.
+run waitns FAKE_RANGEPROF=1 FAKE_WAITNS=1 GPUHIER_GROUP_BUDGET=none
+np=$(q waitns "SELECT count(*) FROM launch WHERE profiled = 1")
+[ "${np:-0}" -ge 2 ] 2>/dev/null && echo "ok   waitns: $np profiled launches" || bad "waitns: profiled launches '$np'"
+expect waitns "every launch traced, none added" "$(q waitns "SELECT count(*) FROM launch")" 12
+expect waitns "no WaitNs kernel" "$(q waitns "SELECT count(*) FROM kernel WHERE mangled_name = 'WaitNs'")" 0
+expect waitns "each profiled launch holds its own profile" \
+    "$(q waitns "SELECT count(*) FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE l.profiled = 1 AND l.id NOT IN (SELECT launch_id FROM profile)")" 0
+like waitns "the event counts them" "$(q waitns "SELECT message FROM event WHERE code = 'profiler_kernels'")" \
+    "$np kernel records ran another function than their launch (first: WaitNs)*of the $np profiled launches*"
+
 [ $fail = 0 ] && echo "t108: the engines' choices, graphs, refusals and the watchdog hold"
 exit $fail

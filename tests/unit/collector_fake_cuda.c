@@ -94,6 +94,7 @@ static struct {
 static void *the_ctx = (void *)0x1000;
 static int rp_on(void);
 static void rp_kernel(const unsigned grid[3]);
+static void waitns_kernel(uint32_t corr);
 
 EXPORT int
 fake_violations(void)
@@ -340,6 +341,7 @@ cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
     pthread_mutex_lock(&F.lock);
     run_kernel(f, corr, grid, block, smem, 0, 0);
+    waitns_kernel(corr);
     pthread_mutex_unlock(&F.lock);
     cb.callbackSite = CUPTI_API_EXIT;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
@@ -654,6 +656,43 @@ rp_kernel(const unsigned grid[3])
     }
     RP.hw[RP.nhw - 1].kernels++;
     RP.hw[RP.nhw - 1].blocks += blocks;
+}
+
+/*
+ * FAKE_WAITNS=1 (lock held): as CUPTI on the H200 under user replay, a
+ * launch inside a started range is followed by CUPTI's own one-thread
+ * kernel `WaitNs` under the launch's correlation id, on another stream;
+ * every second one is recorded before the launch's own kernel record (the
+ * order the device gave in 4 of 16 profiled launches).
+ */
+static void
+waitns_kernel(uint32_t corr)
+{
+    static int on = -1, nth;
+    if (on < 0)
+        on = getenv("FAKE_WAITNS") != NULL;
+    if (!on || !RP.enabled || !RP.started || RP.replay != CUPTI_UserReplay || !F.npending ||
+        F.npending >= MAX_PENDING)
+        return;
+    CUpti_ActivityKernel10 *w = &F.pending[F.npending++];
+    memset(w, 0, sizeof(*w));
+    w->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    w->name = "WaitNs";
+    w->correlationId = corr;
+    w->gridX = w->gridY = w->gridZ = 1;
+    w->blockX = w->blockY = w->blockZ = 1;
+    w->registersPerThread = 16;
+    w->start = F.clock_ns + 1000;
+    w->end = F.clock_ns + 81000;
+    F.clock_ns += 100000;
+    w->contextId = 1;
+    w->streamId = 6;
+    w->gridId = ++F.grid_id;
+    if (nth++ % 2) {
+        CUpti_ActivityKernel10 t = F.pending[F.npending - 2];
+        F.pending[F.npending - 2] = *w;
+        F.pending[F.npending - 1] = t;
+    }
 }
 
 /* Test knob output: how many user ranges were pushed, how many kernels ran outside them. */
