@@ -259,7 +259,15 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
     if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
         ep.ctx = ctx;
-        ep.enableLazyPatching = 1;
+        /*
+         * GPUHIER_DIAG_SASS_EAGER=1 (diagnosis, docs/collector.md "Graphs"):
+         * patch every function of the context at Enable instead of each at its
+         * first run, to learn whether graph kernel nodes get counts that way.
+         */
+        static int eager = -1;
+        if (eager < 0)
+            eager = getenv("GPUHIER_DIAG_SASS_EAGER") != NULL;
+        ep.enableLazyPatching = !eager;
         rc = fault("sass_enable");
         if (rc == CUPTI_SUCCESS)
             rc = gh.cuptiSassMetricsEnable(&ep);
@@ -269,6 +277,8 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
             gh_copy(tls_name, sizeof(tls_name), name ? name : "");
             return 0;
         }
+        if (gh_debug)
+            gh_say("instrumentation: Enable for corr %u failed: %d", corr, (int)rc);
         sass_off("cuptiSassMetricsEnable", rc);
         if (opt.instrument == ENGINES_BOTH)
             sass_unconfigure();
@@ -412,6 +422,10 @@ sass_collect(int launch_ok, int is_graph)
         CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     dp.ctx = ctx;
     CUptiResult rc = gh.cuptiSassMetricsGetDataProperties(&dp);
+    if (gh_debug)
+        gh_say("instrumentation: %s corr %u: %zu patched instruction records, %zu instances (%d)",
+               is_graph ? "graph launch" : "launch", tls_corr,
+               (size_t)dp.numOfPatchedInstructionRecords, (size_t)dp.numOfInstances, (int)rc);
     if (rc == CUPTI_SUCCESS && launch_ok && dp.numOfPatchedInstructionRecords &&
         dp.numOfInstances) {
         size_t nr = dp.numOfPatchedInstructionRecords, ni = dp.numOfInstances;

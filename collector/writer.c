@@ -1441,6 +1441,13 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     /* a kernel node of a graph launch the instrumentation engine served ran patched too */
     struct gpend *g = k->graphId && W.ngraphs ? graph_find(k->correlationId) : NULL;
     instrumented |= g != NULL;
+    if (gh_debug && k->graphId) {
+        static int said;
+        if (said++ < 12)
+            gh_say("writer: graph node record corr %u graph %u node %llu: %s", k->correlationId,
+                   k->graphId, (unsigned long long)k->graphNodeId,
+                   g ? "of an instrumented graph launch" : "traced");
+    }
     /* graph kernel nodes have no launch callback: sampling never saw their configuration */
     if (hook && k->end > k->start && !k->graphId && !instrumented) {
         const uint32_t grid[3] = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ};
