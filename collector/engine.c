@@ -145,9 +145,11 @@ instrumentation_state(char *buf, size_t n)
         snprintf(buf, n, "not used: GPUHIER_INSTRUMENT unset (range profiler only)");
     else if (sampler_stuck(&engine_sass, stuck, sizeof(stuck)))
         snprintf(buf, n, "stuck: %.190s", stuck);
-    else if (!strcmp(s, "ran"))
+    else if (!strcmp(s, "ran") && graphs)
         snprintf(buf, n, "ran: %ld launch%s, %ld graph launch%s", launches,
                  launches == 1 ? "" : "es", graphs, graphs == 1 ? "" : "es");
+    else if (!strcmp(s, "ran"))
+        snprintf(buf, n, "ran: %ld launch%s", launches, launches == 1 ? "" : "es");
     else
         snprintf(buf, n, "%s", s);
 }

@@ -53,7 +53,7 @@ grep -q "tracing continues without hardware counters" "$tmp/norperm.err" || bad 
 # 2. Both engines, counters refused: the instrumentation engine takes each configuration's
 #    first launch and the first launch of the executable graph, the range profiler (refused)
 #    the configuration's next one; tracing goes on.
-run both GPUHIER_INSTRUMENT=both GPUHIER_FAULT=$perm
+run both GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
 expect both "engines" "$(meta both engines)" "instrumentation + range profiler"
 like both "range profiler refused" "$(meta both engine_range_profiler)" "refused: no permission*INSUFFICIENT_PRIVILEGES"
 expect both "instrumentation ran" "$(meta both engine_instrumentation)" "ran: 2 launches, 1 graph launch"
@@ -104,10 +104,20 @@ expect bothfail "an instrumentation_failed event" \
     "$(q bothfail "SELECT count(*) FROM event WHERE code = 'instrumentation_failed'")" 1
 
 # 4. Instrumentation only: every configuration's first launch, the range profiler never asked.
-run inst GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
+run inst GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
 like inst "range profiler not used" "$(meta inst engine_range_profiler)" "not used: GPUHIER_INSTRUMENT=1*"
 expect inst "instrumentation ran" "$(meta inst engine_instrumentation)" "ran: 2 launches, 1 graph launch"
 expect inst "no no_counter_permission event" "$(q inst "SELECT count(*) FROM event WHERE code = 'no_counter_permission'")" 0
+
+# 4b. Without GPUHIER_DIAG_SASS_GRAPHS (the default): graph launches are not instrumented
+#     (the device gave no counts for graph nodes and lost their records, docs/collector.md
+#     "Graphs"): every node traced, and one event says so.
+run nographs GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
+expect nographs "instrumentation ran" "$(meta nographs engine_instrumentation)" "ran: 2 launches"
+expect nographs "graph nodes traced, not instrumented" \
+    "$(q nographs "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'graph' AND start_ns IS NOT NULL")" 6
+like nographs "the event says so" "$(q nographs "SELECT message FROM event WHERE code = 'graphs_not_instrumented'")" \
+    "2 graph launches ran their kernel nodes without pattern counters*"
 
 # 5. The watchdog: an engine call that takes longer than the bound is reported, and the run
 #    still ends cleanly when it returns.

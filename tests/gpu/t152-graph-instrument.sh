@@ -1,14 +1,16 @@
 #!/bin/sh
-# The instrumentation engine on CUDA graph kernel nodes (issue 17 point 8;
+# The instrumentation engine and CUDA graph kernel nodes (issue 17 point 8;
 # docs/collector.md "Graphs"): testkernels/graph.cu captures a stream of
 # three kernel nodes (graph_strided, graph_copy twice) into a graph and
-# launches it 3 times. With GPUHIER_INSTRUMENT=1 (and =both) the first
-# graph launch is instrumented as a whole: its 3 nodes keep no times, and
-# inst_launch holds one row per function keyed by its first node
-# (graph_corr = the graph launch's correlation id, graph_nodes 1 and 2),
-# with the load sectors against their ideal of the design (3.0 and 1.0, +-5 %).
-# Whether CUPTI's lazy patching reaches graph nodes at all is what this
-# test finds out on the device (not yet run there). Exit 77 without a GPU.
+# launches it 3 times. Measured on the H200 on 2026-12-01: a graph launch
+# between SassMetricsEnable and Disable gave 0 patched instruction records
+# (lazy patching, and patching at Enable) and its nodes' kernel records
+# never came. So with GPUHIER_INSTRUMENT=1 (and =both) graph launches are
+# not instrumented: every node is traced with its times, no inst_launch
+# row is a graph's, and one graphs_not_instrumented event says so. The
+# probe part (GPUHIER_DIAG_SASS_GRAPHS=1, the old path) prints what CUPTI
+# gives today and fails nothing, so a later CUPTI that patches graph nodes
+# shows up here. Exit 77 without a GPU.
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
 lib=$bin/libgpuhier-collector.so
@@ -28,23 +30,19 @@ for mode in 1 both; do
     rc=$?
     [ $rc = 0 ] && grep -q '^graph launches 3 nodes 3$' $mode.out && echo "ok   $mode: exit 0, output unchanged" ||
         { echo "FAIL $mode: exit $rc: $(cat $mode.out $mode.err | tail -5)"; fail=1; }
-    expect "$mode: graph node launches traced" $db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL" 9
-    expect "$mode: the first graph launch's nodes instrumented" $db \
-        "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'instrumented' AND start_ns IS NULL" 3
-    expect "$mode: graph rows per function" $db \
-        "SELECT group_concat(k.short_name || '=' || i.graph_nodes, ',') FROM (SELECT * FROM inst_launch WHERE reason = 'graph' ORDER BY launch_id) i JOIN kernel k ON k.id = i.kernel_id" \
-        "graph_strided=1,graph_copy=2"
-    expect "$mode: keyed by the graph launch" $db \
-        "SELECT count(*) FROM inst_launch i JOIN launch l ON l.id = i.launch_id WHERE i.graph_corr = l.correlation_id" 2
-    for k in graph_strided:3.0 graph_copy:1.0; do
-        name=${k%%:*} want=${k#*:}
-        v=$(q $db "SELECT round(1.0 * sum(c.gld_sectors) / sum(c.gld_sectors_ideal), 3) FROM v_inst_config c JOIN kernel k ON k.id = c.kernel_id WHERE k.short_name = '$name'")
-        python3 -c 'import sys; v, w = sys.argv[1], float(sys.argv[2]); sys.exit(0 if v and abs(float(v) - w) <= 0.05 * w else 1)' "$v" "$want" &&
-            echo "ok   $mode: $name load sectors / ideal = $v (design $want)" ||
-            { echo "FAIL $mode: $name load sectors / ideal '$v', design $want"; fail=1; }
-    done
+    expect "$mode: graph node launches traced with their times" $db \
+        "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'graph' AND start_ns IS NOT NULL" 9
+    expect "$mode: no graph counts" $db "SELECT count(*) FROM inst_launch WHERE reason = 'graph'" 0
+    expect "$mode: the event says so" $db \
+        "SELECT substr(message, 1, 60) FROM event WHERE code = 'graphs_not_instrumented'" \
+        "3 graph launches ran their kernel nodes without pattern count"
     q $db "SELECT 'meta ' || group_concat(key || '=' || value, '; ') FROM meta WHERE key LIKE 'engine%'"
-    q $db "SELECT 'events ' || group_concat(code, ',') FROM event WHERE level <> 'info'"
 done
-[ $fail = 0 ] && echo "t152: graph kernel nodes instrumented" || echo "t152: FAILURES"
+# the probe: what instrumenting a graph launch gives with this CUPTI (informational)
+db=graph-probe.db
+env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$db" GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SASS_GRAPHS=1 \
+    GPUHIER_DEBUG=1 timeout 120 "$tk" 3 > probe.out 2> probe.err
+echo "probe (GPUHIER_DIAG_SASS_GRAPHS=1): exit $?, node launches $(q $db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL") of 9, graph count rows $(q $db "SELECT count(*) FROM inst_launch WHERE reason = 'graph'")"
+grep -E "instrumentation: graph launch" probe.err | head -3
+[ $fail = 0 ] && echo "t152: graph kernel nodes traced, not instrumented, and the report says so" || echo "t152: FAILURES"
 exit $fail

@@ -1,13 +1,12 @@
 #!/bin/sh
 # One-pass groups on the device (issue 18 point 1): under the default
 # (no --replay), each profiled launch of tests/gpu/multistream collects
-# one group of the plan, a configuration's groups on its launches 0..N-1,
+# one group of the plan, each of a configuration's groups once,
 # one pass each (nothing replayed), and the analyzer joins them into a
 # row with every core column; with GPUHIER_REPLAY=kernel the first
 # launch of each configuration gets the 3-pass core set as before. The
 # later groups' budget is lifted (GPUHIER_GROUP_BUDGET=none) so the test
 # does not depend on the program's speed. Exit 77 without a GPU.
-# Written without a device: not yet run on the H200.
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
 lib=$bin/libgpuhier-collector.so
@@ -40,7 +39,10 @@ expect "no replay: one pass each" g.db "SELECT count(*) FROM profile WHERE passe
 expect "every profile a group" g.db "SELECT count(*) FROM profile WHERE metric_set NOT LIKE 'group%/$n'" 0
 expect "no range discarded" g.db "SELECT count(*) FROM event WHERE code = 'batch_dropped'" 0
 # each configuration: its launches 0..N-1 profiled, group 1 first, every group once
-expect "groups on launches 0..N-1" g.db "SELECT count(*) FROM launch WHERE profiled = 1 AND config_launch_index >= $n" 0
+# multistream launches from 8 threads: a launch on another thread while one is profiled is
+# not profiled (the serve lock), the configuration's next one is; so each configuration gets
+# exactly one profile per group, not necessarily on its launches 0..N-1
+expect "N profiled launches per configuration" g.db "SELECT count(*) FROM (SELECT config_id FROM launch WHERE profiled = 1 GROUP BY config_id HAVING count(*) <> $n)" 0
 expect "configurations with every group" g.db "SELECT count(*) FROM (SELECT l.config_id FROM launch l JOIN profile p ON p.launch_id = l.id GROUP BY l.config_id HAVING count(DISTINCT p.metric_set) = $n AND count(*) = $n)" 2
 expect "group 1 on launch 0" g.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index = 0 AND p.metric_set = 'group1/$n' AND l.profile_reason = 'first_of_config'" 2
 expect "later groups are metric_group" g.db "SELECT count(*) FROM launch WHERE profiled = 1 AND config_launch_index > 0 AND profile_reason <> 'metric_group'" 0
