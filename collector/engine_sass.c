@@ -201,7 +201,18 @@ sass_configure(CUcontext ctx)
             sass_off("cuptiDeviceGetChipName", rc);
             return -1;
         }
+        /* GPUHIER_DIAG_SASS_METRICS=a,b,... (diagnosis): only those of the list */
+        const char *only = getenv("GPUHIER_DIAG_SASS_METRICS");
         for (size_t i = 0; i < NM; i++) {
+            if (only) {
+                size_t l = strlen(sass_metrics[i]);
+                const char *at = only;
+                while ((at = strstr(at, sass_metrics[i])) &&
+                       ((at != only && at[-1] != ',') || (at[l] && at[l] != ',')))
+                    at += l;
+                if (!at)
+                    continue;
+            }
             CUpti_SassMetrics_GetProperties_Params gp = {
                 CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
             gp.pChipName = cn.pChipName;
@@ -374,6 +385,18 @@ sass_take(const CUpti_SassMetrics_Data *d, size_t nr, size_t ni)
     b->values = calloc(nr * NM, sizeof(*b->values));
     if (!b->crc || !b->pc || !b->fn || !b->names || !b->values)
         goto fail;
+    if (gh_debug) {
+        static int said;
+        for (size_t i = 0; i < nr && said < 6; i++, said++)
+            for (size_t j = 0; j < ni && j < 4; j++)
+                gh_say("instrumentation: record %zu of %zu: %s pc %u crc %u instance %zu: metric "
+                       "%llu = %llu (first id %llu)",
+                       i, nr, d[i].functionName ? d[i].functionName : "-",
+                       (unsigned)d[i].pcOffset, (unsigned)d[i].cubinCrc, j,
+                       (unsigned long long)d[i].pInstanceValues[j].metricId,
+                       (unsigned long long)d[i].pInstanceValues[j].value,
+                       (unsigned long long)X.ids[0]);
+    }
     for (size_t i = 0; i < nr; i++) {
         const char *name = d[i].functionName ? d[i].functionName : "";
         /* only the served function: a kernel another thread got in is not this launch's */
