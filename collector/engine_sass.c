@@ -463,8 +463,17 @@ sass_collect(int launch_ok, int is_graph)
 {
     CUcontext ctx = tls_ctx;
     struct sass_batch *b = NULL;
-    if (gh.cuCtxSynchronize)
-        gh.cuCtxSynchronize();
+    CUresult sr = gh.cuCtxSynchronize ? gh.cuCtxSynchronize() : CUDA_ERROR_NOT_FOUND;
+    if (gh_debug)
+        gh_say("instrumentation: synchronize at the launch's end: %d", (int)sr);
+    /* GPUHIER_DIAG_SASS_SLEEP_MS=N (diagnosis): wait N ms more before the flush */
+    static long sleep_ms = -1;
+    if (sleep_ms < 0) {
+        const char *e = getenv("GPUHIER_DIAG_SASS_SLEEP_MS");
+        sleep_ms = e ? atol(e) : 0;
+    }
+    if (sleep_ms > 0)
+        nanosleep(&(struct timespec){sleep_ms / 1000, (sleep_ms % 1000) * 1000000L}, NULL);
     CUpti_SassMetricsGetDataProperties_Params dp = {
         CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     dp.ctx = ctx;
