@@ -432,6 +432,8 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         if (gh.cuptiDeviceGetChipName(&cn) == CUPTI_SUCCESS && cn.pChipName)
             snprintf(r.u.device.chip, sizeof(r.u.device.chip), "%s", cn.pChipName);
         writer_push(&r);
+        if (!opt.trace_only)
+            engine_context_created(rd->context);
         break;
     }
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:

@@ -58,6 +58,14 @@ engine_graph_launch(void)
 }
 
 void
+engine_context_created(CUcontext ctx)
+{
+    for (size_t i = 0; i < NENGINES; i++)
+        if (engines[i]->context_created)
+            engines[i]->context_created(ctx);
+}
+
+void
 engine_context_destroying(CUcontext ctx)
 {
     for (size_t i = 0; i < NENGINES; i++)

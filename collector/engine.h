@@ -26,6 +26,7 @@
  *   before a launch is given to   graph_launch() of every other engine
  *   one engine (GPUHIER_          (engine_quiesce()): nothing of theirs
  *   INSTRUMENT=both)              stays enabled while it serves
+ *   CONTEXT_CREATED               context_created()
  *   CONTEXT_DESTROY_STARTING      context_destroying()
  *   the flusher, every 500 ms     flush()
  *   exit (finish())               exit_stop() once the flusher is
@@ -135,6 +136,8 @@ struct counter_engine {
     int (*graph_begin)(const struct engine_graph *g);
     /* EXIT of the graph launch graph_begin() served (launch_ok: cuGraphLaunch succeeded). */
     void (*graph_end)(int launch_ok);
+    /* CONTEXT_CREATED (a resource callback), before any module of the context is loaded. */
+    void (*context_created)(CUcontext ctx);
     /* CONTEXT_DESTROY_STARTING (a resource callback: CUPTI forbids flushing there). */
     void (*context_destroying)(CUcontext ctx);
     /* The flusher thread, every 500 ms: periodic work; never waits for a launch. */
@@ -183,6 +186,7 @@ void engine_prepare(CUcontext ctx);
 void engine_quiesce(const struct counter_engine *except);
 void engine_launch_other(const struct counter_engine *given, int capturing);
 void engine_graph_launch(void);
+void engine_context_created(CUcontext ctx);
 void engine_context_destroying(CUcontext ctx);
 void engine_flush(void);
 void engine_exit_stop(void);

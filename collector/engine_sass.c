@@ -176,6 +176,54 @@ sass_unconfigure(void)
     return 0;
 }
 
+static int
+sass_available(void)
+{
+    return !atomic_load(&X.off) && gh.cuptiSassMetricsEnable != NULL;
+}
+
+/*
+ * cuptiProfilerInitialize, once. Measured on the H200 (2026-12-01,
+ * bench/sassprobe/cases.cu): initialized at the first instrumented
+ * launch's ENTER, after the context had loaded its module, every
+ * function came back with its patched instructions and **all values 0**
+ * (and with kernel activity off, no records at all); the probe, which
+ * initializes at CONTEXT_CREATED, got the design's counts. So the engine
+ * initializes at each context's creation too (sass_context_created()),
+ * before any module of it is loaded, and here only when that was missed
+ * (a context created before the collector subscribed).
+ */
+static int
+sass_initialize(void)
+{
+    static int done;
+    if (done)
+        return 0;
+    CUpti_Profiler_Initialize_Params ip = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CUptiResult rc = gh.cuptiProfilerInitialize ? gh.cuptiProfilerInitialize(&ip)
+                                                : CUPTI_ERROR_NOT_INITIALIZED;
+    if (rc != CUPTI_SUCCESS) {
+        sass_off("cuptiProfilerInitialize", rc);
+        return -1;
+    }
+    done = 1;
+    return 0;
+}
+
+static void
+sass_context_created(CUcontext ctx)
+{
+    (void)ctx;
+    if (opt.instrument == ENGINES_RANGEPROF || !sass_available())
+        return;
+    pthread_mutex_lock(&X.lock);
+    int rc = sass_initialize();
+    pthread_mutex_unlock(&X.lock);
+    if (gh_debug)
+        gh_say("instrumentation: profiler initialized at the context's creation: %s",
+               rc ? X.off_why : "ok");
+}
+
 /* Resolves the metric ids and sets the config for the context's device (lock held). */
 static int
 sass_configure(CUcontext ctx)
@@ -190,11 +238,8 @@ sass_configure(CUcontext ctx)
     if (X.configured_dev && sass_unconfigure())
         return -1;
     if (!X.ready) {
-        CUpti_Profiler_Initialize_Params ip = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-        if ((rc = gh.cuptiProfilerInitialize(&ip)) != CUPTI_SUCCESS) {
-            sass_off("cuptiProfilerInitialize", rc);
+        if (sass_initialize())
             return -1;
-        }
         CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
         cn.deviceIndex = (size_t)dev;
         if ((rc = gh.cuptiDeviceGetChipName(&cn)) != CUPTI_SUCCESS || !cn.pChipName) {
@@ -246,11 +291,6 @@ sass_configure(CUcontext ctx)
     return 0;
 }
 
-static int
-sass_available(void)
-{
-    return !atomic_load(&X.off) && gh.cuptiSassMetricsEnable != NULL;
-}
 
 /*
  * Takes the lock, synchronizes and enables on `ctx` with lazy patching:
@@ -594,6 +634,7 @@ const struct counter_engine engine_sass = {
     .launch_end = sass_launch_end,
     .launch_other = sass_launch_other,
     .graph_begin = sass_graph_begin,
+    .context_created = sass_context_created,
     .graph_end = sass_graph_end,
     .exit_notes = sass_exit_notes,
     .stats = sass_stats,
