@@ -305,8 +305,15 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
     atomic_store(&X.busy, 1);
     tls_t0 = mono_ns();
     /* nothing of the program's queued work may run patched */
-    if (gh.cuCtxSynchronize)
+    static int diag = -1; /* GPUHIER_DIAG_SASS_TRY: 1 no ENTER sync, 2 activity off around it */
+    if (diag < 0) {
+        const char *e = getenv("GPUHIER_DIAG_SASS_TRY");
+        diag = e ? atoi(e) : 0;
+    }
+    if (gh.cuCtxSynchronize && diag != 1)
         gh.cuCtxSynchronize();
+    if (diag == 2 && gh.cuptiActivityDisable)
+        gh.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     CUptiResult rc = CUPTI_SUCCESS;
     if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
@@ -555,6 +562,9 @@ sass_collect(int launch_ok, int is_graph)
         sass_off("cuptiSassMetricsDisable", rc);
     if (opt.instrument == ENGINES_BOTH)
         sass_unconfigure();
+    if (getenv("GPUHIER_DIAG_SASS_TRY") && atoi(getenv("GPUHIER_DIAG_SASS_TRY")) == 2 &&
+        gh.cuptiActivityEnable)
+        gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);
     atomic_store(&X.busy, 0);

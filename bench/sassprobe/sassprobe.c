@@ -1118,6 +1118,25 @@ read_env(void)
     }
 }
 
+/* SASSPROBE_ACTIVITY's buffers: records are counted and dropped. */
+static void CUPTIAPI
+act_request(uint8_t **buf, size_t *size, size_t *max)
+{
+    *size = 1 << 20;
+    *buf = aligned_alloc(8, *size);
+    *max = 0;
+}
+
+static void CUPTIAPI
+act_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid)
+{
+    (void)ctx;
+    (void)stream;
+    (void)size;
+    (void)valid;
+    free(buf);
+}
+
 SP_EXPORT int
 InitializeInjection(void)
 {
@@ -1167,6 +1186,11 @@ InitializeInjection(void)
         } else {
             note_err("pthread_create", errno);
         }
+    }
+    /* SASSPROBE_ACTIVITY=1: concurrent-kernel activity on, as the collector has it */
+    if (getenv("SASSPROBE_ACTIVITY")) {
+        ck("cuptiActivityRegisterCallbacks", cuptiActivityRegisterCallbacks(act_request, act_complete));
+        ck("cuptiActivityEnable(CONCURRENT_KERNEL)", cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     }
     sp.is_on = 1;
     return 1;
