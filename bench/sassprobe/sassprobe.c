@@ -766,6 +766,12 @@ static void
 on_launch_exit(const CUpti_CallbackData *cb)
 {
     uint64_t seq = __atomic_add_fetch(&sp.launch_seq, 1, __ATOMIC_RELAXED);
+    static int late = -1;
+    if (late < 0)
+        late = getenv("SASSPROBE_ACTIVITY") && !strcmp(getenv("SASSPROBE_ACTIVITY"), "late");
+    if (late && seq == 2)
+        ck("cuptiActivityEnable(CONCURRENT_KERNEL)@late",
+           cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     if (sp.pattern == SP_EXIT_ONLY)
         return;
     if (sp.pattern == SP_OUTER) {
@@ -1187,10 +1193,19 @@ InitializeInjection(void)
             note_err("pthread_create", errno);
         }
     }
-    /* SASSPROBE_ACTIVITY=1: concurrent-kernel activity on, as the collector has it */
-    if (getenv("SASSPROBE_ACTIVITY")) {
+    /*
+     * SASSPROBE_ACTIVITY: kernel activity on, as the collector has it: 1 (concurrent
+     * kernels, from the start), kernel (CUPTI_ACTIVITY_KIND_KERNEL, from the start),
+     * late (concurrent kernels, from the first launch's EXIT on).
+     */
+    const char *act = getenv("SASSPROBE_ACTIVITY");
+    if (act) {
         ck("cuptiActivityRegisterCallbacks", cuptiActivityRegisterCallbacks(act_request, act_complete));
-        ck("cuptiActivityEnable(CONCURRENT_KERNEL)", cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+        if (!strcmp(act, "kernel"))
+            ck("cuptiActivityEnable(KERNEL)", cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL));
+        else if (strcmp(act, "late"))
+            ck("cuptiActivityEnable(CONCURRENT_KERNEL)",
+               cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     }
     sp.is_on = 1;
     return 1;
