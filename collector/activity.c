@@ -42,7 +42,6 @@ static struct {
     int npool_free;
     pthread_mutex_t pool_lock;
     atomic_int activity_on;   /* CUPTI activity is enabled: the flusher may flush */
-    atomic_int kernels_on;    /* CONCURRENT_KERNEL enabled (or never will be) */
     uint32_t flush_flag;      /* the periodic flush's flag (GPUHIER_FLUSH_FORCED: forced) */
     atomic_long buffers_seen; /* activity buffers CUPTI returned */
 
@@ -189,23 +188,8 @@ init_activity(void)
             env("GPUHIER_DIAG_NO_KERNEL_ACTIVITY")) {
             gh_say("GPUHIER_DIAG_NO_KERNEL_ACTIVITY: kernel activity off (diagnosis: no kernel "
                    "records in this report)");
-            atomic_store(&A.kernels_on, 1); /* never enabled later either */
             continue;
         }
-        /*
-         * With the instrumentation engine, kernel activity waits for the
-         * first launch (activity_kernels_on()): measured on the H200
-         * (2026-12-01, bench/sassprobe SASSPROBE_ACTIVITY), CONCURRENT_KERNEL
-         * enabled before the context exists makes every SASS metric value 0
-         * (the patched instructions are listed, their counts never move);
-         * enabled at the second launch, or KIND_KERNEL from the start, the
-         * counts are the design's.
-         */
-        if (kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
-            opt.instrument != ENGINES_RANGEPROF)
-            continue;
-        if (kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-            atomic_store(&A.kernels_on, 1);
         CUptiResult rc = gh.cuptiActivityEnable(kinds[i]);
         if (rc != CUPTI_SUCCESS)
             push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",
@@ -220,20 +204,6 @@ init_activity(void)
     if (env("GPUHIER_FLUSH_FORCED"))
         A.flush_flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
     atomic_store(&A.activity_on, 1);
-}
-
-void
-activity_kernels_on(void)
-{
-    if (atomic_load_explicit(&A.kernels_on, memory_order_relaxed) ||
-        atomic_exchange(&A.kernels_on, 1))
-        return;
-    CUptiResult rc = gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (rc != CUPTI_SUCCESS)
-        push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",
-                   (int)CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cupti_err(rc));
-    if (gh_debug)
-        gh_say("kernel activity enabled at the first launch: %s", cupti_err(rc));
 }
 
 void

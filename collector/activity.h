@@ -16,13 +16,6 @@
 void init_activity(void);
 
 /*
- * A launch's or graph launch's ENTER, after the engines' launch_begin():
- * enables CONCURRENT_KERNEL the first time when init_activity() left it
- * for later (the instrumentation engine: activity.c says why). Any thread.
- */
-void activity_kernels_on(void);
-
-/*
  * cuptiActivityFlushAll(FORCED): every buffer goes to the writer, an
  * incomplete record without its times. Nothing before init_activity().
  * Not from a CUPTI resource callback (CUPTI forbids it there).

@@ -212,8 +212,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             if (sampler_launch_enter(&el, capturing, &why, &l->config_index)) {
                 note_stack_limit();
                 l->sampled = 1;
-                l->name_hash =
-                    cb->symbolName && cb->symbolName[0] ? gh_name_hash(cb->symbolName) : 0;
+                l->name_hash = cb->symbolName && cb->symbolName[0] ? gh_name_hash(cb->symbolName) : 0;
                 /*
                  * launch.api_ns: the allocations live at this time bound the
                  * kernel's footprint (v_launch_footprint). Only profiled
@@ -224,7 +223,6 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             }
         }
         gh_copy(l->reason, sizeof(l->reason), why);
-        activity_kernels_on();
         writer_push_n(&r, used);
         if (gh_debug) {
             static atomic_long nl;
@@ -357,8 +355,6 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        if (enter)
-            activity_kernels_on(); /* a graph may be the process's first work */
         /*
          * Graph kernels have no launch callback: never let them run under
          * an enabled range profiler; the instrumentation engine may serve
