@@ -219,6 +219,95 @@ sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
     return out;
 }
 
+/*
+ * The pieces of the C0 controls and DEL (index 0x20 stands for DEL), four
+ * bytes each with their length in the fourth's place when shorter: a
+ * line of escapes has one every few bytes, so no switch per byte.
+ */
+static const char C0_PIECE[33][4] = {
+    "\\x00",   "\\x01",   "\\x02", "\\x03", "\\x04",   "\\x05", "\\x06", "\\x07", "\\x08",
+    "\\t\0\2", "\\n\0\2", "\\x0b", "\\x0c", "\\r\0\2", "\\x0e", "\\x0f", "\\x10", "\\x11",
+    "\\x12",   "\\x13",   "\\x14", "\\x15", "\\x16",   "\\x17", "\\x18", "\\x19", "\\x1a",
+    "\\e\0\2", "\\x1c",   "\\x1d", "\\x1e", "\\x1f",   "\\x7f",
+};
+
+/* Write the piece of control c (< 0x20 or 0x7f) at dst, four bytes; returns its length. */
+static size_t
+put_c0(char *dst, unsigned char c)
+{
+    const char *piece = C0_PIECE[c == 0x7f ? 32 : c];
+    memcpy(dst, piece, 4);
+    return piece[2] ? 4 : 2;
+}
+
+size_t
+sanitize_append(char *dst, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char *o = dst;
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t v;
+            memcpy(&v, p + i, 8);
+            if (!(has_below(v, 0x20) | (v & HIGHS) | has_below(v ^ (ONES * 0x7f), 1))) {
+                memcpy(o, &v, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = p[i];
+        if (c >= 0x20 && c < 0x7f) {
+            *o++ = (char)c;
+            i++;
+        } else if (c < 0x80) {
+            o += put_c0(o, c);
+            i++;
+        } else {
+            size_t used;
+            /* A piece is at most 8 bytes, and dst has room for 16 past the worst case. */
+            o += next_piece(p + i, n - i, o, &used);
+            i += used;
+        }
+    }
+    return (size_t)(o - dst);
+}
+
+size_t
+sanitize_code_point(char *dst, uint32_t cp)
+{
+    if (cp >= 0x20 && cp < 0x7f) {
+        dst[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x80)
+        return put_c0(dst, (unsigned char)cp);
+    if (cp >= 0xd800 && cp <= 0xdfff) {
+        memcpy(dst, REPLACEMENT REPLACEMENT REPLACEMENT, 9);
+        return 9;
+    }
+    unsigned char u[4];
+    size_t n, used;
+    if (cp < 0x800) {
+        u[0] = (unsigned char)(0xc0 | cp >> 6);
+        u[1] = (unsigned char)(0x80 | (cp & 0x3f));
+        n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (unsigned char)(0xe0 | cp >> 12);
+        u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (unsigned char)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        u[0] = (unsigned char)(0xf0 | cp >> 18);
+        u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+        u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        u[3] = (unsigned char)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    return next_piece(u, n, dst, &used);
+}
+
 char *
 sanitize_text(const char *s, size_t max_bytes)
 {

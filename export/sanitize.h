@@ -30,6 +30,7 @@
 #define GPUHIER_EXPORT_SANITIZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SANITIZE_DEFAULT_MAX 4096
 
@@ -42,6 +43,29 @@ char *sanitize_text(const char *s, size_t max_bytes);
  * A NULL `s` gives "". For hot paths (TUI drawing) that must not allocate.
  */
 char *sanitize_into(char *buf, size_t n, const char *s);
+
+/*
+ * Uncapped sanitizing for a caller that sized its buffer for the worst
+ * case (the redaction of a long command line, issue 20 §4). Both write
+ * no NUL and return the number of bytes written.
+ *
+ * sanitize_append() writes the sanitized form of the n bytes at s (a NUL
+ * among them is a C0 control, "\x00") to dst, which has room for
+ * SANITIZE_ROOM(n) bytes; it is what sanitize_text() gives for s with a
+ * cap it does not reach. Texts cut before an ASCII byte sanitize piece
+ * by piece as they would whole: an ASCII byte never continues a UTF-8
+ * sequence.
+ *
+ * sanitize_code_point() writes the sanitized form of one code point cp
+ * (1 to U+10FFFF) to dst (SANITIZE_CP_ROOM bytes): what sanitize_text()
+ * gives for its UTF-8 encoding. A surrogate (U+D800..U+DFFF) is encoded
+ * as its three bytes, as SQLite's JSON decoder writes a lone one, and
+ * comes out as three U+FFFD.
+ */
+#define SANITIZE_ROOM(n) (4 * (n) + 16)
+#define SANITIZE_CP_ROOM 16
+size_t sanitize_append(char *dst, const char *s, size_t n);
+size_t sanitize_code_point(char *dst, uint32_t cp);
 
 /*
  * Display width in terminal columns of sanitized UTF-8 text

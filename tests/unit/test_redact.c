@@ -453,12 +453,94 @@ test_redact_json_values(void)
     }
 }
 
+/*
+ * Hostile JSON strings for the decoder: bad escapes, surrogates in every
+ * arrangement, \u0000 (the argument ends there, the rest is still
+ * checked), raw bytes of cut UTF-8 next to escapes, truncated lines.
+ * Each is refused or redacted exactly as the reference does, and the
+ * ones below are pinned to their output.
+ */
+static void
+test_redact_hostile_strings(void)
+{
+    static const struct {
+        const char *in, *want; /* want NULL: refused */
+    } cases[] = {
+        {"[\"a\\u0000b\"]", "[\"a\"]"},
+        {"[\"\\u0000\",\"x\"]", "[\"\",\"x\"]"},
+        {"[\"a\\u0000\\q\"]", NULL},  /* after the NUL the text is still JSON */
+        {"[\"a\\u0000\x01\"]", NULL}, /* a raw control after the NUL */
+        {"[\"a\\u0000b\",\"--token\",\"s\"]", "[\"a\",\"--token\",\"***\"]"},
+        {"[\"\xc3\\u0000\"]", "[\"\xef\xbf\xbd\"]"}, /* a cut character before the NUL */
+        {"[\"\xe2\x80\\u00ae\"]", "[\"\xef\xbf\xbd\xef\xbf\xbd\xc2\xae\"]"},
+        {"[\"\\u00e2\x80\xae\"]", "[\"\xc3\xa2\xef\xbf\xbd\xef\xbf\xbd\"]"},
+        {"[\"\\ud800\"]", "[\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"]"},
+        {"[\"\\udc00\\ud800\"]",
+         "[\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"]"},
+        {"[\"\\ud800\\ud800\\udc00\"]",
+         "[\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xf0\x90\x80\x80\"]"},
+        {"[\"\\udbff\\udfff\"]", "[\"\xf4\x8f\xbf\xbf\"]"},
+        {"[\"\\ud800\\u0041\"]", "[\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                                 "A\"]"},
+        {"[\"\\ud800\\u12\"]", NULL},
+        {"[\"\\ud800\\x\"]", NULL},
+        {"[\"\\ud800\\", NULL},
+        {"[\"\\ud8", NULL},
+        {"[\"\\u00", NULL},
+        {"[\"\\", NULL},
+        {"[\"a", NULL},
+        {"[\"a\",", NULL},
+        {"[\"\\U0041\"]", NULL},
+        {"[\"\\'\"]", NULL},
+        {"[\"\\0\"]", NULL},
+        {"[\"\\u0085\\u202e\\u2028\\ufffe\"]",
+         "[\"\\\\u{0085}\\\\u{202E}\\\\u{2028}\\\\u{FFFE}\"]"},
+        {"[\"\\u007f\\u0009\\u000d\\u0001\"]", "[\"\\\\x7f\\\\t\\\\r\\\\x01\"]"},
+        {"[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]", "[\"\\\"\\\\/\\\\x08\\\\x0c\\\\n\\\\r\\\\t\"]"},
+        {"\"a\"", NULL},
+        {"{\"a\":[\"b\"]}", NULL},
+        {"[\"a\"]\"", NULL},
+        {"[\"a\"] [", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = export_redact_argv(cases[i].in);
+        if (cases[i].want) {
+            CHECK_STR(got, cases[i].want);
+        } else {
+            if (got)
+                fprintf(stderr, "accepted '%s' as '%s'\n", cases[i].in, got);
+            CHECK(got == NULL);
+        }
+        CHECK(same_as_reference(cases[i].in));
+        free(got);
+    }
+    /* Every prefix of a line of escapes and raw UTF-8 (a truncated line) is refused. */
+    static const char line[] = "[\"\\u001b]0;t\\u0007\xc3\xa9\\ud83d\\ude00\\\"x\\u0000y\"]";
+    char cut[sizeof(line)];
+    for (size_t n = 0; n + 1 < sizeof(line); n++) {
+        memcpy(cut, line, n);
+        cut[n] = '\0';
+        char *got = export_redact_argv(cut);
+        CHECK(got == NULL);
+        CHECK(same_as_reference(cut));
+        free(got);
+    }
+}
+
 /* Long arguments: the shapes at their longest, the KEY=VALUE key past its 255 bytes. */
 static void
 test_redact_long_arguments(void)
 {
     struct text j = {0}, a = {0};
-    static const char *const units[] = {"a", "eyJ", "sk-", "x1+", "h://u:p@", "\x1b]0;t\x07"};
+    static const char *const units[] = {"a",
+                                        "eyJ",
+                                        "sk-",
+                                        "x1+",
+                                        "h://u:p@",
+                                        "\x1b]0;t\x07",
+                                        "\x1b]0;t\x07\xc3\xa9",
+                                        "\xe2\x82\xac",
+                                        "\xc3"};
     for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
         for (size_t len = 1000; len <= 100000; len *= 10) {
             a.n = 0;
@@ -505,6 +587,7 @@ static const struct check_test tests[] = {
     {"redact_damaged_json", test_redact_damaged_json},
     {"redact_not_an_array", test_redact_not_an_array},
     {"redact_json_values", test_redact_json_values},
+    {"redact_hostile_strings", test_redact_hostile_strings},
     {"redact_long_arguments", test_redact_long_arguments},
 };
 

@@ -289,7 +289,130 @@ test_sanitize_matches_reference(void)
     free(in);
 }
 
+/*
+ * sanitize_append() gives what sanitize_text() gives uncapped, and so
+ * does the concatenation of its pieces when the text is cut before ASCII
+ * bytes (how the redaction feeds it the runs between JSON escapes); it
+ * writes nothing past what it returns beyond SANITIZE_ROOM().
+ */
+static void
+test_sanitize_append_matches_text(void)
+{
+    static const char *const pieces[] = {"a",
+                                         "~",
+                                         "\\",
+                                         "\x1b]0;t\x07",
+                                         "\n",
+                                         "\x01",
+                                         "\x7f",
+                                         "\x80",
+                                         "\xff",
+                                         "\xc0\x80",
+                                         "\xc2",
+                                         "\xc2\x85",
+                                         "\xc3\xa9",
+                                         "\xe2\x80",
+                                         "\xe2\x80\xae",
+                                         "\xd8\x9c",
+                                         "\xed\xa0\x80",
+                                         "\xef\xbf\xbf",
+                                         "\xf0\x9f\x98\x80",
+                                         "\xf4\x90\x80\x80",
+                                         "\xf0\x9f",
+                                         "abcdefghij",
+                                         "0123456789abcdefghijk"};
+    unsigned seed = 7;
+    char in[4096], out[SANITIZE_ROOM(sizeof(in)) + 64];
+    int differ = 0;
+    for (int iter = 0; iter < 20000 && differ < 5; iter++) {
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        size_t want = (seed >> 16) % (iter % 100 ? 100 : 4000);
+        while (n < want) {
+            seed = seed * 1103515245u + 12345u;
+            const char *p = pieces[(seed >> 8) % (sizeof(pieces) / sizeof(pieces[0]))];
+            size_t len = strlen(p);
+            if (n + len >= sizeof(in))
+                break;
+            memcpy(in + n, p, len);
+            n += len;
+        }
+        in[n] = '\0';
+        char *exp = sanitize_text(in, 4 * n + 16);
+        memset(out, '#', sizeof(out));
+        size_t got = sanitize_append(out, in, n);
+        int same = got == strlen(exp) && !memcmp(out, exp, got) && got <= SANITIZE_ROOM(n);
+        for (size_t k = SANITIZE_ROOM(n); k < sizeof(out); k++)
+            same = same && out[k] == '#';
+        /* Cut before each ASCII byte that a random draw picks, sanitized piece by piece. */
+        size_t o = 0, from = 0;
+        for (size_t i = 1; i <= n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            if (i == n || ((unsigned char)in[i] < 0x80 && (seed >> 16) % 3 == 0)) {
+                o += sanitize_append(out + o, in + from, i - from);
+                from = i;
+            }
+        }
+        same = same && o == strlen(exp) && !memcmp(out, exp, o);
+        if (!same) {
+            fprintf(stderr, "sanitize_append differs at iteration %d\n", iter);
+            differ++;
+        }
+        free(exp);
+    }
+    CHECK_EQ_INT(differ, 0);
+    /* A NUL among the bytes is a C0 control. */
+    char buf[SANITIZE_ROOM(3)];
+    size_t k = sanitize_append(buf, "a\0b", 3);
+    CHECK(k == 6 && !memcmp(buf, "a\\x00b", 6));
+}
+
+/* sanitize_code_point(cp) is sanitize_text() of cp's UTF-8 bytes, for every code point. */
+static void
+test_sanitize_code_point_all(void)
+{
+    int differ = 0;
+    for (uint32_t cp = 1; cp <= 0x10ffff && differ < 5; cp++) {
+        unsigned char u[5];
+        size_t n;
+        if (cp < 0x80) {
+            u[0] = (unsigned char)cp;
+            n = 1;
+        } else if (cp < 0x800) {
+            u[0] = (unsigned char)(0xc0 | cp >> 6);
+            u[1] = (unsigned char)(0x80 | (cp & 0x3f));
+            n = 2;
+        } else if (cp < 0x10000) {
+            u[0] = (unsigned char)(0xe0 | cp >> 12);
+            u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+            u[2] = (unsigned char)(0x80 | (cp & 0x3f));
+            n = 3;
+        } else {
+            u[0] = (unsigned char)(0xf0 | cp >> 18);
+            u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+            u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+            u[3] = (unsigned char)(0x80 | (cp & 0x3f));
+            n = 4;
+        }
+        u[n] = '\0';
+        char want[64], got[SANITIZE_CP_ROOM + 1];
+        sanitize_into(want, sizeof(want), (const char *)u);
+        size_t k = sanitize_code_point(got, cp);
+        if (k > SANITIZE_CP_ROOM || k != strlen(want) || memcmp(got, want, k)) {
+            fprintf(stderr, "sanitize_code_point(U+%04X) differs\n", (unsigned)cp);
+            differ++;
+        }
+    }
+    CHECK_EQ_INT(differ, 0);
+    char got[SANITIZE_CP_ROOM];
+    CHECK(sanitize_code_point(got, 0xd800) == 9 &&
+          !memcmp(got, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9));
+    CHECK(sanitize_code_point(got, 0x1b) == 2 && !memcmp(got, "\\e", 2));
+}
+
 static const struct check_test tests[] = {
+    {"sanitize_append_matches_text", test_sanitize_append_matches_text},
+    {"sanitize_code_point_all", test_sanitize_code_point_all},
     {"sanitize_random", test_sanitize_random},
     {"sanitize_matches_reference", test_sanitize_matches_reference},
     {"sanitize_plain", test_sanitize_plain},
