@@ -212,7 +212,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             if (sampler_launch_enter(&el, capturing, &why, &l->config_index)) {
                 note_stack_limit();
                 l->sampled = 1;
-                l->name_hash = cb->symbolName && cb->symbolName[0] ? gh_name_hash(cb->symbolName) : 0;
+                l->name_hash =
+                    cb->symbolName && cb->symbolName[0] ? gh_name_hash(cb->symbolName) : 0;
                 /*
                  * launch.api_ns: the allocations live at this time bound the
                  * kernel's footprint (v_launch_footprint). Only profiled

@@ -200,8 +200,8 @@ sass_initialize(void)
     if (done)
         return 0;
     CUpti_Profiler_Initialize_Params ip = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-    CUptiResult rc = gh.cuptiProfilerInitialize ? gh.cuptiProfilerInitialize(&ip)
-                                                : CUPTI_ERROR_NOT_INITIALIZED;
+    CUptiResult rc =
+        gh.cuptiProfilerInitialize ? gh.cuptiProfilerInitialize(&ip) : CUPTI_ERROR_NOT_INITIALIZED;
     if (rc != CUPTI_SUCCESS) {
         sass_off("cuptiProfilerInitialize", rc);
         return -1;
@@ -290,7 +290,6 @@ sass_configure(CUcontext ctx)
     X.configured_dev = (int)dev + 1;
     return 0;
 }
-
 
 /*
  * Takes the lock, synchronizes and enables on `ctx` with lazy patching:
@@ -438,8 +437,8 @@ sass_take(const CUpti_SassMetrics_Data *d, size_t nr, size_t ni)
             for (size_t j = 0; j < ni && j < 4; j++)
                 gh_say("instrumentation: record %zu of %zu: %s pc %u crc %u instance %zu: metric "
                        "%llu = %llu (first id %llu)",
-                       i, nr, d[i].functionName ? d[i].functionName : "-",
-                       (unsigned)d[i].pcOffset, (unsigned)d[i].cubinCrc, j,
+                       i, nr, d[i].functionName ? d[i].functionName : "-", (unsigned)d[i].pcOffset,
+                       (unsigned)d[i].cubinCrc, j,
                        (unsigned long long)d[i].pInstanceValues[j].metricId,
                        (unsigned long long)d[i].pInstanceValues[j].value,
                        (unsigned long long)X.ids[0]);

@@ -197,7 +197,7 @@ struct pend {
     long launch_id; /* 0 until the kernel record was written */
     long config_index;
     int sampled;
-    uint64_t api_ns; /* launch API time (profiled launches), 0 unknown */
+    uint64_t api_ns;    /* launch API time (profiled launches), 0 unknown */
     uint64_t name_hash; /* rec_launch.name_hash: sampled launches, 0 unknown */
     char reason[24];
     char *nvtx;

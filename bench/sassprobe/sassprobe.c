@@ -1200,7 +1200,8 @@ InitializeInjection(void)
      */
     const char *act = getenv("SASSPROBE_ACTIVITY");
     if (act) {
-        ck("cuptiActivityRegisterCallbacks", cuptiActivityRegisterCallbacks(act_request, act_complete));
+        ck("cuptiActivityRegisterCallbacks",
+           cuptiActivityRegisterCallbacks(act_request, act_complete));
         if (!strcmp(act, "kernel"))
             ck("cuptiActivityEnable(KERNEL)", cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL));
         else if (strcmp(act, "late"))
