@@ -190,10 +190,30 @@ init_activity(void)
                    "records in this report)");
             continue;
         }
-        CUptiResult rc = gh.cuptiActivityEnable(kinds[i]);
+        CUpti_ActivityKind kind = kinds[i];
+        /*
+         * With the instrumentation engine, kernels are traced with
+         * CUPTI_ACTIVITY_KIND_KERNEL, which serializes them: measured on the
+         * H200 (2026-12-01, bench/sassprobe SASSPROBE_ACTIVITY, docs/
+         * sassprobe.md "Beside kernel activity"), once CONCURRENT_KERNEL is
+         * on every SASS metric value stays 0, and CUPTI refuses to turn it on
+         * while SASS metrics are enabled (CUPTI_ERROR_NOT_COMPATIBLE); with
+         * KIND_KERNEL the counts are the design's. The range profiler alone
+         * (the default) keeps concurrent kernels.
+         */
+        if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
+            opt.instrument != ENGINES_RANGEPROF) {
+            kind = CUPTI_ACTIVITY_KIND_KERNEL;
+            const char *why = "serialized: CUPTI_ACTIVITY_KIND_KERNEL, since the instrumentation "
+                              "engine counts nothing beside concurrent-kernel tracing; kernels of "
+                              "different streams did not overlap in this run";
+            push_meta("kernel_activity", why);
+            push_event("info", "kernels_serialized", "%s", why);
+        }
+        CUptiResult rc = gh.cuptiActivityEnable(kind);
         if (rc != CUPTI_SUCCESS)
             push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",
-                       (int)kinds[i], cupti_err(rc));
+                       (int)kind, cupti_err(rc));
         if (kinds[i] == CUPTI_ACTIVITY_KIND_MEMORY2)
             push_meta("alloc_tracking",
                       rc == CUPTI_SUCCESS ? "on" : "off: cuptiActivityEnable(MEMORY2) failed");

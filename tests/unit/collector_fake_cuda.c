@@ -26,6 +26,11 @@
  *     Profiler Host API with synthetic values (see "The range profiler"
  *     below).
  *
+ *   - kernel activity as the H200 answered it: CONCURRENT_KERNEL refused
+ *     (CUPTI_ERROR_NOT_COMPATIBLE) while SASS metrics are enabled, and once
+ *     on, SASS metrics count nothing; CUPTI_ACTIVITY_KIND_KERNEL does not
+ *     stop them, and the records then carry that kind.
+ *
  * Test knobs: FAKE_SASS_HANG_MS=N makes cuptiSassMetricsEnable sleep N ms
  * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics,
  * FAKE_RANGEPROF_START_MS=N makes cuptiRangeProfilerStart sleep N ms (a
@@ -82,6 +87,8 @@ static struct {
     uint64_t config[MAX_METRICS];
     size_t nconfig;
     int configured, sass_enabled;
+    int concurrent_on;              /* CONCURRENT_KERNEL activity enabled: SASS values stay 0 */
+    CUpti_ActivityKind kernel_kind; /* the kind the kernel records carry (CONCURRENT_KERNEL) */
     struct sass {
         const struct fake_func *f;
         uint32_t pc;
@@ -283,7 +290,7 @@ run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
     if (F.npending < MAX_PENDING) {
         CUpti_ActivityKernel10 *k = &F.pending[F.npending++];
         memset(k, 0, sizeof(*k));
-        k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+        k->kind = F.kernel_kind ? F.kernel_kind : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
         k->name = f->name;
         k->correlationId = corr;
         k->gridX = (int32_t)grid[0];
@@ -305,7 +312,7 @@ run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
         k->graphNodeId = node;
     }
     rp_kernel(grid);
-    if (!F.sass_enabled)
+    if (!F.sass_enabled || F.concurrent_on)
         return;
     uint64_t warps =
         (uint64_t)grid[0] * grid[1] * grid[2] * ((block[0] * block[1] * block[2] + 31) / 32);
@@ -447,8 +454,21 @@ cuptiEnableDomain(uint32_t on, CUpti_SubscriberHandle sub, CUpti_CallbackDomain 
 EXPORT CUptiResult
 cuptiActivityEnable(CUpti_ActivityKind k)
 {
-    (void)k;
-    return CUPTI_SUCCESS;
+    /*
+     * As the H200 answered (2026-12-01, docs/sassprobe.md "Beside kernel
+     * activity"): CONCURRENT_KERNEL is refused while SASS metrics are
+     * enabled, and once it is on, every SASS metric value stays 0.
+     */
+    pthread_mutex_lock(&F.lock);
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && F.sass_enabled)
+        rc = CUPTI_ERROR_NOT_COMPATIBLE;
+    else if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+        F.concurrent_on = 1;
+    else if (k == CUPTI_ACTIVITY_KIND_KERNEL)
+        F.kernel_kind = CUPTI_ACTIVITY_KIND_KERNEL;
+    pthread_mutex_unlock(&F.lock);
+    return rc;
 }
 
 EXPORT CUptiResult
