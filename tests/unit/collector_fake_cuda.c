@@ -277,6 +277,36 @@ sass_add(const struct fake_func *f, uint32_t pc, const char *metric, uint64_t v)
 }
 
 /*
+ * A kernel activity record queued (lock held), of the kind kernel activity
+ * was enabled with, `ns` long on the virtual clock; NULL when the queue is full.
+ */
+static CUpti_ActivityKernel10 *
+kernel_record(const char *name, uint32_t corr, const unsigned grid[3], const unsigned block[3],
+              uint64_t ns, uint32_t stream)
+{
+    if (F.npending >= MAX_PENDING)
+        return NULL;
+    CUpti_ActivityKernel10 *k = &F.pending[F.npending++];
+    memset(k, 0, sizeof(*k));
+    k->kind = F.kernel_kind ? F.kernel_kind : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k->name = name;
+    k->correlationId = corr;
+    k->gridX = (int32_t)grid[0];
+    k->gridY = (int32_t)grid[1];
+    k->gridZ = (int32_t)grid[2];
+    k->blockX = (int32_t)block[0];
+    k->blockY = (int32_t)block[1];
+    k->blockZ = (int32_t)block[2];
+    k->start = F.clock_ns + 1000;
+    k->end = F.clock_ns + 1000 + ns;
+    F.clock_ns += ns + 10000;
+    k->contextId = 1;
+    k->streamId = stream;
+    k->gridId = ++F.grid_id;
+    return k;
+}
+
+/*
  * One kernel "runs" (lock held): its activity record, and while SASS
  * metrics are enabled (every function runs patched: lazy patching of a
  * function at its first run in the range) its synthetic counts: a load at
@@ -287,27 +317,10 @@ static void
 run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
            const unsigned block[3], unsigned smem, uint32_t graph_id, uint64_t node)
 {
-    if (F.npending < MAX_PENDING) {
-        CUpti_ActivityKernel10 *k = &F.pending[F.npending++];
-        memset(k, 0, sizeof(*k));
-        k->kind = F.kernel_kind ? F.kernel_kind : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-        k->name = f->name;
-        k->correlationId = corr;
-        k->gridX = (int32_t)grid[0];
-        k->gridY = (int32_t)grid[1];
-        k->gridZ = (int32_t)grid[2];
-        k->blockX = (int32_t)block[0];
-        k->blockY = (int32_t)block[1];
-        k->blockZ = (int32_t)block[2];
+    CUpti_ActivityKernel10 *k = kernel_record(f->name, corr, grid, block, 10000, 7);
+    if (k) {
         k->dynamicSharedMemory = (int32_t)smem;
         k->registersPerThread = 32;
-        k->start = F.clock_ns + 1000;
-        k->end = F.clock_ns + 11000;
-        F.clock_ns += 20000;
-        k->deviceId = 0;
-        k->contextId = 1;
-        k->streamId = 7;
-        k->gridId = ++F.grid_id;
         k->graphId = graph_id;
         k->graphNodeId = node;
     }
@@ -694,20 +707,9 @@ waitns_kernel(uint32_t corr)
     if (!on || !RP.enabled || !RP.started || RP.replay != CUPTI_UserReplay || !F.npending ||
         F.npending >= MAX_PENDING)
         return;
-    CUpti_ActivityKernel10 *w = &F.pending[F.npending++];
-    memset(w, 0, sizeof(*w));
-    w->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    w->name = "WaitNs";
-    w->correlationId = corr;
-    w->gridX = w->gridY = w->gridZ = 1;
-    w->blockX = w->blockY = w->blockZ = 1;
+    static const unsigned one[3] = {1, 1, 1};
+    CUpti_ActivityKernel10 *w = kernel_record("WaitNs", corr, one, one, 80000, 6);
     w->registersPerThread = 16;
-    w->start = F.clock_ns + 1000;
-    w->end = F.clock_ns + 81000;
-    F.clock_ns += 100000;
-    w->contextId = 1;
-    w->streamId = 6;
-    w->gridId = ++F.grid_id;
     if (nth++ % 2) {
         CUpti_ActivityKernel10 t = F.pending[F.npending - 2];
         F.pending[F.npending - 2] = *w;
