@@ -202,7 +202,6 @@ struct rec {
     X(cuptiEnableCallback)                                                                         \
     X(cuptiEnableDomain)                                                                           \
     X(cuptiActivityEnable)                                                                         \
-    X(cuptiActivityDisable)                                                                        \
     X(cuptiActivityRegisterCallbacks)                                                              \
     X(cuptiActivityGetNextRecord)                                                                  \
     X(cuptiActivityFlushAll)                                                                       \

@@ -183,15 +183,12 @@ sass_available(void)
 }
 
 /*
- * cuptiProfilerInitialize, once. Measured on the H200 (2026-12-01,
- * bench/sassprobe/cases.cu): initialized at the first instrumented
- * launch's ENTER, after the context had loaded its module, every
- * function came back with its patched instructions and **all values 0**
- * (and with kernel activity off, no records at all); the probe, which
- * initializes at CONTEXT_CREATED, got the design's counts. So the engine
- * initializes at each context's creation too (sass_context_created()),
- * before any module of it is loaded, and here only when that was missed
- * (a context created before the collector subscribed).
+ * cuptiProfilerInitialize, once: at each context's creation
+ * (sass_context_created()), as bench/sassprobe does, before any module of
+ * the context is loaded; here only when that was missed (a context created
+ * before the collector subscribed). Not in InitializeInjection, where it
+ * returns CUPTI_ERROR_UNKNOWN. (The zero counts of 2026-12-01 were not
+ * this: they came from concurrent-kernel tracing, collector/activity.c.)
  */
 static int
 sass_initialize(void)
@@ -304,15 +301,8 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
     atomic_store(&X.busy, 1);
     tls_t0 = mono_ns();
     /* nothing of the program's queued work may run patched */
-    static int diag = -1; /* GPUHIER_DIAG_SASS_TRY: 1 no ENTER sync, 2 activity off around it */
-    if (diag < 0) {
-        const char *e = getenv("GPUHIER_DIAG_SASS_TRY");
-        diag = e ? atoi(e) : 0;
-    }
-    if (gh.cuCtxSynchronize && diag != 1)
+    if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
-    if (diag == 2 && gh.cuptiActivityDisable)
-        gh.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     CUptiResult rc = CUPTI_SUCCESS;
     if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
@@ -509,17 +499,8 @@ sass_collect(int launch_ok, int is_graph)
 {
     CUcontext ctx = tls_ctx;
     struct sass_batch *b = NULL;
-    CUresult sr = gh.cuCtxSynchronize ? gh.cuCtxSynchronize() : CUDA_ERROR_NOT_FOUND;
-    if (gh_debug)
-        gh_say("instrumentation: synchronize at the launch's end: %d", (int)sr);
-    /* GPUHIER_DIAG_SASS_SLEEP_MS=N (diagnosis): wait N ms more before the flush */
-    static long sleep_ms = -1;
-    if (sleep_ms < 0) {
-        const char *e = getenv("GPUHIER_DIAG_SASS_SLEEP_MS");
-        sleep_ms = e ? atol(e) : 0;
-    }
-    if (sleep_ms > 0)
-        nanosleep(&(struct timespec){sleep_ms / 1000, (sleep_ms % 1000) * 1000000L}, NULL);
+    if (gh.cuCtxSynchronize)
+        gh.cuCtxSynchronize();
     CUpti_SassMetricsGetDataProperties_Params dp = {
         CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     dp.ctx = ctx;
@@ -561,9 +542,6 @@ sass_collect(int launch_ok, int is_graph)
         sass_off("cuptiSassMetricsDisable", rc);
     if (opt.instrument == ENGINES_BOTH)
         sass_unconfigure();
-    if (getenv("GPUHIER_DIAG_SASS_TRY") && atoi(getenv("GPUHIER_DIAG_SASS_TRY")) == 2 &&
-        gh.cuptiActivityEnable)
-        gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);
     atomic_store(&X.busy, 0);
