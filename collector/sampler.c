@@ -275,6 +275,14 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             struct engine_stats st;
             engine_stats(&st);
             int64_t elapsed = mono_ns() - S.start_mono_ns;
+            /* the first groups' budget: the range profiler's, by default sampling only */
+            if (budget <= 0 && opt.groups && e == &engine_rangeprof &&
+                S.sampling.opts.first_allowance_ns >= 0) {
+                sl.first_budget = 1;
+                sl.first_slots = sampling_first_slots(gpct, S.sampling.opts.first_allowance_ns,
+                                                      st.profiling_ns, elapsed, st.profiles);
+                sl.first_over_budget = sl.first_slots == 0;
+            }
             if (budget > 0) {
                 sl.budget_slots =
                     sampling_budget_slots(budget, st.profiling_ns, elapsed, st.profiles);

@@ -76,6 +76,18 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
         snprintf(err, n, "bad GPUHIER_PROFILE_BUDGET '%s': expected a percentage > 0", v);
         return -1;
     }
+    if ((v = getenv("GPUHIER_FIRST_ALLOWANCE_MS")) && *v) {
+        long ms = 0;
+        if (!strcmp(v, "none"))
+            o->first_allowance_ns = -1;
+        else if (optvalue_count(v, 0, &ms) == 0 && ms <= 1000L * 1000 * 1000)
+            o->first_allowance_ns = (int64_t)ms * 1000000LL;
+        else {
+            snprintf(err, n,
+                     "bad GPUHIER_FIRST_ALLOWANCE_MS '%s': expected milliseconds >= 0 or none", v);
+            return -1;
+        }
+    }
     if ((v = getenv("GPUHIER_GROUP_BUDGET")) && *v) {
         if (!strcmp(v, "0") || !strcmp(v, "none"))
             o->group_budget_pct = 0;
@@ -108,6 +120,15 @@ sampling_budget_slots(double budget_pct, int64_t profiling_ns, int64_t elapsed_n
     double slack = budget_pct / 100.0 * (double)(elapsed_ns - profiling_ns) - (double)profiling_ns;
     double n = slack / mean;
     return n >= 1 ? (n < 1e9 ? (long)n : 1000000000L) : 1;
+}
+
+long
+sampling_first_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_ns,
+                     int64_t elapsed_ns, long profiles)
+{
+    if (allowance_ns < 0 || budget_pct <= 0 || profiling_ns < allowance_ns)
+        return LONG_MAX;
+    return sampling_budget_slots(budget_pct, profiling_ns, elapsed_ns, profiles);
 }
 
 int64_t
@@ -313,6 +334,27 @@ budget_ranks(const struct sampling *s, const struct sampling_slot *e, long slots
 }
 
 /*
+ * The first groups' budget (lock held): may e's first group take one of
+ * the `slots` profiles the budget buys now? Only when fewer than `slots`
+ * configurations still waiting for their first group (eligible, not
+ * profiled) took more GPU time; one without GPU time yet ranks behind
+ * every one with some. Always yes when slots is LONG_MAX (the allowance).
+ */
+static int
+first_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
+{
+    if (slots == LONG_MAX || !e)
+        return 1;
+    long above = 0, want = slots < 1 ? 1 : slots;
+    for (size_t i = 0; i < s->used && above < want; i++) {
+        const struct sampling_slot *f = &s->slots[s->order[i]];
+        if (f != e && f->eligible > 0 && f->profiled == 0 && f->gpu_ns > e->gpu_ns)
+            above++;
+    }
+    return above < want;
+}
+
+/*
  * One-pass groups (lock held): may e's later group take one of the
  * `slots` profiles their budget buys now? Only when fewer than `slots`
  * configurations that still wait for a later group (profiled, not yet
@@ -373,6 +415,7 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
     const char *skip = NULL, *chosen = NULL;
     int groups = group && s->opts.groups;
     int later = 0; /* a later one-pass group of a configuration in config mode */
+    int first = 0; /* a first one-pass group in config mode, under the first groups' budget */
     if (extras)
         *extras = 0;
     if (group)
@@ -428,6 +471,7 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
     case SAMPLING_CONFIG:
         if (e && e->profiled == 0) {
             chosen = "first_of_config";
+            first = groups && l->first_budget && s->opts.budget_pct <= 0;
         } else if (e && groups && e->profiled < s->ngroups) {
             chosen = "metric_group";
             later = 1;
@@ -450,6 +494,10 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
          */
         chosen = NULL;
         skip = l->counters_busy && !l->over_budget ? "counters_busy" : "profile_budget";
+    } else if (first && (l->first_over_budget || !first_ranks(s, e, l->first_slots))) {
+        /* the first groups' budget: the configuration's next launch is chosen again */
+        chosen = NULL;
+        skip = "profile_budget";
     } else if (later && (l->group_over_budget || !group_ranks(s, e, l->group_slots))) {
         /* the later groups' budget: the configuration's next launch is chosen again */
         chosen = NULL;

@@ -48,25 +48,45 @@ struct sampling_opts {
     int groups;         /* one-pass groups (the default, --replay none): 1 = on, each profiled
                            launch collects one group of the plan (sampling_set_groups() gives
                            the count once known); 0 = off (--replay kernel: core + extras) */
-    double group_budget_pct; /* in config mode with groups, without --profile-budget: a
+    double group_budget_pct;    /* in config mode with groups, without --profile-budget: a
                                 configuration's later groups (not its first) may add at most
                                 this % to the rest of the run; 0 = no limit. Default
                                 SAMPLING_GROUP_BUDGET_PCT, GPUHIER_GROUP_BUDGET */
+    int64_t first_allowance_ns; /* in config mode with groups, without --profile-budget:
+                                   the profiling time within which every configuration's
+                                   first group is taken at its first launch; past it the
+                                   first groups share group_budget_pct too, ranked by GPU
+                                   time (sampling_first_slots()); < 0: no limit on first
+                                   groups. Default SAMPLING_FIRST_ALLOWANCE_NS,
+                                   GPUHIER_FIRST_ALLOWANCE_MS */
 };
 /*
- * The default budget of the later groups: 30 % of the rest of the run,
+ * The default budget of the one-pass groups: 30 % of the rest of the run,
  * the --profile-budget that measured 1.14x native on the PyTorch
- * benchmark (docs/metrics.md). A configuration's first group is never
- * under it: every configuration keeps its first profile, as before
- * one-pass groups (docs/sampling.md "One-pass groups and the budget").
+ * benchmark (docs/metrics.md). A configuration's later groups are under it
+ * from the start, its first group past SAMPLING_FIRST_ALLOWANCE_NS
+ * (docs/sampling.md "One-pass groups and the budget").
  */
 #define SAMPLING_GROUP_BUDGET_PCT 30.0
+/*
+ * The first groups' allowance: 2 s of profiling. Measured on the H200
+ * (2026-12-01, docs/rangeprof-cost.md): a first group costs about 60 ms,
+ * and the PyTorch benchmark's 145 configurations took 8.6 s of first
+ * groups on a 14 s run (1.57x native). A program whose first groups fit
+ * in 2 s (about 30 configurations: every testkernel, a small script) gets
+ * all of them at their first launch, as before; a larger one gets 2 s of
+ * them in launch order, then the rest within the group budget (30 % of
+ * the rest of the run), the configurations holding the most GPU time first
+ * (docs/sampling.md "The first groups' budget").
+ */
+#define SAMPLING_FIRST_ALLOWANCE_NS (2000 * 1000000LL)
 /* The most one-pass groups a configuration is profiled in (collector/onepass.h agrees). */
 #define SAMPLING_GROUPS_MAX 12
 #define SAMPLING_OPTS_INIT                                                                         \
     {                                                                                              \
         .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1,                                       \
-        .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT                                              \
+        .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT,                                             \
+        .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS                                          \
     }
 
 /*
@@ -110,6 +130,16 @@ struct sampling_launch {
                               later groups' budget (group_budget_pct, or budget_pct under
                               --profile-budget): a later group chosen now is deferred,
                               "profile_budget" */
+    int first_budget;      /* default sampling with groups (the range profiler serves,
+                              no --profile-budget): a configuration's first group is under
+                              the first groups' budget (first_over_budget, first_slots) */
+    int first_over_budget; /* with first_budget: the allowance and the group budget are
+                              spent (sampling_first_slots() said 0): a first group chosen now
+                              is deferred, "profile_budget" */
+    long first_slots;      /* with first_budget: how many first groups the budget buys now;
+                              a first group is profiled only if fewer than first_slots
+                              configurations still waiting for one took more GPU time
+                              (LONG_MAX within the allowance: no ranking) */
     long group_slots;      /* how many later-group profiles that budget buys now
                               (sampling_budget_slots()); a later group is profiled only if
                               fewer than group_slots configurations still waiting for one
@@ -132,6 +162,14 @@ struct sampling_launch {
  */
 long sampling_budget_slots(double budget_pct, int64_t profiling_ns, int64_t elapsed_ns,
                            long profiles);
+
+/*
+ * The first groups' budget, pure: LONG_MAX (no limit) while profiling_ns
+ * is below allowance_ns, when allowance_ns < 0 or when budget_pct <= 0;
+ * past the allowance, sampling_budget_slots(budget_pct, ...).
+ */
+long sampling_first_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_ns,
+                          int64_t elapsed_ns, long profiles);
 
 /*
  * The budget test, pure: may a profile start when `profiling_ns` of the

@@ -46,6 +46,17 @@ expect auto "no user range" "$(out auto fake_range_pushes)" 0
 expect auto "each range holds its launch only" "$(not_one auto)" 0
 [ -n "$(values auto)" ] || bad "auto: no values"
 
+# 1b. The first groups' budget (default sampling): with 300 ms profiles and no allowance
+#     (GPUHIER_FIRST_ALLOWANCE_MS=0), the second configuration's first launch comes when the
+#     first profile has spent 30 % of the run: deferred, 'profile_budget'; within the default
+#     allowance (2 s) both first launches are profiled, as before.
+run firstbudget FAKE_RANGEPROF_START_MS=300 GPUHIER_FIRST_ALLOWANCE_MS=0
+expect firstbudget "only the first configuration's first launch profiled" "$(profiled firstbudget)" "1"
+expect firstbudget "the second's first launch deferred by the budget" \
+    "$(q firstbudget "SELECT profile_reason FROM launch WHERE correlation_id = 4")" "profile_budget"
+run allowance FAKE_RANGEPROF_START_MS=300
+expect allowance "within the allowance, both first launches" "$(profiled allowance)" "1,4"
+
 # 2. Kept: both launches are ranges of one session, the unsampled launches between them
 #    (copy twice, strided twice) run outside every range, and the values are the same.
 run kept GPUHIER_DIAG_SESSION=kept

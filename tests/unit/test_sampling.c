@@ -3,6 +3,7 @@
 #include "collector/sampling.h"
 #include "tests/check.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -851,6 +852,94 @@ test_sampling_group_budget_env(void)
     unsetenv("GPUHIER_GROUP_BUDGET");
 }
 
+/*
+ * The first groups' budget (default sampling): within the allowance every
+ * configuration's first launch is profiled; beyond it the first groups share
+ * the group budget, ranked by the GPU time of the configurations still
+ * waiting for one, and a deferred configuration is chosen again later.
+ */
+static void
+test_sampling_first_slots(void)
+{
+    const int64_t s = 1000000000LL;
+    /* within the allowance: no limit */
+    CHECK(sampling_first_slots(30, 2 * s, 1 * s, 10 * s, 20) == LONG_MAX);
+    /* no allowance limit ("none") or no budget: no limit */
+    CHECK(sampling_first_slots(30, -1, 9 * s, 10 * s, 20) == LONG_MAX);
+    CHECK(sampling_first_slots(0, 2 * s, 9 * s, 10 * s, 20) == LONG_MAX);
+    /* past it, over 30 % of the rest: none */
+    CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 3 * s, 10 * s, 50), 0);
+    /* past it, within 30 % of the rest (17 s: 5.1 s, 2.1 s of slack at 60 ms a profile): 35 */
+    CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 3 * s, 20 * s, 50), 35);
+}
+
+static void
+test_sampling_first_budget(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0),
+                           d = L("d", 8, 128, 0);
+    a.first_budget = b.first_budget = c.first_budget = d.first_budget = 1;
+    a.first_slots = b.first_slots = c.first_slots = d.first_slots = LONG_MAX;
+    a.group_over_budget = b.group_over_budget = c.group_over_budget = d.group_over_budget = 1;
+    /* within the allowance: the first launch is profiled, group 0 */
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(g, 0);
+    /* over the budget: deferred, and the configuration's next launch is chosen again */
+    b.first_over_budget = 1;
+    CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(g, -1);
+    b.first_over_budget = 0;
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    /* one slot: of c (GPU time recorded) and d (none yet) waiting, c goes first */
+    c.first_over_budget = d.first_over_budget = 1;
+    CHECK_STR(sampling_decide_group(&s, &c, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_STR(sampling_decide_group(&s, &d, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &c, 500), 0);
+    c.first_over_budget = d.first_over_budget = 0;
+    c.first_slots = d.first_slots = 1;
+    CHECK_STR(sampling_decide_group(&s, &d, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    /* c has its first group: d is the only one waiting and takes the slot */
+    CHECK(sampling_decide_group(&s, &d, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    /* without first_budget (another engine, --profile-budget, --replay kernel): as before */
+    struct sampling_launch e = L("e", 8, 128, 0);
+    e.first_over_budget = 1;
+    CHECK(sampling_decide_group(&s, &e, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    sampling_release(&s);
+}
+
+/* GPUHIER_FIRST_ALLOWANCE_MS: milliseconds >= 0, or none for no limit on first groups. */
+static void
+test_sampling_first_allowance_env(void)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    CHECK(o.first_allowance_ns == SAMPLING_FIRST_ALLOWANCE_NS);
+    setenv("GPUHIER_FIRST_ALLOWANCE_MS", "500", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK(o.first_allowance_ns == 500 * 1000000LL);
+    setenv("GPUHIER_FIRST_ALLOWANCE_MS", "none", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK(o.first_allowance_ns < 0);
+    setenv("GPUHIER_FIRST_ALLOWANCE_MS", "-3", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+    CHECK(strstr(err, "GPUHIER_FIRST_ALLOWANCE_MS '-3'") != NULL);
+    unsetenv("GPUHIER_FIRST_ALLOWANCE_MS");
+}
+
 static const struct check_test tests[] = {
     {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
@@ -868,6 +957,9 @@ static const struct check_test tests[] = {
     {"test_sampling_group_budget", test_sampling_group_budget},
     {"test_sampling_groups_all", test_sampling_groups_all},
     {"test_sampling_group_budget_env", test_sampling_group_budget_env},
+    {"test_sampling_first_slots", test_sampling_first_slots},
+    {"test_sampling_first_budget", test_sampling_first_budget},
+    {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_counters_busy", test_sampling_counters_busy},
     {"test_sampling_undo", test_sampling_undo},
