@@ -9,13 +9,17 @@ set -eu
 src=${GPUHIER_SOURCE_DIR:?} bin=${GPUHIER_BINARY_DIR:?}/gpuhier
 command -v tmux >/dev/null 2>&1 || { echo "skipped: tmux not installed"; exit 77; }
 tmp=$(mktemp -d)
-trap 'tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
+# one tmux server (socket) per session: a session whose program ended takes its server down
+# with it, and a new-session on that socket can race the server's exit ("server exited
+# unexpectedly", seen under load)
+sock=tmux1.sock
+trap 'for s in "$tmp"/tmux*.sock; do tmux -S "$s" kill-server 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
 cd "$tmp"
 "$src/tests/tui/make_fixture.sh" small before.db
 "$src/tests/tui/make_fixture.sh" after after.db
 "$src/tests/tui/make_fixture.sh" nvtx nvtx.db
 fail() { echo "t309: $*"; exit 1; }
-t() { tmux -S "$tmp/tmux.sock" "$@"; }
+t() { tmux -S "$tmp/$sock" "$@"; }
 wait_for() { # wait_for TEXT: until the pane shows TEXT
   i=0
   while ! t capture-pane -p | grep -qF -- "$1"; do
@@ -60,7 +64,8 @@ wait_for "Kernel synthetic::stream_kernel_1<"
 t send-keys Escape q
 wait_done "q did not quit (diff)"
 # NVTX: v, then Enter on 'eval' keeps the one kernel that ran there.
-t new-session -d -x 80 -y 24 \
+sock=tmux2.sock
+t -f /dev/null new-session -d -x 80 -y 24 \
   "cd $tmp && env LC_ALL=C.UTF-8 TERM=xterm-256color $bin tui --raw nvtx.db; touch done"
 wait_for "Summary"
 t send-keys v
