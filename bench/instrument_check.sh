@@ -67,9 +67,9 @@ for wl in torch:torch_ops.py jax:jax_loop.py; do
     q $n.db "SELECT 'inst_launch', count(*), 'functions', (SELECT count(DISTINCT function_id) FROM inst_count), 'counts', (SELECT count(*) FROM inst_count) FROM inst_launch"
     q $n.db "SELECT level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"
 done
-if budget_ok 330 both; then
+if budget_ok 200 both; then
 echo "== both engines (GPUHIER_INSTRUMENT=both; watchdog 20 s)"
-for wl in cases:60 torch:120 jax:120; do
+for wl in cases:60 torch:60 jax:60; do
     n=${wl%%:*} lim=${wl#*:}
     case $n in
         cases) cmd="$stage/gpu/cases" ;;
