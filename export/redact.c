@@ -35,6 +35,7 @@
 #include "export/export.h"
 #include "export/sanitize.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,21 +82,28 @@ enum cls {
 #define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY)
 #define CB_PLUS (1 << CLS_SCHEME)
 
-/* A look-up per character: the runs of a 1 MB argument are read in a few ms. */
+/*
+ * A look-up per character: the runs of a 1 MB argument are read in a few
+ * ms. CB_FIRST marks the first letters of the token shapes token_at()
+ * knows.
+ */
+#define CB_FIRST 0x80
+#define CB_UFIRST (CB_UPPER | CB_FIRST)
+#define CB_LFIRST (CB_LOWER | CB_FIRST)
 static const unsigned char cls_bits[256] = {
-    ['0'] = CB_DIGIT, CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT, CB_DIGIT,
-    CB_DIGIT,         CB_DIGIT,        CB_DIGIT,       CB_DIGIT, /* '0' to '9' */
-    ['A'] = CB_UPPER, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER, /* 'A' to 'Z' */
-    ['a'] = CB_LOWER, CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER, /* 'a' to 'z' */
-    ['_'] = CB_US,    ['-'] = CB_DASH, ['.'] = CB_DOT, ['+'] = CB_PLUS,
+    ['0'] = CB_DIGIT,  CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT,  CB_DIGIT,
+    CB_DIGIT,          CB_DIGIT,        CB_DIGIT,       CB_DIGIT, /* '0' to '9' */
+    ['A'] = CB_UFIRST, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
+    CB_UPPER,          CB_UPPER, /* 'A' to 'Z' */
+    ['a'] = CB_LOWER,  CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LFIRST, CB_LOWER,
+    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER,  CB_LOWER,
+    CB_LOWER,          CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER,  CB_LOWER,
+    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER,  CB_LFIRST,
+    CB_LOWER,          CB_LOWER, /* 'a' to 'z' */
+    ['_'] = CB_US,     ['-'] = CB_DASH, ['.'] = CB_DOT, ['+'] = CB_PLUS,
 };
 
 static int
@@ -200,9 +208,67 @@ token_at(struct runs *r, size_t i)
     }
 }
 
-/* The first letters of the token shapes token_at() knows. */
-static const unsigned char token_first[256] = {
-    ['g'] = 1, ['x'] = 1, ['A'] = 1, ['s'] = 1, ['e'] = 1};
+/*
+ * The shortest token token_at() finds: "xox?-" and ten characters. Every
+ * byte of a token is a token character, [A-Za-z0-9_.-] (CLS_KEY).
+ */
+#define TOKEN_MIN 15
+
+/*
+ * Replace every well-known token in s (n bytes, NUL-terminated) with MASK, in place: a
+ * token is longer than MASK, so what is written never passes what is
+ * still to be read. Returns the new length (s stays NUL-terminated).
+ * Nothing moves before the first token.
+ *
+ * token_at() is asked at every position that can start a token, left to
+ * right, as a loop over every byte would; the others are skipped
+ * (issue 20 §4: a line of terminal escapes has a first letter, the 'e'
+ * of "\e", every twelve bytes):
+ *   - a token is TOKEN_MIN token characters or more, so a byte that is
+ *     not one rules out every start from TOKEN_MIN - 1 bytes before it
+ *     up to it: the window at i is read from its end, and the scan goes
+ *     on after its last such byte;
+ *   - inside a run of token characters, token_at() is asked at each
+ *     first letter, as before. (A step of one or two bytes chosen by the
+ *     second byte was measured: it reads half the bytes of a run of
+ *     letters, but each step waits for the load of the one before, and
+ *     a 1 MB run took 40 % longer.)
+ */
+static size_t
+mask_tokens(char *s, size_t n)
+{
+    struct runs r = {.s = s, .n = n};
+    size_t o = 0, copied = 0, i = 0;
+    while (i + TOKEN_MIN <= n) {
+        size_t k = i + TOKEN_MIN;
+        while (k > i && in_cls(CLS_KEY, (unsigned char)s[k - 1]))
+            k--;
+        if (k > i) {
+            i = k; /* s[k - 1] ends every token that starts before it */
+            continue;
+        }
+        /* s[i .. i + TOKEN_MIN) are token characters: to the end of their run. */
+        for (;;) {
+            unsigned t = cls_bits[(unsigned char)s[i]];
+            if (!(t >> CLS_KEY & 1))
+                break; /* the NUL at n included */
+            size_t e = t & CB_FIRST ? token_at(&r, i) : 0;
+            if (!e) {
+                i++;
+                continue;
+            }
+            memmove(s + o, s + copied, i - copied);
+            o += i - copied;
+            memcpy(s + o, MASK, MASK_LEN);
+            o += MASK_LEN;
+            i = copied = e;
+        }
+    }
+    memmove(s + o, s + copied, n - copied);
+    o += n - copied;
+    s[o] = '\0';
+    return o;
+}
 
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
@@ -212,37 +278,6 @@ static uint64_t
 has_below(uint64_t v, unsigned b)
 {
     return (v - ONES * b) & ~v & HIGHS;
-}
-
-/*
- * Replace every well-known token in s (n bytes, NUL-terminated) with
- * MASK, in place: a token is longer than MASK, so what is written never
- * passes what is still to be read. Returns the new length (s stays
- * NUL-terminated). Nothing moves before the first token.
- */
-static size_t
-mask_tokens(char *s, size_t n)
-{
-    struct runs r = {.s = s, .n = n};
-    size_t o = 0, copied = 0;
-    for (size_t i = 0; i < n;) {
-        while (i < n && !token_first[(unsigned char)s[i]])
-            i++;
-        size_t e = i < n ? token_at(&r, i) : 0;
-        if (!e) {
-            i++;
-            continue;
-        }
-        memmove(s + o, s + copied, i - copied);
-        o += i - copied;
-        memcpy(s + o, MASK, MASK_LEN);
-        o += MASK_LEN;
-        i = copied = e;
-    }
-    memmove(s + o, s + copied, n - copied);
-    o += n - copied;
-    s[o] = '\0';
-    return o;
 }
 
 /* ------------------------------------------------------------------ */
@@ -358,11 +393,15 @@ struct jout {
     int plain; /* write text as it is, not as the inside of a JSON string (export_redact_args) */
 };
 
-/* Make room for n more bytes (and a NUL). Returns 0, or -1 with oom set. */
+/* Bytes past what jout_reserve() was asked for: the eight-byte stores of put_escaped(). */
+#define JOUT_SLACK 16
+
+/* Make room for n more bytes (and a NUL, and JOUT_SLACK). Returns 0, or -1 with oom set. */
 static int
 jout_reserve(struct jout *j, size_t n)
 {
-    if (j->oom || n > SIZE_MAX - j->len - 1 || scratch_grow(&j->b, j->len + n + 1, 1)) {
+    if (j->oom || n > SIZE_MAX - j->len - 1 - JOUT_SLACK ||
+        scratch_grow(&j->b, j->len + n + 1 + JOUT_SLACK, 1)) {
         j->oom = 1;
         return -1;
     }
@@ -386,63 +425,58 @@ json_special_bits(uint64_t v)
     return has_below(v, 0x20) | has_below(v ^ (ONES * '"'), 1) | has_below(v ^ (ONES * '\\'), 1);
 }
 
-/* Write the JSON escape of c (is_json_special) at o; returns the end. */
+/*
+ * Write the JSON escape of c (is_json_special) at o; returns the end.
+ * Sanitized text holds no control byte (sanitize.h), so c is '"' or
+ * '\\', two bytes: what the writers reserve (JSON_PER_BYTE). A control
+ * byte would be a bug in the sanitizer; it is dropped rather than
+ * written past the room.
+ */
 static char *
 put_escape(char *o, unsigned char c)
 {
-    static const char hex[] = "0123456789abcdef";
-    const char *e = c == '"'    ? "\\\""
-                    : c == '\\' ? "\\\\"
-                    : c == '\b' ? "\\b"
-                    : c == '\f' ? "\\f"
-                    : c == '\n' ? "\\n"
-                    : c == '\r' ? "\\r"
-                    : c == '\t' ? "\\t"
-                                : NULL;
-    if (e) {
-        memcpy(o, e, 2);
-        return o + 2;
-    }
-    memcpy(o, "\\u00", 4);
-    o[4] = hex[c >> 4];
-    o[5] = hex[c & 15];
-    return o + 6;
+    assert(c == '"' || c == '\\');
+    if (c != '"' && c != '\\')
+        return o;
+    o[0] = '\\';
+    o[1] = (char)c;
+    return o + 2;
 }
 
+/* Bytes of JSON per byte of sanitized text, at most: see put_escape(). */
+#define JSON_PER_BYTE 2
+
 /*
- * Write s (n bytes) at o as the inside of a JSON string, with room for
- * the worst case (six bytes each); returns the end. Escapes what RFC 8259
- * requires and no more, as SQLite's json_quote() did: sanitized text
- * holds no control byte, so in practice only '"' and '\\' (every
+ * Write s (n bytes of sanitized text, readable for eight bytes past n)
+ * at o as the inside of a JSON string, with room for JSON_PER_BYTE bytes
+ * each and JOUT_SLACK; returns the end. Escapes what RFC 8259 requires
+ * and no more, as SQLite's json_quote() did: '"' and '\\' (every
  * sanitizer escape starts with one). Eight bytes a step, stored whole
- * and then cut at the first special byte found by its bit: a line of
- * escapes has a backslash every few bytes.
+ * and then cut at the first special byte found by its bit, or at n: a
+ * line of escapes has a backslash every few bytes, and a URL is cut
+ * into pieces of a few bytes.
  */
 static char *
 put_escaped(char *o, const char *s, size_t n)
 {
-    size_t i = 0;
-    while (i + 8 <= n) {
+    for (size_t i = 0; i < n;) {
         uint64_t v;
         memcpy(&v, s + i, 8);
         uint64_t bits = json_special_bits(v);
-        memcpy(o, &v, 8); /* room: six bytes out per byte in, and >= 8 bytes are left */
-        if (!bits) {
+        memcpy(o, &v, 8);
+        size_t left = n - i;
+        if (!bits && left > 8) {
+            /* A branch, not k = 8: the next load does not wait for this one's test. */
             o += 8;
             i += 8;
             continue;
         }
-        size_t k = first_flagged(bits);
+        size_t k = bits ? first_flagged(bits) : 8;
+        if (k >= left)
+            return o + left;
         o += k;
         i += k;
         o = put_escape(o, (unsigned char)s[i++]);
-    }
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_json_special(c))
-            o = put_escape(o, c);
-        else
-            *o++ = (char)c;
     }
     return o;
 }
@@ -461,7 +495,7 @@ put_text(const struct jout *j, char *o, const char *s, size_t n)
 static void
 jout_text(struct jout *j, const char *s, size_t n)
 {
-    if (n > SIZE_MAX / 6 || jout_reserve(j, 6 * n))
+    if (n > SIZE_MAX / JSON_PER_BYTE || jout_reserve(j, JSON_PER_BYTE * n))
         return;
     j->len = (size_t)(put_text(j, j->b.p + j->len, s, n) - j->b.p);
 }
@@ -490,9 +524,14 @@ is_url_stop(unsigned char ch, int colon)
 static void
 put_masking_url_passwords(struct jout *j, const char *s, size_t n)
 {
-    /* Each match is >= 8 bytes and grows by <= 2; each byte is <= 6 bytes of JSON. */
+    /*
+     * Each match is >= 8 bytes and grows by <= 2; each byte is at most
+     * JSON_PER_BYTE bytes of JSON. Sized for this argument, not six bytes
+     * per byte: a reservation above the sanitizing buffer's size came
+     * from fresh pages on every call (glibc maps it anew).
+     */
     size_t most = n + MASK_LEN * (n / 6 + 1);
-    if (most > SIZE_MAX / 6 || jout_reserve(j, 6 * most))
+    if (most > SIZE_MAX / JSON_PER_BYTE || jout_reserve(j, JSON_PER_BYTE * most))
         return;
     char *o = j->b.p + j->len;
     size_t copied = 0;
@@ -632,139 +671,184 @@ struct decoded {
 };
 
 /*
+ * The escape at s[i] == '\\' (after the backslash: one of "\\/bfnrt, or
+ * u and four hex digits, a surrogate pair taken whole): its code point
+ * in *cp. Returns the index after it, or 0 when it is malformed.
+ */
+static size_t
+read_escape(const char *s, size_t i, uint32_t *cp)
+{
+    char c = s[i + 1];
+    i += 2;
+    switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+        *cp = (unsigned char)c;
+        return i;
+    case 'b':
+        *cp = '\b';
+        return i;
+    case 'f':
+        *cp = '\f';
+        return i;
+    case 'n':
+        *cp = '\n';
+        return i;
+    case 'r':
+        *cp = '\r';
+        return i;
+    case 't':
+        *cp = '\t';
+        return i;
+    case 'u': {
+        long v = hex4(s + i), lo;
+        if (v < 0)
+            return 0;
+        i += 4;
+        *cp = (uint32_t)v;
+        if ((*cp & 0xfc00) == 0xd800 && s[i] == '\\' && s[i + 1] == 'u' &&
+            (lo = hex4(s + i + 2)) >= 0 && (lo & 0xfc00) == 0xdc00) {
+            *cp = 0x10000 + ((*cp & 0x3ff) << 10) + ((uint32_t)lo & 0x3ff);
+            i += 6;
+        }
+        return i;
+    }
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Check the rest of the JSON string whose next byte is s[i], keeping
+ * nothing. Returns the index of its closing '"', or 0 when it is
+ * malformed.
+ */
+static size_t
+skip_string_rest(const struct jin *j, size_t i)
+{
+    const char *s = j->s;
+    for (;;) {
+        i += json_plain_run(s + i, j->n - i);
+        if (s[i] == '"')
+            return i;
+        uint32_t cp;
+        if (s[i] != '\\' || !(i = read_escape(s, i, &cp)))
+            return 0; /* a control byte, the end of the text, or a bad escape */
+    }
+}
+
+/*
  * Read the JSON string at s[i] == '"'. With d, decode it and sanitize it
- * into d->out, NUL-terminated. Returns 0, or -1 when it is malformed (or
- * d->out could not grow).
+ * into d->out, NUL-terminated and followed by eight zero bytes (the
+ * readers of eight bytes a step). Returns 0, or -1 when it is malformed
+ * (or d->out could not grow).
+ *
+ * One pass, dispatched on each piece's first byte: an escape (\u00XX,
+ * how JSON writers give the controls, read with two table look-ups and
+ * its control written inline), raw UTF-8, or printable ASCII, copied
+ * eight bytes a step (stored whole, cut at the first other byte). A
+ * line of terminal escapes has two escapes and two short runs every 18
+ * bytes of JSON.
  */
 static int
 read_string(struct jin *j, struct decoded *d)
 {
     const char *s = j->s;
     size_t i = j->i + 1;
-    char *o = NULL;
-    if (d) {
-        /*
-         * Sized once for the rest of the text: at most four bytes out per
-         * byte in (a raw C1 control: 2 in, 8 out; \uXXXX: 6 in, at most
-         * 9 out), and the slack that the 8-byte moves write past the end.
-         */
-        size_t rest = j->n - j->i;
-        if (rest > (SIZE_MAX - 64) / 4 || scratch_grow(&d->out, SANITIZE_ROOM(rest) + 1, 0))
+    if (!d) {
+        if (!(i = skip_string_rest(j, i)))
             return -1;
-        o = d->out.p;
-        d->ended = 0;
+        j->i = i + 1;
+        return 0;
     }
+    /*
+     * Sized once for the rest of the text: at most four bytes out per
+     * byte in (a raw C1 control: 2 in, 8 out; \uXXXX: 6 in, at most 9
+     * out), and the slack that the 8-byte moves write past the end.
+     */
+    size_t rest = j->n - j->i;
+    if (rest > (SIZE_MAX - 64) / 4 || scratch_grow(&d->out, SANITIZE_ROOM(rest) + 9, 0))
+        return -1;
+    char *o = d->out.p;
+    d->ended = 0;
     for (;;) {
-        if (!o) {
-            i += json_plain_run(s + i, j->n - i);
-        } else {
-            /*
-             * Printable ASCII is its own sanitized form: eight bytes a
-             * step, stored whole and cut at the first other byte.
-             */
-            if (i + 8 <= j->n) {
-                uint64_t v;
-                memcpy(&v, s + i, 8);
-                uint64_t bits = not_plain_bits(v);
-                memcpy(o, &v, 8); /* room: four bytes out per byte in, >= 8 left */
-                size_t k = bits ? first_flagged(bits) : 8;
-                o += k;
-                i += k;
-                if (k > 0)
-                    continue;
-            }
-            unsigned char b = (unsigned char)s[i];
-            if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
-                *o++ = (char)b;
-                i++;
-                continue;
-            }
-            if (b >= 0x7f) {
-                /* Raw UTF-8 (or DEL, or invalid bytes): to the next ASCII byte but DEL. */
-                size_t e = i + 1;
-                while ((unsigned char)s[e] >= 0x80)
-                    e++;
-                unsigned char b1 = (unsigned char)s[i + 1];
-                if (e == i + 2 && b >= 0xc2 && b <= 0xdf && b1 <= 0xbf &&
-                    (b > 0xc2 || b1 >= 0xa0)) {
-                    /* One two-byte character, not a C1 control: its own form. */
-                    memcpy(o, s + i, 2);
-                    o += 2;
-                } else {
-                    o += sanitize_append(o, s + i, e - i);
-                }
-                i = e;
-                continue;
-            }
-        }
-        if (s[i] == '"')
-            break;
-        if (s[i] != '\\')
-            return -1; /* a control byte, or the end of the text */
-        char c = s[i + 1];
-        uint32_t cp;
-        i += 2;
-        switch (c) {
-        case '"':
-        case '\\':
-        case '/':
-            cp = (unsigned char)c;
-            break;
-        case 'b':
-            cp = '\b';
-            break;
-        case 'f':
-            cp = '\f';
-            break;
-        case 'n':
-            cp = '\n';
-            break;
-        case 'r':
-            cp = '\r';
-            break;
-        case 't':
-            cp = '\t';
-            break;
-        case 'u': {
+        unsigned char b = (unsigned char)s[i];
+        if (b == '\\') {
+            uint32_t cp;
             unsigned h1, h0;
-            if (s[i] == '0' && s[i + 1] == '0' && (h1 = hex_plus1[(unsigned char)s[i + 2]]) &&
-                (h0 = hex_plus1[(unsigned char)s[i + 3]])) {
-                /* \u00XX, how JSON writers give the controls: two digits. */
+            if (s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' &&
+                (h1 = hex_plus1[(unsigned char)s[i + 4]]) &&
+                (h0 = hex_plus1[(unsigned char)s[i + 5]])) {
                 cp = (h1 - 1) << 4 | (h0 - 1);
-                i += 4;
+                i += 6;
+            } else if (!(i = read_escape(s, i, &cp))) {
+                return -1;
+            }
+            if (cp >= 0x20 && cp < 0x7f) {
+                *o++ = (char)cp;
+            } else if (cp < 0x80 && cp != 0) {
+                o += sanitize_put_c0(o, (unsigned char)cp);
+            } else if (cp != 0) {
+                o += sanitize_code_point(o, cp);
+            } else {
+                /* \u0000: the C string ended here; the rest is checked and dropped. */
+                d->ended = 1;
+                if (!(i = skip_string_rest(j, i)))
+                    return -1;
                 break;
             }
-            long v = hex4(s + i), lo;
-            if (v < 0)
-                return -1;
-            i += 4;
-            cp = (uint32_t)v;
-            if ((cp & 0xfc00) == 0xd800 && s[i] == '\\' && s[i + 1] == 'u' &&
-                (lo = hex4(s + i + 2)) >= 0 && (lo & 0xfc00) == 0xdc00) {
-                cp = 0x10000 + ((cp & 0x3ff) << 10) + ((uint32_t)lo & 0x3ff);
-                i += 6;
+            continue;
+        }
+        if (b >= 0x80) {
+            /* Raw UTF-8 (or invalid bytes): to the next ASCII byte. */
+            size_t e = i + 1;
+            while ((unsigned char)s[e] >= 0x80)
+                e++;
+            unsigned char b1 = (unsigned char)s[i + 1];
+            if (e == i + 2 && b >= 0xc2 && b <= 0xdf && b1 <= 0xbf && (b > 0xc2 || b1 >= 0xa0)) {
+                /* One two-byte character, not a C1 control: its own form. */
+                memcpy(o, s + i, 2);
+                o += 2;
+            } else {
+                o += sanitize_append(o, s + i, e - i);
             }
+            i = e;
+            continue;
+        }
+        if (b == '"')
             break;
+        if (b < 0x20)
+            return -1; /* a control byte, or the end of the text */
+        /* Printable ASCII is its own sanitized form (DEL is not). */
+        if (i + 8 <= j->n) {
+            uint64_t v;
+            memcpy(&v, s + i, 8);
+            uint64_t bits = not_plain_bits(v);
+            memcpy(o, &v, 8); /* room: four bytes out per byte in, >= 8 left */
+            if (!bits) {
+                /* A branch, not k = 8: the next load does not wait for this one's test. */
+                o += 8;
+                i += 8;
+                continue;
+            }
+            size_t k = first_flagged(bits);
+            if (k > 0) {
+                o += k;
+                i += k;
+                continue;
+            }
         }
-        default:
-            return -1;
+        if (b == 0x7f) {
+            o += sanitize_put_c0(o, b);
+        } else {
+            *o++ = (char)b;
         }
-        if (o && cp == 0) {
-            d->len = (size_t)(o - d->out.p);
-            d->ended = 1;
-            o = NULL;
-        } else if (o && cp >= 0x20 && cp < 0x7f) {
-            *o++ = (char)cp;
-        } else if (o) {
-            o += sanitize_code_point(o, cp);
-        }
+        i++;
     }
     j->i = i + 1;
-    if (d) {
-        if (!d->ended)
-            d->len = (size_t)(o - d->out.p);
-        d->out.p[d->len] = '\0';
-    }
+    d->len = (size_t)(o - d->out.p);
+    memset(o, 0, 9);
     return 0;
 }
 
@@ -938,7 +1022,8 @@ redact_array(const char *argv_json, struct jout *out, size_t *count)
             skip_ws(&j);
             if (argv_json[j.i] == '"' ? read_string(&j, d) : skip_value(&j))
                 goto out;
-            d->out.p[d->len] = '\0'; /* a value that is not text is "", as json_each() gave it */
+            if (!d->len)
+                memset(d->out.p, 0, 9); /* a value that is not text is "", as json_each() gave it */
             if (*count && !out->plain)
                 jout_raw(out, ",", 1);
             put_redacted(out, d->out.p, d->len, &mask_this);
