@@ -73,24 +73,27 @@ enum cls {
     CLS_N,
 };
 
-/* Bits of cls_bits[]: which classes hold the character. */
-#define CB_DIGIT 0x7f /* all seven */
-#define CB_UPPER 0x7f
-#define CB_LOWER (0x7f & ~(1 << CLS_UPPER_DIGIT))
-#define CB_US (1 << CLS_ALNUM_US | 1 << CLS_ALNUM_US_DASH | 1 << CLS_KEY)
-#define CB_DASH (1 << CLS_ALNUM_US_DASH | 1 << CLS_ALNUM_DASH | 1 << CLS_SCHEME | 1 << CLS_KEY)
-#define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY)
-#define CB_PLUS (1 << CLS_SCHEME)
-
 /*
- * A look-up per character: the runs of a 1 MB argument are read in a few
- * ms. CB_FIRST marks the first letters of the token shapes token_at()
- * knows.
+ * Bits of cls_bits[]: which classes hold the character; CB_FIRST: the
+ * first letter of a token shape token_at() knows; CB_PLAIN: a token
+ * character ([A-Za-z0-9_.-], CLS_KEY) that is no such first letter,
+ * which mask_tokens() steps over four at a time.
  */
 #define CB_FIRST 0x80
-#define CB_UFIRST (CB_UPPER | CB_FIRST)
-#define CB_LFIRST (CB_LOWER | CB_FIRST)
-static const unsigned char cls_bits[256] = {
+#define CB_PLAIN 0x100
+#define CB_DIGIT (0x7f | CB_PLAIN) /* all seven */
+#define CB_UPPER (0x7f | CB_PLAIN)
+#define CB_LOWER ((0x7f & ~(1 << CLS_UPPER_DIGIT)) | CB_PLAIN)
+#define CB_US (1 << CLS_ALNUM_US | 1 << CLS_ALNUM_US_DASH | 1 << CLS_KEY | CB_PLAIN)
+#define CB_DASH                                                                                    \
+    (1 << CLS_ALNUM_US_DASH | 1 << CLS_ALNUM_DASH | 1 << CLS_SCHEME | 1 << CLS_KEY | CB_PLAIN)
+#define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY | CB_PLAIN)
+#define CB_PLUS (1 << CLS_SCHEME)
+#define CB_UFIRST ((CB_UPPER & ~CB_PLAIN) | CB_FIRST)
+#define CB_LFIRST ((CB_LOWER & ~CB_PLAIN) | CB_FIRST)
+
+/* A look-up per character: the runs of a 1 MB argument are read in a few ms. */
+static const unsigned short cls_bits[256] = {
     ['0'] = CB_DIGIT,  CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT,  CB_DIGIT,
     CB_DIGIT,          CB_DIGIT,        CB_DIGIT,       CB_DIGIT, /* '0' to '9' */
     ['A'] = CB_UFIRST, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
@@ -129,8 +132,12 @@ struct runs {
 static size_t
 run_scan(struct runs *r, enum cls c, size_t i)
 {
+    const unsigned char *s = (const unsigned char *)r->s;
     size_t e = i;
-    while (e < r->n && in_cls(c, (unsigned char)r->s[e]))
+    /* Four a step (the text is padded past its NUL), then one at a time; the NUL at n stops it. */
+    while ((cls_bits[s[e]] & cls_bits[s[e + 1]] & cls_bits[s[e + 2]] & cls_bits[s[e + 3]]) >> c & 1)
+        e += 4;
+    while (in_cls(c, s[e]))
         e++;
     if (e > i) {
         r->from[c] = i;
@@ -188,7 +195,7 @@ token_at(struct runs *r, size_t i)
     case 's':
         return s[1] == 'k' && s[2] == '-' ? run_at_least(r, CLS_ALNUM_US_DASH, i + 3, 20) : 0;
     case 'e': {
-        if (s[1] != 'y' || s[2] != 'J' || i < r->jwt_fails_before)
+        if (i < r->jwt_fails_before || s[1] != 'y' || s[2] != 'J')
             return 0;
         size_t end = run_end(r, CLS_ALNUM_US_DASH, i + 3);
         size_t e = end - (i + 3) >= 10 ? end : 0;
@@ -215,8 +222,9 @@ token_at(struct runs *r, size_t i)
 #define TOKEN_MIN 15
 
 /*
- * Replace every well-known token in s (n bytes, NUL-terminated) with MASK, in place: a
- * token is longer than MASK, so what is written never passes what is
+ * Replace every well-known token in s (n bytes, then at least four zero
+ * bytes: read four at a time) with MASK, in place: a token is longer
+ * than MASK, so what is written never passes what is
  * still to be read. Returns the new length (s stays NUL-terminated).
  * Nothing moves before the first token.
  *
@@ -247,12 +255,33 @@ mask_tokens(char *s, size_t n)
             i = k; /* s[k - 1] ends every token that starts before it */
             continue;
         }
-        /* s[i .. i + TOKEN_MIN) are token characters: to the end of their run. */
+        /*
+         * s[i .. i + TOKEN_MIN) are token characters: to the end of their
+         * run, four bytes a step after four plain ones (no first letter:
+         * a run of letters), else one (a line of "eyJ" has one every
+         * three bytes, where a step of four would fail every time).
+         */
+        size_t plain = 0;
         for (;;) {
+            if (plain >= 4) {
+                const unsigned char *u = (const unsigned char *)s + i; /* padded past the NUL */
+                if (cls_bits[u[0]] & cls_bits[u[1]] & cls_bits[u[2]] & cls_bits[u[3]] & CB_PLAIN) {
+                    i += 4;
+                    continue;
+                }
+                plain = 0;
+            }
             unsigned t = cls_bits[(unsigned char)s[i]];
-            if (!(t >> CLS_KEY & 1))
-                break; /* the NUL at n included */
-            size_t e = t & CB_FIRST ? token_at(&r, i) : 0;
+            if (!(t & CB_FIRST)) {
+                if (!(t >> CLS_KEY & 1))
+                    break; /* the NUL at n included */
+                i++;
+                plain++;
+                continue;
+            }
+            plain = 0;
+            /* An "eyJ" before jwt_fails_before is no JWT (token_at), and no other shape. */
+            size_t e = s[i] == 'e' && i < r.jwt_fails_before ? 0 : token_at(&r, i);
             if (!e) {
                 i++;
                 continue;
@@ -264,6 +293,8 @@ mask_tokens(char *s, size_t n)
             i = copied = e;
         }
     }
+    if (copied == 0)
+        return n; /* no token */
     memmove(s + o, s + copied, n - copied);
     o += n - copied;
     s[o] = '\0';
@@ -393,7 +424,7 @@ struct jout {
     int plain; /* write text as it is, not as the inside of a JSON string (export_redact_args) */
 };
 
-/* Bytes past what jout_reserve() was asked for: the eight-byte stores of put_escaped(). */
+/* Bytes past what jout_reserve() was asked for (slack for eight-byte stores). */
 #define JOUT_SLACK 16
 
 /* Make room for n more bytes (and a NUL, and JOUT_SLACK). Returns 0, or -1 with oom set. */
@@ -418,88 +449,6 @@ jout_raw(struct jout *j, const char *s, size_t n)
     j->len += n;
 }
 
-/* The bits of has_json_special() for each byte of v: the lowest flagged byte is the first special. */
-static uint64_t
-json_special_bits(uint64_t v)
-{
-    return has_below(v, 0x20) | has_below(v ^ (ONES * '"'), 1) | has_below(v ^ (ONES * '\\'), 1);
-}
-
-/*
- * Write the JSON escape of c (is_json_special) at o; returns the end.
- * Sanitized text holds no control byte (sanitize.h), so c is '"' or
- * '\\', two bytes: what the writers reserve (JSON_PER_BYTE). A control
- * byte would be a bug in the sanitizer; it is dropped rather than
- * written past the room.
- */
-static char *
-put_escape(char *o, unsigned char c)
-{
-    assert(c == '"' || c == '\\');
-    if (c != '"' && c != '\\')
-        return o;
-    o[0] = '\\';
-    o[1] = (char)c;
-    return o + 2;
-}
-
-/* Bytes of JSON per byte of sanitized text, at most: see put_escape(). */
-#define JSON_PER_BYTE 2
-
-/*
- * Write s (n bytes of sanitized text, readable for eight bytes past n)
- * at o as the inside of a JSON string, with room for JSON_PER_BYTE bytes
- * each and JOUT_SLACK; returns the end. Escapes what RFC 8259 requires
- * and no more, as SQLite's json_quote() did: '"' and '\\' (every
- * sanitizer escape starts with one). Eight bytes a step, stored whole
- * and then cut at the first special byte found by its bit, or at n: a
- * line of escapes has a backslash every few bytes, and a URL is cut
- * into pieces of a few bytes.
- */
-static char *
-put_escaped(char *o, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        uint64_t v;
-        memcpy(&v, s + i, 8);
-        uint64_t bits = json_special_bits(v);
-        memcpy(o, &v, 8);
-        size_t left = n - i;
-        if (!bits && left > 8) {
-            /* A branch, not k = 8: the next load does not wait for this one's test. */
-            o += 8;
-            i += 8;
-            continue;
-        }
-        size_t k = bits ? first_flagged(bits) : 8;
-        if (k >= left)
-            return o + left;
-        o += k;
-        i += k;
-        o = put_escape(o, (unsigned char)s[i++]);
-    }
-    return o;
-}
-
-/* Append s (n bytes) as the inside of a JSON string. */
-/* s (n bytes) at o as j writes text: escaped for JSON, or as it is. Returns the end. */
-static char *
-put_text(const struct jout *j, char *o, const char *s, size_t n)
-{
-    if (!j->plain)
-        return put_escaped(o, s, n);
-    memcpy(o, s, n);
-    return o + n;
-}
-
-static void
-jout_text(struct jout *j, const char *s, size_t n)
-{
-    if (n > SIZE_MAX / JSON_PER_BYTE || jout_reserve(j, JSON_PER_BYTE * n))
-        return;
-    j->len = (size_t)(put_text(j, j->b.p + j->len, s, n) - j->b.p);
-}
-
 /* ------------------------------------------------------------------ */
 /* URL passwords, written out                                           */
 /* ------------------------------------------------------------------ */
@@ -513,8 +462,9 @@ is_url_stop(unsigned char ch, int colon)
 }
 
 /*
- * Write s (n bytes, NUL-terminated) as the inside of a JSON string, with
- * the password of every scheme://user:password@ replaced by MASK (scheme
+ * Write s (n bytes, NUL-terminated, in the output's form: see struct
+ * decoded) with the password of every scheme://user:password@ replaced
+ * by MASK (scheme
  * [A-Za-z0-9+.-]* holding a letter, user and password without '/', '@'
  * or white space, the user also without ':'). Each byte is read a
  * bounded number of times: the scheme scan stops at the previous "://"
@@ -525,13 +475,13 @@ static void
 put_masking_url_passwords(struct jout *j, const char *s, size_t n)
 {
     /*
-     * Each match is >= 8 bytes and grows by <= 2; each byte is at most
-     * JSON_PER_BYTE bytes of JSON. Sized for this argument, not six bytes
-     * per byte: a reservation above the sanitizing buffer's size came
-     * from fresh pages on every call (glibc maps it anew).
+     * Each match is >= 8 bytes and grows by <= 2. Sized for this
+     * argument: a reservation of six bytes per byte, larger than the
+     * decoding buffer, came from fresh pages on every call (glibc maps
+     * it anew: about 450 page faults for 1 MB of terminal escapes).
      */
     size_t most = n + MASK_LEN * (n / 6 + 1);
-    if (most > SIZE_MAX / JSON_PER_BYTE || jout_reserve(j, JSON_PER_BYTE * most))
+    if (jout_reserve(j, most))
         return;
     char *o = j->b.p + j->len;
     size_t copied = 0;
@@ -567,12 +517,14 @@ put_masking_url_passwords(struct jout *j, const char *s, size_t n)
             pe++;
         if (pe == pw || s[pe] != '@')
             continue;
-        o = put_text(j, o, s + copied, pw - copied);
+        memcpy(o, s + copied, pw - copied);
+        o += pw - copied;
         memcpy(o, MASK, MASK_LEN);
         o += MASK_LEN;
         copied = p = pe;
     }
-    o = put_text(j, o, s + copied, n - copied);
+    memcpy(o, s + copied, n - copied);
+    o += n - copied;
     j->len = (size_t)(o - j->b.p);
 }
 
@@ -663,12 +615,45 @@ hex4(const char *s)
  * would; an escape's code point is a whole character (a lone surrogate
  * is its three bytes, as SQLite wrote it, replaced by the sanitizer like
  * any invalid UTF-8). No copy of the decoded argument, no chunks.
+ *
+ * For export_redact_argv() (json) the text is written in its JSON form
+ * straight away, each '"' and '\\' escaped, so that nothing escapes it
+ * again on the way out (that pass was 10 of the 38 million instructions
+ * of a 1 MB line of terminal escapes). The redaction reads either form
+ * alike: '"' and '\\' are in none of its character classes and stop none
+ * of its scans, so escaping one only makes a run of other bytes longer,
+ * and what it masks is made of its classes' characters (the unit test
+ * compares every output with the old code's).
  */
 struct decoded {
     struct scratch out; /* the sanitized text: out.p[0..len) */
     size_t len;
     int ended; /* a \u0000 was read: the rest is dropped, as the C string ended there */
+    int json;  /* write '"' and '\\' escaped, as the inside of a JSON string */
 };
+
+/*
+ * Double each backslash of the n bytes of sanitizer output at o, which
+ * has room for n more, in place: the JSON form of an escape such as
+ * "\\u{0085}" (the sanitizer writes no '"' and no control byte). Returns
+ * the end.
+ */
+static char *
+json_backslashes(char *o, size_t n)
+{
+    size_t extra = 0;
+    for (size_t k = 0; k < n; k++)
+        extra += o[k] == '\\';
+    char *end = o + n + extra, *w = end;
+    /* From the end: w - (o + k) is the number of backslashes left in o[0..k). */
+    for (size_t k = n; w > o + k; k--) {
+        char c = o[k - 1];
+        *--w = c;
+        if (c == '\\')
+            *--w = '\\';
+    }
+    return end;
+}
 
 /*
  * The escape at s[i] == '\\' (after the backslash: one of "\\/bfnrt, or
@@ -763,13 +748,15 @@ read_string(struct jin *j, struct decoded *d)
         return 0;
     }
     /*
-     * Sized once for the rest of the text: at most four bytes out per
-     * byte in (a raw C1 control: 2 in, 8 out; \uXXXX: 6 in, at most 9
-     * out), and the slack that the 8-byte moves write past the end.
+     * Sized once for the rest of the text: at most five bytes out per
+     * byte in (a raw DEL: "\\\\x7f" in JSON form; a raw C1 control: 2 in,
+     * 9 out; \uXXXX: 6 in, at most 9 out), and the slack that the 8-byte
+     * moves write past the end.
      */
     size_t rest = j->n - j->i;
-    if (rest > (SIZE_MAX - 64) / 4 || scratch_grow(&d->out, SANITIZE_ROOM(rest) + 9, 0))
+    if (rest > (SIZE_MAX - 64) / 5 || scratch_grow(&d->out, 5 * rest + 32, 0))
         return -1;
+    const size_t json = (size_t)d->json;
     char *o = d->out.p;
     d->ended = 0;
     for (;;) {
@@ -786,11 +773,16 @@ read_string(struct jin *j, struct decoded *d)
                 return -1;
             }
             if (cp >= 0x20 && cp < 0x7f) {
+                if (json && (cp == '"' || cp == '\\'))
+                    *o++ = '\\';
                 *o++ = (char)cp;
             } else if (cp < 0x80 && cp != 0) {
+                *o = '\\'; /* the JSON escape of the piece's backslash */
+                o += json;
                 o += sanitize_put_c0(o, (unsigned char)cp);
             } else if (cp != 0) {
-                o += sanitize_code_point(o, cp);
+                size_t k = sanitize_code_point(o, cp);
+                o = json ? json_backslashes(o, k) : o + k;
             } else {
                 /* \u0000: the C string ended here; the rest is checked and dropped. */
                 d->ended = 1;
@@ -811,7 +803,8 @@ read_string(struct jin *j, struct decoded *d)
                 memcpy(o, s + i, 2);
                 o += 2;
             } else {
-                o += sanitize_append(o, s + i, e - i);
+                size_t k = sanitize_append(o, s + i, e - i);
+                o = json ? json_backslashes(o, k) : o + k;
             }
             i = e;
             continue;
@@ -840,6 +833,8 @@ read_string(struct jin *j, struct decoded *d)
             }
         }
         if (b == 0x7f) {
+            *o = '\\';
+            o += json;
             o += sanitize_put_c0(o, b);
         } else {
             *o++ = (char)b;
@@ -958,8 +953,9 @@ skip_value(struct jin *j)
 /* ------------------------------------------------------------------ */
 
 /*
- * Redact one sanitized argument s (n bytes, NUL-terminated; changed in
- * place) and write it to out as a JSON string. *mask_this says the
+ * Redact one sanitized argument s (n bytes, then nine zero bytes; in
+ * its JSON form for a JSON out, see struct decoded; changed in place)
+ * and write it to out as a JSON string, or as it is. *mask_this says the
  * previous argument named a secret; it is set for the next.
  */
 static void
@@ -978,7 +974,7 @@ put_redacted(struct jout *out, char *s, size_t n, int *mask_this)
     while (k < n && in_cls(CLS_KEY, (unsigned char)s[k]))
         k++;
     if (k > 0 && (s[k] == '=' || s[k] == ':') && s[k + 1] && key_is_secret(s, k)) {
-        jout_text(out, s, k + 1);
+        jout_raw(out, s, k + 1);
         jout_raw(out, MASK "\"", MASK_LEN + q);
         return;
     }
@@ -1010,6 +1006,7 @@ redact_array(const char *argv_json, struct jout *out, size_t *count)
     d = calloc(1, sizeof(*d));
     if (!d || scratch_grow(&d->out, 64, 0))
         goto out;
+    d->json = !out->plain;
     if (!out->plain)
         jout_raw(out, "[", 1);
     skip_ws(&j);
