@@ -77,34 +77,38 @@ enum cls {
  * Bits of cls_bits[]: which classes hold the character; CB_FIRST: the
  * first letter of a token shape token_at() knows; CB_PLAIN: a token
  * character ([A-Za-z0-9_.-], CLS_KEY) that is no such first letter,
- * which mask_tokens() steps over four at a time.
+ * which mask_tokens() steps over four at a time; CB_PLAIN_E: CB_PLAIN or
+ * 'e', for where an "eyJ" is known to be no JWT (runs.jwt_fails_before).
  */
 #define CB_FIRST 0x80
 #define CB_PLAIN 0x100
-#define CB_DIGIT (0x7f | CB_PLAIN) /* all seven */
-#define CB_UPPER (0x7f | CB_PLAIN)
-#define CB_LOWER ((0x7f & ~(1 << CLS_UPPER_DIGIT)) | CB_PLAIN)
-#define CB_US (1 << CLS_ALNUM_US | 1 << CLS_ALNUM_US_DASH | 1 << CLS_KEY | CB_PLAIN)
+#define CB_PLAIN_E 0x200
+#define CB_P (CB_PLAIN | CB_PLAIN_E)
+#define CB_DIGIT (0x7f | CB_P) /* all seven */
+#define CB_UPPER (0x7f | CB_P)
+#define CB_LOWER ((0x7f & ~(1 << CLS_UPPER_DIGIT)) | CB_P)
+#define CB_US (1 << CLS_ALNUM_US | 1 << CLS_ALNUM_US_DASH | 1 << CLS_KEY | CB_P)
 #define CB_DASH                                                                                    \
-    (1 << CLS_ALNUM_US_DASH | 1 << CLS_ALNUM_DASH | 1 << CLS_SCHEME | 1 << CLS_KEY | CB_PLAIN)
-#define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY | CB_PLAIN)
+    (1 << CLS_ALNUM_US_DASH | 1 << CLS_ALNUM_DASH | 1 << CLS_SCHEME | 1 << CLS_KEY | CB_P)
+#define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY | CB_P)
 #define CB_PLUS (1 << CLS_SCHEME)
-#define CB_UFIRST ((CB_UPPER & ~CB_PLAIN) | CB_FIRST)
-#define CB_LFIRST ((CB_LOWER & ~CB_PLAIN) | CB_FIRST)
+#define CB_UFIRST ((CB_UPPER & ~CB_P) | CB_FIRST)
+#define CB_LFIRST ((CB_LOWER & ~CB_P) | CB_FIRST)
+#define CB_E (CB_LFIRST | CB_PLAIN_E)
 
 /* A look-up per character: the runs of a 1 MB argument are read in a few ms. */
 static const unsigned short cls_bits[256] = {
-    ['0'] = CB_DIGIT,  CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT,  CB_DIGIT,
+    ['0'] = CB_DIGIT,  CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT, CB_DIGIT,
     CB_DIGIT,          CB_DIGIT,        CB_DIGIT,       CB_DIGIT, /* '0' to '9' */
-    ['A'] = CB_UFIRST, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
-    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
-    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
-    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER,  CB_UPPER,
+    ['A'] = CB_UFIRST, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
     CB_UPPER,          CB_UPPER, /* 'A' to 'Z' */
-    ['a'] = CB_LOWER,  CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LFIRST, CB_LOWER,
-    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER,  CB_LOWER,
-    CB_LOWER,          CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER,  CB_LOWER,
-    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER,  CB_LFIRST,
+    ['a'] = CB_LOWER,  CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_E,     CB_LOWER,
+    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LOWER,          CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LFIRST,
     CB_LOWER,          CB_LOWER, /* 'a' to 'z' */
     ['_'] = CB_US,     ['-'] = CB_DASH, ['.'] = CB_DOT, ['+'] = CB_PLUS,
 };
@@ -263,25 +267,26 @@ mask_tokens(char *s, size_t n)
          */
         size_t plain = 0;
         for (;;) {
+            /* An "eyJ" before jwt_fails_before is no JWT (token_at), and no other shape. */
             if (plain >= 4) {
                 const unsigned char *u = (const unsigned char *)s + i; /* padded past the NUL */
-                if (cls_bits[u[0]] & cls_bits[u[1]] & cls_bits[u[2]] & cls_bits[u[3]] & CB_PLAIN) {
+                unsigned t4 = cls_bits[u[0]] & cls_bits[u[1]] & cls_bits[u[2]] & cls_bits[u[3]];
+                if (t4 & CB_PLAIN || (t4 & CB_PLAIN_E && i + 4 <= r.jwt_fails_before)) {
                     i += 4;
                     continue;
                 }
                 plain = 0;
             }
             unsigned t = cls_bits[(unsigned char)s[i]];
-            if (!(t & CB_FIRST)) {
-                if (!(t >> CLS_KEY & 1))
-                    break; /* the NUL at n included */
+            if (t & CB_PLAIN || (t & CB_PLAIN_E && i < r.jwt_fails_before)) {
                 i++;
                 plain++;
                 continue;
             }
+            if (!(t & CB_FIRST))
+                break; /* not a token character (the NUL at n included) */
             plain = 0;
-            /* An "eyJ" before jwt_fails_before is no JWT (token_at), and no other shape. */
-            size_t e = s[i] == 'e' && i < r.jwt_fails_before ? 0 : token_at(&r, i);
+            size_t e = token_at(&r, i);
             if (!e) {
                 i++;
                 continue;
