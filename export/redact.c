@@ -21,13 +21,17 @@
  * argument touches two buffers, its sanitized text (reused by the next
  * argument) and the output: the JSON array is read by the small reader
  * below and sanitized as it is decoded (runs of raw bytes to
- * sanitize_append(), each escape's code point to sanitize_code_point(),
- * printable ASCII copied eight bytes a step, the buffer sized once), so
- * the sanitized text is the one copy of the argument; tokens are masked
- * in place, and the URL scan writes its pieces straight into the JSON
- * output, whose escaping cuts each eight-byte step at its first special
- * byte. A line of terminal escapes went from about 135 to 72 million
- * instructions for 1 MB (callgrind) with this.
+ * sanitize_append(), \u00XX and its control piece inline, printable
+ * ASCII copied eight bytes a step, the buffer sized once), already in
+ * its JSON form for export_redact_argv() ('"' and '\\' escaped, so no
+ * pass escapes it again); tokens are masked in place by a scan that
+ * skips every window of fewer than TOKEN_MIN token characters and steps
+ * over plain ones four at a time, and the URL scan copies its pieces
+ * into the output. A 1 MB line of terminal escapes went from about 135
+ * to 72 million instructions (callgrind) with the first of these, and
+ * to 27 million with the rest; no call after the first takes fresh
+ * pages (the output is sized for the argument, below the decoding
+ * buffer that glibc then keeps).
  * jansson's parser and writer took about 25 ms for 1 MB, SQLite's
  * json_each() and json_quote() 6 to 10 ms plus a connection per call,
  * and four buffers per argument about 1,000 page faults (3 ms).
@@ -35,7 +39,6 @@
 #include "export/export.h"
 #include "export/sanitize.h"
 
-#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -783,7 +786,7 @@ read_string(struct jin *j, struct decoded *d)
         if (b == '\\') {
             uint32_t cp;
             unsigned h1, h0;
-            if (s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' &&
+            if (i + 6 <= j->n && !memcmp(s + i, "\\u00", 4) &&
                 (h1 = hex_plus1[(unsigned char)s[i + 4]]) &&
                 (h0 = hex_plus1[(unsigned char)s[i + 5]])) {
                 cp = (h1 - 1) << 4 | (h0 - 1);
@@ -791,14 +794,15 @@ read_string(struct jin *j, struct decoded *d)
             } else if (!(i = read_escape(s, i, &cp))) {
                 return -1;
             }
-            if (cp >= 0x20 && cp < 0x7f) {
+            if (cp - 1 < 0x1f || cp == 0x7f) {
+                /* A control, what \u00XX mostly is: its piece, its backslash escaped. */
+                *o = '\\';
+                o += json;
+                o += sanitize_put_c0(o, (unsigned char)cp);
+            } else if (cp - 0x20 < 0x5f) {
                 if (json && (cp == '"' || cp == '\\'))
                     *o++ = '\\';
                 *o++ = (char)cp;
-            } else if (cp < 0x80 && cp != 0) {
-                *o = '\\'; /* the JSON escape of the piece's backslash */
-                o += json;
-                o += sanitize_put_c0(o, (unsigned char)cp);
             } else if (cp != 0) {
                 size_t k = sanitize_code_point(o, cp);
                 o = json ? json_backslashes(o, k) : o + k;
