@@ -816,19 +816,21 @@ read_string(struct jin *j, struct decoded *d)
             continue;
         }
         if (b >= 0x80) {
+            unsigned char b1 = (unsigned char)s[i + 1];
+            if (b >= 0xc2 && b <= 0xdf && (b1 ^ 0x80) < 0x40 && (unsigned char)s[i + 2] < 0x80 &&
+                (b > 0xc2 || b1 >= 0xa0)) {
+                /* One two-byte character before ASCII, not a C1 control: its own form. */
+                memcpy(o, s + i, 2);
+                o += 2;
+                i += 2;
+                continue;
+            }
             /* Raw UTF-8 (or invalid bytes): to the next ASCII byte. */
             size_t e = i + 1;
             while ((unsigned char)s[e] >= 0x80)
                 e++;
-            unsigned char b1 = (unsigned char)s[i + 1];
-            if (e == i + 2 && b >= 0xc2 && b <= 0xdf && b1 <= 0xbf && (b > 0xc2 || b1 >= 0xa0)) {
-                /* One two-byte character, not a C1 control: its own form. */
-                memcpy(o, s + i, 2);
-                o += 2;
-            } else {
-                size_t k = sanitize_append(o, s + i, e - i);
-                o = json ? json_backslashes(o, k) : o + k;
-            }
+            size_t k = sanitize_append(o, s + i, e - i);
+            o = json ? json_backslashes(o, k) : o + k;
             i = e;
             continue;
         }
