@@ -6,7 +6,8 @@
  * redaction quadratic, and each size from 1 KB to 4 MB, it prints:
  *   - export_redact_argv() (JSON decode, sanitize, redact, JSON encode):
  *     the first call (cold: its buffers are fresh pages) and the median
- *     call, in ms of CPU, and the median in ns per byte of the line;
+ *     call, in ms of CPU, and the median in ns per byte of the line; the
+ *     minor page faults of the first call and the median one (getrusage);
  *   - sanitize_text() alone on the whole line, median, ns per byte;
  *   - export_repro_command() on an in-memory synthetic report holding the
  *     line: what `report`, `export` and the TUI's summary pay (export.c's
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -86,27 +88,48 @@ cmp_double(const void *a, const void *b)
 enum what { REDACT, SANITIZE, REPRO };
 
 struct timing {
-    double first, median, best; /* ms of CPU per call */
+    double first, median, best;       /* ms of CPU per call */
+    long faults_first, faults_median; /* minor page faults per call */
 };
+
+static long
+minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_minflt;
+}
+
+static int
+cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
 
 /* Time one function on one line: as many calls as fit in about 40 ms, 3 to REPS_MAX. */
 static int
 measure(enum what w, const char *line, sqlite3 *db, struct timing *t)
 {
     double ms[REPS_MAX], spent = 0;
+    long faults[REPS_MAX];
     int n = 0;
     while (n < REPS_MAX && (n < 3 || spent < 40)) {
+        long f0 = minor_faults();
         double t0 = cpu_ms();
         char *r = w == REDACT     ? export_redact_argv(line)
                   : w == SANITIZE ? sanitize_text(line, strlen(line) * 4 + 16)
                                   : export_repro_command(db, 1);
         ms[n] = cpu_ms() - t0;
+        faults[n] = minor_faults() - f0;
         if (!r)
             return -1;
         free(r);
         spent += ms[n++];
     }
     t->first = ms[0];
+    t->faults_first = faults[0];
+    qsort(faults, (size_t)n, sizeof(faults[0]), cmp_long);
+    t->faults_median = faults[n / 2];
     qsort(ms, (size_t)n, sizeof(ms[0]), cmp_double);
     t->median = ms[n / 2];
     t->best = ms[0];
@@ -145,8 +168,9 @@ main(int argc, char **argv)
     if (uname(&u) == 0)
         printf("%s, %s %s %s\n\n", date, u.sysname, u.release, u.machine);
     printf("| argument | size | redact, first call (ms) | redact, per call (ms) | redact (ns/B) "
-           "| sanitize only (ms) | sanitize (ns/B) | report path (ms) |\n");
-    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+           "| page faults, first / per call | sanitize only (ms) | sanitize (ns/B) "
+           "| report path (ms) |\n");
+    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
         double ns_b[SIZES] = {0};
         for (size_t z = 0; z < SIZES; z++) {
@@ -165,9 +189,9 @@ main(int argc, char **argv)
             char repro[32] = "-";
             if (!quick)
                 snprintf(repro, sizeof(repro), "%.2f", rep.median);
-            printf("| %s | %zu KB | %.3f | %.3f | %.2f | %.3f | %.2f | %s |\n", shapes[k].name,
-                   sizes_kb[z], red.first, red.median, ns_b[z], san.median,
-                   san.median * 1e6 / (double)len, repro);
+            printf("| %s | %zu KB | %.3f | %.3f | %.2f | %ld / %ld | %.3f | %.2f | %s |\n",
+                   shapes[k].name, sizes_kb[z], red.first, red.median, ns_b[z], red.faults_first,
+                   red.faults_median, san.median, san.median * 1e6 / (double)len, repro);
             fflush(stdout);
             if (sizes_kb[z] == 1024 && red.best > worst_1m)
                 worst_1m = red.best;

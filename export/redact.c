@@ -21,13 +21,17 @@
  * argument touches two buffers, its sanitized text (reused by the next
  * argument) and the output: the JSON array is read by the small reader
  * below and sanitized as it is decoded (runs of raw bytes to
- * sanitize_append(), each escape's code point to sanitize_code_point(),
- * printable ASCII copied eight bytes a step, the buffer sized once), so
- * the sanitized text is the one copy of the argument; tokens are masked
- * in place, and the URL scan writes its pieces straight into the JSON
- * output, whose escaping cuts each eight-byte step at its first special
- * byte. A line of terminal escapes went from about 135 to 72 million
- * instructions for 1 MB (callgrind) with this.
+ * sanitize_append(), \u00XX and its control piece inline, printable
+ * ASCII copied eight bytes a step, the buffer sized once), already in
+ * its JSON form for export_redact_argv() ('"' and '\\' escaped, so no
+ * pass escapes it again); tokens are masked in place by a scan that
+ * skips every window of fewer than TOKEN_MIN token characters and steps
+ * over plain ones four at a time, and the URL scan copies its pieces
+ * into the output. A 1 MB line of terminal escapes went from about 135
+ * to 72 million instructions (callgrind) with the first of these, and
+ * to 27 million with the rest; no call after the first takes fresh
+ * pages (the output is sized for the argument, below the decoding
+ * buffer that glibc then keeps).
  * jansson's parser and writer took about 25 ms for 1 MB, SQLite's
  * json_each() and json_quote() 6 to 10 ms plus a connection per call,
  * and four buffers per argument about 1,000 page faults (3 ms).
@@ -72,30 +76,44 @@ enum cls {
     CLS_N,
 };
 
-/* Bits of cls_bits[]: which classes hold the character. */
-#define CB_DIGIT 0x7f /* all seven */
-#define CB_UPPER 0x7f
-#define CB_LOWER (0x7f & ~(1 << CLS_UPPER_DIGIT))
-#define CB_US (1 << CLS_ALNUM_US | 1 << CLS_ALNUM_US_DASH | 1 << CLS_KEY)
-#define CB_DASH (1 << CLS_ALNUM_US_DASH | 1 << CLS_ALNUM_DASH | 1 << CLS_SCHEME | 1 << CLS_KEY)
-#define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY)
+/*
+ * Bits of cls_bits[]: which classes hold the character; CB_FIRST: the
+ * first letter of a token shape token_at() knows; CB_PLAIN: a token
+ * character ([A-Za-z0-9_.-], CLS_KEY) that is no such first letter,
+ * which mask_tokens() steps over four at a time; CB_PLAIN_E: CB_PLAIN or
+ * 'e', for where an "eyJ" is known to be no JWT (runs.jwt_fails_before).
+ */
+#define CB_FIRST 0x80
+#define CB_PLAIN 0x100
+#define CB_PLAIN_E 0x200
+#define CB_P (CB_PLAIN | CB_PLAIN_E)
+#define CB_DIGIT (0x7f | CB_P) /* all seven */
+#define CB_UPPER (0x7f | CB_P)
+#define CB_LOWER ((0x7f & ~(1 << CLS_UPPER_DIGIT)) | CB_P)
+#define CB_US (1 << CLS_ALNUM_US | 1 << CLS_ALNUM_US_DASH | 1 << CLS_KEY | CB_P)
+#define CB_DASH                                                                                    \
+    (1 << CLS_ALNUM_US_DASH | 1 << CLS_ALNUM_DASH | 1 << CLS_SCHEME | 1 << CLS_KEY | CB_P)
+#define CB_DOT (1 << CLS_SCHEME | 1 << CLS_KEY | CB_P)
 #define CB_PLUS (1 << CLS_SCHEME)
+#define CB_UFIRST ((CB_UPPER & ~CB_P) | CB_FIRST)
+#define CB_LFIRST ((CB_LOWER & ~CB_P) | CB_FIRST)
+#define CB_E (CB_LFIRST | CB_PLAIN_E)
 
 /* A look-up per character: the runs of a 1 MB argument are read in a few ms. */
-static const unsigned char cls_bits[256] = {
-    ['0'] = CB_DIGIT, CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT, CB_DIGIT,
-    CB_DIGIT,         CB_DIGIT,        CB_DIGIT,       CB_DIGIT, /* '0' to '9' */
-    ['A'] = CB_UPPER, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
-    CB_UPPER,         CB_UPPER, /* 'A' to 'Z' */
-    ['a'] = CB_LOWER, CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
-    CB_LOWER,         CB_LOWER, /* 'a' to 'z' */
-    ['_'] = CB_US,    ['-'] = CB_DASH, ['.'] = CB_DOT, ['+'] = CB_PLUS,
+static const unsigned short cls_bits[256] = {
+    ['0'] = CB_DIGIT,  CB_DIGIT,        CB_DIGIT,       CB_DIGIT,        CB_DIGIT, CB_DIGIT,
+    CB_DIGIT,          CB_DIGIT,        CB_DIGIT,       CB_DIGIT, /* '0' to '9' */
+    ['A'] = CB_UFIRST, CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,          CB_UPPER,        CB_UPPER,       CB_UPPER,        CB_UPPER, CB_UPPER,
+    CB_UPPER,          CB_UPPER, /* 'A' to 'Z' */
+    ['a'] = CB_LOWER,  CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_E,     CB_LOWER,
+    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LOWER,          CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LOWER,
+    CB_LFIRST,         CB_LOWER,        CB_LOWER,       CB_LOWER,        CB_LOWER, CB_LFIRST,
+    CB_LOWER,          CB_LOWER, /* 'a' to 'z' */
+    ['_'] = CB_US,     ['-'] = CB_DASH, ['.'] = CB_DOT, ['+'] = CB_PLUS,
 };
 
 static int
@@ -121,8 +139,12 @@ struct runs {
 static size_t
 run_scan(struct runs *r, enum cls c, size_t i)
 {
+    const unsigned char *s = (const unsigned char *)r->s;
     size_t e = i;
-    while (e < r->n && in_cls(c, (unsigned char)r->s[e]))
+    /* Four a step (the text is padded past its NUL), then one at a time; the NUL at n stops it. */
+    while ((cls_bits[s[e]] & cls_bits[s[e + 1]] & cls_bits[s[e + 2]] & cls_bits[s[e + 3]]) >> c & 1)
+        e += 4;
+    while (in_cls(c, s[e]))
         e++;
     if (e > i) {
         r->from[c] = i;
@@ -180,7 +202,7 @@ token_at(struct runs *r, size_t i)
     case 's':
         return s[1] == 'k' && s[2] == '-' ? run_at_least(r, CLS_ALNUM_US_DASH, i + 3, 20) : 0;
     case 'e': {
-        if (s[1] != 'y' || s[2] != 'J' || i < r->jwt_fails_before)
+        if (i < r->jwt_fails_before || s[1] != 'y' || s[2] != 'J')
             return 0;
         size_t end = run_end(r, CLS_ALNUM_US_DASH, i + 3);
         size_t e = end - (i + 3) >= 10 ? end : 0;
@@ -200,9 +222,92 @@ token_at(struct runs *r, size_t i)
     }
 }
 
-/* The first letters of the token shapes token_at() knows. */
-static const unsigned char token_first[256] = {
-    ['g'] = 1, ['x'] = 1, ['A'] = 1, ['s'] = 1, ['e'] = 1};
+/*
+ * The shortest token token_at() finds: "xox?-" and ten characters. Every
+ * byte of a token is a token character, [A-Za-z0-9_.-] (CLS_KEY).
+ */
+#define TOKEN_MIN 15
+
+/*
+ * Replace every well-known token in s (n bytes, then at least four zero
+ * bytes: read four at a time) with MASK, in place: a token is longer
+ * than MASK, so what is written never passes what is
+ * still to be read. Returns the new length (s stays NUL-terminated).
+ * Nothing moves before the first token.
+ *
+ * token_at() is asked at every position that can start a token, left to
+ * right, as a loop over every byte would; the others are skipped
+ * (issue 20 §4: a line of terminal escapes has a first letter, the 'e'
+ * of "\e", every twelve bytes):
+ *   - a token is TOKEN_MIN token characters or more, so a byte that is
+ *     not one rules out every start from TOKEN_MIN - 1 bytes before it
+ *     up to it: the window at i is read from its end, and the scan goes
+ *     on after its last such byte;
+ *   - inside a run of token characters, token_at() is asked at each
+ *     first letter, as before. (A step of one or two bytes chosen by the
+ *     second byte was measured: it reads half the bytes of a run of
+ *     letters, but each step waits for the load of the one before, and
+ *     a 1 MB run took 40 % longer.)
+ */
+static size_t
+mask_tokens(char *s, size_t n)
+{
+    struct runs r = {.s = s, .n = n};
+    size_t o = 0, copied = 0, i = 0;
+    while (i + TOKEN_MIN <= n) {
+        size_t k = i + TOKEN_MIN;
+        while (k > i && in_cls(CLS_KEY, (unsigned char)s[k - 1]))
+            k--;
+        if (k > i) {
+            i = k; /* s[k - 1] ends every token that starts before it */
+            continue;
+        }
+        /*
+         * s[i .. i + TOKEN_MIN) are token characters: to the end of their
+         * run, four bytes a step after four plain ones (no first letter:
+         * a run of letters), else one (a line of "eyJ" has one every
+         * three bytes, where a step of four would fail every time).
+         */
+        size_t plain = 0;
+        for (;;) {
+            /* An "eyJ" before jwt_fails_before is no JWT (token_at), and no other shape. */
+            if (plain >= 4) {
+                const unsigned char *u = (const unsigned char *)s + i; /* padded past the NUL */
+                unsigned t4 = cls_bits[u[0]] & cls_bits[u[1]] & cls_bits[u[2]] & cls_bits[u[3]];
+                if (t4 & CB_PLAIN || (t4 & CB_PLAIN_E && i + 4 <= r.jwt_fails_before)) {
+                    i += 4;
+                    continue;
+                }
+                plain = 0;
+            }
+            unsigned t = cls_bits[(unsigned char)s[i]];
+            if (t & CB_PLAIN || (t & CB_PLAIN_E && i < r.jwt_fails_before)) {
+                i++;
+                plain++;
+                continue;
+            }
+            if (!(t & CB_FIRST))
+                break; /* not a token character (the NUL at n included) */
+            plain = 0;
+            size_t e = token_at(&r, i);
+            if (!e) {
+                i++;
+                continue;
+            }
+            memmove(s + o, s + copied, i - copied);
+            o += i - copied;
+            memcpy(s + o, MASK, MASK_LEN);
+            o += MASK_LEN;
+            i = copied = e;
+        }
+    }
+    if (copied == 0)
+        return n; /* no token */
+    memmove(s + o, s + copied, n - copied);
+    o += n - copied;
+    s[o] = '\0';
+    return o;
+}
 
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
@@ -212,37 +317,6 @@ static uint64_t
 has_below(uint64_t v, unsigned b)
 {
     return (v - ONES * b) & ~v & HIGHS;
-}
-
-/*
- * Replace every well-known token in s (n bytes, NUL-terminated) with
- * MASK, in place: a token is longer than MASK, so what is written never
- * passes what is still to be read. Returns the new length (s stays
- * NUL-terminated). Nothing moves before the first token.
- */
-static size_t
-mask_tokens(char *s, size_t n)
-{
-    struct runs r = {.s = s, .n = n};
-    size_t o = 0, copied = 0;
-    for (size_t i = 0; i < n;) {
-        while (i < n && !token_first[(unsigned char)s[i]])
-            i++;
-        size_t e = i < n ? token_at(&r, i) : 0;
-        if (!e) {
-            i++;
-            continue;
-        }
-        memmove(s + o, s + copied, i - copied);
-        o += i - copied;
-        memcpy(s + o, MASK, MASK_LEN);
-        o += MASK_LEN;
-        i = copied = e;
-    }
-    memmove(s + o, s + copied, n - copied);
-    o += n - copied;
-    s[o] = '\0';
-    return o;
 }
 
 /* ------------------------------------------------------------------ */
@@ -358,11 +432,15 @@ struct jout {
     int plain; /* write text as it is, not as the inside of a JSON string (export_redact_args) */
 };
 
-/* Make room for n more bytes (and a NUL). Returns 0, or -1 with oom set. */
+/* Bytes past what jout_reserve() was asked for (slack for eight-byte stores). */
+#define JOUT_SLACK 16
+
+/* Make room for n more bytes (and a NUL, and JOUT_SLACK). Returns 0, or -1 with oom set. */
 static int
 jout_reserve(struct jout *j, size_t n)
 {
-    if (j->oom || n > SIZE_MAX - j->len - 1 || scratch_grow(&j->b, j->len + n + 1, 1)) {
+    if (j->oom || n > SIZE_MAX - j->len - 1 - JOUT_SLACK ||
+        scratch_grow(&j->b, j->len + n + 1 + JOUT_SLACK, 1)) {
         j->oom = 1;
         return -1;
     }
@@ -379,108 +457,37 @@ jout_raw(struct jout *j, const char *s, size_t n)
     j->len += n;
 }
 
-/* The bits of has_json_special() for each byte of v: the lowest flagged byte is the first special. */
-static uint64_t
-json_special_bits(uint64_t v)
-{
-    return has_below(v, 0x20) | has_below(v ^ (ONES * '"'), 1) | has_below(v ^ (ONES * '\\'), 1);
-}
-
-/* Write the JSON escape of c (is_json_special) at o; returns the end. */
-static char *
-put_escape(char *o, unsigned char c)
-{
-    static const char hex[] = "0123456789abcdef";
-    const char *e = c == '"'    ? "\\\""
-                    : c == '\\' ? "\\\\"
-                    : c == '\b' ? "\\b"
-                    : c == '\f' ? "\\f"
-                    : c == '\n' ? "\\n"
-                    : c == '\r' ? "\\r"
-                    : c == '\t' ? "\\t"
-                                : NULL;
-    if (e) {
-        memcpy(o, e, 2);
-        return o + 2;
-    }
-    memcpy(o, "\\u00", 4);
-    o[4] = hex[c >> 4];
-    o[5] = hex[c & 15];
-    return o + 6;
-}
-
-/*
- * Write s (n bytes) at o as the inside of a JSON string, with room for
- * the worst case (six bytes each); returns the end. Escapes what RFC 8259
- * requires and no more, as SQLite's json_quote() did: sanitized text
- * holds no control byte, so in practice only '"' and '\\' (every
- * sanitizer escape starts with one). Eight bytes a step, stored whole
- * and then cut at the first special byte found by its bit: a line of
- * escapes has a backslash every few bytes.
- */
-static char *
-put_escaped(char *o, const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i + 8 <= n) {
-        uint64_t v;
-        memcpy(&v, s + i, 8);
-        uint64_t bits = json_special_bits(v);
-        memcpy(o, &v, 8); /* room: six bytes out per byte in, and >= 8 bytes are left */
-        if (!bits) {
-            o += 8;
-            i += 8;
-            continue;
-        }
-        size_t k = first_flagged(bits);
-        o += k;
-        i += k;
-        o = put_escape(o, (unsigned char)s[i++]);
-    }
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_json_special(c))
-            o = put_escape(o, c);
-        else
-            *o++ = (char)c;
-    }
-    return o;
-}
-
-/* Append s (n bytes) as the inside of a JSON string. */
-/* s (n bytes) at o as j writes text: escaped for JSON, or as it is. Returns the end. */
-static char *
-put_text(const struct jout *j, char *o, const char *s, size_t n)
-{
-    if (!j->plain)
-        return put_escaped(o, s, n);
-    memcpy(o, s, n);
-    return o + n;
-}
-
-static void
-jout_text(struct jout *j, const char *s, size_t n)
-{
-    if (n > SIZE_MAX / 6 || jout_reserve(j, 6 * n))
-        return;
-    j->len = (size_t)(put_text(j, j->b.p + j->len, s, n) - j->b.p);
-}
-
 /* ------------------------------------------------------------------ */
 /* URL passwords, written out                                           */
 /* ------------------------------------------------------------------ */
 
-/* The bytes that end a URL's user (colon) or password: '/', '@', white space, the end. */
-static int
-is_url_stop(unsigned char ch, int colon)
+/* The bytes that end a URL's password (URL_STOP_PW: '/', '@', white space, the NUL) or user (also ':'). */
+#define URL_STOP_PW 1
+#define URL_STOP_USER 2
+static const unsigned char url_stop[256] = {
+    ['/'] = 3,  ['@'] = 3,  [' '] = 3,  ['\t'] = 3, ['\n'] = 3,
+    ['\v'] = 3, ['\f'] = 3, ['\r'] = 3, ['\0'] = 3, [':'] = URL_STOP_USER,
+};
+
+/*
+ * Copy n bytes from s to o eight at a time, writing and reading up to
+ * seven more: the pieces between URL passwords are a few bytes each, and
+ * a memcpy() call each cost more than the copy. The output has
+ * JOUT_SLACK bytes of room past what it reserved, the text is padded
+ * past its NUL. Returns the end.
+ */
+static char *
+copy_piece(char *o, const char *s, size_t n)
 {
-    return ch == '/' || ch == '@' || (colon && ch == ':') || ch == ' ' ||
-           (ch >= '\t' && ch <= '\r') || ch == '\0';
+    for (size_t k = 0; k < n; k += 8)
+        memcpy(o + k, s + k, 8);
+    return o + n;
 }
 
 /*
- * Write s (n bytes, NUL-terminated) as the inside of a JSON string, with
- * the password of every scheme://user:password@ replaced by MASK (scheme
+ * Write s (n bytes, NUL-terminated, in the output's form: see struct
+ * decoded) with the password of every scheme://user:password@ replaced
+ * by MASK (scheme
  * [A-Za-z0-9+.-]* holding a letter, user and password without '/', '@'
  * or white space, the user also without ':'). Each byte is read a
  * bounded number of times: the scheme scan stops at the previous "://"
@@ -490,9 +497,14 @@ is_url_stop(unsigned char ch, int colon)
 static void
 put_masking_url_passwords(struct jout *j, const char *s, size_t n)
 {
-    /* Each match is >= 8 bytes and grows by <= 2; each byte is <= 6 bytes of JSON. */
+    /*
+     * Each match is >= 8 bytes and grows by <= 2. Sized for this
+     * argument: a reservation of six bytes per byte, larger than the
+     * decoding buffer, came from fresh pages on every call (glibc maps
+     * it anew: about 450 page faults for 1 MB of terminal escapes).
+     */
     size_t most = n + MASK_LEN * (n / 6 + 1);
-    if (most > SIZE_MAX / 6 || jout_reserve(j, 6 * most))
+    if (jout_reserve(j, most))
         return;
     char *o = j->b.p + j->len;
     size_t copied = 0;
@@ -519,21 +531,22 @@ put_masking_url_passwords(struct jout *j, const char *s, size_t n)
         if (!scheme)
             continue;
         size_t u = p + 3, ue = u;
-        while (!is_url_stop((unsigned char)s[ue], 1))
+        while (!(url_stop[(unsigned char)s[ue]] & URL_STOP_USER))
             ue++;
         if (ue == u || s[ue] != ':')
             continue;
         size_t pw = ue + 1, pe = pw;
-        while (!is_url_stop((unsigned char)s[pe], 0))
+        while (!(url_stop[(unsigned char)s[pe]] & URL_STOP_PW))
             pe++;
         if (pe == pw || s[pe] != '@')
             continue;
-        o = put_text(j, o, s + copied, pw - copied);
+        o = copy_piece(o, s + copied, pw - copied);
         memcpy(o, MASK, MASK_LEN);
         o += MASK_LEN;
         copied = p = pe;
     }
-    o = put_text(j, o, s + copied, n - copied);
+    memcpy(o, s + copied, n - copied);
+    o += n - copied;
     j->len = (size_t)(o - j->b.p);
 }
 
@@ -624,147 +637,238 @@ hex4(const char *s)
  * would; an escape's code point is a whole character (a lone surrogate
  * is its three bytes, as SQLite wrote it, replaced by the sanitizer like
  * any invalid UTF-8). No copy of the decoded argument, no chunks.
+ *
+ * For export_redact_argv() (json) the text is written in its JSON form
+ * straight away, each '"' and '\\' escaped, so that nothing escapes it
+ * again on the way out (that pass was 10 of the 38 million instructions
+ * of a 1 MB line of terminal escapes). The redaction reads either form
+ * alike: '"' and '\\' are in none of its character classes and stop none
+ * of its scans, so escaping one only makes a run of other bytes longer,
+ * and what it masks is made of its classes' characters (the unit test
+ * compares every output with the old code's).
  */
 struct decoded {
     struct scratch out; /* the sanitized text: out.p[0..len) */
     size_t len;
     int ended; /* a \u0000 was read: the rest is dropped, as the C string ended there */
+    int json;  /* write '"' and '\\' escaped, as the inside of a JSON string */
 };
 
 /*
+ * Double each backslash of the n bytes of sanitizer output at o, which
+ * has room for n more, in place: the JSON form of an escape such as
+ * "\\u{0085}" (the sanitizer writes no '"' and no control byte). Returns
+ * the end.
+ */
+static char *
+json_backslashes(char *o, size_t n)
+{
+    size_t extra = 0;
+    for (size_t k = 0; k < n; k++)
+        extra += o[k] == '\\';
+    char *end = o + n + extra, *w = end;
+    /* From the end: w - (o + k) is the number of backslashes left in o[0..k). */
+    for (size_t k = n; w > o + k; k--) {
+        char c = o[k - 1];
+        *--w = c;
+        if (c == '\\')
+            *--w = '\\';
+    }
+    return end;
+}
+
+/*
+ * The escape at s[i] == '\\' (after the backslash: one of "\\/bfnrt, or
+ * u and four hex digits, a surrogate pair taken whole): its code point
+ * in *cp. Returns the index after it, or 0 when it is malformed.
+ */
+static size_t
+read_escape(const char *s, size_t i, uint32_t *cp)
+{
+    char c = s[i + 1];
+    i += 2;
+    switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+        *cp = (unsigned char)c;
+        return i;
+    case 'b':
+        *cp = '\b';
+        return i;
+    case 'f':
+        *cp = '\f';
+        return i;
+    case 'n':
+        *cp = '\n';
+        return i;
+    case 'r':
+        *cp = '\r';
+        return i;
+    case 't':
+        *cp = '\t';
+        return i;
+    case 'u': {
+        long v = hex4(s + i), lo;
+        if (v < 0)
+            return 0;
+        i += 4;
+        *cp = (uint32_t)v;
+        if ((*cp & 0xfc00) == 0xd800 && s[i] == '\\' && s[i + 1] == 'u' &&
+            (lo = hex4(s + i + 2)) >= 0 && (lo & 0xfc00) == 0xdc00) {
+            *cp = 0x10000 + ((*cp & 0x3ff) << 10) + ((uint32_t)lo & 0x3ff);
+            i += 6;
+        }
+        return i;
+    }
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Check the rest of the JSON string whose next byte is s[i], keeping
+ * nothing. Returns the index of its closing '"', or 0 when it is
+ * malformed.
+ */
+static size_t
+skip_string_rest(const struct jin *j, size_t i)
+{
+    const char *s = j->s;
+    for (;;) {
+        i += json_plain_run(s + i, j->n - i);
+        if (s[i] == '"')
+            return i;
+        uint32_t cp;
+        if (s[i] != '\\' || !(i = read_escape(s, i, &cp)))
+            return 0; /* a control byte, the end of the text, or a bad escape */
+    }
+}
+
+/*
  * Read the JSON string at s[i] == '"'. With d, decode it and sanitize it
- * into d->out, NUL-terminated. Returns 0, or -1 when it is malformed (or
- * d->out could not grow).
+ * into d->out, NUL-terminated and followed by eight zero bytes (the
+ * readers of eight bytes a step). Returns 0, or -1 when it is malformed
+ * (or d->out could not grow).
+ *
+ * One pass, dispatched on each piece's first byte: an escape (\u00XX,
+ * how JSON writers give the controls, read with two table look-ups and
+ * its control written inline), raw UTF-8, or printable ASCII, copied
+ * eight bytes a step (stored whole, cut at the first other byte). A
+ * line of terminal escapes has two escapes and two short runs every 18
+ * bytes of JSON.
  */
 static int
 read_string(struct jin *j, struct decoded *d)
 {
     const char *s = j->s;
     size_t i = j->i + 1;
-    char *o = NULL;
-    if (d) {
-        /*
-         * Sized once for the rest of the text: at most four bytes out per
-         * byte in (a raw C1 control: 2 in, 8 out; \uXXXX: 6 in, at most
-         * 9 out), and the slack that the 8-byte moves write past the end.
-         */
-        size_t rest = j->n - j->i;
-        if (rest > (SIZE_MAX - 64) / 4 || scratch_grow(&d->out, SANITIZE_ROOM(rest) + 1, 0))
+    if (!d) {
+        if (!(i = skip_string_rest(j, i)))
             return -1;
-        o = d->out.p;
-        d->ended = 0;
+        j->i = i + 1;
+        return 0;
     }
+    /*
+     * Sized once for the rest of the text: at most five bytes out per
+     * byte in (a raw DEL: "\\\\x7f" in JSON form; a raw C1 control: 2 in,
+     * 9 out; \uXXXX: 6 in, at most 9 out), and the slack that the 8-byte
+     * moves write past the end.
+     */
+    size_t rest = j->n - j->i;
+    if (rest > (SIZE_MAX - 64) / 5 || scratch_grow(&d->out, 5 * rest + 32, 0))
+        return -1;
+    const size_t json = (size_t)d->json;
+    char *o = d->out.p;
+    d->ended = 0;
     for (;;) {
-        if (!o) {
-            i += json_plain_run(s + i, j->n - i);
-        } else {
-            /*
-             * Printable ASCII is its own sanitized form: eight bytes a
-             * step, stored whole and cut at the first other byte.
-             */
-            if (i + 8 <= j->n) {
-                uint64_t v;
-                memcpy(&v, s + i, 8);
-                uint64_t bits = not_plain_bits(v);
-                memcpy(o, &v, 8); /* room: four bytes out per byte in, >= 8 left */
-                size_t k = bits ? first_flagged(bits) : 8;
-                o += k;
-                i += k;
-                if (k > 0)
-                    continue;
-            }
-            unsigned char b = (unsigned char)s[i];
-            if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
-                *o++ = (char)b;
-                i++;
-                continue;
-            }
-            if (b >= 0x7f) {
-                /* Raw UTF-8 (or DEL, or invalid bytes): to the next ASCII byte but DEL. */
-                size_t e = i + 1;
-                while ((unsigned char)s[e] >= 0x80)
-                    e++;
-                unsigned char b1 = (unsigned char)s[i + 1];
-                if (e == i + 2 && b >= 0xc2 && b <= 0xdf && b1 <= 0xbf &&
-                    (b > 0xc2 || b1 >= 0xa0)) {
-                    /* One two-byte character, not a C1 control: its own form. */
-                    memcpy(o, s + i, 2);
-                    o += 2;
-                } else {
-                    o += sanitize_append(o, s + i, e - i);
-                }
-                i = e;
-                continue;
-            }
-        }
-        if (s[i] == '"')
-            break;
-        if (s[i] != '\\')
-            return -1; /* a control byte, or the end of the text */
-        char c = s[i + 1];
-        uint32_t cp;
-        i += 2;
-        switch (c) {
-        case '"':
-        case '\\':
-        case '/':
-            cp = (unsigned char)c;
-            break;
-        case 'b':
-            cp = '\b';
-            break;
-        case 'f':
-            cp = '\f';
-            break;
-        case 'n':
-            cp = '\n';
-            break;
-        case 'r':
-            cp = '\r';
-            break;
-        case 't':
-            cp = '\t';
-            break;
-        case 'u': {
+        unsigned char b = (unsigned char)s[i];
+        if (b == '\\') {
+            uint32_t cp;
             unsigned h1, h0;
-            if (s[i] == '0' && s[i + 1] == '0' && (h1 = hex_plus1[(unsigned char)s[i + 2]]) &&
-                (h0 = hex_plus1[(unsigned char)s[i + 3]])) {
-                /* \u00XX, how JSON writers give the controls: two digits. */
+            if (i + 6 <= j->n && !memcmp(s + i, "\\u00", 4) &&
+                (h1 = hex_plus1[(unsigned char)s[i + 4]]) &&
+                (h0 = hex_plus1[(unsigned char)s[i + 5]])) {
                 cp = (h1 - 1) << 4 | (h0 - 1);
-                i += 4;
+                i += 6;
+            } else if (!(i = read_escape(s, i, &cp))) {
+                return -1;
+            }
+            if (cp - 1 < 0x1f || cp == 0x7f) {
+                /* A control, what \u00XX mostly is: its piece, its backslash escaped. */
+                *o = '\\';
+                o += json;
+                o += sanitize_put_c0(o, (unsigned char)cp);
+            } else if (cp - 0x20 < 0x5f) {
+                if (json && (cp == '"' || cp == '\\'))
+                    *o++ = '\\';
+                *o++ = (char)cp;
+            } else if (cp != 0) {
+                size_t k = sanitize_code_point(o, cp);
+                o = json ? json_backslashes(o, k) : o + k;
+            } else {
+                /* \u0000: the C string ended here; the rest is checked and dropped. */
+                d->ended = 1;
+                if (!(i = skip_string_rest(j, i)))
+                    return -1;
                 break;
             }
-            long v = hex4(s + i), lo;
-            if (v < 0)
-                return -1;
-            i += 4;
-            cp = (uint32_t)v;
-            if ((cp & 0xfc00) == 0xd800 && s[i] == '\\' && s[i + 1] == 'u' &&
-                (lo = hex4(s + i + 2)) >= 0 && (lo & 0xfc00) == 0xdc00) {
-                cp = 0x10000 + ((cp & 0x3ff) << 10) + ((uint32_t)lo & 0x3ff);
-                i += 6;
+            continue;
+        }
+        if (b >= 0x80) {
+            unsigned char b1 = (unsigned char)s[i + 1];
+            if (b >= 0xc2 && b <= 0xdf && (b1 ^ 0x80) < 0x40 && (unsigned char)s[i + 2] < 0x80 &&
+                (b > 0xc2 || b1 >= 0xa0)) {
+                /* One two-byte character before ASCII, not a C1 control: its own form. */
+                memcpy(o, s + i, 2);
+                o += 2;
+                i += 2;
+                continue;
             }
+            /* Raw UTF-8 (or invalid bytes): to the next ASCII byte. */
+            size_t e = i + 1;
+            while ((unsigned char)s[e] >= 0x80)
+                e++;
+            size_t k = sanitize_append(o, s + i, e - i);
+            o = json ? json_backslashes(o, k) : o + k;
+            i = e;
+            continue;
+        }
+        if (b == '"')
             break;
+        if (b < 0x20)
+            return -1; /* a control byte, or the end of the text */
+        /* Printable ASCII is its own sanitized form (DEL is not). */
+        if (i + 8 <= j->n) {
+            uint64_t v;
+            memcpy(&v, s + i, 8);
+            uint64_t bits = not_plain_bits(v);
+            memcpy(o, &v, 8); /* room: four bytes out per byte in, >= 8 left */
+            if (!bits) {
+                /* A branch, not k = 8: the next load does not wait for this one's test. */
+                o += 8;
+                i += 8;
+                continue;
+            }
+            size_t k = first_flagged(bits);
+            if (k > 0) {
+                o += k;
+                i += k;
+                continue;
+            }
         }
-        default:
-            return -1;
+        if (b == 0x7f) {
+            *o = '\\';
+            o += json;
+            o += sanitize_put_c0(o, b);
+        } else {
+            *o++ = (char)b;
         }
-        if (o && cp == 0) {
-            d->len = (size_t)(o - d->out.p);
-            d->ended = 1;
-            o = NULL;
-        } else if (o && cp >= 0x20 && cp < 0x7f) {
-            *o++ = (char)cp;
-        } else if (o) {
-            o += sanitize_code_point(o, cp);
-        }
+        i++;
     }
     j->i = i + 1;
-    if (d) {
-        if (!d->ended)
-            d->len = (size_t)(o - d->out.p);
-        d->out.p[d->len] = '\0';
-    }
+    d->len = (size_t)(o - d->out.p);
+    memset(o, 0, 9);
     return 0;
 }
 
@@ -874,8 +978,9 @@ skip_value(struct jin *j)
 /* ------------------------------------------------------------------ */
 
 /*
- * Redact one sanitized argument s (n bytes, NUL-terminated; changed in
- * place) and write it to out as a JSON string. *mask_this says the
+ * Redact one sanitized argument s (n bytes, then nine zero bytes; in
+ * its JSON form for a JSON out, see struct decoded; changed in place)
+ * and write it to out as a JSON string, or as it is. *mask_this says the
  * previous argument named a secret; it is set for the next.
  */
 static void
@@ -894,7 +999,7 @@ put_redacted(struct jout *out, char *s, size_t n, int *mask_this)
     while (k < n && in_cls(CLS_KEY, (unsigned char)s[k]))
         k++;
     if (k > 0 && (s[k] == '=' || s[k] == ':') && s[k + 1] && key_is_secret(s, k)) {
-        jout_text(out, s, k + 1);
+        jout_raw(out, s, k + 1);
         jout_raw(out, MASK "\"", MASK_LEN + q);
         return;
     }
@@ -926,6 +1031,7 @@ redact_array(const char *argv_json, struct jout *out, size_t *count)
     d = calloc(1, sizeof(*d));
     if (!d || scratch_grow(&d->out, 64, 0))
         goto out;
+    d->json = !out->plain;
     if (!out->plain)
         jout_raw(out, "[", 1);
     skip_ws(&j);
@@ -938,7 +1044,8 @@ redact_array(const char *argv_json, struct jout *out, size_t *count)
             skip_ws(&j);
             if (argv_json[j.i] == '"' ? read_string(&j, d) : skip_value(&j))
                 goto out;
-            d->out.p[d->len] = '\0'; /* a value that is not text is "", as json_each() gave it */
+            if (!d->len)
+                memset(d->out.p, 0, 9); /* a value that is not text is "", as json_each() gave it */
             if (*count && !out->plain)
                 jout_raw(out, ",", 1);
             put_redacted(out, d->out.p, d->len, &mask_this);

@@ -219,26 +219,13 @@ sanitize_core(char *dst, size_t cap, const char *s, size_t slen)
     return out;
 }
 
-/*
- * The pieces of the C0 controls and DEL (index 0x20 stands for DEL), four
- * bytes each with their length in the fourth's place when shorter: a
- * line of escapes has one every few bytes, so no switch per byte.
- */
-static const char C0_PIECE[33][4] = {
+/* The pieces of the C0 controls and DEL (sanitize.h: sanitize_put_c0()). */
+const char sanitize_c0_piece[33][4] = {
     "\\x00",   "\\x01",   "\\x02", "\\x03", "\\x04",   "\\x05", "\\x06", "\\x07", "\\x08",
     "\\t\0\2", "\\n\0\2", "\\x0b", "\\x0c", "\\r\0\2", "\\x0e", "\\x0f", "\\x10", "\\x11",
     "\\x12",   "\\x13",   "\\x14", "\\x15", "\\x16",   "\\x17", "\\x18", "\\x19", "\\x1a",
     "\\e\0\2", "\\x1c",   "\\x1d", "\\x1e", "\\x1f",   "\\x7f",
 };
-
-/* Write the piece of control c (< 0x20 or 0x7f) at dst, four bytes; returns its length. */
-static size_t
-put_c0(char *dst, unsigned char c)
-{
-    const char *piece = C0_PIECE[c == 0x7f ? 32 : c];
-    memcpy(dst, piece, 4);
-    return piece[2] ? 4 : 2;
-}
 
 size_t
 sanitize_append(char *dst, const char *s, size_t n)
@@ -262,7 +249,7 @@ sanitize_append(char *dst, const char *s, size_t n)
             *o++ = (char)c;
             i++;
         } else if (c < 0x80) {
-            o += put_c0(o, c);
+            o += sanitize_put_c0(o, c);
             i++;
         } else {
             size_t used;
@@ -282,7 +269,7 @@ sanitize_code_point(char *dst, uint32_t cp)
         return 1;
     }
     if (cp < 0x80)
-        return put_c0(dst, (unsigned char)cp);
+        return sanitize_put_c0(dst, (unsigned char)cp);
     if (cp >= 0xd800 && cp <= 0xdfff) {
         memcpy(dst, REPLACEMENT REPLACEMENT REPLACEMENT, 9);
         return 9;

@@ -68,6 +68,28 @@ size_t sanitize_append(char *dst, const char *s, size_t n);
 size_t sanitize_code_point(char *dst, uint32_t cp);
 
 /*
+ * The pieces of the C0 controls and DEL (index 0x20 stands for DEL),
+ * four bytes each with their length in the fourth's place when shorter:
+ * "\\x01", "\\e\0\2". A line of terminal escapes has one every few
+ * bytes, so the redaction writes them inline, not through a call.
+ */
+extern const char sanitize_c0_piece[33][4];
+
+/*
+ * Write the sanitized form of the control c (< 0x20 or 0x7f) at dst,
+ * which has room for four bytes (all four are written); returns its
+ * length: what sanitize_code_point() gives for c.
+ */
+static inline size_t
+sanitize_put_c0(char *dst, unsigned char c)
+{
+    const char *piece = sanitize_c0_piece[c == 0x7f ? 32 : c];
+    for (int k = 0; k < 4; k++)
+        dst[k] = piece[k];
+    return piece[2] ? 4 : 2;
+}
+
+/*
  * Display width in terminal columns of sanitized UTF-8 text
  * (wcwidth-based in the current locale; a character wcwidth does not
  * know counts as one column, so the C locale still gives a usable width).

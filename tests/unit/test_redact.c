@@ -582,6 +582,46 @@ test_redact_long_arguments(void)
     free(a.p);
 }
 
+/*
+ * Where the scans skip (export/redact.c, issue 20 §4): the token scan
+ * skips windows of fewer than 15 token characters and steps over plain
+ * ones four at a time, and the decoder writes the JSON form itself. The
+ * shortest token at the edges of such windows, tokens after letters that
+ * a sanitizer escape wrote, a token inside a run where a JWT failed, and
+ * '"', '\\' and escapes inside keys and URL passwords, pinned and
+ * checked against the reference.
+ */
+static void
+test_redact_token_windows(void)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"[\"xoxb-0123456789\"]", "[\"***\"]"},
+        {"[\"xoxb-012345678\"]", "[\"xoxb-012345678\"]"},
+        {"[\"a;xoxb-0123456789;b\"]", "[\"a;***;b\"]"},
+        {"[\";;;;;;;;;;;;;;xoxb-0123456789\"]", "[\";;;;;;;;;;;;;;***\"]"},
+        {"[\"x\\u001bxoxb-0123456789\"]", "[\"x\\\\e***\"]"},
+        {"[\"\\u0007xoxb-0123456789\\u0007\"]", "[\"\\\\x07***\\\\x07\"]"},
+        {"[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaasbcxoxb-0123456789\"]",
+         "[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaasbc***\"]"},
+        {"[\"eyJeyJeyJeyJeyJeyJeyJeyJeyJeyJsk-0123456789abcdefghijk\"]",
+         "[\"eyJeyJeyJeyJeyJeyJeyJeyJeyJeyJ***\"]"},
+        {"[\"eyJeyJeyJeyJeyJeyJ.eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0\"]", "[\"***\"]"},
+        {"[\"--token=a\\u0022b\"]", "[\"--token=***\"]"},
+        {"[\"h://u\\u005c:p\\\"w@x\"]", "[\"h://u\\\\:***@x\"]"},
+        {"[\"h://u\\\"\\\\:p@x\"]", "[\"h://u\\\"\\\\:***@x\"]"},
+        {"[\"\x7f\\u007f\xc2\x85\\u0085\\u005c\\u0022\"]",
+         "[\"\\\\x7f\\\\x7f\\\\u{0085}\\\\u{0085}\\\\\\\"\"]"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = export_redact_argv(cases[i].in);
+        CHECK_STR(got, cases[i].want);
+        CHECK(same_as_reference(cases[i].in));
+        free(got);
+    }
+}
+
 static const struct check_test tests[] = {
     {"redact_matches_reference", test_redact_matches_reference},
     {"redact_damaged_json", test_redact_damaged_json},
@@ -589,6 +629,7 @@ static const struct check_test tests[] = {
     {"redact_json_values", test_redact_json_values},
     {"redact_hostile_strings", test_redact_hostile_strings},
     {"redact_long_arguments", test_redact_long_arguments},
+    {"redact_token_windows", test_redact_token_windows},
 };
 
 CHECK_MAIN(tests)

@@ -410,9 +410,28 @@ test_sanitize_code_point_all(void)
     CHECK(sanitize_code_point(got, 0x1b) == 2 && !memcmp(got, "\\e", 2));
 }
 
+/* sanitize_put_c0() (inline, for the redaction) writes what sanitize_text() gives for each control and DEL. */
+static void
+test_sanitize_put_c0_all(void)
+{
+    for (unsigned c = 0; c < 0x80; c++) {
+        if (c >= 0x20 && c < 0x7f)
+            continue;
+        char u[2] = {(char)c, '\0'}, want[16], got[8] = "zzzzzzz";
+        if (c)
+            sanitize_into(want, sizeof(want), u);
+        else
+            strcpy(want, "\\x00"); /* a NUL among sanitize_append()'s bytes */
+        size_t k = sanitize_put_c0(got, (unsigned char)c);
+        CHECK(k == strlen(want) && !memcmp(got, want, k));
+        CHECK(got[4] == 'z'); /* four bytes written, no more */
+    }
+}
+
 static const struct check_test tests[] = {
     {"sanitize_append_matches_text", test_sanitize_append_matches_text},
     {"sanitize_code_point_all", test_sanitize_code_point_all},
+    {"sanitize_put_c0_all", test_sanitize_put_c0_all},
     {"sanitize_random", test_sanitize_random},
     {"sanitize_matches_reference", test_sanitize_matches_reference},
     {"sanitize_plain", test_sanitize_plain},
