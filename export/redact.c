@@ -309,16 +309,6 @@ mask_tokens(char *s, size_t n)
     return o;
 }
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* Nonzero when some byte of v is below b (b <= 128), exactly (Bit Twiddling Hacks, hasless). */
-static uint64_t
-has_below(uint64_t v, unsigned b)
-{
-    return (v - ONES * b) & ~v & HIGHS;
-}
-
 /* ------------------------------------------------------------------ */
 /* Buffers and runs of plain bytes                                      */
 /* ------------------------------------------------------------------ */
@@ -367,13 +357,13 @@ is_json_special(unsigned char c)
 static int
 has_json_special(uint64_t v)
 {
-    return (has_below(v, 0x20) | has_below(v ^ (ONES * '"'), 1) |
-            has_below(v ^ (ONES * '\\'), 1)) != 0;
+    return (sanitize_has_below(v, 0x20) | sanitize_has_below(v ^ (SANITIZE_ONES * '"'), 1) |
+            sanitize_has_below(v ^ (SANITIZE_ONES * '\\'), 1)) != 0;
 }
 
 /*
  * The index of the first byte of the eight loaded into v (memcpy, in
- * memory order) that bits (nonzero, of has_below()) flags. A flag below
+ * memory order) that bits (nonzero, of sanitize_has_below()) flags. A flag below
  * the first true one is impossible: a borrow only runs upwards in the
  * number, so the lowest flag in memory order is exact on a little-endian
  * machine, and the highest on a big-endian one.
@@ -396,8 +386,9 @@ first_flagged(uint64_t bits)
 static uint64_t
 not_plain_bits(uint64_t v)
 {
-    return has_below(v, 0x20) | has_below(v ^ (ONES * '"'), 1) | has_below(v ^ (ONES * '\\'), 1) |
-           (v & HIGHS) | has_below(v ^ (ONES * 0x7f), 1);
+    return sanitize_has_below(v, 0x20) | sanitize_has_below(v ^ (SANITIZE_ONES * '"'), 1) |
+           sanitize_has_below(v ^ (SANITIZE_ONES * '\\'), 1) | (v & SANITIZE_HIGHS) |
+           sanitize_has_below(v ^ (SANITIZE_ONES * 0x7f), 1);
 }
 
 /*

@@ -131,16 +131,6 @@ next_piece(const unsigned char *s, size_t n, char *piece, size_t *used)
     return len;
 }
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* Nonzero when some byte of v is below b (b <= 128), exactly (Bit Twiddling Hacks, hasless). */
-static uint64_t
-has_below(uint64_t v, unsigned b)
-{
-    return (v - ONES * b) & ~v & HIGHS;
-}
-
 /*
  * The length of the run of printable ASCII (0x20..0x7e) at s, at most n
  * bytes; eight bytes a step, since most text is such a run (a 1 MB
@@ -155,7 +145,8 @@ printable_run(const unsigned char *s, size_t n)
     for (; k + 8 <= n; k += 8) {
         uint64_t v;
         memcpy(&v, s + k, 8);
-        if (has_below(v, 0x20) | (v & HIGHS) | has_below(v ^ (ONES * 0x7f), 1))
+        if (sanitize_has_below(v, 0x20) | (v & SANITIZE_HIGHS) |
+            sanitize_has_below(v ^ (SANITIZE_ONES * 0x7f), 1))
             break;
     }
     while (k < n && s[k] >= 0x20 && s[k] < 0x7f)
@@ -237,7 +228,8 @@ sanitize_append(char *dst, const char *s, size_t n)
         if (i + 8 <= n) {
             uint64_t v;
             memcpy(&v, p + i, 8);
-            if (!(has_below(v, 0x20) | (v & HIGHS) | has_below(v ^ (ONES * 0x7f), 1))) {
+            if (!(sanitize_has_below(v, 0x20) | (v & SANITIZE_HIGHS) |
+                  sanitize_has_below(v ^ (SANITIZE_ONES * 0x7f), 1))) {
                 memcpy(o, &v, 8);
                 o += 8;
                 i += 8;

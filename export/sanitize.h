@@ -90,6 +90,19 @@ sanitize_put_c0(char *dst, unsigned char c)
 }
 
 /*
+ * Eight bytes a step (the scans of sanitize.c and redact.c): nonzero when
+ * some byte of v is below b (b <= 128), exactly (Bit Twiddling Hacks,
+ * "hasless").
+ */
+#define SANITIZE_ONES UINT64_C(0x0101010101010101)
+#define SANITIZE_HIGHS UINT64_C(0x8080808080808080)
+static inline uint64_t
+sanitize_has_below(uint64_t v, unsigned b)
+{
+    return (v - SANITIZE_ONES * b) & ~v & SANITIZE_HIGHS;
+}
+
+/*
  * Display width in terminal columns of sanitized UTF-8 text
  * (wcwidth-based in the current locale; a character wcwidth does not
  * know counts as one column, so the C locale still gives a usable width).
