@@ -540,7 +540,16 @@ sass_collect(int launch_ok, int is_graph)
     dis.ctx = ctx;
     if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
         sass_off("cuptiSassMetricsDisable", rc);
-    if (opt.instrument == ENGINES_BOTH)
+    /*
+     * GPUHIER_DIAG_SASS_KEEP_CONFIG=1 (diagnosis, docs/sassprobe.md "Beside
+     * kernel activity"): with both engines, keep the config set between
+     * instrumented launches, to learn whether the second SetConfig's
+     * CUPTI_ERROR_OUT_OF_MEMORY comes from the unset/set cycle.
+     */
+    static int keep = -1;
+    if (keep < 0)
+        keep = getenv("GPUHIER_DIAG_SASS_KEEP_CONFIG") != NULL;
+    if (opt.instrument == ENGINES_BOTH && !keep)
         sass_unconfigure();
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);
