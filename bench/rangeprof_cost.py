@@ -38,6 +38,9 @@ Variants:
                 the groups run's on the same launches (kernel, configuration,
                 launch index within it, metric): how many are equal, within
                 1 %, and the metrics that differ most. Run it with groups.
+  groups-sticky groups with GPUHIER_DIAG_STICKY_GROUPS=1: a configuration's next
+                group is the one last collected when it still lacks it, so the
+                config image changes less often (a switch cost ~3x on 2026-12-01)
   kernel        --replay kernel: the core set, 3 kernel-replay passes (the
                 default before one-pass groups)
   onepass       one one-pass metric list (--metric-set none --metrics ...), kernel replay
@@ -159,6 +162,8 @@ def main():
                         {"GPUHIER_GROUP_BUDGET": "none", "GPUHIER_DIAG_SWITCH_KEEP": "1"}),
         "groups-kept": (g + ["--"] + prog,
                         {"GPUHIER_GROUP_BUDGET": "none", "GPUHIER_DIAG_SESSION": "kept"}),
+        "groups-sticky": (g + ["--"] + prog,
+                          {"GPUHIER_GROUP_BUDGET": "none", "GPUHIER_DIAG_STICKY_GROUPS": "1"}),
         "kernel": (g + ["--replay", "kernel", "--"] + prog, {}),
         "onepass": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog, {}),
         "onepass-user": (g + ["--metric-set", "none", "--metrics", ONEPASS, "--"] + prog,

@@ -29,6 +29,8 @@ struct sampling_slot {
     int instrumented; /* with both engines: the instrumentation engine served it */
     int has_order;    /* order[] set (sampling_set_group_order) */
     unsigned char order[SAMPLING_GROUPS_MAX]; /* one-pass groups, in the order to collect */
+    unsigned done;                            /* sticky_groups: the groups given (bit per group) */
+    signed char given; /* sticky_groups: the group given last, -1 none (sampling_undo) */
 };
 
 int
@@ -76,6 +78,8 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
         snprintf(err, n, "bad GPUHIER_PROFILE_BUDGET '%s': expected a percentage > 0", v);
         return -1;
     }
+    if ((v = getenv("GPUHIER_DIAG_STICKY_GROUPS")) && *v)
+        o->sticky_groups = strcmp(v, "0") != 0;
     if ((v = getenv("GPUHIER_FIRST_ALLOWANCE_MS")) && *v) {
         long ms = 0;
         if (!strcmp(v, "none"))
@@ -159,6 +163,7 @@ sampling_init(struct sampling *s, const struct sampling_opts *o, size_t cap, cha
 {
     memset(s, 0, sizeof *s);
     s->opts = *o;
+    s->last_group = -1;
     if (s->opts.n < 1)
         s->opts.n = 1;
     if (o->kernel && compile(&s->kernel_re, o->kernel, "kernel", err, n) != 0)
@@ -251,6 +256,7 @@ slot_of(struct sampling *s, const struct sampling_launch *l, int insert)
             memcpy(e->grid, l->grid, sizeof e->grid);
             memcpy(e->block, l->block, sizeof e->block);
             e->smem = l->dynamic_smem_bytes;
+            e->given = -1;
             s->order[s->used++] = (uint32_t)(e - s->slots);
             return e;
         }
@@ -376,12 +382,27 @@ group_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
     return above < slots;
 }
 
-/* The plan group of e's next profile (lock held): its order, cycling. */
+/*
+ * The plan group of e's next profile (lock held): its order, cycling; with
+ * sticky_groups in config mode, the group last given to any configuration
+ * when e's first group is in and it still lacks that one, else its first
+ * missing group in order.
+ */
 static int
 next_group(const struct sampling *s, const struct sampling_slot *e)
 {
     if (!e || s->ngroups <= 0)
         return 0;
+    if (s->opts.sticky_groups && s->opts.mode == SAMPLING_CONFIG) {
+        int last = s->last_group;
+        if (e->profiled > 0 && last > 0 && last < s->ngroups && !(e->done & (1u << last)))
+            return last;
+        for (int k = 0; k < s->ngroups; k++) {
+            int g = e->has_order ? e->order[k] : k;
+            if (!(e->done & (1u << g)))
+                return g;
+        }
+    }
     int k = (int)(e->profiled % s->ngroups);
     return e->has_order ? e->order[k] : k;
 }
@@ -504,8 +525,14 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         skip = "profile_budget";
     }
 out:
-    if (chosen && groups)
+    if (chosen && groups) {
         *group = next_group(s, e);
+        s->last_group = *group;
+        if (e && *group >= 0 && *group < SAMPLING_GROUPS_MAX) {
+            e->done |= 1u << *group;
+            e->given = (signed char)*group;
+        }
+    }
     if (chosen) {
         s->profiled++;
         if (e)
@@ -575,6 +602,10 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
         s->profiled--;
     if (e && e->profiled > 0)
         e->profiled--;
+    if (e && e->given >= 0) {
+        e->done &= ~(1u << e->given);
+        e->given = -1;
+    }
     if (e && chosen && !strcmp(chosen, "extra_metrics"))
         e->extras_done = 0;
     pthread_mutex_unlock(&s->lock);

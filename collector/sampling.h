@@ -48,10 +48,14 @@ struct sampling_opts {
     int groups;         /* one-pass groups (the default, --replay none): 1 = on, each profiled
                            launch collects one group of the plan (sampling_set_groups() gives
                            the count once known); 0 = off (--replay kernel: core + extras) */
-    double group_budget_pct;    /* in config mode with groups, without --profile-budget: a
+    double group_budget_pct; /* in config mode with groups, without --profile-budget: a
                                 configuration's later groups (not its first) may add at most
                                 this % to the rest of the run; 0 = no limit. Default
                                 SAMPLING_GROUP_BUDGET_PCT, GPUHIER_GROUP_BUDGET */
+    int sticky_groups;       /* diagnosis (GPUHIER_DIAG_STICKY_GROUPS=1), config mode with groups:
+                           a configuration's next later group is the one last given to any
+                           configuration when it still lacks it (no config image switch:
+                           docs/rangeprof-cost.md), else its first missing one in order */
     int64_t first_allowance_ns; /* in config mode with groups, without --profile-budget:
                                    the profiling time within which every configuration's
                                    first group is taken at its first launch; past it the
@@ -219,6 +223,7 @@ struct sampling {
     long filtered_seen; /* launches that passed the filters */
     long profiled;      /* launches sampling_decide() chose to profile */
     int ngroups;        /* one-pass groups of the plan, 0 until sampling_set_groups() */
+    int last_group;     /* the group last given (sticky_groups), -1 none */
     long table_full;    /* launches whose configuration found no slot */
 };
 

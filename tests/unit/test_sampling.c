@@ -940,6 +940,55 @@ test_sampling_first_allowance_env(void)
     unsetenv("GPUHIER_FIRST_ALLOWANCE_MS");
 }
 
+/*
+ * GPUHIER_DIAG_STICKY_GROUPS: a configuration's next later group is the one
+ * last given to any configuration when it still lacks it (no config image
+ * switch), else its first missing group in order; every group once; a busy
+ * start gives the group back.
+ */
+static void
+test_sampling_sticky_groups(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.sticky_groups = 1;
+    o.group_budget_pct = 0;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 4);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
+    const unsigned char order_b[] = {0, 3, 2, 1};
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    CHECK_EQ_INT(sampling_set_group_order(&s, &b, order_b, 4), 0);
+    /* a: group 1 (its first missing); b then takes group 1 too, against its order */
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    /* b has 1: its order gives 3, and a follows with 3 */
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 3);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 3);
+    /* a busy start gives 2 back: a's next launch collects 2 again */
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 2);
+    sampling_undo(&s, &a, why);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 2);
+    /* a has every group: not chosen again */
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "sampled_out");
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 2);
+    sampling_release(&s);
+}
+
 static const struct check_test tests[] = {
     {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
@@ -960,6 +1009,7 @@ static const struct check_test tests[] = {
     {"test_sampling_first_slots", test_sampling_first_slots},
     {"test_sampling_first_budget", test_sampling_first_budget},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
+    {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_counters_busy", test_sampling_counters_busy},
     {"test_sampling_undo", test_sampling_undo},
