@@ -303,16 +303,19 @@ def markdown(comps, infos, header):
 
 # ------------------------------------------------------------ the device part
 
-def programs(root, stage):
-    """[(label, argv)]: cases, torch_ops, one case per testkernel binary."""
+def programs(root, stage, tk_limit=None, pattern_var="INST_PROGRAMS"):
+    """[(label, argv)]: cases, torch_ops, one case per testkernel binary (the
+    first tk_limit of them when given), kept when their label matches the
+    regex in the environment variable pattern_var (spread_agree.py uses it too)."""
     out = []
     cases = os.path.join(stage, "gpu", "cases")
     if os.path.exists(cases):
         out.append(("sassprobe-cases", [cases]))
     # torch_ops before the testkernels: the budget guard cuts from the end
     out.append(("torch_ops", [sys.executable, os.path.join(root, "bench", "sassprobe", "torch_ops.py")]))
-    out += agree_run.programs_from_manifest(root, os.path.join(stage, "testkernels"))
-    pat = os.environ.get("INST_PROGRAMS", "")
+    tk = agree_run.programs_from_manifest(root, os.path.join(stage, "testkernels"))
+    out += tk if tk_limit is None else tk[:tk_limit]
+    pat = os.environ.get(pattern_var, "")
     return [p for p in out if not pat or re.search(pat, p[0])]
 
 

@@ -261,16 +261,7 @@ def markdown(comps, infos, groups, header):
 # ------------------------------------------------------------ the device part
 
 def programs(root, stage):
-    out = []
-    cases = os.path.join(stage, "gpu", "cases")
-    if os.path.exists(cases):
-        out.append(("sassprobe-cases", [cases]))
-    # torch_ops before the testkernels: the budget guard cuts from the end
-    out.append(("torch_ops", [sys.executable, os.path.join(root, "bench", "sassprobe", "torch_ops.py")]))
-    tk = agree_run.programs_from_manifest(root, os.path.join(stage, "testkernels"))
-    out += tk[: int(os.environ.get("SPREAD_TK", "6"))]
-    pat = os.environ.get("SPREAD_PROGRAMS", "")
-    return [p for p in out if not pat or re.search(pat, p[0])]
+    return inst_agree.programs(root, stage, int(os.environ.get("SPREAD_TK", "6")), "SPREAD_PROGRAMS")
 
 
 def one_program(label, argv, gpuhier, outdir, skip, count, deadline, reuse=None):
