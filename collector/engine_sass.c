@@ -100,7 +100,7 @@ static struct {
     CUgraphExec graphs[SASS_MAX_GRAPHS]; /* executable graphs whose first launch was taken */
     size_t ngraphs;
     atomic_long served_graphs; /* graph launches served with records */
-    atomic_long graphs_left;   /* graph launches run unpatched (not sass_graphs_on()) */
+    atomic_long graphs_left;   /* graph launches run unpatched (not opt.sass_graphs) */
     uint64_t ids[NM];
     int have[NM]; /* the chip knows the metric */
     CUpti_SassMetrics_Config cfg[NM];
@@ -244,7 +244,7 @@ sass_configure(CUcontext ctx)
             return -1;
         }
         /* GPUHIER_DIAG_SASS_METRICS=a,b,... (diagnosis): only those of the list */
-        const char *only = getenv("GPUHIER_DIAG_SASS_METRICS");
+        const char *only = opt.sass_metrics;
         for (size_t i = 0; i < NM; i++) {
             if (only) {
                 size_t l = strlen(sass_metrics[i]);
@@ -312,10 +312,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
          * patch every function of the context at Enable instead of each at its
          * first run, to learn whether graph kernel nodes get counts that way.
          */
-        static int eager = -1;
-        if (eager < 0)
-            eager = getenv("GPUHIER_DIAG_SASS_EAGER") != NULL;
-        ep.enableLazyPatching = !eager;
+        ep.enableLazyPatching = !opt.sass_eager;
         rc = fault("sass_enable");
         if (rc == CUPTI_SUCCESS)
             rc = gh.cuptiSassMetricsEnable(&ep);
@@ -353,21 +350,12 @@ sass_launch_begin(const struct engine_launch *l, unsigned extras)
  * (docs/collector.md "Graphs"). The diagnosis switch keeps the path for a
  * later CUPTI, tested on the fake driver (t108).
  */
-static int
-sass_graphs_on(void)
-{
-    static int on = -1;
-    if (on < 0)
-        on = getenv("GPUHIER_DIAG_SASS_GRAPHS") != NULL;
-    return on;
-}
-
 int
 sass_graph_wanted(CUgraphExec exec)
 {
     if (!sass_available())
         return 0;
-    if (!sass_graphs_on()) {
+    if (!opt.sass_graphs) {
         atomic_fetch_add_explicit(&X.graphs_left, 1, memory_order_relaxed);
         return 0;
     }
@@ -546,10 +534,7 @@ sass_collect(int launch_ok, int is_graph)
      * instrumented launches, to learn whether the second SetConfig's
      * CUPTI_ERROR_OUT_OF_MEMORY comes from the unset/set cycle.
      */
-    static int keep = -1;
-    if (keep < 0)
-        keep = getenv("GPUHIER_DIAG_SASS_KEEP_CONFIG") != NULL;
-    if (opt.instrument == ENGINES_BOTH && !keep)
+    if (opt.instrument == ENGINES_BOTH && !opt.sass_keep_config)
         sass_unconfigure();
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);

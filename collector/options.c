@@ -58,6 +58,10 @@ options_read(void)
     opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     opt.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
     opt.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
+    opt.sass_metrics = env("GPUHIER_DIAG_SASS_METRICS");
+    opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;
+    opt.sass_graphs = env("GPUHIER_DIAG_SASS_GRAPHS") != NULL;
+    opt.sass_keep_config = env("GPUHIER_DIAG_SASS_KEEP_CONFIG") != NULL;
     opt.lazy_ns = 100 * 1000000LL;
     long hold_ms;
     if (env("GPUHIER_PROFILER_HOLD_MS")) {
