@@ -569,9 +569,9 @@ kernel_id(const char *name, int create)
 {
     if (!name)
         name = "<unknown>";
-    uint64_t key = fnv(name, strlen(name), FNV0);
+    uint64_t key = gh_name_hash(name);
     struct kinfo *found;
-    for (key = key ? key : 1; (found = umap_get(&W.kernels, key)); key = key + 1 ? key + 1 : 1)
+    for (; (found = umap_get(&W.kernels, key)); key = key + 1 ? key + 1 : 1)
         if (strcmp(found->name, name) == 0)
             return found->id;
     if (!create)
@@ -952,8 +952,8 @@ pend_free(struct pend *p)
 static long
 metric_id(const char *name)
 {
-    uint64_t h = fnv(name, strlen(name), FNV0);
-    void *v = umap_get(&W.metric_ids, h ? h : 1);
+    uint64_t h = gh_name_hash(name);
+    void *v = umap_get(&W.metric_ids, h);
     if (v)
         return (long)(intptr_t)v;
     long id = -1;
@@ -972,7 +972,7 @@ metric_id(const char *name)
     }
     sqlite3_finalize(st);
     if (id > 0)
-        umap_put(&W.metric_ids, h ? h : 1, (void *)(intptr_t)id);
+        umap_put(&W.metric_ids, h, (void *)(intptr_t)id);
     return id;
 }
 
