@@ -1392,18 +1392,18 @@ static _Atomic(writer_gpu_time_fn) gpu_time_hook;
  * A kernel record under the correlation id of a sampled launch whose
  * function is not the launched one: one launch call runs one kernel (graph
  * launches aside), so it is a kernel CUPTI itself ran for the profile.
- * Measured on the H200 (2026-12-01): under user replay CUPTI runs `WaitNs`
+ * `p` is the pending launch record under the kernel's correlation id, if
+ * any. Measured on the H200 (2026-12-01): under user replay CUPTI runs `WaitNs`
  * (grid 1, block 1, ~80 us, on another stream) after every profiled
  * kernel with the profiled launch's id, and its record may arrive before
  * the kernel's. Without this it took the launch's place (its profile, its
  * configuration index) and added a launch the program never made.
  */
 static int
-foreign_kernel(const CUpti_ActivityKernel10 *k)
+foreign_kernel(const CUpti_ActivityKernel10 *k, const struct pend *p)
 {
     if (k->graphId)
         return 0;
-    const struct pend *p = umap_get(&W.pends, k->correlationId);
     uint64_t want = 0;
     if (p && !p->is_copy)
         want = p->name_hash;
@@ -1421,8 +1421,12 @@ kernel_record(const CUpti_ActivityKernel10 *k)
 {
     if (cacheflush_is_kernel(k->name))
         return; /* --cache-control all's flush, not the program's */
-    if (foreign_kernel(k))
+    /* the launch this record answers (a copy's id is no kernel's): one lookup for all below */
+    struct pend *p = umap_get(&W.pends, k->correlationId);
+    if (foreign_kernel(k, p))
         return;
+    if (p && p->is_copy)
+        p = NULL;
     long kid = kernel_id(k->name, 1);
     if (kid < 0)
         return;
@@ -1436,8 +1440,7 @@ kernel_record(const CUpti_ActivityKernel10 *k)
      * no start and end, as a replayed launch, and adds nothing to its
      * configuration's time or to --profile-budget's.
      */
-    const struct pend *pk = umap_get(&W.pends, k->correlationId);
-    int instrumented = pk && !pk->is_copy && !strcmp(pk->reason, "instrumented");
+    int instrumented = p && !strcmp(p->reason, "instrumented");
     /* a kernel node of a graph launch the instrumentation engine served ran patched too */
     struct gpend *g = k->graphId && W.ngraphs ? graph_find(k->correlationId) : NULL;
     instrumented |= g != NULL;
@@ -1454,9 +1457,6 @@ kernel_record(const CUpti_ActivityKernel10 *k)
         const uint32_t block[3] = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ};
         hook(k->name, grid, block, (uint32_t)k->dynamicSharedMemory, (int64_t)(k->end - k->start));
     }
-    struct pend *p = umap_get(&W.pends, k->correlationId);
-    if (p && p->is_copy)
-        p = NULL;
     if (!p)
         W.unmatched++;
     else if (p->corr == k->correlationId)
