@@ -42,10 +42,11 @@ struct options {
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */
     /* The instrumentation engine's diagnosis switches (docs/collector.md, engine_sass.c). */
-    const char *sass_metrics;    /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
-    int sass_eager;              /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
-    int sass_graphs;             /* GPUHIER_DIAG_SASS_GRAPHS=1: instrument graph launches again */
-    int sass_keep_config;        /* GPUHIER_DIAG_SASS_KEEP_CONFIG=1: both engines, no UnsetConfig */
+    const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
+    int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
+    int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS=1: instrument graph launches again */
+    int sass_keep_config;     /* GPUHIER_DIAG_SASS_KEEP_CONFIG=1: both engines, no UnsetConfig */
+    int diag_stacks; /* GPUHIER_DIAG_STACKS=1: every thread's stack when a call is stuck (stacks.c) */
     const char *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch
                                     (diagnosis); borrowed from the environment */
     int carveout_pct; /* GPUHIER_DIAG_CARVEOUT=PCT: preferred carveout of every launch; -1 = off */

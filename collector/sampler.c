@@ -32,6 +32,7 @@
 #include "collector/notes.h"
 #include "collector/options.h"
 #include "collector/sampling.h"
+#include "collector/stacks.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -185,6 +186,8 @@ sampler_watchdog(void)
         push_limited(msg);
         push_event("error", "engine_stuck", "%s", msg);
         writer_wake();
+        if (opt.diag_stacks)
+            stacks_dump(st->text);
     }
     return stuck;
 }
