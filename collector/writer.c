@@ -275,6 +275,7 @@ static struct {
     uint64_t by_driver_id, by_runtime_id, unmatched;
     /* foreign_kernel(): kernels CUPTI ran under a sampled launch's id, left out */
     uint64_t foreign_kernels, sampled_written;
+    uint64_t untimed_kernels, untimed_graph_nodes; /* kernel records with start = end = 0 */
     char foreign_name[64];
     struct {
         uint32_t corr;
@@ -1457,6 +1458,15 @@ kernel_record(const CUpti_ActivityKernel10 *k)
         const uint32_t block[3] = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ};
         hook(k->name, grid, block, (uint32_t)k->dynamicSharedMemory, (int64_t)(k->end - k->start));
     }
+    /*
+     * Measured on the H200 (2026-12-01, CUDA 13.0): under KIND_KERNEL
+     * (serialized, with the instrumentation engine on) the kernel nodes of a
+     * graph launch after its first come with start = end = 0.
+     */
+    if (!k->start && !k->end && !instrumented) {
+        W.untimed_kernels++;
+        W.untimed_graph_nodes += k->graphId != 0;
+    }
     if (!p)
         W.unmatched++;
     else if (p->corr == k->correlationId)
@@ -2043,6 +2053,14 @@ writer_main(void *arg)
                  (unsigned long long)W.foreign_kernels, W.foreign_name,
                  (unsigned long long)W.sampled_written);
         event_row(realtime_ns(), "info", "profiler_kernels", msg);
+    }
+    if (W.untimed_kernels) {
+        char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "%llu kernel records (%llu of them graph kernel nodes) came from CUPTI without "
+                 "start and end times: their launches are listed, their GPU time is not counted",
+                 (unsigned long long)W.untimed_kernels, (unsigned long long)W.untimed_graph_nodes);
+        event_row(realtime_ns(), "warning", "kernels_untimed", msg);
     }
     close_report();
     return NULL;

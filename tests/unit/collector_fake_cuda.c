@@ -323,6 +323,9 @@ run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
         k->registersPerThread = 32;
         k->graphId = graph_id;
         k->graphNodeId = node;
+        /* as on the H200 under KIND_KERNEL: a graph launch's nodes after its first, untimed */
+        if (node > 1 && F.kernel_kind == CUPTI_ACTIVITY_KIND_KERNEL)
+            k->start = k->end = 0;
     }
     rp_kernel(grid);
     if (!F.sass_enabled || F.concurrent_on)
