@@ -44,6 +44,7 @@
 #include "collector/options.h"
 #include "collector/orphan.h"
 #include "collector/signals.h"
+#include "collector/stacks.h"
 #include "schema/optvalue.h"
 #include "schema/outname.h"
 
@@ -236,6 +237,7 @@ initialize(void)
     char err[1024] = "";
     G.pid = getpid();
     options_read();
+    stacks_arm(opt.diag_stacks);
     if (env("GPUHIER_SESSION_FILE"))
         snprintf(G.session_file, sizeof(G.session_file), "%s", env("GPUHIER_SESSION_FILE"));
     const char *pattern = env("GPUHIER_OUTPUT") ? env("GPUHIER_OUTPUT") : OUTNAME_DEFAULT;

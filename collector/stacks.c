@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A diagnosis for a call stuck inside CUPTI (docs/collector.md "Both
- * engines in one process"): with GPUHIER_DIAG_STACKS=1, when the engine
- * watchdog (sampler_watchdog()) first finds a stuck call, every thread of
- * the process writes its backtrace (backtrace_symbols_fd(): object,
+ * engines in one process"): with GPUHIER_DIAG_STACKS=N, when the engine
+ * watchdog (sampler_watchdog(), on the flusher thread) first finds a stuck
+ * call, or N seconds after the collector started, whichever comes first
+ * (a hang that holds the flusher too never reaches the watchdog), every
+ * thread of the process writes its backtrace (backtrace_symbols_fd(): object,
  * symbol where exported, offset) to stderr. The device has no debugger;
  * this tells which lock a deadlocked thread waits on and who holds the
  * CUPTI calls around it. Not for normal use: it borrows SIGURG (ignored by
@@ -16,9 +18,11 @@
 #include "collector/stacks.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,4 +86,28 @@ stacks_dump(const char *why)
     if (d)
         closedir(d);
     sigaction(SIGURG, &old, NULL);
+}
+
+static void *
+timer_main(void *arg)
+{
+    long s = (long)(intptr_t)arg;
+    nanosleep(&(struct timespec){s, 0}, NULL);
+    char why[64];
+    snprintf(why, sizeof(why), "%ld s after the collector started", s);
+    stacks_dump(why);
+    return NULL;
+}
+
+void
+stacks_arm(long seconds)
+{
+    pthread_t t;
+    pthread_attr_t a;
+    if (seconds <= 0 || pthread_attr_init(&a))
+        return;
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (!pthread_create(&t, &a, timer_main, (void *)(intptr_t)seconds))
+        return;
+    pthread_attr_destroy(&a);
 }
