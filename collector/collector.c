@@ -43,6 +43,7 @@
 #include "collector/notes.h"
 #include "collector/options.h"
 #include "collector/orphan.h"
+#include "collector/sampler.h"
 #include "collector/signals.h"
 #include "collector/stacks.h"
 #include "schema/optvalue.h"
@@ -316,6 +317,7 @@ initialize(void)
     callbacks_set_active(1);
     G.initialized = 1;
     start_flusher();
+    sampler_watchdog_start();
     signals_install(on_death);
     push_pending_note();
     push_rank();

@@ -108,6 +108,7 @@ finish(void)
         return; /* a fatal signal is closing it */
     callbacks_set_active(0);
     stop_flusher();
+    sampler_watchdog_stop();
     /*
      * An engine call still stuck inside CUPTI (sampler_watchdog()) may hold
      * CUPTI's locks: the engines are not stopped and CUPTI is not flushed,

@@ -36,6 +36,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -190,6 +192,62 @@ sampler_watchdog(void)
             stacks_dump(st->text);
     }
     return stuck;
+}
+
+/*
+ * The watchdog's own thread (with the instrumentation engine on): the
+ * flusher calls it too, but a deadlock inside CUPTI can hold the flusher in
+ * cuptiActivityFlushAll before the watchdog ever ran there (measured on the
+ * H200, docs/collector.md "Both engines in one process"). This thread never
+ * calls CUPTI.
+ */
+static struct {
+    pthread_t t;
+    sem_t wake;
+    atomic_int stop;
+    int running;
+} WD;
+
+static void *
+watchdog_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&WD.stop)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 500000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        while (sem_timedwait(&WD.wake, &ts) == -1 && errno == EINTR)
+            ;
+        if (!atomic_load(&WD.stop))
+            sampler_watchdog();
+    }
+    return NULL;
+}
+
+void
+sampler_watchdog_start(void)
+{
+    if (opt.instrument == ENGINES_RANGEPROF || WD.running)
+        return;
+    sem_init(&WD.wake, 0, 0);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    WD.running = pthread_create(&WD.t, NULL, watchdog_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void
+sampler_watchdog_stop(void)
+{
+    if (!WD.running)
+        return;
+    atomic_store(&WD.stop, 1);
+    sem_post(&WD.wake);
+    pthread_join(WD.t, NULL);
+    WD.running = 0;
 }
 
 int

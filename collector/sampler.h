@@ -63,6 +63,9 @@ void sampler_graph_exit(int launch_ok);
  * (the stuck call may hold CUPTI's locks).
  */
 int sampler_watchdog(void);
+/* The watchdog's own thread, with the instrumentation engine on (never calls CUPTI). */
+void sampler_watchdog_start(void);
+void sampler_watchdog_stop(void);
 
 /* 1 and what it found into buf once the watchdog found engine `e` stuck; else 0. */
 int sampler_stuck(const struct counter_engine *e, char *buf, size_t n);

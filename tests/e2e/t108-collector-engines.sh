@@ -135,6 +135,12 @@ like slow "stuck, then returned" "$(meta slow engine_instrumentation)" \
 expect slow "one engine_stuck event" "$(q slow "SELECT count(*) FROM event WHERE code = 'engine_stuck'")" 1
 expect slow "clean exit" "$(q slow "SELECT clean_exit FROM run")" 1
 like slow "profiling_limited says so" "$(q slow "SELECT profiling_limited FROM run")" "*stuck inside CUPTI*"
+#    the same with the flusher held in cuptiActivityFlushAll for as long (a CUPTI lock the stuck
+#    call holds, as on the H200; the bound past the flusher's 500 ms period, so the flusher is
+#    inside the flush first): the watchdog's own thread still says so while the call hangs
+run slowflush GPUHIER_INSTRUMENT=1 FAKE_SASS_HANG_MS=3000 FAKE_FLUSH_WAITS=1 GPUHIER_DIAG_ENGINE_WATCHDOG_MS=1200
+like slowflush "stuck, said while it hung" "$(grep -c 'seems stuck inside CUPTI' "$tmp/slowflush.err")" "[1-9]*"
+expect slowflush "one engine_stuck event" "$(q slowflush "SELECT count(*) FROM event WHERE code = 'engine_stuck'")" 1
 #    GPUHIER_DIAG_STACKS=1: the stuck thread's stack (inside the fake's Enable) goes to stderr
 run slowstacks GPUHIER_INSTRUMENT=1 FAKE_SASS_HANG_MS=2000 GPUHIER_DIAG_ENGINE_WATCHDOG_MS=300 GPUHIER_DIAG_STACKS=1
 expect slowstacks "one stack header" "$(grep -c "every thread's stack (its launch start had not returned" "$tmp/slowstacks.err")" 1

@@ -34,7 +34,8 @@
  * Test knobs: FAKE_SASS_HANG_MS=N makes cuptiSassMetricsEnable sleep N ms
  * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics,
  * FAKE_RANGEPROF_START_MS=N makes cuptiRangeProfilerStart sleep N ms (a
- * long kernel's replay, say).
+ * long kernel's replay, say), FAKE_FLUSH_WAITS=1 makes cuptiActivityFlushAll
+ * wait while an Enable hangs (a CUPTI lock the stuck call holds).
  * fake_violations() counts the calls CUPTI would have refused.
  */
 #include <cuda.h>
@@ -97,6 +98,8 @@ static struct {
     size_t nsass;
     atomic_int violations;
 } F = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* Enables now sleeping in FAKE_SASS_HANG_MS (FAKE_FLUSH_WAITS). */
+static atomic_int fake_hanging, fake_in_flush; /* and flushes inside cuptiActivityFlushAll */
 
 static void *the_ctx = (void *)0x1000;
 static int rp_on(void);
@@ -511,6 +514,13 @@ EXPORT CUptiResult
 cuptiActivityFlushAll(uint32_t flag)
 {
     (void)flag;
+    /* FAKE_FLUSH_WAITS=1: a flush waits while an Enable hangs, as on a lock the stuck call holds */
+    if (getenv("FAKE_FLUSH_WAITS")) {
+        atomic_fetch_add(&fake_in_flush, 1);
+        while (atomic_load(&fake_hanging))
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        atomic_fetch_sub(&fake_in_flush, 1);
+    }
     for (;;) {
         pthread_mutex_lock(&F.lock);
         if (!F.npending || !F.req || !F.done) {
@@ -1050,8 +1060,13 @@ cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *p)
     if (hang && *hang) {
         long ms = strtol(hang, NULL, 10);
         struct timespec ts = {ms < 0 ? 1000000 : ms / 1000, ms < 0 ? 0 : (ms % 1000) * 1000000L};
+        atomic_fetch_add(&fake_hanging, 1);
+        /* FAKE_FLUSH_WAITS: the hang starts once the flusher is inside a flush (at most 2 s) */
+        for (int i = 0; getenv("FAKE_FLUSH_WAITS") && !atomic_load(&fake_in_flush) && i < 2000; i++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
         while (nanosleep(&ts, &ts))
             ;
+        atomic_fetch_sub(&fake_hanging, 1);
     }
     pthread_mutex_lock(&F.lock);
     CUptiResult rc = CUPTI_SUCCESS;
