@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/cost_vs_ncu.py: issue 18 point 4's targets, side by side in one device call.
+
+Workloads (committed scripts, not tuned to gpuhier):
+  torch  bench/pytorch_train.py --steps STEPS --warmup 1 (a PyTorch training
+         script of several thousand launches)
+  jax    bench/suite/jax_mlp.py (a JAX training loop, JAX's default memory
+         preallocation of 75 % of the GPU)
+
+Runs, each wall-clock timed around the whole process:
+  native             the program alone (RUNS times, median)
+  gpuhier default    `gpuhier run --no-analyze` (RUNS times, median); its
+                     coverage line (pattern and hardware counters by GPU time)
+                     and report size per profiled launch from the last run
+  ncu per config     `ncu --filter-mode per-launch-config -c 1 --metrics M`
+                     (torch only; NCU_RUNS times, median), M = one-pass group 1
+                     of gpuhier's default plan (the group every profiled
+                     configuration gets first)
+  every launch       `gpuhier run --sample all --launch-count 200` against
+                     `ncu -c 200 --metrics M` (torch only, once each): cost per
+                     launch = (wall - native) / 200
+
+Prints a Markdown table with the targets beside (default <= 1.3x native and
+<= 0.5x ncu on torch; <= 2x native on jax; every launch <= 0.3x ncu's cost per
+launch; report <= 1 KB per profiled launch) and writes it to
+OUT/cost_vs_ncu.md. A run that failed or timed out is shown as such, never
+dropped. Usage: cost_vs_ncu.py STAGE [--steps N] [--runs N] [--ncu-runs N]
+[--timeout S] [--deadline S] (STAGE from scripts/stage.sh).
+"""
+import argparse
+import datetime
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import gpu_name, stage_commit  # noqa: E402
+from rangeprof_cost import GROUP1  # noqa: E402
+
+COVER = re.compile(r"coverage by GPU time: pattern counters ([0-9.]+) %, hardware counters ([0-9.]+) %")
+PROFILED = re.compile(r"launches: (\d+) traced, (\d+) profiled")
+T0 = time.monotonic()
+
+
+def run(cmd, cwd, timeout, env=None):
+    """(seconds, exit status or 'timeout', stderr text)."""
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout)
+        return time.monotonic() - t0, p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        return time.monotonic() - t0, "timeout", (e.stderr or b"").decode("utf-8", "replace")
+
+
+def med(xs):
+    ok = [t for t, rc in xs if rc == 0]
+    return statistics.median(ok) if ok else None
+
+
+def fmt(x, unit="s"):
+    return "-" if x is None else ("%.2f %s" % (x, unit)).strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("stage")
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--ncu-runs", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=150)
+    ap.add_argument("--deadline", type=float, default=540, help="skip runs that would start past this")
+    a = ap.parse_args()
+    stage = os.path.abspath(a.stage)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = os.environ.get("OUT", os.path.join(root, "out"))
+    os.makedirs(out, exist_ok=True)
+    g = os.path.join(stage, "gpuhier")
+    work = tempfile.mkdtemp(prefix="cost_vs_ncu.")
+    progs = {
+        "torch": ["python3", os.path.join(root, "bench/pytorch_train.py"), "--steps", str(a.steps),
+                  "--warmup", "1"],
+        "jax": ["python3", os.path.join(root, "bench/suite/jax_mlp.py")],
+    }
+    res = {}  # (prog, variant) -> [(seconds, rc)]
+    notes = {}
+    skipped = []
+
+    def timed(prog, variant, cmd, n=1):
+        for i in range(n):
+            if time.monotonic() - T0 > a.deadline:
+                skipped.append("%s %s run %d" % (prog, variant, i + 1))
+                continue
+            t, rc, err = run(cmd, work, a.timeout)
+            res.setdefault((prog, variant), []).append((t, rc))
+            print("%-6s %-14s run %d: %s, %.1f s" % (prog, variant, i + 1, rc, t), flush=True)
+            if rc != 0:
+                print("  " + "\n  ".join(err.strip().splitlines()[-4:]), flush=True)
+            yield err
+
+    for prog, cmd in progs.items():
+        for _ in timed(prog, "native", cmd, a.runs):
+            pass
+        for i, err in enumerate(timed(prog, "default", [g, "run", "-f", "-o", "%s.db" % prog,
+                                                         "--no-analyze", "--"] + cmd, a.runs)):
+            m, p = COVER.search(err), PROFILED.search(err)
+            db = os.path.join(work, "%s.db" % prog)
+            size = os.path.getsize(db) if os.path.exists(db) else None
+            notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
+                           "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
+                           "bytes": size}
+    ncu = ["ncu", "--metrics", GROUP1, "--csv", "--log-file", os.path.join(work, "ncu.csv")]
+    for _ in timed("torch", "ncu per config", ncu + ["--filter-mode", "per-launch-config", "-c", "1"] +
+                   progs["torch"], a.ncu_runs):
+        pass
+    for _ in timed("torch", "all 200", [g, "run", "-f", "-o", "all.db", "--no-analyze", "--sample", "all",
+                                        "--launch-count", "200", "--"] + progs["torch"]):
+        pass
+    for _ in timed("torch", "ncu 200", ncu + ["-c", "200"] + progs["torch"]):
+        pass
+
+    nat = {p: med(res.get((p, "native"), [])) for p in progs}
+    rows = []
+
+    def ratio(x, y):
+        return "-" if x is None or not y else "%.2f×" % (x / y)
+
+    for prog in progs:
+        d = med(res.get((prog, "default"), []))
+        n = notes.get(prog, {})
+        per = (n.get("bytes") / n["profiled"]) if n.get("bytes") and n.get("profiled") else None
+        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            prog, fmt(nat[prog]), fmt(d), ratio(d, nat[prog]),
+            "%s %% / %s %%" % (n.get("pattern"), n.get("hardware")) if n.get("pattern") else "-",
+            "%s of %s" % (n.get("profiled"), n.get("traced")) if n.get("profiled") is not None else "-",
+            "%.2f KB" % (per / 1024) if per else "-"))
+    nc = med(res.get(("torch", "ncu per config"), []))
+    dt = med(res.get(("torch", "default"), []))
+    al, n2 = med(res.get(("torch", "all 200"), [])), med(res.get(("torch", "ncu 200"), []))
+    pl = lambda x: None if x is None or nat["torch"] is None else (x - nat["torch"]) / 200  # noqa: E731
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "## %s, %s, stage %s" % (stamp, gpu_name(), stage_commit(stage)),
+        "",
+        "`python3 bench/cost_vs_ncu.py STAGE --steps %d --runs %d --ncu-runs %d` "
+        "(medians of the runs that ended with status 0; every run is listed in the log)." % (
+            a.steps, a.runs, a.ncu_runs),
+        "",
+        "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by GPU time) "
+        "| profiled launches | report per profiled launch |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ] + rows + [
+        "",
+        "| torch comparison | gpuhier | Nsight Compute | ratio | target |",
+        "| --- | --- | --- | --- | --- |",
+        "| default against `ncu --filter-mode per-launch-config -c 1` (group 1's %d metrics) | %s | %s | %s | ≤ 0.5× |"
+        % (len(GROUP1.split(",")), fmt(dt), fmt(nc), ratio(dt, nc)),
+        "| every launch, 200 launches: cost per launch | %s | %s | %s | ≤ 0.3× |"
+        % (fmt(pl(al) and pl(al) * 1000, "ms"), fmt(pl(n2) and pl(n2) * 1000, "ms"),
+           ratio(pl(al), pl(n2))),
+        "",
+        "Targets (issue 18 point 4): torch default ≤ 1.3× native, ≥ 95 %% of GPU time with pattern "
+        "counters and ≥ 60 %% with hardware counters; jax default ≤ 2× native; report ≤ 1 KB per "
+        "profiled launch.",
+    ]
+    if skipped:
+        lines.append("")
+        lines.append("Not run (past the %d s deadline): %s." % (a.deadline, ", ".join(skipped)))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(os.path.join(out, "cost_vs_ncu.md"), "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
