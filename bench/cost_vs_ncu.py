@@ -74,6 +74,7 @@ def main():
     ap.add_argument("--ncu-runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=150)
     ap.add_argument("--deadline", type=float, default=540, help="skip runs that would start past this")
+    ap.add_argument("--no-ncu", action="store_true", help="only native and the default (no ncu, no 200-launch pair)")
     a = ap.parse_args()
     stage = os.path.abspath(a.stage)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -114,13 +115,15 @@ def main():
                            "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
                            "bytes": size}
     ncu = ["ncu", "--metrics", GROUP1, "--csv", "--log-file", os.path.join(work, "ncu.csv")]
+    if a.no_ncu:
+        a.ncu_runs = 0
     for _ in timed("torch", "ncu per config", ncu + ["--filter-mode", "per-launch-config", "-c", "1"] +
                    progs["torch"], a.ncu_runs):
         pass
     for _ in timed("torch", "all 200", [g, "run", "-f", "-o", "all.db", "--no-analyze", "--sample", "all",
-                                        "--launch-count", "200", "--"] + progs["torch"]):
+                                        "--launch-count", "200", "--"] + progs["torch"], 0 if a.no_ncu else 1):
         pass
-    for _ in timed("torch", "ncu 200", ncu + ["-c", "200"] + progs["torch"]):
+    for _ in timed("torch", "ncu 200", ncu + ["-c", "200"] + progs["torch"], 0 if a.no_ncu else 1):
         pass
 
     nat = {p: med(res.get((p, "native"), [])) for p in progs}

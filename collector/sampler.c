@@ -351,9 +351,17 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             }
             if (opt.groups && gpct > 0) {
                 /* the same budget as above when --profile-budget is given */
+                /*
+                 * by default the later groups share the first groups' rule: free
+                 * within the allowance, past it one budget on the profiling beyond
+                 * it, ranked by GPU time (sampling_first_slots())
+                 */
+                int64_t allow = S.sampling.opts.first_allowance_ns;
                 sl.group_slots =
                     budget > 0 ? sl.budget_slots
-                               : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
+                    : allow >= 0
+                        ? sampling_first_slots(gpct, allow, st.profiling_ns, elapsed, st.profiles)
+                        : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
                 sl.group_over_budget = sl.group_slots == 0;
             }
         }

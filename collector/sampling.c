@@ -132,7 +132,15 @@ sampling_first_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_
 {
     if (allowance_ns < 0 || budget_pct <= 0 || profiling_ns < allowance_ns)
         return LONG_MAX;
-    return sampling_budget_slots(budget_pct, profiling_ns, elapsed_ns, profiles);
+    double beyond = (double)(profiling_ns - allowance_ns);
+    double own = (double)(elapsed_ns - profiling_ns); /* the program's own time */
+    double slack = budget_pct / 100.0 * own - beyond;
+    if (own <= 0 || slack < 0)
+        return 0;
+    double mean = profiles > 0 && profiling_ns > 0 ? (double)profiling_ns / (double)profiles
+                                                   : (double)SAMPLING_PROFILE_NS_GUESS;
+    double n = slack / mean;
+    return n >= 1 ? (n < 1e9 ? (long)n : 1000000000L) : 1;
 }
 
 int64_t

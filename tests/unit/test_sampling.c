@@ -867,10 +867,14 @@ test_sampling_first_slots(void)
     /* no allowance limit ("none") or no budget: no limit */
     CHECK(sampling_first_slots(30, -1, 9 * s, 10 * s, 20) == LONG_MAX);
     CHECK(sampling_first_slots(0, 2 * s, 9 * s, 10 * s, 20) == LONG_MAX);
-    /* past it, over 30 % of the rest: none */
-    CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 3 * s, 10 * s, 50), 0);
-    /* past it, within 30 % of the rest (17 s: 5.1 s, 2.1 s of slack at 60 ms a profile): 35 */
-    CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 3 * s, 20 * s, 50), 35);
+    /* past it, the profiling beyond it over 30 % of the program's own time: none
+       (2.5 s beyond, 7 s own: 2.1 s allowed) */
+    CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 4500000000LL, 11500000000LL, 50), 0);
+    /* the allowance is not charged: 1 s beyond it, 7 s own (2.1 s allowed, 1.1 s of slack at
+       60 ms a profile): 18; charged (3 s against 2.1 s) it would have been none */
+    CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 3 * s, 10 * s, 50), 18);
+    /* 17 s own, 1 s beyond: 5.1 s allowed, 4.1 s of slack: 68 */
+    CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 3 * s, 20 * s, 50), 68);
 }
 
 static void
