@@ -57,18 +57,19 @@ struct sampling_opts {
                            configuration when it still lacks it (no config image switch:
                            docs/rangeprof-cost.md), else its first missing one in order */
     int64_t first_allowance_ns; /* in config mode with groups, without --profile-budget:
-                                   the profiling time within which every configuration's
-                                   first group is taken at its first launch; past it the
-                                   first groups share group_budget_pct too, ranked by GPU
-                                   time (sampling_first_slots()); < 0: no limit on first
-                                   groups. Default SAMPLING_FIRST_ALLOWANCE_NS,
-                                   GPUHIER_FIRST_ALLOWANCE_MS */
+                                   the profiling time within which every group is taken
+                                   when its launch comes; past it first and later groups
+                                   share group_budget_pct of the program's own time,
+                                   ranked by GPU time, the allowance not charged
+                                   (sampling_first_slots()); < 0: no limit on first groups
+                                   and the later ones under the plain budget. Default
+                                   SAMPLING_FIRST_ALLOWANCE_NS, GPUHIER_FIRST_ALLOWANCE_MS */
 };
 /*
- * The default budget of the one-pass groups: 30 % of the rest of the run,
- * the --profile-budget that measured 1.14x native on the PyTorch
- * benchmark (docs/metrics.md). A configuration's later groups are under it
- * from the start, its first group past SAMPLING_FIRST_ALLOWANCE_NS
+ * The default budget of the one-pass groups: 30 % of the program's own
+ * time, the --profile-budget that measured 1.14x native on the PyTorch
+ * benchmark (docs/metrics.md). Every group is under it past
+ * SAMPLING_FIRST_ALLOWANCE_NS of profiling, which is not charged to it
  * (docs/sampling.md "One-pass groups and the budget").
  */
 #define SAMPLING_GROUP_BUDGET_PCT 30.0
