@@ -109,6 +109,17 @@ tiers AS (
   -- bytes looked up in L2: hit + miss sectors, 32 bytes each
   CASE WHEN l2_hit_sectors IS NULL AND l2_miss_sectors IS NULL THEN NULL
        ELSE 32.0 * (COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0)) END AS l2_bytes,
+  -- bytes the asynchronous copies moved (TMA loads and stores, LDGSTS through or around L1, group
+  -- tma / sass_bytes): traffic no LDG or STG sector counts
+  CASE WHEN COALESCE(tma_load_bytes, tma_store_bytes, ldgsts_access_bytes, ldgsts_bypass_bytes) IS NULL THEN NULL
+       ELSE COALESCE(tma_load_bytes, 0) + COALESCE(tma_store_bytes, 0) + COALESCE(ldgsts_access_bytes, 0)
+            + COALESCE(ldgsts_bypass_bytes, 0) END AS async_bytes,
+  -- bytes every counted SM access could have moved: global and local sectors, atomics and
+  -- reductions at L2, 32 bytes each (NULL when no sector counter was collected)
+  CASE WHEN COALESCE(gld_sectors, gst_sectors) IS NULL THEN NULL
+       ELSE 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + COALESCE(lld_sectors, 0)
+                    + COALESCE(lst_sectors, 0) + COALESCE(l2_atom_sectors, 0) + COALESCE(l2_red_sectors, 0))
+       END AS counted_access_bytes,
   -- bytes the SMs moved to or from system memory (sm_sysmem_sectors)
   32.0 * sm_sysmem_sectors AS host_bytes,
   -- pct of L2 lookups that hit (hits and misses may come from two launches: docs/metrics.md)
@@ -140,11 +151,36 @@ work AS (
   -- absent from a default run) they are bounded by the global LSU sectors, at most 16 per warp
   -- instruction (32 lanes x 16 B, the widest access), so neither the DRAM bytes of local spills nor
   -- the sectors a strided pattern drags in count as useful.
-  CASE WHEN requested_bytes IS NOT NULL AND dram_bytes IS NOT NULL THEN MIN(requested_bytes, dram_bytes)
+  -- The asynchronous copies' bytes (TMA, LDGSTS) are requested bytes too, when measured (added where
+  -- the DRAM bytes bound the sum: without them, requested bytes that hit in L2 would already make
+  -- the floor too high, and the copies' would make it more so). When the
+  -- DRAM bytes are more than twice what every counted access could have moved, plus 1 MiB, most of
+  -- the traffic came from accesses no counter of the run saw (TMA or LDGSTS without their group: a
+  -- cuBLAS or CUTLASS GEMM loads its tiles so): the DRAM bytes then stand for the useful ones, a
+  -- conservative floor (a higher floor claims less), and useful_basis says so. The factor 2 is
+  -- DRAM's access granularity: 64 bytes against L2's 32-byte sectors, so scattered sector accesses
+  -- may read twice their bytes (the suite's gather: 1.6x); the 1 MiB leaves room for traffic no SM
+  -- instruction makes (instruction and constant fetches, page-table walks). Only with the local
+  -- sectors measured: otherwise the unseen traffic may be spills, which are no useful bytes.
+  CASE WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
+            AND COALESCE(lld_sectors, lst_sectors) IS NOT NULL
+            AND dram_bytes > 2.0 * counted_access_bytes + 1048576.0 THEN dram_bytes
+       WHEN requested_bytes IS NOT NULL AND dram_bytes IS NOT NULL
+         THEN MIN(requested_bytes + COALESCE(async_bytes, 0), dram_bytes)
        WHEN requested_bytes IS NULL AND dram_bytes IS NOT NULL AND COALESCE(gld_sectors, gst_sectors) IS NOT NULL
          THEN MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
-                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0)), dram_bytes)
+                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0))
+                  + COALESCE(async_bytes, 0), dram_bytes)
        ELSE COALESCE(requested_bytes, dram_bytes) END AS useful_bytes,
+  -- what the useful bytes are: 'requested' (the instructions' own bytes), 'sectors' (bounded by the
+  -- global sectors, no requested bytes), 'dram' (the DRAM bytes: no requested bytes either, or
+  -- traffic the run's counters did not see, as above)
+  CASE WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
+            AND COALESCE(lld_sectors, lst_sectors) IS NOT NULL
+            AND dram_bytes > 2.0 * counted_access_bytes + 1048576.0 THEN 'dram'
+       WHEN requested_bytes IS NOT NULL THEN 'requested'
+       WHEN dram_bytes IS NOT NULL AND COALESCE(gld_sectors, gst_sectors) IS NOT NULL THEN 'sectors'
+       WHEN dram_bytes IS NOT NULL THEN 'dram' END AS useful_basis,
   -- ns: the warp instructions other than memory ones (global, shared, local: the memory roof's
   -- business, and spills are not the work) at 4 per SM per cycle. Executed, not necessary: a fix
   -- that removes arithmetic can beat it.

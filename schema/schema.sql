@@ -610,7 +610,7 @@ CREATE TABLE kernel_summary (
     host_bytes                REAL,     -- system-memory (host link) bytes seen by L2, per launch
     local_bytes               REAL,     -- local-memory (spill) sector bytes, per launch
     requested_bytes           REAL,     -- bytes requested by global load/store instructions, per launch
-    useful_bytes              REAL,     -- min(requested_bytes, dram_bytes) when both known; the floor's numerator
+    useful_bytes              REAL,     -- the floor's numerator: min(requested (+ TMA/LDGSTS) bytes, dram_bytes), or the DRAM bytes when most traffic was unseen (docs/analyzer.md "The floor")
     floor_ns                  REAL,     -- useful_bytes / peak_dram_bw (datasheet)
     floor_measured_ns         REAL,     -- useful_bytes / measured copy bandwidth
     floor_ratio               REAL,     -- mean_ns / floor_ns
