@@ -714,7 +714,7 @@ check_engines(struct doctor *d, int has_device, int *rangeprof, int *instr)
     if (*rangeprof == 0 && *instr == 1)
         say("note", "without counter permission the instrumentation engine's API still answers; "
                     "whether its launches then get counts is not yet measured on a device: try "
-                    "GPUHIER_INSTRUMENT=1 gpuhier run (docs/collector.md \"Counter engines\")");
+                    "gpuhier run --counters pattern (docs/collector.md \"Counter engines\")");
     cupti_profiler_fn deinit = (cupti_profiler_fn)dlsym(d->cupti, "cuptiProfilerDeInitialize");
     if (deinit) {
         struct cupti_profiler_init dp = {.struct_size = sizeof(dp)};
@@ -1005,7 +1005,7 @@ cmd_doctor(int argc, const char **argv)
         printf("ready to profile: gpuhier run ./your-program\n");
     else if (d.can_trace && eng_instr == 1)
         printf("not ready for the range profiler (see PROBLEM above); the instrumentation "
-               "engine's API answered: GPUHIER_INSTRUMENT=1 gpuhier run may still give pattern "
+               "engine's API answered: 'gpuhier run --counters pattern' may still give pattern "
                "counts (not yet measured without permission); 'gpuhier run --mode trace' records "
                "launches and copies\n");
     else if (d.can_trace)

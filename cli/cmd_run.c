@@ -211,6 +211,13 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     set_or_unset("GPUHIER_METRIC_SET", o->metric_set);
     set_or_unset("GPUHIER_CACHE_CONTROL", o->cache_control);
     set_or_unset("GPUHIER_REPLAY", o->replay);
+    /*
+     * Unlike the others, left as it is when --counters is absent: the
+     * collector's documented variable (GPUHIER_INSTRUMENT=1 gpuhier run ...)
+     * and its diagnosis value 'both', which has no option, keep working.
+     */
+    if (o->counters)
+        set_or_unset("GPUHIER_INSTRUMENT", !strcmp(o->counters, "pattern") ? "1" : NULL);
     set_or_unset("GPUHIER_SAMPLE", o->sample);
     set_or_unset("GPUHIER_KERNEL", o->kernel);
     set_or_unset("GPUHIER_NVTX_INCLUDE", o->nvtx_include);

@@ -24,6 +24,7 @@ struct run_opts {
     int is_no_analyze;          /* --no-analyze */
     int is_help;                /* -h/--help was given (nothing else is checked) */
     const char *mode;           /* "trace" or "profile"; NULL: collector default (profile) */
+    const char *counters;       /* "hardware" or "pattern"; NULL: GPUHIER_INSTRUMENT left as set */
     const char *metrics;        /* comma-separated metric names to add, or NULL */
     const char *metric_set;     /* "default" or "none" (only --metrics), or NULL: default */
     const char *cache_control;  /* "all" (flush the L2) or "none"; NULL: none */

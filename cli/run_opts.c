@@ -24,6 +24,7 @@ enum opt_id {
     OPT_FORCE,
     OPT_QUIET,
     OPT_MODE,
+    OPT_COUNTERS,
     OPT_METRICS,
     OPT_METRIC_SET,
     OPT_SAMPLE,
@@ -57,6 +58,10 @@ static const struct opt opts[] = {
      "print no ==gpuhier== lines (the program's output is untouched)"},
     {OPT_MODE, 0, "mode", 1, "trace|profile",
      "trace: no hardware counters; profile (default): counters on sampled launches"},
+    {OPT_COUNTERS, 0, "counters", 1, "hardware|pattern",
+     "hardware (default): the range profiler's one-pass groups (DRAM, caches, occupancy); "
+     "pattern: the instrumentation engine: exact per-instruction access counts with source "
+     "lines, no hardware counters, kernels traced serialized"},
     {OPT_METRICS, 0, "metrics", 1, "LIST",
      "comma-separated metric names to collect besides the metric set"},
     {OPT_METRIC_SET, 0, "metric-set", 1, "default|none",
@@ -228,6 +233,11 @@ set_value(struct run_opts *o, const struct opt *op, const char *v)
             return bad_word("--mode", v, OPTVALUE_MODES);
         o->mode = v;
         return 0;
+    case OPT_COUNTERS:
+        if (optvalue_choice(v, OPTVALUE_COUNTERS) < 0)
+            return bad_word("--counters", v, OPTVALUE_COUNTERS);
+        o->counters = v;
+        return 0;
     case OPT_METRICS:
         o->metrics = v;
         return check_metrics(v);
@@ -378,6 +388,13 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
     if (o->replay && !strcmp(o->replay, "kernel") && o->mode && !strcmp(o->mode, "trace"))
         return usage_error("--replay kernel replays profiled launches, and --mode trace profiles "
                            "none");
+    int is_pattern = o->counters && !strcmp(o->counters, "pattern");
+    if (is_pattern && o->mode && !strcmp(o->mode, "trace"))
+        return usage_error("--counters pattern counts the profiled launches' accesses, and --mode "
+                           "trace profiles none");
+    if (is_pattern && o->replay && !strcmp(o->replay, "kernel"))
+        return usage_error("--replay kernel is the range profiler's, and --counters pattern "
+                           "turns the range profiler off");
     if (o->cache_control && !strcmp(o->cache_control, "all") && o->mode &&
         !strcmp(o->mode, "trace"))
         return usage_error("--cache-control all flushes the L2 before profiled launches, and "

@@ -43,6 +43,24 @@ expect_rc 2 "$G" run --replay kernel --mode trace true 2> err.txt
 contains err.txt "--replay kernel replays profiled launches"
 expect_rc 0 "$G" run -q --replay kernel true
 expect_rc 0 "$G" run -q --replay=none --mode trace true
+# --counters: hardware (the range profiler) or pattern (the instrumentation engine, which
+# profiles, and never under kernel replay, the range profiler's)
+expect_rc 2 "$G" run --counters sass true 2> err.txt
+contains err.txt "--counters: 'sass' is not hardware or pattern"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"
+expect_rc 2 "$G" run --counters pattern --mode trace true 2> err.txt
+contains err.txt "--counters pattern"
+contains err.txt "--mode trace profiles none"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"
+expect_rc 2 "$G" run --replay kernel --counters=pattern true 2> err.txt
+contains err.txt "--replay kernel"
+contains err.txt "--counters pattern"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"
+expect_rc 2 "$G" run --counters 2> err.txt
+contains err.txt "option '--counters' needs a value (hardware|pattern)"
+expect_rc 0 "$G" run -q --counters pattern --replay none true
+expect_rc 0 "$G" run -q --counters hardware --replay kernel true
+expect_rc 0 "$G" run -q --counters hardware --mode trace true
 expect_rc 2 "$G" run --bogus true 2> err.txt
 contains err.txt "unknown option '--bogus'"
 expect_rc 2 "$G" run 2> err.txt

@@ -83,6 +83,19 @@ inj=$(sed -n 's/^CUDA_INJECTION64_PATH=//p' env.txt)
 contains env.txt "LD_PRELOAD=$inj"
 unset GPUHIER_KERNEL GPUHIER_COLLECTOR_ACTIVE GPUHIER_FAULT
 
+# --counters sets or removes GPUHIER_INSTRUMENT; without it the user's value
+# (GPUHIER_INSTRUMENT=1 by hand, or the diagnosis mode 'both') reaches the collector.
+"$G" run -q --counters pattern "$C" env GPUHIER_INSTRUMENT > env.txt
+contains env.txt "GPUHIER_INSTRUMENT=1"
+GPUHIER_INSTRUMENT=both "$G" run -q --counters=pattern "$C" env GPUHIER_INSTRUMENT > env.txt
+contains env.txt "GPUHIER_INSTRUMENT=1"
+GPUHIER_INSTRUMENT=1 "$G" run -q --counters hardware "$C" env GPUHIER_INSTRUMENT > env.txt
+contains env.txt "GPUHIER_INSTRUMENT unset"
+GPUHIER_INSTRUMENT=both "$G" run -q "$C" env GPUHIER_INSTRUMENT > env.txt
+contains env.txt "GPUHIER_INSTRUMENT=both"
+env -u GPUHIER_INSTRUMENT "$G" run -q "$C" env GPUHIER_INSTRUMENT > env.txt
+contains env.txt "GPUHIER_INSTRUMENT unset"
+
 "$G" run -o "$T/x-%p.db" -f -q --mode trace --metrics a__b.sum,c.max --sample first:2 -k 'gemm|conv' \
   --launch-skip 2 --launch-count 3 --nvtx-include '^train' --profile-budget 30 \
   "$C" env GPUHIER_OUTPUT GPUHIER_FORCE GPUHIER_MODE GPUHIER_METRICS GPUHIER_SAMPLE GPUHIER_KERNEL \

@@ -56,7 +56,9 @@ FAKE_CUPTI_NO_PERM=1 expect_rc 7 "$G" doctor > out.txt
 contains out.txt "PROBLEM  range profiler: refused, no permission to read GPU counters (ERR_NVGPUCTRPERM: cuptiProfilerGetCounterAvailability returned CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)"
 contains out.txt "ok       instrumentation: CUPTI's SASS metrics API answered on device 0"
 contains out.txt "note     without counter permission the instrumentation engine's API still answers"
+contains out.txt "try gpuhier run --counters pattern"
 contains out.txt "not ready for the range profiler (see PROBLEM above); the instrumentation engine's API answered"
+contains out.txt "'gpuhier run --counters pattern' may still give pattern counts"
 FAKE_CUPTI_NO_PERM=1 FAKE_CUPTI_SASS_NO_PERM=1 expect_rc 7 "$G" doctor > out.txt
 contains out.txt "PROBLEM  instrumentation: cuptiSassMetricsSetConfig returned CUPTI_ERROR_INSUFFICIENT_PRIVILEGES on device 0 (60 metrics on GH100)"
 contains out.txt "not ready: hardware counters are unavailable"

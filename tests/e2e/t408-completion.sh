@@ -48,6 +48,14 @@ complete "$G" run --mode "" > c.txt
 has c.txt trace; has c.txt profile
 complete "$G" run --replay "" > c.txt
 has c.txt none; has c.txt kernel
+complete "$G" run --counters "" > c.txt
+has c.txt hardware; has c.txt pattern
+[ "$(wc -l < c.txt)" -eq 2 ] || fail "--counters offers more than hardware and pattern"
+complete "$G" run --co > c.txt
+has c.txt --counters
+# The word after --counters is its value, not the program.
+complete "$G" run --counters pattern ./app --sa > c.txt
+hasnt c.txt --sample
 complete "$G" run -o x.db --sa > c.txt
 has c.txt --sample
 # After the options, the program: a command name, then the program's own words.

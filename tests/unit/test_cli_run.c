@@ -204,6 +204,41 @@ test_cli_run_bad_values(void)
 }
 
 static void
+test_cli_run_counters(void)
+{
+    struct run_opts o;
+    /* Absent: NULL, so GPUHIER_INSTRUMENT stays as the user set it. */
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "app", NULL}), 0);
+    CHECK(o.counters == NULL);
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "pattern", "app", NULL}), 0);
+    CHECK_STR(o.counters, "pattern");
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters=hardware", "app", NULL}), 0);
+    CHECK_STR(o.counters, "hardware");
+    /* Each engine's own companions are fine. */
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "pattern", "--replay", "none",
+                                            "--mode", "profile", "app", NULL}),
+                 0);
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "hardware", "--replay", "kernel",
+                                            "app", NULL}),
+                 0);
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "hardware", "--mode", "trace",
+                                            "app", NULL}),
+                 0);
+    expect_bad((const char *[]){"run", "--counters", "sass", "app", NULL},
+               "--counters: 'sass' is not hardware or pattern");
+    expect_bad((const char *[]){"run", "--counters", "Pattern", "app", NULL}, "'Pattern'");
+    /* The conflicts, in either order. */
+    expect_bad((const char *[]){"run", "--counters", "pattern", "--mode", "trace", "app", NULL},
+               "--mode trace");
+    expect_bad((const char *[]){"run", "--mode=trace", "--counters=pattern", "app", NULL},
+               "--counters pattern");
+    expect_bad((const char *[]){"run", "--counters", "pattern", "--replay", "kernel", "app", NULL},
+               "--replay kernel");
+    expect_bad((const char *[]){"run", "--replay", "kernel", "--counters", "pattern", "app", NULL},
+               "--counters pattern");
+}
+
+static void
 test_cli_run_sample_specs(void)
 {
     const char *ok[] = {"config", "all", "first:1", "first:20", "every:7"};
@@ -327,6 +362,7 @@ static const struct check_test tests[] = {
     {"cli_run_short_forms", test_cli_run_short_forms},
     {"cli_run_help", test_cli_run_help},
     {"cli_run_bad_values", test_cli_run_bad_values},
+    {"cli_run_counters", test_cli_run_counters},
     {"cli_run_sample_specs", test_cli_run_sample_specs},
     {"cli_run_find_program", test_cli_run_find_program},
     {"cli_run_session_file", test_cli_run_session_file},
