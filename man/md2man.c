@@ -143,7 +143,13 @@ put_inline(const char *s)
             put_escaped(s + 1, 1);
             s += 2;
         } else {
-            put_escaped(s++, 1);
+            /* a UTF-8 sequence whole: put_escaped() turns it into \[uXXXX] */
+            unsigned char c = (unsigned char)*s;
+            size_t len = c >= 0xf0 && c < 0xf8 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1, k = 1;
+            while (k < len && ((unsigned char)s[k] & 0xc0) == 0x80)
+                k++;
+            put_escaped(s, k);
+            s += k;
         }
     }
 }

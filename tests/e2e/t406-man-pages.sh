@@ -43,4 +43,6 @@ done
 render "$M/gpuhier-run.1"
 grep -q -- '--profile-budget PCT' page.txt || fail "run page: --profile-budget not ASCII"
 ! grep -q '`\|\*\*\|\\|' page.txt || { grep -n '`\|\*\*\|\\|' page.txt >&3; fail "markup left in the run page"; }
+# Non-ASCII text survives: docs/cmd-run.md's "N ≥ 1" is a groff \[u2265] in the page, not "N  1"
+grep -qF 'N \[u2265] 1' "$M/gpuhier-run.1" || fail "run page: '≥' lost (md2man dropped a UTF-8 character)"
 echo "t406: ok"
