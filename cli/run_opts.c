@@ -395,6 +395,13 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
     if (is_pattern && o->replay && !strcmp(o->replay, "kernel"))
         return usage_error("--replay kernel is the range profiler's, and --counters pattern "
                            "turns the range profiler off");
+    /* the range profiler's options would do nothing: say so rather than ignore them */
+    if (is_pattern && (o->metrics || o->metric_set))
+        return usage_error("--metrics and --metric-set choose the range profiler's counters, and "
+                           "--counters pattern turns the range profiler off");
+    if (is_pattern && o->cache_control && !strcmp(o->cache_control, "all"))
+        return usage_error("--cache-control all flushes the L2 for the range profiler's counters; "
+                           "--counters pattern counts accesses exactly, whatever the L2 holds");
     if (o->cache_control && !strcmp(o->cache_control, "all") && o->mode &&
         !strcmp(o->mode, "trace"))
         return usage_error("--cache-control all flushes the L2 before profiled launches, and "

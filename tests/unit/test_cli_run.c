@@ -236,6 +236,18 @@ test_cli_run_counters(void)
                "--replay kernel");
     expect_bad((const char *[]){"run", "--replay", "kernel", "--counters", "pattern", "app", NULL},
                "--counters pattern");
+    /* the range profiler's own options would do nothing with pattern counters */
+    expect_bad((const char *[]){"run", "--counters", "pattern", "--metrics", "x.sum", "app", NULL},
+               "--metrics and --metric-set");
+    expect_bad(
+        (const char *[]){"run", "--metric-set", "default", "--counters", "pattern", "app", NULL},
+        "--metrics and --metric-set");
+    expect_bad(
+        (const char *[]){"run", "--counters", "pattern", "--cache-control", "all", "app", NULL},
+        "--cache-control all");
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "pattern", "--cache-control",
+                                            "none", "app", NULL}),
+                 0);
 }
 
 static void
