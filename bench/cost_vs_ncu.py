@@ -17,6 +17,8 @@ Runs, each wall-clock timed around the whole process:
                      (torch only; NCU_RUNS times, median), M = one-pass group 1
                      of gpuhier's default plan (the group every profiled
                      configuration gets first)
+  trace              `gpuhier run --mode trace` once: the report-size baseline, so the
+                     size a profile adds is (default report - trace report) / profiled
   every launch       `gpuhier run --sample all --launch-count 200` against
                      `ncu -c 200 --metrics M` (torch only, once each): cost per
                      launch = (wall - native) / 200
@@ -114,6 +116,12 @@ def main():
             notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
                            "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
                            "bytes": size}
+    # the report-size baseline: the same program traced without counters (what a profile adds is the rest)
+    for prog, cmd in progs.items():
+        for _ in timed(prog, "trace", [g, "run", "-f", "-o", "%s-trace.db" % prog, "--no-analyze", "--mode",
+                                       "trace", "--"] + cmd):
+            db = os.path.join(work, "%s-trace.db" % prog)
+            notes.setdefault(prog, {})["trace_bytes"] = os.path.getsize(db) if os.path.exists(db) else None
     ncu = ["ncu", "--metrics", GROUP1, "--csv", "--log-file", os.path.join(work, "ncu.csv")]
     if a.no_ncu:
         a.ncu_runs = 0
@@ -135,12 +143,13 @@ def main():
     for prog in progs:
         d = med(res.get((prog, "default"), []))
         n = notes.get(prog, {})
-        per = (n.get("bytes") / n["profiled"]) if n.get("bytes") and n.get("profiled") else None
+        per = ((n["bytes"] - n["trace_bytes"]) / n["profiled"]
+               if n.get("bytes") and n.get("trace_bytes") and n.get("profiled") else None)
         rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             prog, fmt(nat[prog]), fmt(d), ratio(d, nat[prog]),
             "%s %% / %s %%" % (n.get("pattern"), n.get("hardware")) if n.get("pattern") else "-",
             "%s of %s" % (n.get("profiled"), n.get("traced")) if n.get("profiled") is not None else "-",
-            "%.2f KB" % (per / 1024) if per else "-"))
+            "%.2f KB" % (per / 1024) if per is not None else "-"))
     nc = med(res.get(("torch", "ncu per config"), []))
     dt = med(res.get(("torch", "default"), []))
     al, n2 = med(res.get(("torch", "all 200"), [])), med(res.get(("torch", "ncu 200"), []))
@@ -154,7 +163,7 @@ def main():
             a.steps, a.runs, a.ncu_runs),
         "",
         "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by GPU time) "
-        "| profiled launches | report per profiled launch |",
+        "| profiled launches | report bytes per profiled launch (beyond a trace-only report) |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ] + rows + [
         "",
