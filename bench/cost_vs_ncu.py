@@ -175,8 +175,8 @@ def main():
         % (fmt(pl(al) and pl(al) * 1000, "ms"), fmt(pl(n2) and pl(n2) * 1000, "ms"),
            ratio(pl(al), pl(n2))),
         "",
-        "Targets (issue 18 point 4): torch default ≤ 1.3× native, ≥ 95 %% of GPU time with pattern "
-        "counters and ≥ 60 %% with hardware counters; jax default ≤ 2× native; report ≤ 1 KB per "
+        "Targets (issue 18 point 4): torch default ≤ 1.3× native, ≥ 95 % of GPU time with pattern "
+        "counters and ≥ 60 % with hardware counters; jax default ≤ 2× native; report ≤ 1 KB per "
         "profiled launch.",
     ]
     if skipped:
