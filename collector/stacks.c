@@ -18,8 +18,8 @@
 #include "collector/stacks.h"
 
 #include <dirent.h>
-#include <pthread.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -107,7 +107,11 @@ stacks_arm(long seconds)
     if (seconds <= 0 || pthread_attr_init(&a))
         return;
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (!pthread_create(&t, &a, timer_main, (void *)(intptr_t)seconds))
-        return;
+    /* every signal blocked in it: the program's signals go to the program's threads */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_create(&t, &a, timer_main, (void *)(intptr_t)seconds);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
 }
