@@ -29,8 +29,8 @@ struct sampling_slot {
     int instrumented; /* with both engines: the instrumentation engine served it */
     int has_order;    /* order[] set (sampling_set_group_order) */
     unsigned char order[SAMPLING_GROUPS_MAX]; /* one-pass groups, in the order to collect */
-    unsigned done;                            /* sticky_groups: the groups given (bit per group) */
-    signed char given; /* sticky_groups: the group given last, -1 none (sampling_undo) */
+    unsigned done;                            /* the groups given (bit per group) */
+    signed char given;                        /* the group given last, -1 none (sampling_undo) */
 };
 
 int
@@ -391,25 +391,37 @@ group_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
 }
 
 /*
- * The plan group of e's next profile (lock held): its order, cycling; with
- * sticky_groups in config mode, the group last given to any configuration
+ * The plan group of e's next profile (lock held). In config mode: its
+ * order (with sticky_groups, the group last given to any configuration
  * when e's first group is in and it still lacks that one, else its first
- * missing group in order.
+ * missing group in order). With all, every:N and first:N, which profile
+ * many launches of a configuration, sticky always, and a configuration
+ * that has every group takes the group last given: the config image then
+ * changes only when a configuration needs a group it lacks. Cycling
+ * through the groups at every launch changed the image at nearly every
+ * profile of an interleaved program, and a profile after a change cost
+ * about 3x one without (SetConfig 13 ms, Start ~150 ms on the H200,
+ * docs/rangeprof-cost.md; --sample all on PyTorch: 128 ms a launch,
+ * docs/cost-vs-ncu.md).
  */
 static int
 next_group(const struct sampling *s, const struct sampling_slot *e)
 {
     if (!e || s->ngroups <= 0)
         return 0;
-    if (s->opts.sticky_groups && s->opts.mode == SAMPLING_CONFIG) {
+    int many = s->opts.mode != SAMPLING_CONFIG;
+    if (many || s->opts.sticky_groups) {
         int last = s->last_group;
-        if (e->profiled > 0 && last > 0 && last < s->ngroups && !(e->done & (1u << last)))
+        int last_ok = e->profiled > 0 && last >= 0 && last < s->ngroups;
+        if (last_ok && last > 0 && !(e->done & (1u << last)))
             return last;
         for (int k = 0; k < s->ngroups; k++) {
             int g = e->has_order ? e->order[k] : k;
             if (!(e->done & (1u << g)))
                 return g;
         }
+        if (many && last_ok)
+            return last; /* every group in: no change of image */
     }
     int k = (int)(e->profiled % s->ngroups);
     return e->has_order ? e->order[k] : k;

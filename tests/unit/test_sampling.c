@@ -825,11 +825,53 @@ test_sampling_groups_all(void)
     sampling_set_groups(&s, 3);
     struct sampling_launch a = L("k", 8, 128, 0);
     a.group_over_budget = 1; /* the later groups' budget is config mode's only */
+    /* groups 1, 2, 3, then the one given last: no image change once every group is in */
     for (int k = 0; k < 7; k++) {
         CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
         CHECK_STR(why, "sample_all");
-        CHECK_EQ_INT(g, k % 3);
+        CHECK_EQ_INT(g, k < 3 ? k : 2);
     }
+    sampling_release(&s);
+}
+
+/*
+ * --sample all on an interleaved program (a a b c, a a b c, ...; 9
+ * groups): a configuration that lacks the group given last takes it, so
+ * the config image changes only when one needs a group it lacks. Cycling
+ * each configuration through its own groups changed it at 3 of every 4
+ * profiles (a at 2r and 2r+1, b and c at r, in round r); here at most once
+ * per group and configuration, and every configuration still has every
+ * group after 9 rounds.
+ */
+static void
+test_sampling_groups_all_switches(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.mode = SAMPLING_ALL;
+    char err[256];
+    const char *why;
+    int g, last = -1, switches = 0;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 9);
+    struct sampling_launch l[3] = {L("a", 8, 128, 0), L("b", 8, 256, 0), L("c", 16, 128, 0)};
+    unsigned have[3] = {0, 0, 0};
+    const int seq[4] = {0, 0, 1, 2};
+    for (int round = 0; round < 30; round++)
+        for (int j = 0; j < 4; j++) {
+            int i = seq[j];
+            l[i].group_over_budget = 1; /* config mode's budget only */
+            CHECK(sampling_decide_group(&s, &l[i], &why, NULL, NULL, &g) == NULL);
+            CHECK(g >= 0 && g < 9);
+            switches += last >= 0 && g != last;
+            last = g;
+            have[i] |= 1u << g;
+            if (round == 8)
+                CHECK_EQ_INT((int)have[i], 0x1ff); /* every group after 9 rounds */
+        }
+    CHECK(switches <= 3 * 9); /* cycling: 89 of 120 */
+    CHECK_EQ_INT(switches > 0, 1);
     sampling_release(&s);
 }
 
@@ -1014,6 +1056,7 @@ static const struct check_test tests[] = {
     {"test_sampling_first_budget", test_sampling_first_budget},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
+    {"test_sampling_groups_all_switches", test_sampling_groups_all_switches},
     {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_counters_busy", test_sampling_counters_busy},
     {"test_sampling_undo", test_sampling_undo},
