@@ -146,7 +146,12 @@ instrumentation_state(char *buf, size_t n)
 {
     long launches = 0, graphs = 0;
     char s[160], stuck[200];
-    sass_state(s, sizeof(s), &launches, &graphs);
+    const char *note = "";
+    sass_state(s, sizeof(s), &launches, &graphs, &note);
+    /* retired when the instrumentation window closed (=phased): ' (window closed after M launches)' */
+    char tail[112] = "";
+    if (note[0])
+        snprintf(tail, sizeof(tail), " (%s)", note);
     if (opt.trace_only)
         snprintf(buf, n, "not used: trace mode");
     else if (opt.instrument == ENGINES_RANGEPROF)
@@ -154,12 +159,12 @@ instrumentation_state(char *buf, size_t n)
     else if (sampler_stuck(&engine_sass, stuck, sizeof(stuck)))
         snprintf(buf, n, "stuck: %.190s", stuck);
     else if (!strcmp(s, "ran") && graphs)
-        snprintf(buf, n, "ran: %ld launch%s, %ld graph launch%s", launches,
-                 launches == 1 ? "" : "es", graphs, graphs == 1 ? "" : "es");
+        snprintf(buf, n, "ran: %ld launch%s, %ld graph launch%s%s", launches,
+                 launches == 1 ? "" : "es", graphs, graphs == 1 ? "" : "es", tail);
     else if (!strcmp(s, "ran"))
-        snprintf(buf, n, "ran: %ld launch%s", launches, launches == 1 ? "" : "es");
+        snprintf(buf, n, "ran: %ld launch%s%s", launches, launches == 1 ? "" : "es", tail);
     else
-        snprintf(buf, n, "%s", s);
+        snprintf(buf, n, "%s%s", s, strncmp(s, "failed", 6) ? tail : "");
 }
 
 void
@@ -169,8 +174,9 @@ engine_exit_notes(void)
         if (engines[i]->exit_notes)
             engines[i]->exit_notes();
     char v[sizeof(((struct rec *)0)->u.meta.value)];
-    push_meta("engines", opt.trace_only                         ? "none (trace mode)"
-                         : opt.instrument == ENGINES_BOTH       ? "instrumentation + range profiler"
+    push_meta("engines", opt.trace_only                     ? "none (trace mode)"
+                         : opt.instrument == ENGINES_BOTH   ? "instrumentation + range profiler"
+                         : opt.instrument == ENGINES_PHASED ? "instrumentation, then range profiler"
                          : opt.instrument == ENGINES_INSTRUMENT ? "instrumentation"
                                                                 : "range profiler");
     rangeprof_state(v, sizeof(v));

@@ -26,6 +26,9 @@
  *   before a launch is given to   graph_launch() of every other engine
  *   one engine (GPUHIER_          (engine_quiesce()): nothing of theirs
  *   INSTRUMENT=both)              stays enabled while it serves
+ *   the instrumentation window    retire() of the instrumentation engine,
+ *   closes (GPUHIER_INSTRUMENT=   on the launching thread, before any range
+ *   phased, sampler.c)            profiler call: done for the process
  *   CONTEXT_CREATED               context_created()
  *   CONTEXT_DESTROY_STARTING      context_destroying()
  *   the flusher, every 500 ms     flush()
@@ -151,6 +154,14 @@ struct counter_engine {
     void (*exit_notes)(void);
     /* Adds the engine's spending to *s (max_passes: the larger). */
     void (*stats)(struct engine_stats *s);
+    /*
+     * Done for the process without having failed (GPUHIER_INSTRUMENT=phased:
+     * the instrumentation window closed): release what CUPTI holds for the
+     * engine, then available() says 0 for good; `note` (copied) ends the
+     * engine's meta state, e.g. "window closed after 11 launches". Waits for
+     * a launch the engine serves on another thread.
+     */
+    void (*retire)(const char *note);
 };
 
 /*
@@ -172,8 +183,9 @@ int sass_graph_wanted(CUgraphExec exec);
  * What the instrumentation engine did, for meta 'engine_instrumentation'
  * (engine.c): "ran", "failed: CALL: ERROR", "idle" (never served), into
  * buf; *launches and *graphs get the stream and graph launches it served.
+ * After retire(), *note gets its note (else ""; may be NULL).
  */
-void sass_state(char *buf, size_t n, long *launches, long *graphs);
+void sass_state(char *buf, size_t n, long *launches, long *graphs, const char **note);
 
 /*
  * Each of these calls the member of every listed engine that has one, in

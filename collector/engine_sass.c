@@ -41,7 +41,13 @@
  * sampling chooses, the range profiler none; =both: it serves each
  * configuration's first chosen launch, and after each one its config is
  * unset (cuptiSassMetricsUnsetConfig) before the range profiler may run,
- * the combination not yet run on the device; sampler.c). Any CUPTI
+ * the combination not yet run on the device; sampler.c; =phased: it
+ * serves each configuration's first chosen launch while the
+ * instrumentation window is open, with one SetConfig kept for the whole
+ * window, and retires when it closes: Disable if enabled, one
+ * UnsetConfig, never configured again (sass_retire(); on the H200 a
+ * second SetConfig in the process failed with CUPTI_ERROR_OUT_OF_MEMORY,
+ * docs/collector.md "The instrumentation window"). Any CUPTI
  * failure turns the engine off for the process, with one event; tracing
  * goes on. GPUHIER_FAULT sites 'sass_config' and 'sass_enable' replace
  * SetConfig and Enable (docs/fault-injection.md).
@@ -93,6 +99,9 @@ static struct {
     pthread_mutex_t lock;       /* held from a served launch's ENTER to its EXIT */
     atomic_int busy;            /* a served launch holds the lock */
     atomic_int off;             /* failed once: the engine is off for the process */
+    atomic_int retired;         /* retired (sass_retire()): off for the process, not failed */
+    char retired_note[96];      /* retire()'s note (written once, before `retired`) */
+    CUcontext enabled_ctx;      /* the context Enable armed, NULL: not enabled (lock) */
     char off_why[160];          /* "CALL: ERROR" of that failure (written once, before `off`) */
     int ready;                  /* metric ids resolved (lock) */
     int configured_dev;         /* the device that got SetConfig, + 1; 0: none (lock) */
@@ -132,16 +141,18 @@ sass_off(const char *call, CUptiResult rc)
     atomic_store(&X.off, 1);
     push_event("warning", "instrumentation_failed",
                "the instrumentation engine stopped: %s; tracing goes on%s", X.off_why,
-               opt.instrument == ENGINES_BOTH
+               opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED
                    ? " (the range profiler takes the configurations' next launches)"
                    : " (the range profiler is not used in a process that instruments)");
 }
 
 void
-sass_state(char *buf, size_t n, long *launches, long *graphs)
+sass_state(char *buf, size_t n, long *launches, long *graphs, const char **note)
 {
     *launches = atomic_load(&X.served);
     *graphs = atomic_load(&X.served_graphs);
+    if (note)
+        *note = atomic_load(&X.retired) ? X.retired_note : "";
     if (atomic_load(&X.off))
         snprintf(buf, n, "failed: %s", X.off_why);
     else if (!gh.cuptiSassMetricsEnable)
@@ -179,7 +190,37 @@ sass_unconfigure(void)
 static int
 sass_available(void)
 {
-    return !atomic_load(&X.off) && gh.cuptiSassMetricsEnable != NULL;
+    return !atomic_load(&X.off) && !atomic_load(&X.retired) && gh.cuptiSassMetricsEnable != NULL;
+}
+
+/*
+ * GPUHIER_INSTRUMENT=phased, the window closes (sampler.c): on the
+ * launching thread before any range-profiler call, Disable if enabled and
+ * the one UnsetConfig, so the range profiler never starts while a SASS
+ * metrics config is set (cuptiRangeProfilerStart deadlocked inside CUPTI
+ * then, on the H200); the engine is then off for the process without
+ * having failed. Waits for a launch served on another thread (the lock).
+ */
+static void
+sass_retire(const char *note)
+{
+    pthread_mutex_lock(&X.lock);
+    if (!atomic_load(&X.retired)) {
+        gh_copy(X.retired_note, sizeof(X.retired_note), note ? note : "");
+        atomic_store(&X.retired, 1);
+        if (X.enabled_ctx && gh.cuptiSassMetricsDisable) {
+            CUpti_SassMetricsDisable_Params dis = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+            dis.ctx = X.enabled_ctx;
+            CUptiResult rc = gh.cuptiSassMetricsDisable(&dis);
+            if (rc != CUPTI_SUCCESS)
+                sass_off("cuptiSassMetricsDisable", rc);
+        }
+        X.enabled_ctx = NULL;
+        sass_unconfigure();
+        if (gh_debug)
+            gh_say("instrumentation: retired (%s)", X.retired_note);
+    }
+    pthread_mutex_unlock(&X.lock);
 }
 
 /*
@@ -317,6 +358,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
         if (rc == CUPTI_SUCCESS)
             rc = gh.cuptiSassMetricsEnable(&ep);
         if (rc == CUPTI_SUCCESS) {
+            X.enabled_ctx = ctx;
             tls_ctx = ctx;
             tls_corr = corr;
             gh_copy(tls_name, sizeof(tls_name), name ? name : "");
@@ -325,7 +367,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
         if (gh_debug)
             gh_say("instrumentation: Enable for corr %u failed: %d", corr, (int)rc);
         sass_off("cuptiSassMetricsEnable", rc);
-        if (opt.instrument == ENGINES_BOTH)
+        if (opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED)
             sass_unconfigure();
     }
     atomic_store(&X.busy, 0);
@@ -528,13 +570,19 @@ sass_collect(int launch_ok, int is_graph)
     dis.ctx = ctx;
     if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
         sass_off("cuptiSassMetricsDisable", rc);
+    X.enabled_ctx = NULL;
     /*
      * GPUHIER_DIAG_SASS_KEEP_CONFIG=1 (diagnosis, docs/sassprobe.md "Beside
      * kernel activity"): with both engines, keep the config set between
      * instrumented launches, to learn whether the second SetConfig's
      * CUPTI_ERROR_OUT_OF_MEMORY comes from the unset/set cycle.
+     * With =phased the config stays set for the whole window (one
+     * SetConfig) and is unset once, when it closes (sass_retire()); after a
+     * failure here the engine is off and the config goes now.
      */
     if (opt.instrument == ENGINES_BOTH && !opt.sass_keep_config)
+        sass_unconfigure();
+    else if (opt.instrument == ENGINES_PHASED && atomic_load(&X.off))
         sass_unconfigure();
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);
@@ -619,4 +667,5 @@ const struct counter_engine engine_sass = {
     .graph_end = sass_graph_end,
     .exit_notes = sass_exit_notes,
     .stats = sass_stats,
+    .retire = sass_retire,
 };

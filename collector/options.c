@@ -47,11 +47,20 @@ options_read(void)
     opt.user_replay = rp && !strcmp(rp, "user");
     /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
     opt.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
-    /* GPUHIER_INSTRUMENT: 'both' both engines, any other value but 0 the instrumentation alone */
+    /*
+     * GPUHIER_INSTRUMENT: 'both' both engines, 'phased' both one after the
+     * other, any other value but 0 the instrumentation alone
+     */
     const char *ins = env("GPUHIER_INSTRUMENT");
     opt.instrument = !ins || !strcmp(ins, "0") ? ENGINES_RANGEPROF
                      : !strcmp(ins, "both")    ? ENGINES_BOTH
+                     : !strcmp(ins, "phased")  ? ENGINES_PHASED
                                                : ENGINES_INSTRUMENT;
+    opt.phase_repeat = 8;
+    long rep;
+    if (env("GPUHIER_DIAG_PHASE_REPEAT") &&
+        optvalue_count(env("GPUHIER_DIAG_PHASE_REPEAT"), 0, &rep) == 0)
+        opt.phase_repeat = rep;
     opt.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
     const char *se = env("GPUHIER_DIAG_SESSION");
     opt.session_kept = se && !strcmp(se, "kept");

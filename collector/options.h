@@ -19,6 +19,9 @@ enum engine_mode {
     ENGINES_BOTH,       /* instrumentation on each configuration's first launch, the range
                            profiler on a later one (GPUHIER_INSTRUMENT=both; not yet run on
                            the device) */
+    ENGINES_PHASED,     /* the instrumentation engine in a window at the start, then the range
+                           profiler alone (GPUHIER_INSTRUMENT=phased; sampler.c, docs/collector.md
+                           "The instrumentation window"; not yet run on the device) */
 };
 
 struct options {
@@ -33,11 +36,14 @@ struct options {
                           collects one group of the plan under user replay (collector/onepass.h) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
-    int session_kept; /* GPUHIER_DIAG_SESSION=kept: one range-profiler session per one-pass group,
+    int session_kept;  /* GPUHIER_DIAG_SESSION=kept: one range-profiler session per one-pass group,
                          one user range per profiled launch (diagnosis, docs/collector.md) */
-    int instrument;   /* which counter engines serve sampled launches (enum engine_mode,
+    int instrument;    /* which counter engines serve sampled launches (enum engine_mode,
                        GPUHIER_INSTRUMENT: unset or 0 the range profiler, 1 the instrumentation
-                       engine alone, 'both' the two; docs/collector.md "Counter engines") */
+                       engine alone, 'both' the two, 'phased' the two one after the other;
+                       docs/collector.md "Counter engines") */
+    long phase_repeat; /* GPUHIER_DIAG_PHASE_REPEAT=N: the instrumentation window's floor of
+                          launches since the last new configuration (default 8; sampler.c) */
     int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */

@@ -12,7 +12,8 @@
  * (=both): the instrumentation engine takes a configuration's first
  * chosen launch, and the choice is given back to the decision
  * (sampling_undo()) so that the configuration's next launch is chosen
- * again, for the range profiler. A launch whose start is refused as busy
+ * again, for the range profiler; or one after the other (=phased, "the
+ * instrumentation window" below). A launch whose start is refused as busy
  * is given back the same way. Under --profile-budget the writer hands
  * each traced kernel's GPU time to the decision's configurations
  * (sampler_gpu_time()).
@@ -74,6 +75,44 @@ static struct {
 } S = {
     .serve_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/*
+ * The instrumentation window (GPUHIER_INSTRUMENT=phased; docs/collector.md
+ * "The instrumentation window"). Measured on the H200 (2026-12-01): a
+ * second cuptiSassMetricsSetConfig in a process fails with
+ * CUPTI_ERROR_OUT_OF_MEMORY, and cuptiRangeProfilerStart deadlocks inside
+ * CUPTI while a SASS metrics config is set; after one SetConfig and one
+ * UnsetConfig the range profiler served launches. So the engines share a
+ * process in two phases: while the window is open the instrumentation
+ * engine serves each configuration's first chosen launch (one SetConfig
+ * kept set) and the range profiler none (a chosen launch of a
+ * configuration already instrumented is given back, 'instrumentation_
+ * window'); at its close the instrumentation engine retires (one
+ * UnsetConfig) and from then on the range profiler alone serves.
+ *
+ * The rule: the window closes at the ENTER of the first launch at which
+ * the launches since the last new configuration (this one included)
+ * number at least the launches up to and including that last new
+ * configuration, and at least opt.phase_repeat (8;
+ * GPUHIER_DIAG_PHASE_REPEAT): the program has repeated itself for as long
+ * as it took to show its configurations (a training loop of one step per
+ * configuration set closes it at the end of its second step; the floor
+ * keeps a 2-launch start from closing after 2 launches). It also closes
+ * when the instrumentation engine fails (then as 'both' after a failure).
+ * "New" is a configuration the sampling decision has no slot for yet
+ * (sampling_known()); with the table full (65,536 configurations) every
+ * launch reads as new and the window stays open. Launches captured into a
+ * graph (not run) are not counted. Lock-free: the counts
+ * are atomics, and one thread wins the close (P.open's exchange).
+ */
+static struct {
+    atomic_long launches;  /* launches that reached the sampling decision */
+    atomic_long last_new;  /* the count at the last new configuration's first launch */
+    atomic_int open;       /* the window is open (set in sampler_init() under =phased) */
+    atomic_long closed_at; /* launches before the close (M), when it closed */
+    atomic_int by_failure; /* it closed because the instrumentation engine failed */
+    atomic_long late;      /* configurations first launched after the close (K) */
+} P;
 
 static __thread struct sampling_launch tls_launch; /* the decided launch, for the extras request */
 /* the engine serving this thread's launch, from its ENTER to its EXIT; NULL: none */
@@ -267,6 +306,7 @@ sampler_init(const struct sampling_opts *o, char *err, size_t n)
     if (sampling_init(&S.sampling, o, 0, err, n))
         return -1;
     S.start_mono_ns = mono_ns();
+    atomic_store(&P.open, opt.instrument == ENGINES_PHASED);
     return 0;
 }
 
@@ -287,11 +327,67 @@ sampler_gpu_time(const char *mangled, const uint32_t grid[3], const uint32_t blo
 }
 
 /*
+ * Closes the window (the caller won P.open): M = `before` launches came
+ * before this one. Unless the engine failed, it retires here, on the
+ * launching thread, before the range profiler is asked anything.
+ */
+static void
+phase_close(long before, int failed)
+{
+    atomic_store(&P.closed_at, before);
+    atomic_store(&P.by_failure, failed);
+    if (failed)
+        return;
+    char note[64];
+    snprintf(note, sizeof(note), "window closed after %ld launch%s", before,
+             before == 1 ? "" : "es");
+    watch_begin(&engine_sass, "its retirement", 0);
+    engine_sass.retire(note);
+    watch_end();
+}
+
+/*
+ * =phased, every launch that reaches the sampling decision, before it:
+ * counts it, and closes the window when the rule above says so. Whether
+ * the window is open after it.
+ */
+static int
+phase_enter(const struct sampling_launch *sl)
+{
+    if (sl->is_capturing)
+        return atomic_load(&P.open); /* captured into a graph, not run: not counted */
+    long n = atomic_fetch_add(&P.launches, 1) + 1;
+    int fresh = !sampling_known(&S.sampling, sl);
+    if (!atomic_load(&P.open))
+        return 0;
+    if (!engine_sass.available()) {
+        if (atomic_exchange(&P.open, 0))
+            phase_close(n - 1, 1);
+        return 0;
+    }
+    if (fresh) {
+        long last = atomic_load(&P.last_new);
+        while (last < n && !atomic_compare_exchange_weak(&P.last_new, &last, n))
+            ;
+        return 1;
+    }
+    long last = atomic_load(&P.last_new);
+    long need = last > opt.phase_repeat ? last : opt.phase_repeat;
+    if (n - last < need)
+        return 1;
+    if (atomic_exchange(&P.open, 0))
+        phase_close(n - 1, 0);
+    return 0;
+}
+
+/*
  * The engine a chosen launch goes to: the range profiler, with
  * GPUHIER_INSTRUMENT=1 the instrumentation engine (never both then: an
  * instrumentation engine that failed is not replaced), with =both the
  * instrumentation engine for a configuration it has not served (while it
- * works; sampling_instrumented()) and the range profiler after it.
+ * works; sampling_instrumented()) and the range profiler after it, with
+ * =phased the same while the window is open (the sampler gives the range
+ * profiler's launches back then) and the range profiler alone after it.
  */
 static const struct counter_engine *
 pick_engine(const struct sampling_launch *sl)
@@ -300,6 +396,8 @@ pick_engine(const struct sampling_launch *sl)
         return &engine_rangeprof;
     if (opt.instrument == ENGINES_INSTRUMENT)
         return &engine_sass;
+    if (opt.instrument == ENGINES_PHASED && !phase_enter(sl))
+        return &engine_rangeprof;
     return engine_sass.available() && !sampling_instrumented(&S.sampling, sl) ? &engine_sass
                                                                               : &engine_rangeprof;
 }
@@ -377,6 +475,19 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             sample = 0;
             why = capturing ? "stream_capture" : "profiler_unavailable";
         }
+        if (sample && e != &engine_sass && atomic_load(&P.open)) {
+            /*
+             * =phased, the window open: the range profiler may not run yet
+             * (a SASS metrics config is set); the configuration's next launch
+             * after the window is chosen again
+             */
+            sampling_undo(&S.sampling, &tls_launch, why);
+            sample = 0;
+            why = "instrumentation_window";
+        }
+        if (config_index && *config_index == 0 && opt.instrument == ENGINES_PHASED &&
+            !atomic_load(&P.open))
+            atomic_fetch_add(&P.late, 1);
     } else {
         why = "profiler_unavailable";
     }
@@ -396,7 +507,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             if (e == &engine_sass) {
                 /* the row says which engine; inst_launch.reason keeps the sampling's reason */
                 sass_launch_reason(why);
-                if (opt.instrument == ENGINES_BOTH) {
+                if (opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED) {
                     /* the range profiler takes the configuration's next chosen launch */
                     sampling_mark_instrumented(&S.sampling, &tls_launch);
                     sampling_undo(&S.sampling, &tls_launch, why);
@@ -410,7 +521,8 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             deferred = 1;
         } else {
             /* with both engines a failed instrumentation leaves the next launch to the other */
-            if (opt.instrument == ENGINES_BOTH && e == &engine_sass)
+            if ((opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED) &&
+                e == &engine_sass)
                 sampling_undo(&S.sampling, &tls_launch, why);
             why = "profiler_unavailable";
         }
@@ -480,9 +592,35 @@ sampler_set_group_order(const unsigned char *order, int n)
     return sampling_set_group_order(&S.sampling, &tls_launch, order, n);
 }
 
+/* =phased: the window's info event (docs/collector.md "The instrumentation window"). */
+static void
+phase_at_exit(void)
+{
+    if (opt.instrument != ENGINES_PHASED || opt.trace_only || !opt.sampling_ok)
+        return;
+    long launches = 0, graphs = 0;
+    char st[160];
+    sass_state(st, sizeof(st), &launches, &graphs, NULL);
+    long n = atomic_load(&P.launches);
+    if (atomic_load(&P.open))
+        push_event("info", "instrumentation_window",
+                   "the instrumentation window never closed: pattern counters on %ld "
+                   "configurations over all %ld launches; the range profiler did not run",
+                   launches, n);
+    else
+        push_event("info", "instrumentation_window",
+                   "pattern counters on %ld configurations during the first %ld launches%s; %ld "
+                   "configurations first launched after the window have none",
+                   launches, atomic_load(&P.closed_at),
+                   atomic_load(&P.by_failure) ? " (closed when the instrumentation engine failed)"
+                                              : "",
+                   atomic_load(&P.late));
+}
+
 void
 sampler_at_exit(void)
 {
+    phase_at_exit();
     if (atomic_load(&S.budget_unmatched))
         /* the kernel records' names or geometry did not match the launch callbacks' */
         push_event("warning", "budget_time_unmatched",

@@ -632,6 +632,15 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
 }
 
 int
+sampling_known(struct sampling *s, const struct sampling_launch *l)
+{
+    pthread_mutex_lock(&s->lock);
+    int v = slot_of(s, l, 0) != NULL;
+    pthread_mutex_unlock(&s->lock);
+    return v;
+}
+
+int
 sampling_instrumented(struct sampling *s, const struct sampling_launch *l)
 {
     pthread_mutex_lock(&s->lock);

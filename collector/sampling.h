@@ -295,6 +295,12 @@ void sampling_undo(struct sampling *s, const struct sampling_launch *l, const ch
  * --sample all profiles such a configuration, each of its launches then
  * instrumented. Marking a configuration without a slot does nothing.
  */
+/*
+ * Whether l's configuration has a slot: a launch of it reached
+ * sampling_decide() before (GPUHIER_INSTRUMENT=phased: 0 is a new
+ * configuration). A full table reads as 0. Thread-safe, no allocation.
+ */
+int sampling_known(struct sampling *s, const struct sampling_launch *l);
 int sampling_instrumented(struct sampling *s, const struct sampling_launch *l);
 void sampling_mark_instrumented(struct sampling *s, const struct sampling_launch *l);
 

@@ -94,7 +94,8 @@ PRAGMA user_version = 2;
 -- 'engines', 'engine_range_profiler' and 'engine_instrumentation' (added:
 -- 2026-12-02, written at a clean exit): which counter engines the run asked
 -- for ('range profiler', the default; 'instrumentation', GPUHIER_INSTRUMENT=1;
--- 'instrumentation + range profiler', GPUHIER_INSTRUMENT=both; 'none (trace
+-- 'instrumentation + range profiler', GPUHIER_INSTRUMENT=both;
+-- 'instrumentation, then range profiler', GPUHIER_INSTRUMENT=phased; 'none (trace
 -- mode)') and what each did, as '<state>: <detail>': 'ran: <n> launches'
 -- (the instrumentation adds '<m> graph launches'), 'refused: no permission
 -- to read GPU counters (ERR_NVGPUCTRPERM): <the collector's message>' (and
@@ -103,7 +104,9 @@ PRAGMA user_version = 2;
 -- failed: <error>' (the instrumentation engine stopped), 'stuck: <call> had
 -- not returned after <s> s (launch correlation id <n>)' (an engine call
 -- that never returned, the 'engine_stuck' event), 'idle: no launch was
--- given to it', 'not used: <why>'. Which engine served a launch: an
+-- given to it', 'not used: <why>'; with GPUHIER_INSTRUMENT=phased the
+-- instrumentation's state ends ' (window closed after <m> launches)' once
+-- the window closed (docs/collector.md "The instrumentation window"). Which engine served a launch: an
 -- inst_launch row (instrumentation; launch.profile_reason 'instrumented')
 -- or a profile row (range profiler). Absent from older reports and from a
 -- run that did not exit cleanly: readers then tell the engines from those
@@ -309,7 +312,7 @@ CREATE TABLE launch (
     config_launch_index INTEGER, -- 0-based index of this launch among launches of its configuration
     nvtx_path         TEXT,      -- NVTX ranges open on the launching thread, outermost first, joined by ' > '
     profiled          INTEGER DEFAULT 0, -- 1 if hardware counters were collected for this launch (kernel replay)
-    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1 or both: given to the instrumentation engine, or a kernel node of a graph launch it served, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (--replay kernel: a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md), 'metric_group' (a later launch of a configuration profiled for the next one-pass group of the plan; the first group's launch is 'first_of_config'; docs/metrics.md "One-pass groups")
+    profile_reason    TEXT,      -- why it was or wasn't profiled: 'first_of_config', 'sample_every', 'sample_all', 'sampled_out', 'filtered_name', 'filtered_nvtx', 'skip_count', 'stream_capture', 'graph', 'comm_kernel' (waits on other ranks: NCCL, NVSHMEM kernels; traced, not profiled unless --kernel names it, docs/sampling.md), 'not_replayable', 'profiler_unavailable', 'mode_trace', 'batch_dropped', 'profile_budget' (chosen while profiling was over --profile-budget: deferred to a later launch of its configuration), 'counters_busy' (chosen while the hardware counters were held by another process or tool: deferred, retried at a later launch of its configuration), 'instrumented' (GPUHIER_INSTRUMENT=1 or both: given to the instrumentation engine, or a kernel node of a graph launch it served, its exact per-instruction counts in inst_count; no start_ns/end_ns, its code ran patched), 'extra_metrics' (--replay kernel: a later launch of a configuration profiled again for the extra metric groups its first profile asked for, see docs/metrics.md), 'metric_group' (a later launch of a configuration profiled for the next one-pass group of the plan; the first group's launch is 'first_of_config'; docs/metrics.md "One-pass groups"), 'instrumentation_window' (GPUHIER_INSTRUMENT=phased: chosen while the instrumentation window was open, for a configuration already instrumented; given back, its configuration chosen again after the window, docs/collector.md "The instrumentation window")
     api_ns            INTEGER    -- (added: allocation footprint) when the launching driver API call was entered, CUPTI clock (host side); set for profiled launches only, whose start_ns/end_ns stay NULL under replay; NULL otherwise
 );
 CREATE INDEX launch_by_kernel ON launch(kernel_id);

@@ -17,17 +17,18 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [stuck] VAR=VALUE...: the fake program under the collector, 20 s at most
+# run NAME [stuck|loop] VAR=VALUE...: the fake program under the collector, 20 s at most
+# (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern, not 0)
 run() {
     n=$1; shift
     arg=
-    [ "${1:-}" = stuck ] && { arg=stuck; shift; }
+    case "${1:-}" in stuck | loop) arg=$1; shift ;; esac
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" \
         GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" "$@" \
         timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
     rc=$?
     [ $rc = 0 ] || bad "$n: exit status $rc: $(cat "$tmp/$n.err")"
-    grep -q '^fake_violations=0$' "$tmp/$n.out" || bad "$n: calls CUPTI refuses: $(cat "$tmp/$n.out" "$tmp/$n.err")"
+    grep -q "^fake_violations=${violations:-0}\$" "$tmp/$n.out" || bad "$n: calls CUPTI refuses: $(cat "$tmp/$n.out" "$tmp/$n.err")"
 }
 meta() { q "$1" "SELECT value FROM meta WHERE key = '$2'"; }
 expect() { # expect NAME WHAT GOT WANT
@@ -52,8 +53,12 @@ grep -q "tracing continues without hardware counters" "$tmp/norperm.err" || bad 
 
 # 2. Both engines, counters refused: the instrumentation engine takes each configuration's
 #    first launch and the first launch of the executable graph, the range profiler (refused)
-#    the configuration's next one; tracing goes on.
-run both GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
+#    the configuration's next one; tracing goes on. With the config kept set
+#    (GPUHIER_DIAG_SASS_KEEP_CONFIG=1): the fake plays the H200, where a second SetConfig in a
+#    process fails (CUPTI_ERROR_OUT_OF_MEMORY, case 2b); kept, there is one SetConfig, and the
+#    range profiler, refused here, never starts (on the device its Start deadlocked then).
+run both GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_KEEP_CONFIG=1 GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
+expect both "one SetConfig, kept" "$(grep '^fake_sass_configs=' "$tmp/both.out")" "fake_sass_configs=1"
 expect both "engines" "$(meta both engines)" "instrumentation + range profiler"
 like both "range profiler refused" "$(meta both engine_range_profiler)" "refused: no permission*INSUFFICIENT_PRIVILEGES"
 expect both "instrumentation ran" "$(meta both engine_instrumentation)" "ran: 2 launches, 1 graph launch"
@@ -94,6 +99,82 @@ if [ -x "$G" ]; then
     got=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["engines"]; r, i = e["range_profiler"], e["instrumentation"]; print(e["asked"], e["derived"], r["state"].split(":")[0], r["launches"], i["state"].split(":")[0], i["launches"], i["graph_launches"], sep="|")' "$tmp/both.json" 2>&1)
     expect both "JSON engines" "$got" "instrumentation + range profiler|False|refused|0|ran|2|1"
 fi
+
+# 2b. Both engines as the device answers them (config unset after every instrumented launch):
+#     the second configuration's SetConfig fails with CUPTI_ERROR_OUT_OF_MEMORY, as on the H200
+#     (always, docs/collector.md "Both engines in one process"); the instrumentation engine
+#     stops after the first configuration and the range profiler takes the rest.
+run bothoom GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
+expect bothoom "instrumentation failed at the second SetConfig" "$(meta bothoom engine_instrumentation)" \
+    "failed: cuptiSassMetricsSetConfig failed: CUPTI_ERROR_OUT_OF_MEMORY"
+expect bothoom "the first configuration instrumented, no other" \
+    "$(q bothoom "SELECT group_concat(l.config_launch_index || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id")" \
+    "0:first_of_config"
+expect bothoom "SetConfig twice, UnsetConfig once" \
+    "$(grep '^fake_sass_' "$tmp/bothoom.out" | tr '\n' ' ')" "fake_sass_configs=2 fake_sass_unsets=1 "
+expect bothoom "every launch traced" "$(q bothoom "SELECT count(*) FROM launch")" 12
+
+# 2c. The instrumentation window (GPUHIER_INSTRUMENT=phased, docs/collector.md "The
+#     instrumentation window"): on a loop of 20 rounds of three configurations, each
+#     configuration's first launch is instrumented under one SetConfig; the window closes at
+#     the 11th launch (8 launches, the floor, since the last new configuration at launch 3),
+#     the instrumentation engine unsets its config once and retires, and only then does the
+#     (fake) range profiler profile launches; never a Start while a SASS config is set
+#     (run's fake_violations=0: the fake counts that as the H200's deadlock).
+run phased loop GPUHIER_INSTRUMENT=phased FAKE_RANGEPROF=1
+expect phased "one SetConfig, one UnsetConfig" \
+    "$(grep '^fake_sass_' "$tmp/phased.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
+expect phased "engines" "$(meta phased engines)" "instrumentation, then range profiler"
+expect phased "every launch traced" "$(q phased "SELECT count(*) FROM launch")" 60
+expect phased "every configuration's first launch instrumented" \
+    "$(q phased "SELECT count(*) || ':' || group_concat(l.config_launch_index, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id")" \
+    "3:0,0,0"
+expect phased "launches chosen in the window given back, up to the close" \
+    "$(q phased "SELECT count(*) || ':' || min(id) || '-' || max(id) FROM launch WHERE profile_reason = 'instrumentation_window'")" \
+    "7:4-10"
+np=$(q phased "SELECT count(*) FROM launch WHERE profiled = 1")
+[ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   phased: $np launches range-profiled" || bad "phased: profiled launches '$np'"
+expect phased "every range-profiled launch after the last instrumented one" \
+    "$(q phased "SELECT count(*) FROM launch WHERE profiled = 1 AND id <= (SELECT max(launch_id) FROM inst_launch)")" 0
+expect phased "the first range-profiled launch is the one that closed the window" \
+    "$(q phased "SELECT min(id) FROM launch WHERE profiled = 1")" 11
+expect phased "instrumentation state" "$(meta phased engine_instrumentation)" \
+    "ran: 3 launches (window closed after 10 launches)"
+like phased "range profiler ran" "$(meta phased engine_range_profiler)" "ran: *"
+expect phased "the window's event" "$(q phased "SELECT message FROM event WHERE code = 'instrumentation_window'")" \
+    "pattern counters on 3 configurations during the first 10 launches; 0 configurations first launched after the window have none"
+
+#     The fake's check can fail: 'both' with the config kept and a range profiler that runs
+#     starts it while the SASS config is set (the H200's deadlock): counted as a violation.
+violations="[1-9][0-9]*" run bothkept GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_KEEP_CONFIG=1 FAKE_RANGEPROF=1
+like bothkept "the fake says why" "$(cat "$tmp/bothkept.err")" "*cuptiRangeProfilerStart while a SASS metrics config is set*"
+
+# 2d. A configuration first launched after the window (the default program, the floor 1 by
+#     GPUHIER_DIAG_PHASE_REPEAT: the second copy launch closes the window): strided gets no
+#     pattern counters, is range-profiled, and the event counts it.
+run late GPUHIER_INSTRUMENT=phased GPUHIER_DIAG_PHASE_REPEAT=1 FAKE_RANGEPROF=1
+expect late "one SetConfig, one UnsetConfig" \
+    "$(grep '^fake_sass_' "$tmp/late.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
+expect late "only copy instrumented" \
+    "$(q late "SELECT group_concat(k.mangled_name, ',') FROM inst_launch i JOIN kernel k ON k.id = i.kernel_id")" "_Z4copyPfPKf"
+expect late "strided range-profiled at its first launch" \
+    "$(q late "SELECT l.config_launch_index || ':' || l.profile_reason FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE k.mangled_name = '_Z7stridedPfPKf' AND l.profiled = 1 ORDER BY l.id LIMIT 1")" \
+    "0:first_of_config"
+expect late "the window's event" "$(q late "SELECT message FROM event WHERE code = 'instrumentation_window'")" \
+    "pattern counters on 1 configurations during the first 1 launches; 1 configurations first launched after the window have none"
+expect late "instrumentation state" "$(meta late engine_instrumentation)" \
+    "ran: 1 launch (window closed after 1 launch)"
+
+# 2e. The instrumentation engine fails in the window (Enable refused): the window closes then,
+#     as 'both' after a failure; the config set is unset, the range profiler takes over.
+run phasedfail loop GPUHIER_INSTRUMENT=phased FAKE_RANGEPROF=1 GPUHIER_FAULT=sass_enable:INSUFFICIENT_PRIVILEGES
+expect phasedfail "one SetConfig, one UnsetConfig" \
+    "$(grep '^fake_sass_' "$tmp/phasedfail.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
+like phasedfail "the event says it closed by the failure" \
+    "$(q phasedfail "SELECT message FROM event WHERE code = 'instrumentation_window'")" \
+    "pattern counters on 0 configurations during the first 1 launches (closed when the instrumentation engine failed)*"
+np=$(q phasedfail "SELECT count(*) FROM launch WHERE profiled = 1")
+[ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   phasedfail: $np launches range-profiled" || bad "phasedfail: profiled launches '$np'"
 
 # 3. Both engines, the instrumentation refused too (the fault path for what the device may answer).
 run bothfail GPUHIER_INSTRUMENT=both GPUHIER_FAULT=$perm,sass_enable:INSUFFICIENT_PRIVILEGES

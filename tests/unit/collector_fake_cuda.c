@@ -18,7 +18,12 @@
  *   - the SASS metrics API, with CUPTI's documented refusals (SetConfig
  *     twice without UnsetConfig, Enable twice, data outside an enabled
  *     range: CUPTI_ERROR_INVALID_OPERATION): while enabled, every kernel
- *     run adds records for two pcs of its function;
+ *     run adds records for two pcs of its function; and as the H200 answered
+ *     (2026-12-01, docs/collector.md "Both engines in one process"): a
+ *     second SetConfig in the process, even after UnsetConfig, returns
+ *     CUPTI_ERROR_OUT_OF_MEMORY (an answer, not a violation), and
+ *     cuptiRangeProfilerStart while a SASS metrics config is set counts a
+ *     violation (it deadlocked inside CUPTI on the device);
  *   - the profiler entry points before the range profiler's permission
  *     probe (which the tests fault, GPUHIER_FAULT); the range profiler
  *     itself answers CUPTI_ERROR_NOT_SUPPORTED unless FAKE_RANGEPROF=1,
@@ -36,7 +41,9 @@
  * FAKE_RANGEPROF_START_MS=N makes cuptiRangeProfilerStart sleep N ms (a
  * long kernel's replay, say), FAKE_FLUSH_WAITS=1 makes cuptiActivityFlushAll
  * wait while an Enable hangs (a CUPTI lock the stuck call holds).
- * fake_violations() counts the calls CUPTI would have refused.
+ * fake_violations() counts the calls CUPTI would have refused (or that
+ * hung on the device); fake_sass_configs() and fake_sass_unsets() count
+ * the SASS SetConfig and UnsetConfig calls.
  */
 #include <cuda.h>
 #include <cupti.h>
@@ -97,6 +104,7 @@ static struct {
     } sass[MAX_SASS];
     size_t nsass;
     atomic_int violations;
+    atomic_int sass_sets, sass_unsets; /* SetConfig and UnsetConfig calls */
 } F = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* Enables now sleeping in FAKE_SASS_HANG_MS (FAKE_FLUSH_WAITS). */
 static atomic_int fake_hanging, fake_in_flush; /* and flushes inside cuptiActivityFlushAll */
@@ -110,6 +118,18 @@ EXPORT int
 fake_violations(void)
 {
     return atomic_load(&F.violations);
+}
+
+EXPORT int
+fake_sass_configs(void)
+{
+    return atomic_load(&F.sass_sets);
+}
+
+EXPORT int
+fake_sass_unsets(void)
+{
+    return atomic_load(&F.sass_unsets);
 }
 
 static void
@@ -425,6 +445,9 @@ cuptiGetResultString(CUptiResult rc, const char **s)
         break;
     case CUPTI_ERROR_NOT_SUPPORTED:
         *s = "CUPTI_ERROR_NOT_SUPPORTED";
+        break;
+    case CUPTI_ERROR_OUT_OF_MEMORY:
+        *s = "CUPTI_ERROR_OUT_OF_MEMORY";
         break;
     default:
         *s = "CUPTI_ERROR_FAKE";
@@ -826,6 +849,9 @@ cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
         return rp_refuse("cuptiRangeProfilerStart without Enable and SetConfig");
     if (RP.started)
         return rp_refuse("cuptiRangeProfilerStart twice without Stop");
+    if (F.configured)
+        violation("cuptiRangeProfilerStart while a SASS metrics config is set (would deadlock "
+                  "on the H200)");
     const char *slow = getenv("FAKE_RANGEPROF_START_MS");
     long ms = slow ? strtol(slow, NULL, 10) : 0;
     struct timespec ts = {ms > 0 ? ms / 1000 : 0, ms > 0 ? (ms % 1000) * 1000000L : 0};
@@ -1025,9 +1051,13 @@ cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *p)
 {
     pthread_mutex_lock(&F.lock);
     CUptiResult rc = CUPTI_SUCCESS;
+    int before = atomic_fetch_add(&F.sass_sets, 1);
     if (F.configured) {
         violation("cuptiSassMetricsSetConfig twice without UnsetConfig");
         rc = CUPTI_ERROR_INVALID_OPERATION;
+    } else if (before) {
+        /* the H200's answer to a second SetConfig in a process: always, even after Unset */
+        rc = CUPTI_ERROR_OUT_OF_MEMORY;
     } else {
         F.nconfig = p->numOfMetricConfig < MAX_METRICS ? p->numOfMetricConfig : MAX_METRICS;
         for (size_t i = 0; i < F.nconfig; i++)
@@ -1042,6 +1072,7 @@ EXPORT CUptiResult
 cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *p)
 {
     (void)p;
+    atomic_fetch_add(&F.sass_unsets, 1);
     pthread_mutex_lock(&F.lock);
     CUptiResult rc = CUPTI_SUCCESS;
     if (!F.configured || F.sass_enabled) {

@@ -6,16 +6,19 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
  * twice (with `many`, 70 launches of copy before them; with `pause`, 1.2 s
- * between the copies and the strided launches). With `stuck` the first launch happens on a second thread while
+ * between the copies and the strided launches). With `loop`, instead: 20
+ * rounds of copy, strided and node (1x32), a training loop's steps, and no
+ * graph. With `stuck` the first launch happens on a second thread while
  * the main thread waits 1.5 s and exits (the launch may never return).
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
- * (fake_range_pushes=, fake_kernels_outside_ranges=), and exits 0.
+ * (fake_range_pushes=, fake_kernels_outside_ranges=), the SASS SetConfig
+ * and UnsetConfig calls (fake_sass_configs=, fake_sass_unsets=), and exits 0.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -77,6 +80,14 @@ main(int argc, char **argv)
         fflush(stdout);
         return 0;
     }
+    if (argc > 2 && !strcmp(argv[2], "loop")) {
+        for (int i = 0; i < 20; i++) {
+            launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+            launch(strided, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+            launch(node, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+        }
+        goto out;
+    }
     /* `many`: 70 more copy launches first (more than a kept session's 64 ranges) */
     for (int i = 0; argc > 2 && !strcmp(argv[2], "many") && i < 70; i++)
         launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
@@ -93,7 +104,12 @@ main(int argc, char **argv)
     void *exec = graph(3, nodes);
     for (int i = 0; i < 2; i++)
         graph_launch(exec, NULL);
+out:
     printf("fake_violations=%d\n", violations());
+    int (*sets)(void) = (int (*)(void))dlsym(h, "fake_sass_configs");
+    int (*unsets)(void) = (int (*)(void))dlsym(h, "fake_sass_unsets");
+    if (sets && unsets)
+        printf("fake_sass_configs=%d\nfake_sass_unsets=%d\n", sets(), unsets());
     long (*pushes)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_pushes");
     long (*outside)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_kernels_outside");
     if (pushes && outside)
