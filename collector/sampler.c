@@ -112,6 +112,9 @@ static struct {
     atomic_long closed_at; /* launches before the close (M), when it closed */
     atomic_int by_failure; /* it closed because the instrumentation engine failed */
     atomic_long late;      /* configurations first launched after the close (K) */
+    atomic_int done;       /* the close has finished (the engine retired): the range profiler may
+                              run. Between another thread's close and this, it may not: the
+                              SASS config is still set */
 } P;
 
 static __thread struct sampling_launch tls_launch; /* the decided launch, for the extras request */
@@ -336,14 +339,22 @@ phase_close(long before, int failed)
 {
     atomic_store(&P.closed_at, before);
     atomic_store(&P.by_failure, failed);
-    if (failed)
-        return;
-    char note[64];
-    snprintf(note, sizeof(note), "window closed after %ld launch%s", before,
-             before == 1 ? "" : "es");
-    watch_begin(&engine_sass, "its retirement", 0);
-    engine_sass.retire(note);
-    watch_end();
+    if (!failed) {
+        char note[64];
+        snprintf(note, sizeof(note), "window closed after %ld launch%s", before,
+                 before == 1 ? "" : "es");
+        watch_begin(&engine_sass, "its retirement", 0);
+        engine_sass.retire(note);
+        watch_end();
+    }
+    atomic_store(&P.done, 1);
+}
+
+/* =phased: the range profiler may not run yet (the window is open, or its close not finished). */
+static int
+phase_holds_rangeprof(void)
+{
+    return opt.instrument == ENGINES_PHASED && !atomic_load(&P.done);
 }
 
 /*
@@ -475,10 +486,11 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             sample = 0;
             why = capturing ? "stream_capture" : "profiler_unavailable";
         }
-        if (sample && e != &engine_sass && atomic_load(&P.open)) {
+        if (sample && e != &engine_sass && phase_holds_rangeprof()) {
             /*
-             * =phased, the window open: the range profiler may not run yet
-             * (a SASS metrics config is set); the configuration's next launch
+             * =phased, the window open (or another thread's close still
+             * unsetting the config): the range profiler may not run yet (a
+             * SASS metrics config is set); the configuration's next launch
              * after the window is chosen again
              */
             sampling_undo(&S.sampling, &tls_launch, why);
