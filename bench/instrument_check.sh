@@ -9,10 +9,14 @@
 #            with a source line, the findings and the source view;
 #   torch    bench/sassprobe/torch_ops.py, jax: jax_loop.py (default
 #            preallocation): exit status, instrumented launches, functions;
-#   both     GPUHIER_INSTRUMENT=both (not yet run on the device): cases,
-#            torch and jax each under a timeout, with the engine watchdog
-#            at 20 s; a timeout (status 124) or an 'engine_stuck' event is
-#            the deadlock of docs/collector.md coming back;
+#   both     the two engines in one process, GPUHIER_INSTRUMENT=$BOTH_MODES
+#            (default 'phased', the instrumentation window; 'both' is the
+#            diagnosis mode that failed on the device on 2026-12-01): cases,
+#            torch, jax and the PyTorch benchmark (bench/pytorch_train.py
+#            --steps 20) each under a timeout, the engine watchdog at 20 s and
+#            every thread's stack at 40 s (GPUHIER_DIAG_STACKS); a timeout
+#            (status 124) or an 'engine_stuck' event is the deadlock of
+#            docs/collector.md coming back;
 #   graph    tests/gpu/t152-graph-instrument.sh: graph kernel nodes;
 #   noperm   without counter permission: as a non-root user when the
 #            driver restricts counters to admins (RmProfilingAdminOnly=1),
@@ -67,26 +71,29 @@ for wl in torch:torch_ops.py jax:jax_loop.py; do
     q $n.db "SELECT 'inst_launch', count(*), 'functions', (SELECT count(DISTINCT function_id) FROM inst_count), 'counts', (SELECT count(*) FROM inst_count) FROM inst_launch"
     q $n.db "SELECT level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"
 done
-if budget_ok 200 both; then
-echo "== both engines (GPUHIER_INSTRUMENT=both; watchdog 20 s)"
-for wl in cases:60 torch:60 jax:60; do
+for mode in ${BOTH_MODES:-phased}; do
+if budget_ok 240 "both ($mode)"; then
+echo "== both engines (GPUHIER_INSTRUMENT=$mode; watchdog 20 s, stacks at 40 s)"
+for wl in cases:60 torch:60 jax:60 train:120; do
     n=${wl%%:*} lim=${wl#*:}
     case $n in
         cases) cmd="$stage/gpu/cases" ;;
         torch) cmd="python3 $root/bench/sassprobe/torch_ops.py" ;;
         jax) cmd="python3 $root/bench/sassprobe/jax_loop.py" ;;
+        train) cmd="python3 $root/bench/pytorch_train.py --steps 20 --warmup 1" ;;
     esac
-    echo "-- both: $n (timeout $lim s)"
-    GPUHIER_INSTRUMENT=both GPUHIER_DIAG_ENGINE_WATCHDOG_MS=20000 t timeout $lim "$g" run -o both-$n.db --no-analyze -- $cmd > both-$n.out 2> both-$n.err
-    [ $rc = 124 ] && echo "  TIMED OUT: the combination hung (collector's last lines below)"
-    tail -1 both-$n.out; grep '==gpuhier==' both-$n.err | grep -iE 'stuck|instrument|counter|fail' | head -5
+    echo "-- $mode: $n (timeout $lim s)"
+    GPUHIER_INSTRUMENT=$mode GPUHIER_DIAG_ENGINE_WATCHDOG_MS=20000 GPUHIER_DIAG_STACKS=40 t timeout -k 5 $lim "$g" run -o both-$n.db --no-analyze -- $cmd > both-$n.out 2> both-$n.err
+    [ $rc = 124 ] || [ $rc = 137 ] && { echo "  TIMED OUT: the combination hung; the stacks' CUPTI and gpuhier frames:"; grep -E 'stack of thread|libcupti|libgpuhier|libnvperf|pthread_mutex' both-$n.err | head -40; }
+    tail -1 both-$n.out; grep '==gpuhier==' both-$n.err | grep -iE 'stuck|instrument|counter|fail|coverage' | head -5
     q both-$n.db "SELECT 'launches', count(*), 'instrumented', sum(profile_reason = 'instrumented'), 'range-profiled', sum(profiled) FROM launch"
     q both-$n.db "SELECT 'configs instrumented', count(DISTINCT i.config_id), 'of them range-profiled too', count(DISTINCT CASE WHEN l.profiled = 1 THEN l.config_id END) FROM inst_launch i LEFT JOIN launch l ON l.config_id = i.config_id"
     q both-$n.db "SELECT key, value FROM meta WHERE key LIKE 'engine%'"
-    q both-$n.db "SELECT level, code, substr(message, 1, 200) FROM event WHERE level <> 'info' LIMIT 5"
+    q both-$n.db "SELECT level, code, substr(message, 1, 200) FROM event WHERE level <> 'info' OR code = 'instrumentation_window' LIMIT 6"
 done
-[ -f both-cases.db ] && cp both-cases.db "$out/"
+[ -f both-cases.db ] && cp both-cases.db "$out/$mode-cases.db"
 fi
+done
 if budget_ok 60 graph; then
 echo "== graph: tests/gpu/t152-graph-instrument.sh"
 GPUHIER_BINARY_DIR=$stage OUT=$w t timeout 300 sh "$root/tests/gpu/t152-graph-instrument.sh"
