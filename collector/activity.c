@@ -21,6 +21,7 @@
 #include "collector/exit.h"
 #include "collector/notes.h"
 #include "collector/options.h"
+#include "collector/signals.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -243,11 +244,7 @@ void
 start_flusher(void)
 {
     sem_init(&A.flush_sem, 0, 0);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    A.flusher_running = pthread_create(&A.flusher, NULL, flusher_main, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    A.flusher_running = signals_thread_start(&A.flusher, flusher_main, NULL, 0) == 0;
 }
 
 /* Stops and joins the flusher: afterwards no thread of ours calls CUPTI. */

@@ -33,12 +33,12 @@
 #include "collector/notes.h"
 #include "collector/options.h"
 #include "collector/sampling.h"
+#include "collector/signals.h"
 #include "collector/stacks.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -274,11 +274,7 @@ sampler_watchdog_start(void)
     if (opt.instrument == ENGINES_RANGEPROF || WD.running)
         return;
     sem_init(&WD.wake, 0, 0);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    WD.running = pthread_create(&WD.t, NULL, watchdog_main, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    WD.running = signals_thread_start(&WD.t, watchdog_main, NULL, 0) == 0;
 }
 
 void

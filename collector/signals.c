@@ -150,3 +150,16 @@ signals_name(int sig, char *out, unsigned long n)
         }
     snprintf(out, n, "signal %d", sig);
 }
+
+int
+signals_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, int detached)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!rc && detached)
+        pthread_detach(*t);
+    return rc;
+}

@@ -2,6 +2,8 @@
 #ifndef GH_COLLECTOR_SIGNALS_H
 #define GH_COLLECTOR_SIGNALS_H
 
+#include <pthread.h>
+
 /*
  * signals: the collector's handlers for the signals that end a program
  * (docs/collector.md "Fatal signals").
@@ -27,6 +29,14 @@
 typedef void (*signals_death_fn)(int sig);
 
 void signals_install(signals_death_fn before_death);
+
+/*
+ * Starts one of the collector's own threads with every signal blocked in
+ * it, so the program's process-directed signals (and its handlers) reach
+ * the program's threads only; detached when `detached`. 0, or the error
+ * of pthread_create.
+ */
+int signals_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, int detached);
 
 /* Writes SIGABRT's name ("SIGABRT") or "signal N" into out. */
 void signals_name(int sig, char *out, unsigned long n);

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #endif
 #include "collector/stacks.h"
+#include "collector/signals.h"
 
 #include <dirent.h>
 #include <execinfo.h>
@@ -103,15 +104,6 @@ void
 stacks_arm(long seconds)
 {
     pthread_t t;
-    pthread_attr_t a;
-    if (seconds <= 0 || pthread_attr_init(&a))
-        return;
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    /* every signal blocked in it: the program's signals go to the program's threads */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_create(&t, &a, timer_main, (void *)(intptr_t)seconds);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&a);
+    if (seconds > 0)
+        signals_thread_start(&t, timer_main, (void *)(intptr_t)seconds, 1);
 }
