@@ -71,7 +71,11 @@ options_read(void)
     opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;
     opt.sass_graphs = env("GPUHIER_DIAG_SASS_GRAPHS") != NULL;
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_KEEP_CONFIG") != NULL;
-    opt.diag_stacks = env("GPUHIER_DIAG_STACKS") ? atoi(env("GPUHIER_DIAG_STACKS")) : 0;
+    long stacks_s;
+    opt.diag_stacks =
+        env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0
+            ? (int)stacks_s
+            : 0;
     opt.lazy_ns = 100 * 1000000LL;
     long hold_ms;
     if (env("GPUHIER_PROFILER_HOLD_MS")) {
