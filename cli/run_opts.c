@@ -99,17 +99,22 @@ run_usage(FILE *f)
                "Runs the program with the gpuhier collector injected; each process that\n"
                "initializes CUDA writes one report. Options stop at the program name.\n\n"
                "options:\n");
+    /* the left column as wide as its widest entry, so every help text starts in one column */
+    char left[N_OPTS][64];
+    int width = 0;
     for (size_t i = 0; i < N_OPTS; i++) {
-        char left[64];
         const struct opt *o = &opts[i];
         if (o->short_name)
-            snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->long_name,
+            snprintf(left[i], sizeof(left[i]), "-%c, --%s%s%s", o->short_name, o->long_name,
                      o->has_value ? " " : "", o->has_value ? o->value_name : "");
         else
-            snprintf(left, sizeof(left), "    --%s%s%s", o->long_name, o->has_value ? " " : "",
-                     o->has_value ? o->value_name : "");
-        fprintf(f, "  %-28s %s\n", left, o->help);
+            snprintf(left[i], sizeof(left[i]), "    --%s%s%s", o->long_name,
+                     o->has_value ? " " : "", o->has_value ? o->value_name : "");
+        int w = (int)strlen(left[i]);
+        width = w > width ? w : width;
     }
+    for (size_t i = 0; i < N_OPTS; i++)
+        fprintf(f, "  %-*s  %s\n", width, left[i], opts[i].help);
     fprintf(f, "\nExit status: the program's (gpuhier dies by the same signal if it was killed);\n"
                "2 bad options, 6 report exists without -f, 126 not executable, 127 not found.\n"
                "See 'gpuhier help run'.\n");

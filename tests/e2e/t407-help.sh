@@ -32,4 +32,9 @@ expect_rc 2 "$G" help run tui 2> err.txt
 "$G" --help > out.txt
 contains out.txt "gpuhier help <command>"
 lacks out.txt "docs/cmd-"
+# run --help: every option's text starts in one column, however long its left part
+# (--counters hardware|pattern once ran into its text)
+"$G" run --help > out.txt
+starts=$(grep -E '^  +-' out.txt | awk '{ match($0, /^ +(-[a-z], )?--[a-z-]+( [^ ]+)? +/); print RLENGTH }' | sort -u | wc -l)
+[ "$starts" = 1 ] || { grep -E '^  +-' out.txt >&3; fail "run --help: option texts start in $starts columns"; }
 echo "t407: ok"
