@@ -364,15 +364,14 @@ phase_enter(const struct sampling_launch *sl)
     if (sl->is_capturing)
         return atomic_load(&P.open); /* captured into a graph, not run: not counted */
     long n = atomic_fetch_add(&P.launches, 1) + 1;
-    int fresh = !sampling_known(&S.sampling, sl);
     if (!atomic_load(&P.open))
-        return 0;
+        return 0; /* closed: no lookup on every later launch */
     if (!engine_sass.available()) {
         if (atomic_exchange(&P.open, 0))
             phase_close(n - 1, 1);
         return 0;
     }
-    if (fresh) {
+    if (!sampling_known(&S.sampling, sl)) {
         long last = atomic_load(&P.last_new);
         while (last < n && !atomic_compare_exchange_weak(&P.last_new, &last, n))
             ;

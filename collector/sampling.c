@@ -112,6 +112,19 @@ sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elapsed_
     return rest > 0 && (double)profiling_ns <= budget_pct / 100.0 * rest;
 }
 
+/*
+ * How many profiles `slack_ns` of budget buys at the mean cost of the
+ * `profiles` taken (SAMPLING_PROFILE_NS_GUESS before the first), at least 1.
+ */
+static long
+slots_for(double slack_ns, int64_t profiling_ns, long profiles)
+{
+    double mean = profiles > 0 && profiling_ns > 0 ? (double)profiling_ns / (double)profiles
+                                                   : (double)SAMPLING_PROFILE_NS_GUESS;
+    double n = slack_ns / mean;
+    return n >= 1 ? (n < 1e9 ? (long)n : 1000000000L) : 1;
+}
+
 long
 sampling_budget_slots(double budget_pct, int64_t profiling_ns, int64_t elapsed_ns, long profiles)
 {
@@ -119,11 +132,8 @@ sampling_budget_slots(double budget_pct, int64_t profiling_ns, int64_t elapsed_n
         return LONG_MAX;
     if (!sampling_budget_allows(budget_pct, profiling_ns, elapsed_ns))
         return 0;
-    double mean = profiles > 0 && profiling_ns > 0 ? (double)profiling_ns / (double)profiles
-                                                   : (double)SAMPLING_PROFILE_NS_GUESS;
     double slack = budget_pct / 100.0 * (double)(elapsed_ns - profiling_ns) - (double)profiling_ns;
-    double n = slack / mean;
-    return n >= 1 ? (n < 1e9 ? (long)n : 1000000000L) : 1;
+    return slots_for(slack, profiling_ns, profiles);
 }
 
 long
@@ -137,10 +147,7 @@ sampling_first_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_
     double slack = budget_pct / 100.0 * own - beyond;
     if (own <= 0 || slack < 0)
         return 0;
-    double mean = profiles > 0 && profiling_ns > 0 ? (double)profiling_ns / (double)profiles
-                                                   : (double)SAMPLING_PROFILE_NS_GUESS;
-    double n = slack / mean;
-    return n >= 1 ? (n < 1e9 ? (long)n : 1000000000L) : 1;
+    return slots_for(slack, profiling_ns, profiles);
 }
 
 int64_t
