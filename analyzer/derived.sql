@@ -17,7 +17,8 @@
 --   temp.footprint  device memory live at the profiled launch.
 -- One statement, read step by step (each step's columns are the next one's
 -- input): base (the inputs), tiers (bytes, bandwidths, per-limit blocks),
--- work (useful bytes, issue time, occupancy), floor, times (per tier), and
+-- useful (what the useful bytes are), work (useful bytes, issue time,
+-- occupancy), floor, times (per tier), and
 -- the bound tier. Units are in each comment; NULL means "not measured",
 -- never 0. Hardware facts used here (not thresholds: rules own those):
 --   - L1/shared: 128 bytes per cycle per SM (one 128-byte wavefront);
@@ -144,43 +145,46 @@ tiers AS (
     ELSE 1000000000 END AS lim_smem
   FROM base
 ),
-work AS (
+useful AS (
   SELECT tiers.*,
-  -- bytes the kernel needed at least (DESIGN.md "The two numbers"): the requested bytes, or the
-  -- DRAM bytes if fewer (reuse through the caches). Without the requested bytes (group sass_bytes,
-  -- absent from a default run) they are bounded by the global LSU sectors, at most 16 per warp
-  -- instruction (32 lanes x 16 B, the widest access), so neither the DRAM bytes of local spills nor
-  -- the sectors a strided pattern drags in count as useful.
-  -- The asynchronous copies' bytes (TMA, LDGSTS) are requested bytes too, when measured (added where
-  -- the DRAM bytes bound the sum: without them, requested bytes that hit in L2 would already make
-  -- the floor too high, and the copies' would make it more so). When the
-  -- DRAM bytes are more than twice what every counted access could have moved, plus 1 MiB, most of
-  -- the traffic came from accesses no counter of the run saw (TMA or LDGSTS without their group: a
-  -- cuBLAS or CUTLASS GEMM loads its tiles so): the DRAM bytes then stand for the useful ones, a
-  -- conservative floor (a higher floor claims less), and useful_basis says so. The factor 2 is
-  -- DRAM's access granularity: 64 bytes against L2's 32-byte sectors, so scattered sector accesses
-  -- may read twice their bytes (the suite's gather: 1.6x); the 1 MiB leaves room for traffic no SM
-  -- instruction makes (instruction and constant fetches, page-table walks). Only with the local
-  -- sectors measured: otherwise the unseen traffic may be spills, which are no useful bytes.
-  CASE WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
-            AND COALESCE(lld_sectors, lst_sectors) IS NOT NULL
-            AND dram_bytes > 2.0 * counted_access_bytes + 1048576.0 THEN dram_bytes
-       WHEN requested_bytes IS NOT NULL AND dram_bytes IS NOT NULL
-         THEN MIN(requested_bytes + COALESCE(async_bytes, 0), dram_bytes)
-       WHEN requested_bytes IS NULL AND dram_bytes IS NOT NULL AND COALESCE(gld_sectors, gst_sectors) IS NOT NULL
-         THEN MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
-                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0))
-                  + COALESCE(async_bytes, 0), dram_bytes)
-       ELSE COALESCE(requested_bytes, dram_bytes) END AS useful_bytes,
-  -- what the useful bytes are: 'requested' (the instructions' own bytes), 'sectors' (bounded by the
-  -- global sectors, no requested bytes), 'dram' (the DRAM bytes: no requested bytes either, or
-  -- traffic the run's counters did not see, as above)
+  -- what the useful bytes (next step) are: 'requested' (the instructions' own bytes), 'sectors'
+  -- (bounded by the global sectors, no requested bytes), 'dram' (the DRAM bytes: no requested
+  -- bytes either, or traffic the run's counters did not see). The DRAM bytes stand for the useful
+  -- ones when they are more than twice what every counted access could have moved, plus 1 MiB:
+  -- most of the traffic then came from accesses no counter of the run saw (TMA or LDGSTS without
+  -- their group: a cuBLAS or CUTLASS GEMM loads its tiles so), a conservative floor (a higher floor
+  -- claims less). The factor 2 is DRAM's access granularity: 64 bytes against L2's 32-byte
+  -- sectors, so scattered sector accesses may read twice their bytes (the suite's gather: 1.6x);
+  -- the 1 MiB leaves room for traffic no SM instruction makes (instruction and constant fetches,
+  -- page-table walks). Only with the local sectors measured: otherwise the unseen traffic may be
+  -- spills, which are no useful bytes.
   CASE WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
             AND COALESCE(lld_sectors, lst_sectors) IS NOT NULL
             AND dram_bytes > 2.0 * counted_access_bytes + 1048576.0 THEN 'dram'
        WHEN requested_bytes IS NOT NULL THEN 'requested'
        WHEN dram_bytes IS NOT NULL AND COALESCE(gld_sectors, gst_sectors) IS NOT NULL THEN 'sectors'
-       WHEN dram_bytes IS NOT NULL THEN 'dram' END AS useful_basis,
+       WHEN dram_bytes IS NOT NULL THEN 'dram' END AS useful_basis
+  FROM tiers
+),
+work AS (
+  SELECT useful.*,
+  -- bytes the kernel needed at least (DESIGN.md "The two numbers"), by useful_basis: the requested
+  -- bytes, or the DRAM bytes if fewer (reuse through the caches). Without the requested bytes
+  -- (group sass_bytes, absent from a default run) they are bounded by the global LSU sectors, at
+  -- most 16 per warp instruction (32 lanes x 16 B, the widest access), so neither the DRAM bytes
+  -- of local spills nor the sectors a strided pattern drags in count as useful. The asynchronous
+  -- copies' bytes (TMA, LDGSTS) are requested bytes too, when measured (added where the DRAM bytes
+  -- bound the sum: without them, requested bytes that hit in L2 would already make the floor too
+  -- high, and the copies' would make it more so).
+  CASE useful_basis
+       WHEN 'dram' THEN dram_bytes
+       WHEN 'requested' THEN CASE WHEN dram_bytes IS NOT NULL
+                                  THEN MIN(requested_bytes + COALESCE(async_bytes, 0), dram_bytes)
+                                  ELSE requested_bytes END
+       WHEN 'sectors'
+         THEN MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
+                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0))
+                  + COALESCE(async_bytes, 0), dram_bytes) END AS useful_bytes,
   -- ns: the warp instructions other than memory ones (global, shared, local: the memory roof's
   -- business, and spills are not the work) at 4 per SM per cycle. Executed, not necessary: a fix
   -- that removes arithmetic can beat it.
@@ -202,7 +206,7 @@ work AS (
   100.0 * MIN(lim_warps, lim_blocks, lim_regs) * warps_per_block / max_warps_per_sm AS occ_without_smem_pct,
   -- waves of blocks over the SMs
   COALESCE(collector_waves, blocks * 1.0 / (MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * sm_count)) AS waves
-  FROM tiers
+  FROM useful
 ),
 floors AS (
   SELECT work.*,
