@@ -35,28 +35,17 @@ import datetime
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import gpu_name, stage_commit  # noqa: E402
-from rangeprof_cost import GROUP1  # noqa: E402
+from rangeprof_cost import GROUP1, run  # noqa: E402
 
 COVER = re.compile(r"coverage by GPU time: pattern counters ([0-9.]+) %, hardware counters ([0-9.]+) %")
 PROFILED = re.compile(r"launches: (\d+) traced, (\d+) profiled")
 T0 = time.monotonic()
-
-
-def run(cmd, cwd, timeout, env=None):
-    """(seconds, exit status or 'timeout', stderr text)."""
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout)
-        return time.monotonic() - t0, p.returncode, p.stderr.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as e:
-        return time.monotonic() - t0, "timeout", (e.stderr or b"").decode("utf-8", "replace")
 
 
 def med(xs):
@@ -98,7 +87,7 @@ def main():
             if time.monotonic() - T0 > a.deadline:
                 skipped.append("%s %s run %d" % (prog, variant, i + 1))
                 continue
-            t, rc, err = run(cmd, work, a.timeout)
+            t, rc, err = run(cmd, None, work, a.timeout)
             res.setdefault((prog, variant), []).append((t, rc))
             print("%-6s %-14s run %d: %s, %.1f s" % (prog, variant, i + 1, rc, t), flush=True)
             if rc != 0:
