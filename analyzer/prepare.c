@@ -15,6 +15,7 @@
  * facts it uses. docs/rules.md documents every column rules may use.
  */
 #include "analyzer/analyzer_int.h"
+#include "schema/catalogue.h"
 #include "schema/store.h"
 #include "schema/store_view.h"
 
@@ -366,6 +367,43 @@ analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct)
 }
 
 /*
+ * temp.patched_metric: the report's SASS-patched metrics (the catalogue's
+ * engine "sass": smsp__sass_*, sm__sass_*). Read by the range profiler in
+ * a one-pass group under user replay (profile.passes 1, metric_set
+ * 'groupK/N') they are no measurement: on the H200 (CUDA 13.0) every one
+ * of them read 0 in every such group, for kernels that moved gigabytes,
+ * while kernel replay gave real values (docs/metrics.md "SASS-patched
+ * metrics under user replay"). build_cfg_metric() leaves those values out,
+ * so the columns they feed (the requested bytes, the instructions by
+ * width) are NULL, "not measured", rather than a 0 the rules would take
+ * for an ideal of 0 bytes.
+ */
+static int
+build_patched_metric(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_exec(db, "CREATE TEMP TABLE patched_metric (metric_id INTEGER PRIMARY KEY)");
+    if (rc || store_prepare(db,
+                            "INSERT OR IGNORE INTO temp.patched_metric"
+                            " SELECT id FROM main.metric_name WHERE name = ?",
+                            &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot list SASS-patched metrics: %s",
+                       store_error());
+    for (size_t i = 0; i < catalogue_nmetrics && rc == 0; i++) {
+        if (strcmp(catalogue_metrics[i].engine, "sass"))
+            continue;
+        sqlite3_bind_text(st, 1, catalogue_metrics[i].name, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (rc)
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot list SASS-patched metrics: %s",
+                       sqlite3_errmsg(db));
+    return 0;
+}
+
+/*
  * temp.cfg_metric: every metric of the report averaged per configuration
  * over its profiled launches (those not in temp.prof_aside), accumulated
  * in C in one pass over the metric rows of profiled launches (the
@@ -386,6 +424,7 @@ build_cfg_metric(sqlite3 *db)
     rc = store_exec(db, aside);
     free(aside);
     if (rc || store_exec(db, "CREATE INDEX temp.prof_aside_by_launch ON prof_aside(launch_id)") ||
+        build_patched_metric(db) ||
         store_exec(
             db, "CREATE TEMP TABLE cfg_metric_id (config_id INTEGER, metric_id INTEGER, value REAL,"
                 " n INTEGER, first_launch_id INTEGER)") ||
@@ -394,7 +433,9 @@ build_cfg_metric(sqlite3 *db)
                       " CROSS JOIN main.launch l ON l.id = p.launch_id"
                       " CROSS JOIN main.metric m ON m.launch_id = p.launch_id"
                       " WHERE l.config_id IS NOT NULL AND m.value IS NOT NULL"
-                      " AND p.launch_id NOT IN (SELECT launch_id FROM temp.prof_aside)",
+                      " AND p.launch_id NOT IN (SELECT launch_id FROM temp.prof_aside)"
+                      " AND NOT (p.passes = 1 AND p.metric_set LIKE 'group%'"
+                      "  AND m.metric_id IN (SELECT metric_id FROM temp.patched_metric))",
                       &rd) ||
         store_prepare(db, "INSERT INTO temp.cfg_metric_id VALUES (?,?,?,?,?)", &wr)) {
         an_fail(ANALYZER_ERR_INTERNAL, "cannot build metric averages: %s", store_error());
@@ -599,7 +640,7 @@ an_unprepare(sqlite3 *db)
                  "DROP TABLE IF EXISTS temp.cfg; DROP TABLE IF EXISTS temp.pagg;"
                  "DROP TABLE IF EXISTS temp.v_profiled; DROP TABLE IF EXISTS temp.lstat2;"
                  "DROP TABLE IF EXISTS temp.cfg_metric; DROP TABLE IF EXISTS temp.cfg_metric_id;"
-                 "DROP TABLE IF EXISTS temp.prof_aside;"
+                 "DROP TABLE IF EXISTS temp.prof_aside; DROP TABLE IF EXISTS temp.patched_metric;"
                  "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;"
                  "DROP TABLE IF EXISTS temp.waiting; DROP TABLE IF EXISTS temp.phase;"
                  "DROP TABLE IF EXISTS temp.papi;",

@@ -125,10 +125,17 @@ holds_core(const struct metrics_bundle *b)
  * catalogue bundle that holds no core name, then, per catalogue group, the
  * names of it that no bundle holds, as one bundle. Each carries the tie
  * set, so first fit puts it only where its launch can still be joined to
- * the configuration's others; a bundle of SASS-patched names carries none
- * (on GH100 they take a pass of their own beside any hardware counter,
- * the ties included: counted offline, unit.onepass), so it gets a group
- * alone and its launch is joined unchecked (v_profile: no tie counters).
+ * the configuration's others.
+ *
+ * SASS-patched names (the catalogue's engine "sass": the bytes the
+ * instructions requested, the instructions by width, LDGSTS bypass bytes)
+ * are left out of every group: under user replay, where every one-pass
+ * group is collected, the range profiler read each of them as 0 on the
+ * H200 (CUDA 13.0, every report of 2026-12-01; kernel replay gave real
+ * values), so a launch spent on them bought nothing, and the zeros read
+ * as "an ideal of 0 bytes" (docs/metrics.md "SASS-patched metrics under
+ * user replay"). The instrumentation engine counts the same quantities
+ * exactly; --replay kernel still collects them (the sass_bytes group).
  */
 #define GB_NAMES 24
 static struct metrics_bundle gb[METRICS_PACK_MAX];
@@ -137,26 +144,26 @@ static char gb_what[CATALOGUE_MAX_GROUPS][160];
 static size_t ngb;
 static pthread_once_t gb_once = PTHREAD_ONCE_INIT;
 
-static int
-is_sass(const char *name)
+int
+onepass_is_patched(const char *name)
 {
     const struct catalogue_metric *m = catalogue_find(name);
     return m && !strcmp(m->engine, "sass");
 }
 
-/* Appends names[0..n-1], then the ties unless a name is SASS-patched, as bundle `what`. */
+/* Appends those of names[0..n-1] that are not SASS-patched, then the ties, as bundle `what`. */
 static void
 gb_add(const char *what, const char *const *names, size_t n)
 {
-    if (ngb == METRICS_PACK_MAX || n == 0)
+    if (ngb == METRICS_PACK_MAX)
         return;
     size_t k = 0;
-    int sass = 0;
-    for (size_t i = 0; i < n && k < GB_NAMES; i++) {
-        gb_names[ngb][k++] = names[i];
-        sass |= is_sass(names[i]);
-    }
-    for (size_t i = 0; !sass && i < N(tie) && k < GB_NAMES; i++)
+    for (size_t i = 0; i < n && k < GB_NAMES; i++)
+        if (!onepass_is_patched(names[i]))
+            gb_names[ngb][k++] = names[i];
+    if (k == 0)
+        return;
+    for (size_t i = 0; i < N(tie) && k < GB_NAMES; i++)
         gb_names[ngb][k++] = tie[i];
     gb[ngb] = (struct metrics_bundle){what, gb_names[ngb], k};
     ngb++;
@@ -271,14 +278,14 @@ value_of(const char *const *names, const double *values, size_t n, const char *w
 }
 
 /*
- * The extras asked for first, in this order: the bytes the instructions
- * requested (the ideal every coalescing judgement is measured against:
- * without it a wide access reads as waste, issue 17), then the pipes (the
- * compute roof: whether a kernel far from its memory floor is compute- or
- * latency-bound decides whether floor-distance fires at all, issue 19).
- * Both change a finding's verdict; the other groups refine one finding.
+ * The extras asked for first: the pipes (the compute roof: whether a
+ * kernel far from its memory floor is compute- or latency-bound decides
+ * whether floor-distance fires at all, issue 19). It changes a finding's
+ * verdict; the other groups refine one finding. (The bytes the
+ * instructions requested came first too, until they proved unreadable
+ * under user replay: gb_add().)
  */
-static const char *const wanted_first[] = {"sass_bytes", "roof"};
+static const char *const wanted_first[] = {"roof"};
 
 /* Does group g hold a name of an extras group that `want` asks for? */
 static int

@@ -1508,6 +1508,92 @@ split_into_groups(sqlite3 *db, int n, double inst3)
     return store_exec(db, sql) || store_exec(db, "DROP TABLE temp.g1");
 }
 
+/*
+ * SASS-patched metrics read under user replay (a one-pass group): the
+ * range profiler returned 0 for every smsp__sass_* / sm__sass_* metric
+ * of every one-pass group on the H200 (docs/metrics.md "SASS-patched
+ * metrics under user replay": the README's transpose, recorded
+ * 2026-12-01, and every report of the suite), while kernel replay gave
+ * real values. A 0 there is no measurement: the store rule judges the
+ * transpose against its bound ("at most"), never against "an ideal of 0",
+ * and the coalesced twin (4 sectors per store instruction) gets nothing.
+ * Synthetic report: the two transposes' store counters as recorded.
+ */
+static const char transpose_store_report[] =
+    "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z9transposePfPKfi', "
+    "'transpose');\n"
+    "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+    "block_z,\n"
+    "  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+    "  (1, 1, 0, 128, 128, 1, 32, 8, 1, 0, 0, 16);\n"
+    "INSERT INTO fx_launch VALUES (1, 20, 250000);\n"
+    "INSERT INTO fx_metric VALUES\n"
+    "  (1, 'gpu__time_duration.sum', 250000), (1, 'smsp__inst_executed.sum', 6.0e6),\n"
+    "  (1, 'dram__bytes_read.sum', 67108864), (1, 'dram__bytes_write.sum', 67108864),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum', 2097152),\n"
+    "  (1, 'smsp__inst_executed_op_global_ld.sum', 524288),\n"
+    "  (1, 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', %s),\n"
+    "  (1, 'smsp__inst_executed_op_global_st.sum', 524288),\n"
+    "  (1, 'smsp__sass_data_bytes_mem_global_op_ld.sum', 0),\n"
+    "  (1, 'smsp__sass_data_bytes_mem_global_op_st.sum', 0),\n"
+    "  (1, 'smsp__sass_inst_executed_op_memory_32b.sum', 0);\n";
+
+/* The report of transpose_store_report with `sectors` store sectors, its profile made a one-pass
+   group under user replay (passes 1, 'group1/9') when `user` is set, else left a kernel-replay core
+   profile. */
+static sqlite3 *
+transpose_store(const char *sectors, int user)
+{
+    char sql[sizeof(transpose_store_report) + 32];
+    snprintf(sql, sizeof(sql), transpose_store_report, sectors);
+    sqlite3 *db = build_report(sql);
+    if (db && user && store_exec(db, "UPDATE profile SET passes = 1, metric_set = 'group1/9'")) {
+        sqlite3_close(db);
+        db = NULL;
+    }
+    CHECK(db != NULL);
+    return db;
+}
+
+static void
+test_analyzer_sass_metrics_under_user_replay(void)
+{
+    char *d = default_rules();
+    struct analyzer_opts o = {.rules_dir = d};
+    /* the naive transpose, one-pass groups: judged against the bound */
+    sqlite3 *db = transpose_store("16777216", 1);
+    if (db) {
+        CHECK_EQ_INT(analyzer_analyze(db, &o), 0);
+        CHECK_EQ_INT(an_prepare(db), 0);
+        CHECK_EQ_INT(count(db, "SELECT gst_requested_bytes IS NULL AND mem_inst_32b IS NULL"
+                               " FROM temp.cfg WHERE config_id = 1"),
+                     1);
+        CHECK_EQ_INT(count(db,
+                           "SELECT count(*) FROM finding WHERE rule_id = 'uncoalesced-global-store'"
+                           " AND message LIKE '%at most%' AND message NOT LIKE '%ideal of 0%'"),
+                     1);
+        sqlite3_close(db);
+    }
+    /* the coalesced twin (4 sectors per store instruction): no finding */
+    db = transpose_store("2097152", 1);
+    if (db) {
+        CHECK_EQ_INT(analyzer_analyze(db, &o), 0);
+        CHECK_EQ_INT(count(db, "SELECT count(*) FROM finding WHERE rule_id LIKE 'uncoalesced%'"),
+                     0);
+        sqlite3_close(db);
+    }
+    /* kernel replay's values stay measurements: a 0 there is a 0 */
+    db = transpose_store("2097152", 0);
+    if (db) {
+        CHECK_EQ_INT(analyzer_analyze(db, &o), 0);
+        CHECK_EQ_INT(an_prepare(db), 0);
+        CHECK_EQ_INT(count(db, "SELECT gst_requested_bytes = 0 FROM temp.cfg WHERE config_id = 1"),
+                     1);
+        sqlite3_close(db);
+    }
+    free(d);
+}
+
 static void
 test_analyzer_one_pass_groups_join(void)
 {
@@ -1693,6 +1779,7 @@ static const struct check_test tests[] = {
     {"analyzer_footprint_older_report", test_analyzer_footprint_older_report},
     {"analyzer_profiles_of_other_work_set_aside", test_analyzer_profiles_of_other_work_set_aside},
     {"analyzer_one_pass_groups_join", test_analyzer_one_pass_groups_join},
+    {"analyzer_sass_metrics_under_user_replay", test_analyzer_sass_metrics_under_user_replay},
     {"analyzer_unprofiled_config_not_judged_on_latency",
      test_analyzer_unprofiled_config_not_judged_on_latency},
 };
