@@ -25,12 +25,16 @@
 #            cannot tell what the instrumentation engine does without
 #            permission; and `gpuhier doctor`'s engine lines;
 #   cost     bench/pytorch_train.py --steps 20 natively, in the default
-#            mode and instrumented: wall times, instrumented launches and
-#            the added time per instrumented launch (median, p95).
+#            mode, instrumented and phased: wall times, instrumented
+#            launches and the added time per instrumented launch (median,
+#            p95), and per report where the time went: the range
+#            profiler's time (profile.overhead_ns), the instrumentation
+#            engine's (inst_launch.overhead_ns), the untimed kernel records.
 # A section that would start past BUDGET_S seconds (default 540) is
-# skipped and says so. STAGE (default .stage): scripts/stage.sh output
+# skipped and says so; SECTIONS="cases torch both graph noperm cost" (the
+# default: all) names the sections to run. STAGE (default .stage): scripts/stage.sh output
 # with gpu/cases and testkernels/tk_graph. Writes $OUT/instrument.log
-# (everything printed) and $OUT/cases.db.
+# (everything printed), $OUT/cases.db and, from cost, $OUT/cost-{i,p}.db.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(cd "${1:-.stage}" && pwd)
@@ -46,9 +50,17 @@ t() { s=$(date +%s.%N); "$@"; rc=$?; e=$(date +%s.%N); echo "  status $rc, $(ech
 t_start=$(date +%s)
 budget=${BUDGET_S:-540}
 # budget_ok SECONDS NAME: whether a section of at most SECONDS still fits
-budget_ok() { [ $(( $(date +%s) - t_start + $1 )) -le "$budget" ] && return 0; echo "== $2: skipped (would pass BUDGET_S=$budget)"; return 1; }
+# (and is named in SECTIONS)
+sections=" ${SECTIONS:-cases torch both graph noperm cost} "
+wanted() { case $sections in *" $1 "*) return 0 ;; esac; echo "== $1: skipped (not in SECTIONS)"; return 1; }
+budget_ok() {
+    wanted "${2%% *}" || return 1
+    [ $(( $(date +%s) - t_start + $1 )) -le "$budget" ] && return 0
+    echo "== $2: skipped (would pass BUDGET_S=$budget)"; return 1
+}
 {
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), stage $(cat "$stage/COMMIT")"
+if wanted cases; then
 echo "== cases"
 GPUHIER_INSTRUMENT=1 t timeout 60 "$g" run -o cases.db --no-analyze -- "$stage/gpu/cases" > cases.out 2> cases.err
 cat cases.out; grep -v '^==gpuhier==   ' cases.err | tail -5
@@ -62,6 +74,8 @@ q cases.db "SELECT level, code, message FROM event WHERE code LIKE 'instrument%'
 t "$g" analyze cases.db > analyze.txt 2>&1; head -60 analyze.txt
 t "$g" report cases.db --view source struct12_read > source.txt 2>&1; head -25 source.txt
 cp cases.db "$out/"
+fi
+if wanted torch; then
 for wl in torch:torch_ops.py jax:jax_loop.py; do
     n=${wl%%:*}; f=${wl#*:}
     echo "== $n"
@@ -71,6 +85,7 @@ for wl in torch:torch_ops.py jax:jax_loop.py; do
     q $n.db "SELECT 'inst_launch', count(*), 'functions', (SELECT count(DISTINCT function_id) FROM inst_count), 'counts', (SELECT count(*) FROM inst_count) FROM inst_launch"
     q $n.db "SELECT level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"
 done
+fi
 for mode in ${BOTH_MODES:-phased}; do
 if budget_ok 240 "both ($mode)"; then
 echo "== both engines (GPUHIER_INSTRUMENT=$mode; watchdog 20 s, stacks at 40 s)"
@@ -124,8 +139,10 @@ echo "== cost: bench/pytorch_train.py --steps 20"
 t timeout 100 python3 "$root/bench/pytorch_train.py" --steps 20 > n.out 2>&1; tail -1 n.out
 t timeout 150 "$g" run -o d.db --no-analyze -- python3 "$root/bench/pytorch_train.py" --steps 20 > d.out 2> d.err; tail -1 d.out
 GPUHIER_INSTRUMENT=1 t timeout 200 "$g" run -o i.db --no-analyze -- python3 "$root/bench/pytorch_train.py" --steps 20 > i.out 2> i.err; tail -1 i.out
+GPUHIER_INSTRUMENT=phased t timeout 200 "$g" run -o p.db --no-analyze -- python3 "$root/bench/pytorch_train.py" --steps 20 > p.out 2> p.err; tail -1 p.out
 q d.db "SELECT 'default: launches', count(*), 'range-profiled', sum(profiled) FROM launch"
 q i.db "SELECT 'instrumented: launches', count(*), 'range-profiled', sum(profiled), 'instrumented', sum(profile_reason = 'instrumented') FROM launch"
+q p.db "SELECT 'phased: launches', count(*), 'range-profiled', sum(profiled), 'instrumented', sum(profile_reason = 'instrumented') FROM launch"
 python3 - i.db <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
@@ -135,7 +152,29 @@ if v:
         len(v), v[len(v) // 2] / 1e6, v[min(len(v) - 1, int(0.95 * len(v)))] / 1e6, v[-1] / 1e6, sum(v) / 1e9))
 print("functions with counts:", c.execute("SELECT count(DISTINCT function_id) FROM inst_count").fetchone()[0])
 PY
-q i.db "SELECT level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"
+echo "report | wall s (run) | range profiler s | instrumentation s | kernels timed | untimed | GPU s timed"
+python3 - d.db i.db p.db <<'PY'
+import sqlite3, sys
+def one(c, sql):
+    try:
+        return c.execute(sql).fetchone()[0]
+    except sqlite3.Error:
+        return None
+for f in sys.argv[1:]:
+    try:
+        c = sqlite3.connect(f)
+    except sqlite3.Error:
+        print(f, "| not readable"); continue
+    wall = one(c, "SELECT (end_ns - start_ns) / 1e9 FROM run")
+    rp = one(c, "SELECT sum(overhead_ns) / 1e9 FROM profile")
+    ins = one(c, "SELECT sum(overhead_ns) / 1e9 FROM inst_launch")
+    timed = one(c, "SELECT count(*) FROM launch WHERE end_ns > start_ns")
+    untimed = one(c, "SELECT count(*) FROM launch WHERE start_ns IS NULL OR end_ns IS NULL OR end_ns <= start_ns")
+    gpu = one(c, "SELECT sum(end_ns - start_ns) / 1e9 FROM launch WHERE end_ns > start_ns")
+    print(" | ".join(str(round(x, 2) if isinstance(x, float) else x) for x in (f, wall, rp, ins, timed, untimed, gpu)))
+PY
+for f in i p; do q $f.db "SELECT '$f', level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"; done
+for f in i p; do cp $f.db "$out/cost-$f.db" 2> /dev/null; done # where the time went, read here afterwards
 fi
 } > "$out/instrument.log" 2>&1
 cat "$out/instrument.log"
