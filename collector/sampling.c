@@ -378,9 +378,13 @@ first_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
 /*
  * One-pass groups (lock held): may e's later group take one of the
  * `slots` profiles their budget buys now? Only when fewer than `slots`
- * configurations that still wait for a later group (profiled, not yet
- * every group) took more GPU time. A configuration without GPU time yet
- * ranks behind every one with some. Always yes when slots < 1.
+ * configurations that still wait for a group took more GPU time: those
+ * waiting for a later one (profiled, not yet every group) and those that
+ * have none yet (deferred by the first groups' budget). Coverage before
+ * completeness: a configuration with no group is not counted in the
+ * coverage by GPU time at all, a later group only completes one that is.
+ * A configuration without GPU time yet ranks behind every one with some.
+ * Always yes when slots < 1.
  */
 static int
 group_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
@@ -390,8 +394,7 @@ group_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
     long above = 0;
     for (size_t i = 0; i < s->used && above < slots; i++) {
         const struct sampling_slot *f = &s->slots[s->order[i]];
-        if (f != e && f->eligible > 0 && f->profiled > 0 && f->profiled < s->ngroups &&
-            f->gpu_ns > e->gpu_ns)
+        if (f != e && f->eligible > 0 && f->profiled < s->ngroups && f->gpu_ns > e->gpu_ns)
             above++;
     }
     return above < slots;

@@ -810,6 +810,60 @@ test_sampling_group_budget(void)
     sampling_release(&s);
 }
 
+/*
+ * Coverage before completeness: a later group of a configuration waits
+ * while a configuration with more GPU time still has no group at all (its
+ * first launches were deferred by the first groups' budget). The coverage
+ * by GPU time counts a configuration with any group; a later group only
+ * completes one already counted (measured on the H200, 2026-12-01: 36
+ * profiles covered 33.6 % of a PyTorch run's GPU time, docs/cost-vs-ncu.md).
+ */
+static void
+test_sampling_group_waits_for_first(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch light = L("light", 8, 128, 0), heavy = L("heavy", 64, 256, 0);
+    /* light gets its first group; heavy's first launch comes past the first groups' budget */
+    CHECK(sampling_decide_group(&s, &light, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    heavy.first_budget = heavy.first_over_budget = 1;
+    CHECK_STR(sampling_decide_group(&s, &heavy, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &light, 100), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &heavy, 900), 0);
+    /* one slot: light's second group waits for heavy's first */
+    light.group_slots = 1;
+    CHECK_STR(sampling_decide_group(&s, &light, &why, NULL, NULL, &g), "profile_budget");
+    heavy.first_over_budget = 0;
+    heavy.first_slots = 1;
+    CHECK(sampling_decide_group(&s, &heavy, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    /* heavy is covered now; with one slot its own next group ranks first (more GPU time) */
+    heavy.group_slots = 1;
+    CHECK_STR(sampling_decide_group(&s, &light, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &heavy, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    /* two slots: light's next group goes beside heavy's */
+    light.group_slots = 2;
+    CHECK(sampling_decide_group(&s, &light, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    /* a configuration lighter than light without a group does not hold light back: of two
+       slots, heavy (its third group missing) takes one rank, tiny none */
+    struct sampling_launch tiny = L("tiny", 1, 32, 0);
+    tiny.first_budget = tiny.first_over_budget = 1;
+    CHECK_STR(sampling_decide_group(&s, &tiny, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &tiny, 10), 0);
+    CHECK(sampling_decide_group(&s, &light, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 2);
+    sampling_release(&s);
+}
+
 /* --sample all with groups: every launch profiled, cycling through the groups. */
 static void
 test_sampling_groups_all(void)
@@ -1050,6 +1104,7 @@ static const struct check_test tests[] = {
     {"test_sampling_groups", test_sampling_groups},
     {"test_sampling_group_order", test_sampling_group_order},
     {"test_sampling_group_budget", test_sampling_group_budget},
+    {"test_sampling_group_waits_for_first", test_sampling_group_waits_for_first},
     {"test_sampling_groups_all", test_sampling_groups_all},
     {"test_sampling_group_budget_env", test_sampling_group_budget_env},
     {"test_sampling_first_slots", test_sampling_first_slots},
