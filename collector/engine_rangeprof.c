@@ -110,6 +110,8 @@ static struct prof_host *prof_group_host(unsigned key);
 static __thread uint64_t tls_prof_t0;
 static __thread uint32_t tls_prof_corr;
 static __thread uint32_t tls_prof_blocks;
+/* local memory the profiled launch's function declares (bytes per thread; -1 unknown): the order */
+static __thread long tls_prof_local;
 /* Phase times of the current profiled launch (GPUHIER_DEBUG), ns. */
 static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
 
@@ -770,12 +772,14 @@ prof_finish(int launch_ok)
         R.max_passes = R.cur->passes;
     /*
      * A first one-pass group orders the configuration's later groups by
-     * what its values point at (onepass_order()); the group of the user's
-     * --metrics names, if any, comes last.
+     * what its values and its function's local memory point at
+     * (onepass_order()); the group of the user's --metrics names, if any,
+     * comes last.
      */
     if (!why && R.cur->groups == ENGINE_GROUP && R.plan_groups > 0) {
         unsigned char order[SAMPLING_GROUPS_MAX];
-        size_t k = onepass_order(&R.plan, names, r.u.profile.values, (size_t)r.u.profile.n, order);
+        size_t k = onepass_order(&R.plan, names, r.u.profile.values, (size_t)r.u.profile.n,
+                                 tls_prof_local, order);
         for (int g = (int)k; g < R.plan_groups && k < SAMPLING_GROUPS_MAX; g++)
             order[k++] = (unsigned char)g;
         sampler_set_group_order(order, (int)k);
@@ -1211,6 +1215,16 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
     pthread_mutex_lock(&R.prof_lock);
     atomic_store(&R.prof_busy, 1);
     tls_prof_t0 = (uint64_t)mono_ns();
+    /*
+     * A one-pass group's values order the later groups, with the local
+     * memory the function declares (asked before the range starts: no
+     * driver call inside it)
+     */
+    tls_prof_local = -1;
+    int local = 0;
+    if ((extras & ENGINE_GROUP) && l->func && gh.cuFuncGetAttribute &&
+        gh.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l->func) == CUDA_SUCCESS)
+        tls_prof_local = local;
     /* another thread may have met busy counters since this launch was decided */
     int rc = backing_off() ? -EBUSY : prof_begin(l->ctx, extras, l->corr);
     if (rc == 0) {

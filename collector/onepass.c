@@ -301,9 +301,12 @@ serves_wanted(const struct onepass_plan *p, size_t g, unsigned want)
     return 0;
 }
 
+/* The local-memory sectors: local-memory-traffic's numerator (state and code bundles alike). */
+static const char *const local_name = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum";
+
 size_t
 onepass_order(const struct onepass_plan *p, const char *const *names, const double *values,
-              size_t n, unsigned char *order)
+              size_t n, long local_bytes_per_thread, unsigned char *order)
 {
     /*
      * The extras policy reads core names; group 1 holds most of them, so
@@ -312,7 +315,8 @@ onepass_order(const struct onepass_plan *p, const char *const *names, const doub
      */
     unsigned want = metrics_extras_wanted(names, values, n);
     int l2 = value_of(names, values, n, "dram__bytes_read.sum") > 0;
-    enum { NFIRST = N(wanted_first), LAST = NFIRST + 2 };
+    /* rank 0: local memory; 1..NFIRST: wanted_first; then the other wanted, the L2 lookups */
+    enum { NFIRST = N(wanted_first), LAST = NFIRST + 3 };
     unsigned first[NFIRST], rest = want;
     for (size_t i = 0; i < NFIRST; i++) {
         first[i] = want & (unsigned)metrics_group_from_name(wanted_first[i]);
@@ -321,16 +325,20 @@ onepass_order(const struct onepass_plan *p, const char *const *names, const doub
     int rank[ONEPASS_MAX_GROUPS] = {0};
     for (size_t g = 1; g < p->ngroups; g++) {
         rank[g] = LAST;
+        if (local_bytes_per_thread > 0 && group_has(p, g, local_name)) {
+            rank[g] = 0;
+            continue;
+        }
         for (int i = NFIRST - 1; i >= 0; i--)
             if (first[i] && serves_wanted(p, g, first[i]))
-                rank[g] = i;
+                rank[g] = 1 + i;
         if (rank[g] < LAST)
             continue;
         if (serves_wanted(p, g, rest))
-            rank[g] = NFIRST;
+            rank[g] = 1 + NFIRST;
         else if (l2 && (group_has(p, g, "lts__t_sectors_lookup_hit.sum") ||
                         group_has(p, g, "lts__t_sectors_lookup_miss.sum")))
-            rank[g] = NFIRST + 1;
+            rank[g] = 2 + NFIRST;
     }
     size_t k = 0;
     if (p->ngroups)

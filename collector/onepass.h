@@ -96,18 +96,21 @@ int onepass_is_patched(const char *name);
 
 /*
  * The order of a configuration's later groups from its first group's
- * values (names[i] -> values[i]; missing names are unknown): order[0] is
- * always group 0; then the groups holding what metrics_extras_wanted()
- * asks for (the catalogue's triggers): first those holding group
- * sass_bytes (the coalescing ideal), then those holding group roof (the
- * pipes: the compute roof), then those holding any other group asked
- * for (TMA, atomic, host, const, requests names); then, when the first
- * group saw DRAM reads, the groups holding the L2 lookups (the hits' and
- * misses' groups next to each other), then the rest, each rank in group
- * order. Fills order[0..ngroups-1], a permutation; returns
- * ngroups. Pure.
+ * values (names[i] -> values[i]; missing names are unknown) and the
+ * local memory its function declares (local_bytes_per_thread, from
+ * CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES; -1 unknown): order[0] is always
+ * group 0; then, when the function has local memory (spills or a local
+ * array), the groups holding the local-memory sectors (local-memory-
+ * traffic's verdict; a function without local memory never moves any);
+ * then the groups holding what metrics_extras_wanted() asks for (the
+ * catalogue's triggers): first those holding group roof (the pipes: the
+ * compute roof), then those holding any other group asked for (TMA,
+ * atomic, host, const, requests names); then, when the first group saw
+ * DRAM reads, the groups holding the L2 lookups (the hits' and misses'
+ * groups next to each other), then the rest, each rank in group order.
+ * Fills order[0..ngroups-1], a permutation; returns ngroups. Pure.
  */
 size_t onepass_order(const struct onepass_plan *p, const char *const *names, const double *values,
-                     size_t n, unsigned char *order);
+                     size_t n, long local_bytes_per_thread, unsigned char *order);
 
 #endif

@@ -116,6 +116,15 @@ test_onepass_plan(void)
                         catalogue_groups[g].names[i]);
             CHECK(onepass_group_of(&p, catalogue_groups[g].names[i]) >= 0);
         }
+    /* on the real plan too: with local memory the local sectors' group is the second one */
+    {
+        unsigned char o[ONEPASS_MAX_GROUPS];
+        const char *nm[] = {"dram__bytes_read.sum"};
+        double v[] = {1 << 20};
+        CHECK_EQ_INT((int)onepass_order(&p, nm, v, 1, 256, o), (int)p.ngroups);
+        CHECK(p.ngroups > 1 &&
+              o[1] == onepass_group_of(&p, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"));
+    }
     /* the roof trigger's value is in group 1, which decides the order of the others */
     CHECK_EQ_INT(onepass_group_of(&p, "dram__bytes.sum.pct_of_peak_sustained_elapsed"), 0);
     /* no SASS-patched name is in any group: under user replay they read 0 (gb_add()) */
@@ -140,12 +149,14 @@ test_onepass_plan(void)
 }
 
 /*
- * A made-up plan: 6 groups, TMA bytes in group 4, L2 hits and misses in groups 2 and 3, the tensor
+ * A made-up plan: 6 groups, TMA bytes in group 4, L2 hits and misses in groups 2 and 3 (local
+ * sectors beside the misses, as in GH100's plan), the tensor
  * pipe (group roof) in group 5, the requested bytes (group sass_bytes) in group 6.
  */
 static char *g1[] = {"dram__bytes_read.sum", "smsp__inst_executed_op_ldgsts.sum"};
 static char *g2[] = {"lts__t_sectors_lookup_hit.sum"};
-static char *g3[] = {"lts__t_sectors_lookup_miss.sum"};
+static char *g3[] = {"lts__t_sectors_lookup_miss.sum",
+                     "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"};
 static char *g4[] = {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"};
 static char *g5[] = {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"};
 static char *g6[] = {"smsp__sass_data_bytes_mem_global_op_ld.sum"};
@@ -155,7 +166,7 @@ fake_plan(struct onepass_plan *p)
 {
     memset(p, 0, sizeof *p);
     char **g[] = {g1, g2, g3, g4, g5, g6};
-    size_t n[] = {2, 1, 1, 1, 1, 1};
+    size_t n[] = {2, 1, 2, 1, 1, 1};
     p->ngroups = p->packing.ngroups = 6;
     for (size_t i = 0; i < 6; i++)
         p->packing.names[i] = g[i], p->packing.count[i] = n[i];
@@ -184,40 +195,48 @@ test_onepass_order(void)
                            "smsp__inst_executed_op_global_ld.sum"};
     /* no DRAM reads, no LDGSTS: group order */
     double none[] = {0, 0};
-    CHECK_EQ_INT((int)onepass_order(&p, names, none, 2, o), 6);
+    CHECK_EQ_INT((int)onepass_order(&p, names, none, 2, -1, o), 6);
     CHECK(order_is(o, "123456"));
     /* LDGSTS instructions ask for the TMA group (metrics_extras_wanted()): it comes second */
     double ldgsts[] = {0, 10};
-    onepass_order(&p, names, ldgsts, 2, o);
+    onepass_order(&p, names, ldgsts, 2, -1, o);
     CHECK(order_is(o, "142356"));
     /* DRAM reads without TMA: the L2 halves first, next to each other (already in order) */
     double dram[] = {1 << 20, 0};
-    onepass_order(&p, names, dram, 2, o);
+    onepass_order(&p, names, dram, 2, -1, o);
     CHECK(order_is(o, "123456"));
     /* DRAM busy 20 % of the time (the roof trigger: not near the floor): the pipes second */
     double far[] = {1 << 20, 0, 20, 1000, 250};
-    CHECK_EQ_INT((int)onepass_order(&p, names, far, 5, o), 6);
+    CHECK_EQ_INT((int)onepass_order(&p, names, far, 5, -1, o), 6);
     CHECK(order_is(o, "152346"));
     /* DRAM busy 80 %: near the floor, the pipes keep their place */
     double near[] = {1 << 20, 0, 80, 1000, 250};
-    onepass_order(&p, names, near, 5, o);
+    onepass_order(&p, names, near, 5, -1, o);
     CHECK(order_is(o, "123456"));
     /* 8 sectors per load (above the 4 of a coalesced 32-bit one: the sass_bytes trigger), far
        from the floor, LDGSTS: the pipes first, then the other groups asked for (TMA bytes and a
        group with a SASS-patched name, which a real plan never has: gb_add()) in plan order */
     double all[] = {1 << 20, 10, 20, 8000, 1000};
-    onepass_order(&p, names, all, 5, o);
+    onepass_order(&p, names, all, 5, -1, o);
     CHECK(order_is(o, "154623"));
     /* the same sectors at 80 %: the group asked for right after group 1, the pipes in place */
     double wide[] = {1 << 20, 0, 80, 8000, 1000};
-    onepass_order(&p, names, wide, 5, o);
+    onepass_order(&p, names, wide, 5, -1, o);
     CHECK(order_is(o, "162345"));
+    /* a function with local memory: the local sectors' group right after group 1, before the
+       pipes; without (0) or unknown (-1), as above */
+    CHECK_EQ_INT((int)onepass_order(&p, names, none, 2, 64, o), 6);
+    CHECK(order_is(o, "132456"));
+    onepass_order(&p, names, far, 5, 64, o);
+    CHECK(order_is(o, "135246"));
+    onepass_order(&p, names, far, 5, 0, o);
+    CHECK(order_is(o, "152346"));
     /* unknown values (names missing): group order, a permutation */
-    CHECK_EQ_INT((int)onepass_order(&p, names, none, 0, o), 6);
+    CHECK_EQ_INT((int)onepass_order(&p, names, none, 0, -1, o), 6);
     CHECK(order_is(o, "123456"));
     /* one group: just it */
     p.ngroups = 1;
-    CHECK_EQ_INT((int)onepass_order(&p, names, ldgsts, 2, o), 1);
+    CHECK_EQ_INT((int)onepass_order(&p, names, ldgsts, 2, -1, o), 1);
     CHECK_EQ_INT(o[0], 0);
 }
 
