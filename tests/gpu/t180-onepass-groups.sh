@@ -60,5 +60,20 @@ gh k.db env GPUHIER_REPLAY=kernel "$gpu/multistream" 20 > k.out 2> k.err; st=$?
 expect "core on first launches" k.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'first_of_config' AND p.metric_set = 'core' AND p.passes = 3" 2
 expect "no groups under kernel replay" k.db "SELECT count(*) FROM profile WHERE metric_set LIKE 'group%'" 0
 expect "no plan under kernel replay" k.db "SELECT count(*) FROM meta WHERE key = 'metric_groups'" 0
+# 3. No SASS-patched metric in any group: under user replay the range profiler read them as 0
+#    (docs/metrics.md "SASS-patched metrics under user replay").
+expect "no SASS-patched metric in a group" g.db "SELECT count(*) FROM metric m JOIN metric_name n ON n.id = m.metric_id WHERE n.name LIKE '%\_\_sass\_%' ESCAPE '\\'" 0
+# 4. A spilling kernel (spill_bounds declares local memory) launched 3 times: its second profile is
+#    the group holding the local-memory sectors, and local-memory-traffic judges it.
+tk=$bin/testkernels/tk_spill
+if [ -x "$tk" ]; then
+    gh s.db env TK_REPS=2 "$tk" bounds > s.out 2> s.err; st=$?
+    [ $st = 0 ] && ok "tk_spill exit 0" || bad "tk_spill exit $st: $(tail -3 s.err)"
+    expect "the local group second" s.db "SELECT count(*) FROM launch l JOIN kernel k ON k.id = l.kernel_id JOIN profile p ON p.launch_id = l.id JOIN metric m ON m.launch_id = l.id JOIN metric_name n ON n.id = m.metric_id WHERE k.mangled_name = '_Z12spill_boundsPfPKfi' AND l.config_launch_index = 1 AND n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum' AND m.value > 0" 1
+    "$bin/gpuhier" analyze s.db > s.analyze 2>&1
+    grep -q "local-memory-traffic" s.analyze && ok "local-memory-traffic judged it" || bad "no local-memory-traffic finding: $(head -12 s.analyze)"
+else
+    echo "info: $tk not staged; the local-group order not checked"
+fi
 [ $fail = 0 ] && echo "t180: one-pass groups ok"
 exit $fail
