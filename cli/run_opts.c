@@ -404,6 +404,23 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
     if (is_pattern && (o->metrics || o->metric_set))
         return usage_error("--metrics and --metric-set choose the range profiler's counters, and "
                            "--counters pattern turns the range profiler off");
+    /*
+     * A SASS-patched metric (smsp__sass_*, sm__sass_*) under user replay,
+     * the default: the range profiler read every one of them as 0 on the
+     * H200 (docs/metrics.md "SASS-patched metrics under user replay"), so
+     * asking for one there can only give a wrong number
+     */
+    const char *sass = o->metrics ? strstr(o->metrics, "__sass_") : NULL;
+    if (sass && !(o->replay && !strcmp(o->replay, "kernel"))) {
+        const char *b = sass;
+        while (b > o->metrics && b[-1] != ',')
+            b--;
+        return usage_error("--metrics: '%.*s' is SASS-patched, and the range profiler reads such "
+                           "metrics only under --replay kernel (0 under the default's user "
+                           "replay); add --replay kernel, or use --counters pattern for exact "
+                           "per-instruction counts",
+                           (int)strcspn(b, ","), b);
+    }
     if (is_pattern && o->cache_control && !strcmp(o->cache_control, "all"))
         return usage_error("--cache-control all flushes the L2 for the range profiler's counters; "
                            "--counters pattern counts accesses exactly, whatever the L2 holds");

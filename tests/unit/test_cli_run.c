@@ -248,6 +248,20 @@ test_cli_run_counters(void)
     CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "pattern", "--cache-control",
                                             "none", "app", NULL}),
                  0);
+    /* a SASS-patched metric reads 0 under user replay (docs/metrics.md): only with --replay kernel */
+    expect_bad((const char *[]){"run", "--metrics",
+                                "dram__bytes_read.sum,smsp__sass_data_bytes_mem_global_op_ld.sum",
+                                "app", NULL},
+               "--replay kernel");
+    expect_bad((const char *[]){"run", "--replay", "none", "--metrics",
+                                "sm__sass_inst_executed.sum", "app", NULL},
+               "SASS-patched");
+    CHECK_EQ_INT(
+        parse(&o, (const char *[]){"run", "--replay", "kernel", "--metrics",
+                                   "smsp__sass_data_bytes_mem_global_op_ld.sum", "app", NULL}),
+        0);
+    CHECK_EQ_INT(
+        parse(&o, (const char *[]){"run", "--metrics", "dram__bytes_read.sum", "app", NULL}), 0);
 }
 
 static void
