@@ -47,6 +47,28 @@ contains out.txt "GPUHIER_METRICS=lts__t_sectors_srcunit_tex_evict_first.sum,sms
 contains err.txt "collecting lts__t_sectors_srcunit_tex_evict_first.sum for rule evict-first (rules/evict-first.rule:6)"
 lacks err.txt "evict-first.rule:6): not in the metric catalogue"
 
+# A user rule that needs a SASS-patched metric: under user replay (the default) the range profiler
+# reads it as 0 (docs/metrics.md), so it is not collected, and the run says why; --replay kernel
+# collects it.
+cat > rules/sass-user.rule <<'RULE'
+id: sass-user
+title: test rule
+tier: l1
+doc: none
+rationale: reads a SASS-patched metric
+requires: metric smsp__sass_inst_executed_op_shared_ld.sum
+query: SELECT config_id, 0 AS time_lost_ns FROM cfg WHERE 0
+message: never
+remedy: none
+RULE
+expect_rc 0 "$G" run --no-analyze --rules rules "$C" env $VARS > out.txt 2> err.txt
+lacks out.txt "smsp__sass_inst_executed_op_shared_ld.sum"
+contains err.txt "==gpuhier== warning: rule sass-user (rules/sass-user.rule:6) asks for smsp__sass_inst_executed_op_shared_ld.sum, which the range profiler reads only under --replay kernel"
+expect_rc 0 "$G" run --no-analyze --rules rules --replay kernel "$C" env $VARS > out.txt 2> err.txt
+contains out.txt "smsp__sass_inst_executed_op_shared_ld.sum"
+lacks err.txt "reads only under --replay kernel"
+rm rules/sass-user.rule
+
 # Trace mode collects no metric; --metric-set none exactly --metrics.
 expect_rc 0 "$G" run -q --no-analyze --rules rules --mode trace "$C" env $VARS > out.txt
 contains out.txt "GPUHIER_METRICS unset"
