@@ -142,15 +142,10 @@ def main():
     prog = [sys.executable, os.path.join(a.root, "bench", "pytorch_train.py")] + a.bench_args.split()
     for old in glob.glob(os.path.join(a.out, "pt-*.db")):
         os.remove(old)
-    # The rules that judge coalescing need the requested bytes (extra group sass_bytes), which the
-    # collector does not yet add on its own: name them (and requests, tma) with --metrics.
-    src = open(os.path.join(a.root, "collector", "metrics.c")).read()
-    extra = []
-    for group in ("tma_set", "requests_set", "sass_bytes_set"):
-        m = re.search(group + r"\[\] = \{(.*?)\};", src, re.S)
-        if m:
-            extra += re.findall(r'"([^"]+)"', m.group(1))
-    mopt = ["--metrics", os.environ.get("E2E_METRICS", ",".join(extra))] if extra else []
+    # The default's one-pass groups carry every catalogue group the rules read (docs/metrics.md
+    # "One-pass groups"); E2E_METRICS names more (--metrics; a SASS-patched name needs --replay kernel).
+    extra = os.environ.get("E2E_METRICS")
+    mopt = ["--metrics", extra] if extra else []
 
     def analyze(rep):
         rc2, js, _ = run([gh, "analyze", rep, "--rules", os.path.join(a.root, "rules"), "--format", "json",
@@ -302,7 +297,7 @@ def compare(a, gh, rep, d, gpu_ns, top_set, nout, how, log, t0):
     md.append("Command: `bench/e2e_pytorch_vs_ncu.sh` (`%s`), %s." % (" ".join(a.bench_args.split()),
               time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     md.append("Kernels chosen by GPU time in a trace run (`gpuhier run --mode trace`); gpuhier then profiled them "
-              "with `-k` (default sampling: first launch of each configuration; extra groups named with --metrics). "
+              "with `-k` (default sampling: one one-pass group per profiled launch; E2E_METRICS names with --metrics). "
               + how)
     md.append("%d ncu launches and %d rule results parsed. gpuhier report: %s, GPU time %.1f ms; analyzed by %s with "
               "the rules in %s." % (len(launches), len(rules), os.path.basename(rep), gpu_ns / 1e6, gh,
