@@ -655,11 +655,50 @@ exec(sqlite3 *db, const char *sql, const char *what)
     return 0;
 }
 
+/*
+ * In temp.v_profiled, the columns of SASS-patched metrics are NULL on the
+ * launches profiled in a one-pass group under user replay, where the
+ * range profiler read them as 0 (build_patched_metric()). Only the columns
+ * the report's view has.
+ */
+static int
+null_patched_columns(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, "SELECT 1 FROM pragma_table_info('v_profiled', 'temp') WHERE name = ?",
+                      &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot list v_profiled columns: %s", store_error());
+    char *sql = an_xstrdup("UPDATE temp.v_profiled SET");
+    size_t len = strlen(sql), ncol = 0;
+    for (size_t i = 0; i < catalogue_nmetrics; i++) {
+        const struct catalogue_metric *m = &catalogue_metrics[i];
+        if (strcmp(m->engine, "sass") || !m->column)
+            continue;
+        sqlite3_bind_text(st, 1, m->column, -1, SQLITE_STATIC);
+        int have = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_reset(st);
+        if (!have)
+            continue;
+        size_t add = strlen(m->column) + 16;
+        sql = an_xrealloc(sql, len + add);
+        len += (size_t)snprintf(sql + len, add, "%s \"%s\" = NULL", ncol++ ? "," : "", m->column);
+    }
+    sqlite3_finalize(st);
+    static const char tail[] = " WHERE launch_id IN (SELECT launch_id FROM main.profile"
+                               " WHERE passes = 1 AND metric_set LIKE 'group%')";
+    sql = an_xrealloc(sql, len + sizeof tail);
+    memcpy(sql + len, tail, sizeof tail);
+    int rc = ncol ? exec(db, sql, "v_profiled") : 0;
+    free(sql);
+    return rc;
+}
+
 int
 an_prepare_profiled(sqlite3 *db)
 {
     return exec(db, "CREATE TEMP TABLE IF NOT EXISTS v_profiled AS SELECT * FROM main.v_profiled",
                 "v_profiled") ||
+                   null_patched_columns(db) ||
                    exec(db,
                         "CREATE INDEX IF NOT EXISTS temp.v_profiled_by_config ON "
                         "v_profiled(config_id)",

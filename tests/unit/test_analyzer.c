@@ -1568,6 +1568,11 @@ test_analyzer_sass_metrics_under_user_replay(void)
         CHECK_EQ_INT(count(db, "SELECT gst_requested_bytes IS NULL AND mem_inst_32b IS NULL"
                                " FROM temp.cfg WHERE config_id = 1"),
                      1);
+        /* the materialized v_profiled (rules that read it, the fallback pivot) says the same */
+        CHECK_EQ_INT(an_prepare_profiled(db), 0);
+        CHECK_EQ_INT(count(db, "SELECT count(*) FROM temp.v_profiled WHERE gst_requested_bytes IS"
+                               " NULL AND mem_inst_32b IS NULL AND gst_sectors > 0"),
+                     1);
         CHECK_EQ_INT(count(db,
                            "SELECT count(*) FROM finding WHERE rule_id = 'uncoalesced-global-store'"
                            " AND message LIKE '%at most%' AND message NOT LIKE '%ideal of 0%'"),
@@ -1589,6 +1594,9 @@ test_analyzer_sass_metrics_under_user_replay(void)
         CHECK_EQ_INT(an_prepare(db), 0);
         CHECK_EQ_INT(count(db, "SELECT gst_requested_bytes = 0 FROM temp.cfg WHERE config_id = 1"),
                      1);
+        CHECK_EQ_INT(an_prepare_profiled(db), 0);
+        CHECK_EQ_INT(
+            count(db, "SELECT count(*) FROM temp.v_profiled WHERE gst_requested_bytes = 0"), 1);
         sqlite3_close(db);
     }
     free(d);
