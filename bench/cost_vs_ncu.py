@@ -28,12 +28,13 @@ Prints a Markdown table with the targets beside (default <= 1.3x native and
 launch; report <= 1 KB per profiled launch) and writes it to
 OUT/cost_vs_ncu.md. A run that failed or timed out is shown as such, never
 dropped. Usage: cost_vs_ncu.py STAGE [--steps N] [--runs N] [--ncu-runs N]
-[--timeout S] [--deadline S] (STAGE from scripts/stage.sh).
+[--timeout S] [--deadline S] [--no-ncu] [--keep-reports] (STAGE from scripts/stage.sh).
 """
 import argparse
 import datetime
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -66,6 +67,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=150)
     ap.add_argument("--deadline", type=float, default=540, help="skip runs that would start past this")
     ap.add_argument("--no-ncu", action="store_true", help="only native and the default (no ncu, no 200-launch pair)")
+    ap.add_argument("--keep-reports", action="store_true",
+                    help="copy each workload's last default report to OUT/cost-WORKLOAD.db (which configurations "
+                         "the budget profiled, read afterwards without a GPU)")
     a = ap.parse_args()
     stage = os.path.abspath(a.stage)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,6 +109,9 @@ def main():
             notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
                            "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
                            "bytes": size}
+        db = os.path.join(work, "%s.db" % prog)
+        if a.keep_reports and os.path.exists(db):
+            shutil.copyfile(db, os.path.join(out, "cost-%s.db" % prog))
     # the report-size baseline: the same program traced without counters (what a profile adds is the rest)
     for prog, cmd in progs.items():
         for _ in timed(prog, "trace", [g, "run", "-f", "-o", "%s-trace.db" % prog, "--no-analyze", "--mode",
