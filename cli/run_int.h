@@ -54,6 +54,14 @@ struct run_opts {
  */
 int run_opts_parse(int argc, const char **argv, struct run_opts *o);
 
+/*
+ * Would the range profiler read metric `name` as 0 in this run? A
+ * SASS-patched name (smsp__sass_*, sm__sass_*) is read only under
+ * --replay kernel (docs/metrics.md "SASS-patched metrics under user
+ * replay").
+ */
+int run_reads_zero(const struct run_opts *o, const char *name);
+
 /* The usage text of `gpuhier run`. */
 void run_usage(FILE *f);
 

@@ -325,6 +325,12 @@ find_short(char c)
 }
 
 int
+run_reads_zero(const struct run_opts *o, const char *name)
+{
+    return strstr(name, "__sass_") && !(o->replay && !strcmp(o->replay, "kernel"));
+}
+
+int
 run_opts_parse(int argc, const char **argv, struct run_opts *o)
 {
     int i = 1;
@@ -411,7 +417,7 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
      * asking for one there can only give a wrong number
      */
     const char *sass = o->metrics ? strstr(o->metrics, "__sass_") : NULL;
-    if (sass && !(o->replay && !strcmp(o->replay, "kernel"))) {
+    if (sass && run_reads_zero(o, sass)) {
         const char *b = sass;
         while (b > o->metrics && b[-1] != ',')
             b--;

@@ -93,7 +93,7 @@ run_rule_metrics(const struct run_opts *o, char **metrics, char **rule_metrics)
          * "SASS-patched metrics under user replay"): not collected, so the
          * rule is skipped for the missing metric instead of judging a 0
          */
-        if (strstr(rm[i].name, "__sass_") && !(o->replay && !strcmp(o->replay, "kernel"))) {
+        if (run_reads_zero(o, rm[i].name)) {
             if (!o->is_quiet)
                 fprintf(stderr,
                         "==gpuhier== warning: rule %s (%s:%d) asks for %s, which the range "
