@@ -729,12 +729,13 @@ test_sampling_groups(void)
     sampling_release(&s);
 }
 
-/* A decision table of one-pass groups in config mode, with a plan of n groups. */
+/* A decision table of one-pass groups in `mode`, with a plan of n groups. */
 static int
-groups_init(struct sampling *s, int n)
+groups_init(struct sampling *s, enum sampling_mode mode, int n)
 {
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     o.groups = 1;
+    o.mode = mode;
     char err[256];
     int rc = sampling_init(s, &o, 0, err, sizeof err);
     if (rc == 0)
@@ -749,7 +750,7 @@ test_sampling_group_order(void)
     struct sampling s;
     const char *why;
     int g;
-    CHECK_EQ_INT(groups_init(&s, 4), 0);
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 4), 0);
     struct sampling_launch a = L("k", 8, 128, 0), b = L("k", 9, 128, 0);
     const unsigned char order[] = {0, 3, 1, 2}, bad1[] = {1, 0, 2, 3}, bad2[] = {0, 1, 1, 2},
                         bad3[] = {0, 1, 2, 4};
@@ -787,7 +788,7 @@ test_sampling_group_budget(void)
     struct sampling s;
     const char *why;
     int g;
-    CHECK_EQ_INT(groups_init(&s, 3), 0);
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
     struct sampling_launch big = L("big", 8, 128, 0), small = L("small", 8, 128, 0);
     big.group_over_budget = small.group_over_budget = 1;
     /* first groups go whatever the later groups' budget */
@@ -829,7 +830,7 @@ test_sampling_group_waits_for_first(void)
     struct sampling s;
     const char *why;
     int g;
-    CHECK_EQ_INT(groups_init(&s, 3), 0);
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
     struct sampling_launch light = L("light", 8, 128, 0), heavy = L("heavy", 64, 256, 0);
     /* light gets its first group; heavy's first launch comes past the first groups' budget */
     CHECK(sampling_decide_group(&s, &light, &why, NULL, NULL, &g) == NULL);
@@ -870,14 +871,9 @@ static void
 test_sampling_groups_all(void)
 {
     struct sampling s;
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    o.groups = 1;
-    o.mode = SAMPLING_ALL;
-    char err[256];
     const char *why;
     int g;
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    sampling_set_groups(&s, 3);
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_ALL, 3), 0);
     struct sampling_launch a = L("k", 8, 128, 0);
     a.group_over_budget = 1; /* the later groups' budget is config mode's only */
     /* groups 1, 2, 3, then the one given last: no image change once every group is in */
@@ -902,14 +898,9 @@ static void
 test_sampling_groups_all_switches(void)
 {
     struct sampling s;
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    o.groups = 1;
-    o.mode = SAMPLING_ALL;
-    char err[256];
     const char *why;
     int g, last = -1, switches = 0;
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    sampling_set_groups(&s, 9);
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_ALL, 9), 0);
     struct sampling_launch l[3] = {L("a", 8, 128, 0), L("b", 8, 256, 0), L("c", 16, 128, 0)};
     unsigned have[3] = {0, 0, 0};
     const int seq[4] = {0, 0, 1, 2};
@@ -980,7 +971,7 @@ test_sampling_first_budget(void)
     struct sampling s;
     const char *why;
     int g;
-    CHECK_EQ_INT(groups_init(&s, 3), 0);
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
     struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0),
                            d = L("d", 8, 128, 0);
     a.first_budget = b.first_budget = c.first_budget = d.first_budget = 1;
