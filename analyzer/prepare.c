@@ -367,8 +367,14 @@ analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct)
 }
 
 /*
- * temp.patched_metric: the report's SASS-patched metrics (the catalogue's
- * engine "sass": smsp__sass_*, sm__sass_*). Read by the range profiler in
+ * A profile taken in a one-pass group under user replay (profile columns,
+ * unqualified): where the range profiler reads SASS-patched metrics as 0.
+ */
+#define USER_REPLAY_GROUP "passes = 1 AND metric_set LIKE 'group%'"
+
+/*
+ * temp.patched_metric: the report's SASS-patched metrics
+ * (catalogue_is_patched(): smsp__sass_*, sm__sass_*). Read by the range profiler in
  * a one-pass group under user replay (profile.passes 1, metric_set
  * 'groupK/N') they are no measurement: on the H200 (CUDA 13.0) every one
  * of them read 0 in every such group, for kernels that moved gigabytes,
@@ -381,23 +387,26 @@ analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct)
 static int
 build_patched_metric(sqlite3 *db)
 {
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *rd = NULL, *wr = NULL;
     int rc = store_exec(db, "CREATE TEMP TABLE patched_metric (metric_id INTEGER PRIMARY KEY)");
-    if (rc || store_prepare(db,
-                            "INSERT OR IGNORE INTO temp.patched_metric"
-                            " SELECT id FROM main.metric_name WHERE name = ?",
-                            &st))
+    if (rc || store_prepare(db, "SELECT id, name FROM main.metric_name", &rd) ||
+        store_prepare(db, "INSERT INTO temp.patched_metric VALUES (?)", &wr)) {
+        sqlite3_finalize(rd);
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot list SASS-patched metrics: %s",
                        store_error());
-    for (size_t i = 0; i < catalogue_nmetrics && rc == 0; i++) {
-        if (strcmp(catalogue_metrics[i].engine, "sass"))
-            continue;
-        sqlite3_bind_text(st, 1, catalogue_metrics[i].name, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-        sqlite3_reset(st);
     }
-    sqlite3_finalize(st);
-    if (rc)
+    while ((rc = sqlite3_step(rd)) == SQLITE_ROW) {
+        if (!catalogue_is_patched((const char *)sqlite3_column_text(rd, 1)))
+            continue;
+        sqlite3_bind_int64(wr, 1, sqlite3_column_int64(rd, 0));
+        int w = sqlite3_step(wr);
+        sqlite3_reset(wr);
+        if (w != SQLITE_DONE)
+            break;
+    }
+    sqlite3_finalize(rd);
+    sqlite3_finalize(wr);
+    if (rc != SQLITE_DONE)
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot list SASS-patched metrics: %s",
                        sqlite3_errmsg(db));
     return 0;
@@ -434,7 +443,7 @@ build_cfg_metric(sqlite3 *db)
                       " CROSS JOIN main.metric m ON m.launch_id = p.launch_id"
                       " WHERE l.config_id IS NOT NULL AND m.value IS NOT NULL"
                       " AND p.launch_id NOT IN (SELECT launch_id FROM temp.prof_aside)"
-                      " AND NOT (p.passes = 1 AND p.metric_set LIKE 'group%'"
+                      " AND NOT (" USER_REPLAY_GROUP
                       "  AND m.metric_id IN (SELECT metric_id FROM temp.patched_metric))",
                       &rd) ||
         store_prepare(db, "INSERT INTO temp.cfg_metric_id VALUES (?,?,?,?,?)", &wr)) {
@@ -672,7 +681,7 @@ null_patched_columns(sqlite3 *db)
     size_t len = strlen(sql), ncol = 0;
     for (size_t i = 0; i < catalogue_nmetrics; i++) {
         const struct catalogue_metric *m = &catalogue_metrics[i];
-        if (strcmp(m->engine, "sass") || !m->column)
+        if (!m->column || !catalogue_is_patched(m->name))
             continue;
         sqlite3_bind_text(st, 1, m->column, -1, SQLITE_STATIC);
         int have = sqlite3_step(st) == SQLITE_ROW;
@@ -685,7 +694,7 @@ null_patched_columns(sqlite3 *db)
     }
     sqlite3_finalize(st);
     static const char tail[] = " WHERE launch_id IN (SELECT launch_id FROM main.profile"
-                               " WHERE passes = 1 AND metric_set LIKE 'group%')";
+                               " WHERE " USER_REPLAY_GROUP ")";
     sql = an_xrealloc(sql, len + sizeof tail);
     memcpy(sql + len, tail, sizeof tail);
     int rc = ncol ? exec(db, sql, "v_profiled") : 0;

@@ -56,7 +56,7 @@ int run_opts_parse(int argc, const char **argv, struct run_opts *o);
 
 /*
  * Would the range profiler read metric `name` as 0 in this run? A
- * SASS-patched name (smsp__sass_*, sm__sass_*) is read only under
+ * SASS-patched name (catalogue_is_patched()) is read only under
  * --replay kernel (docs/metrics.md "SASS-patched metrics under user
  * replay").
  */

@@ -10,6 +10,7 @@
  */
 #include "cli/cli.h"
 #include "cli/run_int.h"
+#include "schema/catalogue.h"
 #include "schema/optvalue.h"
 #include "schema/outname.h"
 
@@ -327,7 +328,7 @@ find_short(char c)
 int
 run_reads_zero(const struct run_opts *o, const char *name)
 {
-    return strstr(name, "__sass_") && !(o->replay && !strcmp(o->replay, "kernel"));
+    return catalogue_is_patched(name) && !(o->replay && !strcmp(o->replay, "kernel"));
 }
 
 int
@@ -416,16 +417,17 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
      * H200 (docs/metrics.md "SASS-patched metrics under user replay"), so
      * asking for one there can only give a wrong number
      */
-    const char *sass = o->metrics ? strstr(o->metrics, "__sass_") : NULL;
-    if (sass && run_reads_zero(o, sass)) {
-        const char *b = sass;
-        while (b > o->metrics && b[-1] != ',')
-            b--;
-        return usage_error("--metrics: '%.*s' is SASS-patched, and the range profiler reads such "
-                           "metrics only under --replay kernel (0 under the default's user "
-                           "replay); add --replay kernel, or use --counters pattern for exact "
-                           "per-instruction counts",
-                           (int)strcspn(b, ","), b);
+    for (const char *p = o->metrics; p && *p;) {
+        size_t n = strcspn(p, ",");
+        char name[160];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        if (run_reads_zero(o, name))
+            return usage_error(
+                "--metrics: '%s' is SASS-patched, and the range profiler reads such metrics only "
+                "under --replay kernel (0 under the default's user replay); add --replay kernel, "
+                "or use --counters pattern for exact per-instruction counts",
+                name);
+        p += n + (p[n] == ',');
     }
     if (is_pattern && o->cache_control && !strcmp(o->cache_control, "all"))
         return usage_error("--cache-control all flushes the L2 for the range profiler's counters; "

@@ -144,13 +144,6 @@ static char gb_what[CATALOGUE_MAX_GROUPS][160];
 static size_t ngb;
 static pthread_once_t gb_once = PTHREAD_ONCE_INIT;
 
-int
-onepass_is_patched(const char *name)
-{
-    const struct catalogue_metric *m = catalogue_find(name);
-    return m && !strcmp(m->engine, "sass");
-}
-
 /* Appends those of names[0..n-1] that are not SASS-patched, then the ties, as bundle `what`. */
 static void
 gb_add(const char *what, const char *const *names, size_t n)
@@ -159,7 +152,7 @@ gb_add(const char *what, const char *const *names, size_t n)
         return;
     size_t k = 0;
     for (size_t i = 0; i < n && k < GB_NAMES; i++)
-        if (!onepass_is_patched(names[i]))
+        if (!catalogue_is_patched(names[i]))
             gb_names[ngb][k++] = names[i];
     if (k == 0)
         return;

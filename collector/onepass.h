@@ -91,9 +91,6 @@ void onepass_plan_release(struct onepass_plan *p);
 /* The group (0-based) holding `name`, the first if several do (a tie); -1 if none. */
 int onepass_group_of(const struct onepass_plan *p, const char *name);
 
-/* Is `name` SASS-patched (the catalogue's engine "sass")? Such names are in no one-pass group. */
-int onepass_is_patched(const char *name);
-
 /*
  * The order of a configuration's later groups from its first group's
  * values (names[i] -> values[i]; missing names are unknown) and the

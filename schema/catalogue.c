@@ -34,6 +34,13 @@ catalogue_collected(const char *name)
 }
 
 int
+catalogue_is_patched(const char *name)
+{
+    const struct catalogue_metric *m = catalogue_find(name);
+    return m ? !strcmp(m->engine, "sass") : name && strstr(name, "__sass_") != NULL;
+}
+
+int
 catalogue_values_lookup(void *ctx, const char *name, size_t len, double *v)
 {
     const struct catalogue_values *cv = ctx;

@@ -71,6 +71,15 @@ const struct catalogue_metric *catalogue_find_column(const char *column);
 int catalogue_collected(const char *name);
 
 /*
+ * Is `name` SASS-patched: the catalogue's engine "sass", or, for a name
+ * the catalogue lacks, Perfworks' naming (smsp__sass_*, sm__sass_*)? The
+ * range profiler reads such a metric only under kernel replay: 0 in a
+ * one-pass group under user replay (docs/metrics.md "SASS-patched metrics
+ * under user replay").
+ */
+int catalogue_is_patched(const char *name);
+
+/*
  * Looks up identifier `name` (`len` bytes, not terminated) of an
  * expression: 1 with *v set when it has a value, 0 when it is known but
  * has none (NULL), -1 when it is no name the caller knows (an error).

@@ -109,7 +109,7 @@ test_onepass_plan(void)
        times as the plan has groups has every extra a kernel-replay run could ask for */
     for (size_t g = 0; g < catalogue_ngroups; g++)
         for (size_t i = 0; i < catalogue_groups[g].n; i++) {
-            if (onepass_is_patched(catalogue_groups[g].names[i]))
+            if (catalogue_is_patched(catalogue_groups[g].names[i]))
                 continue; /* below */
             if (onepass_group_of(&p, catalogue_groups[g].names[i]) < 0)
                 fprintf(stderr, "group %s name in no group: %s\n", catalogue_groups[g].name,
@@ -130,13 +130,15 @@ test_onepass_plan(void)
     /* no SASS-patched name is in any group: under user replay they read 0 (gb_add()) */
     size_t patched = 0;
     for (size_t i = 0; i < catalogue_nmetrics; i++)
-        if (onepass_is_patched(catalogue_metrics[i].name)) {
+        if (catalogue_is_patched(catalogue_metrics[i].name)) {
             patched++;
             CHECK_EQ_INT(onepass_group_of(&p, catalogue_metrics[i].name), -1);
         }
     CHECK(patched >= 6); /* the requested bytes, the instructions by width, LDGSTS bypass bytes */
-    CHECK(onepass_is_patched("smsp__sass_data_bytes_mem_global_op_ld.sum"));
-    CHECK(!onepass_is_patched("dram__bytes_read.sum"));
+    CHECK(catalogue_is_patched("smsp__sass_data_bytes_mem_global_op_ld.sum"));
+    CHECK(!catalogue_is_patched("dram__bytes_read.sum"));
+    CHECK(catalogue_is_patched("smsp__sass_made_up_op.sum")); /* not catalogued: by its name */
+    CHECK(!catalogue_is_patched("l1tex__made_up.sum"));
     /* a ratio's halves share a group: sectors per instruction */
     CHECK_EQ_INT(onepass_group_of(&p, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
                  onepass_group_of(&p, "smsp__inst_executed_op_global_ld.sum"));
@@ -261,7 +263,7 @@ test_onepass_bundles(void)
     }
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < b[i].n; k++)
-            CHECK(!onepass_is_patched(b[i].names[k]));
+            CHECK(!catalogue_is_patched(b[i].names[k]));
     int found_dram = 0;
     for (size_t k = 0; k < b[0].n; k++)
         found_dram |= !strcmp(b[0].names[k], "dram__bytes_read.sum");
