@@ -1216,13 +1216,13 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
     atomic_store(&R.prof_busy, 1);
     tls_prof_t0 = (uint64_t)mono_ns();
     /*
-     * A one-pass group's values order the later groups, with the local
-     * memory the function declares (asked before the range starts: no
-     * driver call inside it)
+     * The first one-pass group's values order the later groups, with the
+     * local memory the function declares (prof_finish(); asked before the
+     * range starts: no driver call inside it)
      */
     tls_prof_local = -1;
     int local = 0;
-    if ((extras & ENGINE_GROUP) && l->func && gh.cuFuncGetAttribute &&
+    if (extras == ENGINE_GROUP && l->func && gh.cuFuncGetAttribute &&
         gh.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l->func) == CUDA_SUCCESS)
         tls_prof_local = local;
     /* another thread may have met busy counters since this launch was decided */
