@@ -377,9 +377,7 @@ phase_enter(const struct sampling_launch *sl)
             ;
         return 1;
     }
-    long last = atomic_load(&P.last_new);
-    long need = last > opt.phase_repeat ? last : opt.phase_repeat;
-    if (n - last < need)
+    if (!sampling_repeated(n, atomic_load(&P.last_new), opt.phase_repeat))
         return 1;
     if (atomic_exchange(&P.open, 0))
         phase_close(n - 1, 0);
@@ -467,6 +465,8 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                         ? sampling_first_slots(gpct, allow, st.profiling_ns, elapsed, st.profiles)
                         : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
                 sl.group_over_budget = sl.group_slots == 0;
+                /* the allowance's second half is kept for first groups still to come */
+                sl.groups_wait = budget <= 0 && allow >= 0 && st.profiling_ns >= allow / 2;
             }
         }
         sl.counters_busy = e->deferring && e->deferring();

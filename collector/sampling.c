@@ -92,6 +92,16 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
             return -1;
         }
     }
+    if ((v = getenv("GPUHIER_DIAG_GROUPS_SETTLE")) && *v) {
+        if (!strcmp(v, "none"))
+            o->settle_floor = -1;
+        else if (optvalue_count(v, 0, &o->settle_floor) != 0) {
+            snprintf(err, n,
+                     "bad GPUHIER_DIAG_GROUPS_SETTLE '%s': expected a whole number >= 0 or none",
+                     v);
+            return -1;
+        }
+    }
     if ((v = getenv("GPUHIER_GROUP_BUDGET")) && *v) {
         if (!strcmp(v, "0") || !strcmp(v, "none"))
             o->group_budget_pct = 0;
@@ -148,6 +158,13 @@ sampling_first_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_
     if (own <= 0 || slack < 0)
         return 0;
     return slots_for(slack, profiling_ns, profiles);
+}
+
+int
+sampling_repeated(long seen, long last_new, long floor)
+{
+    long need = last_new > floor ? last_new : floor;
+    return seen - last_new >= need;
 }
 
 int64_t
@@ -488,6 +505,9 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
 
     pthread_mutex_lock(&s->lock);
     struct sampling_slot *e = slot_of(s, l, 1);
+    s->seen++;
+    if (!e || e->launches == 0)
+        s->last_new = s->seen;
     if (!e)
         s->table_full++;
     else if (config_index)
@@ -547,6 +567,11 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         skip = l->counters_busy && !l->over_budget ? "counters_busy" : "profile_budget";
     } else if (first && (l->first_over_budget || !first_ranks(s, e, l->first_slots))) {
         /* the first groups' budget: the configuration's next launch is chosen again */
+        chosen = NULL;
+        skip = "profile_budget";
+    } else if (later && l->groups_wait && s->opts.settle_floor >= 0 &&
+               !sampling_repeated(s->seen, s->last_new, s->opts.settle_floor)) {
+        /* coverage before completeness: configurations may still come that have no group */
         chosen = NULL;
         skip = "profile_budget";
     } else if (later && (l->group_over_budget || !group_ranks(s, e, l->group_slots))) {

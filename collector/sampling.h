@@ -64,6 +64,10 @@ struct sampling_opts {
                                    (sampling_first_slots()); < 0: no limit on first groups
                                    and the later ones under the plain budget. Default
                                    SAMPLING_FIRST_ALLOWANCE_NS, GPUHIER_FIRST_ALLOWANCE_MS */
+    long settle_floor;          /* the floor of sampling_repeated() for a later group that
+                                   waits (sampling_launch.groups_wait); < 0: later groups
+                                   never wait for it. Default SAMPLING_SETTLE_FLOOR,
+                                   GPUHIER_DIAG_GROUPS_SETTLE (N or "none") */
 };
 /*
  * The default budget of the one-pass groups: 30 % of the program's own
@@ -85,13 +89,24 @@ struct sampling_opts {
  * (docs/sampling.md "The first groups' budget").
  */
 #define SAMPLING_FIRST_ALLOWANCE_NS (2000 * 1000000LL)
+/*
+ * Past half of the first groups' allowance, later groups wait until the
+ * program repeats itself, with at least 8 launches of repeats
+ * (sampling_repeated()). Measured on the H200 (2026-12-01 22:58 UTC,
+ * docs/cost-vs-ncu.md): within the 2 s allowance the PyTorch benchmark's
+ * first two configurations took 10 later groups (about 180 ms each, a
+ * config image switch) before the configurations holding most of its GPU
+ * time had been launched at all; those then found the allowance spent
+ * (17.1 % of the GPU time covered).
+ */
+#define SAMPLING_SETTLE_FLOOR 8
 /* The most one-pass groups a configuration is profiled in (collector/onepass.h agrees). */
 #define SAMPLING_GROUPS_MAX 12
 #define SAMPLING_OPTS_INIT                                                                         \
     {                                                                                              \
         .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1,                                       \
         .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT,                                             \
-        .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS                                          \
+        .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR   \
     }
 
 /*
@@ -149,6 +164,12 @@ struct sampling_launch {
                               (sampling_budget_slots()); a later group is profiled only if
                               fewer than group_slots configurations still waiting for one
                               took more GPU time; values < 1: no ranking */
+    int groups_wait;       /* config mode with groups: a later group chosen now waits
+                              ("profile_budget") while the program still shows new
+                              configurations (sampling_repeated() with opts.settle_floor;
+                              never with settle_floor < 0). The sampler sets it once half
+                              of the first groups' allowance is spent: the other half is
+                              kept for the first groups of configurations still to come */
 };
 
 /*
@@ -204,6 +225,19 @@ int sampling_budget_allows(double budget_pct, int64_t profiling_ns, int64_t elap
 int64_t sampling_busy_backoff_ns(int consecutive);
 
 /*
+ * Has the program repeated itself, pure? `seen` launches have reached the
+ * decision (this one included), the last configuration not seen before
+ * was first launched as the `last_new`-th: yes when the launches since it
+ * (seen - last_new) number at least last_new and at least floor. A
+ * training loop whose step launches every configuration has repeated
+ * itself at the end of its second step; the floor keeps a start of two
+ * configurations from counting as repeated after two more launches.
+ * Used by the later groups' wait (settle_floor) and by
+ * GPUHIER_INSTRUMENT=phased's window (collector/sampler.c).
+ */
+int sampling_repeated(long seen, long last_new, long floor);
+
+/*
  * Does this kernel wait on other ranks or devices? NCCL's collectives and
  * point-to-point kernels (names containing "ncclDevKernel_" or
  * "ncclKernel_"), NVSHMEM's own kernels ("nvshmemi_", "nvshmem_").
@@ -232,6 +266,9 @@ struct sampling {
     int ngroups;        /* one-pass groups of the plan, 0 until sampling_set_groups() */
     int last_group;     /* the group last given (sticky_groups), -1 none */
     long table_full;    /* launches whose configuration found no slot */
+    long seen;          /* launches that reached the decision (not those captured) */
+    long last_new;      /* `seen` at the last first launch of a configuration (or one the
+                           full table could not hold) */
 };
 
 /*
@@ -330,7 +367,11 @@ int sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, i
  * l->group_over_budget, or when as many configurations still waiting for
  * a later group took more GPU time than this one (sampling_add_gpu_time())
  * as there are slots: the hardware groups go first to the configurations
- * that hold the most GPU time so far. In all, first:N and every:N modes
+ * that hold the most GPU time so far, and, with l->groups_wait, while
+ * the program still shows new configurations (sampling_repeated() says
+ * no): an early configuration's later groups would otherwise spend the
+ * first groups' allowance before the configurations launched after it
+ * have any. In all, first:N and every:N modes
  * the chosen launches cycle through the groups. The extras policy is off
  * with groups (the later groups are the extras). Thread-safe, no allocation.
  */

@@ -1028,6 +1028,85 @@ test_sampling_first_allowance_env(void)
     unsetenv("GPUHIER_FIRST_ALLOWANCE_MS");
 }
 
+/* sampling_repeated(): launches since the last new configuration against the launches up to it. */
+static void
+test_sampling_repeated(void)
+{
+    CHECK_EQ_INT(sampling_repeated(16, 8, 8), 1);
+    CHECK_EQ_INT(sampling_repeated(15, 8, 8), 0);
+    CHECK_EQ_INT(sampling_repeated(9, 1, 8), 1); /* the floor */
+    CHECK_EQ_INT(sampling_repeated(8, 1, 8), 0);
+    CHECK_EQ_INT(sampling_repeated(2, 1, 0), 1);     /* no floor: one repeat of one launch */
+    CHECK_EQ_INT(sampling_repeated(599, 300, 8), 0); /* a second step one launch short */
+    CHECK_EQ_INT(sampling_repeated(600, 300, 8), 1);
+}
+
+/*
+ * Coverage before completeness, in time: with groups_wait (the sampler
+ * sets it past half of the first groups' allowance) a configuration's
+ * later groups wait while the program still launches configurations it
+ * had not launched before, until it has repeated itself
+ * (sampling_repeated(), floor settle_floor = 8 by default); first groups
+ * never wait, nor later groups without groups_wait. A new configuration
+ * makes them wait again. GPUHIER_DIAG_GROUPS_SETTLE sets the floor
+ * ("none": no wait).
+ */
+static void
+test_sampling_groups_settle(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(o.settle_floor, SAMPLING_SETTLE_FLOOR);
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 4);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 4, 64, 0);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* launch 1, new */
+    CHECK_EQ_INT(g, 0);
+    /* before half the allowance is spent, a later group does not wait */
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 2 */
+    CHECK_EQ_INT(g, 1);
+    a.groups_wait = b.groups_wait = c.groups_wait = 1;
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget"); /* 3 */
+    CHECK_EQ_INT(g, -1);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL); /* 4, new: first group */
+    CHECK_EQ_INT(g, 0);
+    for (int i = 5; i <= 11; i++) /* fewer than 8 launches since b's first */
+        CHECK_STR(sampling_decide_group(&s, i % 2 ? &a : &b, &why, NULL, NULL, &g),
+                  "profile_budget");
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 12: repeated */
+    CHECK_STR(why, "metric_group");
+    CHECK_EQ_INT(g, 2);
+    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL); /* 13, new */
+    CHECK_EQ_INT(g, 0);
+    for (int i = 14; i < 26; i++)
+        CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL); /* 26 = 13 + 13 */
+    CHECK_EQ_INT(g, 1);
+    sampling_release(&s);
+
+    /* "none": no wait, whatever groups_wait says */
+    setenv("GPUHIER_DIAG_GROUPS_SETTLE", "none", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK(o.settle_floor < 0);
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    sampling_release(&s);
+    setenv("GPUHIER_DIAG_GROUPS_SETTLE", "2", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_EQ_INT(o.settle_floor, 2);
+    setenv("GPUHIER_DIAG_GROUPS_SETTLE", "soon", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+    CHECK(strstr(err, "GPUHIER_DIAG_GROUPS_SETTLE 'soon'") != NULL);
+    unsetenv("GPUHIER_DIAG_GROUPS_SETTLE");
+}
+
 /*
  * GPUHIER_DIAG_STICKY_GROUPS: a configuration's next later group is the one
  * last given to any configuration when it still lacks it (no config image
@@ -1099,6 +1178,8 @@ static const struct check_test tests[] = {
     {"test_sampling_first_budget", test_sampling_first_budget},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
+    {"test_sampling_repeated", test_sampling_repeated},
+    {"test_sampling_groups_settle", test_sampling_groups_settle},
     {"test_sampling_groups_all_switches", test_sampling_groups_all_switches},
     {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_counters_busy", test_sampling_counters_busy},
