@@ -34,7 +34,7 @@
 # skipped and says so; SECTIONS="cases torch both graph noperm cost" (the
 # default: all) names the sections to run. STAGE (default .stage): scripts/stage.sh output
 # with gpu/cases and testkernels/tk_graph. Writes $OUT/instrument.log
-# (everything printed), $OUT/cases.db and, from cost, $OUT/cost-{i,p}.db.
+# (everything printed), $OUT/cases.db and, from cost, $OUT/cost-{d,i,p}.db.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(cd "${1:-.stage}" && pwd)
@@ -173,8 +173,9 @@ for f in sys.argv[1:]:
     gpu = one(c, "SELECT sum(end_ns - start_ns) / 1e9 FROM launch WHERE end_ns > start_ns")
     print(" | ".join(str(round(x, 2) if isinstance(x, float) else x) for x in (f, wall, rp, ins, timed, untimed, gpu)))
 PY
+for f in d i p; do q $f.db "SELECT '$f', key, substr(value, 1, 120) FROM meta WHERE key LIKE 'engine%' OR key LIKE 'profil%' OR key LIKE 'instrument%' OR key LIKE 'sampling%'"; done
 for f in i p; do q $f.db "SELECT '$f', level, code, substr(message, 1, 160) FROM event WHERE level <> 'info' LIMIT 5"; done
-for f in i p; do cp $f.db "$out/cost-$f.db" 2> /dev/null; done # where the time went, read here afterwards
+for f in d i p; do cp $f.db "$out/cost-$f.db" 2> /dev/null; done # where the time went, read here afterwards
 fi
 } > "$out/instrument.log" 2>&1
 cat "$out/instrument.log"
