@@ -13,7 +13,7 @@ modes interleaved run by run (so drift spreads over all of them):
                  untimed native run first compiles into a cache the timed runs share)
   jax_mlp        bench/suite/jax_mlp.py (JAX's default preallocation:
                  XLA_PYTHON_CLIENT_PREALLOCATE is removed from the environment)
-modes: native (the program alone), default (`gpuhier run`: the range
+modes (--modes / COST_MODES picks some): native (the program alone), default (`gpuhier run`: the range
 profiler's one-pass groups), inst (GPUHIER_INSTRUMENT=1: each
 configuration's first launch instrumented, no range profiler), both
 (GPUHIER_INSTRUMENT=both).
@@ -184,8 +184,13 @@ def main(argv):
     ap.add_argument("--budget", type=float, default=float(os.environ.get("COST_BUDGET_S", "300")))
     ap.add_argument("--reps", type=int, default=int(os.environ.get("COST_REPS", "3")))
     ap.add_argument("--workloads", default=os.environ.get("COST_WORKLOADS", ""))
+    ap.add_argument("--modes", default=os.environ.get("COST_MODES", ",".join(MODES)),
+                    help="modes to run, of %s (native is the ratios' base)" % ",".join(MODES))
     ap.add_argument("--reuse", default="")
     a = ap.parse_args(argv[1:])
+    a.modes = [m for m in MODES if m in a.modes.split(",")]
+    if not a.modes:
+        ap.error("--modes: none of %s" % ",".join(MODES))
     os.makedirs(a.out, exist_ok=True)
     notes = []
     if a.reuse:
@@ -225,7 +230,7 @@ def measure(a, notes):
             rc, _ = proc.run_group(argv, max(5.0, min(LIMIT[name], deadline - time.monotonic())), env)
             notes.append("torch_compile: untimed native run first (compiles into the cache; status %d)" % rc)
         for rep in range(a.reps):
-            for mode in MODES:
+            for mode in a.modes:
                 # a mode not timed yet: three times native's time, native's first: a third of the limit
                 guess = took.get((name, mode)) or (3 * took[(name, "native")] if (name, "native") in took
                                                    else LIMIT[name] / 3)
