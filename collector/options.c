@@ -148,14 +148,21 @@ init_profiling(void)
         return;
     /*
      * One-pass groups unless --replay kernel, --metric-set none (a list of
-     * the user's, collected as given) or the instrumentation engine.
+     * the user's, collected as given) or an instrumentation engine beside
+     * which the range profiler would run (=1: none; =both). With =phased
+     * the range profiler runs alone after the window, so it takes the
+     * groups as by default: without them it fell back to the core set
+     * under kernel replay (3 passes a profile; the PyTorch benchmark took
+     * 72.9 s and then more than 200 s on the H200, 2026-12-01).
      */
     int r = env_word("GPUHIER_REPLAY", OPTVALUE_REPLAYS, 0);
     if (r < 0)
         return;
     opt.replay_kernel = r == 1;
     const char *set = env("GPUHIER_METRIC_SET");
-    opt.groups = !opt.replay_kernel && !opt.instrument && !(set && !strcmp(set, "none"));
+    opt.groups = !opt.replay_kernel &&
+                 (opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_PHASED) &&
+                 !(set && !strcmp(set, "none"));
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     o.groups = opt.groups;
     if (sampling_opts_from_env(&o, err, sizeof(err)) || sampler_init(&o, err, sizeof(err))) {

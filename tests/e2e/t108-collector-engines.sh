@@ -136,6 +136,10 @@ np=$(q phased "SELECT count(*) FROM launch WHERE profiled = 1")
 [ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   phased: $np launches range-profiled" || bad "phased: profiled launches '$np'"
 expect phased "every range-profiled launch after the last instrumented one" \
     "$(q phased "SELECT count(*) FROM launch WHERE profiled = 1 AND id <= (SELECT max(launch_id) FROM inst_launch)")" 0
+# after the window the range profiler takes one-pass groups, as alone (it fell back to the
+# core set under kernel replay, 3 passes a profile, until 2026-12-01)
+expect phased "range profiles are one-pass groups" \
+    "$(q phased "SELECT count(*) FROM profile WHERE metric_set NOT LIKE 'group%/%' OR passes <> 1")" 0
 expect phased "the first range-profiled launch is the one that closed the window" \
     "$(q phased "SELECT min(id) FROM launch WHERE profiled = 1")" 11
 expect phased "instrumentation state" "$(meta phased engine_instrumentation)" \
