@@ -5,8 +5,11 @@
 # one pass each (nothing replayed), and the analyzer joins them into a
 # row with every core column; with GPUHIER_REPLAY=kernel the first
 # launch of each configuration gets the 3-pass core set as before. The
-# later groups' budget is lifted (GPUHIER_GROUP_BUDGET=none) so the test
-# does not depend on the program's speed. Exit 77 without a GPU.
+# later groups' budget is lifted (GPUHIER_GROUP_BUDGET=none), and so is
+# their wait for the program to repeat itself (GPUHIER_DIAG_GROUPS_SETTLE=none:
+# it starts once half the first groups' allowance is spent, which a first
+# profile's set-up alone can reach; unit.sampling tests that policy), so the
+# test does not depend on the program's speed. Exit 77 without a GPU.
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
 lib=$bin/libgpuhier-collector.so
@@ -27,7 +30,7 @@ expect() { # expect <name> <db> <sql> <value>
 }
 gh() { # gh <report> <prog> args...
     r=$1; shift
-    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_GROUP_BUDGET=none GPUHIER_DEBUG=1 "$@"
+    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_GROUP_BUDGET=none GPUHIER_DIAG_GROUPS_SETTLE=none GPUHIER_DEBUG=1 "$@"
 }
 
 # 1. The default: one-pass groups.
