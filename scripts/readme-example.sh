@@ -8,7 +8,8 @@
 # relative: the naive transpose under `gpuhier run`, `analyze`, `check`, the
 # fixed kernel under `gpuhier run`, and `diff`; writes each command with
 # what it printed (stdout and stderr, as a terminal shows them) to
-# $OUT/readme-example.txt, with the date, GPU, driver and commit on top.
+# $OUT/readme-example.txt, with the date, GPU, driver and commit on top,
+# the run directory written as <tmpdir>.
 #
 # The runs take the collector's default, as a new user does (no --replay):
 # since issue 18 one one-pass group per profiled launch, so a configuration
@@ -55,7 +56,9 @@ for row in db.execute("SELECT k.short_name, c.launches, g.groups_collected, g.gr
     print("%s: %s %s launches, groups %s of %s, missing %s" % ((sys.argv[1],) + row))
 PY
     done
-} > "$f"
-ls "$w" >> "$f"
+} > "$f.raw"
+ls "$w" >> "$f.raw"
+# the recording machine's temporary directory (gpuhier report's Program line) is no shipped path
+sed "s|$w|<tmpdir>|g" "$f.raw" > "$f" && rm -f "$f.raw"
 cp "$w"/*.db "$out/" 2>/dev/null
 echo "readme example: $f"
