@@ -7,8 +7,8 @@
 # launch of each configuration gets the 3-pass core set as before. The
 # later groups' budget is lifted (GPUHIER_GROUP_BUDGET=none), and so is
 # their wait for the program to repeat itself (GPUHIER_DIAG_GROUPS_SETTLE=none:
-# it starts once half the first groups' allowance is spent, which a first
-# profile's set-up alone can reach; unit.sampling tests that policy), so the
+# it starts once half the first groups' allowance is spent, which depends on
+# how long the first profiles took; unit.sampling tests that policy), so the
 # test does not depend on the program's speed. Exit 77 without a GPU.
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
