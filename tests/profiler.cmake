@@ -77,6 +77,9 @@ gh_add_test(NAME unit.agreement_spread
 gh_add_test(NAME unit.agreement_cost
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_cost.py
             LABELS unit profiler)
+gh_add_test(NAME unit.inst_hang
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_inst_hang.py
+            LABELS unit profiler)
 gh_add_test(NAME unit.agreement_device
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_device.py
             LABELS unit profiler)
