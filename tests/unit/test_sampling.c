@@ -1055,14 +1055,10 @@ static void
 test_sampling_groups_settle(void)
 {
     struct sampling s;
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    o.groups = 1;
-    char err[256];
     const char *why;
     int g;
-    CHECK_EQ_INT(o.settle_floor, SAMPLING_SETTLE_FLOOR);
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    sampling_set_groups(&s, 4);
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 4), 0);
+    CHECK_EQ_INT(s.opts.settle_floor, SAMPLING_SETTLE_FLOOR);
     struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 4, 64, 0);
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* launch 1, new */
     CHECK_EQ_INT(g, 0);
@@ -1089,6 +1085,9 @@ test_sampling_groups_settle(void)
     sampling_release(&s);
 
     /* "none": no wait, whatever groups_wait says */
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
     setenv("GPUHIER_DIAG_GROUPS_SETTLE", "none", 1);
     CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
     CHECK(o.settle_floor < 0);
