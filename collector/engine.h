@@ -75,6 +75,7 @@ struct engine_graph {
 struct engine_stats {
     int64_t profiling_ns; /* time the served launches spent in the engine (CLOCK_MONOTONIC) */
     long profiles;        /* launches served to the end with a result */
+    int64_t first_ns;     /* the range profiler's first profile (CUPTI's set-up), 0 before it */
     int max_passes;       /* the most replay passes one launch took */
 };
 

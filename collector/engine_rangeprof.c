@@ -91,6 +91,7 @@ static struct {
     size_t counter_size, counter_cap;
     int max_passes;
     atomic_llong profiling_ns; /* written under prof_lock, read by --profile-budget's test */
+    atomic_llong first_ns;     /* the first profile's time (CUPTI's set-up), 0 before it */
     atomic_long profiles;      /* profiles taken (prof_finish), for the budget's mean cost */
     atomic_long enables; /* successful cuptiRangeProfilerEnable calls (meta profiler_enables) */
     int started;         /* a range was started since the object was enabled (prof_lock) */
@@ -112,6 +113,23 @@ static __thread uint32_t tls_prof_corr;
 static __thread uint32_t tls_prof_blocks;
 /* local memory the profiled launch's function declares (bytes per thread; -1 unknown): the order */
 static __thread long tls_prof_local;
+/*
+ * One profile's time into the engine's totals (prof_lock held); the first
+ * is also kept apart (CUPTI's set-up: the groups' wait leaves it out,
+ * sampling_groups_wait()), and the first profiles refresh the exit hook:
+ * they decode and evaluate for the first time.
+ */
+static void
+profile_counted(int64_t dt)
+{
+    R.profiling_ns += dt;
+    long n = atomic_fetch_add(&R.profiles, 1);
+    if (n == 0)
+        atomic_store(&R.first_ns, dt);
+    if (n < 4)
+        exit_hook_refresh();
+}
+
 /* Phase times of the current profiled launch (GPUHIER_DEBUG), ns. */
 static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
 
@@ -765,9 +783,7 @@ prof_finish(int launch_ok)
     gh_copy(r.u.profile.set, sizeof(r.u.profile.set), R.cur->set);
     int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
     r.u.profile.overhead_ns = dt;
-    R.profiling_ns += dt;
-    if (atomic_fetch_add(&R.profiles, 1) < 4)
-        exit_hook_refresh(); /* the first profiles decode and evaluate for the first time */
+    profile_counted(dt);
     if (R.cur->passes > R.max_passes)
         R.max_passes = R.cur->passes;
     /*
@@ -1104,9 +1120,7 @@ kept_end(int launch_ok)
         K.first_ns = mono_ns();
     K.r[K.n++] = (struct kept_range){
         .corr = tls_prof_corr, .blocks = tls_prof_blocks, .failed = !launch_ok, .overhead_ns = dt};
-    R.profiling_ns += dt;
-    if (atomic_fetch_add(&R.profiles, 1) < 4)
-        exit_hook_refresh();
+    profile_counted(dt);
     if (K.ph->passes > R.max_passes)
         R.max_passes = K.ph->passes;
     if (gh_debug)
@@ -1365,6 +1379,7 @@ rangeprof_stats(struct engine_stats *s)
 {
     s->profiling_ns += atomic_load(&R.profiling_ns);
     s->profiles += atomic_load(&R.profiles);
+    s->first_ns += atomic_load(&R.first_ns);
     if (R.max_passes > s->max_passes)
         s->max_passes = R.max_passes;
 }

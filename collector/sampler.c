@@ -465,8 +465,9 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                         ? sampling_first_slots(gpct, allow, st.profiling_ns, elapsed, st.profiles)
                         : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
                 sl.group_over_budget = sl.group_slots == 0;
-                /* the allowance's second half is kept for first groups still to come */
-                sl.groups_wait = budget <= 0 && allow >= 0 && st.profiling_ns >= allow / 2;
+                /* the allowance's second half (past the set-up) is kept for first groups to come */
+                sl.groups_wait =
+                    budget <= 0 && sampling_groups_wait(allow, st.profiling_ns, st.first_ns);
             }
         }
         sl.counters_busy = e->deferring && e->deferring();

@@ -167,6 +167,12 @@ sampling_repeated(long seen, long last_new, long floor)
     return seen - last_new >= need;
 }
 
+int
+sampling_groups_wait(int64_t allowance_ns, int64_t profiling_ns, int64_t first_ns)
+{
+    return allowance_ns >= 0 && profiling_ns - first_ns >= allowance_ns / 2;
+}
+
 int64_t
 sampling_busy_backoff_ns(int consecutive)
 {

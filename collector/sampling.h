@@ -238,6 +238,16 @@ int64_t sampling_busy_backoff_ns(int consecutive);
 int sampling_repeated(long seen, long last_new, long floor);
 
 /*
+ * Do later groups wait for the program to repeat itself now
+ * (sampling_launch.groups_wait), pure? When the profiling so far, less
+ * the process's first profile (first_ns: CUPTI's set-up, 0.5-1.0 s on the
+ * H200, 1,043 ms in the README's run), has spent half the allowance; never
+ * when allowance_ns < 0. Counting the first profile, the wait began at the
+ * first launch of nearly every program (docs/sampling.md).
+ */
+int sampling_groups_wait(int64_t allowance_ns, int64_t profiling_ns, int64_t first_ns);
+
+/*
  * Does this kernel wait on other ranks or devices? NCCL's collectives and
  * point-to-point kernels (names containing "ncclDevKernel_" or
  * "ncclKernel_"), NVSHMEM's own kernels ("nvshmemi_", "nvshmem_").

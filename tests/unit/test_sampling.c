@@ -1042,6 +1042,23 @@ test_sampling_repeated(void)
 }
 
 /*
+ * When the later groups start to wait: once the profiling beyond the
+ * process's first profile (CUPTI's set-up: 0.5-1.0 s on the H200) reaches
+ * half the allowance; never without an allowance.
+ */
+static void
+test_sampling_groups_wait(void)
+{
+    const int64_t ms = 1000000LL, allow = 2000 * ms;
+    CHECK_EQ_INT(sampling_groups_wait(allow, 1043 * ms, 1043 * ms), 0); /* the README's first */
+    CHECK_EQ_INT(sampling_groups_wait(allow, 1104 * ms, 1043 * ms), 0);
+    CHECK_EQ_INT(sampling_groups_wait(allow, 2043 * ms, 1043 * ms), 1);
+    CHECK_EQ_INT(sampling_groups_wait(allow, 999 * ms, 0), 0);
+    CHECK_EQ_INT(sampling_groups_wait(allow, 1000 * ms, 0), 1);
+    CHECK_EQ_INT(sampling_groups_wait(-1, 5000 * ms, 0), 0); /* GPUHIER_FIRST_ALLOWANCE_MS=none */
+}
+
+/*
  * Coverage before completeness, in time: with groups_wait (the sampler
  * sets it past half of the first groups' allowance) a configuration's
  * later groups wait while the program still launches configurations it
@@ -1179,6 +1196,7 @@ static const struct check_test tests[] = {
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_repeated", test_sampling_repeated},
     {"test_sampling_groups_settle", test_sampling_groups_settle},
+    {"test_sampling_groups_wait", test_sampling_groups_wait},
     {"test_sampling_groups_all_switches", test_sampling_groups_all_switches},
     {"test_sampling_budget", test_sampling_budget},
     {"test_sampling_counters_busy", test_sampling_counters_busy},
