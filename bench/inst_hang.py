@@ -20,6 +20,11 @@ Each round runs, for each mode in turn, JOBS copies of PROGRAM at once
 with GPUHIER_DIAG_STACKS so that a stuck run prints every thread's stack
 before it is ended. Modes (--modes picks some, in this order):
   inst         GPUHIER_INSTRUMENT=1: SASS metrics and serialized kernel tracing
+  inst-gate    the same, kernel tracing flushed and off while a launch is served
+               (GPUHIER_DIAG_SASS_KERNEL_GATE=1)
+  inst-host    the same, CUPTI's activity records in pinned host memory
+               (GPUHIER_DIAG_ACTIVITY_BUFFER=host)
+  inst-noperiod the same, without cuptiActivityFlushPeriod (GPUHIER_NO_FLUSH_PERIOD=1)
   inst-nokern  the same with GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1: no kernel tracing
   kern-only    GPUHIER_INSTRUMENT=1 with the engine refused at its first launch
                (GPUHIER_FAULT=sass_config:CUPTI_ERROR_UNKNOWN): serialized kernel
@@ -46,9 +51,13 @@ sys.path.insert(0, here)
 import proc  # noqa: E402
 import benchlib  # noqa: E402
 
-MODES = ("inst", "inst-nokern", "kern-only", "phased", "default")
+MODES = ("inst", "inst-gate", "inst-host", "inst-noperiod", "inst-nokern", "kern-only", "phased",
+         "default")
 MODE_ENV = {
     "inst": {"GPUHIER_INSTRUMENT": "1"},
+    "inst-gate": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_KERNEL_GATE": "1"},
+    "inst-host": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_ACTIVITY_BUFFER": "host"},
+    "inst-noperiod": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_NO_FLUSH_PERIOD": "1"},
     "inst-nokern": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_NO_KERNEL_ACTIVITY": "1"},
     "kern-only": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_FAULT": "sass_config:CUPTI_ERROR_UNKNOWN"},
     "phased": {"GPUHIER_INSTRUMENT": "phased"},
@@ -105,7 +114,7 @@ def measure(a, program):
     os.makedirs(work)
     env = dict(os.environ, PYTHONUNBUFFERED="1", GPUHIER_DIAG_STACKS=str(max(5, int(a.timeout) - 10)),
                GPUHIER_DATA_DIR=os.path.abspath(a.root))
-    for k in ("GPUHIER_INSTRUMENT", "GPUHIER_FAULT", "GPUHIER_DIAG_NO_KERNEL_ACTIVITY"):
+    for k in {k for e in MODE_ENV.values() for k in e}:
         env.pop(k, None)
     t0 = time.monotonic()
     runs, stacks_kept = [], set()
@@ -165,7 +174,7 @@ def main(argv):
     ap.add_argument("--jobs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=45)
     ap.add_argument("--budget", type=float, default=540)
-    ap.add_argument("--modes", default=",".join(MODES[:3]))
+    ap.add_argument("--modes", default="inst,inst-nokern,kern-only")
     ap.add_argument("--reuse", default="")
     a = ap.parse_args(argv[1:])
     a.modes = [m for m in MODES if m in a.modes.split(",")]

@@ -143,6 +143,9 @@ flusher_main(void *arg)
     return NULL;
 }
 
+/* The kind init_activity() enabled for kernels; 0 when none. */
+static _Atomic int kernel_kind;
+
 void
 init_activity(void)
 {
@@ -212,6 +215,8 @@ init_activity(void)
             push_event("info", "kernels_serialized", "%s", why);
         }
         CUptiResult rc = gh.cuptiActivityEnable(kind);
+        if (rc == CUPTI_SUCCESS && kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+            atomic_store(&kernel_kind, (int)kind);
         if (rc != CUPTI_SUCCESS)
             push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) failed: %s",
                        (int)kind, cupti_err(rc));
@@ -225,6 +230,25 @@ init_activity(void)
     if (env("GPUHIER_FLUSH_FORCED"))
         A.flush_flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
     atomic_store(&A.activity_on, 1);
+}
+
+void
+kernel_activity_pause(void)
+{
+    int kind = atomic_load(&kernel_kind);
+    if (!opt.sass_kernel_gate || !kind || !gh.cuptiActivityDisable)
+        return;
+    if (gh.cuptiActivityFlushAll)
+        gh.cuptiActivityFlushAll(0);
+    gh.cuptiActivityDisable((CUpti_ActivityKind)kind);
+}
+
+void
+kernel_activity_resume(void)
+{
+    int kind = atomic_load(&kernel_kind);
+    if (opt.sass_kernel_gate && kind)
+        gh.cuptiActivityEnable((CUpti_ActivityKind)kind);
 }
 
 void

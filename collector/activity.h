@@ -29,6 +29,19 @@ void flush_forced(void);
  */
 void start_flusher(void);
 
+/*
+ * GPUHIER_DIAG_SASS_KERNEL_GATE=1 (diagnosis of the instrumentation
+ * engine's hang, docs/collector.md "A hang of the instrumentation
+ * engine"): kernel_activity_pause() flushes CUPTI's buffers and turns
+ * serialized kernel tracing off for the launch the instrumentation
+ * engine serves, kernel_activity_resume() turns it on again after the
+ * engine's Disable. Both do nothing without the switch or before
+ * init_activity(). The served launch then has no kernel record (its
+ * duration under patching is not the program's anyway).
+ */
+void kernel_activity_pause(void);
+void kernel_activity_resume(void);
+
 /* Stops and joins the flusher: afterwards no thread of ours calls CUPTI. */
 void stop_flusher(void);
 

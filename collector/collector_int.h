@@ -202,6 +202,7 @@ struct rec {
     X(cuptiEnableCallback)                                                                         \
     X(cuptiEnableDomain)                                                                           \
     X(cuptiActivityEnable)                                                                         \
+    X(cuptiActivityDisable)                                                                        \
     X(cuptiActivityRegisterCallbacks)                                                              \
     X(cuptiActivityGetNextRecord)                                                                  \
     X(cuptiActivityFlushAll)                                                                       \

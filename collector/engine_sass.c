@@ -52,6 +52,7 @@
  * goes on. GPUHIER_FAULT sites 'sass_config' and 'sass_enable' replace
  * SetConfig and Enable (docs/fault-injection.md).
  */
+#include "collector/activity.h"
 #include "collector/collector_int.h"
 #include "collector/engine.h"
 #include "collector/notes.h"
@@ -344,6 +345,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
     /* nothing of the program's queued work may run patched */
     if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
+    kernel_activity_pause();
     CUptiResult rc = CUPTI_SUCCESS;
     if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
@@ -370,6 +372,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
         if (opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED)
             sass_unconfigure();
     }
+    kernel_activity_resume();
     atomic_store(&X.busy, 0);
     pthread_mutex_unlock(&X.lock);
     return -1;
@@ -571,6 +574,7 @@ sass_collect(int launch_ok, int is_graph)
     if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
         sass_off("cuptiSassMetricsDisable", rc);
     X.enabled_ctx = NULL;
+    kernel_activity_resume();
     /*
      * GPUHIER_DIAG_SASS_KEEP_CONFIG=1 (diagnosis, docs/sassprobe.md "Beside
      * kernel activity"): with both engines, keep the config set between

@@ -71,6 +71,7 @@ options_read(void)
     opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;
     opt.sass_graphs = env("GPUHIER_DIAG_SASS_GRAPHS") != NULL;
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_KEEP_CONFIG") != NULL;
+    opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
     long stacks_s;
     opt.diag_stacks =
         env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0

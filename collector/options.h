@@ -52,6 +52,7 @@ struct options {
     int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
     int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS=1: instrument graph launches again */
     int sass_keep_config;     /* GPUHIER_DIAG_SASS_KEEP_CONFIG=1: both engines, no UnsetConfig */
+    int sass_kernel_gate;     /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
     int diag_stacks; /* GPUHIER_DIAG_STACKS=N: every thread's stack when a call is stuck, or N s
                        after the start (stacks.c) */
     const char *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch
