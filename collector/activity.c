@@ -143,6 +143,47 @@ flusher_main(void *arg)
     return NULL;
 }
 
+/*
+ * Where CUPTI keeps the records the device writes (set before any context
+ * exists: we run at cuInit). By default a 3.2 MB buffer in device memory.
+ * With the instrumentation engine, pinned host memory: measured on the
+ * H200 (2026-12-02, bench/inst_hang.py, docs/collector.md "A hang of the
+ * instrumentation engine"), SASS metrics beside serialized kernel tracing
+ * with device buffers left 5 of 12 PyTorch runs deadlocked between a
+ * CUPTI thread and the launching thread, and 0 of 12 with host buffers.
+ * GPUHIER_DIAG_ACTIVITY_BUFFER (diagnosis, docs/agreement.md class A2):
+ * =host or =device picks the place, =BYTES sets the device buffer's size.
+ */
+static void
+set_activity_buffer(void)
+{
+    const char *ab = env("GPUHIER_DIAG_ACTIVITY_BUFFER");
+    int host = opt.instrument != ENGINES_RANGEPROF && !opt.trace_only;
+    if (ab && (!strcmp(ab, "host") || !strcmp(ab, "device")))
+        host = !strcmp(ab, "host");
+    if (!gh.cuptiActivitySetAttribute)
+        return;
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (ab && strcmp(ab, "host") && strcmp(ab, "device")) {
+        size_t bytes = (size_t)strtoull(ab, NULL, 10), sz = sizeof(bytes);
+        rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &bytes);
+        gh_say("GPUHIER_DIAG_ACTIVITY_BUFFER=%s: %s (diagnosis only)", ab,
+               rc == CUPTI_SUCCESS ? "set" : cupti_err(rc));
+    }
+    if (host) {
+        uint8_t on = 1;
+        size_t sz = sizeof(on);
+        rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &sz,
+                                          &on);
+        if (rc != CUPTI_SUCCESS)
+            push_event("warning", "activity_buffer_host_failed",
+                       "CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED: %s; activity records "
+                       "stay in device memory (the instrumentation engine can then hang)",
+                       cupti_err(rc));
+    }
+    push_meta("activity_buffer", host && rc == CUPTI_SUCCESS ? "host-pinned" : "device");
+}
+
 /* The kind init_activity() enabled for kernels; 0 when none. */
 static _Atomic int kernel_kind;
 
@@ -155,29 +196,7 @@ init_activity(void)
             A.pool_free[A.npool_free++] = i;
     }
     gh.cuptiActivityRegisterCallbacks(buf_request, buf_complete);
-    /*
-     * Diagnosis only (docs/agreement.md, class A2): where CUPTI keeps the
-     * records the device writes. By default a 3.2 MB buffer in device
-     * memory, whose writes pass through the L2 the profiled kernels use;
-     * GPUHIER_DIAG_ACTIVITY_BUFFER=host puts it in pinned host memory,
-     * =BYTES sets its size. Set before any context exists (we run at cuInit).
-     */
-    const char *ab = env("GPUHIER_DIAG_ACTIVITY_BUFFER");
-    if (ab && gh.cuptiActivitySetAttribute) {
-        uint8_t host = 1;
-        size_t bytes = (size_t)strtoull(ab, NULL, 10), sz;
-        CUptiResult rc;
-        if (!strcmp(ab, "host")) {
-            sz = sizeof(host);
-            rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED,
-                                              &sz, &host);
-        } else {
-            sz = sizeof(bytes);
-            rc = gh.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &bytes);
-        }
-        gh_say("GPUHIER_DIAG_ACTIVITY_BUFFER=%s: %s (diagnosis only)", ab,
-               rc == CUPTI_SUCCESS ? "set" : cupti_err(rc));
-    }
+    set_activity_buffer();
     /*
      * MEMORY2: one record per allocation and release (cheap: allocations
      * are rare next to launches), in trace and profile mode. The rules

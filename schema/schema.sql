@@ -111,6 +111,11 @@ PRAGMA user_version = 2;
 -- or a profile row (range profiler). Absent from older reports and from a
 -- run that did not exit cleanly: readers then tell the engines from those
 -- rows and run.profiling_limited.
+-- 'activity_buffer' (added: 2026-12-02, profile mode): where CUPTI kept the
+-- activity records the device writes: 'host-pinned' when the
+-- instrumentation engine may run (with device buffers it deadlocked about
+-- one framework run in two, docs/collector.md "A hang of the
+-- instrumentation engine"), 'device' (CUPTI's default) otherwise.
 -- 'metric_groups' (added: one-pass groups): N, the groups of the one-pass
 -- plan the collector packed for the device's chip (profile.metric_set
 -- 'groupK/N'; docs/metrics.md "One-pass groups"). Absent under --replay

@@ -576,6 +576,19 @@ cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *n)
     return CUPTI_SUCCESS;
 }
 
+/* Where the records go (host-pinned or device buffers): accepted, as on the H200. */
+EXPORT CUptiResult
+cuptiActivitySetAttribute(CUpti_ActivityAttribute a, size_t *size, void *value)
+{
+    (void)value;
+    if (!size || !*size)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    if (a == CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED ||
+        a == CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE)
+        return CUPTI_SUCCESS;
+    return CUPTI_ERROR_NOT_SUPPORTED;
+}
+
 EXPORT CUptiResult
 cuptiActivityFlushPeriod(uint32_t ms)
 {
