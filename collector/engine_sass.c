@@ -116,13 +116,27 @@ static struct {
     CUpti_SassMetrics_Config cfg[NM];
     size_t ncfg;
     atomic_llong ns;
+    /* where ns went (PH_*), summed over the served launches: meta instrumented_launches */
+    atomic_llong phase_ns[5];
     atomic_long served;
     atomic_long refused_records; /* records of other functions left out */
 } X = {.lock = PTHREAD_MUTEX_INITIALIZER, .graph_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread CUcontext tls_ctx;
 static __thread uint32_t tls_corr;
-static __thread int64_t tls_t0;
+static __thread int64_t tls_t0, tls_tmark;
+
+/* The phases of a served launch, in order (sass_phase()). */
+enum { PH_DRAIN, PH_ENABLE, PH_RUN, PH_FLUSH, PH_DISABLE };
+
+/* Ends phase `ph` of the calling thread's served launch now. */
+static void
+sass_phase(int ph)
+{
+    int64_t now = mono_ns();
+    atomic_fetch_add(&X.phase_ns[ph], now - tls_tmark);
+    tls_tmark = now;
+}
 static __thread char tls_name[REC_NAME_MAX];
 static __thread char tls_reason[24];
 
@@ -341,10 +355,11 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
         return -1;
     pthread_mutex_lock(&X.lock);
     atomic_store(&X.busy, 1);
-    tls_t0 = mono_ns();
+    tls_t0 = tls_tmark = mono_ns();
     /* nothing of the program's queued work may run patched */
     if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
+    sass_phase(PH_DRAIN);
     kernel_activity_pause();
     CUptiResult rc = CUPTI_SUCCESS;
     if (sass_configure(ctx) == 0) {
@@ -360,6 +375,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
         if (rc == CUPTI_SUCCESS)
             rc = gh.cuptiSassMetricsEnable(&ep);
         if (rc == CUPTI_SUCCESS) {
+            sass_phase(PH_ENABLE);
             X.enabled_ctx = ctx;
             tls_ctx = ctx;
             tls_corr = corr;
@@ -534,6 +550,7 @@ sass_collect(int launch_ok, int is_graph)
     struct sass_batch *b = NULL;
     if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
+    sass_phase(PH_RUN);
     CUpti_SassMetricsGetDataProperties_Params dp = {
         CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     dp.ctx = ctx;
@@ -569,10 +586,12 @@ sass_collect(int launch_ok, int is_graph)
     } else if (rc != CUPTI_SUCCESS) {
         sass_off("cuptiSassMetricsGetDataProperties", rc);
     }
+    sass_phase(PH_FLUSH);
     CUpti_SassMetricsDisable_Params dis = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
     dis.ctx = ctx;
     if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
         sass_off("cuptiSassMetricsDisable", rc);
+    sass_phase(PH_DISABLE);
     X.enabled_ctx = NULL;
     kernel_activity_resume();
     /*
@@ -645,8 +664,13 @@ sass_exit_notes(void)
     long n = atomic_load(&X.served) + atomic_load(&X.served_graphs);
     if (opt.instrument == ENGINES_RANGEPROF)
         return;
-    char v[96];
-    snprintf(v, sizeof(v), "%ld launches, %.1f ms", n, atomic_load(&X.ns) / 1e6);
+    char v[200];
+    snprintf(v, sizeof(v),
+             "%ld launches, %.1f ms (waiting for queued work %.1f, enable %.1f, patched run %.1f, "
+             "flush %.1f, disable %.1f)",
+             n, atomic_load(&X.ns) / 1e6, atomic_load(&X.phase_ns[PH_DRAIN]) / 1e6,
+             atomic_load(&X.phase_ns[PH_ENABLE]) / 1e6, atomic_load(&X.phase_ns[PH_RUN]) / 1e6,
+             atomic_load(&X.phase_ns[PH_FLUSH]) / 1e6, atomic_load(&X.phase_ns[PH_DISABLE]) / 1e6);
     push_meta("instrumented_launches", v);
     if (atomic_load(&X.graphs_left))
         push_event("info", "graphs_not_instrumented",

@@ -111,6 +111,13 @@ PRAGMA user_version = 2;
 -- or a profile row (range profiler). Absent from older reports and from a
 -- run that did not exit cleanly: readers then tell the engines from those
 -- rows and run.profiling_limited.
+-- 'instrumented_launches' (instrumentation engine runs, written at a clean
+-- exit): '<n> launches, <ms> ms (waiting for queued work <ms>, enable <ms>,
+-- patched run <ms>, flush <ms>, disable <ms>)': the launches it served and
+-- the time it added to them in all (the sum of inst_launch.overhead_ns),
+-- split by phase (the phases since 2026-12-02): the context synchronize
+-- before Enable, SetConfig and Enable, the launch and the patched kernel
+-- up to the synchronize after it, reading the counts, Disable.
 -- 'activity_buffer' (added: 2026-12-02, profile mode): where CUPTI kept the
 -- activity records the device writes: 'host-pinned' when the
 -- instrumentation engine may run (with device buffers it deadlocked about
