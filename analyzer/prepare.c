@@ -705,6 +705,14 @@ null_patched_columns(sqlite3 *db)
 int
 an_prepare_profiled(sqlite3 *db)
 {
+    /* built once per analysis: build_pagg_slow() and analyze_with() both ask */
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'v_profiled'", &st) == 0) {
+        int built = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+        if (built)
+            return 0;
+    }
     return exec(db, "CREATE TEMP TABLE IF NOT EXISTS v_profiled AS SELECT * FROM main.v_profiled",
                 "v_profiled") ||
                    null_patched_columns(db) ||

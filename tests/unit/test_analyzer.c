@@ -1577,6 +1577,13 @@ test_analyzer_sass_metrics_under_user_replay(void)
                            "SELECT count(*) FROM finding WHERE rule_id = 'uncoalesced-global-store'"
                            " AND message LIKE '%at most%' AND message NOT LIKE '%ideal of 0%'"),
                      1);
+        /* built once: a second call keeps the table as it is (no second UPDATE) */
+        CHECK_EQ_INT(sqlite3_exec(db, "UPDATE temp.v_profiled SET gst_requested_bytes = 7", NULL,
+                                  NULL, NULL),
+                     SQLITE_OK);
+        CHECK_EQ_INT(an_prepare_profiled(db), 0);
+        CHECK_EQ_INT(
+            count(db, "SELECT count(*) FROM temp.v_profiled WHERE gst_requested_bytes = 7"), 1);
         sqlite3_close(db);
     }
     /* the coalesced twin (4 sectors per store instruction): no finding */
