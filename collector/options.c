@@ -161,9 +161,12 @@ init_profiling(void)
         return;
     opt.replay_kernel = r == 1;
     const char *set = env("GPUHIER_METRIC_SET");
-    opt.groups = !opt.replay_kernel &&
-                 (opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_PHASED) &&
-                 !(set && !strcmp(set, "none"));
+    /* GPUHIER_DIAG_BOTH_GROUPS=1 (diagnosis): =both with one-pass groups, to be measured */
+    int both_groups = opt.instrument == ENGINES_BOTH && env("GPUHIER_DIAG_BOTH_GROUPS");
+    opt.groups =
+        !opt.replay_kernel &&
+        (opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_PHASED || both_groups) &&
+        !(set && !strcmp(set, "none"));
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     o.groups = opt.groups;
     if (sampling_opts_from_env(&o, err, sizeof(err)) || sampler_init(&o, err, sizeof(err))) {
