@@ -17,12 +17,12 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [stuck|loop] VAR=VALUE...: the fake program under the collector, 20 s at most
+# run NAME [stuck|loop|longname] VAR=VALUE...: the fake program under the collector, 20 s at most
 # (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern, not 0)
 run() {
     n=$1; shift
     arg=
-    case "${1:-}" in stuck | loop) arg=$1; shift ;; esac
+    case "${1:-}" in stuck | loop | longname) arg=$1; shift ;; esac
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" \
         GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" "$@" \
         timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
@@ -197,6 +197,10 @@ expect norperm "the default keeps concurrent kernels" "$(meta norperm kernel_act
 like inst "instrumentation time split by phase" "$(meta inst instrumented_launches)" "3 launches, * ms (waiting for queued work *, enable *, patched run *, flush *, disable *)"
 expect inst "activity records in pinned host memory (device buffers hung the engine)" "$(meta inst activity_buffer)" "host-pinned"
 expect norperm "the default keeps CUPTI's device buffers" "$(meta norperm activity_buffer)" "device"
+# A function whose mangled name is longer than a record's copy (256 bytes): its counts are its own
+run long longname GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
+expect long "the 300-byte name's configuration instrumented" "$(q long "SELECT count(*) FROM inst_launch i JOIN kernel k ON k.id = i.kernel_id WHERE length(k.mangled_name) = 300")" 1
+expect long "no record of it left out" "$(q long "SELECT count(*) FROM event WHERE code = 'instrumentation_overlap'")" 0
 expect inst "no no_counter_permission event" "$(q inst "SELECT count(*) FROM event WHERE code = 'no_counter_permission'")" 0
 
 # 4b. Without GPUHIER_DIAG_SASS_GRAPHS (the default): graph launches are not instrumented

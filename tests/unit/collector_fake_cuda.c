@@ -69,7 +69,7 @@
 
 /* A fake function (CUfunction) and an executable graph (CUgraphExec). */
 struct fake_func {
-    char name[128];
+    char name[2048];
 };
 struct fake_graph {
     uint32_t id;

@@ -6,14 +6,15 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
  * twice (with `many`, 70 launches of copy before them; with `pause`, 1.2 s
  * between the copies and the strided launches). With `loop`, instead: 20
  * rounds of copy, strided and node (1x32), a training loop's steps, and no
- * graph. With `stuck` the first launch happens on a second thread while
+ * graph. With `longname`, first three launches of a function whose mangled
+ * name is 300 bytes long (a template-heavy library kernel's). With `stuck` the first launch happens on a second thread while
  * the main thread waits 1.5 s and exits (the launch may never return).
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
@@ -87,6 +88,16 @@ main(int argc, char **argv)
             launch(node, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
         }
         goto out;
+    }
+    if (argc > 2 && !strcmp(argv[2], "longname")) {
+        char name[301] = "_Z4longIN";
+        size_t n = strlen(name);
+        while (n < 300)
+            name[n++] = 'x';
+        name[n] = 0;
+        fn_t longfn = function(name);
+        for (int i = 0; i < 3; i++)
+            launch(longfn, 2, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL);
     }
     /* `many`: 70 more copy launches first (more than a kept session's 64 ranges) */
     for (int i = 0; argc > 2 && !strcmp(argv[2], "many") && i < 70; i++)
