@@ -30,6 +30,8 @@ before it is ended. Modes (--modes picks some, in this order):
                (GPUHIER_FAULT=sass_config:CUPTI_ERROR_UNKNOWN): serialized kernel
                tracing alone
   phased       GPUHIER_INSTRUMENT=phased
+  both-kept    GPUHIER_INSTRUMENT=both with the SASS config kept set and one-pass groups
+               (GPUHIER_DIAG_SASS_KEEP_CONFIG=1 GPUHIER_DIAG_BOTH_GROUPS=1)
   default      the range profiler, as a user runs it
 A run is "ended" with status 0, "hung" with 124 (the time limit), "failed"
 otherwise. A round that would not fit the budget is skipped and counted.
@@ -52,7 +54,7 @@ import proc  # noqa: E402
 import benchlib  # noqa: E402
 
 MODES = ("inst", "inst-gate", "inst-host", "inst-noperiod", "inst-nokern", "kern-only", "phased",
-         "default")
+         "both-kept", "default")
 MODE_ENV = {
     "inst": {"GPUHIER_INSTRUMENT": "1"},
     "inst-gate": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_KERNEL_GATE": "1"},
@@ -61,6 +63,8 @@ MODE_ENV = {
     "inst-nokern": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_NO_KERNEL_ACTIVITY": "1"},
     "kern-only": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_FAULT": "sass_config:CUPTI_ERROR_UNKNOWN"},
     "phased": {"GPUHIER_INSTRUMENT": "phased"},
+    "both-kept": {"GPUHIER_INSTRUMENT": "both", "GPUHIER_DIAG_SASS_KEEP_CONFIG": "1",
+                  "GPUHIER_DIAG_BOTH_GROUPS": "1"},
     "default": {},
 }
 
