@@ -21,6 +21,15 @@ the row's native reference:
 Prints a table (Markdown) and writes it with the environment to --out.
 Usage: stress.py --stage STAGE [--runs 200] [--jobs 12] [--rows a,b] [--modes ...]
          [--out docs/stress-....md] [--json file]
+       stress.py --merge A.json B.json ... [--out table.md]   (no GPU)
+
+--json writes the build (the SHA-256 of the staged gpuhier and
+libgpuhier-collector.so: the bytes that ran, whatever commit they came
+from), the stage commit, the date and every cell. --merge adds up the cells
+of rounds run on the same build, in several device calls or sessions, into
+one table (issue 16 asks 200 runs a cell of one build, more than one
+session's device time holds); a file of another build, or one written
+before builds were recorded, is refused by name, exit 2.
 STAGE holds gpuhier, libgpuhier-collector.so and gpu/stress_app
 (scripts/stage.sh). Rows' programs other than stress_app: 'torch' (a PyTorch
 one-liner, needs python3 with torch).
@@ -28,6 +37,7 @@ one-liner, needs python3 with torch).
 import argparse
 import concurrent.futures as cf
 import datetime
+import hashlib
 import json
 import os
 import shutil
@@ -165,7 +175,83 @@ def one(stage, row, mode, timeout):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def build_id(stage):
+    """SHA-256 (first 16 hex digits) of the staged CLI and collector: the build that ran."""
+    h = hashlib.sha256()
+    for name in ("gpuhier", "libgpuhier-collector.so"):
+        with open(os.path.join(stage, name), "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    return h.hexdigest()[:16]
+
+
+COUNTS = ("runs", "failed", "status", "stdout", "stderr", "report", "with_profile")
+
+
+def merge(paths):
+    """(build, [rounds], {(row, mode): cell}) of the rounds in `paths`; ValueError if builds differ."""
+    builds, rounds, cells = {}, [], {}
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        b = d.get("build") if isinstance(d, dict) else None
+        if not b:
+            raise ValueError("%s: no build recorded (written before stress.py recorded builds)" % p)
+        builds.setdefault(b, []).append(p)
+        rounds.append({"file": p, "build": b, "stage_commit": d.get("stage_commit"), "date": d.get("date")})
+        for c in d["cells"]:
+            k = (c["row"], c["mode"])
+            m = cells.setdefault(k, {"row": c["row"], "mode": c["mode"], "native_endings": 0,
+                                     "first_failure": "", **{x: 0 for x in COUNTS}})
+            for x in COUNTS:
+                m[x] += c.get(x, 0)
+            m["native_endings"] = max(m["native_endings"], c.get("native_endings", 0))
+            if not m["first_failure"] and c.get("first_failure"):
+                m["first_failure"] = "%s: %s" % (os.path.basename(p), c["first_failure"])
+    if len(builds) > 1:
+        raise ValueError("rounds of different builds: " + "; ".join(
+            "%s: %s" % (b, ", ".join(ps)) for b, ps in builds.items()))
+    return next(iter(builds)), rounds, cells
+
+
+def merged_table(build, rounds, cells):
+    L = ["## Stress rounds of build %s, added up" % build, ""]
+    for r in rounds:
+        L.append("- %s: %s UTC, stage commit %s" % (r["file"], r["date"], r["stage_commit"]))
+    fails = sum(c["failed"] for c in cells.values())
+    L += ["- %d runs in %d rounds; **%d failed**" % (sum(c["runs"] for c in cells.values()), len(rounds), fails),
+          "", "| row | mode | runs | failed | status | stdout | stderr | report | runs with a profile "
+          "| native endings (most in a round) | first failure |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (row, mode), c in cells.items():
+        L.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s |" % (
+            row, mode, c["runs"], c["failed"], c["status"], c["stdout"], c["stderr"], c["report"],
+            c["with_profile"] if mode in ("default", "all") else "",
+            c["native_endings"] if mode == "native" else "",
+            c["first_failure"].replace("|", "\\|").replace("\n", "\\n")[:300]))
+    return "\n".join(L) + "\n", fails
+
+
+def main_merge(paths, out=None):
+    try:
+        build, rounds, cells = merge(paths)
+    except (OSError, ValueError, KeyError) as e:
+        print("stress.py --merge: %s" % e, file=sys.stderr)
+        return 2
+    text, fails = merged_table(build, rounds, cells)
+    sys.stdout.write(text)
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+    return 1 if fails else 0
+
+
 def main():
+    if "--merge" in sys.argv:
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--merge", nargs="+", required=True)
+        ap.add_argument("--out")
+        a = ap.parse_args()
+        return main_merge(a.merge, a.out)
     ap = argparse.ArgumentParser()
     ap.add_argument("--stage", required=True)
     ap.add_argument("--runs", type=int, default=200)
@@ -258,8 +344,8 @@ def main():
     head = ["## %s" % (a.title or "Stress run"), "",
             "- date: %s UTC; host %s; %s" % (started.strftime("%Y-%m-%d %H:%M"), socket.gethostname(),
                                              gpu_name()),
-            "- command: `bench/stress/stress.py --runs %d --native-runs %d --jobs %d --rows %s --modes %s`; stage commit %s" % (
-                a.runs, nruns, a.jobs, a.rows, a.modes, stage_commit(stage)),
+            "- command: `bench/stress/stress.py --runs %d --native-runs %d --jobs %d --rows %s --modes %s`; stage commit %s, build %s" % (
+                a.runs, nruns, a.jobs, a.rows, a.modes, stage_commit(stage), build_id(stage)),
             "- %d runs in %.0f s%s; **%d failed**" % (
                 len(jobs) - skipped, elapsed,
                 " (%d not started: the %.0f s deadline passed)" % (skipped, a.deadline) if skipped else "",
@@ -271,7 +357,8 @@ def main():
             f.write(text)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(summary, f, indent=1)
+            json.dump({"build": build_id(stage), "stage_commit": stage_commit(stage),
+                       "date": started.strftime("%Y-%m-%d %H:%M"), "cells": summary}, f, indent=1)
     return 1 if total_fail else 0
 
 
