@@ -137,6 +137,7 @@ sass_phase(int ph)
     atomic_fetch_add(&X.phase_ns[ph], now - tls_tmark);
     tls_tmark = now;
 }
+
 /*
  * The served function's name: its first REC_NAME_MAX - 1 bytes, for the
  * record, and its length and hash, so that a record is told the served
@@ -180,6 +181,7 @@ sass_served_name(const char *name)
     return len == tls_name_len && h == tls_name_hash &&
            !strncmp(name, tls_name, sizeof(tls_name) - 1);
 }
+
 static __thread char tls_reason[24];
 
 void
