@@ -104,6 +104,7 @@ static struct {
     char retired_note[96];      /* retire()'s note (written once, before `retired`) */
     CUcontext enabled_ctx;      /* the context Enable armed, NULL: not enabled (lock) */
     char off_why[160];          /* "CALL: ERROR" of that failure (written once, before `off`) */
+    char missing[256];          /* metrics of the list the chip refused, comma-joined (lock) */
     int ready;                  /* metric ids resolved (lock) */
     int configured_dev;         /* the device that got SetConfig, + 1; 0: none (lock) */
     pthread_mutex_t graph_lock; /* graphs */
@@ -359,8 +360,13 @@ sass_configure(CUcontext ctx)
                 CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
             gp.pChipName = cn.pChipName;
             gp.pMetricName = sass_metrics[i];
-            if (gh.cuptiSassMetricsGetProperties(&gp) != CUPTI_SUCCESS)
-                continue; /* this chip has no such metric: its column reads 0 */
+            if (gh.cuptiSassMetricsGetProperties(&gp) != CUPTI_SUCCESS) {
+                /* this chip has no such metric: its column reads 0, and the report says so */
+                size_t n = strlen(X.missing);
+                snprintf(X.missing + n, sizeof(X.missing) - n, "%s%s", n ? "," : "",
+                         sass_metrics[i]);
+                continue;
+            }
             X.ids[i] = gp.metric.metricId;
             X.have[i] = 1;
             X.cfg[X.ncfg++] = (CUpti_SassMetrics_Config){
@@ -716,6 +722,8 @@ sass_exit_notes(void)
              atomic_load(&X.phase_ns[PH_ENABLE]) / 1e6, atomic_load(&X.phase_ns[PH_RUN]) / 1e6,
              atomic_load(&X.phase_ns[PH_FLUSH]) / 1e6, atomic_load(&X.phase_ns[PH_DISABLE]) / 1e6);
     push_meta("instrumented_launches", v);
+    if (X.ready)
+        push_meta("instrumentation_metrics_missing", X.missing[0] ? X.missing : "none");
     if (atomic_load(&X.graphs_left))
         push_event("info", "graphs_not_instrumented",
                    "%ld graph launches ran their kernel nodes without pattern counters: CUPTI's "

@@ -118,6 +118,11 @@ PRAGMA user_version = 2;
 -- split by phase (the phases since 2026-12-02): the context synchronize
 -- before Enable, SetConfig and Enable, the launch and the patched kernel
 -- up to the synchronize after it, reading the counts, Disable.
+-- 'instrumentation_metrics_missing' (added: 2026-12-02, written at a clean
+-- exit once the engine resolved its metrics): the engine's SASS metrics the
+-- chip refused (cuptiSassMetricsGetProperties failed), comma-joined, or
+-- 'none'. v_inst's columns of a missing metric read 0: this key tells
+-- that 0 from a count of 0.
 -- 'activity_buffer' (added: 2026-12-02, profile mode): where CUPTI kept the
 -- activity records the device writes: 'host-pinned' when the
 -- instrumentation engine may run (with device buffers it deadlocked about

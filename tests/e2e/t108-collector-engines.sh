@@ -200,6 +200,10 @@ expect norperm "the default keeps CUPTI's device buffers" "$(meta norperm activi
 # A function whose mangled name is longer than a record's copy (256 bytes): its counts are its own
 run long longname GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
 expect long "the 300-byte name's configuration instrumented" "$(q long "SELECT count(*) FROM inst_launch i JOIN kernel k ON k.id = i.kernel_id WHERE length(k.mangled_name) = 300")" 1
+expect long "every metric of the engine's list known to the chip" "$(meta long instrumentation_metrics_missing)" "none"
+run unknown GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm FAKE_SASS_UNKNOWN=smsp__sass_branch_targets
+expect unknown "a metric the chip refused is named" "$(meta unknown instrumentation_metrics_missing)" "smsp__sass_branch_targets"
+expect unknown "the others still counted" "$(q unknown "SELECT count(*) > 0 FROM inst_count")" 1
 expect long "no record of it left out" "$(q long "SELECT count(*) FROM event WHERE code = 'instrumentation_overlap'")" 0
 expect inst "no no_counter_permission event" "$(q inst "SELECT count(*) FROM event WHERE code = 'no_counter_permission'")" 0
 

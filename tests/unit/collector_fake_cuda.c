@@ -1046,7 +1046,10 @@ EXPORT CUptiResult
 cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *p)
 {
     const char *none = getenv("FAKE_SASS_NONE");
-    if ((none && *none == '1') || !p->pMetricName || F.nmetric_names == MAX_METRICS)
+    /* FAKE_SASS_UNKNOWN=NAME: a metric this chip does not have */
+    const char *unknown = getenv("FAKE_SASS_UNKNOWN");
+    if ((none && *none == '1') || !p->pMetricName || F.nmetric_names == MAX_METRICS ||
+        (unknown && !strcmp(unknown, p->pMetricName)))
         return CUPTI_ERROR_INVALID_METRIC_NAME;
     uint64_t id = metric_id(p->pMetricName);
     if (!id) {
