@@ -28,7 +28,10 @@ Prints a Markdown table with the targets beside (default <= 1.3x native and
 launch; report <= 1 KB per profiled launch) and writes it to
 OUT/cost_vs_ncu.md. A run that failed or timed out is shown as such, never
 dropped. Usage: cost_vs_ncu.py STAGE [--steps N] [--runs N] [--ncu-runs N]
-[--timeout S] [--deadline S] [--no-ncu] [--keep-reports] (STAGE from scripts/stage.sh).
+[--timeout S] [--deadline S] [--no-ncu] [--keep-reports] [--env KEY=VALUE ...]
+(STAGE from scripts/stage.sh). --env sets a variable for the gpuhier runs
+only (a collector variant, e.g. GPUHIER_INSTRUMENT=both), never for the
+native or ncu runs; the table's header names the variables.
 """
 import argparse
 import datetime
@@ -70,7 +73,14 @@ def main():
     ap.add_argument("--keep-reports", action="store_true",
                     help="copy each workload's last default report to OUT/cost-WORKLOAD.db (which configurations "
                          "the budget profiled, read afterwards without a GPU)")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                    help="a variable for the gpuhier runs only (a collector variant)")
     a = ap.parse_args()
+    for kv in a.env:
+        if "=" not in kv or not kv.split("=", 1)[0]:
+            ap.error("--env wants KEY=VALUE, got %r" % kv)
+    # the gpuhier runs' environment: ours and the variant's variables (native and ncu runs get ours alone)
+    ghenv = dict(os.environ, **dict(kv.split("=", 1) for kv in a.env))
     stage = os.path.abspath(a.stage)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = os.environ.get("OUT", os.path.join(root, "out"))
@@ -86,12 +96,12 @@ def main():
     notes = {}
     skipped = []
 
-    def timed(prog, variant, cmd, n=1):
+    def timed(prog, variant, cmd, n=1, env=None):
         for i in range(n):
             if time.monotonic() - T0 > a.deadline:
                 skipped.append("%s %s run %d" % (prog, variant, i + 1))
                 continue
-            t, rc, err = run(cmd, None, work, a.timeout)
+            t, rc, err = run(cmd, env, work, a.timeout)
             res.setdefault((prog, variant), []).append((t, rc))
             print("%-6s %-14s run %d: %s, %.1f s" % (prog, variant, i + 1, rc, t), flush=True)
             if rc != 0:
@@ -102,7 +112,7 @@ def main():
         for _ in timed(prog, "native", cmd, a.runs):
             pass
         for i, err in enumerate(timed(prog, "default", [g, "run", "-f", "-o", "%s.db" % prog,
-                                                         "--no-analyze", "--"] + cmd, a.runs)):
+                                                         "--no-analyze", "--"] + cmd, a.runs, ghenv)):
             m, p = COVER.search(err), PROFILED.search(err)
             db = os.path.join(work, "%s.db" % prog)
             size = os.path.getsize(db) if os.path.exists(db) else None
@@ -115,7 +125,7 @@ def main():
     # the report-size baseline: the same program traced without counters (what a profile adds is the rest)
     for prog, cmd in progs.items():
         for _ in timed(prog, "trace", [g, "run", "-f", "-o", "%s-trace.db" % prog, "--no-analyze", "--mode",
-                                       "trace", "--"] + cmd):
+                                       "trace", "--"] + cmd, 1, ghenv):
             db = os.path.join(work, "%s-trace.db" % prog)
             notes.setdefault(prog, {})["trace_bytes"] = os.path.getsize(db) if os.path.exists(db) else None
     ncu = ["ncu", "--metrics", GROUP1, "--csv", "--log-file", os.path.join(work, "ncu.csv")]
@@ -125,7 +135,8 @@ def main():
                    progs["torch"], a.ncu_runs):
         pass
     for _ in timed("torch", "all 200", [g, "run", "-f", "-o", "all.db", "--no-analyze", "--sample", "all",
-                                        "--launch-count", "200", "--"] + progs["torch"], 0 if a.no_ncu else 1):
+                                        "--launch-count", "200", "--"] + progs["torch"], 0 if a.no_ncu else 1,
+                   ghenv):
         pass
     for _ in timed("torch", "ncu 200", ncu + ["-c", "200"] + progs["torch"], 0 if a.no_ncu else 1):
         pass
@@ -154,9 +165,9 @@ def main():
     lines = [
         "## %s, %s, stage %s" % (stamp, gpu_name(), stage_commit(stage)),
         "",
-        "`python3 bench/cost_vs_ncu.py STAGE --steps %d --runs %d --ncu-runs %d` "
+        "`python3 bench/cost_vs_ncu.py STAGE --steps %d --runs %d --ncu-runs %d%s` "
         "(medians of the runs that ended with status 0; every run is listed in the log)." % (
-            a.steps, a.runs, a.ncu_runs),
+            a.steps, a.runs, a.ncu_runs, "".join(" --env " + kv for kv in a.env)),
         "",
         "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by GPU time) "
         "| profiled launches | report bytes per profiled launch (beyond a trace-only report) |",
