@@ -743,27 +743,36 @@ prof_finish(int launch_ok)
     CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
     if (!launch_ok)
         return;
-    const char *why = NULL;
+    const char *why = NULL, *call = "cuptiRangeProfilerStop";
     if (rc == CUPTI_SUCCESS && R.cur->user && !sp.isAllPassSubmitted)
         why = "user replay: the configuration needs more than one pass";
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = R.prof_obj;
-    if (rc == CUPTI_SUCCESS && !why)
-        rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    if (rc == CUPTI_SUCCESS && !why) {
+        call = "cuptiRangeProfilerDecodeData";
+        rc = fault("range_decode"); /* docs/fault-injection.md */
+        if (rc == CUPTI_SUCCESS)
+            rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    }
     CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     ci.pCounterDataImage = R.counter_data;
     ci.counterDataImageSize = R.counter_size;
-    if (rc == CUPTI_SUCCESS)
+    if (rc == CUPTI_SUCCESS) {
+        call = "cuptiRangeProfilerGetCounterDataInfo";
         rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
+    }
     size_t n = 0;
     const char *const *names = metrics_host_names(R.cur->h, &n);
     int64_t t_decoded = mono_ns();
+    /* which call failed and how (phased's discarded ranges on the H200 said only the error) */
+    static __thread char failed[120];
     if (why) {
         /* user replay with passes left: nothing was decoded */
-    } else if (rc != CUPTI_SUCCESS)
-        why = cupti_err(rc);
-    else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
+    } else if (rc != CUPTI_SUCCESS) {
+        snprintf(failed, sizeof(failed), "%s: %s", call, cupti_err(rc));
+        why = failed;
+    } else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
         why = "range count differs from launches";
     else if (n > REC_MAX_METRICS)
         why = "too many metrics";

@@ -57,6 +57,18 @@ expect firstbudget "the second's first launch deferred by the budget" \
 run allowance FAKE_RANGEPROF_START_MS=300
 expect allowance "within the allowance, both first launches" "$(profiled allowance)" "1,4"
 
+# 1c. A decode that fails (GPUHIER_FAULT=range_decode): each profile is discarded with an event that
+#     names the call, the launches stay traced, the run ends as usual.
+run nodecode GPUHIER_FAULT=range_decode:CUPTI_ERROR_UNKNOWN
+expect nodecode "no profile kept" "$(q nodecode "SELECT count(*) FROM launch WHERE profiled = 1")" 0
+expect nodecode "the first launches discarded" "$(q nodecode "SELECT count(*) FROM launch WHERE profile_reason = 'batch_dropped'")" 2
+case "$(q nodecode "SELECT DISTINCT message FROM event WHERE code = 'batch_dropped'")" in
+"profiled range discarded: cuptiRangeProfilerDecodeData: CUPTI_ERROR_"*) echo "ok   nodecode: the event names the call" ;;
+*) bad "nodecode: the event names the call: $(q nodecode "SELECT message FROM event WHERE code = 'batch_dropped'")" ;;
+esac
+expect nodecode "counted in the run" "$(q nodecode "SELECT ranges_dropped FROM run")" 2
+expect nodecode "every launch traced" "$(q nodecode "SELECT count(*) FROM launch")" "$(q auto "SELECT count(*) FROM launch")"
+
 # 2. Kept: both launches are ranges of one session, the unsampled launches between them
 #    (copy twice, strided twice) run outside every range, and the values are the same.
 run kept GPUHIER_DIAG_SESSION=kept
