@@ -766,7 +766,7 @@ prof_finish(int launch_ok)
     const char *const *names = metrics_host_names(R.cur->h, &n);
     int64_t t_decoded = mono_ns();
     /* which call failed and how (phased's discarded ranges on the H200 said only the error) */
-    static __thread char failed[120];
+    char failed[120];
     if (why) {
         /* user replay with passes left: nothing was decoded */
     } else if (rc != CUPTI_SUCCESS) {

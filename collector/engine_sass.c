@@ -96,6 +96,9 @@ static const char *const sass_metrics[] = {
 #define SASS_WAIT_MS 200
 #define SASS_MAX_GRAPHS 1024
 
+/* The phases of a served launch, in order (sass_phase()). */
+enum { PH_DRAIN, PH_ENABLE, PH_RUN, PH_FLUSH, PH_DISABLE, PH_N };
+
 static struct {
     pthread_mutex_t lock;       /* held from a served launch's ENTER to its EXIT */
     atomic_int busy;            /* a served launch holds the lock */
@@ -118,7 +121,7 @@ static struct {
     size_t ncfg;
     atomic_llong ns;
     /* where ns went (PH_*), summed over the served launches: meta instrumented_launches */
-    atomic_llong phase_ns[5];
+    atomic_llong phase_ns[PH_N];
     atomic_long served;
     atomic_long refused_records; /* records of other functions left out */
 } X = {.lock = PTHREAD_MUTEX_INITIALIZER, .graph_lock = PTHREAD_MUTEX_INITIALIZER};
@@ -126,9 +129,6 @@ static struct {
 static __thread CUcontext tls_ctx;
 static __thread uint32_t tls_corr;
 static __thread int64_t tls_t0, tls_tmark;
-
-/* The phases of a served launch, in order (sass_phase()). */
-enum { PH_DRAIN, PH_ENABLE, PH_RUN, PH_FLUSH, PH_DISABLE };
 
 /* Ends phase `ph` of the calling thread's served launch now. */
 static void
@@ -532,10 +532,17 @@ sass_take(const CUpti_SassMetrics_Data *d, size_t nr, size_t ni)
                        (unsigned long long)d[i].pInstanceValues[j].value,
                        (unsigned long long)X.ids[0]);
     }
+    /* records of one function share CUPTI's string: one verdict per string, not per record */
+    const char *judged = NULL;
+    int served = 0;
     for (size_t i = 0; i < nr; i++) {
         const char *name = d[i].functionName ? d[i].functionName : "";
+        if (name != judged) {
+            judged = name;
+            served = sass_served_name(name);
+        }
         /* only the served function: a kernel another thread got in is not this launch's */
-        if (!sass_served_name(name)) {
+        if (!served) {
             atomic_fetch_add_explicit(&X.refused_records, 1, memory_order_relaxed);
             continue;
         }
