@@ -30,9 +30,13 @@ before it is ended. Modes (--modes picks some, in this order):
                (GPUHIER_FAULT=sass_config:CUPTI_ERROR_UNKNOWN): serialized kernel
                tracing alone
   phased       GPUHIER_INSTRUMENT=phased
-  both-kept    GPUHIER_INSTRUMENT=both with the SASS config kept set and one-pass groups
-               (GPUHIER_DIAG_SASS_KEEP_CONFIG=1 GPUHIER_DIAG_BOTH_GROUPS=1)
-  default      the range profiler, as a user runs it
+  both-kept    GPUHIER_INSTRUMENT=both: the SASS config kept set and one-pass groups
+               (what builds before the default changed ran with
+               GPUHIER_DIAG_SASS_KEEP_CONFIG=1 GPUHIER_DIAG_BOTH_GROUPS=1, also set)
+  both-kept-session  the same with GPUHIER_DIAG_SESSION=kept (one range-profiler session
+               per one-pass group)
+  rangeprof    GPUHIER_INSTRUMENT=0: the range profiler alone
+  default      as a user runs it (both engines since the default changed)
 A run is "ended" with status 0, "hung" with 124 (the time limit), "failed"
 otherwise. A round that would not fit the budget is skipped and counted.
 Writes DIR/inst-hang.md (the table), DIR/inst-hang.json (every run) and, for
@@ -54,7 +58,7 @@ import proc  # noqa: E402
 import benchlib  # noqa: E402
 
 MODES = ("inst", "inst-gate", "inst-host", "inst-noperiod", "inst-nokern", "kern-only", "phased",
-         "both-kept", "default")
+         "both-kept", "both-kept-session", "rangeprof", "default")
 MODE_ENV = {
     "inst": {"GPUHIER_INSTRUMENT": "1"},
     "inst-gate": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_KERNEL_GATE": "1"},
@@ -65,6 +69,8 @@ MODE_ENV = {
     "phased": {"GPUHIER_INSTRUMENT": "phased"},
     "both-kept": {"GPUHIER_INSTRUMENT": "both", "GPUHIER_DIAG_SASS_KEEP_CONFIG": "1",
                   "GPUHIER_DIAG_BOTH_GROUPS": "1"},
+    "both-kept-session": {"GPUHIER_INSTRUMENT": "both", "GPUHIER_DIAG_SESSION": "kept"},
+    "rangeprof": {"GPUHIER_INSTRUMENT": "0"},
     "default": {},
 }
 

@@ -214,10 +214,14 @@ set_environment(const struct run_opts *o, const char *collector, const char *pat
     /*
      * Unlike the others, left as it is when --counters is absent: the
      * collector's documented variable (GPUHIER_INSTRUMENT=1 gpuhier run ...)
-     * and its diagnosis value 'both', which has no option, keep working.
+     * and its diagnosis value 'phased', which has no option, keep working.
      */
     if (o->counters)
-        set_or_unset("GPUHIER_INSTRUMENT", !strcmp(o->counters, "pattern") ? "1" : NULL);
+        setenv("GPUHIER_INSTRUMENT",
+               !strcmp(o->counters, "pattern")    ? "1"
+               : !strcmp(o->counters, "hardware") ? "0"
+                                                  : "both",
+               1);
     set_or_unset("GPUHIER_SAMPLE", o->sample);
     set_or_unset("GPUHIER_KERNEL", o->kernel);
     set_or_unset("GPUHIER_NVTX_INCLUDE", o->nvtx_include);

@@ -652,11 +652,10 @@ sass_collect(int launch_ok, int is_graph)
     X.enabled_ctx = NULL;
     kernel_activity_resume();
     /*
-     * GPUHIER_DIAG_SASS_KEEP_CONFIG=1 (diagnosis, docs/sassprobe.md "Beside
-     * kernel activity"): with both engines, keep the config set between
-     * instrumented launches, to learn whether the second SetConfig's
-     * CUPTI_ERROR_OUT_OF_MEMORY comes from the unset/set cycle.
-     * With =phased the config stays set for the whole window (one
+     * With both engines the config stays set between instrumented launches
+     * (a second SetConfig in a process failed with CUPTI_ERROR_OUT_OF_MEMORY
+     * on the H200, docs/sassprobe.md "Beside kernel activity");
+     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it. With =phased the config stays set for the whole window (one
      * SetConfig) and is unset once, when it closes (sass_retire()); after a
      * failure here the engine is off and the config goes now.
      */

@@ -48,14 +48,32 @@ options_read(void)
     /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
     opt.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
     /*
-     * GPUHIER_INSTRUMENT: 'both' both engines, 'phased' both one after the
-     * other, any other value but 0 the instrumentation alone
+     * GPUHIER_INSTRUMENT: unset or 'both' both engines (the default since
+     * issue 17: pattern counters on each configuration's first launch, the
+     * range profiler's one-pass groups on later ones), 0 the range profiler
+     * alone, 'phased' both one after the other, any other value the
+     * instrumentation alone. Unset, the range profiler's own options
+     * (GPUHIER_REPLAY=kernel, GPUHIER_METRIC_SET=none) choose the range
+     * profiler alone: kernel replay beside a set SASS metrics config was
+     * never run on the device, and a metric list of the user's is asked of
+     * the range profiler.
      */
     const char *ins = env("GPUHIER_INSTRUMENT");
-    opt.instrument = !ins || !strcmp(ins, "0") ? ENGINES_RANGEPROF
-                     : !strcmp(ins, "both")    ? ENGINES_BOTH
-                     : !strcmp(ins, "phased")  ? ENGINES_PHASED
-                                               : ENGINES_INSTRUMENT;
+    const char *rp_replay = env("GPUHIER_REPLAY"), *rp_set = env("GPUHIER_METRIC_SET");
+    int rp_only =
+        (rp_replay && !strcmp(rp_replay, "kernel")) || (rp_set && !strcmp(rp_set, "none"));
+    opt.instrument = !ins                     ? (rp_only ? ENGINES_RANGEPROF : ENGINES_BOTH)
+                     : !strcmp(ins, "0")      ? ENGINES_RANGEPROF
+                     : !strcmp(ins, "both")   ? ENGINES_BOTH
+                     : !strcmp(ins, "phased") ? ENGINES_PHASED
+                                              : ENGINES_INSTRUMENT;
+    if (opt.instrument == ENGINES_BOTH && rp_only) {
+        gh_say("GPUHIER_INSTRUMENT=both with %s: the range profiler alone (kernel replay and "
+               "a metric list of yours are the range profiler's)",
+               rp_set && !strcmp(rp_set, "none") ? "GPUHIER_METRIC_SET=none"
+                                                 : "GPUHIER_REPLAY=kernel");
+        opt.instrument = ENGINES_RANGEPROF;
+    }
     opt.phase_repeat = 8;
     long rep;
     if (env("GPUHIER_DIAG_PHASE_REPEAT") &&
@@ -70,7 +88,14 @@ options_read(void)
     opt.sass_metrics = env("GPUHIER_DIAG_SASS_METRICS");
     opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;
     opt.sass_graphs = env("GPUHIER_DIAG_SASS_GRAPHS") != NULL;
-    opt.sass_keep_config = env("GPUHIER_DIAG_SASS_KEEP_CONFIG") != NULL;
+    /*
+     * With both engines the SASS metrics config stays set from the first
+     * instrumented launch to the end (one SetConfig a device: a second
+     * one in a process fails with CUPTI_ERROR_OUT_OF_MEMORY on the H200);
+     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it after every
+     * served launch, as `both` did before it became the default.
+     */
+    opt.sass_keep_config = env("GPUHIER_DIAG_SASS_UNSET_CONFIG") == NULL;
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
     long stacks_s;
     opt.diag_stacks =
@@ -149,8 +174,9 @@ init_profiling(void)
         return;
     /*
      * One-pass groups unless --replay kernel, --metric-set none (a list of
-     * the user's, collected as given) or an instrumentation engine beside
-     * which the range profiler would run (=1: none; =both). With =phased
+     * the user's, collected as given) or the instrumentation engine alone
+     * (=1: no range profiler). Both engines (the default) take them for the
+     * range profiler's launches. With =phased
      * the range profiler runs alone after the window, so it takes the
      * groups as by default: without them it fell back to the core set
      * under kernel replay (3 passes a profile; the PyTorch benchmark took
@@ -161,12 +187,8 @@ init_profiling(void)
         return;
     opt.replay_kernel = r == 1;
     const char *set = env("GPUHIER_METRIC_SET");
-    /* GPUHIER_DIAG_BOTH_GROUPS=1 (diagnosis): =both with one-pass groups, to be measured */
-    int both_groups = opt.instrument == ENGINES_BOTH && env("GPUHIER_DIAG_BOTH_GROUPS");
-    opt.groups =
-        !opt.replay_kernel &&
-        (opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_PHASED || both_groups) &&
-        !(set && !strcmp(set, "none"));
+    opt.groups = !opt.replay_kernel && opt.instrument != ENGINES_INSTRUMENT &&
+                 !(set && !strcmp(set, "none"));
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     o.groups = opt.groups;
     if (sampling_opts_from_env(&o, err, sizeof(err)) || sampler_init(&o, err, sizeof(err))) {

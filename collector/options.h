@@ -14,11 +14,11 @@
 
 /* Which counter engines serve sampled launches (opt.instrument). */
 enum engine_mode {
-    ENGINES_RANGEPROF,  /* the range profiler alone (the default) */
+    ENGINES_RANGEPROF,  /* the range profiler alone (GPUHIER_INSTRUMENT=0, --replay kernel,
+                           --metric-set none) */
     ENGINES_INSTRUMENT, /* the instrumentation engine alone (GPUHIER_INSTRUMENT=1) */
-    ENGINES_BOTH,       /* instrumentation on each configuration's first launch, the range
-                           profiler on a later one (GPUHIER_INSTRUMENT=both; not yet run on
-                           the device) */
+    ENGINES_BOTH,       /* the default: instrumentation on each configuration's first launch,
+                           the range profiler's one-pass groups on later ones */
     ENGINES_PHASED,     /* the instrumentation engine in a window at the start, then the range
                            profiler alone (GPUHIER_INSTRUMENT=phased; sampler.c, docs/collector.md
                            "The instrumentation window"; not yet run on the device) */
@@ -32,15 +32,17 @@ struct options {
     int replay_kernel; /* GPUHIER_REPLAY=kernel (--replay kernel): the core set under kernel
                           replay, extras where a rule needs them (the default before issue 18) */
     int groups;        /* one-pass groups (the default: GPUHIER_REPLAY unset or none, the
-                          default metric set, no instrumentation engine): each profiled launch
+                          default metric set, not the instrumentation engine alone): each
+                          launch the range profiler serves
                           collects one group of the plan under user replay (collector/onepass.h) */
     int keep_enabled; /* GPUHIER_DIAG_KEEP_ENABLED=1: no disable at unsampled launches (diagnosis) */
     int switch_keep; /* GPUHIER_DIAG_SWITCH_KEEP=1: no re-enable when the image changes (diagnosis) */
     int session_kept;  /* GPUHIER_DIAG_SESSION=kept: one range-profiler session per one-pass group,
                          one user range per profiled launch (diagnosis, docs/collector.md) */
     int instrument;    /* which counter engines serve sampled launches (enum engine_mode,
-                       GPUHIER_INSTRUMENT: unset or 0 the range profiler, 1 the instrumentation
-                       engine alone, 'both' the two, 'phased' the two one after the other;
+                       GPUHIER_INSTRUMENT: unset or 'both' the two (the range profiler alone
+                       under --replay kernel or --metric-set none), 0 the range profiler, 1
+                       the instrumentation engine alone, 'phased' the two one after the other;
                        docs/collector.md "Counter engines") */
     long phase_repeat; /* GPUHIER_DIAG_PHASE_REPEAT=N: the instrumentation window's floor of
                           launches since the last new configuration (default 8; sampler.c) */
@@ -51,8 +53,9 @@ struct options {
     const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
     int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
     int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS=1: instrument graph launches again */
-    int sass_keep_config;     /* GPUHIER_DIAG_SASS_KEEP_CONFIG=1: both engines, no UnsetConfig */
-    int sass_kernel_gate;     /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
+    int sass_keep_config; /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
+                             unsets it after each served launch) */
+    int sass_kernel_gate; /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
     int diag_stacks; /* GPUHIER_DIAG_STACKS=N: every thread's stack when a call is stuck, or N s
                        after the start (stacks.c) */
     const char *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch

@@ -2048,8 +2048,8 @@ writer_main(void *arg)
         char msg[300];
         snprintf(msg, sizeof(msg),
                  "%llu kernel records ran another function than their launch (first: %s) under "
-                 "the correlation id of one of the %llu profiled launches: kernels CUPTI ran for "
-                 "the profile, left out of the launches",
+                 "the correlation id of one of the %llu launches the counter engines served: "
+                 "kernels CUPTI ran for the profile, left out of the launches",
                  (unsigned long long)W.foreign_kernels, W.foreign_name,
                  (unsigned long long)W.sampled_written);
         event_row(realtime_ns(), "info", "profiler_kernels", msg);

@@ -35,11 +35,11 @@ int optvalue_percent(const char *s, double *out);
 int optvalue_sample(const char *s, enum optvalue_sample *kind, long *n);
 
 /* The word lists of the options that take one word (optvalue_choice). */
-#define OPTVALUE_MODES "trace|profile"       /* --mode, GPUHIER_MODE */
-#define OPTVALUE_METRIC_SETS "default|none"  /* --metric-set, GPUHIER_METRIC_SET */
-#define OPTVALUE_CACHE_CONTROLS "all|none"   /* --cache-control, GPUHIER_CACHE_CONTROL */
-#define OPTVALUE_REPLAYS "none|kernel"       /* --replay, GPUHIER_REPLAY */
-#define OPTVALUE_COUNTERS "hardware|pattern" /* --counters, GPUHIER_INSTRUMENT */
+#define OPTVALUE_MODES "trace|profile"            /* --mode, GPUHIER_MODE */
+#define OPTVALUE_METRIC_SETS "default|none"       /* --metric-set, GPUHIER_METRIC_SET */
+#define OPTVALUE_CACHE_CONTROLS "all|none"        /* --cache-control, GPUHIER_CACHE_CONTROL */
+#define OPTVALUE_REPLAYS "none|kernel"            /* --replay, GPUHIER_REPLAY */
+#define OPTVALUE_COUNTERS "both|hardware|pattern" /* --counters, GPUHIER_INSTRUMENT */
 
 /*
  * One of the '|'-separated words of `choices`, whole and in the same case.

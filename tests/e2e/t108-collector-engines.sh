@@ -39,8 +39,9 @@ like() { # like NAME WHAT GOT PATTERN
 }
 perm=counter_availability:CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
 
-# 1. The default (range profiler only), counters refused: traced, and the report says which engine.
-run norperm GPUHIER_FAULT=$perm
+# 1. The range profiler alone (GPUHIER_INSTRUMENT=0), counters refused: traced, and the report
+#    says which engine.
+run norperm GPUHIER_INSTRUMENT=0 GPUHIER_FAULT=$perm
 expect norperm "every launch traced (6 stream, 6 graph nodes)" "$(q norperm "SELECT count(*) FROM launch")" 12
 expect norperm "engines" "$(meta norperm engines)" "range profiler"
 like norperm "range profiler refused" "$(meta norperm engine_range_profiler)" \
@@ -51,13 +52,12 @@ expect norperm "first launches profiler_unavailable" \
     "$(q norperm "SELECT count(*) FROM launch WHERE profile_reason = 'profiler_unavailable'")" 2
 grep -q "tracing continues without hardware counters" "$tmp/norperm.err" || bad "norperm: stderr: $(cat "$tmp/norperm.err")"
 
-# 2. Both engines, counters refused: the instrumentation engine takes each configuration's
-#    first launch and the first launch of the executable graph, the range profiler (refused)
-#    the configuration's next one; tracing goes on. With the config kept set
-#    (GPUHIER_DIAG_SASS_KEEP_CONFIG=1): the fake plays the H200, where a second SetConfig in a
-#    process fails (CUPTI_ERROR_OUT_OF_MEMORY, case 2b); kept, there is one SetConfig, and the
-#    range profiler, refused here, never starts (on the device its Start deadlocked then).
-run both GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_KEEP_CONFIG=1 GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
+# 2. Both engines (the default: no GPUHIER_INSTRUMENT), counters refused: the instrumentation
+#    engine takes each configuration's first launch and the first launch of the executable
+#    graph, the range profiler (refused) the configuration's next one; tracing goes on. The
+#    config stays set: the fake plays the H200, where a second SetConfig in a process fails
+#    (CUPTI_ERROR_OUT_OF_MEMORY, case 2b); kept, there is one SetConfig.
+run both GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
 expect both "one SetConfig, kept" "$(grep '^fake_sass_configs=' "$tmp/both.out")" "fake_sass_configs=1"
 expect both "engines" "$(meta both engines)" "instrumentation + range profiler"
 like both "range profiler refused" "$(meta both engine_range_profiler)" "refused: no permission*INSUFFICIENT_PRIVILEGES"
@@ -100,11 +100,12 @@ if [ -x "$G" ]; then
     expect both "JSON engines" "$got" "instrumentation + range profiler|False|refused|0|ran|2|1"
 fi
 
-# 2b. Both engines as the device answers them (config unset after every instrumented launch):
+# 2b. Both engines with the config unset after every instrumented launch
+#     (GPUHIER_DIAG_SASS_UNSET_CONFIG=1, as `both` did before it became the default):
 #     the second configuration's SetConfig fails with CUPTI_ERROR_OUT_OF_MEMORY, as on the H200
 #     (always, docs/collector.md "Both engines in one process"); the instrumentation engine
 #     stops after the first configuration and the range profiler takes the rest.
-run bothoom GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
+run bothoom GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_UNSET_CONFIG=1 GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
 expect bothoom "instrumentation failed at the second SetConfig" "$(meta bothoom engine_instrumentation)" \
     "failed: cuptiSassMetricsSetConfig failed: CUPTI_ERROR_OUT_OF_MEMORY"
 expect bothoom "the first configuration instrumented, no other" \
@@ -148,9 +149,30 @@ like phased "range profiler ran" "$(meta phased engine_range_profiler)" "ran: *"
 expect phased "the window's event" "$(q phased "SELECT message FROM event WHERE code = 'instrumentation_window'")" \
     "pattern counters on 3 configurations during the first 10 launches; 0 configurations first launched after the window have none"
 
-#     The fake's check can fail: 'both' with the config kept and a range profiler that runs
-#     starts it while the SASS config is set (the H200's deadlock): counted as a violation.
-violations="[1-9][0-9]*" run bothkept GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_KEEP_CONFIG=1 FAKE_RANGEPROF=1
+#     The default on a loop with a range profiler that runs: each configuration's first launch
+#     instrumented under one SetConfig, kept; later launches take the range profiler's
+#     one-pass groups while the config is set, which the H200 ran with activity records in
+#     pinned host memory (2026-12-03: 12 of 12 PyTorch runs ended, bench/inst_hang.py
+#     both-kept): no violation.
+run bothloop loop FAKE_RANGEPROF=1
+expect bothloop "one SetConfig, never unset" \
+    "$(grep '^fake_sass_' "$tmp/bothloop.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=0 "
+expect bothloop "engines" "$(meta bothloop engines)" "instrumentation + range profiler"
+expect bothloop "activity records in pinned host memory" "$(meta bothloop activity_buffer)" "host-pinned"
+expect bothloop "every configuration's first launch instrumented" \
+    "$(q bothloop "SELECT count(*) || ':' || group_concat(l.config_launch_index, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id")" \
+    "3:0,0,0"
+np=$(q bothloop "SELECT count(*) FROM launch WHERE profiled = 1")
+[ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   bothloop: $np launches range-profiled" || bad "bothloop: profiled launches '$np'"
+expect bothloop "range profiles are one-pass groups" \
+    "$(q bothloop "SELECT count(*) FROM profile WHERE metric_set NOT LIKE 'group%/%' OR passes <> 1")" 0
+expect bothloop "no launch both instrumented and range-profiled" \
+    "$(q bothloop "SELECT count(*) FROM launch WHERE profiled = 1 AND id IN (SELECT launch_id FROM inst_launch)")" 0
+
+#     The fake's check can fail: the same with activity records in device memory
+#     (GPUHIER_DIAG_ACTIVITY_BUFFER=device) starts the range profiler while the SASS config is
+#     set, the H200's deadlock: counted as a violation.
+violations="[1-9][0-9]*" run bothkept loop GPUHIER_DIAG_ACTIVITY_BUFFER=device FAKE_RANGEPROF=1
 like bothkept "the fake says why" "$(cat "$tmp/bothkept.err")" "*cuptiRangeProfilerStart while a SASS metrics config is set*"
 
 # 2d. A configuration first launched after the window (the default program, the floor 1 by
@@ -253,7 +275,7 @@ expect stuck "clean exit" "$(q stuck "SELECT clean_exit FROM run")" 1
 # 7. A kernel CUPTI runs under a profiled launch's correlation id (WaitNs under user replay,
 #    the default's groups; the fake records every second one before the launch's own): not
 #    a launch of the program, and it takes no launch's profile.
-run waitns FAKE_RANGEPROF=1 FAKE_WAITNS=1 GPUHIER_GROUP_BUDGET=none
+run waitns GPUHIER_INSTRUMENT=0 FAKE_RANGEPROF=1 FAKE_WAITNS=1 GPUHIER_GROUP_BUDGET=none
 np=$(q waitns "SELECT count(*) FROM launch WHERE profiled = 1")
 [ "${np:-0}" -ge 2 ] 2>/dev/null && echo "ok   waitns: $np profiled launches" || bad "waitns: profiled launches '$np'"
 expect waitns "every launch traced, none added" "$(q waitns "SELECT count(*) FROM launch")" 12
@@ -261,7 +283,7 @@ expect waitns "no WaitNs kernel" "$(q waitns "SELECT count(*) FROM kernel WHERE 
 expect waitns "each profiled launch holds its own profile" \
     "$(q waitns "SELECT count(*) FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE l.profiled = 1 AND l.id NOT IN (SELECT launch_id FROM profile)")" 0
 like waitns "the event counts them" "$(q waitns "SELECT message FROM event WHERE code = 'profiler_kernels'")" \
-    "$np kernel records ran another function than their launch (first: WaitNs)*of the $np profiled launches*"
+    "$np kernel records ran another function than their launch (first: WaitNs)*of the $np launches the counter engines served*"
 
 [ $fail = 0 ] && echo "t108: the engines' choices, graphs, refusals and the watchdog hold"
 exit $fail

@@ -6,7 +6,9 @@
 # user ranges and refuses what CUPTI refuses (fake_violations); its values are
 # synthetic: every metric but sm__ctas_launched.sum is the number of kernels
 # that ran in the range, so a launch whose range caught another launch's
-# kernel reads 2, not 1. Nothing here is a measurement.
+# kernel reads 2, not 1. Nothing here is a measurement. The range profiler runs
+# alone (GPUHIER_INSTRUMENT=0): its sessions are what is tested; both engines,
+# the default, are t108's.
 set -u
 lib=${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so
 [ -f "$lib" ] || { echo "missing $lib"; exit 1; }
@@ -22,7 +24,7 @@ run() {
     n=$1; shift
     arg=
     case "${1:-}" in many | pause) arg=$1; shift ;; esac
-    env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT -u GPUHIER_SAMPLE -u GPUHIER_DIAG_SESSION \
+    env -u GPUHIER_FAULT -u GPUHIER_SAMPLE -u GPUHIER_DIAG_SESSION GPUHIER_INSTRUMENT=0 \
         CUDA_INJECTION64_PATH="$lib" GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" \
         FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 "$@" \
         timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"

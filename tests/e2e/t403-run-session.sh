@@ -83,16 +83,19 @@ inj=$(sed -n 's/^CUDA_INJECTION64_PATH=//p' env.txt)
 contains env.txt "LD_PRELOAD=$inj"
 unset GPUHIER_KERNEL GPUHIER_COLLECTOR_ACTIVE GPUHIER_FAULT
 
-# --counters sets or removes GPUHIER_INSTRUMENT; without it the user's value
-# (GPUHIER_INSTRUMENT=1 by hand, or the diagnosis mode 'both') reaches the collector.
+# --counters sets GPUHIER_INSTRUMENT (pattern 1, hardware 0, both 'both'); without it the
+# user's value (GPUHIER_INSTRUMENT=1 by hand, or the diagnosis mode 'phased') reaches the
+# collector, and unset the collector takes both engines.
 "$G" run -q --counters pattern "$C" env GPUHIER_INSTRUMENT > env.txt
 contains env.txt "GPUHIER_INSTRUMENT=1"
 GPUHIER_INSTRUMENT=both "$G" run -q --counters=pattern "$C" env GPUHIER_INSTRUMENT > env.txt
 contains env.txt "GPUHIER_INSTRUMENT=1"
 GPUHIER_INSTRUMENT=1 "$G" run -q --counters hardware "$C" env GPUHIER_INSTRUMENT > env.txt
-contains env.txt "GPUHIER_INSTRUMENT unset"
-GPUHIER_INSTRUMENT=both "$G" run -q "$C" env GPUHIER_INSTRUMENT > env.txt
+contains env.txt "GPUHIER_INSTRUMENT=0"
+GPUHIER_INSTRUMENT=0 "$G" run -q --counters both "$C" env GPUHIER_INSTRUMENT > env.txt
 contains env.txt "GPUHIER_INSTRUMENT=both"
+GPUHIER_INSTRUMENT=phased "$G" run -q "$C" env GPUHIER_INSTRUMENT > env.txt
+contains env.txt "GPUHIER_INSTRUMENT=phased"
 env -u GPUHIER_INSTRUMENT "$G" run -q "$C" env GPUHIER_INSTRUMENT > env.txt
 contains env.txt "GPUHIER_INSTRUMENT unset"
 

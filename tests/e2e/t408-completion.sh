@@ -49,8 +49,8 @@ has c.txt trace; has c.txt profile
 complete "$G" run --replay "" > c.txt
 has c.txt none; has c.txt kernel
 complete "$G" run --counters "" > c.txt
-has c.txt hardware; has c.txt pattern
-[ "$(wc -l < c.txt)" -eq 2 ] || fail "--counters offers more than hardware and pattern"
+has c.txt both; has c.txt hardware; has c.txt pattern
+[ "$(wc -l < c.txt)" -eq 3 ] || fail "--counters offers more than both, hardware and pattern"
 complete "$G" run --co > c.txt
 has c.txt --counters
 # The word after --counters is its value, not the program.

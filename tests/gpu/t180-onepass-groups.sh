@@ -9,7 +9,10 @@
 # their wait for the program to repeat itself (GPUHIER_DIAG_GROUPS_SETTLE=none:
 # it starts once half the first groups' allowance is spent, which depends on
 # how long the first profiles took; unit.sampling tests that policy), so the
-# test does not depend on the program's speed. Exit 77 without a GPU.
+# test does not depend on the program's speed. Sections 1-4 test the range
+# profiler's plan alone (GPUHIER_INSTRUMENT=0); section 5 the default, both
+# engines: each configuration's first launch instrumented, the groups on its
+# later launches. Exit 77 without a GPU.
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
 lib=$bin/libgpuhier-collector.so
@@ -30,7 +33,7 @@ expect() { # expect <name> <db> <sql> <value>
 }
 gh() { # gh <report> <prog> args...
     r=$1; shift
-    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_GROUP_BUDGET=none GPUHIER_DIAG_GROUPS_SETTLE=none GPUHIER_DEBUG=1 "$@"
+    env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" GPUHIER_INSTRUMENT=${T180_ENGINES:-0} GPUHIER_GROUP_BUDGET=none GPUHIER_DIAG_GROUPS_SETTLE=none GPUHIER_DEBUG=1 "$@"
 }
 
 # 1. The default: one-pass groups.
@@ -80,5 +83,15 @@ if [ -x "$tk" ]; then
 else
     echo "info: $tk not staged; the local-group order not checked"
 fi
+# 5. The default, both engines (GPUHIER_INSTRUMENT unset): every configuration's launch 0 is
+#    instrumented with counts, and its later launches carry every group of the plan.
+gh b.db env -u GPUHIER_INSTRUMENT "$gpu/multistream" 20 > b.out 2> b.err; st=$?
+[ $st = 0 ] && ok "both: exit 0" || bad "both: exit $st: $(tail -3 b.err)"
+expect "both: launch 0 of each configuration instrumented" b.db "SELECT count(*) FROM inst_launch i JOIN launch l ON l.id = i.launch_id WHERE l.config_launch_index = 0" 2
+expect "both: counts on every instrumented launch" b.db "SELECT count(*) FROM inst_launch i WHERE NOT EXISTS (SELECT 1 FROM inst_count c WHERE c.launch_id = i.launch_id)" 0
+expect "both: every group on later launches" b.db "SELECT count(*) FROM (SELECT l.config_id FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index > 0 GROUP BY l.config_id HAVING count(DISTINCT p.metric_set) = $n)" 2
+expect "both: no launch lost" b.db "SELECT count(*) FROM launch" "$(grep -Eo '[0-9]+' b.out | head -1)"
+echo "info: both: $(q b.db "SELECT group_concat(key || '=' || value, '; ') FROM meta WHERE key IN ('engines', 'engine_instrumentation', 'engine_range_profiler', 'kernel_activity')")"
+echo "info: both: events $(q b.db "SELECT group_concat(code || ': ' || message, ' | ') FROM event WHERE level <> 'info'")"
 [ $fail = 0 ] && echo "t180: one-pass groups ok"
 exit $fail

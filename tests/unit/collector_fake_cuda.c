@@ -23,7 +23,9 @@
  *     second SetConfig in the process, even after UnsetConfig, returns
  *     CUPTI_ERROR_OUT_OF_MEMORY (an answer, not a violation), and
  *     cuptiRangeProfilerStart while a SASS metrics config is set counts a
- *     violation (it deadlocked inside CUPTI on the device);
+ *     violation when the activity records are in device memory (it
+ *     deadlocked inside CUPTI on the device then; with them in pinned
+ *     host memory it ran, 2026-12-02);
  *   - the profiler entry points before the range profiler's permission
  *     probe (which the tests fault, GPUHIER_FAULT); the range profiler
  *     itself answers CUPTI_ERROR_NOT_SUPPORTED unless FAKE_RANGEPROF=1,
@@ -95,6 +97,7 @@ static struct {
     uint64_t config[MAX_METRICS];
     size_t nconfig;
     int configured, sass_enabled;
+    int host_pinned;                /* activity records in pinned host memory (SetAttribute) */
     int concurrent_on;              /* CONCURRENT_KERNEL activity enabled: SASS values stay 0 */
     CUpti_ActivityKind kernel_kind; /* the kind the kernel records carry (CONCURRENT_KERNEL) */
     struct sass {
@@ -576,15 +579,24 @@ cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *n)
     return CUPTI_SUCCESS;
 }
 
-/* Where the records go (host-pinned or device buffers): accepted, as on the H200. */
+/*
+ * Where the records go (host-pinned or device buffers): accepted, as on
+ * the H200, and remembered: with the records in device memory the range
+ * profiler's Enable and Start while a SASS metrics config is set count a
+ * violation (they deadlocked on the device then), in pinned host memory
+ * they are allowed (run to the end on the device, docs/collector.md
+ * "Both engines in one process").
+ */
 EXPORT CUptiResult
 cuptiActivitySetAttribute(CUpti_ActivityAttribute a, size_t *size, void *value)
 {
-    (void)value;
     if (!size || !*size)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    if (a == CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED ||
-        a == CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE)
+    if (a == CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED) {
+        F.host_pinned = value && *(const uint8_t *)value;
+        return CUPTI_SUCCESS;
+    }
+    if (a == CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE)
         return CUPTI_SUCCESS;
     return CUPTI_ERROR_NOT_SUPPORTED;
 }
@@ -782,8 +794,9 @@ fake_rangeprof_kernels_outside(void)
 EXPORT CUptiResult
 cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
 {
-    if (F.sass_enabled || F.configured)
-        violation("cuptiRangeProfilerEnable while a SASS metrics config is set");
+    if ((F.sass_enabled || F.configured) && !F.host_pinned)
+        violation("cuptiRangeProfilerEnable while a SASS metrics config is set (activity records "
+                  "in device memory)");
     if (!rp_on())
         return CUPTI_ERROR_NOT_SUPPORTED;
     if (RP.enabled)
@@ -862,9 +875,9 @@ cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
         return rp_refuse("cuptiRangeProfilerStart without Enable and SetConfig");
     if (RP.started)
         return rp_refuse("cuptiRangeProfilerStart twice without Stop");
-    if (F.configured)
-        violation("cuptiRangeProfilerStart while a SASS metrics config is set (would deadlock "
-                  "on the H200)");
+    if (F.configured && !F.host_pinned)
+        violation("cuptiRangeProfilerStart while a SASS metrics config is set and activity "
+                  "records in device memory (deadlocked on the H200)");
     const char *slow = getenv("FAKE_RANGEPROF_START_MS");
     long ms = slow ? strtol(slow, NULL, 10) : 0;
     struct timespec ts = {ms > 0 ? ms / 1000 : 0, ms > 0 ? (ms % 1000) * 1000000L : 0};

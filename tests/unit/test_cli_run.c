@@ -214,6 +214,16 @@ test_cli_run_counters(void)
     CHECK_STR(o.counters, "pattern");
     CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters=hardware", "app", NULL}), 0);
     CHECK_STR(o.counters, "hardware");
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "both", "app", NULL}), 0);
+    CHECK_STR(o.counters, "both");
+    /* both beside the range profiler's kernel replay or a list of the user's alone: refused */
+    expect_bad((const char *[]){"run", "--counters", "both", "--replay", "kernel", "app", NULL},
+               "--counters hardware");
+    expect_bad((const char *[]){"run", "--metric-set", "none", "--metrics", "x.sum", "--counters",
+                                "both", "app", NULL},
+               "--counters hardware");
+    /* left out, they are the range profiler's alone (the collector chooses it) */
+    CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--replay", "kernel", "app", NULL}), 0);
     /* Each engine's own companions are fine. */
     CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "pattern", "--replay", "none",
                                             "--mode", "profile", "app", NULL}),
@@ -225,7 +235,7 @@ test_cli_run_counters(void)
                                             "app", NULL}),
                  0);
     expect_bad((const char *[]){"run", "--counters", "sass", "app", NULL},
-               "--counters: 'sass' is not hardware or pattern");
+               "--counters: 'sass' is not both, hardware or pattern");
     expect_bad((const char *[]){"run", "--counters", "Pattern", "app", NULL}, "'Pattern'");
     /* The conflicts, in either order. */
     expect_bad((const char *[]){"run", "--counters", "pattern", "--mode", "trace", "app", NULL},
