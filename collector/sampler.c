@@ -69,6 +69,8 @@ static struct {
     struct sampling sampling; /* the decisions (sampling.h) */
     int64_t start_mono_ns;    /* when profiling was set up: the budget's elapsed time starts here */
     atomic_long budget_unmatched; /* traced kernels whose configuration sampling never saw */
+    atomic_long inst_over_budget; /* with both engines: configurations the instrumentation
+                                     engine's budget gave to the range profiler */
     pthread_mutex_t serve_lock;   /* with both engines: held by the served launch, ENTER to EXIT */
     struct watch watch[WATCH_SLOTS];
     struct stuck stuck_rangeprof, stuck_sass;
@@ -393,8 +395,29 @@ phase_enter(const struct sampling_launch *sl)
  * =phased the same while the window is open (the sampler gives the range
  * profiler's launches back then) and the range profiler alone after it.
  */
+/*
+ * With both engines, whether the instrumentation engine may take another
+ * launch: within its allowance, or while its time beyond it is at most
+ * inst_budget_pct of the program's own time (the elapsed time less every
+ * engine's): the range profiler's first-group rule (sampling_first_slots()),
+ * on the instrumentation engine's time apart (SAMPLING_INST_ALLOWANCE_NS).
+ */
+static int
+inst_within_budget(void)
+{
+    const struct sampling_opts *o = &S.sampling.opts;
+    if (opt.instrument != ENGINES_BOTH || o->inst_allowance_ns < 0)
+        return 1;
+    struct engine_stats all = {0}, own = {0};
+    engine_stats(&all);
+    engine_sass.stats(&own);
+    int64_t program = mono_ns() - S.start_mono_ns - all.profiling_ns;
+    return sampling_first_slots(o->inst_budget_pct, o->inst_allowance_ns, own.profiling_ns,
+                                program + own.profiling_ns, own.profiles) > 0;
+}
+
 static const struct counter_engine *
-pick_engine(const struct sampling_launch *sl)
+pick_engine(const struct sampling_launch *sl, int *inst_over)
 {
     if (opt.instrument == ENGINES_RANGEPROF)
         return &engine_rangeprof;
@@ -402,8 +425,13 @@ pick_engine(const struct sampling_launch *sl)
         return &engine_sass;
     if (opt.instrument == ENGINES_PHASED && !phase_enter(sl))
         return &engine_rangeprof;
-    return engine_sass.available() && !sampling_instrumented(&S.sampling, sl) ? &engine_sass
-                                                                              : &engine_rangeprof;
+    if (!engine_sass.available() || sampling_instrumented(&S.sampling, sl))
+        return &engine_rangeprof;
+    if (!inst_within_budget()) {
+        *inst_over = 1;
+        return &engine_rangeprof;
+    }
+    return &engine_sass;
 }
 
 /*
@@ -418,7 +446,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
 {
     const struct counter_engine *e = &engine_rangeprof;
     const char *why = NULL;
-    int sample = 0, deferred = 0, served = 0;
+    int sample = 0, deferred = 0, served = 0, inst_over = 0;
     unsigned extras = 0;
     int group = -1;
     if (opt.sampling_ok) {
@@ -430,7 +458,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             .nvtx_path = el->nvtx_path,
             .is_capturing = capturing,
         };
-        e = pick_engine(&sl);
+        e = pick_engine(&sl, &inst_over);
         double budget = S.sampling.opts.budget_pct;
         /* one-pass groups: the later groups' budget (--profile-budget's, when given) */
         double gpct = budget > 0 ? budget : S.sampling.opts.group_budget_pct;
@@ -536,6 +564,16 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                     sampling_undo(&S.sampling, &tls_launch, why);
                 }
                 why = "instrumented";
+            } else if (inst_over) {
+                /*
+                 * both engines, the instrumentation engine's budget spent: this
+                 * configuration stays the range profiler's (a later launch given
+                 * back to the instrumentation engine would not be chosen for the
+                 * configuration's later groups: sampling_decide_group())
+                 */
+                sampling_mark_instrumented(&S.sampling, &tls_launch);
+                if (why && !strcmp(why, "first_of_config"))
+                    atomic_fetch_add_explicit(&S.inst_over_budget, 1, memory_order_relaxed);
             }
         } else if (rc == -EBUSY) {
             /* give the choice back: the configuration's next launch is chosen again */
@@ -644,6 +682,14 @@ void
 sampler_at_exit(void)
 {
     phase_at_exit();
+    if (atomic_load(&S.inst_over_budget))
+        push_event("info", "instrumentation_budget",
+                   "%ld configurations have no pattern counters: their first chosen launch came "
+                   "when the instrumentation engine had spent its allowance (%.0f ms) and %.0f %% "
+                   "of the program's own time, and went to the range profiler "
+                   "(GPUHIER_INSTRUMENT_ALLOWANCE_MS, GPUHIER_INSTRUMENT_BUDGET)",
+                   atomic_load(&S.inst_over_budget),
+                   (double)S.sampling.opts.inst_allowance_ns / 1e6, S.sampling.opts.inst_budget_pct);
     if (atomic_load(&S.budget_unmatched))
         /* the kernel records' names or geometry did not match the launch callbacks' */
         push_event("warning", "budget_time_unmatched",

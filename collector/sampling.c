@@ -56,6 +56,25 @@ sampling_parse_mode(const char *spec, struct sampling_opts *o, char *err, size_t
     return 0;
 }
 
+/* NAME=milliseconds (>= 0) or "none" (-1) into *ns; unset leaves it. -1 with err on a bad value. */
+static int
+allowance_from_env(const char *name, int64_t *ns, char *err, size_t n)
+{
+    const char *v = getenv(name);
+    long ms = 0;
+    if (!v || !*v)
+        return 0;
+    if (!strcmp(v, "none"))
+        *ns = -1;
+    else if (optvalue_count(v, 0, &ms) == 0 && ms <= 1000L * 1000 * 1000)
+        *ns = (int64_t)ms * 1000000LL;
+    else {
+        snprintf(err, n, "bad %s '%s': expected milliseconds >= 0 or none", name, v);
+        return -1;
+    }
+    return 0;
+}
+
 int
 sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
 {
@@ -80,15 +99,15 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
     }
     if ((v = getenv("GPUHIER_DIAG_STICKY_GROUPS")) && *v)
         o->sticky_groups = strcmp(v, "0") != 0;
-    if ((v = getenv("GPUHIER_FIRST_ALLOWANCE_MS")) && *v) {
-        long ms = 0;
+    if (allowance_from_env("GPUHIER_FIRST_ALLOWANCE_MS", &o->first_allowance_ns, err, n) ||
+        allowance_from_env("GPUHIER_INSTRUMENT_ALLOWANCE_MS", &o->inst_allowance_ns, err, n))
+        return -1;
+    if ((v = getenv("GPUHIER_INSTRUMENT_BUDGET")) && *v) {
         if (!strcmp(v, "none"))
-            o->first_allowance_ns = -1;
-        else if (optvalue_count(v, 0, &ms) == 0 && ms <= 1000L * 1000 * 1000)
-            o->first_allowance_ns = (int64_t)ms * 1000000LL;
-        else {
-            snprintf(err, n,
-                     "bad GPUHIER_FIRST_ALLOWANCE_MS '%s': expected milliseconds >= 0 or none", v);
+            o->inst_allowance_ns = -1;
+        else if (optvalue_percent(v, &o->inst_budget_pct) != 0) {
+            snprintf(err, n, "bad GPUHIER_INSTRUMENT_BUDGET '%s': expected a percentage > 0 or none",
+                     v);
             return -1;
         }
     }

@@ -68,6 +68,15 @@ struct sampling_opts {
                                    waits (sampling_launch.groups_wait); < 0: later groups
                                    never wait for it. Default SAMPLING_SETTLE_FLOOR,
                                    GPUHIER_DIAG_GROUPS_SETTLE (N or "none") */
+    int64_t inst_allowance_ns; /* with both engines: the instrumentation engine's time
+                                  within which it takes every configuration's first chosen
+                                  launch; past it, only while its time beyond the allowance
+                                  is at most inst_budget_pct of the program's own time,
+                                  else the range profiler takes the launch (sampler.c
+                                  inst_within_budget()); < 0: no limit. Default
+                                  SAMPLING_INST_ALLOWANCE_NS, GPUHIER_INSTRUMENT_ALLOWANCE_MS */
+    double inst_budget_pct;    /* the share above; default SAMPLING_INST_BUDGET_PCT,
+                                  GPUHIER_INSTRUMENT_BUDGET (a percentage > 0, or none) */
 };
 /*
  * The default budget of the one-pass groups: 30 % of the program's own
@@ -100,13 +109,29 @@ struct sampling_opts {
  * (17.1 % of the GPU time covered).
  */
 #define SAMPLING_SETTLE_FLOOR 8
+/*
+ * The instrumentation engine's allowance and budget, with both engines
+ * (the default): the range profiler's rule (2 s, then 30 % of the
+ * program's own time), applied to the instrumentation engine's own time
+ * apart. A patched run costs about 0.5 ns per executed warp instruction
+ * (30-100x native; docs/instrument-cost.md): a program that launches
+ * many heavy configurations once (an autotuner: JAX's first step, 117
+ * configurations instrumented in 10.3 s on the H200, 2026-12-03) would
+ * otherwise pay 100x for each of them. Past the budget a configuration's
+ * launch goes to the range profiler, and the configuration has no pattern
+ * counters (the coverage says how much GPU time that is). Each engine's
+ * rule charges the program's own time, not the other engine's.
+ */
+#define SAMPLING_INST_ALLOWANCE_NS (2000 * 1000000LL)
+#define SAMPLING_INST_BUDGET_PCT 30.0
 /* The most one-pass groups a configuration is profiled in (collector/onepass.h agrees). */
 #define SAMPLING_GROUPS_MAX 12
 #define SAMPLING_OPTS_INIT                                                                         \
     {                                                                                              \
         .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1,                                       \
         .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT,                                             \
-        .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR   \
+        .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
+        .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS, .inst_budget_pct = SAMPLING_INST_BUDGET_PCT \
     }
 
 /*
@@ -119,7 +144,9 @@ int sampling_parse_mode(const char *spec, struct sampling_opts *o, char *err, si
  * Fills `o` from GPUHIER_SAMPLE, GPUHIER_KERNEL, GPUHIER_NVTX_INCLUDE,
  * GPUHIER_LAUNCH_SKIP, GPUHIER_LAUNCH_COUNT, GPUHIER_PROFILE_BUDGET (a
  * percentage > 0), GPUHIER_GROUP_BUDGET (a percentage > 0, or 0 or "none"
- * for no limit on the later groups); unset ones keep defaults.
+ * for no limit on the later groups), GPUHIER_INSTRUMENT_ALLOWANCE_MS
+ * (milliseconds or "none": no limit on the instrumentation engine) and
+ * GPUHIER_INSTRUMENT_BUDGET (a percentage > 0); unset ones keep defaults.
  * The strings are borrowed from the environment. -1 with err on a bad value.
  */
 int sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n);

@@ -169,6 +169,21 @@ expect bothloop "range profiles are one-pass groups" \
 expect bothloop "no launch both instrumented and range-profiled" \
     "$(q bothloop "SELECT count(*) FROM launch WHERE profiled = 1 AND id IN (SELECT launch_id FROM inst_launch)")" 0
 
+#     The instrumentation engine's budget (GPUHIER_INSTRUMENT_ALLOWANCE_MS, _BUDGET): with no
+#     allowance and a budget no instrumented launch fits, the first configuration is
+#     instrumented (nothing spent yet), the other two go to the range profiler and stay its,
+#     and the event counts them.
+run instbudget loop FAKE_RANGEPROF=1 GPUHIER_INSTRUMENT_ALLOWANCE_MS=0 GPUHIER_INSTRUMENT_BUDGET=0.000001
+expect instbudget "only the first configuration instrumented" \
+    "$(q instbudget "SELECT count(*) || ':' || group_concat(l.config_launch_index, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id")" \
+    "1:0"
+expect instbudget "the other two range-profiled from their first launch" \
+    "$(q instbudget "SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index = 0")" 2
+like instbudget "the event" "$(q instbudget "SELECT message FROM event WHERE code = 'instrumentation_budget'")" \
+    "2 configurations have no pattern counters: *"
+run instbudgetbad loop GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
+like instbudgetbad "a bad budget is refused" "$(cat "$tmp/instbudgetbad.err")" "*bad GPUHIER_INSTRUMENT_BUDGET 'lots'*"
+
 #     The fake's check can fail: the same with activity records in device memory
 #     (GPUHIER_DIAG_ACTIVITY_BUFFER=device) starts the range profiler while the SASS config is
 #     set, the H200's deadlock: counted as a violation.
@@ -223,8 +238,8 @@ expect norperm "the default keeps CUPTI's device buffers" "$(meta norperm activi
 run long longname GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
 expect long "the 300-byte name's configuration instrumented" "$(q long "SELECT count(*) FROM inst_launch i JOIN kernel k ON k.id = i.kernel_id WHERE length(k.mangled_name) = 300")" 1
 expect long "every metric of the engine's list known to the chip" "$(meta long instrumentation_metrics_missing)" "none"
-run unknown GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm FAKE_SASS_UNKNOWN=smsp__sass_branch_targets
-expect unknown "a metric the chip refused is named" "$(meta unknown instrumentation_metrics_missing)" "smsp__sass_branch_targets"
+run unknown GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm FAKE_SASS_UNKNOWN=smsp__sass_inst_executed_op_tma
+expect unknown "a metric the chip refused is named" "$(meta unknown instrumentation_metrics_missing)" "smsp__sass_inst_executed_op_tma"
 expect unknown "the others still counted" "$(q unknown "SELECT count(*) > 0 FROM inst_count")" 1
 expect long "no record of it left out" "$(q long "SELECT count(*) FROM event WHERE code = 'instrumentation_overlap'")" 0
 expect inst "no no_counter_permission event" "$(q inst "SELECT count(*) FROM event WHERE code = 'no_counter_permission'")" 0
