@@ -972,6 +972,15 @@ FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.
 -- load (LDG), one that executed global stores a store (STG). Metrics are
 -- matched by id (one lookup of each name), not by name per row, and
 -- summed in inst_count's key order (no sort).
+-- global_bytes and branch_targets (changed: 2026-12-03) are always NULL,
+-- not collected: the collector no longer asks for their metrics,
+-- 'smsp__sass_data_bytes_mem_global' and 'smsp__sass_branch_targets',
+-- which the H200 refuses (meta 'instrumentation_metrics_missing'; they
+-- read 0 on every launch, docs/agreement.md). The columns stay, so that
+-- a reader of either definition finds them, and the version stays 2: no
+-- rule, reader or export reads them, and NULL is "not collected"
+-- (Conventions). The bytes a global load or store requested come from
+-- the range profiler (v_profiled's gld_requested_bytes, gst_requested_bytes).
 CREATE VIEW v_inst AS
 WITH src AS (
     SELECT config_id, MIN(launch_id) AS launch_id FROM inst_launch GROUP BY config_id
@@ -984,7 +993,6 @@ p AS (
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_global_st') THEN c.value END) AS gst_inst,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global') THEN c.value END) AS global_sectors,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global_ideal') THEN c.value END) AS global_sectors_ideal,
-           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_data_bytes_mem_global') THEN c.value END) AS global_bytes,
            SUM(CASE WHEN c.metric_id IN (SELECT id FROM metric_name WHERE name IN ('smsp__sass_inst_executed_op_shared_ld', 'smsp__sass_inst_executed_op_shared_st'))
                     THEN c.value END) AS shared_inst,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared') THEN c.value END) AS shared_wavefronts,
@@ -999,7 +1007,6 @@ p AS (
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_memory_128b') THEN c.value END) AS mem_128b,
            SUM(CASE WHEN c.metric_id IN (SELECT id FROM metric_name WHERE name IN ('smsp__sass_inst_executed_op_ldgsts', 'smsp__sass_inst_executed_op_tma'))
                     THEN c.value END) AS async_inst,
-           SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets') THEN c.value END) AS branch_targets,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets_threads_divergent') THEN c.value END) AS branch_targets_divergent
     FROM inst_count c
     WHERE c.launch_id IN (SELECT launch_id FROM src)
@@ -1017,7 +1024,7 @@ SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
        COALESCE(p.global_sectors, 0) AS global_sectors,             -- global sectors (loads, stores, atomics)
        CASE WHEN COALESCE(p.global_sectors, 0) = 0 THEN 0 ELSE p.global_sectors_ideal END
          AS global_sectors_ideal,                                   -- their ideal for the bytes requested
-       COALESCE(p.global_bytes, 0) AS global_bytes,                 -- bytes the instruction requested
+       NULL AS global_bytes,                                        -- (changed: 2026-12-03) always NULL, see above
        CASE WHEN p.gld_inst > 0 THEN COALESCE(p.global_sectors, 0) ELSE 0 END AS gld_sectors,
        CASE WHEN p.gld_inst > 0 AND p.global_sectors > 0 THEN p.global_sectors_ideal
             ELSE 0 END AS gld_sectors_ideal,
@@ -1042,7 +1049,7 @@ SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
                      COALESCE(p.mem_8b, 0) + COALESCE(p.mem_16b, 0) + COALESCE(p.mem_32b, 0))
             ELSE 0 END AS narrow_inst,                              -- global load/store instructions of 32 bits or less
        COALESCE(p.async_inst, 0) AS async_inst,                     -- LDGSTS and TMA instructions (their traffic is not in global_sectors)
-       COALESCE(p.branch_targets, 0) AS branch_targets,
+       NULL AS branch_targets,                                      -- (changed: 2026-12-03) always NULL, see above
        COALESCE(p.branch_targets_divergent, 0) AS branch_targets_divergent -- branch targets taken by part of a warp
 FROM p
 JOIN inst_launch il ON il.launch_id = p.launch_id
@@ -1068,7 +1075,7 @@ SELECT config_id, kernel_id, launch_id,
        CASE WHEN COUNT(CASE WHEN gst_sectors > 0 AND gst_sectors_ideal IS NULL THEN 1 END) = 0
             THEN SUM(gst_sectors_ideal) END AS gst_sectors_ideal,
        SUM(gst_excess) AS gst_excess,
-       SUM(global_sectors) AS global_sectors, SUM(global_bytes) AS global_bytes,
+       SUM(global_sectors) AS global_sectors, NULL AS global_bytes, -- (changed: 2026-12-03) NULL, as in v_inst
        SUM(shared_inst) AS shared_inst, SUM(shared_wavefronts) AS shared_wavefronts,
        CASE WHEN COUNT(CASE WHEN shared_wavefronts > 0 AND shared_wavefronts_ideal IS NULL THEN 1 END) = 0
             THEN SUM(shared_wavefronts_ideal) END AS shared_wavefronts_ideal,
@@ -1077,7 +1084,8 @@ SELECT config_id, kernel_id, launch_id,
        SUM(mem_8b) AS mem_8b, SUM(mem_16b) AS mem_16b, SUM(mem_32b) AS mem_32b,
        SUM(mem_64b) AS mem_64b, SUM(mem_128b) AS mem_128b,
        SUM(narrow_inst) AS narrow_inst, SUM(async_inst) AS async_inst,
-       SUM(branch_targets) AS branch_targets, SUM(branch_targets_divergent) AS branch_targets_divergent
+       NULL AS branch_targets, -- (changed: 2026-12-03) NULL, as in v_inst
+       SUM(branch_targets_divergent) AS branch_targets_divergent
 FROM v_inst
 GROUP BY config_id;
 

@@ -31,6 +31,8 @@ check(len(collected) >= 20, "engine_sass.c's list read (%d names)" % len(collect
 for n in collected:
     check(ia.ncu_candidates(n), "%s has an ncu name" % n)
 check(list(ia.COLLECTED) == collected, "COLLECTED is engine_sass.c's list")
+for n in ia.REFUSED:
+    check(n not in collected, "%s, which the H200 refuses, is not asked for" % n)
 ref = os.path.join(synth.ROOT, "..", "shared", "reference", "gh100-metrics.txt")
 if os.path.exists(ref):
     valid = {l.split()[0] for l in open(ref) if l.strip() and not l.startswith(("-", " "))}
@@ -120,6 +122,36 @@ for label, text, want in (("ok", text_ok, 0), ("bad", text_bad, 1)):
         rc = ia.main(["inst_agree.py", "--reuse", d, "--out", os.path.join(d, "out")])
     check(rc == want, "main --reuse %s: exit %d, want %d" % (label, rc, want))
     check(os.path.exists(os.path.join(d, "out", "inst-agree.md")), "inst-agree.md written")
+
+# --rejudge: a recorded run judged again over COLLECTED, the same values (SYNTHETIC recording)
+BT = "smsp__sass_branch_targets"
+rec = {"verdict": [False, "1 of 3 values outside +-0.5 %"],
+       "infos": [{"program": "prog", "pairs": 1, "values": 3, "misses": 1,
+                  "not_compared": {BT: "x", WI: "y"}},
+                 {"program": "later", "notes": ["skipped: budget (110 s) spent"]}],
+       "comparisons": [dict(c, metric=m, ok=ok) for c in comps[:1]
+                       for m, ok in ((G, True), (GI, True), (BT, False))]}
+rc_comps, rc_infos, dropped = ia.rejudge(rec)
+check(dropped == {BT: 1} and [c["metric"] for c in rc_comps] == [G, GI], "the refused metric's value left out")
+check(rc_infos[0]["values"] == 2 and rc_infos[0]["misses"] == 0 and rc_infos[0]["pairs"] == 1,
+      "the program's values and misses counted again: %s" % rc_infos[0])
+check(rc_infos[0]["not_compared"] == {WI: "y"}, "not_compared keeps the collected metrics only")
+check("values" not in rc_infos[1], "a skipped program stays skipped")
+check(ia.verdict(rc_comps, rc_infos)[0], "the re-judged run meets the gate")
+import gzip  # noqa: E402
+import json  # noqa: E402
+for label, r, want in (("ok", rec, 0),
+                       ("bad", dict(rec, comparisons=rec["comparisons"] + [dict(comps[0], metric=GI, ok=False)]), 1),
+                       ("none", dict(rec, comparisons=[dict(comps[0], metric=BT)]), 2)):
+    path = os.path.join(tmp, "rec-%s.json.gz" % label)
+    with gzip.open(path, "wt") as f:
+        json.dump(r, f)
+    with redirect_stdout(io.StringIO()):
+        rc = ia.main(["inst_agree.py", "--rejudge", path, "--out", os.path.join(tmp, "rj-" + label)])
+    check(rc == want, "main --rejudge %s: exit %d, want %d" % (label, rc, want))
+md = open(os.path.join(tmp, "rj-ok", "inst-agree.md")).read()
+check("no new measurement" in md and "`%s` (1 values)" % BT in md and "**Gate (+-0.5 % on every value): met**" in md,
+      "the re-judged table says what it is and what it left out")
 
 # the live path with a fake gpuhier and a fake ncu (SYNTHETIC programs): ncu refuses the
 # source-counter names, then gives the ideals under --section SourceCounters
