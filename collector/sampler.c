@@ -532,7 +532,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
              * SASS metrics config is set); the configuration's next launch
              * after the window is chosen again
              */
-            sampling_undo(&S.sampling, &tls_launch, why);
+            sampling_undo(&S.sampling, &tls_launch, why, group);
             sample = 0;
             why = "instrumentation_window";
         }
@@ -544,7 +544,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     }
     if (sample && serve_lock(e)) {
         /* another thread's served launch did not end (an engine may be stuck): not now */
-        sampling_undo(&S.sampling, &tls_launch, why);
+        sampling_undo(&S.sampling, &tls_launch, why, group);
         why = "counters_busy";
         sample = 0;
     }
@@ -561,7 +561,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 if (opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED) {
                     /* the range profiler takes the configuration's next chosen launch */
                     sampling_mark_instrumented(&S.sampling, &tls_launch);
-                    sampling_undo(&S.sampling, &tls_launch, why);
+                    sampling_undo(&S.sampling, &tls_launch, why, group);
                 }
                 why = "instrumented";
             } else if (inst_over) {
@@ -577,14 +577,14 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             }
         } else if (rc == -EBUSY) {
             /* give the choice back: the configuration's next launch is chosen again */
-            sampling_undo(&S.sampling, &tls_launch, why);
+            sampling_undo(&S.sampling, &tls_launch, why, group);
             why = "counters_busy";
             deferred = 1;
         } else {
             /* with both engines a failed instrumentation leaves the next launch to the other */
             if ((opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED) &&
                 e == &engine_sass)
-                sampling_undo(&S.sampling, &tls_launch, why);
+                sampling_undo(&S.sampling, &tls_launch, why, group);
             why = "profiler_unavailable";
         }
         if (!served)
@@ -689,7 +689,8 @@ sampler_at_exit(void)
                    "of the program's own time, and went to the range profiler "
                    "(GPUHIER_INSTRUMENT_ALLOWANCE_MS, GPUHIER_INSTRUMENT_BUDGET)",
                    atomic_load(&S.inst_over_budget),
-                   (double)S.sampling.opts.inst_allowance_ns / 1e6, S.sampling.opts.inst_budget_pct);
+                   (double)S.sampling.opts.inst_allowance_ns / 1e6,
+                   S.sampling.opts.inst_budget_pct);
     if (atomic_load(&S.budget_unmatched))
         /* the kernel records' names or geometry did not match the launch callbacks' */
         push_event("warning", "budget_time_unmatched",

@@ -30,7 +30,6 @@ struct sampling_slot {
     int has_order;    /* order[] set (sampling_set_group_order) */
     unsigned char order[SAMPLING_GROUPS_MAX]; /* one-pass groups, in the order to collect */
     unsigned done;                            /* the groups given (bit per group) */
-    signed char given;                        /* the group given last, -1 none (sampling_undo) */
 };
 
 int
@@ -106,8 +105,8 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
         if (!strcmp(v, "none"))
             o->inst_allowance_ns = -1;
         else if (optvalue_percent(v, &o->inst_budget_pct) != 0) {
-            snprintf(err, n, "bad GPUHIER_INSTRUMENT_BUDGET '%s': expected a percentage > 0 or none",
-                     v);
+            snprintf(err, n,
+                     "bad GPUHIER_INSTRUMENT_BUDGET '%s': expected a percentage > 0 or none", v);
             return -1;
         }
     }
@@ -313,7 +312,6 @@ slot_of(struct sampling *s, const struct sampling_launch *l, int insert)
             memcpy(e->grid, l->grid, sizeof e->grid);
             memcpy(e->block, l->block, sizeof e->block);
             e->smem = l->dynamic_smem_bytes;
-            e->given = -1;
             s->order[s->used++] = (uint32_t)(e - s->slots);
             return e;
         }
@@ -475,6 +473,16 @@ next_group(const struct sampling *s, const struct sampling_slot *e)
         if (many && last_ok)
             return last; /* every group in: no change of image */
     }
+    /*
+     * the first group in the configuration's order it was not given: with
+     * two of its launches in flight and the first given back
+     * (sampling_undo()), the count of its profiles no longer tells which
+     */
+    for (int k = 0; k < s->ngroups; k++) {
+        int g = e->has_order ? e->order[k] : k;
+        if (!(e->done & (1u << g)))
+            return g;
+    }
     int k = (int)(e->profiled % s->ngroups);
     return e->has_order ? e->order[k] : k;
 }
@@ -565,7 +573,8 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
             chosen = "sample_every";
         break;
     case SAMPLING_CONFIG:
-        if (e && e->profiled == 0) {
+        /* with groups, the first is group 1's launch: given back, it is chosen again */
+        if (e && (groups && s->ngroups > 0 ? !(e->done & 1u) : e->profiled == 0)) {
             chosen = "first_of_config";
             first = groups && l->first_budget && s->opts.budget_pct <= 0;
         } else if (e && groups && e->profiled < s->ngroups) {
@@ -610,7 +619,6 @@ out:
         s->last_group = *group;
         if (e && *group >= 0 && *group < SAMPLING_GROUPS_MAX) {
             e->done |= 1u << *group;
-            e->given = (signed char)*group;
         }
     }
     if (chosen) {
@@ -674,7 +682,7 @@ sampling_decide(struct sampling *s, const struct sampling_launch *l, const char 
 }
 
 void
-sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen)
+sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen, int group)
 {
     pthread_mutex_lock(&s->lock);
     struct sampling_slot *e = slot_of(s, l, 0);
@@ -682,10 +690,13 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
         s->profiled--;
     if (e && e->profiled > 0)
         e->profiled--;
-    if (e && e->given >= 0) {
-        e->done &= ~(1u << e->given);
-        e->given = -1;
-    }
+    /*
+     * the group this launch was given, not the configuration's last: with
+     * two launches of it in flight (both engines: a chosen launch waits for
+     * another thread's served one) the last may be the other's
+     */
+    if (e && group >= 0 && group < SAMPLING_GROUPS_MAX)
+        e->done &= ~(1u << group);
     if (e && chosen && !strcmp(chosen, "extra_metrics"))
         e->extras_done = 0;
     pthread_mutex_unlock(&s->lock);

@@ -68,14 +68,14 @@ struct sampling_opts {
                                    waits (sampling_launch.groups_wait); < 0: later groups
                                    never wait for it. Default SAMPLING_SETTLE_FLOOR,
                                    GPUHIER_DIAG_GROUPS_SETTLE (N or "none") */
-    int64_t inst_allowance_ns; /* with both engines: the instrumentation engine's time
+    int64_t inst_allowance_ns;  /* with both engines: the instrumentation engine's time
                                   within which it takes every configuration's first chosen
                                   launch; past it, only while its time beyond the allowance
                                   is at most inst_budget_pct of the program's own time,
                                   else the range profiler takes the launch (sampler.c
                                   inst_within_budget()); < 0: no limit. Default
                                   SAMPLING_INST_ALLOWANCE_NS, GPUHIER_INSTRUMENT_ALLOWANCE_MS */
-    double inst_budget_pct;    /* the share above; default SAMPLING_INST_BUDGET_PCT,
+    double inst_budget_pct;     /* the share above; default SAMPLING_INST_BUDGET_PCT,
                                   GPUHIER_INSTRUMENT_BUDGET (a percentage > 0, or none) */
 };
 /*
@@ -131,7 +131,8 @@ struct sampling_opts {
         .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1,                                       \
         .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT,                                             \
         .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
-        .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS, .inst_budget_pct = SAMPLING_INST_BUDGET_PCT \
+        .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS,                                           \
+        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT                                                \
     }
 
 /*
@@ -350,7 +351,9 @@ const char *sampling_decide_ex(struct sampling *s, const struct sampling_launch 
 /*
  * Gives back a choice sampling_decide_ex() just made for `l`, whose
  * profile could not start (the counters were busy): `chosen` is the *why
- * it returned ("first_of_config", "extra_metrics", ...). The launch stops
+ * it returned ("first_of_config", "extra_metrics", ...), `group` the
+ * one-pass group sampling_decide_group() gave it (-1: none), given back
+ * so the configuration's next chosen launch collects it. The launch stops
  * counting as profiled, in total (so --launch-count counts only profiles
  * that ran) and in its configuration, so config and first:N modes choose
  * the configuration's next eligible launch again; an "extra_metrics"
@@ -358,7 +361,8 @@ const char *sampling_decide_ex(struct sampling *s, const struct sampling_launch 
  * the next multiple of N, as after a budget deferral. Thread-safe, no
  * allocation.
  */
-void sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen);
+void sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen,
+                   int group);
 
 /*
  * With both engines (sampler.c): whether the instrumentation engine has
