@@ -288,6 +288,40 @@ sass_retire(const char *note)
 }
 
 /*
+ * CONTEXT_DESTROY_STARTING (cudaDeviceReset, cuCtxDestroy) and the exit
+ * (finish() step 3): with the config kept set (both engines, the default),
+ * the engine retires, Disable if enabled and the one UnsetConfig, before
+ * the context or CUPTI goes. Kept set across a cudaDeviceReset, every run
+ * of a one-kernel program died by SIGSEGV at exit on the H200 (2026-12-03,
+ * bench/stress rows devreset and bg, 48 of 48 each, default and --sample
+ * all; 0 of 48 traced). After a context's destruction the engine stays
+ * off: a second SetConfig in a process failed with OUT_OF_MEMORY on the
+ * H200, so the range profiler takes the configurations that come after.
+ * Any context's destruction retires it (a program that destroys a second
+ * context loses pattern counters from then on; the engine_instrumentation
+ * meta says so).
+ */
+static void
+sass_context_destroying(CUcontext ctx)
+{
+    (void)ctx;
+    if (opt.instrument == ENGINES_RANGEPROF || atomic_load(&X.retired))
+        return;
+    pthread_mutex_lock(&X.lock);
+    int configured = X.configured_dev != 0 || X.enabled_ctx != NULL;
+    pthread_mutex_unlock(&X.lock);
+    if (configured)
+        sass_retire("a context was destroyed: the config unset then, no pattern counters after");
+}
+
+static void
+sass_exit_stop(void)
+{
+    if (opt.instrument != ENGINES_RANGEPROF && !atomic_load(&X.retired))
+        sass_retire("");
+}
+
+/*
  * cuptiProfilerInitialize, once: at each context's creation
  * (sass_context_created()), as bench/sassprobe does, before any module of
  * the context is loaded; here only when that was missed (a context created
@@ -754,6 +788,8 @@ const struct counter_engine engine_sass = {
     .launch_other = sass_launch_other,
     .graph_begin = sass_graph_begin,
     .context_created = sass_context_created,
+    .context_destroying = sass_context_destroying,
+    .exit_stop = sass_exit_stop,
     .graph_end = sass_graph_end,
     .exit_notes = sass_exit_notes,
     .stats = sass_stats,

@@ -22,7 +22,7 @@ q() { sqlite3 "$tmp/$1.db" "$2"; }
 run() {
     n=$1; shift
     arg=
-    case "${1:-}" in stuck | loop | longname) arg=$1; shift ;; esac
+    case "${1:-}" in stuck | loop | longname | reset) arg=$1; shift ;; esac
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" \
         GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" "$@" \
         timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
@@ -169,6 +169,14 @@ expect bothloop "range profiles are one-pass groups" \
 expect bothloop "no launch both instrumented and range-profiled" \
     "$(q bothloop "SELECT count(*) FROM launch WHERE profiled = 1 AND id IN (SELECT launch_id FROM inst_launch)")" 0
 
+#     cudaDeviceReset under the default (both engines, the config kept set): the engine
+#     retires at CONTEXT_DESTROY_STARTING (Disable, the one UnsetConfig), so no config
+#     outlives its context (the fake counts that as a violation: on the H200 every such run
+#     died by SIGSEGV at exit, 2026-12-03), and the meta says why it stopped.
+run reset reset FAKE_RANGEPROF=1
+expect reset "one SetConfig, unset at the reset" \
+    "$(grep '^fake_sass_' "$tmp/reset.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
+like reset "the meta says why" "$(meta reset engine_instrumentation)" "ran: 2 launches (a context was destroyed*"
 #     The instrumentation engine's budget (GPUHIER_INSTRUMENT_ALLOWANCE_MS, _BUDGET): with no
 #     allowance and a budget no instrumented launch fits, the first configuration is
 #     instrumented (nothing spent yet), the other two go to the range profiler and stay its,

@@ -247,6 +247,25 @@ cuInit(unsigned flags)
     return CUDA_SUCCESS;
 }
 
+/*
+ * The program's side: cudaDeviceReset. CONTEXT_DESTROY_STARTING to the
+ * subscriber, then the context is gone: a SASS metrics config still set
+ * then counts as a violation (on the H200 every such run died by SIGSEGV
+ * at exit, 2026-12-03: bench/stress row devreset under both engines).
+ */
+EXPORT void
+fake_context_destroy(void)
+{
+    CUpti_ResourceData rd = {.context = the_ctx};
+    callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
+    pthread_mutex_lock(&F.lock);
+    int set = F.configured;
+    pthread_mutex_unlock(&F.lock);
+    if (set)
+        violation("the context destroyed while a SASS metrics config is set (the H200 died by "
+                  "SIGSEGV at exit)");
+}
+
 /* The program's side: a function by name (never freed: CUfunctions live as long as modules). */
 EXPORT CUfunction
 fake_function(const char *name)

@@ -89,6 +89,16 @@ main(int argc, char **argv)
         }
         goto out;
     }
+    if (argc > 2 && !strcmp(argv[2], "reset")) {
+        /* `reset`: two configurations, cudaDeviceReset, then exit */
+        void (*destroy)(void) = (void (*)(void))dlsym(h, "fake_context_destroy");
+        launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+        launch(strided, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+        if (!destroy)
+            return 2;
+        destroy();
+        goto out;
+    }
     if (argc > 2 && !strcmp(argv[2], "longname")) {
         char name[301] = "_Z4longIN";
         size_t n = strlen(name);
