@@ -39,7 +39,7 @@ like() { # like NAME WHAT GOT PATTERN
 }
 perm=counter_availability:CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
 
-# 1. The range profiler alone (GPUHIER_INSTRUMENT=0), counters refused: traced, and the report
+# 1. The range profiler alone (GPUHIER_INSTRUMENT=0, as unset: the default), counters refused: traced, and the report
 #    says which engine.
 run norperm GPUHIER_INSTRUMENT=0 GPUHIER_FAULT=$perm
 expect norperm "every launch traced (6 stream, 6 graph nodes)" "$(q norperm "SELECT count(*) FROM launch")" 12
@@ -52,12 +52,12 @@ expect norperm "first launches profiler_unavailable" \
     "$(q norperm "SELECT count(*) FROM launch WHERE profile_reason = 'profiler_unavailable'")" 2
 grep -q "tracing continues without hardware counters" "$tmp/norperm.err" || bad "norperm: stderr: $(cat "$tmp/norperm.err")"
 
-# 2. Both engines (the default: no GPUHIER_INSTRUMENT), counters refused: the instrumentation
+# 2. Both engines (GPUHIER_INSTRUMENT=both), counters refused: the instrumentation
 #    engine takes each configuration's first launch and the first launch of the executable
 #    graph, the range profiler (refused) the configuration's next one; tracing goes on. The
 #    config stays set: the fake plays the H200, where a second SetConfig in a process fails
 #    (CUPTI_ERROR_OUT_OF_MEMORY, case 2b); kept, there is one SetConfig.
-run both GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
+run both GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=1 GPUHIER_FAULT=$perm
 expect both "one SetConfig, kept" "$(grep '^fake_sass_configs=' "$tmp/both.out")" "fake_sass_configs=1"
 expect both "engines" "$(meta both engines)" "instrumentation + range profiler"
 like both "range profiler refused" "$(meta both engine_range_profiler)" "refused: no permission*INSUFFICIENT_PRIVILEGES"
@@ -101,7 +101,7 @@ if [ -x "$G" ]; then
 fi
 
 # 2b. Both engines with the config unset after every instrumented launch
-#     (GPUHIER_DIAG_SASS_UNSET_CONFIG=1, as `both` did before it became the default):
+#     (GPUHIER_DIAG_SASS_UNSET_CONFIG=1, as `both` did before 2026-12-03):
 #     the second configuration's SetConfig fails with CUPTI_ERROR_OUT_OF_MEMORY, as on the H200
 #     (always, docs/collector.md "Both engines in one process"); the instrumentation engine
 #     stops after the first configuration and the range profiler takes the rest.
@@ -149,12 +149,12 @@ like phased "range profiler ran" "$(meta phased engine_range_profiler)" "ran: *"
 expect phased "the window's event" "$(q phased "SELECT message FROM event WHERE code = 'instrumentation_window'")" \
     "pattern counters on 3 configurations during the first 10 launches; 0 configurations first launched after the window have none"
 
-#     The default on a loop with a range profiler that runs: each configuration's first launch
+#     Both engines on a loop with a range profiler that runs: each configuration's first launch
 #     instrumented under one SetConfig, kept; later launches take the range profiler's
 #     one-pass groups while the config is set, which the H200 ran with activity records in
-#     pinned host memory (2026-12-03: 12 of 12 PyTorch runs ended, bench/inst_hang.py
-#     both-kept): no violation.
-run bothloop loop FAKE_RANGEPROF=1
+#     pinned host memory (2026-12-03: 8 of 8 PyTorch benchmark runs ended, bench/inst_hang.py,
+#     docs/gpu-runs.md): no violation.
+run bothloop loop GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1
 expect bothloop "one SetConfig, never unset" \
     "$(grep '^fake_sass_' "$tmp/bothloop.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=0 "
 expect bothloop "engines" "$(meta bothloop engines)" "instrumentation + range profiler"
@@ -169,11 +169,11 @@ expect bothloop "range profiles are one-pass groups" \
 expect bothloop "no launch both instrumented and range-profiled" \
     "$(q bothloop "SELECT count(*) FROM launch WHERE profiled = 1 AND id IN (SELECT launch_id FROM inst_launch)")" 0
 
-#     cudaDeviceReset under the default (both engines, the config kept set): the engine
+#     cudaDeviceReset under both engines (the config kept set): the engine
 #     retires at CONTEXT_DESTROY_STARTING (Disable, the one UnsetConfig), so no config
 #     outlives its context (the fake counts that as a violation: on the H200 every such run
 #     died by SIGSEGV at exit, 2026-12-03), and the meta says why it stopped.
-run reset reset FAKE_RANGEPROF=1
+run reset reset GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1
 expect reset "one SetConfig, unset at the reset" \
     "$(grep '^fake_sass_' "$tmp/reset.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
 like reset "the meta says why" "$(meta reset engine_instrumentation)" "ran: 2 launches (a context was destroyed*"
@@ -181,7 +181,7 @@ like reset "the meta says why" "$(meta reset engine_instrumentation)" "ran: 2 la
 #     allowance and a budget no instrumented launch fits, the first configuration is
 #     instrumented (nothing spent yet), the other two go to the range profiler and stay its,
 #     and the event counts them.
-run instbudget loop FAKE_RANGEPROF=1 GPUHIER_INSTRUMENT_ALLOWANCE_MS=0 GPUHIER_INSTRUMENT_BUDGET=0.000001
+run instbudget loop GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_INSTRUMENT_ALLOWANCE_MS=0 GPUHIER_INSTRUMENT_BUDGET=0.000001
 expect instbudget "only the first configuration instrumented" \
     "$(q instbudget "SELECT count(*) || ':' || group_concat(l.config_launch_index, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id")" \
     "1:0"
@@ -189,13 +189,13 @@ expect instbudget "the other two range-profiled from their first launch" \
     "$(q instbudget "SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index = 0")" 2
 like instbudget "the event" "$(q instbudget "SELECT message FROM event WHERE code = 'instrumentation_budget'")" \
     "2 configurations have no pattern counters: *"
-run instbudgetbad loop GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
+run instbudgetbad loop GPUHIER_INSTRUMENT=both GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
 like instbudgetbad "a bad budget is refused" "$(cat "$tmp/instbudgetbad.err")" "*bad GPUHIER_INSTRUMENT_BUDGET 'lots'*"
 
 #     The fake's check can fail: the same with activity records in device memory
 #     (GPUHIER_DIAG_ACTIVITY_BUFFER=device) starts the range profiler while the SASS config is
 #     set, the H200's deadlock: counted as a violation.
-violations="[1-9][0-9]*" run bothkept loop GPUHIER_DIAG_ACTIVITY_BUFFER=device FAKE_RANGEPROF=1
+violations="[1-9][0-9]*" run bothkept loop GPUHIER_INSTRUMENT=both GPUHIER_DIAG_ACTIVITY_BUFFER=device FAKE_RANGEPROF=1
 like bothkept "the fake says why" "$(cat "$tmp/bothkept.err")" "*cuptiRangeProfilerStart while a SASS metrics config is set*"
 
 # 2d. A configuration first launched after the window (the default program, the floor 1 by
