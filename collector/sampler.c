@@ -387,15 +387,6 @@ phase_enter(const struct sampling_launch *sl)
 }
 
 /*
- * The engine a chosen launch goes to: the range profiler, with
- * GPUHIER_INSTRUMENT=1 the instrumentation engine (never both then: an
- * instrumentation engine that failed is not replaced), with =both the
- * instrumentation engine for a configuration it has not served (while it
- * works; sampling_instrumented()) and the range profiler after it, with
- * =phased the same while the window is open (the sampler gives the range
- * profiler's launches back then) and the range profiler alone after it.
- */
-/*
  * With both engines, whether the instrumentation engine may take another
  * launch: within its allowance, or while its time beyond it is at most
  * inst_budget_pct of the program's own time (the elapsed time less every
@@ -416,6 +407,15 @@ inst_within_budget(void)
                                 program + own.profiling_ns, own.profiles) > 0;
 }
 
+/*
+ * The engine a chosen launch goes to: the range profiler, with
+ * GPUHIER_INSTRUMENT=1 the instrumentation engine (never both then: an
+ * instrumentation engine that failed is not replaced), with =both the
+ * instrumentation engine for a configuration it has not served (while it
+ * works; sampling_instrumented()) and the range profiler after it, with
+ * =phased the same while the window is open (the sampler gives the range
+ * profiler's launches back then) and the range profiler alone after it.
+ */
 static const struct counter_engine *
 pick_engine(const struct sampling_launch *sl, int *inst_over)
 {
