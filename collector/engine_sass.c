@@ -289,7 +289,7 @@ sass_retire(const char *note)
 
 /*
  * CONTEXT_DESTROY_STARTING (cudaDeviceReset, cuCtxDestroy) and the exit
- * (finish() step 3): with the config kept set (both engines, the default),
+ * (finish() step 3): with the config kept set (both engines),
  * the engine retires, Disable if enabled and the one UnsetConfig, before
  * the context or CUPTI goes. Kept set across a cudaDeviceReset, every run
  * of a one-kernel program died by SIGSEGV at exit on the H200 (2026-12-03,
@@ -693,7 +693,8 @@ sass_collect(int launch_ok, int is_graph)
      * With both engines the config stays set between instrumented launches
      * (a second SetConfig in a process failed with CUPTI_ERROR_OUT_OF_MEMORY
      * on the H200, docs/sassprobe.md "Beside kernel activity");
-     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it. With =phased the config stays set for the whole window (one
+     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it. With =phased
+     * the config stays set for the whole window (one
      * SetConfig) and is unset once, when it closes (sass_retire()); after a
      * failure here the engine is off and the config goes now.
      */

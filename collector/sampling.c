@@ -460,29 +460,23 @@ next_group(const struct sampling *s, const struct sampling_slot *e)
     if (!e || s->ngroups <= 0)
         return 0;
     int many = s->opts.mode != SAMPLING_CONFIG;
-    if (many || s->opts.sticky_groups) {
-        int last = s->last_group;
-        int last_ok = e->profiled > 0 && last >= 0 && last < s->ngroups;
-        if (last_ok && last > 0 && !(e->done & (1u << last)))
-            return last;
-        for (int k = 0; k < s->ngroups; k++) {
-            int g = e->has_order ? e->order[k] : k;
-            if (!(e->done & (1u << g)))
-                return g;
-        }
-        if (many && last_ok)
-            return last; /* every group in: no change of image */
-    }
+    int last = s->last_group;
+    int last_ok = e->profiled > 0 && last >= 0 && last < s->ngroups;
+    if ((many || s->opts.sticky_groups) && last_ok && last > 0 && !(e->done & (1u << last)))
+        return last;
     /*
-     * the first group in the configuration's order it was not given: with
-     * two of its launches in flight and the first given back
-     * (sampling_undo()), the count of its profiles no longer tells which
+     * the first group in the configuration's order it was not given (in
+     * config mode too: with two of its launches in flight and the first
+     * given back, sampling_undo(), the count of its profiles no longer
+     * tells which)
      */
     for (int k = 0; k < s->ngroups; k++) {
         int g = e->has_order ? e->order[k] : k;
         if (!(e->done & (1u << g)))
             return g;
     }
+    if (many && last_ok)
+        return last; /* every group in: no change of image */
     int k = (int)(e->profiled % s->ngroups);
     return e->has_order ? e->order[k] : k;
 }

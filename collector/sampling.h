@@ -111,7 +111,7 @@ struct sampling_opts {
 #define SAMPLING_SETTLE_FLOOR 8
 /*
  * The instrumentation engine's allowance and budget, with both engines
- * (the default): the range profiler's rule (2 s, then 30 % of the
+ * (--counters both): the range profiler's rule (2 s, then 30 % of the
  * program's own time), applied to the instrumentation engine's own time
  * apart. A patched run costs about 0.5 ns per executed warp instruction
  * (30-100x native; docs/instrument-cost.md): a program that launches
