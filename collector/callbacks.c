@@ -11,8 +11,9 @@
  * counted (nothing is profiled while one is open), module loads with line
  * information are copied for the writer, and context teardown flushes
  * and disables the engines on that context. Every callback returns at
- * once when collecting is off (`active`) or while the L2 flush of cache
- * control makes its own driver calls.
+ * once when collecting is off (`active`; but the EXIT of a launch an
+ * engine serves, which ends that engine's launch) or while the L2 flush of
+ * cache control makes its own driver calls.
  *
  * What a callback never does: allocate (but for the cubin copy at module
  * load), touch SQLite, or hold a lock across a CUPTI call (but the range
@@ -468,7 +469,12 @@ static void CUPTIAPI
 on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
 {
     (void)ud;
-    if (!atomic_load_explicit(&C.active, memory_order_relaxed))
+    /*
+     * Off (the exit closed the report): nothing, except on a thread whose
+     * launch an engine serves, whose EXIT must still end that engine's
+     * launch (sampler_thread_serving(); finish() waits for it).
+     */
+    if (!atomic_load_explicit(&C.active, memory_order_relaxed) && !sampler_thread_serving())
         return;
     /* the L2 flush's own driver calls (module, buffer, kernel) are not the program's */
     if (cacheflush_active())

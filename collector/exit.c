@@ -23,6 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* How long the exit waits for another thread's launch an engine serves (finish()). */
+#define EXIT_SERVE_WAIT_MS 5000
+
 static struct {
     pthread_mutex_t lock; /* exited, exit_hooks */
     int exited;           /* finish() ran */
@@ -85,6 +88,8 @@ wait_flag(atomic_int *flag, int ms)
  *      the runtime's own teardown) return at once;
  *   2. the flusher is joined before anything else touches CUPTI, so no
  *      thread of ours is inside CUPTI while it or nvperf tear down;
+ *      a launch another thread's engine serves reaches its EXIT (the
+ *      callbacks let it through, sampler_exit_wait());
  *   3. the counter engines stop (engine_exit_stop()): the range profiler is
  *      disabled from this thread with its context made current (exit() may
  *      be called by a thread that never used CUDA);
@@ -115,7 +120,26 @@ finish(void)
      * so the exit cannot hang on it; the report says so.
      */
     if (!sampler_watchdog()) {
-        engine_exit_stop();
+        /*
+         * A launch another thread was profiling when the program began to
+         * exit ends first (its EXIT still comes through the callbacks):
+         * stopped under it, the engines failed (bench/stress `bg` under
+         * both engines: the range profiler's configuration failed with
+         * CUPTI_ERROR_UNKNOWN and the process died by SIGSEGV, 44 of 44
+         * runs on the H200, 2026-12-03). If it does not end in time the
+         * engines are left as they are, as for a stuck call.
+         */
+        if (opt.diag_exit_no_wait || sampler_exit_wait(EXIT_SERVE_WAIT_MS)) {
+            engine_exit_stop();
+        } else {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "a launch on another thread was still being profiled %d s after the exit "
+                     "began: the counter engines were not stopped, its counters are lost",
+                     EXIT_SERVE_WAIT_MS / 1000);
+            gh_say("%s", msg);
+            push_event("warning", "exit_launch_in_engine", "%s", msg);
+        }
         flush_forced();
     }
     engine_exit_notes();

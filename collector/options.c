@@ -99,6 +99,7 @@ options_read(void)
      */
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_UNSET_CONFIG") == NULL;
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
+    opt.diag_exit_no_wait = env("GPUHIER_DIAG_EXIT_NO_WAIT") != NULL;
     long stacks_s;
     opt.diag_stacks =
         env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0

@@ -54,9 +54,12 @@ struct options {
     const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
     int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
     int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS=1: instrument graph launches again */
-    int sass_keep_config; /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
+    int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
-    int sass_kernel_gate; /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
+    int sass_kernel_gate;  /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
+    int diag_exit_no_wait; /* GPUHIER_DIAG_EXIT_NO_WAIT=1: the exit neither waits for another
+                              thread's served launch nor lets its EXIT through (the collector
+                              before 2026-12-03's fix; diagnosis, docs/collector.md "At exit") */
     int diag_stacks; /* GPUHIER_DIAG_STACKS=N: every thread's stack when a call is stuck, or N s
                        after the start (stacks.c) */
     const char *stack_limit_set; /* GPUHIER_DIAG_STACK_LIMIT=BYTES, set at the first launch

@@ -28,6 +28,7 @@
  * out of CUPTI.
  */
 #include "collector/sampler.h"
+#include "collector/callbacks.h"
 #include "collector/collector_int.h"
 #include "collector/engine.h"
 #include "collector/notes.h"
@@ -72,6 +73,8 @@ static struct {
     atomic_long inst_over_budget; /* with both engines: configurations the instrumentation
                                      engine's budget gave to the range profiler */
     pthread_mutex_t serve_lock;   /* with both engines: held by the served launch, ENTER to EXIT */
+    atomic_int serving;           /* launches given to an engine and not yet at their EXIT
+                                     (sampler_exit_wait()) */
     struct watch watch[WATCH_SLOTS];
     struct stuck stuck_rangeprof, stuck_sass;
 } S = {
@@ -124,6 +127,7 @@ static __thread struct sampling_launch tls_launch; /* the decided launch, for th
 static __thread const struct counter_engine *tls_served;
 static __thread int tls_serve_locked; /* this thread holds serve_lock */
 static __thread int tls_graph;        /* the instrumentation engine serves this graph launch */
+static __thread int tls_serving;      /* this thread counts in S.serving (serve_begin()) */
 static __thread int tls_watch = -1;   /* this thread's watch slot, -1: none */
 
 /* ------------------------------------------------------------ both engines */
@@ -158,6 +162,52 @@ serve_unlock(void)
         tls_serve_locked = 0;
         pthread_mutex_unlock(&S.serve_lock);
     }
+}
+
+/* ------------------------------------------------------------ at exit */
+
+static void
+serve_end(void)
+{
+    if (tls_serving) {
+        tls_serving = 0;
+        atomic_fetch_sub(&S.serving, 1);
+    }
+}
+
+/*
+ * A launch about to be given to an engine counts in S.serving from here
+ * to its EXIT, so the exit can wait for it (sampler_exit_wait()): 0, or
+ * -1 when the collector stopped collecting (finish() turns the callbacks
+ * off, then waits for S.serving to drain). The count comes before the
+ * check, and finish() turns the callbacks off before it reads the count,
+ * so either this launch sees the collector off, or the exit sees it.
+ */
+static int
+serve_begin(void)
+{
+    atomic_fetch_add(&S.serving, 1);
+    tls_serving = 1;
+    if (callbacks_active() || opt.diag_exit_no_wait)
+        return 0;
+    serve_end();
+    return -1;
+}
+
+int
+sampler_thread_serving(void)
+{
+    return tls_serving && !opt.diag_exit_no_wait;
+}
+
+int
+sampler_exit_wait(int ms)
+{
+    for (int i = 0; i < ms && atomic_load(&S.serving) > 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(&S.serving) == 0;
 }
 
 /* ------------------------------------------------------------ watchdog */
@@ -542,11 +592,18 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     } else {
         why = "profiler_unavailable";
     }
+    if (sample && serve_begin()) {
+        /* the collector is closing the report (finish()): no engine starts now */
+        sampling_undo(&S.sampling, &tls_launch, why, group);
+        why = "profiler_unavailable";
+        sample = 0;
+    }
     if (sample && serve_lock(e)) {
         /* another thread's served launch did not end (an engine may be stuck): not now */
         sampling_undo(&S.sampling, &tls_launch, why, group);
         why = "counters_busy";
         sample = 0;
+        serve_end();
     }
     if (sample) {
         watch_begin(e, "its launch start", el->corr);
@@ -587,8 +644,10 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 sampling_undo(&S.sampling, &tls_launch, why, group);
             why = "profiler_unavailable";
         }
-        if (!served)
+        if (!served) {
             serve_unlock();
+            serve_end();
+        }
     }
     engine_launch_other(sample ? e : NULL, capturing);
     if (deferred && e->launch_deferred)
@@ -608,19 +667,26 @@ sampler_launch_exit(int launch_ok)
         watch_end();
     }
     serve_unlock();
+    serve_end();
 }
 
 void
 sampler_graph_enter(const struct engine_graph *g)
 {
     if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
-        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_lock(&engine_sass))
+        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_begin())
         return;
+    if (serve_lock(&engine_sass)) {
+        serve_end();
+        return;
+    }
     watch_begin(&engine_sass, "its graph launch start", g->corr);
     tls_graph = engine_sass.graph_begin(g) == 0;
     watch_end();
-    if (!tls_graph)
+    if (!tls_graph) {
         serve_unlock();
+        serve_end();
+    }
 }
 
 void
@@ -633,6 +699,7 @@ sampler_graph_exit(int launch_ok)
         watch_end();
     }
     serve_unlock();
+    serve_end();
 }
 
 int

@@ -83,6 +83,22 @@ void sampler_set_groups(int n);
  */
 int sampler_set_group_order(const unsigned char *order, int n);
 
+/*
+ * 1 while the calling thread's launch was given to an engine and its EXIT
+ * has not come: the callbacks deliver that EXIT even after the collector
+ * stopped collecting (callbacks_set_active(0)), so an engine never stays
+ * started with its locks held when the exit stops it.
+ */
+int sampler_thread_serving(void);
+
+/*
+ * At exit, after the callbacks are off: waits at most `ms` until no launch
+ * on any thread is between its serving and its EXIT (a launch another
+ * thread was profiling when main returned). 1 when none is left, 0 when
+ * the wait ended with one still in an engine.
+ */
+int sampler_exit_wait(int ms);
+
 /* At exit, before the writer closes: the sampler's own note (budget_time_unmatched). */
 void sampler_at_exit(void);
 

@@ -17,12 +17,12 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [stuck|loop|longname] VAR=VALUE...: the fake program under the collector, 20 s at most
+# run NAME [stuck|loop|longname|reset|bg] VAR=VALUE...: the fake program under the collector, 20 s at most
 # (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern, not 0)
 run() {
     n=$1; shift
     arg=
-    case "${1:-}" in stuck | loop | longname | reset) arg=$1; shift ;; esac
+    case "${1:-}" in stuck | loop | longname | reset | bg) arg=$1; shift ;; esac
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" \
         GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" "$@" \
         timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
@@ -177,6 +177,27 @@ run reset reset GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1
 expect reset "one SetConfig, unset at the reset" \
     "$(grep '^fake_sass_' "$tmp/reset.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
 like reset "the meta says why" "$(meta reset engine_instrumentation)" "ran: 2 launches (a context was destroyed*"
+#     main returns while another thread launches (bench/stress's bg row), every launch chosen
+#     (--sample all) and a slow range-profiler Start (20 ms), so the exit begins while that
+#     thread's launch is being profiled: the
+#     launch's EXIT still reaches the engine, and the exit waits for it before it stops the
+#     engines. Before 2026-12-03's fix the EXIT was dropped once the collector was off: the
+#     range stayed started, the exit unset the SASS config under it (a violation), and on the
+#     H200 every such run under both engines died by SIGSEGV (GPUHIER_DIAG_EXIT_NO_WAIT=1
+#     plays that collector: `bgold` below must fail the fake's checks).
+for m in both 0; do
+    run bg$m bg GPUHIER_INSTRUMENT=$m GPUHIER_SAMPLE=all FAKE_RANGEPROF=1 FAKE_RANGEPROF_START_MS=20
+    expect bg$m "no range left started" "$(grep '^fake_rangeprof_started=' "$tmp/bg$m.out")" "fake_rangeprof_started=0"
+    expect bg$m "clean exit" "$(q bg$m "SELECT clean_exit FROM run")" 1
+    np=$(q bg$m "SELECT count(*) FROM launch WHERE profiled = 1")
+    [ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   bg$m: $np launches range-profiled" || bad "bg$m: profiled launches '$np'"
+done
+expect bgboth "the SASS config unset once, at the exit" \
+    "$(grep '^fake_sass_' "$tmp/bgboth.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
+violations="[1-9][0-9]*" run bgold bg GPUHIER_INSTRUMENT=both GPUHIER_SAMPLE=all GPUHIER_DIAG_EXIT_NO_WAIT=1 FAKE_RANGEPROF=1 FAKE_RANGEPROF_START_MS=20
+expect bgold "the check can fail: a range left started" "$(grep '^fake_rangeprof_started=' "$tmp/bgold.out")" "fake_rangeprof_started=1"
+like bgold "the fake says why" "$(cat "$tmp/bgold.err")" "*cuptiSassMetricsUnsetConfig while the range profiler is started*"
+
 #     The instrumentation engine's budget (GPUHIER_INSTRUMENT_ALLOWANCE_MS, _BUDGET): with no
 #     allowance and a budget no instrumented launch fits, the first configuration is
 #     instrumented (nothing spent yet), the other two go to the range profiler and stay its,

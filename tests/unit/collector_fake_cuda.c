@@ -797,6 +797,13 @@ waitns_kernel(uint32_t corr)
     }
 }
 
+/* Test knob output: 1 while the range profiler is started (a profiled launch's range not ended). */
+EXPORT int
+fake_rangeprof_started(void)
+{
+    return RP.started;
+}
+
 /* Test knob output: how many user ranges were pushed, how many kernels ran outside them. */
 EXPORT long
 fake_rangeprof_pushes(void)
@@ -833,6 +840,8 @@ cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
 {
     if (!RP.enabled || p->pRangeProfilerObject != (void *)&rp_object)
         return rp_refuse("cuptiRangeProfilerDisable without Enable");
+    if (RP.started)
+        violation("cuptiRangeProfilerDisable while started (a profiled launch's range not ended)");
     RP.enabled = RP.started = RP.configured = 0;
     return CUPTI_SUCCESS;
 }
@@ -1127,6 +1136,10 @@ cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *p)
         violation("cuptiSassMetricsUnsetConfig without a config, or while enabled");
         rc = CUPTI_ERROR_INVALID_OPERATION;
     }
+    if (RP.started)
+        violation("cuptiSassMetricsUnsetConfig while the range profiler is started (another "
+                  "thread's profiled launch: bench/stress bg under both engines died by SIGSEGV "
+                  "on the H200 after its range profiler failed with CUPTI_ERROR_UNKNOWN)");
     F.configured = 0;
     pthread_mutex_unlock(&F.lock);
     return rc;

@@ -6,7 +6,7 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
@@ -16,6 +16,14 @@
  * graph. With `longname`, first three launches of a function whose mangled
  * name is 300 bytes long (a template-heavy library kernel's). With `stuck` the first launch happens on a second thread while
  * the main thread waits 1.5 s and exits (the launch may never return).
+ * With `bg`, stress_app's bg row (bench/stress): one launch of copy, then
+ * a second thread launches copy and strided in turns (a pair a
+ * millisecond) while main returns
+ * after 100 ms; an exit handler registered after cuInit (so it runs after
+ * the collector's, which registers itself again at its first range
+ * profile) stops and joins the thread, then prints fake_violations= and
+ * fake_rangeprof_started= (1: a profiled launch's range was left started)
+ * and the SASS SetConfig and UnsetConfig calls.
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
  * (fake_range_pushes=, fake_kernels_outside_ranges=), the SASS SetConfig
@@ -24,6 +32,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -38,6 +47,35 @@ typedef int (*violations_fn)(void);
 
 static launch_fn launch;
 static fn_t copy;
+
+static fn_t strided_fn;
+static volatile int bg_stop;
+static pthread_t bg_thread;
+static violations_fn bg_violations;
+static int (*bg_started)(void), (*bg_sets)(void), (*bg_unsets)(void);
+
+static void *
+bg_loop(void *arg)
+{
+    (void)arg;
+    while (!bg_stop) {
+        launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+        launch(strided_fn, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+        nanosleep(&(struct timespec){0, 1000000}, NULL); /* about stress_app's pace */
+    }
+    return NULL;
+}
+
+static void
+bg_exit(void)
+{
+    bg_stop = 1;
+    pthread_join(bg_thread, NULL);
+    printf("fake_violations=%d\nfake_rangeprof_started=%d\n", bg_violations(),
+           bg_started ? bg_started() : -1);
+    if (bg_sets && bg_unsets)
+        printf("fake_sass_configs=%d\nfake_sass_unsets=%d\n", bg_sets(), bg_unsets());
+}
 
 static void *
 stuck_launch(void *arg)
@@ -80,6 +118,19 @@ main(int argc, char **argv)
         printf("fake_violations=%d\n", violations());
         fflush(stdout);
         return 0;
+    }
+    if (argc > 2 && !strcmp(argv[2], "bg")) {
+        strided_fn = strided;
+        bg_violations = violations;
+        bg_started = (int (*)(void))dlsym(h, "fake_rangeprof_started");
+        bg_sets = (int (*)(void))dlsym(h, "fake_sass_configs");
+        bg_unsets = (int (*)(void))dlsym(h, "fake_sass_unsets");
+        atexit(bg_exit);
+        launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+        pthread_create(&bg_thread, NULL, bg_loop, NULL);
+        struct timespec ts = {0, 100000000L};
+        nanosleep(&ts, NULL);
+        return 0; /* the thread is still launching */
     }
     if (argc > 2 && !strcmp(argv[2], "loop")) {
         for (int i = 0; i < 20; i++) {
