@@ -100,6 +100,7 @@ static struct {
     int cache_off;       /* --cache-control all failed once: no more flushes (prof_lock) */
     atomic_llong last_prof_ns; /* when the last profile (or prewarm) ended, monotonic ns */
     atomic_int prewarmed;      /* GPUHIER_DIAG_PREWARM's empty range was tried */
+    atomic_int hosts_prepared; /* rangeprof_prepare() built the host objects (both engines) */
 } R = {
     .prof_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -429,6 +430,49 @@ prof_disable(void)
     R.started = 0;
 }
 
+/* cuptiProfilerInitialize, once (prof_lock held): 0, or -1 after prof_fail(). */
+static int
+prof_initialize(void)
+{
+    if (R.prof_inited)
+        return 0;
+    CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CUptiResult rc = gh.cuptiProfilerInitialize(&pi);
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiProfilerInitialize", rc);
+        return -1;
+    }
+    R.prof_inited = 1;
+    return 0;
+}
+
+/*
+ * The host objects (the one-pass plan, or the core set) for device
+ * `dev`'s chip, built when the chip is new (prof_lock held): host calls
+ * only, nothing on the device. 0, or -1 after prof_fail().
+ */
+static int
+prof_chip_hosts(uint32_t dev)
+{
+    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    cn.deviceIndex = dev;
+    CUptiResult rc = gh.cuptiDeviceGetChipName(&cn);
+    if (rc != CUPTI_SUCCESS || !cn.pChipName || !*cn.pChipName) {
+        prof_fail("cuptiDeviceGetChipName", rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
+        return -1;
+    }
+    if (R.nhosts && !strcmp(R.chip, cn.pChipName))
+        return 0;
+    rc = fault("host_init");
+    if (rc != CUPTI_SUCCESS) {
+        prof_fail("cuptiProfilerHostInitialize", rc);
+        return -1;
+    }
+    R.nhosts = 0; /* another chip: start over (old objects stay alive) */
+    snprintf(R.chip, sizeof(R.chip), "%s", cn.pChipName);
+    return (opt.groups ? prof_plan() : !prof_host(0)) ? -1 : 0;
+}
+
 /*
  * Enables the range profiler on `ctx` (disabling it on another context):
  * 0, -EBUSY when the counters are busy, -1 when profiling has ended.
@@ -442,14 +486,8 @@ prof_ensure(CUcontext ctx)
         return 0;
     prof_disable();
     CUptiResult rc;
-    if (!R.prof_inited) {
-        CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-        if ((rc = gh.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
-            prof_fail("cuptiProfilerInitialize", rc);
-            return -1;
-        }
-        R.prof_inited = 1;
-    }
+    if (prof_initialize())
+        return -1;
     uint32_t dev = 0;
     gh.cuptiGetDeviceId(ctx, &dev);
 
@@ -491,24 +529,8 @@ prof_ensure(CUcontext ctx)
         return -1;
     }
 
-    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    cn.deviceIndex = dev;
-    rc = gh.cuptiDeviceGetChipName(&cn);
-    if (rc != CUPTI_SUCCESS || !cn.pChipName || !*cn.pChipName) {
-        prof_fail("cuptiDeviceGetChipName", rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
+    if (prof_chip_hosts(dev))
         return -1;
-    }
-    if (!R.nhosts || strcmp(R.chip, cn.pChipName)) {
-        rc = fault("host_init");
-        if (rc != CUPTI_SUCCESS) {
-            prof_fail("cuptiProfilerHostInitialize", rc);
-            return -1;
-        }
-        R.nhosts = 0; /* another chip: start over (old objects stay alive) */
-        snprintf(R.chip, sizeof(R.chip), "%s", cn.pChipName);
-        if (opt.groups ? prof_plan() : !prof_host(0))
-            return -1;
-    }
 
     CUpti_RangeProfiler_Enable_Params ep = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     ep.ctx = ctx;
@@ -1213,9 +1235,32 @@ prof_prewarm(CUcontext ctx)
 
 /* ------------------------------------------------------------ the engine */
 
+/*
+ * At the program's first launch (engine_prepare(), on the launching
+ * thread). With both engines the instrumentation engine serves that
+ * launch, and the range profiler's first profile may come much later, on
+ * any thread, even while the program exits; nvperf builds its host state
+ * (and registers its exit-time destructors) in that first profile. On the
+ * H200 (2026-12-03, bench/stress bg, 56 of 56 runs under both engines) a
+ * thread still launching when main returned was inside that build
+ * (cuptiProfilerHostConfigAddMetrics) when those destructors ran: it got
+ * CUPTI_ERROR_UNKNOWN, then SIGSEGV in libnvperf_host. So the host
+ * objects are built here, at the first launch, before the program can
+ * register its own exit handlers after it, and finish() is registered
+ * again after them (prof_plan()). Host calls only: nothing runs on the
+ * device. Under the range profiler alone its first profile is this launch.
+ */
 static void
 rangeprof_prepare(CUcontext ctx)
 {
+    if (opt.instrument != ENGINES_RANGEPROF && opt.instrument != ENGINES_INSTRUMENT &&
+        !opt.trace_only && !atomic_exchange(&R.hosts_prepared, 1)) {
+        pthread_mutex_lock(&R.prof_lock);
+        uint32_t dev = 0;
+        if (!limited() && !prof_initialize() && gh.cuptiGetDeviceId(ctx, &dev) == CUPTI_SUCCESS)
+            prof_chip_hosts(dev);
+        pthread_mutex_unlock(&R.prof_lock);
+    }
     if (opt.prewarm && !atomic_exchange(&R.prewarmed, 1))
         prof_prewarm(ctx);
 }

@@ -128,6 +128,7 @@ static __thread const struct counter_engine *tls_served;
 static __thread int tls_serve_locked; /* this thread holds serve_lock */
 static __thread int tls_graph;        /* the instrumentation engine serves this graph launch */
 static __thread int tls_serving;      /* this thread counts in S.serving (serve_begin()) */
+static __thread int tls_first;        /* the range profiler serves a first group (track_first) */
 static __thread int tls_watch = -1;   /* this thread's watch slot, -1: none */
 
 /* ------------------------------------------------------------ both engines */
@@ -507,6 +508,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             .dynamic_smem_bytes = el->dynamic_smem_bytes,
             .nvtx_path = el->nvtx_path,
             .is_capturing = capturing,
+            .track_first = 1, /* sampler_launch_exit() says when a first group ended */
         };
         e = pick_engine(&sl, &inst_over);
         double budget = S.sampling.opts.budget_pct;
@@ -612,6 +614,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         if (rc == 0) {
             tls_served = e;
             served = 1;
+            tls_first = group == 0;
             if (e == &engine_sass) {
                 /* the row says which engine; inst_launch.reason keeps the sampling's reason */
                 sass_launch_reason(why);
@@ -643,6 +646,8 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 e == &engine_sass)
                 sampling_undo(&S.sampling, &tls_launch, why, group);
             why = "profiler_unavailable";
+            if (group == 0)
+                sampling_first_landed(&S.sampling, &tls_launch);
         }
         if (!served) {
             serve_unlock();
@@ -665,6 +670,10 @@ sampler_launch_exit(int launch_ok)
         watch_begin(e, "its launch end", 0);
         e->launch_end(launch_ok);
         watch_end();
+        if (tls_first) {
+            tls_first = 0;
+            sampling_first_landed(&S.sampling, &tls_launch);
+        }
     }
     serve_unlock();
     serve_end();

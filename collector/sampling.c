@@ -30,6 +30,7 @@ struct sampling_slot {
     int has_order;    /* order[] set (sampling_set_group_order) */
     unsigned char order[SAMPLING_GROUPS_MAX]; /* one-pass groups, in the order to collect */
     unsigned done;                            /* the groups given (bit per group) */
+    int first_inflight; /* its first group given to a launch (track_first) that has not ended */
 };
 
 int
@@ -571,7 +572,8 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         if (e && (groups && s->ngroups > 0 ? !(e->done & 1u) : e->profiled == 0)) {
             chosen = "first_of_config";
             first = groups && l->first_budget && s->opts.budget_pct <= 0;
-        } else if (e && groups && e->profiled < s->ngroups) {
+        } else if (e && groups && e->profiled < s->ngroups &&
+                   !(l->track_first && e->first_inflight)) {
             chosen = "metric_group";
             later = 1;
         } else if (e && extras && e->extras && !e->extras_done) {
@@ -613,6 +615,8 @@ out:
         s->last_group = *group;
         if (e && *group >= 0 && *group < SAMPLING_GROUPS_MAX) {
             e->done |= 1u << *group;
+            if (*group == 0 && l->track_first)
+                e->first_inflight = 1;
         }
     }
     if (chosen) {
@@ -691,8 +695,20 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
      */
     if (e && group >= 0 && group < SAMPLING_GROUPS_MAX)
         e->done &= ~(1u << group);
+    if (e && group == 0)
+        e->first_inflight = 0;
     if (e && chosen && !strcmp(chosen, "extra_metrics"))
         e->extras_done = 0;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void
+sampling_first_landed(struct sampling *s, const struct sampling_launch *l)
+{
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    if (e)
+        e->first_inflight = 0;
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -198,6 +198,12 @@ struct sampling_launch {
                               never with settle_floor < 0). The sampler sets it once half
                               of the first groups' allowance is spent: the other half is
                               kept for the first groups of configurations still to come */
+    int track_first;       /* config mode with groups: the caller says when the profile of a
+                              configuration's first group ended (sampling_first_landed()) or
+                              gives it back (sampling_undo()); meanwhile no later group of the
+                              configuration is chosen ("sampled_out"), so a launch on another
+                              thread cannot take group 2 while group 1 waits to be served and
+                              may still be given back */
 };
 
 /*
@@ -363,6 +369,13 @@ const char *sampling_decide_ex(struct sampling *s, const struct sampling_launch 
  */
 void sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *chosen,
                    int group);
+
+/*
+ * With l->track_first: the profile of l's configuration's first group,
+ * chosen for this launch, has ended (collected or failed): its later
+ * groups may be chosen. Thread-safe, no allocation.
+ */
+void sampling_first_landed(struct sampling *s, const struct sampling_launch *l);
 
 /*
  * With both engines (sampler.c): whether the instrumentation engine has

@@ -177,6 +177,10 @@ run reset reset GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1
 expect reset "one SetConfig, unset at the reset" \
     "$(grep '^fake_sass_' "$tmp/reset.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
 like reset "the meta says why" "$(meta reset engine_instrumentation)" "ran: 2 launches (a context was destroyed*"
+#     ... and the range profiler's host objects were built at the first launch, though it never
+#     profiled (rangeprof_prepare(): nvperf's first build must not wait for a later launch that
+#     may come on another thread while the program exits; bench/stress bg on the H200)
+like reset "host objects built at the first launch" "$(meta reset metric_groups):$(q reset "SELECT count(*) FROM profile")" "[1-9]*:0"
 #     main returns while another thread launches (bench/stress's bg row), every launch chosen
 #     (--sample all) and a slow range-profiler Start (20 ms), so the exit begins while that
 #     thread's launch is being profiled: the

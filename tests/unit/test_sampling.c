@@ -1205,6 +1205,38 @@ test_sampling_undo_in_flight(void)
     sampling_release(&s);
 }
 
+/*
+ * With track_first (the sampler's launches): while a configuration's first
+ * group is in flight, no launch takes a later group; given back, the next
+ * launch takes group 1 again; landed, the later groups follow. Without it
+ * (t151 under both engines on the H200, 2026-12-03) a launch on another
+ * thread took group 2 while group 1 waited for the serve lock, group 1 was
+ * given back, and the budget was spent before it came again.
+ */
+static void
+test_sampling_first_in_flight(void)
+{
+    struct sampling s;
+    const char *why, *why_b;
+    int g, gb;
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 4), 0);
+    struct sampling_launch a = L("k", 8, 128, 0);
+    a.track_first = 1;
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    CHECK_STR(sampling_decide_group(&s, &a, &why_b, NULL, NULL, &gb), "sampled_out");
+    sampling_undo(&s, &a, why, g);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    CHECK_STR(why, "first_of_config");
+    CHECK_STR(sampling_decide_group(&s, &a, &why_b, NULL, NULL, &gb), "sampled_out");
+    sampling_first_landed(&s, &a);
+    CHECK(sampling_decide_group(&s, &a, &why_b, NULL, NULL, &gb) == NULL);
+    CHECK_EQ_INT(gb, 1);
+    CHECK_STR(why_b, "metric_group");
+    sampling_release(&s);
+}
+
 static const struct check_test tests[] = {
     {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
@@ -1235,6 +1267,7 @@ static const struct check_test tests[] = {
     {"test_sampling_counters_busy", test_sampling_counters_busy},
     {"test_sampling_undo", test_sampling_undo},
     {"test_sampling_undo_in_flight", test_sampling_undo_in_flight},
+    {"test_sampling_first_in_flight", test_sampling_first_in_flight},
     {"test_sampling_instrumented", test_sampling_instrumented},
     {"test_sampling_busy_backoff", test_sampling_busy_backoff},
     {"test_sampling_table_full", test_sampling_table_full},
