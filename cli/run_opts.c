@@ -59,11 +59,11 @@ static const struct opt opts[] = {
      "print no ==gpuhier== lines (the program's output is untouched)"},
     {OPT_MODE, 0, "mode", 1, "trace|profile",
      "trace: no hardware counters; profile (default): counters on sampled launches"},
-    {OPT_COUNTERS, 0, "counters", 1, "hardware|both|pattern",
-     "hardware (default): the range profiler's one-pass groups (DRAM, caches, occupancy); "
-     "both: exact per-instruction access counts with source lines on each configuration's first "
-     "launch (the instrumentation engine; kernels traced serialized), the range profiler's groups "
-     "on later launches; pattern: the instrumentation engine alone"},
+    {OPT_COUNTERS, 0, "counters", 1, "both|hardware|pattern",
+     "both (default): exact per-instruction access counts with source lines on each "
+     "configuration's first launch (the instrumentation engine; kernels traced serialized), "
+     "the range profiler's one-pass groups (DRAM, caches, occupancy) on later launches; "
+     "hardware: the range profiler alone; pattern: the instrumentation engine alone"},
     {OPT_METRICS, 0, "metrics", 1, "LIST",
      "comma-separated metric names to collect besides the metric set"},
     {OPT_METRIC_SET, 0, "metric-set", 1, "default|none",
@@ -403,6 +403,7 @@ run_opts_parse(int argc, const char **argv, struct run_opts *o)
                            "none");
     int is_pattern = o->counters && !strcmp(o->counters, "pattern");
     int is_both = o->counters && !strcmp(o->counters, "both");
+    /* without --counters, --replay kernel and --metric-set none choose the range profiler alone */
     if (is_both && o->replay && !strcmp(o->replay, "kernel"))
         return usage_error("--replay kernel replays the range profiler's launches, and --counters "
                            "both keeps a SASS metrics config set beside them; use --counters "

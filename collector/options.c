@@ -48,26 +48,29 @@ options_read(void)
     /* Diagnosis only (docs/collector.md): the profiler stays enabled across unsampled launches. */
     opt.keep_enabled = env("GPUHIER_DIAG_KEEP_ENABLED") != NULL;
     /*
-     * GPUHIER_INSTRUMENT: unset or 0 the range profiler alone (the default),
-     * 'both' both engines (pattern counters on each configuration's first
-     * launch, the range profiler's one-pass groups on later ones), 'phased'
-     * both one after the other, any other value the instrumentation alone.
-     * 'both' is not the default: on the H200 (2026-12-03, bench/stress row
-     * bg) every run of a program whose main returns while another thread
-     * still launches died by SIGSEGV under it (44 of 44), 0 of 44 traced
-     * (docs/collector.md "Both engines in one process"). With --replay
-     * kernel or --metric-set none, 'both' is the range profiler alone:
-     * kernel replay beside a set SASS metrics config was never run on the
-     * device, and a metric list of the user's is the range profiler's.
+     * GPUHIER_INSTRUMENT: unset or 'both' both engines (the default since
+     * issue 17: pattern counters on each configuration's first launch, the
+     * range profiler's one-pass groups on later ones), 0 the range profiler
+     * alone, 'phased' both one after the other, any other value the
+     * instrumentation alone. Unset, the range profiler's own options
+     * (GPUHIER_REPLAY=kernel, GPUHIER_METRIC_SET=none) choose the range
+     * profiler alone: kernel replay beside a set SASS metrics config was
+     * never run on the device, and a metric list of the user's is asked of
+     * the range profiler. A program whose main returns while another
+     * thread still launches died by SIGSEGV under both engines on the H200
+     * until the range profiler's host objects were built at the first
+     * launch and the exit waited for a served launch (2026-12-03,
+     * docs/collector.md "Both engines in one process").
      */
     const char *ins = env("GPUHIER_INSTRUMENT");
     const char *rp_replay = env("GPUHIER_REPLAY"), *rp_set = env("GPUHIER_METRIC_SET");
     int rp_only =
         (rp_replay && !strcmp(rp_replay, "kernel")) || (rp_set && !strcmp(rp_set, "none"));
-    opt.instrument = !ins || !strcmp(ins, "0") ? ENGINES_RANGEPROF
-                     : !strcmp(ins, "both")    ? ENGINES_BOTH
-                     : !strcmp(ins, "phased")  ? ENGINES_PHASED
-                                               : ENGINES_INSTRUMENT;
+    opt.instrument = !ins                     ? (rp_only ? ENGINES_RANGEPROF : ENGINES_BOTH)
+                     : !strcmp(ins, "0")      ? ENGINES_RANGEPROF
+                     : !strcmp(ins, "both")   ? ENGINES_BOTH
+                     : !strcmp(ins, "phased") ? ENGINES_PHASED
+                                              : ENGINES_INSTRUMENT;
     if (opt.instrument == ENGINES_BOTH && rp_only) {
         gh_say("GPUHIER_INSTRUMENT=both with %s: the range profiler alone (kernel replay and "
                "a metric list of yours are the range profiler's)",
@@ -178,8 +181,8 @@ init_profiling(void)
     /*
      * One-pass groups unless --replay kernel, --metric-set none (a list of
      * the user's, collected as given) or the instrumentation engine alone
-     * (=1: no range profiler). Both engines take them for the range
-     * profiler's launches. With =phased
+     * (=1: no range profiler). Both engines (the default) take them for the
+     * range profiler's launches. With =phased
      * the range profiler runs alone after the window, so it takes the
      * groups as by default: without them it fell back to the core set
      * under kernel replay (3 passes a profile; the PyTorch benchmark took

@@ -14,12 +14,11 @@
 
 /* Which counter engines serve sampled launches (opt.instrument). */
 enum engine_mode {
-    ENGINES_RANGEPROF,  /* the range profiler alone (the default; GPUHIER_INSTRUMENT=0) */
-    ENGINES_INSTRUMENT, /* the instrumentation engine alone (GPUHIER_INSTRUMENT=1) */
-    ENGINES_BOTH,       /* instrumentation on each configuration's first launch, the range
-                           profiler's one-pass groups on later ones (GPUHIER_INSTRUMENT=both,
-                           --counters both; the range profiler alone under --replay kernel or
+    ENGINES_RANGEPROF,  /* the range profiler alone (GPUHIER_INSTRUMENT=0, --replay kernel,
                            --metric-set none) */
+    ENGINES_INSTRUMENT, /* the instrumentation engine alone (GPUHIER_INSTRUMENT=1) */
+    ENGINES_BOTH,       /* the default: instrumentation on each configuration's first launch,
+                           the range profiler's one-pass groups on later ones */
     ENGINES_PHASED,     /* the instrumentation engine in a window at the start, then the range
                            profiler alone (GPUHIER_INSTRUMENT=phased; sampler.c, docs/collector.md
                            "The instrumentation window"; not yet run on the device) */
@@ -41,8 +40,8 @@ struct options {
     int session_kept;  /* GPUHIER_DIAG_SESSION=kept: one range-profiler session per one-pass group,
                          one user range per profiled launch (diagnosis, docs/collector.md) */
     int instrument;    /* which counter engines serve sampled launches (enum engine_mode,
-                       GPUHIER_INSTRUMENT: unset or 0 the range profiler, 'both' the two (the
-                       range profiler alone under --replay kernel or --metric-set none), 1
+                       GPUHIER_INSTRUMENT: unset or 'both' the two (the range profiler alone
+                       under --replay kernel or --metric-set none), 0 the range profiler, 1
                        the instrumentation engine alone, 'phased' the two one after the other;
                        docs/collector.md "Counter engines") */
     long phase_repeat; /* GPUHIER_DIAG_PHASE_REPEAT=N: the instrumentation window's floor of

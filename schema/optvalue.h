@@ -39,7 +39,7 @@ int optvalue_sample(const char *s, enum optvalue_sample *kind, long *n);
 #define OPTVALUE_METRIC_SETS "default|none"       /* --metric-set, GPUHIER_METRIC_SET */
 #define OPTVALUE_CACHE_CONTROLS "all|none"        /* --cache-control, GPUHIER_CACHE_CONTROL */
 #define OPTVALUE_REPLAYS "none|kernel"            /* --replay, GPUHIER_REPLAY */
-#define OPTVALUE_COUNTERS "hardware|both|pattern" /* --counters, GPUHIER_INSTRUMENT */
+#define OPTVALUE_COUNTERS "both|hardware|pattern" /* --counters, GPUHIER_INSTRUMENT */
 
 /*
  * One of the '|'-separated words of `choices`, whole and in the same case.

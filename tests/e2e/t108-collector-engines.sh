@@ -39,7 +39,7 @@ like() { # like NAME WHAT GOT PATTERN
 }
 perm=counter_availability:CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
 
-# 1. The range profiler alone (GPUHIER_INSTRUMENT=0, as unset: the default), counters refused: traced, and the report
+# 1. The range profiler alone (GPUHIER_INSTRUMENT=0), counters refused: traced, and the report
 #    says which engine.
 run norperm GPUHIER_INSTRUMENT=0 GPUHIER_FAULT=$perm
 expect norperm "every launch traced (6 stream, 6 graph nodes)" "$(q norperm "SELECT count(*) FROM launch")" 12
@@ -52,7 +52,7 @@ expect norperm "first launches profiler_unavailable" \
     "$(q norperm "SELECT count(*) FROM launch WHERE profile_reason = 'profiler_unavailable'")" 2
 grep -q "tracing continues without hardware counters" "$tmp/norperm.err" || bad "norperm: stderr: $(cat "$tmp/norperm.err")"
 
-# 2. Both engines (GPUHIER_INSTRUMENT=both), counters refused: the instrumentation
+# 2. Both engines (GPUHIER_INSTRUMENT=both, as unset: the default), counters refused: the instrumentation
 #    engine takes each configuration's first launch and the first launch of the executable
 #    graph, the range profiler (refused) the configuration's next one; tracing goes on. The
 #    config stays set: the fake plays the H200, where a second SetConfig in a process fails

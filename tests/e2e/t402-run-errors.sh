@@ -43,10 +43,10 @@ expect_rc 2 "$G" run --replay kernel --mode trace true 2> err.txt
 contains err.txt "--replay kernel replays profiled launches"
 expect_rc 0 "$G" run -q --replay kernel true
 expect_rc 0 "$G" run -q --replay=none --mode trace true
-# --counters: hardware (the range profiler, the default), both or pattern (the
+# --counters: both (the default), hardware (the range profiler) or pattern (the
 # instrumentation engine, which profiles, and never under kernel replay, the range profiler's)
 expect_rc 2 "$G" run --counters sass true 2> err.txt
-contains err.txt "--counters: 'sass' is not hardware, both or pattern"
+contains err.txt "--counters: 'sass' is not both, hardware or pattern"
 [ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"
 expect_rc 2 "$G" run --counters pattern --mode trace true 2> err.txt
 contains err.txt "--counters pattern"
@@ -57,7 +57,7 @@ contains err.txt "--replay kernel"
 contains err.txt "--counters pattern"
 [ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"
 expect_rc 2 "$G" run --counters 2> err.txt
-contains err.txt "option '--counters' needs a value (hardware|both|pattern)"
+contains err.txt "option '--counters' needs a value (both|hardware|pattern)"
 expect_rc 2 "$G" run --counters both --replay kernel true 2> err.txt
 contains err.txt "use --counters hardware"
 [ "$(wc -l < err.txt)" -eq 1 ] || fail "more than one line: $(cat err.txt)"

@@ -2,8 +2,9 @@
 # A short subset of t150 for re-checking a build on the device in a few
 # seconds: 8 threads x 4 streams under profiling, cudaDeviceReset, stream
 # capture + graphs, SIGKILL. Exit 77 without a GPU. The collector's default
-# (no GPUHIER_REPLAY): since issue 18, one one-pass group per profiled launch,
-# group 1 on each configuration's first launch (first_of_config, as before);
+# (no GPUHIER_REPLAY): each configuration's first launch instrumented (the
+# instrumentation engine, issue 17), then one one-pass group per profiled
+# launch, group 1 first (first_of_config), on 8 threads at once;
 # t150 pins kernel replay, t180 checks the groups in full.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,9 +22,10 @@ expect() { v=$(q "$2" "$3"); if [ "$v" = "$4" ]; then echo "ok   $1 = $v"; else 
 gh() { r=$1; shift; env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$r" "$@"; }
 gh ms.db "$gpu/multistream" 200 > ms.out 2> ms.err || { echo "FAIL multistream exit"; fail=1; }
 expect "launches" ms.db "SELECT count(*) FROM launch" "$(sed -n 's/launched //p' ms.out)"
-expect "first_of_config profiled" ms.db "SELECT count(*) FROM launch WHERE profiled = 1 AND profile_reason = 'first_of_config'" 2
+expect "each configuration instrumented once" ms.db "SELECT count(*) || ':' || count(DISTINCT config_id) FROM inst_launch" "2:2"
 expect "default: one pass each, no replay" ms.db "SELECT count(*) FROM profile WHERE passes <> 1 OR metric_set NOT LIKE 'group%/%'" 0
-expect "default: group 1 on the first launches" ms.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'first_of_config' AND p.metric_set LIKE 'group1/%'" 2
+expect "default: group 1 of each configuration, first_of_config" ms.db "SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'first_of_config' AND p.metric_set LIKE 'group1/%'" 2
+expect "no later group before group 1" ms.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE p.metric_set NOT LIKE 'group1/%' AND l.id < (SELECT min(l1.id) FROM launch l1 JOIN profile p1 ON p1.launch_id = l1.id WHERE l1.config_id = l.config_id AND p1.metric_set LIKE 'group1/%')" 0
 expect "no drops" ms.db "SELECT records_dropped + activity_dropped + ranges_dropped FROM run" 0
 expect "clean" ms.db "SELECT clean_exit FROM run" 1
 expect "alloc tracking" ms.db "SELECT value FROM meta WHERE key = 'alloc_tracking'" on

@@ -10,10 +10,9 @@
 # it starts once half the first groups' allowance is spent, which depends on
 # how long the first profiles took; unit.sampling tests that policy), so the
 # test does not depend on the program's speed. Sections 1-4 test the range
-# profiler's plan alone (GPUHIER_INSTRUMENT=0, the default); section 5 both
-# engines (GPUHIER_INSTRUMENT=both, --counters both): each configuration's
-# first launch instrumented, the groups on its later launches. Exit 77
-# without a GPU.
+# profiler's plan alone (GPUHIER_INSTRUMENT=0); section 5 the default, both
+# engines: each configuration's first launch instrumented, the groups on its
+# later launches. Exit 77 without a GPU.
 set -u
 bin=${GPUHIER_BINARY_DIR:?}
 lib=$bin/libgpuhier-collector.so
@@ -84,10 +83,9 @@ if [ -x "$tk" ]; then
 else
     echo "info: $tk not staged; the local-group order not checked"
 fi
-# 5. Both engines (GPUHIER_INSTRUMENT=both): every configuration's launch 0 is instrumented
-#    with counts, and its later launches carry every group of the plan (8 threads launch at
-#    once: a configuration's second launch may be chosen while its first waits to be served).
-gh b.db env GPUHIER_INSTRUMENT=both "$gpu/multistream" 20 > b.out 2> b.err; st=$?
+# 5. The default, both engines (GPUHIER_INSTRUMENT unset): every configuration's launch 0 is
+#    instrumented with counts, and its later launches carry every group of the plan.
+gh b.db env -u GPUHIER_INSTRUMENT "$gpu/multistream" 20 > b.out 2> b.err; st=$?
 [ $st = 0 ] && ok "both: exit 0" || bad "both: exit $st: $(tail -3 b.err)"
 expect "both: launch 0 of each configuration instrumented" b.db "SELECT count(*) FROM inst_launch i JOIN launch l ON l.id = i.launch_id WHERE l.config_launch_index = 0" 2
 expect "both: counts on every instrumented launch" b.db "SELECT count(*) FROM inst_launch i WHERE NOT EXISTS (SELECT 1 FROM inst_count c WHERE c.launch_id = i.launch_id)" 0

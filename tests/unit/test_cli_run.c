@@ -222,7 +222,7 @@ test_cli_run_counters(void)
     expect_bad((const char *[]){"run", "--metric-set", "none", "--metrics", "x.sum", "--counters",
                                 "both", "app", NULL},
                "--counters hardware");
-    /* left out, the range profiler alone (the default) */
+    /* left out, they are the range profiler's alone (the collector chooses it) */
     CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--replay", "kernel", "app", NULL}), 0);
     /* Each engine's own companions are fine. */
     CHECK_EQ_INT(parse(&o, (const char *[]){"run", "--counters", "pattern", "--replay", "none",
@@ -235,7 +235,7 @@ test_cli_run_counters(void)
                                             "app", NULL}),
                  0);
     expect_bad((const char *[]){"run", "--counters", "sass", "app", NULL},
-               "--counters: 'sass' is not hardware, both or pattern");
+               "--counters: 'sass' is not both, hardware or pattern");
     expect_bad((const char *[]){"run", "--counters", "Pattern", "app", NULL}, "'Pattern'");
     /* The conflicts, in either order. */
     expect_bad((const char *[]){"run", "--counters", "pattern", "--mode", "trace", "app", NULL},

@@ -79,8 +79,8 @@ test_optvalue_choice(void)
     CHECK_EQ_INT(optvalue_choice("none", OPTVALUE_METRIC_SETS), 1);
     CHECK_EQ_INT(optvalue_choice("all", OPTVALUE_CACHE_CONTROLS), 0);
     CHECK_EQ_INT(optvalue_choice("none", OPTVALUE_CACHE_CONTROLS), 1);
-    CHECK_EQ_INT(optvalue_choice("hardware", OPTVALUE_COUNTERS), 0);
-    CHECK_EQ_INT(optvalue_choice("both", OPTVALUE_COUNTERS), 1);
+    CHECK_EQ_INT(optvalue_choice("both", OPTVALUE_COUNTERS), 0);
+    CHECK_EQ_INT(optvalue_choice("hardware", OPTVALUE_COUNTERS), 1);
     CHECK_EQ_INT(optvalue_choice("pattern", OPTVALUE_COUNTERS), 2);
     /* whole words only, exact case, no prefix of a longer word or of the list */
     const char *bad[] = {"", "Trace", "trac", "traces", " trace", "trace ", "trace|profile", "|"};
