@@ -105,9 +105,11 @@ def filt(err):
 
 
 def check_report(path, minimum, sig):
-    """(why, profiled): why is '' when the report is whole and closed as
-    expected, else why not; profiled counts its profiled launches."""
-    prof = 0
+    """(why, (profiled, instrumented)): why is '' when the report is whole and
+    closed as expected, else why not; profiled counts its launches the range
+    profiler profiled, instrumented those the instrumentation engine served
+    (inst_launch; under both engines a one-kernel program's one launch)."""
+    prof = (0, 0)
     for side in ("-wal", "-journal"):
         if os.path.exists(path + side):
             return "%s left beside it" % side, prof
@@ -121,7 +123,8 @@ def check_report(path, minimum, sig):
                          ("%%%s%%" % signal.Signals(sig).name,)).fetchone()[0] if sig else 0
         # the first image of an exec'ing process: closed by the next image, clean_exit 0
         execs = c.execute("SELECT count(*) FROM event WHERE code = 'exec'").fetchone()[0]
-        prof = c.execute("SELECT count(*) FROM launch WHERE profiled = 1").fetchone()[0]
+        prof = (c.execute("SELECT count(*) FROM launch WHERE profiled = 1").fetchone()[0],
+                c.execute("SELECT count(*) FROM inst_launch").fetchone()[0])
         c.close()
     except (sqlite3.Error, TypeError) as e:
         return "does not open: %s" % e, prof
@@ -158,7 +161,7 @@ def one(stage, row, mode, timeout):
         wall = time.monotonic() - t0
         reports = sorted(f for f in os.listdir(d) if f.endswith(".db"))
         why = []
-        profiled = 0
+        profiled = instrumented = 0
         if MODES[mode] is not None:
             _, want, minimum, sig = ROWS[row]
             if len(reports) != want:
@@ -168,9 +171,11 @@ def one(stage, row, mode, timeout):
                 w, p = check_report(os.path.join(d, r), minimum if len(reports) == 1 else 1, sig)
                 if w:
                     why.append("%s: %s" % (r, w))
-                profiled += p
+                profiled += p[0]
+                instrumented += p[1]
         return {"row": row, "mode": mode, "rc": rc, "out": out, "err": filt(err), "raw_err": err,
-                "wall": wall, "why": why, "profiled": profiled}
+                "wall": wall, "why": why, "profiled": profiled,
+                "instrumented": instrumented}
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -184,7 +189,7 @@ def build_id(stage):
     return h.hexdigest()[:16]
 
 
-COUNTS = ("runs", "failed", "status", "stdout", "stderr", "report", "with_profile")
+COUNTS = ("runs", "failed", "status", "stdout", "stderr", "report", "with_profile", "with_inst")
 
 
 def merge(paths):
@@ -203,7 +208,8 @@ def merge(paths):
             m = cells.setdefault(k, {"row": c["row"], "mode": c["mode"], "native_endings": 0,
                                      "first_failure": "", **{x: 0 for x in COUNTS}})
             for x in COUNTS:
-                m[x] += c.get(x, 0)
+                # with_inst: rounds before it was recorded leave the sum unknown (None)
+                m[x] = None if m[x] is None or x not in c else m[x] + c[x]
             m["native_endings"] = max(m["native_endings"], c.get("native_endings", 0))
             if not m["first_failure"] and c.get("first_failure"):
                 m["first_failure"] = "%s: %s" % (os.path.basename(p), c["first_failure"])
@@ -220,12 +226,13 @@ def merged_table(build, rounds, cells):
     fails = sum(c["failed"] for c in cells.values())
     L += ["- %d runs in %d rounds; **%d failed**" % (sum(c["runs"] for c in cells.values()), len(rounds), fails),
           "", "| row | mode | runs | failed | status | stdout | stderr | report | runs with a profile "
-          "| native endings (most in a round) | first failure |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+          "| runs instrumented | native endings (most in a round) | first failure |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (row, mode), c in cells.items():
-        L.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s |" % (
+        L.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |" % (
             row, mode, c["runs"], c["failed"], c["status"], c["stdout"], c["stderr"], c["report"],
             c["with_profile"] if mode in ("default", "all") else "",
+            ("n/a" if c["with_inst"] is None else c["with_inst"]) if mode in ("default", "all") else "",
             c["native_endings"] if mode == "native" else "",
             c["first_failure"].replace("|", "\\|").replace("\n", "\\n")[:300]))
     return "\n".join(L) + "\n", fails
@@ -288,8 +295,8 @@ def main():
                 res.setdefault((x["row"], x["mode"]), []).append(x)
     skipped = len(jobs) - sum(len(v) for v in res.values())
     elapsed = time.monotonic() - t0
-    lines = ["| row | mode | runs | failed | status | stdout | stderr | report | runs with a profile | native endings | median s | first failure |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| row | mode | runs | failed | status | stdout | stderr | report | runs with a profile | runs instrumented | native endings | median s | first failure |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     total_fail = 0
     summary = []
     for r in rows:
@@ -331,14 +338,16 @@ def main():
             walls = sorted(x["wall"] for x in xs)
             med = walls[len(walls) // 2] if walls else 0
             withprof = sum(1 for x in xs if x["profiled"])
-            lines.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %.2f | %s |" % (
+            withinst = sum(1 for x in xs if x["instrumented"])
+            lines.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s | %.2f | %s |" % (
                 r, m, len(xs), failed, bad["status"], bad["stdout"], bad["stderr"],
                 bad["report"] if m != "native" else 0,
                 withprof if m in ("default", "all") else "",
+                withinst if m in ("default", "all") else "",
                 len(endings) if m == "native" else "", med,
                 first.replace("|", "\\|").replace("\n", "\\n")[:400]))
             summary.append({"row": r, "mode": m, "runs": len(xs), "failed": failed, **bad,
-                            "median_s": med, "with_profile": withprof,
+                            "median_s": med, "with_profile": withprof, "with_inst": withinst,
                             "native_endings": len(endings), "first_failure": first[:2000],
                             "native_status": ref["rc"] if ref else None})
     head = ["## %s" % (a.title or "Stress run"), "",

@@ -54,6 +54,14 @@ check(build == "b1" and len(rounds) == 2, "one build, two rounds")
 d = cells[("ret", "default")]
 check((d["runs"], d["with_profile"], d["failed"]) == (200, 100, 0), "a cell's runs add up: %s" % d)
 check(cells[("ret", "native")]["native_endings"] == 2, "native endings: the most in one round")
+check(d["with_inst"] is None, "runs instrumented: unknown when a round did not record it")
+c1 = write("i1.json", "b1", [dict(cell("ret", "default", 10), with_inst=7)])
+c2 = write("i2.json", "b1", [dict(cell("ret", "default", 10), with_inst=3)])
+_, _, ic = stress.merge([c1, c2])
+check(ic[("ret", "default")]["with_inst"] == 10, "runs instrumented add up when every round has them")
+_, _, ic = stress.merge([c1, a])
+check(ic[("ret", "default")]["with_inst"] is None, "... and are unknown when one round lacks them")
+check("| n/a |" in stress.merged_table("b1", [], ic)[0], "unknown shows as n/a")
 e = cells[("exit", "trace")]
 check(e["runs"] == 50 and e["failed"] == 1 and e["first_failure"].startswith("b.json: status 139"),
       "a cell of one round, its first failure named by file: %s" % e)
