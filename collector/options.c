@@ -103,6 +103,11 @@ options_read(void)
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_UNSET_CONFIG") == NULL;
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
     opt.diag_exit_no_wait = env("GPUHIER_DIAG_EXIT_NO_WAIT") != NULL;
+    if (env("GPUHIER_DIAG_RP_SETTLE") &&
+        optvalue_count(env("GPUHIER_DIAG_RP_SETTLE"), 1, &opt.rp_settle_ms) == 0)
+        gh_say("GPUHIER_DIAG_RP_SETTLE: with both engines the range profiler's groups wait for "
+               "the program to repeat itself (at most %ld ms) and go by GPU time (diagnosis)",
+               opt.rp_settle_ms);
     long stacks_s;
     opt.diag_stacks =
         env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0

@@ -533,13 +533,29 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 elapsed -= st.profiling_ns - own.profiling_ns;
                 st = own;
             }
+            /*
+             * GPUHIER_DIAG_RP_SETTLE=MS (diagnosis, both engines): every
+             * configuration has pattern counters from its first launch, so
+             * the range profiler's groups wait until the program repeats
+             * itself (at most MS of its own time) and rank by GPU time within
+             * the allowance too. On the H200 (2026-12-03, docs/cost-vs-ncu.md)
+             * the default spent its allowance in the PyTorch benchmark's first
+             * step in launch order, 13 of its 33 profiles paying a new enable
+             * (about 200 ms each) after an instrumented launch: 31 % of the
+             * GPU time got hardware counters.
+             */
+            int settle = opt.rp_settle_ms > 0 && opt.instrument == ENGINES_BOTH &&
+                         e == &engine_rangeprof && budget <= 0;
+            int settling = settle && elapsed < (int64_t)opt.rp_settle_ms * 1000000;
             /* the first groups' budget: the range profiler's, by default sampling only */
             if (budget <= 0 && opt.groups && e == &engine_rangeprof &&
                 S.sampling.opts.first_allowance_ns >= 0) {
                 sl.first_budget = 1;
-                sl.first_slots = sampling_first_slots(gpct, S.sampling.opts.first_allowance_ns,
-                                                      st.profiling_ns, elapsed, st.profiles);
+                sl.first_slots = (settle ? sampling_allowance_slots : sampling_first_slots)(
+                    gpct, S.sampling.opts.first_allowance_ns, st.profiling_ns, elapsed,
+                    st.profiles);
                 sl.first_over_budget = sl.first_slots == 0;
+                sl.first_wait = settling;
             }
             if (budget > 0) {
                 sl.budget_slots =
@@ -557,12 +573,14 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 sl.group_slots =
                     budget > 0 ? sl.budget_slots
                     : allow >= 0
-                        ? sampling_first_slots(gpct, allow, st.profiling_ns, elapsed, st.profiles)
+                        ? (settle ? sampling_allowance_slots : sampling_first_slots)(
+                              gpct, allow, st.profiling_ns, elapsed, st.profiles)
                         : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
                 sl.group_over_budget = sl.group_slots == 0;
                 /* the allowance's second half (past the set-up) is kept for first groups to come */
                 sl.groups_wait =
-                    budget <= 0 && sampling_groups_wait(allow, st.profiling_ns, st.first_ns);
+                    settling ||
+                    (budget <= 0 && sampling_groups_wait(allow, st.profiling_ns, st.first_ns));
             }
         }
         sl.counters_busy = e->deferring && e->deferring();

@@ -179,6 +179,15 @@ sampling_first_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_
     return slots_for(slack, profiling_ns, profiles);
 }
 
+long
+sampling_allowance_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_ns,
+                         int64_t elapsed_ns, long profiles)
+{
+    if (allowance_ns < 0 || profiling_ns >= allowance_ns)
+        return sampling_first_slots(budget_pct, allowance_ns, profiling_ns, elapsed_ns, profiles);
+    return slots_for((double)(allowance_ns - profiling_ns), profiling_ns, profiles);
+}
+
 int
 sampling_repeated(long seen, long last_new, long floor)
 {
@@ -595,6 +604,11 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
          */
         chosen = NULL;
         skip = l->counters_busy && !l->over_budget ? "counters_busy" : "profile_budget";
+    } else if (first && l->first_wait && s->opts.settle_floor >= 0 &&
+               !sampling_repeated(s->seen, s->last_new, s->opts.settle_floor)) {
+        /* GPUHIER_DIAG_RP_SETTLE: first groups too wait for the program to repeat itself */
+        chosen = NULL;
+        skip = "profile_budget";
     } else if (first && (l->first_over_budget || !first_ranks(s, e, l->first_slots))) {
         /* the first groups' budget: the configuration's next launch is chosen again */
         chosen = NULL;

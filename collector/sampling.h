@@ -198,6 +198,10 @@ struct sampling_launch {
                               never with settle_floor < 0). The sampler sets it once half
                               of the first groups' allowance is spent: the other half is
                               kept for the first groups of configurations still to come */
+    int first_wait;        /* config mode with groups and first_budget: a first group chosen
+                              now waits ("profile_budget") while the program still shows new
+                              configurations (sampling_repeated() with opts.settle_floor), as a
+                              later group does under groups_wait (GPUHIER_DIAG_RP_SETTLE) */
     int track_first;       /* config mode with groups: the caller says when the profile of a
                               configuration's first group ended (sampling_first_landed()) or
                               gives it back (sampling_undo()); meanwhile no later group of the
@@ -236,6 +240,16 @@ long sampling_budget_slots(double budget_pct, int64_t profiling_ns, int64_t elap
  */
 long sampling_first_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_ns,
                           int64_t elapsed_ns, long profiles);
+
+/*
+ * sampling_first_slots(), but within the allowance as well: the profiles
+ * the rest of the allowance buys at the mean cost so far (at least 1), so
+ * that the allowance too goes to the configurations with the most GPU time
+ * instead of to the first launched (GPUHIER_DIAG_RP_SETTLE, sampler.c).
+ * Past the allowance, as sampling_first_slots(). Pure.
+ */
+long sampling_allowance_slots(double budget_pct, int64_t allowance_ns, int64_t profiling_ns,
+                              int64_t elapsed_ns, long profiles);
 
 /*
  * The budget test, pure: may a profile start when `profiling_ns` of the

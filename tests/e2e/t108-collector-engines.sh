@@ -169,6 +169,19 @@ expect bothloop "range profiles are one-pass groups" \
 expect bothloop "no launch both instrumented and range-profiled" \
     "$(q bothloop "SELECT count(*) FROM launch WHERE profiled = 1 AND id IN (SELECT launch_id FROM inst_launch)")" 0
 
+#     GPUHIER_DIAG_RP_SETTLE (diagnosis): the range profiler's groups wait for the loop to
+#     repeat itself (3 configurations, then 8 launches of repeats: launch 11 on) and then
+#     go by GPU time; every configuration is still instrumented at its first launch.
+run settle loop GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_SETTLE=60000
+expect settle "every configuration's first launch instrumented" \
+    "$(q settle "SELECT count(*) FROM inst_launch")" 3
+np=$(q settle "SELECT count(*) FROM launch WHERE profiled = 1")
+[ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   settle: $np launches range-profiled" || bad "settle: profiled launches '$np'"
+expect settle "no range profile before the repeat" \
+    "$(q settle "SELECT count(*) FROM launch WHERE profiled = 1 AND id < 11")" 0
+expect settle "launches deferred meanwhile" \
+    "$(q settle "SELECT count(*) > 0 FROM launch WHERE profile_reason = 'profile_budget' AND id < 11")" 1
+
 #     cudaDeviceReset under both engines (the config kept set): the engine
 #     retires at CONTEXT_DESTROY_STARTING (Disable, the one UnsetConfig), so no config
 #     outlives its context (the fake counts that as a violation: on the H200 every such run

@@ -965,6 +965,54 @@ test_sampling_first_slots(void)
     CHECK_EQ_INT(sampling_first_slots(30, 2 * s, 3 * s, 20 * s, 50), 68);
 }
 
+/* GPUHIER_DIAG_RP_SETTLE: the allowance ranks too; first groups wait for a repeat. */
+static void
+test_sampling_allowance_slots(void)
+{
+    const int64_t s = 1000000000LL;
+    /* within the allowance: what the rest of it buys (1.2 s at 200 ms a profile) */
+    CHECK_EQ_INT(sampling_allowance_slots(30, 2 * s, 800000000LL, 5 * s, 4), 6);
+    /* before any profile, at the guessed cost (250 ms): 8 */
+    CHECK_EQ_INT(sampling_allowance_slots(30, 2 * s, 0, 1 * s, 0), 8);
+    /* past it, as sampling_first_slots() */
+    CHECK_EQ_INT(sampling_allowance_slots(30, 2 * s, 3 * s, 20 * s, 50),
+                 sampling_first_slots(30, 2 * s, 3 * s, 20 * s, 50));
+    CHECK(sampling_allowance_slots(30, -1, 9 * s, 10 * s, 20) == LONG_MAX);
+}
+
+static void
+test_sampling_first_wait(void)
+{
+    struct sampling s;
+    const char *why;
+    int g;
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
+    struct sampling_launch l[3] = {L("a", 8, 128, 0), L("b", 8, 128, 0), L("c", 8, 128, 0)};
+    for (int i = 0; i < 3; i++) {
+        l[i].first_budget = 1;
+        l[i].first_slots = LONG_MAX;
+        l[i].first_wait = 1;
+    }
+    /* three configurations, then repeats: deferred until the launches since the last new one
+       number the floor (8, more than the 3 up to it), so the first chosen is the 11th */
+    int chosen_at = -1;
+    for (int n = 0; n < 20 && chosen_at < 0; n++)
+        if (sampling_decide_group(&s, &l[n % 3], &why, NULL, NULL, &g) == NULL)
+            chosen_at = n;
+        else
+            CHECK_STR(why, "profile_budget");
+    CHECK_EQ_INT(chosen_at, 10);
+    CHECK_EQ_INT(g, 0);
+    CHECK_STR(why, "first_of_config");
+    /* without first_wait, the first launch is chosen at once */
+    struct sampling t;
+    CHECK_EQ_INT(groups_init(&t, SAMPLING_CONFIG, 3), 0);
+    l[0].first_wait = 0;
+    CHECK(sampling_decide_group(&t, &l[0], &why, NULL, NULL, &g) == NULL);
+    sampling_release(&s);
+    sampling_release(&t);
+}
+
 static void
 test_sampling_first_budget(void)
 {
@@ -1257,6 +1305,8 @@ static const struct check_test tests[] = {
     {"test_sampling_group_budget_env", test_sampling_group_budget_env},
     {"test_sampling_first_slots", test_sampling_first_slots},
     {"test_sampling_first_budget", test_sampling_first_budget},
+    {"test_sampling_allowance_slots", test_sampling_allowance_slots},
+    {"test_sampling_first_wait", test_sampling_first_wait},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_repeated", test_sampling_repeated},
