@@ -122,12 +122,13 @@ finish(void)
     if (!sampler_watchdog()) {
         /*
          * A launch another thread was profiling when the program began to
-         * exit ends first (its EXIT still comes through the callbacks):
-         * stopped under it, the engines failed (bench/stress `bg` under
-         * both engines: the range profiler's configuration failed with
-         * CUPTI_ERROR_UNKNOWN and the process died by SIGSEGV, 44 of 44
-         * runs on the H200, 2026-12-03). If it does not end in time the
-         * engines are left as they are, as for a stuck call.
+         * exit ends first (its EXIT still comes through the callbacks).
+         * Before, that EXIT was dropped: the range profiler stayed started
+         * under it, its lock held, and with both engines the SASS config
+         * was unset under the started range (t108 `bgold` counts it). If
+         * the launch does not end in time the engines are left as they
+         * are, as for a stuck call. (The SIGSEGV of bench/stress `bg` on
+         * the H200 had another cause: rangeprof_prepare().)
          */
         if (opt.diag_exit_no_wait || sampler_exit_wait(EXIT_SERVE_WAIT_MS)) {
             engine_exit_stop();
