@@ -201,6 +201,12 @@ def read_report(path):
         out["analyzed"] = a is not None
         out["run_gpu_ns"] = a["run_gpu_ns"] if a else None
         ks = {}
+        # Configurations with an instrumented launch (exact pattern counters; the instrumentation engine, not the
+        # range profiler: launch.profiled and profiled_launches count the range profiler's launches only).
+        inst = {}
+        if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'inst_launch'").fetchone():
+            for r in con.execute("SELECT config_id, COUNT(*) FROM inst_launch GROUP BY config_id"):
+                inst[r[0]] = r[1]
         for r in con.execute("SELECT config_id, share_pct, total_ns, launches, profiled_launches, bound_tier, "
                              "floor_ratio_measured FROM kernel_summary WHERE config_id IS NOT NULL"):
             ks[r["config_id"]] = dict(r)
@@ -218,7 +224,8 @@ def read_report(path):
                 "short": r["short_name"] or r["demangled_name"] or r["mangled_name"],
                 "grid": (r["grid_x"], r["grid_y"], r["grid_z"]), "block": (r["block_x"], r["block_y"], r["block_z"]),
                 "dyn_smem": r["dynamic_smem_bytes"], "launches": s.get("launches", r["launches"]),
-                "profiled": prof, "share_pct": s.get("share_pct"), "total_ns": s.get("total_ns"),
+                "profiled": prof, "instrumented": inst.get(r["id"], 0),
+                "share_pct": s.get("share_pct"), "total_ns": s.get("total_ns"),
                 "bound_tier": s.get("bound_tier"), "findings": []})
         by_cfg = {c["config_id"]: c for c in out["configs"]}
         by_kernel = {}
@@ -347,6 +354,7 @@ def judge_row(workload, default_cls, la, cfgs, memory):
            "dyn_smem": (la["dyn_smem"] if la and la["dyn_smem"] is not None else (c0["dyn_smem"] if c0 else None)),
            "gpu_share_pct": share, "gpuhier_configs": len(cfgs),
            "gpuhier_profiled": sum(c["profiled"] or 0 for c in cfgs),
+           "gpuhier_instrumented": sum(c.get("instrumented") or 0 for c in cfgs),
            "bound_tier": c0["bound_tier"] if c0 else None,
            "findings": [{"rule": f["rule_id"], "severity": f["severity"], "share_pct": f["share_pct"],
                          "time_lost_ns": f["time_lost_ns"], "scope": f["scope"], "message": f["message"]}
@@ -380,6 +388,9 @@ def judge_row(workload, default_cls, la, cfgs, memory):
             elif not cfgs:
                 entry["verdict"] = "missed"
                 entry["why"] = "gpuhier has no configuration of this kernel and shape"
+            elif not row["gpuhier_profiled"] and row["gpuhier_instrumented"]:
+                entry["verdict"] = "missed"
+                entry["why"] = "gpuhier has exact pattern counts of this configuration but no hardware counters"
             elif not row["gpuhier_profiled"]:
                 entry["verdict"] = "missed"
                 entry["why"] = "gpuhier did not profile this configuration"

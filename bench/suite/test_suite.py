@@ -63,7 +63,8 @@ def new_db(path):
 
 def make_report(path, configs, run_findings=()):
     """A SYNTHETIC analyzed report: the real schema, rows inserted directly. configs: dicts with mangled,
-    demangled, short, grid, block, dyn, share, profiled, findings [(rule, severity, share_pct[, 'kernel'])]."""
+    demangled, short, grid, block, dyn, share, profiled (range-profiled launches), instrumented (true: an
+    instrumented launch, exact pattern counts), findings [(rule, severity, share_pct[, 'kernel'])]."""
     db = new_db(path)
     db.executemany("INSERT INTO meta VALUES (?, ?)", [("schema_version", "2"), ("created_by", "synthetic"),
                                                       ("provenance", "synthetic: bench/suite/test_suite.py")])
@@ -82,6 +83,12 @@ def make_report(path, configs, run_findings=()):
                    "dynamic_smem_bytes, launches) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, 10)",
                    (i, k) + tuple(g) + tuple(b) + (c.get("dyn", 0),))
         prof = c.get("profiled", 1)
+        if c.get("instrumented"):
+            lid = 1000 + i
+            db.execute("INSERT INTO launch (id, kernel_id, config_id, profiled, profile_reason) "
+                       "VALUES (?, ?, ?, 0, 'instrumented')", (lid, k, i))
+            db.execute("INSERT INTO inst_launch (launch_id, config_id, kernel_id, reason) "
+                       "VALUES (?, ?, ?, 'first_of_config')", (lid, i, k))
         db.execute("INSERT INTO kernel_summary (kernel_id, config_id, launches, profiled_launches, total_ns, share_pct, "
                    "bound_tier) VALUES (?, ?, 10, ?, 100000, ?, 'dram')", (k, i, prof, c.get("share", 10.0)))
         for f in c.get("findings", []):
@@ -363,6 +370,22 @@ class TestCompare(unittest.TestCase):
         self.assertEqual(missed[("_Z6orphanPf", "UncoalescedGlobalAccess")]["why"],
                          "gpuhier has no configuration of this kernel and shape")
         self.assertTrue(res["targets"]["a"]["holds"])
+
+    def test_target_b_instrumented_only(self):
+        # a configuration instrumented on its first launch (exact pattern counts) whose later launches the range
+        # profiler's budget deferred: its miss is not "did not profile" (a pattern rule could have fired on it)
+        ours = ours_configs()
+        ours[1]["profiled"] = 0
+        ours[1]["instrumented"] = True
+        ours[1]["findings"] = []
+        lay = Layout(ours=ours)
+        try:
+            res = compare.analyze_run(lay.dir)
+        finally:
+            lay.done()
+        missed = {(x["kernel"], x["ncu_rule"]): x for x in res["b"] if x["verdict"] == "missed"}
+        self.assertEqual(missed[("bank_nway", "SharedMemoryConflicts")]["why"],
+                         "gpuhier has exact pattern counts of this configuration but no hardware counters")
 
     def test_shape_must_match(self):
         # the same kernel and grid with another block is another configuration: no match, and gpuhier's
