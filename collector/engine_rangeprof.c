@@ -1253,8 +1253,9 @@ prof_prewarm(CUcontext ctx)
 static void
 rangeprof_prepare(CUcontext ctx)
 {
+    /* (engine_prepare() is never called in trace mode) */
     if (opt.instrument != ENGINES_RANGEPROF && opt.instrument != ENGINES_INSTRUMENT &&
-        !opt.trace_only && !atomic_exchange(&R.hosts_prepared, 1)) {
+        !atomic_exchange(&R.hosts_prepared, 1)) {
         pthread_mutex_lock(&R.prof_lock);
         uint32_t dev = 0;
         if (!limited() && !prof_initialize() && gh.cuptiGetDeviceId(ctx, &dev) == CUPTI_SUCCESS)

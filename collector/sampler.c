@@ -195,6 +195,32 @@ serve_begin(void)
     return -1;
 }
 
+/*
+ * Before a chosen launch is given to engine `e`: it counts for the exit
+ * (serve_begin()), then, with both engines, takes serve_lock. 0, or -1
+ * when the collector is closing the report, or -2 when another thread's
+ * served launch kept serve_lock SERVE_WAIT_MS; nothing held on failure.
+ * serve_release() undoes both.
+ */
+static int
+serve_acquire(const struct counter_engine *e)
+{
+    if (serve_begin())
+        return -1;
+    if (serve_lock(e)) {
+        serve_end();
+        return -2;
+    }
+    return 0;
+}
+
+static void
+serve_release(void)
+{
+    serve_unlock();
+    serve_end();
+}
+
 int
 sampler_thread_serving(void)
 {
@@ -547,13 +573,15 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             int settle = opt.rp_settle_ms > 0 && opt.instrument == ENGINES_BOTH &&
                          e == &engine_rangeprof && budget <= 0;
             int settling = settle && elapsed < (int64_t)opt.rp_settle_ms * 1000000;
+            /* the allowance's slots: ranked by GPU time too under the switch */
+            long (*slots_within)(double, int64_t, int64_t, int64_t, long) =
+                settle ? sampling_allowance_slots : sampling_first_slots;
             /* the first groups' budget: the range profiler's, by default sampling only */
             if (budget <= 0 && opt.groups && e == &engine_rangeprof &&
                 S.sampling.opts.first_allowance_ns >= 0) {
                 sl.first_budget = 1;
-                sl.first_slots = (settle ? sampling_allowance_slots : sampling_first_slots)(
-                    gpct, S.sampling.opts.first_allowance_ns, st.profiling_ns, elapsed,
-                    st.profiles);
+                sl.first_slots = slots_within(gpct, S.sampling.opts.first_allowance_ns,
+                                              st.profiling_ns, elapsed, st.profiles);
                 sl.first_over_budget = sl.first_slots == 0;
                 sl.first_wait = settling;
             }
@@ -573,8 +601,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 sl.group_slots =
                     budget > 0 ? sl.budget_slots
                     : allow >= 0
-                        ? (settle ? sampling_allowance_slots : sampling_first_slots)(
-                              gpct, allow, st.profiling_ns, elapsed, st.profiles)
+                        ? slots_within(gpct, allow, st.profiling_ns, elapsed, st.profiles)
                         : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
                 sl.group_over_budget = sl.group_slots == 0;
                 /* the allowance's second half (past the set-up) is kept for first groups to come */
@@ -612,18 +639,16 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     } else {
         why = "profiler_unavailable";
     }
-    if (sample && serve_begin()) {
-        /* the collector is closing the report (finish()): no engine starts now */
+    int refused = sample ? serve_acquire(e) : 0;
+    if (refused) {
+        /*
+         * -1: the collector is closing the report (finish()), no engine
+         * starts now; -2: another thread's served launch did not end (an
+         * engine may be stuck), not now
+         */
         sampling_undo(&S.sampling, &tls_launch, why, group);
-        why = "profiler_unavailable";
+        why = refused == -1 ? "profiler_unavailable" : "counters_busy";
         sample = 0;
-    }
-    if (sample && serve_lock(e)) {
-        /* another thread's served launch did not end (an engine may be stuck): not now */
-        sampling_undo(&S.sampling, &tls_launch, why, group);
-        why = "counters_busy";
-        sample = 0;
-        serve_end();
     }
     if (sample) {
         watch_begin(e, "its launch start", el->corr);
@@ -667,10 +692,8 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             if (group == 0)
                 sampling_first_landed(&S.sampling, &tls_launch);
         }
-        if (!served) {
-            serve_unlock();
-            serve_end();
-        }
+        if (!served)
+            serve_release();
     }
     engine_launch_other(sample ? e : NULL, capturing);
     if (deferred && e->launch_deferred)
@@ -693,27 +716,20 @@ sampler_launch_exit(int launch_ok)
             sampling_first_landed(&S.sampling, &tls_launch);
         }
     }
-    serve_unlock();
-    serve_end();
+    serve_release();
 }
 
 void
 sampler_graph_enter(const struct engine_graph *g)
 {
     if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
-        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_begin())
+        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_acquire(&engine_sass))
         return;
-    if (serve_lock(&engine_sass)) {
-        serve_end();
-        return;
-    }
     watch_begin(&engine_sass, "its graph launch start", g->corr);
     tls_graph = engine_sass.graph_begin(g) == 0;
     watch_end();
-    if (!tls_graph) {
-        serve_unlock();
-        serve_end();
-    }
+    if (!tls_graph)
+        serve_release();
 }
 
 void
@@ -725,8 +741,7 @@ sampler_graph_exit(int launch_ok)
         engine_sass.graph_end(launch_ok);
         watch_end();
     }
-    serve_unlock();
-    serve_end();
+    serve_release();
 }
 
 int
