@@ -12,7 +12,10 @@ Runs, each wall-clock timed around the whole process:
   native             the program alone (RUNS times, median)
   gpuhier default    `gpuhier run --no-analyze` (RUNS times, median); its
                      coverage line (pattern and hardware counters by GPU time)
-                     and report size per profiled launch from the last run
+                     and report size per profiled launch from the last run,
+                     also split by engine (bench/report_bytes.py: the range
+                     profiler's tables per range profile, the instrumentation
+                     engine's per instrumented launch)
   ncu per config     `ncu --filter-mode per-launch-config -c 1 --metrics M`
                      (torch only; NCU_RUNS times, median), M = one-pass group 1
                      of gpuhier's default plan (the group every profiled
@@ -46,6 +49,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import gpu_name, stage_commit  # noqa: E402
 from rangeprof_cost import GROUP1, run  # noqa: E402
+from report_bytes import kb, split  # noqa: E402
 
 COVER = re.compile(r"coverage by GPU time: pattern counters ([0-9.]+) %, hardware counters ([0-9.]+) %")
 PROFILED = re.compile(r"launches: (\d+) traced, (\d+) profiled")
@@ -118,7 +122,7 @@ def main():
             size = os.path.getsize(db) if os.path.exists(db) else None
             notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
                            "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
-                           "bytes": size}
+                           "bytes": size, "split": split(db) if size else None}
         db = os.path.join(work, "%s.db" % prog)
         if a.keep_reports and os.path.exists(db):
             shutil.copyfile(db, os.path.join(out, "cost-%s.db" % prog))
@@ -152,11 +156,13 @@ def main():
         n = notes.get(prog, {})
         per = ((n["bytes"] - n["trace_bytes"]) / n["profiled"]
                if n.get("bytes") and n.get("trace_bytes") and n.get("profiled") else None)
-        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        sp = n.get("split") or {}
+        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             prog, fmt(nat[prog]), fmt(d), ratio(d, nat[prog]),
             "%s %% / %s %%" % (n.get("pattern"), n.get("hardware")) if n.get("pattern") else "-",
             "%s of %s" % (n.get("profiled"), n.get("traced")) if n.get("profiled") is not None else "-",
-            "%.2f KB" % (per / 1024) if per is not None else "-"))
+            "%.2f KB" % (per / 1024) if per is not None else "-",
+            "%s / %s" % (kb(sp.get("per_profile")), kb(sp.get("per_inst")))))
     nc = med(res.get(("torch", "ncu per config"), []))
     dt = med(res.get(("torch", "default"), []))
     al, n2 = med(res.get(("torch", "all 200"), [])), med(res.get(("torch", "ncu 200"), []))
@@ -170,8 +176,9 @@ def main():
             a.steps, a.runs, a.ncu_runs, "".join(" --env " + kv for kv in a.env)),
         "",
         "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by GPU time) "
-        "| profiled launches | report bytes per profiled launch (beyond a trace-only report) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| profiled launches | report bytes per profiled launch (beyond a trace-only report) "
+        "| per range profile / per instrumented launch (bench/report_bytes.py) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ] + rows + [
         "",
         "| torch comparison | gpuhier | Nsight Compute | ratio | target |",
