@@ -108,6 +108,10 @@ options_read(void)
         gh_say("GPUHIER_DIAG_RP_SETTLE: with both engines the range profiler's groups wait for "
                "the program to repeat itself (at most %ld ms) and go by GPU time (diagnosis)",
                opt.rp_settle_ms);
+    opt.rp_through_inst = env("GPUHIER_DIAG_RP_THROUGH_INST") != NULL;
+    if (opt.rp_through_inst)
+        gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "
+               "through instrumented launches (diagnosis)");
     long stacks_s;
     opt.diag_stacks =
         env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0

@@ -56,9 +56,12 @@ struct options {
     int sass_keep_config; /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
     int sass_kernel_gate; /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
-    long rp_settle_ms; /* GPUHIER_DIAG_RP_SETTLE=MS: with both engines the range profiler's groups
+    long rp_settle_ms;   /* GPUHIER_DIAG_RP_SETTLE=MS: with both engines the range profiler's groups
                           wait for the program to repeat itself (at most MS of its own time) and
                           go by GPU time within the allowance too (diagnosis; sampler.c) */
+    int rp_through_inst; /* GPUHIER_DIAG_RP_THROUGH_INST=1: with both engines an instrumented launch
+                            leaves the range profiler enabled (never started), so the next profile
+                            pays no new enable (diagnosis; sampler.c serve_lock()) */
     int diag_exit_no_wait; /* GPUHIER_DIAG_EXIT_NO_WAIT=1: the exit neither waits for another
                               thread's served launch nor lets its EXIT through (the collector
                               before 2026-12-03's fix; diagnosis, docs/collector.md "At exit") */

@@ -182,6 +182,21 @@ expect settle "no range profile before the repeat" \
 expect settle "launches deferred meanwhile" \
     "$(q settle "SELECT count(*) > 0 FROM launch WHERE profile_reason = 'profile_budget' AND id < 11")" 1
 
+#     GPUHIER_DIAG_RP_THROUGH_INST (diagnosis): the range profiler stays enabled through the
+#     strided configuration's instrumented first launch (launch 4, between the profiles of
+#     launches 2 and 5), so the profiles pay one enable, not two; with hold 0 the hold still
+#     ends it at that launch. The fake refuses a Disable of a started range, so a range left
+#     started across the instrumented launch would fail the run.
+run through GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1
+run throughq GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1
+run through0 GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1 GPUHIER_PROFILER_HOLD_MS=0
+expect through "instrumented, then profiled" \
+    "$(q through "SELECT (SELECT group_concat(launch_id) FROM inst_launch) || ' ' || (SELECT group_concat(launch_id) FROM profile)")" "1,4 2,5"
+expect through "one enable" "$(meta through profiler_enables)" 1
+expect throughq "two enables without the switch" "$(meta throughq profiler_enables)" 2
+expect through0 "two enables with hold 0" "$(meta through0 profiler_enables)" 2
+grep -q "GPUHIER_DIAG_RP_THROUGH_INST" "$tmp/through.err" || bad "through: the switch not said: $(cat "$tmp/through.err")"
+
 #     cudaDeviceReset under both engines (the config kept set): the engine
 #     retires at CONTEXT_DESTROY_STARTING (Disable, the one UnsetConfig), so no config
 #     outlives its context (the fake counts that as a violation: on the H200 every such run
