@@ -441,9 +441,13 @@ CREATE TABLE source_file (
 );
 
 -- (version 2) The line table and the SASS text, per cubin (through the
--- function): one row per instruction of an instrumented function.
--- file_id and line are NULL without line info (a library built without
--- -lineinfo); sass is NULL when the collector could not disassemble it.
+-- function): one row per instruction of an instrumented function whose
+-- line is known. An instruction without line info (a library built
+-- without -lineinfo) has no row from the collector (reports written
+-- before this change of 2026-12-03 have one with file_id and line NULL; readers take a
+-- missing row and NULLs alike: v_inst joins with LEFT JOIN); sass is
+-- NULL when the collector could not disassemble it (it never can: no
+-- disassembler), and set only by synthetic reports.
 CREATE TABLE sass_line (
     function_id  INTEGER NOT NULL REFERENCES sass_function(id),
     pc           INTEGER NOT NULL,             -- byte offset of the instruction from the function's start (CUPTI pcOffset)
