@@ -154,13 +154,17 @@ serve_lock(const struct counter_engine *e)
     tls_serve_locked = 1;
     /*
      * GPUHIER_DIAG_RP_THROUGH_INST (diagnosis): the range profiler stays
-     * enabled through an instrumented launch. It is never started there:
-     * serve_lock keeps every range-profiled launch out until this one's
-     * EXIT, and the hold (launch_other()) still ends it. On the H200
-     * (2026-12-03, docs/sampling.md) the quiesce below made 10 of the
-     * PyTorch benchmark's 33 profiles pay a new enable, about 135 ms each.
+     * enabled through an instrumented launch while its hold lasts. It is
+     * never started there: serve_lock keeps every range-profiled launch
+     * out until this one's EXIT. The hold is judged here, before the SASS
+     * engine enables (launch_other(): disabled if the hold has passed),
+     * not only after it. On the H200 (2026-12-03, docs/sampling.md) the
+     * quiesce made 10 of the PyTorch benchmark's 33 profiles pay a new
+     * enable, about 135 ms each.
      */
-    if (!(opt.rp_through_inst && e == &engine_sass))
+    if (opt.rp_through_inst && e == &engine_sass && engine_rangeprof.launch_other)
+        engine_rangeprof.launch_other(0);
+    else
         engine_quiesce(e);
     return 0;
 }
