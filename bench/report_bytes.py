@@ -30,16 +30,14 @@ INST_TABLES = ("inst_launch", "inst_count", "sass_function", "sass_line", "sourc
 RP_TABLES = ("profile", "metric")
 
 
-def table_bytes(db):
-    """{table: bytes of its pages and its indexes' pages}, or None where dbstat is not compiled in."""
-    c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+def table_bytes(c):
+    """{table: bytes of its pages and its indexes' pages} of connection `c`, or None where dbstat is not
+    compiled in."""
     try:
         owner = dict(c.execute("SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')"))
         pages = c.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
     except sqlite3.Error:
         return None
-    finally:
-        c.close()
     out = {}
     for name, size in pages:
         t = owner.get(name, name)
@@ -47,22 +45,23 @@ def table_bytes(db):
     return out
 
 
-def count(db, table):
-    c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+def count(c, table):
     try:
         return c.execute("SELECT count(*) FROM %s" % table).fetchone()[0]
     except sqlite3.Error:
         return 0
-    finally:
-        c.close()
 
 
 def split(db):
     """{'profiles', 'inst_launches', 'inst_bytes', 'per_profile', 'per_inst'} of report `db`.
 
     Either ratio is None where its count is 0 or dbstat is missing."""
-    tb = table_bytes(db)
-    profiles, inst = count(db, "profile"), count(db, "inst_launch")
+    c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        tb = table_bytes(c)
+        profiles, inst = count(c, "profile"), count(c, "inst_launch")
+    finally:
+        c.close()
     r = {"profiles": profiles, "inst_launches": inst, "inst_bytes": None, "per_profile": None,
          "per_inst": None}
     if tb is None:

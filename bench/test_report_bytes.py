@@ -40,7 +40,7 @@ def report(name, profiles, metrics_each, inst_launches, insts_each):
 
 both = report("both.db", 100, 20, 50, 400)
 s = report_bytes.split(both)
-tb = report_bytes.table_bytes(both)
+tb = report_bytes.table_bytes(sqlite3.connect(both))
 check(tb is not None, "dbstat is compiled into this python's sqlite3")
 check(s["profiles"] == 100 and s["inst_launches"] == 50, "counts %r" % s)
 inst = sum(tb.get(t, 0) for t in report_bytes.INST_TABLES)
