@@ -111,7 +111,8 @@ options_read(void)
     opt.rp_through_inst = env("GPUHIER_DIAG_RP_THROUGH_INST") != NULL;
     if (opt.rp_through_inst)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "
-               "through instrumented launches (diagnosis)");
+               "through instrumented launches (diagnosis; it crashed PyTorch by SIGSEGV in 1 of 2 "
+               "runs on the H200, docs/sampling.md)");
     long stacks_s;
     opt.diag_stacks =
         env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0

@@ -160,7 +160,9 @@ serve_lock(const struct counter_engine *e)
      * engine enables (launch_other(): disabled if the hold has passed),
      * not only after it. On the H200 (2026-12-03, docs/sampling.md) the
      * quiesce made 10 of the PyTorch benchmark's 33 profiles pay a new
-     * enable, about 135 ms each.
+     * enable, about 135 ms each. On 2026-12-04 one of two PyTorch runs
+     * with this switch died by SIGSEGV: an enabled range profiler beside
+     * a SASS-patched launch is not safe, and the default keeps the quiesce.
      */
     if (opt.rp_through_inst && e == &engine_sass && engine_rangeprof.launch_other)
         engine_rangeprof.launch_other(0);
