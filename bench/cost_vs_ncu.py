@@ -9,7 +9,10 @@ Workloads (committed scripts, not tuned to gpuhier):
          preallocation of 75 % of the GPU)
 
 Runs, each wall-clock timed around the whole process:
-  native             the program alone (RUNS times, median)
+  warm-up            the program alone, once, untimed (the first run after the
+                     machine starts loads libraries and driver cold; --no-warmup)
+  native             the program alone (RUNS times, median), alternating
+                     with the default's runs so that drift falls on both
   gpuhier default    `gpuhier run --no-analyze` (RUNS times, median); its
                      coverage line (pattern and hardware counters by GPU time)
                      and report size per profiled launch from the last run,
@@ -31,7 +34,7 @@ Prints a Markdown table with the targets beside (default <= 1.3x native and
 launch; report <= 1 KB per profiled launch) and writes it to
 OUT/cost_vs_ncu.md. A run that failed or timed out is shown as such, never
 dropped. Usage: cost_vs_ncu.py STAGE [--steps N] [--runs N] [--ncu-runs N]
-[--timeout S] [--deadline S] [--no-ncu] [--keep-reports] [--env KEY=VALUE ...]
+[--timeout S] [--deadline S] [--no-warmup] [--no-ncu] [--keep-reports] [--env KEY=VALUE ...]
 (STAGE from scripts/stage.sh). --env sets a variable for the gpuhier runs
 only (a collector variant, e.g. GPUHIER_INSTRUMENT=both), never for the
 native or ncu runs; the table's header names the variables.
@@ -73,6 +76,8 @@ def main():
     ap.add_argument("--ncu-runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=150)
     ap.add_argument("--deadline", type=float, default=540, help="skip runs that would start past this")
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false",
+                    help="no untimed native run of each workload before the timed ones")
     ap.add_argument("--no-ncu", action="store_true", help="only native and the default (no ncu, no 200-launch pair)")
     ap.add_argument("--keep-reports", action="store_true",
                     help="copy each workload's last default report to OUT/cost-WORKLOAD.db (which configurations "
@@ -100,29 +105,38 @@ def main():
     notes = {}
     skipped = []
 
-    def timed(prog, variant, cmd, n=1, env=None):
-        for i in range(n):
+    def timed(prog, variant, cmd, n=1, env=None, first=1, keep=True):
+        for i in range(first - 1, first - 1 + n):
             if time.monotonic() - T0 > a.deadline:
                 skipped.append("%s %s run %d" % (prog, variant, i + 1))
                 continue
             t, rc, err = run(cmd, env, work, a.timeout)
-            res.setdefault((prog, variant), []).append((t, rc))
-            print("%-6s %-14s run %d: %s, %.1f s" % (prog, variant, i + 1, rc, t), flush=True)
+            if keep:
+                res.setdefault((prog, variant), []).append((t, rc))
+            print("%-6s %-14s run %d: %s, %.1f s%s" % (prog, variant, i + 1, rc, t,
+                                                       "" if keep else " (untimed warm-up)"), flush=True)
             if rc != 0:
                 print("  " + "\n  ".join(err.strip().splitlines()[-4:]), flush=True)
             yield err
 
     for prog, cmd in progs.items():
-        for _ in timed(prog, "native", cmd, a.runs):
+        # one untimed native run first: the first run after the machine starts
+        # loads the libraries and the driver cold (19.6 s against 12.4-13.5 s
+        # for PyTorch on 2026-12-04), then native and default alternate, so
+        # drift falls on both
+        for _ in timed(prog, "native", cmd, 1 if a.warmup else 0, keep=False, first=0):
             pass
-        for i, err in enumerate(timed(prog, "default", [g, "run", "-f", "-o", "%s.db" % prog,
-                                                         "--no-analyze", "--"] + cmd, a.runs, ghenv)):
-            m, p = COVER.search(err), PROFILED.search(err)
-            db = os.path.join(work, "%s.db" % prog)
-            size = os.path.getsize(db) if os.path.exists(db) else None
-            notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
-                           "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
-                           "bytes": size, "split": split(db) if size else None}
+        for r in range(1, a.runs + 1):
+            for _ in timed(prog, "native", cmd, 1, first=r):
+                pass
+            for err in timed(prog, "default", [g, "run", "-f", "-o", "%s.db" % prog, "--no-analyze", "--"] + cmd,
+                             1, ghenv, first=r):
+                m, p = COVER.search(err), PROFILED.search(err)
+                db = os.path.join(work, "%s.db" % prog)
+                size = os.path.getsize(db) if os.path.exists(db) else None
+                notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
+                               "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
+                               "bytes": size, "split": split(db) if size else None}
         db = os.path.join(work, "%s.db" % prog)
         if a.keep_reports and os.path.exists(db):
             shutil.copyfile(db, os.path.join(out, "cost-%s.db" % prog))
@@ -171,9 +185,11 @@ def main():
     lines = [
         "## %s, %s, stage %s" % (stamp, gpu_name(), stage_commit(stage)),
         "",
-        "`python3 bench/cost_vs_ncu.py STAGE --steps %d --runs %d --ncu-runs %d%s` "
-        "(medians of the runs that ended with status 0; every run is listed in the log)." % (
-            a.steps, a.runs, a.ncu_runs, "".join(" --env " + kv for kv in a.env)),
+        "`python3 bench/cost_vs_ncu.py STAGE --steps %d --runs %d --ncu-runs %d%s%s` "
+        "(medians of the runs that ended with status 0%s; every run is listed in the log)." % (
+            a.steps, a.runs, a.ncu_runs, "" if a.warmup else " --no-warmup",
+            "".join(" --env " + kv for kv in a.env),
+            ", native and default alternating after one untimed native run" if a.warmup else ""),
         "",
         "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by GPU time) "
         "| profiled launches | report bytes per profiled launch (beyond a trace-only report) "
