@@ -113,6 +113,11 @@ if(CMAKE_CUDA_COMPILER AND NOT GPUHIER_SANITIZE)
   set_target_properties(gh_gpu_sassprobe_cases PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME cases
     RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
   target_compile_options(gh_gpu_sassprobe_cases PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  # bench/l2compress (issue 19): plain against compressible memory, for the lrc__ counters
+  add_executable(gh_gpu_l2compress ${PROJECT_SOURCE_DIR}/bench/l2compress/l2compress.cu)
+  target_link_libraries(gh_gpu_l2compress PRIVATE CUDA::cuda_driver)
+  set_target_properties(gh_gpu_l2compress PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME l2compress
+    RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)
 endif()
 if(NOT GPUHIER_SANITIZE)
   add_library(gh_segvtrace SHARED ${PROJECT_SOURCE_DIR}/bench/stress/segvtrace.c)
