@@ -7,6 +7,7 @@ occurrence pairing of a group's launch with ncu's run of that group, gates
 (a) and (b), each with a case that must fail, and the ratios that lose
 their meaning when spread."""
 import io
+import json
 import os
 import sys
 import tempfile
@@ -23,13 +24,14 @@ DRAM, HIT, MISS = "dram__bytes_read.sum", "lts__t_sectors_lookup_hit.sum", "lts_
 WAVE, DUR = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "gpu__time_duration.sum"
 
 # classes
-for m in (INST, SECT, WAVE, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "smsp__inst_executed_op_local_st.sum",
+for m in (INST, SECT, WAVE, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "smsp__inst_executed_op_local_st.sum",
           "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "lts__t_sectors_op_atom.sum"):
     check(sa.code_only(m), "%s is code-only" % m)
 for m in (DRAM, HIT, MISS, "lts__t_sectors_aperture_sysmem.sum", "sm__cycles_active.avg",
           "sm__warps_active.avg.pct_of_peak_sustained_active", "l1tex__t_sector_hit_rate.pct",
-          "lts__t_sectors_srcunit_tex.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum", DUR):
+          "lts__t_sectors_srcunit_tex.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum", DUR,
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"):
     check(not sa.code_only(m), "%s is not code-only" % m)
 check(sa.group_of("group2/6") == (2, 6) and sa.group_of("core") is None, "group_of")
 
@@ -197,4 +199,33 @@ check(all("--launch-count 5" in c for c in calls), "ncu's window is the 5 launch
 check(sorted(calls[0].split("--metrics ")[1].split()[0].split(",")) == groups[1], "run 1 of group 1 first, its names")
 g = sa.gates(comps_l)
 check(g[0] and g[3] and g[4] and info["unmatched"] == 0, "the live path's gates: %s" % (g[:4],))
+
+# --rejudge: a recording that judged the hardware's bank conflicts code-only
+# (as the run of 2026-12-04 did) is judged again with today's classes, on
+# made-up values: the conflict miss leaves gate (a) and counts in gate (b)
+BANK = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+rec = {"infos": [{"program": "p", "notes": [], "gpuhier_rc": 0, "spread": 2, "groups": "1,2", "ncu_runs": 4,
+                  "ncu_passes": "1", "unmatched": 0, "values": 2}], "groups": {"1": [INST], "2": [BANK]},
+       "gates": [False, 1, 2, True, []],
+       "comparisons": [
+           {"program": "p", "kernel": "k", "occ": 1, "group": 1, "metric": INST, "gpuhier": 100.0, "ncu1": 100.0,
+            "ncu2": 100.0, "code_only": True, "ok1": True, "diff1": 0.0, "ok2": True, "self_ok": True},
+           {"program": "p", "kernel": "k", "occ": 2, "group": 2, "metric": BANK, "gpuhier": 1000.0, "ncu1": 1100.0,
+            "ncu2": 1040.0, "code_only": True, "ok1": False, "diff1": -9.1, "ok2": True, "self_ok": False}]}
+rpath = os.path.join(tmp, "recorded.json")
+json.dump(rec, open(rpath, "w"))
+rout = os.path.join(tmp, "rejudged")
+rc = sa.main(["spread_agree.py", "--rejudge", rpath, "--out", rout])
+rj = json.load(open(os.path.join(rout, "spread-agree.json")))
+check(rj["moved"] == [BANK], "rejudge names the moved metric: %s" % rj["moved"])
+check(rj["gates"][0] and rj["gates"][1] == 0 and rj["gates"][2] == 1, "gate (a) over the one code-only value: %s"
+      % (rj["gates"][:3],))
+check([b[0] for b in rj["gates"][4]] == [BANK] and rj["gates"][3], "the conflicts judged in gate (b), within "
+      "ncu's own misses: %s" % (rj["gates"][4],))
+check(rc == 0, "rejudge exit status 0 when both gates hold: %d" % rc)
+check("Re-judged from" in open(os.path.join(rout, "spread-agree.md")).read(), "the table says it is re-judged")
+rec["comparisons"][1]["self_ok"] = True  # ncu agreed with itself: gpuhier's miss is now over gate (b)
+json.dump(rec, open(rpath, "w"))
+check(sa.main(["spread_agree.py", "--rejudge", rpath, "--out", rout]) == 1, "a conflict miss ncu does not share "
+      "fails gate (b)")
 sys.exit(done("test_spread"))
