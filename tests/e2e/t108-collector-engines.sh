@@ -182,6 +182,19 @@ expect settle "no range profile before the repeat" \
 expect settle "launches deferred meanwhile" \
     "$(q settle "SELECT count(*) > 0 FROM launch WHERE profile_reason = 'profile_budget' AND id < 11")" 1
 
+#     The three switches the next device A/B runs together (docs/gpu-runs.md, session of
+#     2026-12-04 07:36 UTC): the kept session, the settle wait, sticky groups. On the fake's
+#     one-group plan this checks that they combine: every configuration instrumented at its
+#     first launch, the range profiles after the repeat, as user ranges of one kept session
+#     (one enable, one drain of 3 ranges), no call CUPTI refuses.
+run batched loop GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 GPUHIER_DIAG_SESSION=kept \
+    GPUHIER_DIAG_RP_SETTLE=60000 GPUHIER_DIAG_STICKY_GROUPS=1
+expect batched "instrumented, then profiled after the repeat" \
+    "$(q batched "SELECT (SELECT group_concat(launch_id) FROM inst_launch) || ' ' || (SELECT group_concat(launch_id) FROM profile)")" "1,2,3 11,12,13"
+expect batched "one enable" "$(meta batched profiler_enables)" 1
+expect batched "kept ranges" "$(grep -c 'profiled: kept range' "$tmp/batched.err")" 3
+grep -q "kept session drained: ranges 3 of 3 dropped 0" "$tmp/batched.err" || bad "batched: the drain: $(grep kept "$tmp/batched.err")"
+
 #     GPUHIER_DIAG_RP_THROUGH_INST (diagnosis): the range profiler stays enabled through the
 #     strided configuration's instrumented first launch (launch 4, between the profiles of
 #     launches 2 and 5), so the profiles pay one enable, not two; with hold 0 the hold still
