@@ -570,7 +570,8 @@ attach_lines(sqlite3 *db, struct findings *fs)
             continue;
         /* kind is one of rulefile.c's line_kinds: a column prefix, checked at load. */
         snprintf(sql, sizeof(sql),
-                 "SELECT location, file, line, function, pc, sass, %s_excess, %s_share_pct"
+                 "SELECT location, file, line, function, pc, sass, %s_excess, %s_share_pct,"
+                 " function = (SELECT mangled_name FROM kernel WHERE id = v_inst_line.kernel_id)"
                  " FROM v_inst_line WHERE config_id = ?1 AND %s_excess > 0"
                  " ORDER BY %s_excess DESC, location LIMIT %d",
                  kind, kind, kind, kind, FINDING_LINES);
@@ -578,8 +579,12 @@ attach_lines(sqlite3 *db, struct findings *fs)
         if (store_prepare(db, sql, &st))
             return an_fail(ANALYZER_ERR_INTERNAL, "worst lines: %s", store_error());
         sqlite3_bind_int64(st, 1, f->config_id);
-        int rc;
+        int rc, any_file = 0;
+        /* per line: no line info, in the finding's own kernel (not a callee) */
+        int own_pc[FINDING_LINES] = {0};
         while ((rc = sqlite3_step(st)) == SQLITE_ROW && f->n_lines < FINDING_LINES) {
+            own_pc[f->n_lines] =
+                sqlite3_column_type(st, 1) == SQLITE_NULL && sqlite3_column_int(st, 8);
             struct fline *l = &f->lines[f->n_lines++];
             l->location = col_s(st, 0);
             l->file = col_s(st, 1);
@@ -589,15 +594,29 @@ attach_lines(sqlite3 *db, struct findings *fs)
             l->sass = col_s(st, 5);
             l->excess = col_d(st, 6, 0);
             l->share_pct = col_d(st, 7, 0);
+            any_file |= l->file != NULL;
         }
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE && rc != SQLITE_ROW)
             return an_fail(ANALYZER_ERR_INTERNAL, "worst lines: %s", sqlite3_errmsg(db));
+        /*
+         * Code built without -lineinfo (every library kernel) has pcs, not
+         * lines: in the finding's own kernel, already named, the pc alone
+         * says where (its mangled name, 100-200 characters for a PyTorch
+         * kernel, said it twice per finding); a callee keeps function+pc.
+         */
         for (size_t j = 0; j < f->n_lines; j++) {
             const struct fline *l = &f->lines[j];
             char piece[160];
-            append(&f->message, j ? "; " : " Worst lines: ");
-            append(&f->message, l->location ? l->location : "?");
+            append(&f->message, j          ? "; "
+                                : any_file ? " Worst lines: "
+                                           : " Worst instructions (no line info): ");
+            if (own_pc[j]) {
+                snprintf(piece, sizeof(piece), "pc 0x%llx", l->pc);
+                append(&f->message, piece);
+            } else {
+                append(&f->message, l->location ? l->location : "?");
+            }
             snprintf(piece, sizeof(piece), " (%.1f%% of the excess%s", l->share_pct,
                      l->sass ? ", " : ")");
             append(&f->message, piece);
