@@ -981,7 +981,9 @@ an_write_summaries(sqlite3 *db, double run_gpu_ns)
     /*
      * Waiting configurations (temp.waiting, filled by the engine from a
      * `marks: waiting` rule) are bound by the wait, and their time is not
-     * in the run's GPU time, so they have no share of it; a kernel is
+     * in the run's GPU time, so they have no share of it, and no distance
+     * to a floor: their time is the wait's, not the bytes' (XLA's
+     * DelayKernel read 507x its floor in a JAX report); a kernel is
      * waiting when all its configurations are.
      */
     sqlite3_stmt *w = NULL;
@@ -990,7 +992,8 @@ an_write_summaries(sqlite3 *db, double run_gpu_ns)
     int has_waiting = sqlite3_step(w) == SQLITE_ROW;
     sqlite3_finalize(w);
     if (has_waiting &&
-        store_exec(db, "UPDATE main.kernel_summary SET bound_tier = 'waiting', share_pct = NULL"
+        store_exec(db, "UPDATE main.kernel_summary SET bound_tier = 'waiting', share_pct = NULL,"
+                       " floor_ratio = NULL, floor_ratio_measured = NULL"
                        " WHERE config_id IN (SELECT config_id FROM temp.waiting)"
                        " OR (config_id IS NULL AND kernel_id IN (SELECT c.kernel_id FROM temp.cfg c"
                        "   GROUP BY c.kernel_id HAVING SUM(c.config_id NOT IN"

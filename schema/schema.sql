@@ -637,8 +637,8 @@ CREATE TABLE kernel_summary (
     useful_bytes              REAL,     -- the floor's numerator: min(requested (+ TMA/LDGSTS) bytes, dram_bytes), or the DRAM bytes when most traffic was unseen (docs/analyzer.md "The floor")
     floor_ns                  REAL,     -- useful_bytes / peak_dram_bw (datasheet)
     floor_measured_ns         REAL,     -- useful_bytes / measured copy bandwidth
-    floor_ratio               REAL,     -- mean_ns / floor_ns
-    floor_ratio_measured      REAL,     -- mean_ns / floor_measured_ns
+    floor_ratio               REAL,     -- mean_ns / floor_ns; NULL for a kernel that waits (bound_tier 'waiting'): its time is the wait's
+    floor_ratio_measured      REAL,     -- mean_ns / floor_measured_ns; NULL for a kernel that waits
     bound_tier                TEXT,     -- tier whose traffic bounds the kernel: 'registers','shared','l1','l2','dram','host', or 'compute' (instruction issue), 'tensor'/'fma'/'alu'/'fp64' (that pipe's work at its peak: the compute roof binds, when the report has the pipe counters), 'latency'; 'waiting' when a rule with `marks: waiting` (idle-kernel) found it waits instead of working
     theoretical_occupancy_pct REAL,
     achieved_occupancy_pct    REAL,
