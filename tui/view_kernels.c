@@ -30,12 +30,17 @@ static const struct column config_cols[] = {
 /*
  * Both queries return the same columns; ?1 = 1 for per-configuration rows;
  * ?2 an NVTX range filter (NULL: none): only kernels (configurations)
- * with a launch whose path matches.
+ * with a launch whose path matches; ?3 = 1 (--all) names a worst finding
+ * that the findings view hides (a note of no time lost), else it is left
+ * blank: the column then names only findings the list shows.
  */
 static const char summary_sql[] =
     "SELECT k.id, ks.config_id, coalesce(gh_kname(k.id), k.short_name, k.demangled_name,"
     " k.mangled_name), ks.launches, ks.total_ns, ks.mean_ns, ks.floor_ratio, ks.time_lost_ns,"
-    " ks.worst_severity, ks.worst_rule_id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
+    " CASE WHEN ?3 OR NOT (ks.worst_severity = 'note' AND coalesce(ks.time_lost_ns, 0) <= 0)"
+    " THEN ks.worst_severity END,"
+    " CASE WHEN ?3 OR NOT (ks.worst_severity = 'note' AND coalesce(ks.time_lost_ns, 0) <= 0)"
+    " THEN ks.worst_rule_id END, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
     " c.block_z, coalesce(k.demangled_name, k.mangled_name), ks.bound_tier"
     " FROM kernel_summary ks JOIN kernel k ON k.id = ks.kernel_id"
     " LEFT JOIN config c ON c.id = ks.config_id"
@@ -78,6 +83,8 @@ kernels_open(struct view *v)
     sqlite3_bind_int(st, 1, v->mode);
     if (v->nvtx)
         sqlite3_bind_text(st, 2, v->nvtx, -1, SQLITE_STATIC);
+    if (analyzed)
+        sqlite3_bind_int(st, 3, view_show_all);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct row *r = view_add_row(v);

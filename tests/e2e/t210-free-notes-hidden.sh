@@ -57,5 +57,15 @@ lacks "$t/e.md" "free finding" "md export: none for the free note"
 has "$t/e2.md" "free finding" "md export --all: every finding"
 "$bin" export "$t/r.db" --raw --format json > "$t/e.json" 2>&1
 has "$t/e.json" "free finding" "json export keeps every finding"
+
+# the kernels view's Worst column names only a finding the lists show: a kernel whose only finding is a
+# free note shows none there (a JAX report named occupancy-registers, hidden, on XLA's GEMM fusions)
+mkdir "$t/rules2"
+sed 's/config_id = 1/config_id = 2/; s/^id: free/id: free2/' "$t/rules/free.rule" > "$t/rules2/free2.rule"
+"$bin" analyze "$t/r.db" --rules "$t/rules2" > /dev/null 2>&1
+"$bin" report "$t/r.db" --raw --view kernels > "$t/kk" 2>&1
+lacks "$t/kk" "free2" "kernels view: no Worst for a kernel whose only finding is hidden"
+"$bin" report "$t/r.db" --raw --all --view kernels > "$t/kk2" 2>&1
+has "$t/kk2" "free2" "kernels view --all: names it"
 [ $fail = 0 ] && echo "t210: free notes hidden ok"
 exit $fail
