@@ -63,6 +63,23 @@ static const struct column copy_cols[] = {
     [C_MEAN] = {"Mean size", COL_BYTES, 9, true},
 };
 
+/*
+ * "src -> dst"; a memset has no source (schema.sql: its src_kind is NULL),
+ * so it reads as its destination alone, not "? -> device".
+ */
+static void
+memory_of(char *buf, size_t n, const struct copy_group *g)
+{
+    char src[64], dst[64];
+    sanitize_into(dst, sizeof(dst), g->dst ? g->dst : "?");
+    if (!g->src && g->op && !strcmp(g->op, "memset")) {
+        snprintf(buf, n, "%s", dst);
+        return;
+    }
+    sanitize_into(src, sizeof(src), g->src ? g->src : "?");
+    snprintf(buf, n, "%s -> %s", src, dst);
+}
+
 static int
 copies_open(struct view *v)
 {
@@ -91,7 +108,7 @@ copies_open(struct view *v)
         const char *src = (const char *)sqlite3_column_text(st, 1);
         const char *dst = (const char *)sqlite3_column_text(st, 2);
         char mem[160];
-        snprintf(mem, sizeof(mem), "%.60s -> %.60s", src ? src : "?", dst ? dst : "?");
+        memory_of(mem, sizeof(mem), &p->g[p->n - 1]);
         value_set_text(&r->v[C_KIND], (const char *)sqlite3_column_text(st, 0), 32);
         value_set_text(&r->v[C_MEM], mem, 0);
         value_set_num(&r->v[C_COUNT], st, 3);
@@ -183,12 +200,11 @@ static void
 list_title(struct view *v, char *buf, size_t n)
 {
     struct copy_group *g = v->priv;
-    char kind[40], src[40], dst[40];
+    char kind[40], mem[140];
     sanitize_into(kind, sizeof(kind), g->kind ? g->kind : g->op ? g->op : "?");
-    sanitize_into(src, sizeof(src), g->src ? g->src : "?");
-    sanitize_into(dst, sizeof(dst), g->dst ? g->dst : "?");
-    snprintf(buf, n, "Copies %s %s -> %s (%s%zu)", kind, src, dst,
-             v->nrows == COPY_LIST_MAX ? "largest " : "", v->nrows);
+    memory_of(mem, sizeof(mem), g);
+    snprintf(buf, n, "Copies %s %s (%s%zu)", kind, mem, v->nrows == COPY_LIST_MAX ? "largest " : "",
+             v->nrows);
 }
 
 static void

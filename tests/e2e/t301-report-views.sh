@@ -95,6 +95,15 @@ set +e
 [ $rc = 2 ] || fail "kernel without name: rc $rc"
 "$bin" report --raw missing.db 2> err.txt; rc=$?
 [ $rc = 3 ] || fail "missing report: rc $rc"
+# A memset has no source (src_kind NULL): its memory is its destination alone, not "? -> device".
+sql="INSERT INTO copy (op, copy_kind, src_kind, dst_kind, bytes, start_ns, end_ns)
+  VALUES ('memset', NULL, NULL, 'device', 1048576, 1000, 3000);"
+cp small.db memset.db
+sqlite3 memset.db "$sql" 2>/dev/null ||
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect("memset.db"); c.executescript(sys.argv[1]); c.commit()' "$sql"
+"$bin" report --raw memset.db --view copies > memset.txt || fail "--view copies with a memset"
+grep -q '^memset  device  ' memset.txt || fail "memset row: $(grep memset memset.txt)"
+! grep -q '?' memset.txt || fail "a '?' in the copies view: $(grep '?' memset.txt)"
 echo "not a report" > junk.db
 "$bin" report --raw junk.db 2> err.txt; rc=$?
 [ $rc = 3 ] || fail "junk report: rc $rc"
