@@ -66,19 +66,34 @@ ex_jint(long long v)
     return v < 0 ? json_null() : json_integer(v);
 }
 
+/*
+ * Three significant digits in the largest unit under the value, as %.3g
+ * gave, but never in scientific notation: %.3g wrote 1,500 s as
+ * "1.5e+03 s". Seconds are the largest unit, so they take every digit.
+ */
 const char *
 ex_fmt_ns(char *buf, size_t n, double ns)
 {
-    if (!isfinite(ns))
+    static const struct {
+        double scale;
+        const char *unit;
+    } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\xc2\xb5s"}, {1, "ns"}};
+    if (!isfinite(ns)) {
         snprintf(buf, n, "unknown");
-    else if (fabs(ns) >= 1e9)
-        snprintf(buf, n, "%.3g s", ns / 1e9);
-    else if (fabs(ns) >= 1e6)
-        snprintf(buf, n, "%.3g ms", ns / 1e6);
-    else if (fabs(ns) >= 1e3)
-        snprintf(buf, n, "%.3g \xc2\xb5s", ns / 1e3);
-    else
-        snprintf(buf, n, "%.3g ns", ns);
+        return buf;
+    }
+    size_t u = 0;
+    while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(ns) < units[u].scale)
+        u++;
+    char num[64];
+    double v = ns / units[u].scale;
+    /* rounded to 3 significant digits first, so 999.96 us reads 1000 us, not 999.96 */
+    if (v != 0 && fabs(v) < 1000) {
+        double p = pow(10, 2 - floor(log10(fabs(v))));
+        v = round(v * p) / p;
+    }
+    export_fmt_number(num, sizeof(num), v, 3);
+    snprintf(buf, n, "%s %s", num, units[u].unit);
     return buf;
 }
 

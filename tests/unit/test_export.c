@@ -10,6 +10,7 @@
  * `test_export --slow` runs the slow tests (SARIF truncation at 25,000).
  */
 #include "export/export.h"
+#include "export/export_int.h"
 #include "export/sanitize.h"
 #include "tests/check.h"
 #include "tests/unit/test_export_report.h"
@@ -811,6 +812,15 @@ test_export_number_format(void)
     CHECK_STR(export_fmt_number(b, sizeof(b), -2.5, 3), "-2.5");
     CHECK_STR(export_fmt_number(b, sizeof(b), 0, 3), "0");
     CHECK(strchr(export_fmt_number(b, sizeof(b), 1e-30, 3), 'e') == NULL);
+    /* durations too: a run's 1,500 s of GPU time read "1.5e+03 s" in a ticket */
+    CHECK_STR(ex_fmt_ns(b, sizeof(b), 1.5e12), "1500 s");
+    CHECK_STR(ex_fmt_ns(b, sizeof(b), 123.456e9), "123 s");
+    CHECK_STR(ex_fmt_ns(b, sizeof(b), 2.5e6), "2.5 ms");
+    CHECK_STR(ex_fmt_ns(b, sizeof(b), 19400), "19.4 \xc2\xb5s");
+    CHECK_STR(ex_fmt_ns(b, sizeof(b), 7), "7 ns");
+    CHECK_STR(ex_fmt_ns(b, sizeof(b), 0.25), "0.25 ns");
+    CHECK_STR(ex_fmt_ns(b, sizeof(b), -3.2e9), "-3.2 s");
+    CHECK(strchr(ex_fmt_ns(b, sizeof(b), 8.64e16), 'e') == NULL);
 }
 
 /* Elements named `name` whose class attribute contains the word `cls` (NULL: any). */
