@@ -451,7 +451,8 @@ add_raw_metrics(struct view *v, struct kernel_priv *p)
         struct tline *l = view_add_line(v);
         line_add(l, LINE_DEFAULT, 2, " ");
         line_add(l, LINE_LABEL, 62, "%s", p->m[i].name);
-        line_add(l, LINE_DEFAULT, 0, "%.6g", p->m[i].value);
+        char num[64]; /* never in scientific notation: "%.6g" wrote 1.34235e+08 bytes */
+        line_add(l, LINE_DEFAULT, 0, "%s", export_fmt_number(num, sizeof(num), p->m[i].value, 6));
     }
 }
 
