@@ -435,10 +435,15 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
     md_para(out, f->remedy ? f->remedy : "See `gpuhier rules explain` for this rule.");
     fputs("\n\n", out);
 
+    /* the documents a reader can open (the rule's doc:), not where the rule was first written down */
     heading(out, level + 1, "Reference", NULL);
-    fputs("The rule comes from the course chapters on the GPU memory hierarchy: ", out);
-    md_text(out, f->doc_ref ? f->doc_ref : "no section recorded");
-    fputs(".\n\n", out);
+    if (f->doc_ref) {
+        fputs("See ", out);
+        md_text(out, f->doc_ref);
+        fputs(".\n\n", out);
+    } else {
+        fputs("The rule names no reference; `gpuhier rules explain` gives its rationale.\n\n", out);
+    }
 
     heading(out, level + 1, "Reproduce", NULL);
     if (r->repro) {

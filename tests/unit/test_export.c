@@ -582,6 +582,9 @@ test_export_md_escapes(void)
     CHECK(strstr(out, "\nforged line") == NULL);
     /* Ticket sections. */
     CHECK(strstr(out, "## Evidence") && strstr(out, "## Remedy") && strstr(out, "## Reproduce"));
+    /* the reference is the documents a reader can open, said plainly (it read "the course chapters on ...") */
+    CHECK(strstr(out, "## Reference\n\nSee ") != NULL);
+    CHECK(strstr(out, "course") == NULL);
     CHECK(strstr(out, "| sectors\\_per\\_request | 32 sectors | > 4 sectors | yes |") ||
           strstr(out, "| sectors\\_per\\_request | 32 sectors | \\> 4 sectors | yes |"));
     CHECK(strstr(out, "```sh\ngpuhier run ./app") != NULL);
