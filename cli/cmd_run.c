@@ -248,6 +248,46 @@ print_prefixed(FILE *f, const char *text)
 }
 
 /*
+ * Coverage by GPU time (issue 18): the share of the traced kernel time
+ * whose configurations have pattern counters, and hardware counters. After
+ * the analysis, of the run's GPU time: kernels that wait (a delay or spin
+ * kernel: XLA's DelayKernel held 80 % of a JAX run's kernel time, with a
+ * profile) are not work and are left out, as the analysis leaves them out.
+ */
+static void
+print_coverage(sqlite3 *db, const char *shown)
+{
+    long long configs = 0, profiled = 0;
+    double pct = 0;
+    const char *of = store_has_waiting(db) ? "working" : "traced";
+    /* a budget, a filter or busy counters left configurations without counters */
+    if (store_profile_coverage(db, &configs, &profiled, &pct) == 0 && profiled > 0 &&
+        profiled < configs)
+        fprintf(stderr,
+                "==gpuhier==   %s: %lld of %lld configurations profiled; they took %.1f %% of "
+                "the %s GPU time\n",
+                shown, profiled, configs, pct, of);
+    struct store_coverage cov;
+    if (store_counter_coverage(db, &cov) || cov.gpu_ns <= 0 ||
+        (cov.pattern_configs == 0 && cov.hardware_configs == 0))
+        return;
+    char waiting[96] = "";
+    if (cov.waiting_ns > 0)
+        snprintf(waiting, sizeof(waiting), "; %.1f ms of kernels that wait left out",
+                 cov.waiting_ns / 1e6);
+    fprintf(stderr,
+            "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
+            "counters %.1f %% (%.1f %% complete%s)\n",
+            shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct, waiting);
+    if (cov.groups_partial > 0)
+        fprintf(stderr,
+                "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "
+                "groups (launched fewer times than there are groups, or deferred by the "
+                "budget)\n",
+                shown, cov.groups_partial, cov.groups_partial == 1 ? "" : "s");
+}
+
+/*
  * What the collector recorded about its own limits: why counters are
  * missing, and its warning/error events (the program's output may have
  * scrolled its ==gpuhier== lines away). One line per event code.
@@ -269,33 +309,6 @@ print_report_notes(sqlite3 *db, const char *shown)
     }
     sqlite3_finalize(st);
     st = NULL;
-    long long configs = 0, profiled = 0;
-    double pct = 0;
-    /* a budget, a filter or busy counters left configurations without counters */
-    if (store_profile_coverage(db, &configs, &profiled, &pct) == 0 && profiled > 0 &&
-        profiled < configs)
-        fprintf(stderr,
-                "==gpuhier==   %s: %lld of %lld configurations profiled; they took %.1f %% of "
-                "the traced GPU time\n",
-                shown, profiled, configs, pct);
-    /*
-     * Coverage by GPU time (issue 18): the share of the traced kernel time
-     * whose configurations have pattern counters, and hardware counters
-     */
-    struct store_coverage cov;
-    if (store_counter_coverage(db, &cov) == 0 && cov.gpu_ns > 0 &&
-        (cov.pattern_configs > 0 || cov.hardware_configs > 0)) {
-        fprintf(stderr,
-                "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
-                "counters %.1f %% (%.1f %% complete)\n",
-                shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct);
-        if (cov.groups_partial > 0)
-            fprintf(stderr,
-                    "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "
-                    "groups (launched fewer times than there are groups, or deferred by the "
-                    "budget)\n",
-                    shown, cov.groups_partial, cov.groups_partial == 1 ? "" : "s");
-    }
     if (store_prepare(
             db,
             "SELECT level, code, count(*), min(message) FROM event "
@@ -342,16 +355,22 @@ finish_report(const struct run_opts *o, const char *path, const char *shown)
     }
     if (!o->is_quiet)
         print_report_notes(db, shown);
-    if (!is_analyze)
-        goto out;
-    if (analyzer_analyze(db, &ao)) {
+    if (!is_analyze) {
         if (!o->is_quiet)
+            print_coverage(db, shown);
+        goto out;
+    }
+    if (analyzer_analyze(db, &ao)) {
+        if (!o->is_quiet) {
             fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown,
                     sanitize_into(msg, sizeof(msg), analyzer_error()));
+            print_coverage(db, shown);
+        }
         goto out;
     }
     if (o->is_quiet)
         goto out;
+    print_coverage(db, shown); /* after the analysis: the kernels that wait are known */
     mem = open_memstream(&text, &len);
     if (!mem)
         goto out;

@@ -139,10 +139,13 @@ store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled, dou
     *gpu_pct = 0;
     if (store_prepare(db,
                       "WITH p AS (SELECT DISTINCT l.config_id AS id FROM profile f"
-                      " JOIN launch l ON l.id = f.launch_id)"
+                      " JOIN launch l ON l.id = f.launch_id),"
+                      " w AS (SELECT config_id AS id FROM kernel_summary"
+                      "  WHERE bound_tier = 'waiting' AND config_id IS NOT NULL)"
                       " SELECT (SELECT count(*) FROM config), (SELECT count(*) FROM p),"
-                      " (SELECT total(total_ns) FROM config),"
-                      " (SELECT total(total_ns) FROM config WHERE id IN (SELECT id FROM p))",
+                      " (SELECT total(total_ns) FROM config WHERE id NOT IN (SELECT id FROM w)),"
+                      " (SELECT total(total_ns) FROM config WHERE id IN (SELECT id FROM p)"
+                      "  AND id NOT IN (SELECT id FROM w))",
                       &st))
         return -1;
     int rc = sqlite3_step(st);
@@ -154,6 +157,14 @@ store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled, dou
     }
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : store_fail(db, rc, "reading the profiles' coverage");
+}
+
+int
+store_has_waiting(sqlite3 *db)
+{
+    return store_query_int(
+               db, "SELECT EXISTS (SELECT 1 FROM kernel_summary WHERE bound_tier = 'waiting')",
+               0) == 1;
 }
 
 char *

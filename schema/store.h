@@ -156,9 +156,18 @@ long long store_query_int(sqlite3 *db, const char *sql, long long fallback);
  * How much of a report the profiles cover: *configs configurations in
  * all, *profiled of them with a profile, and the share of the traced GPU
  * time (config.total_ns) those took, in % (0 when no time was traced).
+ * Configurations an analysis found waiting (kernel_summary.bound_tier
+ * 'waiting') are left out of that time, as store_counter_coverage() does.
  * Reads the profile table, not the launch table. 0, or -1 with the message.
  */
 int store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled, double *gpu_pct);
+
+/*
+ * 1 when an analysis found kernels that wait (kernel_summary.bound_tier
+ * 'waiting'), whose time the coverage shares leave out ("of the working
+ * GPU time"); 0 otherwise, or when the report cannot say.
+ */
+int store_has_waiting(sqlite3 *db);
 
 /* Get/set a meta key. store_meta_get returns a new string (free()) or NULL. */
 int store_meta_set(sqlite3 *db, const char *key, const char *value);

@@ -124,14 +124,20 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
              "  AND n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'),"
              /* joins, not correlated subqueries: SQLite would evaluate the CTEs once per
                 configuration (0.44 s on the 145 configurations of demo.db, the fuzz's timeout) */
+             " wt AS (SELECT DISTINCT config_id FROM kernel_summary"
+             "  WHERE bound_tier = 'waiting' AND config_id IS NOT NULL),"
              " cf AS (SELECT config.id, total(config.total_ns) AS ns,"
              "  (MAX(pt.config_id) IS NOT NULL)%s AS pat,"
-             "  COALESCE(MAX(st.n), 0) AS nst"
+             "  COALESCE(MAX(st.n), 0) AS nst, MAX(wt.config_id) IS NOT NULL AS waiting"
              "  FROM config LEFT JOIN st ON st.config_id = config.id"
-             "  LEFT JOIN pt ON pt.config_id = config.id GROUP BY config.id)"
-             " SELECT COUNT(*), SUM(pat), SUM(nst > 0), SUM(nst >= 5), total(ns),"
-             "  total(CASE WHEN pat THEN ns END), total(CASE WHEN nst > 0 THEN ns END),"
-             "  total(CASE WHEN nst >= 5 THEN ns END) FROM cf",
+             "  LEFT JOIN pt ON pt.config_id = config.id"
+             "  LEFT JOIN wt ON wt.config_id = config.id GROUP BY config.id)"
+             " SELECT COUNT(*), SUM(pat AND NOT waiting), SUM(nst > 0 AND NOT waiting),"
+             "  SUM(nst >= 5 AND NOT waiting), total(CASE WHEN NOT waiting THEN ns END),"
+             "  total(CASE WHEN pat AND NOT waiting THEN ns END),"
+             "  total(CASE WHEN nst > 0 AND NOT waiting THEN ns END),"
+             "  total(CASE WHEN nst >= 5 AND NOT waiting THEN ns END),"
+             "  total(CASE WHEN waiting THEN ns END) FROM cf",
              kept, pattern_inst);
     free(kept);
     int rc = store_prepare(db, sql, &st);
@@ -146,6 +152,7 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         c->hardware_configs = sqlite3_column_int64(st, 2);
         c->complete_configs = sqlite3_column_int64(st, 3);
         c->gpu_ns = sqlite3_column_double(st, 4);
+        c->waiting_ns = sqlite3_column_double(st, 8);
         if (c->gpu_ns > 0) {
             c->pattern_pct = 100.0 * sqlite3_column_double(st, 5) / c->gpu_ns;
             c->hardware_pct = 100.0 * sqlite3_column_double(st, 6) / c->gpu_ns;

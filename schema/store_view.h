@@ -43,13 +43,18 @@ char *store_view_query(const char *name, const char *head, const char *tail);
  *             DRAM bytes read, L2 sector hits, L2 sector misses, L1 hit
  *             rate, achieved occupancy) in such a profile, complete or partial;
  *   complete: it has all five.
+ * Configurations an analysis found waiting (kernel_summary.bound_tier
+ * 'waiting': a delay or spin kernel, not work) are left out of the time
+ * and counted in waiting_ns, as the analysis leaves them out of the run's
+ * GPU time; a report never analyzed counts every configuration.
  * groups_partial counts the configurations profiled in one-pass groups
  * that miss some of their plan's groups (store_groups_missing()).
  */
 struct store_coverage {
     long long configs; /* configurations in all */
     long long pattern_configs, hardware_configs, complete_configs, groups_partial;
-    double gpu_ns;                                  /* sum of config.total_ns */
+    double gpu_ns;     /* sum of config.total_ns, less the waiting configurations' */
+    double waiting_ns; /* the time of configurations an analysis found waiting (left out) */
     double pattern_pct, hardware_pct, complete_pct; /* of gpu_ns, 0..100; 0 without time */
 };
 #define STORE_STATE_COUNTERS                                                                       \

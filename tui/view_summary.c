@@ -187,8 +187,8 @@ add_coverage(struct view *v)
     double pct = 0;
     if (store_profile_coverage(v->db, &all, &prof, &pct) == 0 && prof > 0 && prof < all)
         view_printf(v, LINE_DEFAULT,
-                    "%-*s %lld of %lld configurations; they took %.1f %% of the traced GPU time",
-                    LABEL, "Profiled", prof, all, pct);
+                    "%-*s %lld of %lld configurations; they took %.1f %% of the %s GPU time", LABEL,
+                    "Profiled", prof, all, pct, store_has_waiting(v->db) ? "working" : "traced");
 }
 
 /*
@@ -210,9 +210,11 @@ add_counter_coverage(struct view *v)
                         0) == 1;
     if (!grouped && c.pattern_pct >= 99.95 && c.hardware_pct >= 99.95 && c.complete_pct >= 99.95)
         return;
+    /* analyzed, kernels that wait are not work: left out, as from the run's GPU time */
     view_printf(v, LINE_DEFAULT,
-                "%-*s pattern %.1f %% of the traced GPU time, hardware %.1f %% (%.1f %% complete)",
-                LABEL, "Counters", c.pattern_pct, c.hardware_pct, c.complete_pct);
+                "%-*s pattern %.1f %% of the %s GPU time, hardware %.1f %% (%.1f %% complete)",
+                LABEL, "Counters", c.pattern_pct, store_has_waiting(v->db) ? "working" : "traced",
+                c.hardware_pct, c.complete_pct);
     if (c.groups_partial > 0)
         view_printf(v, LINE_DIM,
                     "%-*s %lld configuration%s got only some one-pass groups (v_config_groups)",

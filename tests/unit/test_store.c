@@ -232,6 +232,40 @@ test_store_counter_coverage(void)
     sql = store_groups_query("SELECT count(*) FROM ", " WHERE groups_missing IS NULL");
     CHECK_EQ_INT(store_query_int(db, sql, -1), 1); /* configuration 1 */
     free(sql);
+    /*
+     * A configuration the analysis found waiting (kernel_summary.bound_tier
+     * 'waiting', as XLA's DelayKernel: 80 % of a JAX run's kernel time, with
+     * a profile) is not work: left out of the time the shares are of, as
+     * the analysis leaves it out of the run's GPU time. Config 5: 4000 ns,
+     * profiled and instrumented; waiting.
+     */
+    CHECK_EQ_INT(store_exec(db, "INSERT INTO kernel (id, mangled_name) VALUES (2, 'delay');"
+                                "INSERT INTO config (id, kernel_id, total_ns) VALUES (5, 2, 4000);"
+                                "INSERT INTO launch (id, kernel_id, config_id, config_launch_index)"
+                                " VALUES (7, 2, 5, 0), (8, 2, 5, 1);"
+                                "INSERT INTO inst_launch (launch_id, config_id, kernel_id)"
+                                " VALUES (7, 5, 2);"
+                                "INSERT INTO profile (launch_id, passes, metric_set)"
+                                " VALUES (8, 1, 'group1/3');"
+                                "INSERT INTO metric (launch_id, metric_id, value) VALUES"
+                                " (8, 1, 10), (8, 2, 64), (8, 4, 2);"),
+                 0);
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
+    CHECK_NEAR(c.gpu_ns, 5000, 1e-9); /* not analyzed: every configuration counts */
+    CHECK_NEAR(c.hardware_pct, 98, 1e-9);
+    CHECK_NEAR(c.waiting_ns, 0, 1e-9);
+    CHECK_EQ_INT(
+        store_exec(db, "INSERT INTO kernel_summary (kernel_id, config_id, total_ns, bound_tier)"
+                       " VALUES (2, 5, 4000, 'waiting'), (2, NULL, 4000, 'waiting'),"
+                       " (1, 1, 600, 'dram');"),
+        0);
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
+    CHECK_EQ_INT(c.configs, 5);          /* every configuration */
+    CHECK_EQ_INT(c.hardware_configs, 2); /* 1 and 2, not the waiting one */
+    CHECK_NEAR(c.gpu_ns, 1000, 1e-9);
+    CHECK_NEAR(c.waiting_ns, 4000, 1e-9);
+    CHECK_NEAR(c.pattern_pct, 70, 1e-9);
+    CHECK_NEAR(c.hardware_pct, 90, 1e-9);
     sqlite3_close(db);
 }
 
