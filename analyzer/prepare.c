@@ -920,8 +920,8 @@ static const char summary_kernel_sql[] = SUMMARY_INSERT
     "  (SELECT c.bound_tier FROM temp.cfg c WHERE c.kernel_id = k.id AND c.bound_tier IS NOT NULL\n"
     "     ORDER BY c.total_ns DESC LIMIT 1),\n"
     "  a.theoretical_occupancy_pct, a.achieved_occupancy_pct,\n"
-    "  (SELECT c.occupancy_limiter FROM temp.cfg c WHERE c.kernel_id = k.id ORDER BY c.total_ns "
-    "DESC LIMIT 1),\n"
+    "  (SELECT c.occupancy_limiter FROM temp.cfg c WHERE c.kernel_id = k.id\n"
+    "     ORDER BY c.achieved_occupancy_pct IS NOT NULL DESC, c.total_ns DESC LIMIT 1),\n"
     "  (SELECT COUNT(*) FROM main.finding f WHERE f.kernel_id = k.id),\n"
     "  (SELECT f.severity FROM main.finding f WHERE f.kernel_id = k.id\n"
     "     ORDER BY CASE f.severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END LIMIT 1),\n"
@@ -956,8 +956,18 @@ static const char summary_kernel_sql[] = SUMMARY_INSERT
     "    SUM(CASE WHEN floor_ns > 0 THEN floor_ns * launches END) AS floor_total_ns,\n"
     "    SUM(CASE WHEN floor_measured_ns > 0 THEN floor_measured_ns * launches END) AS "
     "floor_measured_total_ns,\n"
-    "    SUM(theoretical_occupancy_pct * launches) / NULLIF(SUM(CASE WHEN "
-    "theoretical_occupancy_pct IS NOT NULL THEN launches END), 0) AS theoretical_occupancy_pct,\n"
+    /*
+     * theoretical over the configurations achieved comes from (the profiled
+     * ones) when there are any, so that the two describe the same launches
+     * (an XLA GEMM read 59.4 % theoretical over 8 configurations beside
+     * 78.6 % achieved on the one profiled, at 100 %); else over all
+     */
+    "    COALESCE(SUM(CASE WHEN achieved_occupancy_pct IS NOT NULL THEN theoretical_occupancy_pct "
+    "* "
+    "launches END) / NULLIF(SUM(CASE WHEN achieved_occupancy_pct IS NOT NULL AND "
+    "theoretical_occupancy_pct IS NOT NULL THEN launches END), 0),\n"
+    "      SUM(theoretical_occupancy_pct * launches) / NULLIF(SUM(CASE WHEN "
+    "theoretical_occupancy_pct IS NOT NULL THEN launches END), 0)) AS theoretical_occupancy_pct,\n"
     "    SUM(achieved_occupancy_pct * launches) / NULLIF(SUM(CASE WHEN achieved_occupancy_pct IS "
     "NOT NULL THEN launches END), 0) AS achieved_occupancy_pct\n"
     "  FROM temp.cfg GROUP BY kernel_id) a ON a.kernel_id = k.id\n"

@@ -663,6 +663,51 @@ test_analyzer_summary_for_every_kernel(void)
 }
 
 /*
+ * A kernel's row gives its theoretical and achieved occupancy of the same
+ * configurations: achieved comes only from profiled ones, so theoretical
+ * does too when any has achieved. A JAX report's XLA GEMM read 59.4 %
+ * theoretical (all 8 configurations) beside 78.6 % achieved (the one
+ * profiled, at 100 % theoretical). Here configuration 1 (32 registers,
+ * 100 % theoretical) is profiled at 80 % achieved, configuration 2 (128
+ * registers, 25 %) is not.
+ */
+static void
+test_analyzer_kernel_occupancy_same_configs(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, 'a', 'a');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y, "
+        "block_z,\n  dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 1024, 1, 1, 256, 1, 1, 0, 0, 32), (2, 1, 0, 2048, 1, 1, 256, 1, 1, 0, 0, "
+        "128);\n"
+        "INSERT INTO fx_launch VALUES (1, 2, 10000), (2, 6, 10000);\n"
+        "INSERT INTO fx_metric VALUES (1, 'sm__warps_active.avg.pct_of_peak_sustained_active', "
+        "80);\n");
+    struct analyzer_opts o = {.rules_dir = NULL};
+    char *d = default_rules();
+    o.rules_dir = d;
+    CHECK(analyzer_analyze(db, &o) == 0);
+    double t1 =
+        real(db, "SELECT theoretical_occupancy_pct FROM kernel_summary WHERE config_id = 1");
+    double t2 =
+        real(db, "SELECT theoretical_occupancy_pct FROM kernel_summary WHERE config_id = 2");
+    CHECK(t1 > t2); /* the two configurations differ */
+    CHECK_NEAR(real(db, "SELECT achieved_occupancy_pct FROM kernel_summary WHERE kernel_id = 1 AND "
+                        "config_id IS NULL"),
+               80, 1e-9);
+    CHECK_NEAR(real(db, "SELECT theoretical_occupancy_pct FROM kernel_summary WHERE kernel_id = 1 "
+                        "AND config_id IS NULL"),
+               t1, 1e-9);
+    CHECK_EQ_INT(count(db,
+                       "SELECT (SELECT occupancy_limiter FROM kernel_summary WHERE kernel_id = 1 "
+                       "AND config_id IS NULL) IS (SELECT occupancy_limiter FROM kernel_summary "
+                       "WHERE config_id = 1)"),
+                 1);
+    sqlite3_close(db);
+    free(d);
+}
+
+/*
  * The collector leaves a profiled launch's start_ns/end_ns NULL: a
  * configuration whose only launch was profiled takes its duration from
  * profile.duration_ns (the replayed gpu__time_duration).
@@ -1780,6 +1825,7 @@ static const struct check_test tests[] = {
     {"analyzer_user_rule_cannot_write", test_analyzer_user_rule_cannot_write},
     {"analyzer_rule_errors_name_file_and_line", test_analyzer_rule_errors_name_file_and_line},
     {"analyzer_summary_for_every_kernel", test_analyzer_summary_for_every_kernel},
+    {"analyzer_kernel_occupancy_same_configs", test_analyzer_kernel_occupancy_same_configs},
     {"analyzer_profiled_only_config_timed", test_analyzer_profiled_only_config_timed},
     {"analyzer_capping_and_severity", test_analyzer_capping_and_severity},
     {"analyzer_severity_scale", test_analyzer_severity_scale},
