@@ -315,21 +315,32 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
         b[5] = sys * 32;
     double mean = !isnan(dur) ? dur : s->mean_ns;
 
-    /* registers: the share of L1 traffic that is spill */
+    /*
+     * registers: the share of L1 traffic that is spill, and the registers
+     * per thread; a range when the kernel's configurations differ (an XLA
+     * GEMM's 8 ran with 18 to 250, and the Config line's busiest one with 40)
+     */
     double regs = tui_query_num(
         v->db, "SELECT max(registers_per_thread) FROM config WHERE kernel_id = ?1", v->id);
+    double regs_min = tui_query_num(
+        v->db, "SELECT min(registers_per_thread) FROM config WHERE kernel_id = ?1", v->id);
+    char rg[48];
+    if (!isnan(regs_min) && regs_min < regs)
+        snprintf(rg, sizeof(rg), "%.0f-%.0f regs/thread by configuration", regs_min, regs);
+    else
+        snprintf(rg, sizeof(rg), "%.0f regs/thread", regs);
     if (!isnan(b[0]) && !isnan(b[2]) && b[2] > 0) {
         t[0].frac = 1 - b[0] / b[2];
         if (b[0] > 0) {
             char sb[32];
             fmt_bytes(sb, sizeof(sb), b[0]);
-            snprintf(t[0].detail, sizeof(t[0].detail), "%s spilled; %.0f regs/thread", sb, regs);
+            snprintf(t[0].detail, sizeof(t[0].detail), "%s spilled; %s", sb, rg);
         } else {
-            snprintf(t[0].detail, sizeof(t[0].detail), "no spill; %.0f regs/thread", regs);
+            snprintf(t[0].detail, sizeof(t[0].detail), "no spill; %s", rg);
         }
     } else {
         t[0].frac = -1;
-        snprintf(t[0].detail, sizeof(t[0].detail), "%.0f regs/thread", regs);
+        snprintf(t[0].detail, sizeof(t[0].detail), "%s", rg);
     }
     /*
      * shared: n-way = wavefronts over the wavefronts without conflicts (the

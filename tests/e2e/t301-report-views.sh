@@ -95,6 +95,15 @@ set +e
 [ $rc = 2 ] || fail "kernel without name: rc $rc"
 "$bin" report --raw missing.db 2> err.txt; rc=$?
 [ $rc = 3 ] || fail "missing report: rc $rc"
+# A kernel whose configurations use different register counts shows the range, not the largest
+# alone beside the busiest configuration's own count (an XLA GEMM read "250 regs/thread" under "40").
+cp small.db regs.db
+sql="UPDATE config SET registers_per_thread = 96 WHERE id = (SELECT max(c.id) FROM config c
+  JOIN kernel k ON k.id = c.kernel_id WHERE k.short_name LIKE '%strided_kernel_8%');"
+sqlite3 regs.db "$sql" 2>/dev/null ||
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect("regs.db"); c.executescript(sys.argv[1]); c.commit()' "$sql"
+"$bin" report --raw regs.db --view kernel synthetic::strided_kernel_8 > regs.txt || fail "--view kernel regs"
+grep -q 'registers .* 32-96 regs/thread by configuration' regs.txt || fail "register range: $(grep regs/thread regs.txt)"
 # A memset has no source (src_kind NULL): its memory is its destination alone, not "? -> device".
 sql="INSERT INTO copy (op, copy_kind, src_kind, dst_kind, bytes, start_ns, end_ns)
   VALUES ('memset', NULL, NULL, 'device', 1048576, 1000, 3000);"
