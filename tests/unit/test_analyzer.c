@@ -357,6 +357,17 @@ default_rules(void)
     return strdup(path);
 }
 
+/* analyzer_analyze() with the shipped rules: 0 on success. */
+static int
+analyze_default(sqlite3 *db)
+{
+    char *d = default_rules();
+    struct analyzer_opts o = {.rules_dir = d};
+    int rc = analyzer_analyze(db, &o);
+    free(d);
+    return rc;
+}
+
 static long long
 count(sqlite3 *db, const char *sql)
 {
@@ -616,10 +627,7 @@ test_analyzer_summary_for_every_kernel(void)
                      /* kernel 3: a launch with no configuration row at all */
                      "INSERT INTO launch (kernel_id, config_id, device_id, start_ns, end_ns, "
                      "profiled) VALUES (3, NULL, 0, 10, 2010, 0);\n");
-    struct analyzer_opts o = {.rules_dir = NULL};
-    char *d = default_rules();
-    o.rules_dir = d;
-    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK(analyze_default(db) == 0);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NULL"), 3);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NOT NULL"), 3);
     /* Mean from traced launches only: the profiled launch (10x, under replay) is left out. */
@@ -659,7 +667,6 @@ test_analyzer_summary_for_every_kernel(void)
         1);
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM analysis"), 1);
     sqlite3_close(db);
-    free(d);
 }
 
 /*
@@ -683,10 +690,7 @@ test_analyzer_kernel_occupancy_same_configs(void)
         "INSERT INTO fx_launch VALUES (1, 2, 10000), (2, 6, 10000);\n"
         "INSERT INTO fx_metric VALUES (1, 'sm__warps_active.avg.pct_of_peak_sustained_active', "
         "80);\n");
-    struct analyzer_opts o = {.rules_dir = NULL};
-    char *d = default_rules();
-    o.rules_dir = d;
-    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK(analyze_default(db) == 0);
     double t1 =
         real(db, "SELECT theoretical_occupancy_pct FROM kernel_summary WHERE config_id = 1");
     double t2 =
@@ -704,7 +708,6 @@ test_analyzer_kernel_occupancy_same_configs(void)
                        "WHERE config_id = 1)"),
                  1);
     sqlite3_close(db);
-    free(d);
 }
 
 /*
@@ -731,17 +734,13 @@ test_analyzer_profiled_only_config_timed(void)
         return;
     CHECK(store_exec(db, "UPDATE profile SET duration_ns = 7000 WHERE launch_id ="
                          " (SELECT id FROM launch WHERE config_id = 2)") == 0);
-    struct analyzer_opts o = {.rules_dir = NULL};
-    char *d = default_rules();
-    o.rules_dir = d;
-    CHECK(analyzer_analyze(db, &o) == 0);
+    CHECK(analyze_default(db) == 0);
     CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id = 2"), 7000, 1e-6);
     CHECK_NEAR(real(db, "SELECT total_ns FROM kernel_summary WHERE config_id = 2"), 7000, 1e-6);
     /* Configuration 1 (three traced launches) keeps its traced mean. */
     CHECK_NEAR(real(db, "SELECT mean_ns FROM kernel_summary WHERE config_id = 1"), 10000, 1e-6);
     CHECK_NEAR(real(db, "SELECT run_gpu_ns FROM analysis"), 3 * 10000 + 7000, 1);
     sqlite3_close(db);
-    free(d);
 }
 
 static const char capped_rule_a[] =
