@@ -14,6 +14,7 @@
 #include "tui/tui_int.h"
 
 #include "export/export.h"
+#include "schema/store.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -376,12 +377,15 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
      */
     double xs = NAN, xi = NAN, xn = NAN;
     sqlite3_stmt *xq = NULL;
-    /* silent where the report has no v_inst_config (recorded before schema version 2) */
-    if (sqlite3_prepare_v2(
-            v->db,
-            "SELECT sum(gld_sectors), sum(gld_sectors_ideal), sum(gld_inst)"
-            " FROM v_inst_config WHERE kernel_id = ?1 AND gld_sectors_ideal IS NOT NULL",
-            -1, &xq, NULL) == SQLITE_OK) {
+    /* only this kernel's launches pivoted (a report before schema version 2 has no counts) */
+    char *xsql =
+        store_user_version(v->db) >= 2
+            ? tui_inst_query("kernel_id = ?1", "v_inst_config",
+                             "SELECT sum(gld_sectors), sum(gld_sectors_ideal), sum(gld_inst)"
+                             " FROM ",
+                             " WHERE gld_sectors_ideal IS NOT NULL")
+            : NULL;
+    if (xsql && tui_prepare(v->db, xsql, &xq) == 0) {
         sqlite3_bind_int64(xq, 1, v->id);
         if (sqlite3_step(xq) == SQLITE_ROW && sqlite3_column_type(xq, 0) != SQLITE_NULL) {
             xs = sqlite3_column_double(xq, 0);
@@ -389,6 +393,7 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
             xn = sqlite3_column_double(xq, 2);
         }
     }
+    free(xsql);
     sqlite3_finalize(xq);
     if (!isnan(xs) && !isnan(xi) && !isnan(xn) && xs > 0 && xn > 0) {
         t[2].frac = xi / xs;

@@ -9,7 +9,7 @@
  *
  * The rows are schema.sql's v_inst_line, one configuration after the
  * other (the one with most traced time first): nothing is summed here
- * (inst_query() only keeps the pivot to the kernel's launches).
+ * (tui_inst_query() only keeps the pivot to the kernel's launches).
  * A line's text comes from the file itself when it is readable below the
  * current directory or the run's working directory (export/srcfile.h);
  * otherwise the row shows the SASS of the line's worst instruction.
@@ -130,30 +130,6 @@ share(char *buf, size_t n, double pct)
         fmt_pct(buf, n, pct);
 }
 
-/*
- * `head` + the body of the per-instruction view `view` + `tail`, its
- * counts restricted to the instrumented launches `filter` selects (an SQL
- * condition on inst_launch's columns): the statement shadows inst_launch
- * and v_inst with CTEs of this build's definitions (store_view_query()),
- * so only those launches are pivoted. Reading the views as they are
- * pivots every count of the report (SQLite does not push a configuration
- * into the grouped pivot), and a read-only connection cannot materialize
- * them as the analyzer does. NULL with store_error() on failure.
- */
-static char *
-inst_query(const char *filter, const char *view, const char *head, const char *tail)
-{
-    char *inst = store_view_query("v_inst", "", "");
-    char *q = inst ? store_view_query(view, head, tail) : NULL;
-    char *sql = q ? xasprintf("WITH inst_launch AS (SELECT * FROM main.inst_launch WHERE %s),"
-                              " v_inst AS %s %s",
-                              filter, inst, q)
-                  : NULL;
-    free(inst);
-    free(q);
-    return sql;
-}
-
 /* The rows of configuration `config_id`, worst first (mode 0) or by line (mode 1). */
 static int
 load_rows(struct view *v, struct source_priv *p, long long config_id, struct srow **out, size_t *n)
@@ -163,15 +139,16 @@ load_rows(struct view *v, struct source_priv *p, long long config_id, struct sro
                                 : " ORDER BY global_excess + shared_excess + local_excess DESC,"
                                   " inst_executed DESC, location";
     char *tail = xasprintf(" WHERE config_id = ?1%s", order);
-    char *sql = inst_query("config_id = ?1", "v_inst_line",
-                           "SELECT location, file, line, sass, inst_executed,"
-                           " gld_sectors + gst_sectors, gld_sectors_ideal + gst_sectors_ideal,"
-                           " 100.0 * global_excess / NULLIF(SUM(global_excess) OVER (), 0),"
-                           " shared_wavefronts, shared_wavefronts_ideal, shared_share_pct,"
-                           " local_sectors, global_excess + shared_excess + local_excess, pc,"
-                           " function = (SELECT mangled_name FROM kernel WHERE id = ?2), function"
-                           " FROM ",
-                           tail);
+    char *sql =
+        tui_inst_query("config_id = ?1", "v_inst_line",
+                       "SELECT location, file, line, sass, inst_executed,"
+                       " gld_sectors + gst_sectors, gld_sectors_ideal + gst_sectors_ideal,"
+                       " 100.0 * global_excess / NULLIF(SUM(global_excess) OVER (), 0),"
+                       " shared_wavefronts, shared_wavefronts_ideal, shared_share_pct,"
+                       " local_sectors, global_excess + shared_excess + local_excess, pc,"
+                       " function = (SELECT mangled_name FROM kernel WHERE id = ?2), function"
+                       " FROM ",
+                       tail);
     free(tail);
     if (!sql)
         return -1;
@@ -346,15 +323,15 @@ source_open(struct view *v)
                              "before per-instruction counts existed (schema version 1)");
         return 0;
     }
-    char *sql = inst_query("kernel_id = ?1 AND (?2 < 0 OR config_id = ?2)", "v_inst_config",
-                           "SELECT i.config_id, c.grid_x, c.grid_y, c.grid_z, c.block_x,"
-                           " c.block_y, c.block_z, c.dynamic_smem_bytes, i.launch_id,"
-                           " i.instructions, i.lines, i.inst_executed, i.gld_sectors + "
-                           "i.gst_sectors, i.gld_sectors_ideal + i.gst_sectors_ideal,"
-                           " i.shared_wavefronts, i.shared_wavefronts_ideal, i.local_sectors,"
-                           " i.async_inst FROM ",
-                           " i LEFT JOIN config c ON c.id = i.config_id"
-                           " ORDER BY c.total_ns DESC, i.config_id");
+    char *sql = tui_inst_query("kernel_id = ?1 AND (?2 < 0 OR config_id = ?2)", "v_inst_config",
+                               "SELECT i.config_id, c.grid_x, c.grid_y, c.grid_z, c.block_x,"
+                               " c.block_y, c.block_z, c.dynamic_smem_bytes, i.launch_id,"
+                               " i.instructions, i.lines, i.inst_executed, i.gld_sectors + "
+                               "i.gst_sectors, i.gld_sectors_ideal + i.gst_sectors_ideal,"
+                               " i.shared_wavefronts, i.shared_wavefronts_ideal, i.local_sectors,"
+                               " i.async_inst FROM ",
+                               " i LEFT JOIN config c ON c.id = i.config_id"
+                               " ORDER BY c.total_ns DESC, i.config_id");
     int prc = sql ? tui_prepare(v->db, sql, &st) : -1;
     free(sql);
     if (prc)
