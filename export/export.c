@@ -86,13 +86,7 @@ ex_fmt_ns(char *buf, size_t n, double ns)
     while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(ns) < units[u].scale)
         u++;
     char num[64];
-    double v = ns / units[u].scale;
-    /* rounded to 3 significant digits first, so 999.96 us reads 1000 us, not 999.96 */
-    if (v != 0 && fabs(v) < 1000) {
-        double p = pow(10, 2 - floor(log10(fabs(v))));
-        v = round(v * p) / p;
-    }
-    export_fmt_number(num, sizeof(num), v, 3);
+    export_fmt_number(num, sizeof(num), ns / units[u].scale, 3);
     snprintf(buf, n, "%s %s", num, units[u].unit);
     return buf;
 }
