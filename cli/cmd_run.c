@@ -355,22 +355,15 @@ finish_report(const struct run_opts *o, const char *path, const char *shown)
     }
     if (!o->is_quiet)
         print_report_notes(db, shown);
-    if (!is_analyze) {
-        if (!o->is_quiet)
-            print_coverage(db, shown);
-        goto out;
-    }
-    if (analyzer_analyze(db, &ao)) {
-        if (!o->is_quiet) {
-            fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown,
-                    sanitize_into(msg, sizeof(msg), analyzer_error()));
-            print_coverage(db, shown);
-        }
-        goto out;
-    }
+    int analyzed = is_analyze && analyzer_analyze(db, &ao) == 0;
     if (o->is_quiet)
         goto out;
+    if (is_analyze && !analyzed)
+        fprintf(stderr, "==gpuhier== cannot analyze %s: %s\n", shown,
+                sanitize_into(msg, sizeof(msg), analyzer_error()));
     print_coverage(db, shown); /* after the analysis: the kernels that wait are known */
+    if (!analyzed)
+        goto out;
     mem = open_memstream(&text, &len);
     if (!mem)
         goto out;
