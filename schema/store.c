@@ -140,8 +140,7 @@ store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled, dou
     if (store_prepare(db,
                       "WITH p AS (SELECT DISTINCT l.config_id AS id FROM profile f"
                       " JOIN launch l ON l.id = f.launch_id),"
-                      " w AS (SELECT config_id AS id FROM kernel_summary"
-                      "  WHERE bound_tier = 'waiting' AND config_id IS NOT NULL)"
+                      " w (id) AS (" STORE_WAITING_CONFIGS ")"
                       " SELECT (SELECT count(*) FROM config), (SELECT count(*) FROM p),"
                       " (SELECT total(total_ns) FROM config WHERE id NOT IN (SELECT id FROM w)),"
                       " (SELECT total(total_ns) FROM config WHERE id IN (SELECT id FROM p)"

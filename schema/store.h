@@ -169,6 +169,11 @@ int store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled,
  */
 int store_has_waiting(sqlite3 *db);
 
+/* The configurations an analysis found waiting, as an SQL query (one column, config_id). */
+#define STORE_WAITING_CONFIGS                                                                      \
+    "SELECT DISTINCT config_id FROM kernel_summary WHERE bound_tier = 'waiting'"                   \
+    " AND config_id IS NOT NULL"
+
 /* Get/set a meta key. store_meta_get returns a new string (free()) or NULL. */
 int store_meta_set(sqlite3 *db, const char *key, const char *value);
 char *store_meta_get(sqlite3 *db, const char *key);

@@ -124,8 +124,7 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
              "  AND n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'),"
              /* joins, not correlated subqueries: SQLite would evaluate the CTEs once per
                 configuration (0.44 s on the 145 configurations of demo.db, the fuzz's timeout) */
-             " wt AS (SELECT DISTINCT config_id FROM kernel_summary"
-             "  WHERE bound_tier = 'waiting' AND config_id IS NOT NULL),"
+             " wt AS (" STORE_WAITING_CONFIGS "),"
              " cf AS (SELECT config.id, total(config.total_ns) AS ns,"
              "  (MAX(pt.config_id) IS NOT NULL)%s AS pat,"
              "  COALESCE(MAX(st.n), 0) AS nst, MAX(wt.config_id) IS NOT NULL AS waiting"
