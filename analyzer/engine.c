@@ -35,6 +35,7 @@ struct fline {
     char *location, *file, *function, *sass;
     long long line, pc; /* line 0: none */
     double excess, share_pct;
+    int own_pc; /* no line info, in the finding's own kernel (not a callee): named by its pc */
 };
 
 /* How many worst lines a finding names. */
@@ -580,12 +581,9 @@ attach_lines(sqlite3 *db, struct findings *fs)
             return an_fail(ANALYZER_ERR_INTERNAL, "worst lines: %s", store_error());
         sqlite3_bind_int64(st, 1, f->config_id);
         int rc, any_file = 0;
-        /* per line: no line info, in the finding's own kernel (not a callee) */
-        int own_pc[FINDING_LINES] = {0};
         while ((rc = sqlite3_step(st)) == SQLITE_ROW && f->n_lines < FINDING_LINES) {
-            own_pc[f->n_lines] =
-                sqlite3_column_type(st, 1) == SQLITE_NULL && sqlite3_column_int(st, 8);
             struct fline *l = &f->lines[f->n_lines++];
+            l->own_pc = sqlite3_column_type(st, 1) == SQLITE_NULL && sqlite3_column_int(st, 8);
             l->location = col_s(st, 0);
             l->file = col_s(st, 1);
             l->line = col_ll(st, 2);
@@ -611,7 +609,7 @@ attach_lines(sqlite3 *db, struct findings *fs)
             append(&f->message, j          ? "; "
                                 : any_file ? " Worst lines: "
                                            : " Worst instructions (no line info): ");
-            if (own_pc[j]) {
+            if (l->own_pc) {
                 snprintf(piece, sizeof(piece), "pc 0x%llx", l->pc);
                 append(&f->message, piece);
             } else {
