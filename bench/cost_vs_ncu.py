@@ -45,10 +45,12 @@ native or ncu runs; the table's header names the variables.
 """
 import argparse
 import datetime
+import json
 import os
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,8 +72,6 @@ def analyzed_coverage(g, db, work):
     run's GPU time; the timed runs pass --no-analyze, whose printed line
     counts them. {} when the analysis or the export fails (the printed line
     is used)."""
-    import json
-    import subprocess
     out = os.path.join(work, "coverage.json")
     try:
         subprocess.run([g, "analyze", db], capture_output=True, timeout=300, check=True)
@@ -164,8 +164,10 @@ def main():
                 notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
                                "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
                                "bytes": size, "split": split(db) if size else None}
-                notes[prog].update(analyzed_coverage(g, db, work) if size else {})
         db = os.path.join(work, "%s.db" % prog)
+        # the table describes the last run's report: analyzed once, after it
+        if notes.get(prog, {}).get("bytes"):
+            notes[prog].update(analyzed_coverage(g, db, work))
         if a.keep_reports and os.path.exists(db):
             shutil.copyfile(db, os.path.join(out, "cost-%s.db" % prog))
     # the report-size baseline: the same program traced without counters (what a profile adds is the rest)
