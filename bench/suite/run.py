@@ -60,11 +60,12 @@ NCU_COMMON = ["--set", "full", "--cache-control", "none", "--clock-control", "no
 
 
 def spec_of(path):
-    """The `# suite...:` lines of a workload script: dict(cls, limits, ncu (list), args (list), env (dict))."""
-    spec = {"cls": "other", "limits": {}, "ncu": [], "args": [], "env": {}}
+    """The `# suite...:` lines of a workload script: dict(cls, limits, ncu (list), args (list), env (dict),
+    ncu_env (dict): variables for the ncu step alone, on top of env)."""
+    spec = {"cls": "other", "limits": {}, "ncu": [], "args": [], "env": {}, "ncu_env": {}}
     with open(path) as f:
         for line in f:
-            m = re.match(r"#\s*suite(-ncu|-args|-env)?:\s*(.*)$", line.strip())
+            m = re.match(r"#\s*suite(-ncu-env|-ncu|-args|-env)?:\s*(.*)$", line.strip())
             if not m:
                 continue
             kind, val = m.group(1), m.group(2).strip()
@@ -72,10 +73,10 @@ def spec_of(path):
                 spec["ncu"] += shlex.split(val)
             elif kind == "-args":
                 spec["args"] += shlex.split(val)
-            elif kind == "-env":
+            elif kind in ("-env", "-ncu-env"):
                 for kv in shlex.split(val):
                     k, _, v = kv.partition("=")
-                    spec["env"][k] = v
+                    spec["env" if kind == "-env" else "ncu_env"][k] = v
             else:
                 for kv in shlex.split(val):
                     k, _, v = kv.partition("=")
@@ -164,7 +165,7 @@ def run_workload(b, name, stage, run_dir, gh, ncu, base_env, scripts=HERE):
     cmd = command_of(script, stage, spec["args"])
     lim = spec["limits"]
     meta = {"name": name, "script": os.path.relpath(script, ROOT), "class": spec["cls"], "command": cmd,
-            "ncu_filter": spec["ncu"], "steps": {}}
+            "ncu_filter": spec["ncu"], "ncu_env": spec["ncu_env"], "steps": {}}
     st = meta["steps"]
     log(b, "%s: native" % name)
     st["native"] = step(b, "native", cmd, lim.get("native", 60), os.path.join(w, "native.log"), env)
@@ -184,7 +185,7 @@ def run_workload(b, name, stage, run_dir, gh, ncu, base_env, scripts=HERE):
     log(b, "%s: ncu --set full (%s)" % (name, " ".join(spec["ncu"])))
     rep = os.path.join(w, "ncu")
     st["ncu"] = step(b, "ncu", [ncu] + NCU_COMMON + ["-f", "-o", rep] + spec["ncu"] + ["--"] + cmd,
-                     lim.get("ncu", 150), os.path.join(w, "ncu.log"), env)
+                     lim.get("ncu", 150), os.path.join(w, "ncu.log"), dict(env, **spec["ncu_env"]))
     try:
         with open(os.path.join(w, "ncu.log"), errors="replace") as f:
             st["ncu"]["profiled"] = f.read().count("==PROF== Profiling")

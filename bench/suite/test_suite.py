@@ -542,13 +542,13 @@ class TestRun(unittest.TestCase):
             p = os.path.join(tmp, "w.py")
             with open(p, "w") as f:
                 f.write("# suite: class=CuPy native=5 ncu=7\n# suite-ncu: --kernel-name regex:'^(a|b)$' -c 2\n"
-                        "# suite-env: A=1 B=two\n# suite-args: --steps 3\nprint()\n")
+                        "# suite-env: A=1 B=two\n# suite-ncu-env: C=3\n# suite-args: --steps 3\nprint()\n")
             s = suite_run.spec_of(p)
         finally:
             shutil.rmtree(tmp)
         self.assertEqual(s, {"cls": "CuPy", "limits": {"native": 5.0, "ncu": 7.0},
                              "ncu": ["--kernel-name", "regex:^(a|b)$", "-c", "2"], "args": ["--steps", "3"],
-                             "env": {"A": "1", "B": "two"}})
+                             "env": {"A": "1", "B": "two"}, "ncu_env": {"C": "3"}})
 
     def test_pack(self):
         tmp = tempfile.mkdtemp()
