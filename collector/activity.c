@@ -224,8 +224,21 @@ init_activity(void)
          * KIND_KERNEL the counts are the design's. The range profiler alone
          * (the default) keeps concurrent kernels.
          */
+        /*
+         * GPUHIER_DIAG_CONCURRENT_KERNELS=1 (diagnosis): concurrent kernels
+         * stay on, and kernel_activity_pause() swaps them for KIND_KERNEL
+         * only while a launch is served (CUPTI refuses CONCURRENT_KERNEL
+         * while SASS metrics are enabled, and counted nothing beside it).
+         * What it is to learn on the device: whether the counts survive the
+         * swap, and whether graph kernel nodes keep their times (under
+         * KIND_KERNEL all but a graph launch's first come untimed).
+         */
         if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
-            opt.instrument != ENGINES_RANGEPROF) {
+            opt.instrument != ENGINES_RANGEPROF && opt.concurrent_toggle) {
+            push_meta("kernel_activity", "concurrent, serialized (CUPTI_ACTIVITY_KIND_KERNEL) "
+                                         "only while an instrumented launch ran");
+        } else if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
+                   opt.instrument != ENGINES_RANGEPROF) {
             kind = CUPTI_ACTIVITY_KIND_KERNEL;
             const char *why = "serialized: CUPTI_ACTIVITY_KIND_KERNEL, since the instrumentation "
                               "engine counts nothing beside concurrent-kernel tracing; kernels of "
@@ -251,11 +264,28 @@ init_activity(void)
     atomic_store(&A.activity_on, 1);
 }
 
+/* The swap of GPUHIER_DIAG_CONCURRENT_KERNELS: is KIND_KERNEL on in place of CONCURRENT_KERNEL. */
+static _Atomic int kernel_swapped;
+
 void
 kernel_activity_pause(void)
 {
     int kind = atomic_load(&kernel_kind);
-    if (!opt.sass_kernel_gate || !kind || !gh.cuptiActivityDisable)
+    if (!kind || !gh.cuptiActivityDisable)
+        return;
+    if (opt.concurrent_toggle && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+        if (gh.cuptiActivityFlushAll)
+            gh.cuptiActivityFlushAll(0);
+        gh.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        CUptiResult rc = gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL);
+        if (rc != CUPTI_SUCCESS)
+            push_event("warning", "activity_enable_failed",
+                       "cuptiActivityEnable(KERNEL) for an instrumented launch failed: %s",
+                       cupti_err(rc));
+        atomic_store(&kernel_swapped, 1);
+        return;
+    }
+    if (!opt.sass_kernel_gate)
         return;
     if (gh.cuptiActivityFlushAll)
         gh.cuptiActivityFlushAll(0);
@@ -266,6 +296,19 @@ void
 kernel_activity_resume(void)
 {
     int kind = atomic_load(&kernel_kind);
+    if (atomic_exchange(&kernel_swapped, 0)) {
+        /* the served launch's KIND_KERNEL record must be out before the kinds change back */
+        if (gh.cuptiActivityFlushAll)
+            gh.cuptiActivityFlushAll(0);
+        gh.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL);
+        CUptiResult rc = gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        if (rc != CUPTI_SUCCESS)
+            push_event("warning", "activity_enable_failed",
+                       "cuptiActivityEnable(CONCURRENT_KERNEL) after an instrumented launch "
+                       "failed: %s",
+                       cupti_err(rc));
+        return;
+    }
     if (opt.sass_kernel_gate && kind)
         gh.cuptiActivityEnable((CUpti_ActivityKind)kind);
 }

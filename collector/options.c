@@ -102,6 +102,10 @@ options_read(void)
      */
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_UNSET_CONFIG") == NULL;
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
+    opt.concurrent_toggle = env("GPUHIER_DIAG_CONCURRENT_KERNELS") != NULL;
+    if (opt.concurrent_toggle)
+        gh_say("GPUHIER_DIAG_CONCURRENT_KERNELS: with the instrumentation engine, kernels are "
+               "traced concurrently except while an instrumented launch runs (diagnosis)");
     opt.diag_exit_no_wait = env("GPUHIER_DIAG_EXIT_NO_WAIT") != NULL;
     if (env("GPUHIER_DIAG_RP_SETTLE") &&
         optvalue_count(env("GPUHIER_DIAG_RP_SETTLE"), 1, &opt.rp_settle_ms) == 0)

@@ -53,9 +53,11 @@ struct options {
     const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
     int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
     int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS=1: instrument graph launches again */
-    int sass_keep_config; /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
+    int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
-    int sass_kernel_gate; /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
+    int sass_kernel_gate;  /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
+    int concurrent_toggle; /* GPUHIER_DIAG_CONCURRENT_KERNELS=1: with the instrumentation engine,
+                              concurrent-kernel tracing but while a launch is served (activity.c) */
     long rp_settle_ms;   /* GPUHIER_DIAG_RP_SETTLE=MS: with both engines the range profiler's groups
                           wait for the program to repeat itself (at most MS of its own time) and
                           go by GPU time within the allowance too (diagnosis; sampler.c) */

@@ -334,6 +334,19 @@ like nographs "the untimed nodes counted" "$(q nographs "SELECT message FROM eve
 like nographs "the event says so" "$(q nographs "SELECT message FROM event WHERE code = 'graphs_not_instrumented'")" \
     "2 graph launches ran their kernel nodes without pattern counters*"
 
+# 4c. GPUHIER_DIAG_CONCURRENT_KERNELS=1 (diagnosis): concurrent kernels but while a launch is
+#     served. The fake counts nothing while CONCURRENT_KERNEL is on and leaves a graph launch's
+#     later nodes untimed under KIND_KERNEL, as the device did: counts and timed nodes both
+#     need the swap there and back.
+run conc GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_CONCURRENT_KERNELS=1 GPUHIER_FAULT=$perm
+like conc "kernels traced concurrently but while served" "$(meta conc kernel_activity)" "concurrent, serialized*only while an instrumented launch ran"
+expect conc "instrumentation ran" "$(meta conc engine_instrumentation)" "ran: 2 launches"
+expect conc "the instrumented launches counted" "$(q conc "SELECT count(DISTINCT launch_id) FROM inst_count")" 2
+expect conc "every graph node timed" \
+    "$(q conc "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND start_ns IS NOT NULL")" 6
+expect conc "no untimed kernel" "$(q conc "SELECT count(*) FROM event WHERE code = 'kernels_untimed'")" 0
+expect conc "no failed enable" "$(q conc "SELECT count(*) FROM event WHERE code = 'activity_enable_failed'")" 0
+
 # 5. The watchdog: an engine call that takes longer than the bound is reported, and the run
 #    still ends cleanly when it returns.
 run slow GPUHIER_INSTRUMENT=1 FAKE_SASS_HANG_MS=2000 GPUHIER_DIAG_ENGINE_WATCHDOG_MS=300

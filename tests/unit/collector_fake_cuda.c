@@ -36,7 +36,8 @@
  *   - kernel activity as the H200 answered it: CONCURRENT_KERNEL refused
  *     (CUPTI_ERROR_NOT_COMPATIBLE) while SASS metrics are enabled, and once
  *     on, SASS metrics count nothing; CUPTI_ACTIVITY_KIND_KERNEL does not
- *     stop them, and the records then carry that kind.
+ *     stop them, and the records then carry that kind. Either kind can be
+ *     turned off again (cuptiActivityDisable).
  *
  * Test knobs: FAKE_SASS_HANG_MS=N makes cuptiSassMetricsEnable sleep N ms
  * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics,
@@ -533,6 +534,19 @@ cuptiActivityEnable(CUpti_ActivityKind k)
         F.kernel_kind = CUPTI_ACTIVITY_KIND_KERNEL;
     pthread_mutex_unlock(&F.lock);
     return rc;
+}
+
+/* Turning a kernel kind off: CONCURRENT_KERNEL stops zeroing the counts, KIND_KERNEL's tag goes. */
+EXPORT CUptiResult
+cuptiActivityDisable(CUpti_ActivityKind k)
+{
+    pthread_mutex_lock(&F.lock);
+    if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+        F.concurrent_on = 0;
+    else if (k == CUPTI_ACTIVITY_KIND_KERNEL)
+        F.kernel_kind = 0;
+    pthread_mutex_unlock(&F.lock);
+    return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult
