@@ -225,13 +225,15 @@ init_activity(void)
          * (the default) keeps concurrent kernels.
          */
         /*
-         * GPUHIER_DIAG_CONCURRENT_KERNELS=1 (diagnosis): concurrent kernels
-         * stay on, and kernel_activity_pause() swaps them for KIND_KERNEL
-         * only while a launch is served (CUPTI refuses CONCURRENT_KERNEL
-         * while SASS metrics are enabled, and counted nothing beside it).
-         * What it is to learn on the device: whether the counts survive the
-         * swap, and whether graph kernel nodes keep their times (under
-         * KIND_KERNEL all but a graph launch's first come untimed).
+         * With the instrumentation engine, concurrent kernels stay on and
+         * kernel_activity_pause() swaps them for KIND_KERNEL only while a
+         * launch is served: CUPTI refuses CONCURRENT_KERNEL while SASS
+         * metrics are enabled, and counted nothing beside it. Measured on
+         * the H200 (2026-12-04, docs/collector.md "Kernel tracing beside the
+         * instrumentation engine"): the counts are the same as under
+         * KIND_KERNEL for the whole run, and a graph launch's kernel nodes
+         * keep their times (under KIND_KERNEL all but its first came
+         * untimed). GPUHIER_DIAG_SERIALIZED_KERNELS=1 keeps KIND_KERNEL.
          */
         if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
             opt.instrument != ENGINES_RANGEPROF && opt.concurrent_toggle) {
@@ -264,7 +266,7 @@ init_activity(void)
     atomic_store(&A.activity_on, 1);
 }
 
-/* The swap of GPUHIER_DIAG_CONCURRENT_KERNELS: is KIND_KERNEL on in place of CONCURRENT_KERNEL. */
+/* Is KIND_KERNEL on in place of CONCURRENT_KERNEL (a served launch)? */
 static _Atomic int kernel_swapped;
 
 void

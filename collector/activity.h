@@ -30,14 +30,16 @@ void flush_forced(void);
 void start_flusher(void);
 
 /*
- * GPUHIER_DIAG_SASS_KERNEL_GATE=1 (diagnosis of the instrumentation
- * engine's hang, docs/collector.md "A hang of the instrumentation
- * engine"): kernel_activity_pause() flushes CUPTI's buffers and turns
- * serialized kernel tracing off for the launch the instrumentation
- * engine serves, kernel_activity_resume() turns it on again after the
- * engine's Disable. Both do nothing without the switch or before
- * init_activity(). The served launch then has no kernel record (its
- * duration under patching is not the program's anyway).
+ * Kernel tracing around a launch the instrumentation engine serves.
+ * kernel_activity_pause(), after the engine's synchronize and before its
+ * Enable: where kernels are traced concurrently (the default), flushes
+ * CUPTI's buffers and swaps CONCURRENT_KERNEL for KIND_KERNEL (CUPTI
+ * refuses concurrent-kernel activity while SASS metrics are enabled);
+ * under GPUHIER_DIAG_SASS_KERNEL_GATE=1 (diagnosis of the engine's hang,
+ * docs/collector.md "A hang of the instrumentation engine") turns the
+ * serialized tracing of GPUHIER_DIAG_SERIALIZED_KERNELS=1 off.
+ * kernel_activity_resume(), after the engine's Disable, undoes either.
+ * Both do nothing otherwise or before init_activity().
  */
 void kernel_activity_pause(void);
 void kernel_activity_resume(void);

@@ -102,10 +102,17 @@ options_read(void)
      */
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_UNSET_CONFIG") == NULL;
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
-    opt.concurrent_toggle = env("GPUHIER_DIAG_CONCURRENT_KERNELS") != NULL;
-    if (opt.concurrent_toggle)
-        gh_say("GPUHIER_DIAG_CONCURRENT_KERNELS: with the instrumentation engine, kernels are "
-               "traced concurrently except while an instrumented launch runs (diagnosis)");
+    /*
+     * With the instrumentation engine, kernels are traced concurrently and
+     * serialized only while a launch is served (activity.c; measured on the
+     * H200 on 2026-12-04, docs/collector.md "Kernel tracing beside the
+     * instrumentation engine"). GPUHIER_DIAG_SERIALIZED_KERNELS=1
+     * (diagnosis) keeps the whole run serialized, as before.
+     */
+    opt.concurrent_toggle = env("GPUHIER_DIAG_SERIALIZED_KERNELS") == NULL;
+    if (!opt.concurrent_toggle)
+        gh_say("GPUHIER_DIAG_SERIALIZED_KERNELS: with the instrumentation engine, kernels are "
+               "traced serialized for the whole run (diagnosis)");
     opt.diag_exit_no_wait = env("GPUHIER_DIAG_EXIT_NO_WAIT") != NULL;
     if (env("GPUHIER_DIAG_RP_SETTLE") &&
         optvalue_count(env("GPUHIER_DIAG_RP_SETTLE"), 1, &opt.rp_settle_ms) == 0)
