@@ -72,11 +72,13 @@ def analyzed_coverage(g, db, work):
     run's GPU time; the timed runs pass --no-analyze, whose printed line
     counts them. {} when the analysis or the export fails (the printed line
     is used)."""
-    out = os.path.join(work, "coverage.json")
+    # one file per report, overwritten (-f): export refuses an existing file, and on
+    # 2026-12-04 the second workload's coverage was lost to the first's
+    out = os.path.splitext(db)[0] + "-coverage.json"
     try:
         subprocess.run([g, "analyze", db], capture_output=True, timeout=300, check=True)
-        subprocess.run([g, "export", db, "--format", "json", "-o", out], capture_output=True, timeout=300,
-                       check=True)
+        subprocess.run([g, "export", db, "--format", "json", "-o", out, "-f"], capture_output=True,
+                       timeout=300, check=True)
         with open(out) as f:
             cov = json.load(f).get("coverage") or {}
     except (OSError, ValueError, subprocess.SubprocessError):

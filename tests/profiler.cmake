@@ -83,6 +83,9 @@ gh_add_test(NAME unit.inst_hang
 gh_add_test(NAME unit.stress_merge
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/stress/test_stress.py
             LABELS unit profiler)
+gh_add_test(NAME unit.cost_vs_ncu
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_cost_vs_ncu.py $<TARGET_FILE:gpuhier>
+            LABELS unit profiler)
 gh_add_test(NAME unit.report_bytes
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_report_bytes.py
             LABELS unit profiler)

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Unit test of bench/cost_vs_ncu.py's analyzed_coverage() with the real
+gpuhier (argv[1]) on two of the recorded demo reports (demo/PROVENANCE.md):
+each workload's coverage comes from its own analysis, in one work folder.
+On the H200 on 2026-12-04 the second workload's export refused to overwrite
+the first's coverage.json, and the table fell back to the coverage printed
+by `gpuhier run --no-analyze`, which counts kernels that wait (JAX: 86.0 %
+printed against 41.4 % of the working GPU time)."""
+import os
+import shutil
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "agreement"))
+from checks import check, done  # noqa: E402
+import cost_vs_ncu  # noqa: E402
+
+gh = sys.argv[1]
+tmp = tempfile.mkdtemp(prefix="cost-vs-ncu-test.")
+try:
+    got = []
+    for name in ("demo", "tk-bank"):
+        db = os.path.join(tmp, name + ".db")
+        shutil.copyfile(os.path.join(here, "..", "demo", name + ".db"), db)
+        got.append(cost_vs_ncu.analyzed_coverage(gh, db, tmp))
+    check("pattern" in got[0], "the first workload's coverage from its analysis: %r" % got[0])
+    check("pattern" in got[1], "the second workload's, in the same work folder: %r" % got[1])
+finally:
+    shutil.rmtree(tmp)
+sys.exit(done("test_cost_vs_ncu"))
