@@ -19,14 +19,17 @@ Each round runs, for each mode in turn, JOBS copies of PROGRAM at once
 --no-analyze`, each ended after TIMEOUT seconds (its whole process group),
 with GPUHIER_DIAG_STACKS so that a stuck run prints every thread's stack
 before it is ended. Modes (--modes picks some, in this order):
-  inst         GPUHIER_INSTRUMENT=1: SASS metrics and serialized kernel tracing
-  inst-gate    the same, kernel tracing flushed and off while a launch is served
-               (GPUHIER_DIAG_SASS_KERNEL_GATE=1)
-  inst-host    the same, CUPTI's activity records in pinned host memory
-               (GPUHIER_DIAG_ACTIVITY_BUFFER=host)
-  inst-noperiod the same, without cuptiActivityFlushPeriod (GPUHIER_NO_FLUSH_PERIOD=1)
-  inst-nokern  the same with GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1: no kernel tracing
-  kern-only    GPUHIER_INSTRUMENT=1 with the engine refused at its first launch
+  inst         GPUHIER_INSTRUMENT=1: SASS metrics; kernels traced concurrently,
+               serialized while a launch is served (the form since 2026-12-04)
+  inst-serial  the same, kernels traced serialized for the whole run
+               (GPUHIER_DIAG_SERIALIZED_KERNELS=1, the form of 2026-12-01 to -04)
+  inst-gate    inst-serial, kernel tracing flushed and off while a launch is
+               served (GPUHIER_DIAG_SASS_KERNEL_GATE=1)
+  inst-host    inst, CUPTI's activity records in pinned host memory
+               (GPUHIER_DIAG_ACTIVITY_BUFFER=host; the engine's default since 2026-12-02)
+  inst-noperiod inst, without cuptiActivityFlushPeriod (GPUHIER_NO_FLUSH_PERIOD=1)
+  inst-nokern  inst with GPUHIER_DIAG_NO_KERNEL_ACTIVITY=1: no kernel tracing
+  kern-only    inst-serial with the engine refused at its first launch
                (GPUHIER_FAULT=sass_config:CUPTI_ERROR_UNKNOWN): serialized kernel
                tracing alone
   phased       GPUHIER_INSTRUMENT=phased
@@ -57,15 +60,18 @@ sys.path.insert(0, here)
 import proc  # noqa: E402
 import benchlib  # noqa: E402
 
-MODES = ("inst", "inst-gate", "inst-host", "inst-noperiod", "inst-nokern", "kern-only", "phased",
+MODES = ("inst", "inst-serial", "inst-gate", "inst-host", "inst-noperiod", "inst-nokern", "kern-only", "phased",
          "both-kept", "both-kept-session", "rangeprof", "default")
 MODE_ENV = {
     "inst": {"GPUHIER_INSTRUMENT": "1"},
-    "inst-gate": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_KERNEL_GATE": "1"},
+    "inst-serial": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SERIALIZED_KERNELS": "1"},
+    "inst-gate": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SERIALIZED_KERNELS": "1",
+                  "GPUHIER_DIAG_SASS_KERNEL_GATE": "1"},
     "inst-host": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_ACTIVITY_BUFFER": "host"},
     "inst-noperiod": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_NO_FLUSH_PERIOD": "1"},
     "inst-nokern": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_NO_KERNEL_ACTIVITY": "1"},
-    "kern-only": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_FAULT": "sass_config:CUPTI_ERROR_UNKNOWN"},
+    "kern-only": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SERIALIZED_KERNELS": "1",
+                  "GPUHIER_FAULT": "sass_config:CUPTI_ERROR_UNKNOWN"},
     "phased": {"GPUHIER_INSTRUMENT": "phased"},
     "both-kept": {"GPUHIER_INSTRUMENT": "both", "GPUHIER_DIAG_SASS_KEEP_CONFIG": "1",
                   "GPUHIER_DIAG_BOTH_GROUPS": "1"},
