@@ -269,6 +269,25 @@ init_activity(void)
 /* Is KIND_KERNEL on in place of CONCURRENT_KERNEL (a served launch)? */
 static _Atomic int kernel_swapped;
 
+/*
+ * Flushes CUPTI's buffers (the records of the kind going off must be out
+ * first), turns kernel kind `off` off and `on` on (when not 0); a refused
+ * enable is one activity_enable_failed event saying `when`.
+ */
+static void
+kernel_kind_swap(CUpti_ActivityKind off, CUpti_ActivityKind on, const char *when)
+{
+    if (gh.cuptiActivityFlushAll)
+        gh.cuptiActivityFlushAll(0);
+    gh.cuptiActivityDisable(off);
+    if (!on)
+        return;
+    CUptiResult rc = gh.cuptiActivityEnable(on);
+    if (rc != CUPTI_SUCCESS)
+        push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) %s failed: %s",
+                   (int)on, when, cupti_err(rc));
+}
+
 void
 kernel_activity_pause(void)
 {
@@ -276,42 +295,22 @@ kernel_activity_pause(void)
     if (!kind || !gh.cuptiActivityDisable)
         return;
     if (opt.concurrent_toggle && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-        if (gh.cuptiActivityFlushAll)
-            gh.cuptiActivityFlushAll(0);
-        gh.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        CUptiResult rc = gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL);
-        if (rc != CUPTI_SUCCESS)
-            push_event("warning", "activity_enable_failed",
-                       "cuptiActivityEnable(KERNEL) for an instrumented launch failed: %s",
-                       cupti_err(rc));
+        kernel_kind_swap(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_KERNEL,
+                         "for an instrumented launch");
         atomic_store(&kernel_swapped, 1);
-        return;
+    } else if (opt.sass_kernel_gate) {
+        kernel_kind_swap((CUpti_ActivityKind)kind, (CUpti_ActivityKind)0, NULL);
     }
-    if (!opt.sass_kernel_gate)
-        return;
-    if (gh.cuptiActivityFlushAll)
-        gh.cuptiActivityFlushAll(0);
-    gh.cuptiActivityDisable((CUpti_ActivityKind)kind);
 }
 
 void
 kernel_activity_resume(void)
 {
     int kind = atomic_load(&kernel_kind);
-    if (atomic_exchange(&kernel_swapped, 0)) {
-        /* the served launch's KIND_KERNEL record must be out before the kinds change back */
-        if (gh.cuptiActivityFlushAll)
-            gh.cuptiActivityFlushAll(0);
-        gh.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL);
-        CUptiResult rc = gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        if (rc != CUPTI_SUCCESS)
-            push_event("warning", "activity_enable_failed",
-                       "cuptiActivityEnable(CONCURRENT_KERNEL) after an instrumented launch "
-                       "failed: %s",
-                       cupti_err(rc));
-        return;
-    }
-    if (opt.sass_kernel_gate && kind)
+    if (atomic_exchange(&kernel_swapped, 0))
+        kernel_kind_swap(CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                         "after an instrumented launch");
+    else if (opt.sass_kernel_gate && kind)
         gh.cuptiActivityEnable((CUpti_ActivityKind)kind);
 }
 
