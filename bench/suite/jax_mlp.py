@@ -15,10 +15,11 @@ Prints one line at the end.
 
 ncu alone runs it with XLA_PYTHON_CLIENT_PREALLOCATE=false: its kernel replay
 saves and restores the memory a kernel can reach, all 75 % of the GPU under
-preallocation (about 65 s a profile, docs/cost-vs-ncu.md), and in the run of
-2026-12-03 it profiled nothing in 100 s. The kernels are the same programs
-either way (configurations are matched by function and launch shape); gpuhier
-keeps the preallocation, the case issue 18 asks for.
+preallocation (about 65 s a profile, docs/cost-vs-ncu.md). The kernels are
+the same programs either way (configurations are matched by function and
+launch shape); gpuhier keeps the preallocation, the case issue 18 asks for.
+That was not enough: on 2026-12-04 ncu still profiled nothing in 300 s, the
+program stuck in XLA's compilation and autotuning under ncu (docs/suite.md).
 """
 # suite: class=JAX-XLA native=90 gpuhier=120 ncu=300
 # suite-ncu-env: XLA_PYTHON_CLIENT_PREALLOCATE=false
