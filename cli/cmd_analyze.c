@@ -187,9 +187,11 @@ print_text(sqlite3 *db, const char *path, int top, int all)
         hidden = all ? 0 : sqlite3_column_int64(st, 5);
     }
     sqlite3_finalize(st);
-    printf("%s: %lld finding%s on %lld kernel%s, %.3f ms of GPU time; %lld rules ran, %lld "
+    char gpu_ms[32];
+    printf("%s: %lld finding%s on %lld kernel%s, %s ms of GPU time; %lld rules ran, %lld "
            "skipped\n\n",
-           p, nf, nf == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s", run_ns / 1e6, ran, skipped);
+           p, nf, nf == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s",
+           export_fmt_number(gpu_ms, sizeof gpu_ms, run_ns / 1e6, 3), ran, skipped);
     free(p);
     long long aside = 0, aside_cfg = 0;
     if (analyzer_profiles_set_aside(db, &aside, &aside_cfg) == 0 && aside > 0)

@@ -71,7 +71,12 @@ lacks "$t/e" "e+0" "finding view: no scientific notation"
 # A recorded report (demo/tk-transpose.db, H200, demo/PROVENANCE.md), analyzed on a copy:
 # a finding's tier is the tier its message names, and no message shows n/a or 1e+04.
 cp "$src/demo/tk-transpose.db" "$t/tr.db" && chmod u+w "$t/tr.db"
-"$bin" analyze "$t/tr.db" > /dev/null 2>&1 || bad "analyze tk-transpose"
+"$bin" analyze "$t/tr.db" > "$t/an" 2>&1 || bad "analyze tk-transpose"
+# analyze's header gives the GPU time to three significant digits, as every other figure
+gpu=$(sed -n 's/.* kernels\{0,1\}, \([0-9.]*\) ms of GPU time;.*/\1/p' "$t/an")
+digits=$(printf '%s' "$gpu" | tr -d . | sed 's/^0*//')
+[ -n "$gpu" ] && [ ${#digits} -le 3 ] && ok "analyze header: GPU time $gpu ms, three significant digits" \
+  || bad "analyze header: GPU time '$gpu' ms: $(head -1 "$t/an")"
 "$helper" sql "$t/tr.db" "SELECT id FROM finding WHERE
     (message LIKE '%largest memory cost is l2%' OR message LIKE '%the busiest, l2,%') AND tier <> 'l2'
     OR (message LIKE '%largest memory cost is dram%' OR message LIKE '%the busiest, dram,%') AND tier <> 'dram'
