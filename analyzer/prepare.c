@@ -251,8 +251,9 @@ static const char lstat2_sql[] =
  * launch still has a first launch time. Reports recorded before
  * launch.api_ns existed get an empty table.
  */
+/* Does the report's launch table have api_ns (1), not (0), or is it unreadable (-1)? */
 static int
-build_papi(sqlite3 *db)
+launch_has_api_ns(sqlite3 *db)
 {
     sqlite3_stmt *st = NULL;
     if (store_prepare(db, "SELECT 1 FROM pragma_table_info('launch', 'main') WHERE name = 'api_ns'",
@@ -260,6 +261,15 @@ build_papi(sqlite3 *db)
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot read the launch table: %s", store_error());
     int has = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
+    return has;
+}
+
+static int
+build_papi(sqlite3 *db)
+{
+    int has = launch_has_api_ns(db);
+    if (has < 0)
+        return -1;
     if (!has)
         return store_exec(db, "CREATE TEMP TABLE papi (pa_config_id INTEGER, pa_kernel_id INTEGER,"
                               " api_first INTEGER, api_last INTEGER)")
@@ -277,17 +287,154 @@ build_papi(sqlite3 *db)
 
 /*
  * temp.phase: when the program's repeated work starts (docs/analyzer.md
- * "One-time set-up"): the first launch of the earliest configuration
- * launched more than once, a profiled launch counted at its API time.
- * Copies that end and configurations whose launches all end before it are
- * one-time set-up (a model upload, weight initialization). NULL when no
- * configuration repeats: then the whole run is the work.
+ * "One-time set-up"). steady_start_ns: the first launch of the earliest
+ * configuration launched more than once, a profiled launch counted at its
+ * API time. Copies that end and configurations whose launches all end
+ * before it are one-time set-up (a model upload, weight initialization).
+ * NULL when no configuration repeats: then the whole run is the work.
+ * loop_found (build_loop_start()): 1 when the launches show the program's
+ * loop, found by repetition; loop_start_ns its first launch's time (NULL
+ * when that launch has none); temp.loop_cfg the configurations launched in
+ * the loop or after it (the others ran before it).
  * NEEDSWORK: NVTX ranges (a training loop's "step" range) would say it
  * directly when the program has them; the report keeps them per launch.
  */
 static const char phase_sql[] =
     "CREATE TEMP TABLE phase AS SELECT (SELECT MIN(first_ns) FROM temp.lstat2 WHERE launches >= 2)"
-    " AS steady_start_ns";
+    " AS steady_start_ns, CAST(NULL AS INTEGER) AS loop_start_ns, 0 AS loop_found";
+
+/*
+ * The loop (docs/analyzer.md "One-time set-up"): the longest run of
+ * launches at the end of the program that repeats one block of launches
+ * at least LOOP_MIN_REPEATS times, the block holding at least two
+ * configurations (one kernel launched again and again is a benchmark's
+ * phase, not a program's loop), with up to LOOP_TAIL_SKIP launches after
+ * it let go (a last synchronization or clean-up). Launches in API order
+ * (correlation id, then graph node), each named by its configuration. On
+ * the H200 (2026-12-04) this finds a JAX training loop's step graph (a
+ * block of 20 kernel nodes, 6 times) after XLA's compilation and
+ * autotuning, and a PyTorch benchmark's step (297 launches, 20 times)
+ * after the model's initialization. Read from the end with the prefix
+ * function of the reversed sequence: at length L its smallest period is
+ * L - pi[L-1]; at most the last LOOP_MAX_LAUNCHES launches are read.
+ */
+enum { LOOP_MIN_REPEATS = 3, LOOP_TAIL_SKIP = 64, LOOP_MAX_LAUNCHES = 2000000 };
+
+/* Longest L with period(L) * LOOP_MIN_REPEATS <= L over r[0..n); its period in *period. */
+static size_t
+loop_length(const long long *r, size_t n, int *pi, size_t *period)
+{
+    size_t best = 0, k = 0;
+    *period = 0;
+    if (n == 0)
+        return 0;
+    pi[0] = 0;
+    for (size_t i = 1; i < n; i++) {
+        while (k && r[i] != r[k])
+            k = (size_t)pi[k - 1];
+        if (r[i] == r[k])
+            k++;
+        pi[i] = (int)k;
+        size_t len = i + 1, p = len - k;
+        if (p * LOOP_MIN_REPEATS <= len) {
+            best = len;
+            *period = p;
+        }
+    }
+    return best;
+}
+
+static int
+build_loop_start(sqlite3 *db)
+{
+    if (store_exec(db, "CREATE TEMP TABLE loop_cfg (config_id INTEGER PRIMARY KEY)"))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot build the loop: %s", store_error());
+    int api = launch_has_api_ns(db);
+    if (api < 0)
+        return -1;
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "SELECT COALESCE(config_id, -kernel_id), %s FROM main.launch"
+             " ORDER BY correlation_id DESC, COALESCE(graph_node_id, 0) DESC, id DESC LIMIT %d",
+             api ? "COALESCE(start_ns, api_ns)" : "start_ns", (int)LOOP_MAX_LAUNCHES);
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, sql, &st))
+        return an_fail(ANALYZER_ERR_REPORT, "cannot read the launches: %s", store_error());
+    size_t n = 0, cap = 0;
+    long long *key = NULL, *t = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            long long *k2 = realloc(key, cap * sizeof *key),
+                      *t2 = k2 ? realloc(t, cap * sizeof *t) : NULL;
+            if (!k2 || !t2) {
+                free(k2 ? k2 : key);
+                free(t);
+                sqlite3_finalize(st);
+                return an_fail(ANALYZER_ERR_INTERNAL, "out of memory reading the launches");
+            }
+            key = k2;
+            t = t2;
+        }
+        key[n] = sqlite3_column_int64(st, 0);
+        t[n] = sqlite3_column_type(st, 1) == SQLITE_NULL ? LLONG_MIN : sqlite3_column_int64(st, 1);
+        n++;
+    }
+    sqlite3_finalize(st);
+    int *pi = n ? malloc(n * sizeof *pi) : NULL;
+    if (rc != SQLITE_DONE || (n && !pi)) {
+        free(key);
+        free(t);
+        free(pi);
+        return rc != SQLITE_DONE
+                   ? an_fail(ANALYZER_ERR_REPORT, "cannot read the launches: %s",
+                             sqlite3_errstr(rc))
+                   : an_fail(ANALYZER_ERR_INTERNAL, "out of memory reading the launches");
+    }
+    /* the reversed sequence (key[0] the last launch), with up to LOOP_TAIL_SKIP of it let go */
+    size_t best = 0, best_p = 0, best_s = 0,
+           skip = n / 10 < LOOP_TAIL_SKIP ? n / 10 : LOOP_TAIL_SKIP;
+    for (size_t s = 0; s <= skip && s < n; s++) {
+        size_t p = 0, len = loop_length(key + s, n - s, pi, &p);
+        if (len > best) {
+            best = len;
+            best_p = p;
+            best_s = s;
+        }
+    }
+    long long start = LLONG_MIN;
+    int distinct = 0;
+    if (best_p) {
+        /* the block's earliest repetition: r[s+L-P .. s+L-1]; two configurations at least */
+        size_t lo = best_s + best - best_p, hi = best_s + best;
+        for (size_t i = lo; i < hi; i++) {
+            distinct |= key[i] != key[lo];
+            if (t[i] != LLONG_MIN && (start == LLONG_MIN || t[i] < start))
+                start = t[i];
+        }
+    }
+    rc = 0;
+    if (distinct) {
+        /* the configurations of the loop and of what follows it: r[0 .. s+L) */
+        char time[32] = "NULL";
+        if (start != LLONG_MIN)
+            snprintf(time, sizeof time, "%lld", start);
+        snprintf(sql, sizeof sql, "UPDATE temp.phase SET loop_found = 1, loop_start_ns = %s", time);
+        rc = store_exec(db, sql) ||
+             store_prepare(db, "INSERT OR IGNORE INTO temp.loop_cfg VALUES (?)", &st);
+        for (size_t i = 0; !rc && i < best_s + best; i++) {
+            sqlite3_bind_int64(st, 1, key[i]);
+            rc = sqlite3_step(st) != SQLITE_DONE;
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    }
+    free(key);
+    free(t);
+    free(pi);
+    return rc ? an_fail(ANALYZER_ERR_INTERNAL, "cannot build the loop: %s", store_error()) : 0;
+}
 
 /*
  * temp.cfg, every derived column (the floor, bytes and time per tier,
@@ -652,7 +799,7 @@ an_unprepare(sqlite3 *db)
                  "DROP TABLE IF EXISTS temp.prof_aside; DROP TABLE IF EXISTS temp.patched_metric;"
                  "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;"
                  "DROP TABLE IF EXISTS temp.waiting; DROP TABLE IF EXISTS temp.phase;"
-                 "DROP TABLE IF EXISTS temp.papi;",
+                 "DROP TABLE IF EXISTS temp.papi; DROP TABLE IF EXISTS temp.loop_cfg;",
                  NULL, NULL, NULL);
 }
 
@@ -807,7 +954,8 @@ an_prepare(sqlite3 *db)
     an_lap("  launch scan");
     if (build_papi(db) || exec(db, lstat2_sql, "launch statistics") ||
         exec(db, "CREATE INDEX temp.lstat2_by_config ON lstat2(config_id)", "launch statistics") ||
-        exec(db, phase_sql, "the steady state's start") || build_cfg_metric(db))
+        exec(db, phase_sql, "the steady state's start") || build_loop_start(db) ||
+        build_cfg_metric(db))
         goto out;
     an_lap("  metric averages");
     if (build_pagg(db) || build_footprint(db) ||

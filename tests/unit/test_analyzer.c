@@ -957,6 +957,87 @@ test_analyzer_one_time_setup(void)
 }
 
 /*
+ * The program's loop found by repetition (analyzer/prepare.c
+ * build_loop_start): 'cand' is launched twice at 1 s (an autotuner's
+ * candidate: XLA times each twice while it compiles), then the loop of
+ * 'fwd' and 'bwd' runs 4 times from 2 s, the launches in API order
+ * (correlation ids). The earliest configuration launched more than once is
+ * 'cand' itself, so without the loop 'cand' is not set-up; with it, 'cand'
+ * (launched fewer than 3 times, all before the loop) is one-time set-up: a
+ * note that says so. The loop's kernels are not. 'solo', launched twice
+ * before a loop of one kernel repeated ('rep' x 6: a benchmark's phase, not
+ * a program's loop), stays work.
+ */
+/* The first column of the first row of `sql`, copied ("" when none). */
+static const char *
+text1(sqlite3 *db, const char *sql)
+{
+    static char buf[1024];
+    sqlite3_stmt *st = NULL;
+    buf[0] = 0;
+    if (db && store_prepare(db, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW &&
+        sqlite3_column_text(st, 0))
+        snprintf(buf, sizeof buf, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return buf;
+}
+
+static void
+test_analyzer_loop_setup(void)
+{
+    static const char kernels[] =
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4candv', 'cand'),"
+        " (2, '_Z3fwdv', 'fwd'), (3, '_Z3bwdv', 'bwd');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+        " block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32),"
+        "  (3, 3, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32);\n";
+    char sql[4096];
+    size_t n = (size_t)snprintf(sql, sizeof sql, "%s", kernels);
+    /* cand twice (900 us), then fwd, bwd (100 us each) four times, 1 ms apart */
+    n += (size_t)snprintf(sql + n, sizeof sql - n,
+                          "INSERT INTO launch (kernel_id, config_id, device_id, correlation_id,"
+                          " start_ns, end_ns) VALUES (1, 1, 0, 1, 1000000000, 1000900000),"
+                          " (1, 1, 0, 2, 1001000000, 1001900000)");
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 2; k++) {
+            long long t = 2000000000LL + i * 2000000LL + k * 1000000LL;
+            n += (size_t)snprintf(sql + n, sizeof sql - n, ", (%d, %d, 0, %d, %lld, %lld)", 2 + k,
+                                  2 + k, 3 + 2 * i + k, t, t + 100000);
+        }
+    snprintf(sql + n, sizeof sql - n, ";\n");
+    sqlite3 *db = build_report(sql);
+    char *d = tmpdir();
+    put_rule(d, "toy-slow.rule", toy_rule);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(db && analyzer_analyze(db, &o) == 0);
+    CHECK(strstr(text1(db, "SELECT message FROM finding WHERE kernel_id = 1"), "One-time set-up") !=
+          NULL);
+    CHECK_STR(text1(db, "SELECT severity FROM finding WHERE kernel_id = 1"), "note");
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE kernel_id = 2"), 1);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE kernel_id <> 1 AND message LIKE "
+                           "'%One-time%'"),
+                 0);
+    sqlite3_close(db);
+
+    /* A loop of one kernel is a phase: 'solo' (twice) before 'rep' (6 times) is work. */
+    db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4solov', 'solo'),"
+        " (2, '_Z3repv', 'rep');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+        " block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32), (2, 2, 0, 4096, 1, 1, 256, 1, 1, 0, 0, "
+        "32);\n"
+        "INSERT INTO fx_launch VALUES (1, 2, 900000), (2, 6, 100000);\n");
+    CHECK(db && analyzer_analyze(db, &o) == 0);
+    CHECK(strstr(text1(db, "SELECT message FROM finding WHERE kernel_id = 1"), "One-time") == NULL);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE kernel_id = 1"), 1);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
+/*
  * Rule texts are for CUDA engineers (issue 19): every line of every rule
  * file outside its query is English, cites references a reader can open
  * (not the course chapters' "H §4.5", "G §4.3", "J ..."), and carries no
@@ -1830,6 +1911,7 @@ static const struct check_test tests[] = {
     {"analyzer_severity_scale", test_analyzer_severity_scale},
     {"analyzer_waiting_kernel_not_work", test_analyzer_waiting_kernel_not_work},
     {"analyzer_one_time_setup", test_analyzer_one_time_setup},
+    {"analyzer_loop_setup", test_analyzer_loop_setup},
     {"analyzer_rule_texts_for_engineers", test_analyzer_rule_texts_for_engineers},
     {"analyzer_compute_roof", test_analyzer_compute_roof},
     {"analyzer_compute_roof_groups", test_analyzer_compute_roof_groups},
