@@ -1038,6 +1038,34 @@ test_analyzer_loop_setup(void)
 }
 
 /*
+ * Occupancy limits judged without hardware counters (a configuration the
+ * range profiler never reached: its floor ratio and pipe use are NULL) say
+ * so, never "n/a the floor, memory pipes n/a busy" (seen on 2026-12-04 on
+ * recorded PyTorch, GPT-2 and JAX reports: 16-39 such notes each).
+ */
+static void
+test_analyzer_occupancy_unmeasured(void)
+{
+    sqlite3 *db = build_report(
+        "INSERT INTO kernel (id, mangled_name, short_name) VALUES (1, '_Z4regsv', 'regs'),"
+        " (2, '_Z4smemv', 'smem');\n"
+        "INSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z, block_x, block_y,"
+        " block_z, dynamic_smem_bytes, static_smem_bytes, registers_per_thread) VALUES\n"
+        "  (1, 1, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 128),"
+        "  (2, 2, 0, 4096, 1, 1, 256, 1, 1, 0, 98304, 32);\n"
+        "INSERT INTO fx_launch VALUES (1, 5, 100000), (2, 5, 100000);\n");
+    CHECK(db && analyze_default(db) == 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id IN"
+                           " ('occupancy-registers', 'occupancy-shared-memory')"),
+                 2);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE message LIKE '%n/a%'"), 0);
+    CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE rule_id LIKE 'occupancy-%' AND"
+                           " message LIKE '%latency not measured (no hardware counters)%'"),
+                 2);
+    sqlite3_close(db);
+}
+
+/*
  * Rule texts are for CUDA engineers (issue 19): every line of every rule
  * file outside its query is English, cites references a reader can open
  * (not the course chapters' "H §4.5", "G §4.3", "J ..."), and carries no
@@ -1912,6 +1940,7 @@ static const struct check_test tests[] = {
     {"analyzer_waiting_kernel_not_work", test_analyzer_waiting_kernel_not_work},
     {"analyzer_one_time_setup", test_analyzer_one_time_setup},
     {"analyzer_loop_setup", test_analyzer_loop_setup},
+    {"analyzer_occupancy_unmeasured", test_analyzer_occupancy_unmeasured},
     {"analyzer_rule_texts_for_engineers", test_analyzer_rule_texts_for_engineers},
     {"analyzer_compute_roof", test_analyzer_compute_roof},
     {"analyzer_compute_roof_groups", test_analyzer_compute_roof_groups},
