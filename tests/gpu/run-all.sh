@@ -58,6 +58,7 @@ run t151-collector-quick 30 sh tests/gpu/t151-collector-quick.sh
 run t471-diff-twins-gpu 60 sh tests/e2e/t471-diff-twins-gpu.sh
 run t150-collector 120 sh tests/gpu/t150-collector.sh
 run t152-graph-instrument 60 sh tests/gpu/t152-graph-instrument.sh
+run t153-concurrent-kernels 60 sh tests/gpu/t153-concurrent-kernels.sh
 run t175-nvtx-torch 60 sh tests/gpu/t175-nvtx-torch.sh
 run t441-doctor-gpu 30 sh tests/e2e/t441-doctor-gpu.sh
 run testkernels-cases 90 sh testkernels/run_cases.sh "$stage"
