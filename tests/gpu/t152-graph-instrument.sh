@@ -15,15 +15,9 @@
 # gives today and fails nothing, so a later CUPTI that patches graph nodes
 # shows up here. Exit 77 without a GPU.
 set -u
-bin=${GPUHIER_BINARY_DIR:?}
-lib=$bin/libgpuhier-collector.so
-tk=$bin/testkernels/tk_graph
-if ! [ -e /dev/nvidia0 ] || ! command -v python3 >/dev/null || ! [ -x "$tk" ]; then
-    echo "skipped: no GPU"; exit 77
-fi
-out=${OUT:-$(mktemp -d)}/t152
-mkdir -p "$out" && cd "$out" || exit 1
-fail=0
+. "$(dirname "$0")/lib.sh"
+tk=${GPUHIER_BINARY_DIR:?}/testkernels/tk_graph
+gpu_setup t152 "$tk"
 q() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchone(); print("" if r is None or r[0] is None else r[0])' "$1" "$2" 2>&1; }
 expect() { v=$(q "$2" "$3"); if [ "$v" = "$4" ]; then echo "ok   $1 = $v"; else echo "FAIL $1: '$v' want '$4'"; fail=1; fi; }
 for mode in 1 both; do

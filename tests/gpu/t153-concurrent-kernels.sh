@@ -8,15 +8,9 @@
 # (KIND_KERNEL for the whole run) none may. The program's output and status
 # pass through. Exit 77 without a GPU.
 set -u
-bin=${GPUHIER_BINARY_DIR:?}
-lib=$bin/libgpuhier-collector.so
-prog=$bin/gpu/overlap
-if ! [ -e /dev/nvidia0 ] || ! command -v python3 >/dev/null || ! [ -x "$prog" ]; then
-    echo "skipped: no GPU"; exit 77
-fi
-out=${OUT:-$(mktemp -d)}/t153
-mkdir -p "$out" && cd "$out" || exit 1
-fail=0
+. "$(dirname "$0")/lib.sh"
+prog=${GPUHIER_BINARY_DIR:?}/gpu/overlap
+gpu_setup t153 "$prog"
 overlaps() {
     python3 - "$1" <<'PY'
 import sqlite3, sys
