@@ -1121,9 +1121,32 @@ static const char summary_kernel_sql[] = SUMMARY_INSERT
     "  FROM temp.cfg GROUP BY kernel_id) a ON a.kernel_id = k.id\n"
     "ORDER BY k.id";
 
+/*
+ * kernel_summary.one_time (added after the table): a report analyzed by an
+ * older build has the table without it, and gets it here.
+ */
+static int
+summary_one_time_column(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db,
+                      "SELECT 1 FROM pragma_table_info('kernel_summary', 'main')"
+                      " WHERE name = 'one_time'",
+                      &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
+    int has = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!has && store_exec(db, "ALTER TABLE main.kernel_summary ADD COLUMN one_time INTEGER"))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot add kernel_summary.one_time: %s",
+                       store_error());
+    return 0;
+}
+
 int
 an_write_summaries(sqlite3 *db, double run_gpu_ns)
 {
+    if (summary_one_time_column(db))
+        return -1;
     const char *sqls[] = {summary_config_sql, summary_kernel_sql};
     for (size_t i = 0; i < 2; i++) {
         sqlite3_stmt *st = NULL;
@@ -1157,5 +1180,12 @@ an_write_summaries(sqlite3 *db, double run_gpu_ns)
                        "   GROUP BY c.kernel_id HAVING SUM(c.config_id NOT IN"
                        "   (SELECT config_id FROM temp.waiting)) = 0))"))
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot mark waiting kernels: %s", store_error());
+    /* one-time set-up: the configuration's (temp.cfg), a kernel's when all its configurations are */
+    if (store_exec(db, "UPDATE main.kernel_summary SET one_time = CASE WHEN config_id IS NOT NULL"
+                       " THEN (SELECT c.one_time FROM temp.cfg c WHERE c.config_id ="
+                       "   kernel_summary.config_id AND c.kernel_id = kernel_summary.kernel_id)"
+                       " ELSE (SELECT MIN(c.one_time) FROM temp.cfg c"
+                       "   WHERE c.kernel_id = kernel_summary.kernel_id) END"))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot mark one-time set-up: %s", store_error());
     return 0;
 }

@@ -646,7 +646,8 @@ CREATE TABLE kernel_summary (
     findings                  INTEGER,  -- number of findings on this kernel/config
     worst_severity            TEXT,     -- 'error','warning','note' or NULL
     worst_rule_id             TEXT,     -- rule of the finding with most time lost
-    time_lost_ns              REAL      -- sum of capped time lost of its findings
+    time_lost_ns              REAL,     -- sum of capped time lost of its findings
+    one_time                  INTEGER   -- (added: set-up by the program's loop) 1: one-time set-up, every launch before the program's repeated work (docs/analyzer.md "One-time set-up"); a kernel row is 1 when all its configurations are; NULL in reports analyzed before the column existed, where the analyzer adds it at the next analysis
 );
 CREATE INDEX kernel_summary_by_kernel ON kernel_summary(kernel_id, config_id);
 

@@ -327,6 +327,35 @@ add_findings(struct view *v, double gpu_ns)
                     "ranked (idle-kernel)",
                     LABEL, "Waiting", nwait, nwait == 1 ? "" : "s", w);
     }
+    /*
+     * One-time set-up (docs/analyzer.md): how much of the work ran only
+     * before the program's repeated work (a JAX program's compilation and
+     * autotuning). kernel_summary.one_time is absent from reports analyzed
+     * before it existed: the query fails, NAN, no line.
+     */
+    double nset = tui_query_num(v->db,
+                                "SELECT count(*) FROM kernel_summary WHERE config_id IS NOT NULL"
+                                " AND one_time = 1 AND bound_tier IS NOT 'waiting' AND ?1 >= 0",
+                                0);
+    if (nset > 0) {
+        char w[32];
+        fmt_ns(w, sizeof(w),
+               tui_query_num(v->db,
+                             "SELECT sum(total_ns) FROM kernel_summary WHERE config_id IS NOT NULL"
+                             " AND one_time = 1 AND bound_tier IS NOT 'waiting' AND ?1 >= 0",
+                             0));
+        double pct =
+            tui_query_num(v->db,
+                          "SELECT 100.0 * sum(total_ns) / (SELECT run_gpu_ns FROM analysis)"
+                          " FROM kernel_summary WHERE config_id IS NOT NULL AND one_time = 1"
+                          " AND bound_tier IS NOT 'waiting' AND ?1 >= 0",
+                          0);
+        view_printf(
+            v, LINE_DIM,
+            "%-*s %.0f configuration%s (%s, %.1f %% of the working GPU time) ran only before "
+            "the program's repeated work: one-time set-up (docs/analyzer.md)",
+            LABEL, "Set-up", nset, nset == 1 ? "" : "s", w, isfinite(pct) ? pct : 0.0);
+    }
     view_printf(v, LINE_DEFAULT, "%s", "");
     view_printf(v, LINE_SECTION, "Top findings by time lost");
     if (tui_prepare(v->db,

@@ -1018,6 +1018,13 @@ test_analyzer_loop_setup(void)
     CHECK_EQ_INT(count(db, "SELECT COUNT(*) FROM finding WHERE kernel_id <> 1 AND message LIKE "
                            "'%One-time%'"),
                  0);
+    /* kernel_summary says which configurations and kernels were set-up */
+    CHECK_STR(text1(db, "SELECT group_concat(kernel_id || ':' || one_time, ' ') FROM (SELECT * FROM"
+                        " kernel_summary WHERE config_id IS NOT NULL ORDER BY kernel_id)"),
+              "1:1 2:0 3:0");
+    CHECK_STR(text1(db, "SELECT group_concat(kernel_id || ':' || one_time, ' ') FROM (SELECT * FROM"
+                        " kernel_summary WHERE config_id IS NULL ORDER BY kernel_id)"),
+              "1:1 2:0 3:0");
     sqlite3_close(db);
 
     /* A loop of one kernel is a phase: 'solo' (twice) before 'rep' (6 times) is work. */
