@@ -216,9 +216,11 @@ print_text(sqlite3 *db, const char *path, int top, int all)
                       &st) == 0 &&
         sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
         long long n = sqlite3_column_int64(st, 0);
-        printf("note: %lld kernel%s wait%s instead of working (%.3f ms): not counted as work and "
+        char wait_ms[32];
+        printf("note: %lld kernel%s wait%s instead of working (%s ms): not counted as work and "
                "not ranked (idle-kernel; --all shows %s)\n\n",
-               n, n == 1 ? "" : "s", n == 1 ? "s" : "", sqlite3_column_double(st, 1) / 1e6,
+               n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+               export_fmt_number(wait_ms, sizeof wait_ms, sqlite3_column_double(st, 1) / 1e6, 3),
                n == 1 ? "its note" : "their notes");
     }
     sqlite3_finalize(st);

@@ -14,7 +14,7 @@ mk "$t/r.db"
   INSERT INTO profile SELECT 11, passes, metric_set, duration_ns, overhead_ns FROM profile WHERE launch_id = 16;
   INSERT INTO metric SELECT 11, metric_id, value / 100 FROM metric WHERE launch_id = 16" >/dev/null
 "$bin" analyze "$t/r.db" > "$t/a" 2>&1 || bad "analyze"
-has "$t/a" "note: 1 kernel waits instead of working (0.100 ms)" "analyze says a kernel waits"
+has "$t/a" "note: 1 kernel waits instead of working (0.1 ms)" "analyze says a kernel waits (its time to three significant digits)"
 "$bin" report "$t/r.db" --view kernels > "$t/k" 2>&1
 grep "DelayKernel" "$t/k" | grep -q "waiting" && ok "kernels view labels DelayKernel waiting" || { bad "kernels view label"; cat "$t/k"; }
 # no distance to a floor for a kernel whose time is a wait (a JAX report's DelayKernel read 507x)
