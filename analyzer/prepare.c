@@ -251,14 +251,15 @@ static const char lstat2_sql[] =
  * launch still has a first launch time. Reports recorded before
  * launch.api_ns existed get an empty table.
  */
-/* Does the report's launch table have api_ns (1), not (0), or is it unreadable (-1)? */
+/* Does the report's table `table` have column `col` (1), not (0), or is it unreadable (-1)? */
 static int
-launch_has_api_ns(sqlite3 *db)
+report_has_column(sqlite3 *db, const char *table, const char *col)
 {
     sqlite3_stmt *st = NULL;
-    if (store_prepare(db, "SELECT 1 FROM pragma_table_info('launch', 'main') WHERE name = 'api_ns'",
-                      &st))
-        return an_fail(ANALYZER_ERR_INTERNAL, "cannot read the launch table: %s", store_error());
+    if (store_prepare(db, "SELECT 1 FROM pragma_table_info(?1, 'main') WHERE name = ?2", &st))
+        return an_fail(ANALYZER_ERR_INTERNAL, "cannot read the %s table: %s", table, store_error());
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
     int has = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return has;
@@ -267,7 +268,7 @@ launch_has_api_ns(sqlite3 *db)
 static int
 build_papi(sqlite3 *db)
 {
-    int has = launch_has_api_ns(db);
+    int has = report_has_column(db, "launch", "api_ns");
     if (has < 0)
         return -1;
     if (!has)
@@ -349,7 +350,7 @@ build_loop_start(sqlite3 *db)
 {
     if (store_exec(db, "CREATE TEMP TABLE loop_cfg (config_id INTEGER PRIMARY KEY)"))
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot build the loop: %s", store_error());
-    int api = launch_has_api_ns(db);
+    int api = report_has_column(db, "launch", "api_ns");
     if (api < 0)
         return -1;
     char sql[400];
@@ -1128,14 +1129,9 @@ static const char summary_kernel_sql[] = SUMMARY_INSERT
 static int
 summary_one_time_column(sqlite3 *db)
 {
-    sqlite3_stmt *st = NULL;
-    if (store_prepare(db,
-                      "SELECT 1 FROM pragma_table_info('kernel_summary', 'main')"
-                      " WHERE name = 'one_time'",
-                      &st))
-        return an_fail(ANALYZER_ERR_INTERNAL, "%s", store_error());
-    int has = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
+    int has = report_has_column(db, "kernel_summary", "one_time");
+    if (has < 0)
+        return -1;
     if (!has && store_exec(db, "ALTER TABLE main.kernel_summary ADD COLUMN one_time INTEGER"))
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot add kernel_summary.one_time: %s",
                        store_error());

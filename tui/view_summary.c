@@ -331,31 +331,27 @@ add_findings(struct view *v, double gpu_ns)
      * One-time set-up (docs/analyzer.md): how much of the work ran only
      * before the program's repeated work (a JAX program's compilation and
      * autotuning). kernel_summary.one_time is absent from reports analyzed
-     * before it existed: the query fails, NAN, no line.
+     * before it existed: the query fails, no line.
      */
-    double nset = tui_query_num(v->db,
-                                "SELECT count(*) FROM kernel_summary WHERE config_id IS NOT NULL"
-                                " AND one_time = 1 AND bound_tier IS NOT 'waiting' AND ?1 >= 0",
-                                0);
-    if (nset > 0) {
+    if (tui_prepare(v->db,
+                    "SELECT count(*), sum(total_ns),"
+                    " 100.0 * sum(total_ns) / (SELECT run_gpu_ns FROM analysis)"
+                    " FROM kernel_summary WHERE config_id IS NOT NULL AND one_time = 1"
+                    " AND bound_tier IS NOT 'waiting'",
+                    &st) == 0 &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+        long long nset = sqlite3_column_int64(st, 0);
+        double pct = sqlite3_column_double(st, 2);
         char w[32];
-        fmt_ns(w, sizeof(w),
-               tui_query_num(v->db,
-                             "SELECT sum(total_ns) FROM kernel_summary WHERE config_id IS NOT NULL"
-                             " AND one_time = 1 AND bound_tier IS NOT 'waiting' AND ?1 >= 0",
-                             0));
-        double pct =
-            tui_query_num(v->db,
-                          "SELECT 100.0 * sum(total_ns) / (SELECT run_gpu_ns FROM analysis)"
-                          " FROM kernel_summary WHERE config_id IS NOT NULL AND one_time = 1"
-                          " AND bound_tier IS NOT 'waiting' AND ?1 >= 0",
-                          0);
+        fmt_ns(w, sizeof(w), sqlite3_column_double(st, 1));
         view_printf(
             v, LINE_DIM,
-            "%-*s %.0f configuration%s (%s, %.1f %% of the working GPU time) ran only before "
+            "%-*s %lld configuration%s (%s, %.1f %% of the working GPU time) ran only before "
             "the program's repeated work: one-time set-up (docs/analyzer.md)",
             LABEL, "Set-up", nset, nset == 1 ? "" : "s", w, isfinite(pct) ? pct : 0.0);
     }
+    sqlite3_finalize(st);
+    st = NULL;
     view_printf(v, LINE_DEFAULT, "%s", "");
     view_printf(v, LINE_SECTION, "Top findings by time lost");
     if (tui_prepare(v->db,
