@@ -245,12 +245,6 @@ static const char lstat2_sql[] =
     "  ON pd.pd_kernel_id = kernel_id AND pd.pd_config_id IS config_id\n"
     "  AND (unprof_n IS NULL OR unprof_n = 0) AND (all_n IS NULL OR all_n = 0)";
 
-/*
- * temp.papi: the API time of profiled launches without traced times, per
- * (kernel, configuration), so that a configuration sampled at its first
- * launch still has a first launch time. Reports recorded before
- * launch.api_ns existed get an empty table.
- */
 /* Does the report's table `table` have column `col` (1), not (0), or is it unreadable (-1)? */
 static int
 report_has_column(sqlite3 *db, const char *table, const char *col)
@@ -265,6 +259,12 @@ report_has_column(sqlite3 *db, const char *table, const char *col)
     return has;
 }
 
+/*
+ * temp.papi: the API time of profiled launches without traced times, per
+ * (kernel, configuration), so that a configuration sampled at its first
+ * launch still has a first launch time. Reports recorded before
+ * launch.api_ns existed get an empty table.
+ */
 static int
 build_papi(sqlite3 *db)
 {
@@ -293,16 +293,15 @@ build_papi(sqlite3 *db)
  * API time. Copies that end and configurations whose launches all end
  * before it are one-time set-up (a model upload, weight initialization).
  * NULL when no configuration repeats: then the whole run is the work.
- * loop_found (build_loop_start()): 1 when the launches show the program's
- * loop, found by repetition; loop_start_ns its first launch's time (NULL
- * when that launch has none); temp.loop_cfg the configurations launched in
- * the loop or after it (the others ran before it).
+ * loop_found (build_loop()): 1 when the launches show the program's loop,
+ * found by repetition; temp.loop_cfg the configurations launched in the
+ * loop or after it (the others ran before it).
  * NEEDSWORK: NVTX ranges (a training loop's "step" range) would say it
  * directly when the program has them; the report keeps them per launch.
  */
 static const char phase_sql[] =
     "CREATE TEMP TABLE phase AS SELECT (SELECT MIN(first_ns) FROM temp.lstat2 WHERE launches >= 2)"
-    " AS steady_start_ns, CAST(NULL AS INTEGER) AS loop_start_ns, 0 AS loop_found";
+    " AS steady_start_ns, 0 AS loop_found";
 
 /*
  * The loop (docs/analyzer.md "One-time set-up"): the longest run of
@@ -346,47 +345,38 @@ loop_length(const long long *r, size_t n, int *pi, size_t *period)
 }
 
 static int
-build_loop_start(sqlite3 *db)
+build_loop(sqlite3 *db)
 {
     if (store_exec(db, "CREATE TEMP TABLE loop_cfg (config_id INTEGER PRIMARY KEY)"))
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot build the loop: %s", store_error());
-    int api = report_has_column(db, "launch", "api_ns");
-    if (api < 0)
-        return -1;
-    char sql[400];
+    char sql[256];
     snprintf(sql, sizeof sql,
-             "SELECT COALESCE(config_id, -kernel_id), %s FROM main.launch"
+             "SELECT COALESCE(config_id, -kernel_id) FROM main.launch"
              " ORDER BY correlation_id DESC, COALESCE(graph_node_id, 0) DESC, id DESC LIMIT %d",
-             api ? "COALESCE(start_ns, api_ns)" : "start_ns", (int)LOOP_MAX_LAUNCHES);
+             (int)LOOP_MAX_LAUNCHES);
     sqlite3_stmt *st = NULL;
     if (store_prepare(db, sql, &st))
         return an_fail(ANALYZER_ERR_REPORT, "cannot read the launches: %s", store_error());
     size_t n = 0, cap = 0;
-    long long *key = NULL, *t = NULL;
+    long long *key = NULL;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (n == cap) {
             cap = cap ? 2 * cap : 1024;
-            long long *k2 = realloc(key, cap * sizeof *key),
-                      *t2 = k2 ? realloc(t, cap * sizeof *t) : NULL;
-            if (!k2 || !t2) {
-                free(k2 ? k2 : key);
-                free(t);
+            long long *k2 = realloc(key, cap * sizeof *key);
+            if (!k2) {
+                free(key);
                 sqlite3_finalize(st);
                 return an_fail(ANALYZER_ERR_INTERNAL, "out of memory reading the launches");
             }
             key = k2;
-            t = t2;
         }
-        key[n] = sqlite3_column_int64(st, 0);
-        t[n] = sqlite3_column_type(st, 1) == SQLITE_NULL ? LLONG_MIN : sqlite3_column_int64(st, 1);
-        n++;
+        key[n++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
     int *pi = n ? malloc(n * sizeof *pi) : NULL;
     if (rc != SQLITE_DONE || (n && !pi)) {
         free(key);
-        free(t);
         free(pi);
         return rc != SQLITE_DONE
                    ? an_fail(ANALYZER_ERR_REPORT, "cannot read the launches: %s",
@@ -404,25 +394,14 @@ build_loop_start(sqlite3 *db)
             best_s = s;
         }
     }
-    long long start = LLONG_MIN;
+    /* the block's earliest repetition, key[s+L-P .. s+L): two configurations at least */
     int distinct = 0;
-    if (best_p) {
-        /* the block's earliest repetition: r[s+L-P .. s+L-1]; two configurations at least */
-        size_t lo = best_s + best - best_p, hi = best_s + best;
-        for (size_t i = lo; i < hi; i++) {
-            distinct |= key[i] != key[lo];
-            if (t[i] != LLONG_MIN && (start == LLONG_MIN || t[i] < start))
-                start = t[i];
-        }
-    }
+    for (size_t i = best_s + best - best_p; best_p && i < best_s + best; i++)
+        distinct |= key[i] != key[best_s + best - best_p];
     rc = 0;
     if (distinct) {
-        /* the configurations of the loop and of what follows it: r[0 .. s+L) */
-        char time[32] = "NULL";
-        if (start != LLONG_MIN)
-            snprintf(time, sizeof time, "%lld", start);
-        snprintf(sql, sizeof sql, "UPDATE temp.phase SET loop_found = 1, loop_start_ns = %s", time);
-        rc = store_exec(db, sql) ||
+        /* the configurations of the loop and of what follows it: key[0 .. s+L) */
+        rc = store_exec(db, "UPDATE temp.phase SET loop_found = 1") ||
              store_prepare(db, "INSERT OR IGNORE INTO temp.loop_cfg VALUES (?)", &st);
         for (size_t i = 0; !rc && i < best_s + best; i++) {
             sqlite3_bind_int64(st, 1, key[i]);
@@ -432,7 +411,6 @@ build_loop_start(sqlite3 *db)
         sqlite3_finalize(st);
     }
     free(key);
-    free(t);
     free(pi);
     return rc ? an_fail(ANALYZER_ERR_INTERNAL, "cannot build the loop: %s", store_error()) : 0;
 }
@@ -955,8 +933,7 @@ an_prepare(sqlite3 *db)
     an_lap("  launch scan");
     if (build_papi(db) || exec(db, lstat2_sql, "launch statistics") ||
         exec(db, "CREATE INDEX temp.lstat2_by_config ON lstat2(config_id)", "launch statistics") ||
-        exec(db, phase_sql, "the steady state's start") || build_loop_start(db) ||
-        build_cfg_metric(db))
+        exec(db, phase_sql, "the steady state's start") || build_loop(db) || build_cfg_metric(db))
         goto out;
     an_lap("  metric averages");
     if (build_pagg(db) || build_footprint(db) ||

@@ -958,7 +958,7 @@ test_analyzer_one_time_setup(void)
 
 /*
  * The program's loop found by repetition (analyzer/prepare.c
- * build_loop_start): 'cand' is launched twice at 1 s (an autotuner's
+ * build_loop): 'cand' is launched twice at 1 s (an autotuner's
  * candidate: XLA times each twice while it compiles), then the loop of
  * 'fwd' and 'bwd' runs 4 times from 2 s, the launches in API order
  * (correlation ids). The earliest configuration launched more than once is
