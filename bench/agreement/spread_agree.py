@@ -367,13 +367,22 @@ def main(argv):
               "--clock-control none; %.0f s." % (
                   time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) if not a.reuse else "recomputed from " + a.reuse,
                   skip, count, time.monotonic() - t0)]
+    return write_results(a.out, comps, infos, groups, header)
+
+
+def write_results(out, comps, infos, groups, header, recorded_as=None):
+    """OUT/spread-agree.md (also on stdout) and OUT/spread-agree.json, the
+    latter with recorded_as's keys first (a re-judgement's source); the exit
+    status: 0 both gates met, 1 not, 2 nothing compared."""
+    os.makedirs(out, exist_ok=True)
     text = markdown(comps, infos, groups, header)
     sys.stdout.write(text)
-    with open(os.path.join(a.out, "spread-agree.md"), "w") as f:
+    with open(os.path.join(out, "spread-agree.md"), "w") as f:
         f.write(text)
     g = gates(comps)
-    with open(os.path.join(a.out, "spread-agree.json"), "w") as f:
-        json.dump({"infos": infos, "groups": groups, "gates": g, "comparisons": comps}, f, indent=0, default=str)
+    with open(os.path.join(out, "spread-agree.json"), "w") as f:
+        json.dump(dict(recorded_as or {}, infos=infos, groups=groups, gates=g, comparisons=comps), f, indent=0,
+                  default=str)
     if not comps:
         return 2
     return 0 if g[0] and g[3] and g[4] else 1  # gate (b) unjudged (no ncu run 2) is not met
@@ -394,19 +403,9 @@ def main_rejudge(path, out):
               "The recording's own gates: (a) %s, (b) %s." % (
                   path, ", ".join("`%s`" % m for m in moved) or "none",
                   "met" if was and was[0] else "not met", "met" if was and was[3] else "not met")]
-    os.makedirs(out, exist_ok=True)
     groups = {int(k): v for k, v in recorded.get("groups", {}).items()}  # JSON keys are strings
-    text = markdown(comps, recorded.get("infos", []), groups, header)
-    sys.stdout.write(text)
-    with open(os.path.join(out, "spread-agree.md"), "w") as f:
-        f.write(text)
-    g = gates(comps)
-    with open(os.path.join(out, "spread-agree.json"), "w") as f:
-        json.dump({"rejudged_from": path, "moved": moved, "infos": recorded.get("infos", []), "groups": groups,
-                   "gates": g, "comparisons": comps}, f, indent=0, default=str)
-    if not comps:
-        return 2
-    return 0 if g[0] and g[3] and g[4] else 1
+    return write_results(out, comps, recorded.get("infos", []), groups, header,
+                         {"rejudged_from": path, "moved": moved})
 
 
 if __name__ == "__main__":
