@@ -46,15 +46,26 @@ enum sp_pattern {
     SP_EXIT_ONLY,  /* (f) as (a) but flushed only at exit: no flush between launches */
     SP_REARM,      /* (g) flush+Disable+Enable at every launch EXIT: armed before the next */
     SP_OUTER,      /* (h) as (g), at the EXIT of the outermost API call (runtime or driver) */
+    SP_NONE,       /* (i) nothing at contexts or launches: only SASSPROBE_GRAPH arms */
 };
 
 static const char *const pattern_names[] = {
     [SP_CTX_LAZY] = "ctx-lazy", [SP_CTX_EAGER] = "ctx-eager", [SP_PER_LAUNCH] = "per-launch",
     [SP_MODULE] = "module",     [SP_THREAD] = "thread",       [SP_EXIT_ONLY] = "exit-only",
-    [SP_REARM] = "rearm",       [SP_OUTER] = "outer",
+    [SP_REARM] = "rearm",       [SP_OUTER] = "outer",         [SP_NONE] = "none",
 };
 
 enum sp_init { SP_INIT_BEFORE, SP_INIT_AFTER, SP_INIT_CTX };
+
+/*
+ * SASSPROBE_GRAPH, with any pattern (per-launch is the natural one): how a graph launch is
+ * armed. launch: Enable at the cuGraphLaunch ENTER (after a synchronize), flush and Disable at
+ * its EXIT (after a synchronize): the collector's GPUHIER_DIAG_SASS_GRAPHS path, which gave 0
+ * records on 2026-12-01. instantiate: Enable at the ENTER of the graph's instantiation, kept
+ * until the EXIT of the next graph launch, which flushes and disables: whether an executable
+ * graph made while the metrics are enabled runs patched code.
+ */
+enum sp_graph { SP_GRAPH_OFF, SP_GRAPH_LAUNCH, SP_GRAPH_INSTANTIATE };
 
 #define SP_MAX_METRICS 16
 #define SP_TAB_SLOTS 8192
@@ -102,8 +113,10 @@ static struct {
     enum sp_init init;
     int lazy;
     int flush_every;
-    int is_keep;    /* pattern outer: keep enabled, flush only (SASSPROBE_KEEP=1) */
-    int is_pending; /* pattern outer: act at the next outermost API exit */
+    int is_keep;     /* pattern outer: keep enabled, flush only (SASSPROBE_KEEP=1) */
+    int graph;       /* SASSPROBE_GRAPH: 0 off, 1 launch, 2 instantiate (enum sp_graph) */
+    int graph_armed; /* graph 2: enabled at an instantiate, not yet flushed */
+    int is_pending;  /* pattern outer: act at the next outermost API exit */
     CUcontext pending_ctx;
     char out_dir[512];
     int is_on;
@@ -661,7 +674,7 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
         if (sp.init == SP_INIT_CTX || !sp.is_profiler_ready)
             profiler_init("cuptiProfilerInitialize@context");
-        if (sp.pattern == SP_PER_LAUNCH || sp.pattern == SP_THREAD)
+        if (sp.pattern == SP_PER_LAUNCH || sp.pattern == SP_THREAD || sp.pattern == SP_NONE)
             return;
         if (sp.pattern == SP_OUTER) {
             sp.pending_ctx = rd->context;
@@ -772,7 +785,7 @@ on_launch_exit(const CUpti_CallbackData *cb)
     if (late && seq == 2)
         ck("cuptiActivityEnable(CONCURRENT_KERNEL)@late",
            cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-    if (sp.pattern == SP_EXIT_ONLY)
+    if (sp.pattern == SP_EXIT_ONLY || sp.pattern == SP_NONE)
         return;
     if (sp.pattern == SP_OUTER) {
         sp.pending_ctx = cb->context;
@@ -796,6 +809,52 @@ on_launch_exit(const CUpti_CallbackData *cb)
         disable(cb->context);
     if (sp.pattern == SP_REARM)
         enable(cb->context);
+    pthread_mutex_unlock(&sp.cupti_mu);
+}
+
+static int
+is_instantiate(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz;
+}
+
+/* SASSPROBE_GRAPH=instantiate: armed at the ENTER of an instantiation (kept to the next graph
+ * launch's EXIT). */
+static void
+on_graph_instantiate(const CUpti_CallbackData *cb)
+{
+    if (sp.graph != SP_GRAPH_INSTANTIATE || cb->callbackSite != CUPTI_API_ENTER)
+        return;
+    pthread_mutex_lock(&sp.cupti_mu);
+    if (!sp.is_enabled) {
+        sync_ctx();
+        enable(cb->context);
+    }
+    sp.graph_armed = sp.is_enabled;
+    pthread_mutex_unlock(&sp.cupti_mu);
+}
+
+static void
+on_graph_launch(const CUpti_CallbackData *cb)
+{
+    if (sp.graph == SP_GRAPH_OFF)
+        return;
+    pthread_mutex_lock(&sp.cupti_mu);
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        if (sp.graph == SP_GRAPH_LAUNCH && !sp.is_enabled) {
+            sync_ctx();
+            enable(cb->context);
+        }
+    } else if (sp.is_enabled && (sp.graph == SP_GRAPH_LAUNCH || sp.graph_armed)) {
+        sync_ctx();
+        flush(cb->context);
+        disable(cb->context);
+        sp.graph_armed = 0;
+    }
     pthread_mutex_unlock(&sp.cupti_mu);
 }
 
@@ -841,6 +900,11 @@ on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
             sp.graph_launches++;
             pthread_mutex_unlock(&sp.tab_mu);
         }
+        on_graph_launch(cb);
+        return;
+    }
+    if (is_instantiate(cbid)) {
+        on_graph_instantiate(cb);
         return;
     }
     if (!is_launch(cbid))
@@ -965,7 +1029,7 @@ write_output(void)
         return;
     fprintf(out, "{\n  \"pattern\": \"%s\",\n  \"lazy\": %d,\n  \"flush_every\": %d,\n",
             pattern_names[sp.pattern], sp.lazy, sp.flush_every);
-    fprintf(out, "  \"keep\": %d,\n", sp.is_keep);
+    fprintf(out, "  \"keep\": %d,\n  \"graph\": %d,\n", sp.is_keep, sp.graph);
     /* which CUPTI our calls bound to: a framework may have loaded its own copy globally first */
     Dl_info di;
     uint32_t api = 0;
@@ -1097,6 +1161,11 @@ read_env(void)
     sp.flush_every = e && atoi(e) > 0 ? atoi(e) : 1;
     const char *k = getenv("SASSPROBE_KEEP");
     sp.is_keep = k && atoi(k) != 0;
+    const char *g = getenv("SASSPROBE_GRAPH");
+    sp.graph = !g                          ? SP_GRAPH_OFF
+               : !strcmp(g, "launch")      ? SP_GRAPH_LAUNCH
+               : !strcmp(g, "instantiate") ? SP_GRAPH_INSTANTIATE
+                                           : SP_GRAPH_OFF;
     const char *in = getenv("SASSPROBE_INIT");
     sp.init = SP_INIT_BEFORE;
     if (in && strcmp(in, "after") == 0)
@@ -1179,6 +1248,11 @@ InitializeInjection(void)
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
     };
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
         ck("cuptiEnableCallback",
