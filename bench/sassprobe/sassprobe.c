@@ -63,9 +63,11 @@ enum sp_init { SP_INIT_BEFORE, SP_INIT_AFTER, SP_INIT_CTX };
  * its EXIT (after a synchronize): the collector's GPUHIER_DIAG_SASS_GRAPHS path, which gave 0
  * records on 2026-12-01. instantiate: Enable at the ENTER of the graph's instantiation, kept
  * until the EXIT of the next graph launch, which flushes and disables: whether an executable
- * graph made while the metrics are enabled runs patched code.
+ * graph made while the metrics are enabled runs patched code. window: enabled only for the
+ * instantiation (Disable at its EXIT, nothing flushed), then as launch: whether patched code
+ * that the executable graph took at its instantiation still counts in a later range.
  */
-enum sp_graph { SP_GRAPH_OFF, SP_GRAPH_LAUNCH, SP_GRAPH_INSTANTIATE };
+enum sp_graph { SP_GRAPH_OFF, SP_GRAPH_LAUNCH, SP_GRAPH_INSTANTIATE, SP_GRAPH_WINDOW };
 
 #define SP_MAX_METRICS 16
 #define SP_TAB_SLOTS 8192
@@ -827,6 +829,17 @@ is_instantiate(CUpti_CallbackId cbid)
 static void
 on_graph_instantiate(const CUpti_CallbackData *cb)
 {
+    if (sp.graph == SP_GRAPH_WINDOW) {
+        pthread_mutex_lock(&sp.cupti_mu);
+        if (cb->callbackSite == CUPTI_API_ENTER && !sp.is_enabled) {
+            sync_ctx();
+            enable(cb->context);
+        } else if (cb->callbackSite == CUPTI_API_EXIT && sp.is_enabled) {
+            disable(cb->context);
+        }
+        pthread_mutex_unlock(&sp.cupti_mu);
+        return;
+    }
     if (sp.graph != SP_GRAPH_INSTANTIATE || cb->callbackSite != CUPTI_API_ENTER)
         return;
     pthread_mutex_lock(&sp.cupti_mu);
@@ -845,11 +858,12 @@ on_graph_launch(const CUpti_CallbackData *cb)
         return;
     pthread_mutex_lock(&sp.cupti_mu);
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (sp.graph == SP_GRAPH_LAUNCH && !sp.is_enabled) {
+        if ((sp.graph == SP_GRAPH_LAUNCH || sp.graph == SP_GRAPH_WINDOW) && !sp.is_enabled) {
             sync_ctx();
             enable(cb->context);
         }
-    } else if (sp.is_enabled && (sp.graph == SP_GRAPH_LAUNCH || sp.graph_armed)) {
+    } else if (sp.is_enabled &&
+               (sp.graph == SP_GRAPH_LAUNCH || sp.graph == SP_GRAPH_WINDOW || sp.graph_armed)) {
         sync_ctx();
         flush(cb->context);
         disable(cb->context);
@@ -1165,6 +1179,7 @@ read_env(void)
     sp.graph = !g                          ? SP_GRAPH_OFF
                : !strcmp(g, "launch")      ? SP_GRAPH_LAUNCH
                : !strcmp(g, "instantiate") ? SP_GRAPH_INSTANTIATE
+               : !strcmp(g, "window")      ? SP_GRAPH_WINDOW
                                            : SP_GRAPH_OFF;
     const char *in = getenv("SASSPROBE_INIT");
     sp.init = SP_INIT_BEFORE;

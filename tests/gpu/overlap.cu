@@ -27,9 +27,10 @@ int main(int argc, char **argv) {
     const long long cycles = 400000;
     for (int k = 0; k < rounds; k++)
         for (int i = 0; i < 4; i++) spin<<<1, 32, 0, s[i]>>>(cycles, out);
+    // the streams are non-blocking: the legacy stream's copy would not wait for them
+    cudaError_t e = cudaDeviceSynchronize();
     int h = 0;
     cudaMemcpy(&h, out, sizeof(int), cudaMemcpyDeviceToHost);
-    cudaError_t e = cudaDeviceSynchronize();
     printf("launched %d\n", 4 * rounds);
     return e == cudaSuccess && h == 4 * rounds ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 # log and files go to $OUT/<test>/ (packed into $OUT/gpu-tests.tgz: the
 # device returns at most 8 files); the summary (name, exit, seconds, ok and
 # FAIL lines) to $OUT/gpu-tests.txt and stdout; the reports are not packed. Exit 1 when a test failed.
+# GPU_TESTS=a,b runs only the tests of those names (t152-graph-instrument,...).
 # Not here: gpu.t170-ddp (two GPUs: an nvidia-h200-x2 call), gpu.t160-agreement
 # and gpu.suite-defects (ncu, ~3 and ~4 min: calls of their own).
 set -u
@@ -29,6 +30,7 @@ fail=0
 run() {
     name=$1 limit=$2
     shift 2
+    case ",${GPU_TESTS:-$name}," in *",$name,"*) ;; *) return ;; esac
     left=$((deadline - ($(date +%s) - t0)))
     if [ "$left" -lt "$limit" ]; then
         echo "$name: not run (${left} s left, limit ${limit} s)" | tee -a "$sum"
