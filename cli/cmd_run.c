@@ -279,6 +279,13 @@ print_coverage(sqlite3 *db, const char *shown)
             "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
             "counters %.1f %% (%.1f %% complete%s)\n",
             shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct, waiting);
+    if (cov.graph_only_configs > 0)
+        fprintf(stderr,
+                "==gpuhier==   %s: %.1f %% of it ran only as kernel nodes of CUDA graphs (%lld "
+                "configuration%s), which neither counter engine serves: launch them outside a "
+                "graph too to profile them (JAX: XLA_FLAGS=--xla_gpu_enable_command_buffer=)\n",
+                shown, cov.graph_only_pct, cov.graph_only_configs,
+                cov.graph_only_configs == 1 ? "" : "s");
     if (cov.groups_partial > 0)
         fprintf(stderr,
                 "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "

@@ -125,18 +125,25 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
              /* joins, not correlated subqueries: SQLite would evaluate the CTEs once per
                 configuration (0.44 s on the 145 configurations of demo.db, the fuzz's timeout) */
              " wt AS (" STORE_WAITING_CONFIGS "),"
+             " gr AS (SELECT config_id FROM launch WHERE config_id IS NOT NULL"
+             "  GROUP BY config_id HAVING MIN(graph_id IS NOT NULL) = 1),"
              " cf AS (SELECT config.id, total(config.total_ns) AS ns,"
              "  (MAX(pt.config_id) IS NOT NULL)%s AS pat,"
-             "  COALESCE(MAX(st.n), 0) AS nst, MAX(wt.config_id) IS NOT NULL AS waiting"
+             "  COALESCE(MAX(st.n), 0) AS nst, MAX(wt.config_id) IS NOT NULL AS waiting,"
+             "  MAX(gr.config_id) IS NOT NULL AS graph"
              "  FROM config LEFT JOIN st ON st.config_id = config.id"
              "  LEFT JOIN pt ON pt.config_id = config.id"
-             "  LEFT JOIN wt ON wt.config_id = config.id GROUP BY config.id)"
+             "  LEFT JOIN wt ON wt.config_id = config.id"
+             "  LEFT JOIN gr ON gr.config_id = config.id GROUP BY config.id)"
              " SELECT COUNT(*), SUM(pat AND NOT waiting), SUM(nst > 0 AND NOT waiting),"
              "  SUM(nst >= 5 AND NOT waiting), total(CASE WHEN NOT waiting THEN ns END),"
              "  total(CASE WHEN pat AND NOT waiting THEN ns END),"
              "  total(CASE WHEN nst > 0 AND NOT waiting THEN ns END),"
              "  total(CASE WHEN nst >= 5 AND NOT waiting THEN ns END),"
-             "  total(CASE WHEN waiting THEN ns END) FROM cf",
+             "  total(CASE WHEN waiting THEN ns END),"
+             "  SUM(graph AND NOT pat AND nst = 0 AND NOT waiting),"
+             "  total(CASE WHEN graph AND NOT pat AND nst = 0 AND NOT waiting THEN ns END)"
+             " FROM cf",
              kept, pattern_inst);
     free(kept);
     int rc = store_prepare(db, sql, &st);
@@ -152,7 +159,9 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         c->complete_configs = sqlite3_column_int64(st, 3);
         c->gpu_ns = sqlite3_column_double(st, 4);
         c->waiting_ns = sqlite3_column_double(st, 8);
+        c->graph_only_configs = sqlite3_column_int64(st, 9);
         if (c->gpu_ns > 0) {
+            c->graph_only_pct = 100.0 * sqlite3_column_double(st, 10) / c->gpu_ns;
             c->pattern_pct = 100.0 * sqlite3_column_double(st, 5) / c->gpu_ns;
             c->hardware_pct = 100.0 * sqlite3_column_double(st, 6) / c->gpu_ns;
             c->complete_pct = 100.0 * sqlite3_column_double(st, 7) / c->gpu_ns;

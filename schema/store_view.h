@@ -49,13 +49,18 @@ char *store_view_query(const char *name, const char *head, const char *tail);
  * GPU time; a report never analyzed counts every configuration.
  * groups_partial counts the configurations profiled in one-pass groups
  * that miss some of their plan's groups (store_groups_missing()).
+ * graph_only: a configuration without counters whose every launch was a
+ * kernel node of a CUDA graph (launch.graph_id set), which neither engine
+ * serves (docs/collector.md "Graphs"): time no sampling choice could cover.
  */
 struct store_coverage {
     long long configs; /* configurations in all */
     long long pattern_configs, hardware_configs, complete_configs, groups_partial;
-    double gpu_ns;     /* sum of config.total_ns, less the waiting configurations' */
+    long long graph_only_configs; /* no counters, every launch a graph kernel node */
+    double gpu_ns;                /* sum of config.total_ns, less the waiting configurations' */
     double waiting_ns; /* the time of configurations an analysis found waiting (left out) */
     double pattern_pct, hardware_pct, complete_pct; /* of gpu_ns, 0..100; 0 without time */
+    double graph_only_pct;                          /* of gpu_ns, the graph_only configurations' */
 };
 #define STORE_STATE_COUNTERS                                                                       \
     "'dram__bytes_read.sum', 'lts__t_sectors_lookup_hit.sum', 'lts__t_sectors_lookup_miss.sum', "  \

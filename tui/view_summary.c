@@ -215,6 +215,12 @@ add_counter_coverage(struct view *v)
                 "%-*s pattern %.1f %% of the %s GPU time, hardware %.1f %% (%.1f %% complete)",
                 LABEL, "Counters", c.pattern_pct, store_has_waiting(v->db) ? "working" : "traced",
                 c.hardware_pct, c.complete_pct);
+    if (c.graph_only_configs > 0)
+        view_printf(v, LINE_DIM,
+                    "%-*s %.1f %% ran only in CUDA graphs (%lld configuration%s): no engine serves "
+                    "graph kernel nodes",
+                    LABEL, "", c.graph_only_pct, c.graph_only_configs,
+                    c.graph_only_configs == 1 ? "" : "s");
     if (c.groups_partial > 0)
         view_printf(v, LINE_DIM,
                     "%-*s %lld configuration%s got only some one-pass groups (v_config_groups)",

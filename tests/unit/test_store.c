@@ -266,6 +266,29 @@ test_store_counter_coverage(void)
     CHECK_NEAR(c.waiting_ns, 4000, 1e-9);
     CHECK_NEAR(c.pattern_pct, 70, 1e-9);
     CHECK_NEAR(c.hardware_pct, 90, 1e-9);
+    CHECK_EQ_INT(c.graph_only_configs, 0);
+    /*
+     * Configurations whose every launch was a CUDA graph's kernel node and
+     * that have no counters: neither engine serves graph kernel nodes
+     * (docs/collector.md "Graphs"). Config 6 (3000 ns): two graph nodes,
+     * nothing; config 7 (1000 ns): a node and a stream launch, nothing
+     * (a stream launch could have been profiled); config 8 (500 ns): a
+     * graph node with a profile (a later CUPTI).
+     */
+    CHECK_EQ_INT(store_exec(db, "INSERT INTO config (id, kernel_id, total_ns) VALUES"
+                                " (6, 1, 3000), (7, 1, 1000), (8, 1, 500);"
+                                "INSERT INTO launch (id, kernel_id, config_id, config_launch_index,"
+                                " graph_id) VALUES (9, 1, 6, 0, 3), (10, 1, 6, 1, 3),"
+                                " (11, 1, 7, 0, 3), (12, 1, 7, 1, NULL), (13, 1, 8, 0, 4);"
+                                "INSERT INTO profile (launch_id, passes, metric_set)"
+                                " VALUES (13, 1, 'group1/3');"
+                                "INSERT INTO metric (launch_id, metric_id, value) VALUES"
+                                " (13, 2, 64);"),
+                 0);
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
+    CHECK_EQ_INT(c.graph_only_configs, 1); /* 6 */
+    CHECK_NEAR(c.gpu_ns, 5500, 1e-9);
+    CHECK_NEAR(c.graph_only_pct, 100.0 * 3000 / 5500, 1e-9);
     sqlite3_close(db);
 }
 
