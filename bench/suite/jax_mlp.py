@@ -20,8 +20,20 @@ the same programs either way (configurations are matched by function and
 launch shape); gpuhier keeps the preallocation, the case issue 18 asks for.
 That was not enough: on 2026-12-04 ncu still profiled nothing in 300 s, the
 program stuck in XLA's compilation and autotuning under ncu (docs/suite.md).
+
+So every step (native, gpuhier, ncu) runs with XLA_FLAGS (the `# suite-env:`
+line): `--xla_gpu_autotune_level=0`, XLA's default GEMM configurations
+without timing candidates, which let ncu through the compilation (session of
+2026-12-04 12:35 UTC: 16 launches profiled in 52 s), and
+`--xla_gpu_enable_command_buffer=` (empty: no command buffers), so that the
+steady-state step runs as stream launches, not as a CUDA graph whose kernel
+nodes neither gpuhier engine serves (docs/collector.md "Graphs"; with
+command buffers on, gpuhier's coverage of that step was 0 %). Both tools see
+the same kernels; what JAX's command buffers do to profiling is measured
+elsewhere (docs/sassprobe.md "Graph launches").
 """
 # suite: class=JAX-XLA native=90 gpuhier=120 ncu=300
+# suite-env: XLA_FLAGS="--xla_gpu_autotune_level=0 --xla_gpu_enable_command_buffer="
 # suite-ncu-env: XLA_PYTHON_CLIENT_PREALLOCATE=false
 # suite-ncu: --profile-from-start off --kernel-name-base demangled --kernel-name regex:. --filter-mode per-launch-config --launch-count 1
 import ctypes
