@@ -365,6 +365,7 @@ load_run(sqlite3 *db, struct ex_report *r)
         r->hardware_pct = cov.hardware_pct;
         r->complete_pct = cov.complete_pct;
         r->groups_partial = cov.groups_partial;
+        r->graph_only_pct = cov.graph_only_pct;
     }
 
     char *m = store_meta_get(db, "created_by");

@@ -125,10 +125,11 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
     /* counter coverage by GPU time (docs/export-json.md): null without traced kernel time */
     json_object_set_new(root, "coverage",
                         r->has_coverage
-                            ? json_pack("{s:f, s:f, s:f, s:I}", "pattern_pct", r->pattern_pct,
+                            ? json_pack("{s:f, s:f, s:f, s:I, s:f}", "pattern_pct", r->pattern_pct,
                                         "hardware_pct", r->hardware_pct, "hardware_complete_pct",
                                         r->complete_pct, "configurations_missing_groups",
-                                        (json_int_t)r->groups_partial)
+                                        (json_int_t)r->groups_partial, "graph_only_pct",
+                                        r->graph_only_pct)
                             : json_null());
     if (r->has_run) {
         json_t *run = json_object();

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # t214: GPU time that ran only as kernel nodes of CUDA graphs, which neither
 # counter engine serves (docs/collector.md "Graphs"), is named in the summary's
-# counter coverage. On test_analyzer's SYNTHETIC sample report, plus 'node'
-# launched 3 times, every time as a graph's kernel node (launch.graph_id set),
+# counter coverage and carried by the JSON export. On test_analyzer's
+# SYNTHETIC sample report, plus 'node' launched 3 times, every time as a graph's kernel node (launch.graph_id set),
 # with no counters (3 ms), and 'both' launched once in a graph and once on a
 # stream (1 ms): only 'node' counts, with a share above 0.
 . "$(dirname "$0")/sample-report-lib.sh"
@@ -23,5 +23,11 @@ INSERT INTO launch (kernel_id, config_id, device_id, correlation_id, graph_id, s
 "$bin" report "$t/r.db" --view summary > "$t/s" 2>&1
 has "$t/s" "^ *[1-9][0-9.]* % ran only in CUDA graphs (1 configuration): no engine serves graph kernel nodes" \
   "the summary names the time that ran only in graphs, one configuration ('both' also ran on a stream)"
+"$bin" export --raw "$t/r.db" --format json > "$t/r.json" || bad "json export"
+python3 - "$t/r.json" <<'PY' && ok "the JSON export's coverage carries the same share" || bad "graph_only_pct in the JSON export"
+import json, sys
+c = json.load(open(sys.argv[1]))["coverage"]
+assert c["graph_only_pct"] > 0, c
+PY
 [ $fail = 0 ] && echo "t214: graph coverage ok"
 exit $fail
