@@ -268,8 +268,9 @@ print_coverage(sqlite3 *db, const char *shown)
                 "the %s GPU time\n",
                 shown, profiled, configs, pct, of);
     struct store_coverage cov;
+    /* nothing profiled says nothing more, unless graphs are why (no engine serves their nodes) */
     if (store_counter_coverage(db, &cov) || cov.gpu_ns <= 0 ||
-        (cov.pattern_configs == 0 && cov.hardware_configs == 0))
+        (cov.pattern_configs == 0 && cov.hardware_configs == 0 && cov.graph_only_configs == 0))
         return;
     char waiting[96] = "";
     if (cov.waiting_ns > 0)

@@ -203,7 +203,7 @@ add_counter_coverage(struct view *v)
 {
     struct store_coverage c;
     if (store_counter_coverage(v->db, &c) || c.gpu_ns <= 0 ||
-        (c.hardware_configs == 0 && c.pattern_configs == 0))
+        (c.hardware_configs == 0 && c.pattern_configs == 0 && c.graph_only_configs == 0))
         return;
     int grouped =
         store_query_int(v->db, "SELECT 1 FROM profile WHERE metric_set LIKE 'group%/%' LIMIT 1",

@@ -3,9 +3,11 @@
 # t214: GPU time that ran only as kernel nodes of CUDA graphs, which neither
 # counter engine serves (docs/collector.md "Graphs"), is named in the summary's
 # counter coverage and carried by the JSON export. On test_analyzer's
-# SYNTHETIC sample report, plus 'node' launched 3 times, every time as a graph's kernel node (launch.graph_id set),
-# with no counters (3 ms), and 'both' launched once in a graph and once on a
-# stream (1 ms): only 'node' counts, with a share above 0.
+# SYNTHETIC sample report, plus 'node' launched 3 times, every time as a
+# graph's kernel node (launch.graph_id set), with no counters (3 ms), and
+# 'both' launched once in a graph and once on a stream (1 ms): only 'node'
+# counts, with a share above 0. Then the same report with no profile at all
+# (a program whose kernels all ran in graphs): the line is still there.
 . "$(dirname "$0")/sample-report-lib.sh"
 
 mk "$t/r.db"
@@ -29,5 +31,9 @@ import json, sys
 c = json.load(open(sys.argv[1]))["coverage"]
 assert c["graph_only_pct"] > 0, c
 PY
+"$helper" sql "$t/r.db" "DELETE FROM metric; DELETE FROM profile; UPDATE launch SET profiled = 0" > /dev/null || bad "sql"
+"$bin" report "$t/r.db" --view summary > "$t/s2" 2>&1
+has "$t/s2" "^ *[1-9][0-9.]* % ran only in CUDA graphs (1 configuration)" \
+  "with no counters at all, the summary still says the graphs are why"
 [ $fail = 0 ] && echo "t214: graph coverage ok"
 exit $fail
