@@ -28,7 +28,7 @@ without timing candidates, which let ncu through the compilation (session of
 `--xla_gpu_enable_command_buffer=` (empty: no command buffers), so that the
 steady-state step runs as stream launches, not as a CUDA graph whose kernel
 nodes neither gpuhier engine serves (docs/collector.md "Graphs"; with
-command buffers on, gpuhier's coverage of that step was 0 %). Both tools see
+command buffers on and autotuning off, gpuhier's coverage of that step was 0 %). Both tools see
 the same kernels; what JAX's command buffers do to profiling is measured
 elsewhere (docs/sassprobe.md "Graph launches").
 """
