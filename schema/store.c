@@ -140,10 +140,11 @@ store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled, dou
     if (store_prepare(db,
                       "WITH p AS (SELECT DISTINCT l.config_id AS id FROM profile f"
                       " JOIN launch l ON l.id = f.launch_id),"
-                      " w (id) AS (" STORE_WAITING_CONFIGS ")"
+                      " w (id) AS (" STORE_WAITING_CONFIGS "),"
+                      " cn AS (" STORE_CONFIG_NS ")"
                       " SELECT (SELECT count(*) FROM config), (SELECT count(*) FROM p),"
-                      " (SELECT total(total_ns) FROM config WHERE id NOT IN (SELECT id FROM w)),"
-                      " (SELECT total(total_ns) FROM config WHERE id IN (SELECT id FROM p)"
+                      " (SELECT total(ns) FROM cn WHERE id NOT IN (SELECT id FROM w)),"
+                      " (SELECT total(ns) FROM cn WHERE id IN (SELECT id FROM p)"
                       "  AND id NOT IN (SELECT id FROM w))",
                       &st))
         return -1;

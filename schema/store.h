@@ -174,6 +174,19 @@ int store_has_waiting(sqlite3 *db);
     "SELECT DISTINCT config_id FROM kernel_summary WHERE bound_tier = 'waiting'"                   \
     " AND config_id IS NOT NULL"
 
+/*
+ * Each configuration's time, (id, ns): the analysis's (kernel_summary.
+ * total_ns: profiled and instrumented launches, slowed or untimed, at the
+ * configuration's traced mean; docs/analyzer.md) when the report is
+ * analyzed, the traced sum (config.total_ns) otherwise or where the
+ * analysis has no row; so the coverage lines are shares of the same time
+ * as the summary's other lines.
+ */
+#define STORE_CONFIG_NS                                                                            \
+    "SELECT c.id AS id, COALESCE(ks.ns, c.total_ns) AS ns FROM config c LEFT JOIN"                 \
+    " (SELECT config_id, MAX(total_ns) AS ns FROM kernel_summary WHERE config_id IS NOT NULL"      \
+    " GROUP BY config_id) ks ON ks.config_id = c.id"
+
 /* Get/set a meta key. store_meta_get returns a new string (free()) or NULL. */
 int store_meta_set(sqlite3 *db, const char *key, const char *value);
 char *store_meta_get(sqlite3 *db, const char *key);

@@ -164,6 +164,18 @@ test_store_profile_coverage(void)
     CHECK_EQ_INT(all, 3);
     CHECK_EQ_INT(prof, 2);             /* configurations 1 and 3, once each */
     CHECK(pct > 79.99 && pct < 80.01); /* (750 + 50) of 1000 */
+    /*
+     * Analyzed, a configuration's time is the analysis's (kernel_summary:
+     * profiled and instrumented launches at the traced mean), the one
+     * every other share of the summary is of: configuration 2's untimed
+     * second launch (an instrumented launch runs patched, untimed) makes
+     * it 400, not the traced 200.
+     */
+    CHECK_EQ_INT(store_exec(db, "INSERT INTO kernel_summary (kernel_id, config_id, total_ns)"
+                                " VALUES (1, 1, 750), (1, 2, 400), (1, 3, 50), (1, NULL, 1200);"),
+                 0);
+    CHECK_EQ_INT(store_profile_coverage(db, &all, &prof, &pct), 0);
+    CHECK(pct > 66.66 && pct < 66.67); /* (750 + 50) of 1200 */
     sqlite3_close(db);
 }
 
@@ -289,6 +301,19 @@ test_store_counter_coverage(void)
     CHECK_EQ_INT(c.graph_only_configs, 1); /* 6 */
     CHECK_NEAR(c.gpu_ns, 5500, 1e-9);
     CHECK_NEAR(c.graph_only_pct, 100.0 * 3000 / 5500, 1e-9);
+    /*
+     * Analyzed, a configuration's time is the analysis's estimate (kernel_
+     * summary: its instrumented launch, untimed, at the traced mean), as in
+     * every other share of the summary: config 3 (instrumented) 300, not
+     * its traced 100; a configuration the analysis has no row for keeps its
+     * traced time.
+     */
+    CHECK_EQ_INT(store_exec(db, "INSERT INTO kernel_summary (kernel_id, config_id, total_ns)"
+                                " VALUES (1, 3, 300);"),
+                 0);
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
+    CHECK_NEAR(c.gpu_ns, 5700, 1e-9);
+    CHECK_NEAR(c.pattern_pct, 100.0 * (600 + 300) / 5700, 1e-9);
     sqlite3_close(db);
 }
 
