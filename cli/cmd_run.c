@@ -280,6 +280,12 @@ print_coverage(sqlite3 *db, const char *shown)
             "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
             "counters %.1f %% (%.1f %% complete%s)\n",
             shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct, waiting);
+    if (cov.setup_configs > 0)
+        fprintf(stderr,
+                "==gpuhier==   %s: of the repeated work alone (one-time set-up, %.1f %% of that "
+                "time, left out): pattern counters %.1f %%, hardware counters %.1f %%\n",
+                shown, 100.0 * (cov.gpu_ns - cov.repeated_ns) / cov.gpu_ns,
+                cov.repeated_pattern_pct, cov.repeated_hardware_pct);
     if (cov.graph_only_configs > 0)
         fprintf(stderr,
                 "==gpuhier==   %s: %.1f %% of it ran only as kernel nodes of CUDA graphs (%lld "

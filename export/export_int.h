@@ -103,6 +103,8 @@ struct ex_report {
     double pattern_pct, hardware_pct, complete_pct; /* counter coverage by GPU time, 0..100 */
     long long groups_partial; /* configurations missing some one-pass groups */
     double graph_only_pct;    /* ran only as CUDA graph kernel nodes, no counters, 0..100 */
+    int has_repeated;         /* one-time set-up found: the repeated work's shares below */
+    double repeated_pattern_pct, repeated_hardware_pct;
     int has_run;
     int redact;
     /* selection */

@@ -123,14 +123,16 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
                                   ex_jstr(r->ruleset_version), "run_gpu_ns",
                                   ex_jreal(r->run_gpu_ns)));
     /* counter coverage by GPU time (docs/export-json.md): null without traced kernel time */
-    json_object_set_new(root, "coverage",
-                        r->has_coverage
-                            ? json_pack("{s:f, s:f, s:f, s:I, s:f}", "pattern_pct", r->pattern_pct,
-                                        "hardware_pct", r->hardware_pct, "hardware_complete_pct",
-                                        r->complete_pct, "configurations_missing_groups",
-                                        (json_int_t)r->groups_partial, "graph_only_pct",
-                                        r->graph_only_pct)
-                            : json_null());
+    json_t *cov = NULL;
+    if (r->has_coverage)
+        cov = json_pack("{s:f, s:f, s:f, s:I, s:f, s:o, s:o}", "pattern_pct", r->pattern_pct,
+                        "hardware_pct", r->hardware_pct, "hardware_complete_pct", r->complete_pct,
+                        "configurations_missing_groups", (json_int_t)r->groups_partial,
+                        "graph_only_pct", r->graph_only_pct, "repeated_pattern_pct",
+                        r->has_repeated ? json_real(r->repeated_pattern_pct) : json_null(),
+                        "repeated_hardware_pct",
+                        r->has_repeated ? json_real(r->repeated_hardware_pct) : json_null());
+    json_object_set_new(root, "coverage", cov ? cov : json_null());
     if (r->has_run) {
         json_t *run = json_object();
         json_object_set_new(run, "program", ex_jstr(r->program));

@@ -103,6 +103,14 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
     char *groups =
         store_groups_query("SELECT COUNT(*) FROM ", " WHERE groups_collected < groups_total");
     const char *pattern_inst = inst ? " OR config.id IN (SELECT config_id FROM inst_launch)" : "";
+    /* kernel_summary.one_time: absent in reports analyzed before it existed */
+    int onetime = store_query_int(db,
+                                  "SELECT 1 FROM pragma_table_info('kernel_summary')"
+                                  " WHERE name = 'one_time'",
+                                  0) == 1;
+    const char *setup = onetime ? "SELECT config_id FROM kernel_summary WHERE one_time = 1"
+                                  " AND config_id IS NOT NULL"
+                                : "SELECT NULL AS config_id WHERE 0";
     char *kept =
         store_view_query("v_profile", "kept AS MATERIALIZED (SELECT launch_id, config_id FROM ",
                          " WHERE set_aside = 0 AND config_id IS NOT NULL)");
@@ -126,18 +134,20 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         /* joins, not correlated subqueries: SQLite would evaluate the CTEs once per
                 configuration (0.44 s on the 145 configurations of demo.db, the fuzz's timeout) */
         " wt AS (" STORE_WAITING_CONFIGS "),"
+        " su AS (%s),"
         " gr AS (SELECT config_id FROM launch WHERE config_id IS NOT NULL"
         "  GROUP BY config_id HAVING MIN(graph_id IS NOT NULL) = 1),"
         " cn AS (" STORE_CONFIG_NS "),"
         " cf AS (SELECT config.id, MAX(cn.ns) AS ns,"
         "  (MAX(pt.config_id) IS NOT NULL)%s AS pat,"
         "  COALESCE(MAX(st.n), 0) AS nst, MAX(wt.config_id) IS NOT NULL AS waiting,"
-        "  MAX(gr.config_id) IS NOT NULL AS graph"
+        "  MAX(gr.config_id) IS NOT NULL AS graph, MAX(su.config_id) IS NOT NULL AS setup"
         "  FROM config JOIN cn ON cn.id = config.id"
         "  LEFT JOIN st ON st.config_id = config.id"
         "  LEFT JOIN pt ON pt.config_id = config.id"
         "  LEFT JOIN wt ON wt.config_id = config.id"
-        "  LEFT JOIN gr ON gr.config_id = config.id GROUP BY config.id)"
+        "  LEFT JOIN gr ON gr.config_id = config.id"
+        "  LEFT JOIN su ON su.config_id = config.id GROUP BY config.id)"
         " SELECT COUNT(*), SUM(pat AND NOT waiting), SUM(nst > 0 AND NOT waiting),"
         "  SUM(nst >= 5 AND NOT waiting), total(CASE WHEN NOT waiting THEN ns END),"
         "  total(CASE WHEN pat AND NOT waiting THEN ns END),"
@@ -145,9 +155,12 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         "  total(CASE WHEN nst >= 5 AND NOT waiting THEN ns END),"
         "  total(CASE WHEN waiting THEN ns END),"
         "  SUM(graph AND NOT pat AND nst = 0 AND NOT waiting),"
-        "  total(CASE WHEN graph AND NOT pat AND nst = 0 AND NOT waiting THEN ns END)"
+        "  total(CASE WHEN graph AND NOT pat AND nst = 0 AND NOT waiting THEN ns END),"
+        "  SUM(setup AND NOT waiting), total(CASE WHEN NOT setup AND NOT waiting THEN ns END),"
+        "  total(CASE WHEN pat AND NOT setup AND NOT waiting THEN ns END),"
+        "  total(CASE WHEN nst > 0 AND NOT setup AND NOT waiting THEN ns END)"
         " FROM cf",
-        kept, pattern_inst);
+        kept, setup, pattern_inst);
     free(kept);
     if (len < 0 || (size_t)len >= sizeof sql) {
         free(groups);
@@ -168,6 +181,13 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         c->gpu_ns = sqlite3_column_double(st, 4);
         c->waiting_ns = sqlite3_column_double(st, 8);
         c->graph_only_configs = sqlite3_column_int64(st, 9);
+        c->setup_configs = sqlite3_column_int64(st, 11);
+        double rep = sqlite3_column_double(st, 12);
+        if (c->setup_configs > 0 && rep > 0) {
+            c->repeated_ns = rep;
+            c->repeated_pattern_pct = 100.0 * sqlite3_column_double(st, 13) / rep;
+            c->repeated_hardware_pct = 100.0 * sqlite3_column_double(st, 14) / rep;
+        }
         if (c->gpu_ns > 0) {
             c->graph_only_pct = 100.0 * sqlite3_column_double(st, 10) / c->gpu_ns;
             c->pattern_pct = 100.0 * sqlite3_column_double(st, 5) / c->gpu_ns;

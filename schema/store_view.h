@@ -49,6 +49,11 @@ char *store_view_query(const char *name, const char *head, const char *tail);
  * GPU time; a report never analyzed counts every configuration.
  * groups_partial counts the configurations profiled in one-pass groups
  * that miss some of their plan's groups (store_groups_missing()).
+ * When the analysis found one-time set-up (kernel_summary.one_time, docs/
+ * analyzer.md "One-time set-up"), repeated_* give the same shares over the
+ * repeated work alone (set-up and waiting configurations left out): what
+ * the counters say of the program's loop, which a JAX program's autotuning
+ * candidates otherwise outweigh.
  * graph_only: a configuration without counters whose every launch was a
  * kernel node of a CUDA graph (launch.graph_id set), which neither engine
  * serves (docs/collector.md "Graphs"): time no sampling choice could cover.
@@ -61,6 +66,9 @@ struct store_coverage {
     double waiting_ns; /* the time of configurations an analysis found waiting (left out) */
     double pattern_pct, hardware_pct, complete_pct; /* of gpu_ns, 0..100; 0 without time */
     double graph_only_pct;                          /* of gpu_ns, the graph_only configurations' */
+    long long setup_configs; /* one-time set-up configurations (0: none found, or not analyzed) */
+    double repeated_ns;      /* gpu_ns less the set-up's; 0 when setup_configs is 0 */
+    double repeated_pattern_pct, repeated_hardware_pct; /* of repeated_ns, 0..100 */
 };
 #define STORE_STATE_COUNTERS                                                                       \
     "'dram__bytes_read.sum', 'lts__t_sectors_lookup_hit.sum', 'lts__t_sectors_lookup_miss.sum', "  \

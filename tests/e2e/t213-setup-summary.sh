@@ -5,7 +5,8 @@
 # (stride x 11, idle x 5, no correlation ids: they come first in API order),
 # followed by 'cand' launched twice (an autotuning candidate) and a loop of 'fwd'
 # and 'bwd' run 4 times: cand is one-time set-up (kernel_summary.one_time), its
-# finding says so, and the summary has one Set-up line with its time.
+# finding says so, and the summary has one Set-up line with its time, and the
+# counters' coverage of the repeated work alone.
 . "$(dirname "$0")/sample-report-lib.sh"
 
 mk "$t/r.db"
@@ -32,5 +33,15 @@ done
 "$bin" report "$t/r.db" --view summary > "$t/s" 2>&1
 has "$t/s" "^Set-up  *1 configuration (1.80 ms, [0-9.]* % of the working GPU time) ran only before the program's repeated work" \
   "the summary counts the set-up once, with its time"
+# The counters' coverage of the repeated work alone: cand (set-up, no counters) left out, the share
+# with counters rises (stride, profiled, is repeated work; fwd and bwd have no counters).
+has "$t/s" "^ *repeated work alone (set-up left out): pattern [0-9.]* %, hardware [0-9.]* %" \
+  "the summary gives the repeated work's coverage"
+"$bin" export --raw "$t/r.db" --format json > "$t/r.json" || bad "json export"
+python3 - "$t/r.json" <<'PY' && ok "the JSON export: the repeated work's pattern share above the run's" || bad "repeated coverage in the JSON export"
+import json, sys
+c = json.load(open(sys.argv[1]))["coverage"]
+assert c["repeated_pattern_pct"] is not None and c["repeated_pattern_pct"] > c["pattern_pct"] + 1, c
+PY
 [ $fail = 0 ] && echo "t213: set-up summary ok"
 exit $fail

@@ -314,6 +314,24 @@ test_store_counter_coverage(void)
     CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
     CHECK_NEAR(c.gpu_ns, 5700, 1e-9);
     CHECK_NEAR(c.pattern_pct, 100.0 * (600 + 300) / 5700, 1e-9);
+    CHECK(c.setup_configs == 0 && c.repeated_ns == 0); /* no set-up found: no second pair */
+    /*
+     * One-time set-up (kernel_summary.one_time, docs/analyzer.md): the
+     * coverage of the repeated work alone, set-up left out, as a second
+     * pair. Config 6 (3000 ns, graph-only, nothing) and config 2 (300,
+     * hardware only) are set-up: the rest is 1 (600, both), 3 (300,
+     * pattern), 4 (0), 7 (1000, nothing), 8 (500, hardware): 2400 ns.
+     */
+    CHECK_EQ_INT(store_exec(db, "INSERT INTO kernel_summary (kernel_id, config_id, total_ns,"
+                                " one_time) VALUES (1, 6, 3000, 1), (1, 2, 300, 1);"
+                                "UPDATE kernel_summary SET one_time = 0 WHERE one_time IS NULL;"),
+                 0);
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
+    CHECK_EQ_INT(c.setup_configs, 2);
+    CHECK_NEAR(c.gpu_ns, 5700, 1e-9);
+    CHECK_NEAR(c.repeated_ns, 2400, 1e-9);
+    CHECK_NEAR(c.repeated_pattern_pct, 100.0 * (600 + 300) / 2400, 1e-9);
+    CHECK_NEAR(c.repeated_hardware_pct, 100.0 * (600 + 500) / 2400, 1e-9);
     sqlite3_close(db);
 }
 
