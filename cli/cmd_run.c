@@ -280,7 +280,7 @@ print_coverage(sqlite3 *db, const char *shown)
             "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
             "counters %.1f %% (%.1f %% complete%s)\n",
             shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct, waiting);
-    if (cov.setup_configs > 0)
+    if (cov.setup_counts)
         fprintf(stderr,
                 "==gpuhier==   %s: of the repeated work alone (one-time set-up, %.1f %% of that "
                 "time, left out): pattern counters %.1f %%, hardware counters %.1f %%\n",

@@ -187,6 +187,8 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
             c->repeated_ns = rep;
             c->repeated_pattern_pct = 100.0 * sqlite3_column_double(st, 13) / rep;
             c->repeated_hardware_pct = 100.0 * sqlite3_column_double(st, 14) / rep;
+            /* below 1 % of the time the two pairs differ by less than a point */
+            c->setup_counts = c->gpu_ns - rep >= 0.01 * c->gpu_ns;
         }
         if (c->gpu_ns > 0) {
             c->graph_only_pct = 100.0 * sqlite3_column_double(st, 10) / c->gpu_ns;

@@ -69,6 +69,7 @@ struct store_coverage {
     long long setup_configs; /* one-time set-up configurations (0: none found, or not analyzed) */
     double repeated_ns;      /* gpu_ns less the set-up's; 0 when setup_configs is 0 */
     double repeated_pattern_pct, repeated_hardware_pct; /* of repeated_ns, 0..100 */
+    int setup_counts; /* the set-up holds at least 1 % of gpu_ns: the second pair says more */
 };
 #define STORE_STATE_COUNTERS                                                                       \
     "'dram__bytes_read.sum', 'lts__t_sectors_lookup_hit.sum', 'lts__t_sectors_lookup_miss.sum', "  \

@@ -215,7 +215,7 @@ add_counter_coverage(struct view *v)
                 "%-*s pattern %.1f %% of the %s GPU time, hardware %.1f %% (%.1f %% complete)",
                 LABEL, "Counters", c.pattern_pct, store_has_waiting(v->db) ? "working" : "traced",
                 c.hardware_pct, c.complete_pct);
-    if (c.setup_configs > 0)
+    if (c.setup_counts)
         view_printf(v, LINE_DIM,
                     "%-*s repeated work alone (set-up left out): pattern %.1f %%, hardware %.1f %%",
                     LABEL, "", c.repeated_pattern_pct, c.repeated_hardware_pct);

@@ -332,6 +332,14 @@ test_store_counter_coverage(void)
     CHECK_NEAR(c.repeated_ns, 2400, 1e-9);
     CHECK_NEAR(c.repeated_pattern_pct, 100.0 * (600 + 300) / 2400, 1e-9);
     CHECK_NEAR(c.repeated_hardware_pct, 100.0 * (600 + 500) / 2400, 1e-9);
+    CHECK_EQ_INT(c.setup_counts, 1); /* 3300 of 5700 */
+    /* a set-up of under 1 % of the time: found, not worth a second pair of lines */
+    CHECK_EQ_INT(store_exec(db, "UPDATE kernel_summary SET total_ns = 10 WHERE config_id = 6;"
+                                "UPDATE kernel_summary SET total_ns = 5 WHERE config_id = 2;"),
+                 0);
+    CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
+    CHECK_EQ_INT(c.setup_configs, 2);
+    CHECK_EQ_INT(c.setup_counts, 0); /* 15 of 2415 */
     sqlite3_close(db);
 }
 
