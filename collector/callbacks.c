@@ -374,6 +374,19 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             sampler_graph_exit(ret == CUDA_SUCCESS);
         }
         break;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
+        /* GPUHIER_DIAG_SASS_GRAPHS=instantiate (enabled only then): the graph's nodes patched */
+        if (enter && atomic_load(&C.captures_drv) <= 0 && atomic_load(&C.captures_rt) <= 0) {
+            engine_graph_launch();
+            sass_instantiate_enter(cb->context);
+        } else if (!enter) {
+            sass_instantiate_exit();
+        }
+        break;
     default:
         break;
     }
@@ -532,6 +545,9 @@ enable_callbacks(void)
         enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver_profile, GH_NCB(gh_cb_driver_profile));
         enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, gh_cb_runtime_profile,
                     GH_NCB(gh_cb_runtime_profile));
+        if (opt.sass_graphs == 2)
+            enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver_instantiate,
+                        GH_NCB(gh_cb_driver_instantiate));
     }
     gh.cuptiEnableCallback(1, C.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     gh.cuptiEnableCallback(1, C.sub, CUPTI_CB_DOMAIN_RESOURCE,

@@ -368,6 +368,18 @@ static const CUpti_CallbackId gh_cb_driver_profile[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
+/*
+ * Driver API, GPUHIER_DIAG_SASS_GRAPHS=instantiate only: a graph made
+ * executable, the instrumentation engine's window (engine_sass.c).
+ */
+static const CUpti_CallbackId gh_cb_driver_instantiate[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
+};
+
 /* Runtime API, always: copies (pointers and API name) and cudaDeviceReset (flush). No launches. */
 static const CUpti_CallbackId gh_cb_runtime[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,

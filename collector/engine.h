@@ -181,6 +181,13 @@ void sass_launch_reason(const char *why);
 /* Whether the instrumentation engine wants this graph launch (the executable's first). */
 int sass_graph_wanted(CUgraphExec exec);
 /*
+ * GPUHIER_DIAG_SASS_GRAPHS=instantiate: SASS metrics enabled from the ENTER
+ * to the EXIT of a graph's instantiation on this thread (nothing flushed),
+ * so that CUPTI patches its kernel nodes; no-ops otherwise.
+ */
+void sass_instantiate_enter(CUcontext ctx);
+void sass_instantiate_exit(void);
+/*
  * What the instrumentation engine did, for meta 'engine_instrumentation'
  * (engine.c): "ran", "failed: CALL: ERROR", "idle" (never served), into
  * buf; *launches and *graphs get the stream and graph launches it served.

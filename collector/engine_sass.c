@@ -119,6 +119,7 @@ static struct {
     size_t ngraphs;
     atomic_long served_graphs; /* graph launches served with records */
     atomic_long graphs_left;   /* graph launches run unpatched (not opt.sass_graphs) */
+    atomic_long windows; /* graph instantiations armed (GPUHIER_DIAG_SASS_GRAPHS=instantiate) */
     uint64_t ids[NM];
     int have[NM]; /* the chip knows the metric */
     CUpti_SassMetrics_Config cfg[NM];
@@ -633,6 +634,8 @@ sass_free_names(CUpti_SassMetrics_Data *d, size_t nr)
     free(p);
 }
 
+static int64_t sass_release(CUcontext ctx);
+
 /*
  * The served launch's EXIT: synchronize, flush, Disable (and with both
  * engines unset the config), release the lock, and queue the counts as
@@ -682,6 +685,29 @@ sass_collect(int launch_ok, int is_graph)
         sass_off("cuptiSassMetricsGetDataProperties", rc);
     }
     sass_phase(PH_FLUSH);
+    int64_t dt = sass_release(ctx);
+    if (!b)
+        return;
+    atomic_fetch_add(is_graph ? &X.served_graphs : &X.served, 1);
+    struct rec r = {.type = REC_SASS};
+    r.u.sass.corr = tls_corr;
+    r.u.sass.is_graph = is_graph;
+    r.u.sass.overhead_ns = dt;
+    gh_copy(r.u.sass.reason, sizeof(r.u.sass.reason), tls_reason);
+    r.u.sass.batch = b;
+    if (writer_push(&r))
+        sass_batch_free(b);
+}
+
+/*
+ * The end of every armed window (sass_arm()): Disable, unset the config
+ * where the mode asks, resume concurrent kernel tracing and release the
+ * lock. Returns the window's time.
+ */
+static int64_t
+sass_release(CUcontext ctx)
+{
+    CUptiResult rc;
     CUpti_SassMetricsDisable_Params dis = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
     dis.ctx = ctx;
     if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
@@ -706,17 +732,39 @@ sass_collect(int launch_ok, int is_graph)
     atomic_fetch_add(&X.ns, dt);
     atomic_store(&X.busy, 0);
     pthread_mutex_unlock(&X.lock);
-    if (!b)
+    return dt;
+}
+
+/*
+ * GPUHIER_DIAG_SASS_GRAPHS=instantiate (engine.h): measured on the H200
+ * (2026-12-04, docs/sassprobe.md "Graph launches"), CUPTI patches a
+ * graph's kernel nodes only when SASS metrics are enabled while the graph
+ * is made executable, and the patched code then counts in the executable's
+ * later enabled launches (sass_graph_begin()); armed only at the launch,
+ * nothing is counted. The same arming crashed every graph that held one of
+ * cuBLAS's Hopper GEMM kernels (illegal instruction at its first launch),
+ * hence a diagnosis switch, not the default.
+ */
+static _Thread_local int tls_window; /* this thread's instantiation is armed */
+
+void
+sass_instantiate_enter(CUcontext ctx)
+{
+    if (opt.sass_graphs != 2 || tls_window)
         return;
-    atomic_fetch_add(is_graph ? &X.served_graphs : &X.served, 1);
-    struct rec r = {.type = REC_SASS};
-    r.u.sass.corr = tls_corr;
-    r.u.sass.is_graph = is_graph;
-    r.u.sass.overhead_ns = dt;
-    gh_copy(r.u.sass.reason, sizeof(r.u.sass.reason), tls_reason);
-    r.u.sass.batch = b;
-    if (writer_push(&r))
-        sass_batch_free(b);
+    if (sass_arm(ctx, 0, NULL) == 0) {
+        tls_window = 1;
+        atomic_fetch_add(&X.windows, 1);
+    }
+}
+
+void
+sass_instantiate_exit(void)
+{
+    if (!tls_window)
+        return;
+    tls_window = 0;
+    (void)sass_release(tls_ctx);
 }
 
 static void
@@ -771,10 +819,16 @@ sass_exit_notes(void)
         push_meta("instrumentation_metrics_missing", X.missing[0] ? X.missing : "none");
     if (atomic_load(&X.graphs_left))
         push_event("info", "graphs_not_instrumented",
-                   "%ld graph launches ran their kernel nodes without pattern counters: CUPTI's "
-                   "SASS metrics gave no counts for graph kernel nodes on the H200 (CUDA 13.0), "
-                   "and instrumenting a graph launch lost its nodes' kernel records",
+                   "%ld graph launches ran their kernel nodes without pattern counters: CUPTI "
+                   "patches a graph's kernel nodes only when its SASS metrics are enabled while "
+                   "the graph is instantiated, which crashed graphs holding cuBLAS Hopper GEMMs "
+                   "on the H200 (CUDA 13.0; docs/sassprobe.md \"Graph launches\")",
                    atomic_load(&X.graphs_left));
+    if (atomic_load(&X.windows))
+        push_event("info", "graph_instantiations_armed",
+                   "%ld graph instantiations ran with SASS metrics enabled "
+                   "(GPUHIER_DIAG_SASS_GRAPHS=instantiate), so that their kernel nodes run patched",
+                   atomic_load(&X.windows));
     if (atomic_load(&X.refused_records))
         push_event("info", "instrumentation_overlap",
                    "%ld instruction records of kernels launched on other threads while a launch "

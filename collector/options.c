@@ -91,7 +91,9 @@ options_read(void)
     opt.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
     opt.sass_metrics = env("GPUHIER_DIAG_SASS_METRICS");
     opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;
-    opt.sass_graphs = env("GPUHIER_DIAG_SASS_GRAPHS") != NULL;
+    /* =1: each executable graph's first launch; =instantiate: and armed while graphs are made */
+    const char *sg = env("GPUHIER_DIAG_SASS_GRAPHS");
+    opt.sass_graphs = !sg ? 0 : !strcmp(sg, "instantiate") ? 2 : 1;
     /*
      * With both engines the SASS metrics config stays set from the first
      * instrumented launch to a context's destruction or the exit (one

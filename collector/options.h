@@ -52,7 +52,10 @@ struct options {
     /* The instrumentation engine's diagnosis switches (docs/collector.md, engine_sass.c). */
     const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
     int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
-    int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS=1: instrument graph launches again */
+    int sass_graphs; /* GPUHIER_DIAG_SASS_GRAPHS: 1 (=1) instrument each executable graph's first
+                        launch; 2 (=instantiate) also enable SASS metrics while a graph is made
+                        executable, the only time CUPTI patches its kernel nodes (on the H200 that
+                        crashed graphs holding cuBLAS Hopper GEMMs: docs/sassprobe.md) */
     int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
     int sass_kernel_gate;  /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */

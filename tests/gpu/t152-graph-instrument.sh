@@ -13,7 +13,9 @@
 # graphs_not_instrumented event says so. The
 # probe part (GPUHIER_DIAG_SASS_GRAPHS=1, the old path) prints what CUPTI
 # gives today and fails nothing, so a later CUPTI that patches graph nodes
-# shows up here. Exit 77 without a GPU.
+# shows up here. The last part arms the instantiation
+# (GPUHIER_DIAG_SASS_GRAPHS=instantiate) and asks for the design's counts.
+# Exit 77 without a GPU.
 set -u
 . "$(dirname "$0")/lib.sh"
 tk=${GPUHIER_BINARY_DIR:?}/testkernels/tk_graph
@@ -46,5 +48,26 @@ env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$db" GPUHIER_INSTRUMENT=1 
     GPUHIER_DEBUG=1 timeout 120 "$tk" 3 > probe.out 2> probe.err
 echo "probe (GPUHIER_DIAG_SASS_GRAPHS=1): exit $?, node launches $(q $db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL") of 9, graph count rows $(q $db "SELECT count(*) FROM inst_launch WHERE reason = 'graph'")"
 grep -E "instrumentation: graph launch" probe.err | head -3
-[ $fail = 0 ] && echo "t152: graph kernel nodes traced, not instrumented, and the report says so" || echo "t152: FAILURES"
+# GPUHIER_DIAG_SASS_GRAPHS=instantiate (a diagnosis switch): SASS metrics enabled while the
+# graph is instantiated, which is when CUPTI patches its nodes (docs/sassprobe.md "Graph
+# launches"; it crashed graphs holding cuBLAS Hopper GEMMs, so never the default): the first
+# graph launch's counts, per function, with the design's ratios (graph_strided 12 sectors for
+# 4 on the load, 4 for 4 on the store: 2.00; graph_copy 1.00).
+db=graph-inst.db
+env CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$db" GPUHIER_INSTRUMENT=1 \
+    GPUHIER_DIAG_SASS_GRAPHS=instantiate timeout 120 "$tk" 3 > inst.out 2> inst.err
+rc=$?
+[ $rc = 0 ] && grep -q '^graph launches 3 nodes 3$' inst.out && echo "ok   instantiate: exit 0, output unchanged" ||
+    { echo "FAIL instantiate: exit $rc: $(cat inst.out inst.err | tail -5)"; fail=1; }
+expect "instantiate: one graph row per function" $db "SELECT count(*) FROM inst_launch WHERE reason = 'graph'" 2
+ratio() {
+    echo "SELECT printf('%.2f', 1.0 * sum(CASE WHEN n.name = 'smsp__sass_sectors_mem_global' THEN c.value END)
+      / sum(CASE WHEN n.name = 'smsp__sass_sectors_mem_global_ideal' THEN c.value END))
+      FROM inst_count c JOIN metric_name n ON n.id = c.metric_id JOIN inst_launch i ON i.launch_id = c.launch_id
+      JOIN kernel k ON k.id = i.kernel_id WHERE i.reason = 'graph' AND k.mangled_name LIKE '%$1%'"
+}
+expect "instantiate: graph_strided sectors for the ideal" $db "$(ratio graph_strided)" 2.00
+expect "instantiate: graph_copy sectors for the ideal" $db "$(ratio graph_copy)" 1.00
+echo "instantiate: node launches $(q $db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL") of 9 listed, $(q $db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND start_ns IS NOT NULL") timed (informational)"
+[ $fail = 0 ] && echo "t152: graph kernel nodes traced, not instrumented by default, and the report says so; counted when armed at the instantiation" || echo "t152: FAILURES"
 exit $fail

@@ -78,6 +78,7 @@ struct fake_graph {
     uint32_t id;
     int n;
     struct fake_func *nodes[16];
+    int patched; /* instantiated while SASS metrics were enabled (cuGraphInstantiateWithFlags) */
 };
 
 static struct {
@@ -98,8 +99,9 @@ static struct {
     uint64_t config[MAX_METRICS];
     size_t nconfig;
     int configured, sass_enabled;
-    int host_pinned;                /* activity records in pinned host memory (SetAttribute) */
-    int concurrent_on;              /* CONCURRENT_KERNEL activity enabled: SASS values stay 0 */
+    int unpatched_nodes; /* a graph launch of an executable not instantiated under SASS metrics */
+    int host_pinned;     /* activity records in pinned host memory (SetAttribute) */
+    int concurrent_on;   /* CONCURRENT_KERNEL activity enabled: SASS values stay 0 */
     CUpti_ActivityKind kernel_kind; /* the kind the kernel records carry (CONCURRENT_KERNEL) */
     struct sass {
         const struct fake_func *f;
@@ -276,7 +278,8 @@ fake_function(const char *name)
     return (CUfunction)f;
 }
 
-/* An executable graph of `n` kernel nodes. */
+/* A graph of `n` kernel nodes (instantiate it with cuGraphInstantiateWithFlags, or launch it as
+   it is: then it was made before any SASS metrics were enabled). */
 EXPORT CUgraphExec
 fake_graph(int n, CUfunction *nodes)
 {
@@ -374,7 +377,12 @@ run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
             k->start = k->end = 0;
     }
     rp_kernel(grid);
-    if (!F.sass_enabled || F.concurrent_on)
+    /*
+     * As on the H200 (docs/sassprobe.md "Graph launches"): a graph's kernel
+     * nodes run patched only when the executable graph was made while SASS
+     * metrics were enabled.
+     */
+    if (!F.sass_enabled || F.concurrent_on || (graph_id && F.unpatched_nodes))
         return;
     uint64_t warps =
         (uint64_t)grid[0] * grid[1] * grid[2] * ((block[0] * block[1] * block[2] + 31) / 32);
@@ -417,6 +425,41 @@ cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     return ret;
 }
 
+/*
+ * The program's graph (a fake_graph() template, passed as the CUgraph) made
+ * executable: a copy, patched when SASS metrics are enabled by the time the
+ * ENTER callback returns, as CUPTI patches a graph's kernel nodes on the H200.
+ */
+EXPORT CUresult
+cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph graph, unsigned long long flags)
+{
+    cuGraphInstantiateWithFlags_params p = {out, graph, flags};
+    CUresult ret = CUDA_SUCCESS;
+    pthread_mutex_lock(&F.lock);
+    uint32_t corr = ++F.corr;
+    pthread_mutex_unlock(&F.lock);
+    CUpti_CallbackData cb = {.callbackSite = CUPTI_API_ENTER,
+                             .functionName = "cuGraphInstantiateWithFlags",
+                             .functionParams = &p,
+                             .functionReturnValue = &ret,
+                             .context = the_ctx,
+                             .correlationId = corr};
+    callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &cb);
+    struct fake_graph *g = malloc(sizeof(*g));
+    if (g) {
+        *g = *(const struct fake_graph *)graph;
+        pthread_mutex_lock(&F.lock);
+        g->patched = F.sass_enabled;
+        pthread_mutex_unlock(&F.lock);
+        *out = (CUgraphExec)g;
+    } else {
+        ret = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    cb.callbackSite = CUPTI_API_EXIT;
+    callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &cb);
+    return ret;
+}
+
 /* Every node a 4-block, 128-thread launch of its function. */
 EXPORT CUresult
 cuGraphLaunch(CUgraphExec exec, CUstream s)
@@ -436,8 +479,10 @@ cuGraphLaunch(CUgraphExec exec, CUstream s)
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
     const unsigned grid[3] = {4, 1, 1}, block[3] = {128, 1, 1};
     pthread_mutex_lock(&F.lock);
+    F.unpatched_nodes = !g->patched;
     for (int i = 0; i < g->n; i++)
         run_kernel(g->nodes[i], corr, grid, block, 0, g->id, (uint64_t)i + 1);
+    F.unpatched_nodes = 0;
     pthread_mutex_unlock(&F.lock);
     cb.callbackSite = CUPTI_API_EXIT;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
