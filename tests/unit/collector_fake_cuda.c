@@ -397,6 +397,21 @@ run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
     sass_add(f, 0x20, "smsp__sass_sectors_mem_global_ideal", warps * 4);
 }
 
+/* A driver call's callback data at its ENTER, with a new correlation id (its EXIT reuses it). */
+static CUpti_CallbackData
+driver_call(const char *name, void *params, CUresult *ret)
+{
+    pthread_mutex_lock(&F.lock);
+    uint32_t corr = ++F.corr;
+    pthread_mutex_unlock(&F.lock);
+    return (CUpti_CallbackData){.callbackSite = CUPTI_API_ENTER,
+                                .functionName = name,
+                                .functionParams = params,
+                                .functionReturnValue = ret,
+                                .context = the_ctx,
+                                .correlationId = corr};
+}
+
 EXPORT CUresult
 cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
@@ -404,16 +419,9 @@ cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     const struct fake_func *f = (const struct fake_func *)fn;
     cuLaunchKernel_params p = {fn, gx, gy, gz, bx, by, bz, smem, s, params, extra};
     CUresult ret = CUDA_SUCCESS;
-    pthread_mutex_lock(&F.lock);
-    uint32_t corr = ++F.corr;
-    pthread_mutex_unlock(&F.lock);
-    CUpti_CallbackData cb = {.callbackSite = CUPTI_API_ENTER,
-                             .functionName = "cuLaunchKernel",
-                             .functionParams = &p,
-                             .functionReturnValue = &ret,
-                             .symbolName = f->name,
-                             .context = the_ctx,
-                             .correlationId = corr};
+    CUpti_CallbackData cb = driver_call("cuLaunchKernel", &p, &ret);
+    cb.symbolName = f->name;
+    uint32_t corr = cb.correlationId;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
     pthread_mutex_lock(&F.lock);
@@ -435,15 +443,7 @@ cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph graph, unsigned long long 
 {
     cuGraphInstantiateWithFlags_params p = {out, graph, flags};
     CUresult ret = CUDA_SUCCESS;
-    pthread_mutex_lock(&F.lock);
-    uint32_t corr = ++F.corr;
-    pthread_mutex_unlock(&F.lock);
-    CUpti_CallbackData cb = {.callbackSite = CUPTI_API_ENTER,
-                             .functionName = "cuGraphInstantiateWithFlags",
-                             .functionParams = &p,
-                             .functionReturnValue = &ret,
-                             .context = the_ctx,
-                             .correlationId = corr};
+    CUpti_CallbackData cb = driver_call("cuGraphInstantiateWithFlags", &p, &ret);
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &cb);
     struct fake_graph *g = malloc(sizeof(*g));
     if (g) {
@@ -467,15 +467,8 @@ cuGraphLaunch(CUgraphExec exec, CUstream s)
     const struct fake_graph *g = (const struct fake_graph *)exec;
     cuGraphLaunch_params p = {exec, s};
     CUresult ret = CUDA_SUCCESS;
-    pthread_mutex_lock(&F.lock);
-    uint32_t corr = ++F.corr;
-    pthread_mutex_unlock(&F.lock);
-    CUpti_CallbackData cb = {.callbackSite = CUPTI_API_ENTER,
-                             .functionName = "cuGraphLaunch",
-                             .functionParams = &p,
-                             .functionReturnValue = &ret,
-                             .context = the_ctx,
-                             .correlationId = corr};
+    CUpti_CallbackData cb = driver_call("cuGraphLaunch", &p, &ret);
+    uint32_t corr = cb.correlationId;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
     const unsigned grid[3] = {4, 1, 1}, block[3] = {128, 1, 1};
     pthread_mutex_lock(&F.lock);
