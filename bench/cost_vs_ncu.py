@@ -60,7 +60,7 @@ from benchlib import gpu_name, stage_commit  # noqa: E402
 from rangeprof_cost import GROUP1, run  # noqa: E402
 from report_bytes import kb, split  # noqa: E402
 
-COVER = re.compile(r"coverage by GPU time: pattern counters ([0-9.]+) %, hardware counters ([0-9.]+) %")
+COVER = re.compile(r"coverage by (?:GPU|kernel) time: pattern counters ([0-9.]+) %, hardware counters ([0-9.]+) %")
 PROFILED = re.compile(r"launches: (\d+) traced, (\d+) profiled")
 T0 = time.monotonic()
 

@@ -265,7 +265,7 @@ print_coverage(sqlite3 *db, const char *shown)
         profiled < configs)
         fprintf(stderr,
                 "==gpuhier==   %s: %lld of %lld configurations profiled; they took %.1f %% of "
-                "the %s GPU time\n",
+                "the %s kernel time\n",
                 shown, profiled, configs, pct, of);
     struct store_coverage cov;
     /* nothing profiled says nothing more, unless graphs are why (no engine serves their nodes) */
@@ -277,7 +277,7 @@ print_coverage(sqlite3 *db, const char *shown)
         snprintf(waiting, sizeof(waiting), "; %.1f ms of kernels that wait left out",
                  cov.waiting_ns / 1e6);
     fprintf(stderr,
-            "==gpuhier==   %s: coverage by GPU time: pattern counters %.1f %%, hardware "
+            "==gpuhier==   %s: coverage by kernel time: pattern counters %.1f %%, hardware "
             "counters %.1f %% (%.1f %% complete%s)\n",
             shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct, waiting);
     if (cov.setup_counts)

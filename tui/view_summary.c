@@ -176,7 +176,7 @@ add_devices(struct view *v)
 
 /*
  * When only some configurations were profiled (--profile-budget, -k,
- * --launch-count, busy counters): how much of the traced GPU time the
+ * --launch-count, busy counters): how much of the traced kernel time the
  * profiled ones took, which is how much the counter-based findings can
  * speak for. Reads the small profile table, not the launch table.
  */
@@ -187,12 +187,13 @@ add_coverage(struct view *v)
     double pct = 0;
     if (store_profile_coverage(v->db, &all, &prof, &pct) == 0 && prof > 0 && prof < all)
         view_printf(v, LINE_DEFAULT,
-                    "%-*s %lld of %lld configurations; they took %.1f %% of the %s GPU time", LABEL,
-                    "Profiled", prof, all, pct, store_has_waiting(v->db) ? "working" : "traced");
+                    "%-*s %lld of %lld configurations; they took %.1f %% of the %s kernel time",
+                    LABEL, "Profiled", prof, all, pct,
+                    store_has_waiting(v->db) ? "working" : "traced");
 }
 
 /*
- * Counter coverage by GPU time (store_counter_coverage(): pattern and
+ * Counter coverage by kernel time (store_counter_coverage(): pattern and
  * hardware counters, complete or partial), when something is missing or
  * the report was taken in one-pass groups, whose configurations may
  * hold only some groups; a fully profiled kernel-replay report says
@@ -212,7 +213,7 @@ add_counter_coverage(struct view *v)
         return;
     /* analyzed, kernels that wait are not work: left out, as from the run's GPU time */
     view_printf(v, LINE_DEFAULT,
-                "%-*s pattern %.1f %% of the %s GPU time, hardware %.1f %% (%.1f %% complete)",
+                "%-*s pattern %.1f %% of the %s kernel time, hardware %.1f %% (%.1f %% complete)",
                 LABEL, "Counters", c.pattern_pct, store_has_waiting(v->db) ? "working" : "traced",
                 c.hardware_pct, c.complete_pct);
     if (c.setup_counts)

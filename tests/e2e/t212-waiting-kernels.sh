@@ -26,7 +26,7 @@ grep "DelayKernel" "$t/k" | grep -q "waiting" && ok "kernels view labels DelayKe
 has "$t/s" "Waiting *1 kernel (100 µs) wait instead of working" "summary counts the waiting kernel once"
 # the coverage shares leave it out too (XLA's DelayKernel made a JAX run read 83.7 % hardware coverage
 # where its work had 18.5 %); store_counter_coverage's numbers: unit.store
-has "$t/s" "^Counters .* of the working GPU time" "coverage is of the working GPU time"
+has "$t/s" "^Counters .* of the working kernel time" "coverage is of the working kernel time"
 # the summary's time split is of the run's GPU time, which leaves the waiting kernel out: listed
 # there, its share was of a total it is not in (a JAX report of 2026-12-04 showed XLA's DelayKernel
 # at 248.1 %)

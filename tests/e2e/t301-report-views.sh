@@ -55,11 +55,11 @@ cp small.db part.db
 python3 -c 'import sqlite3; c = sqlite3.connect("part.db"); c.execute("DELETE FROM profile WHERE launch_id IN (SELECT l.id FROM launch l JOIN config c ON c.id = l.config_id WHERE c.id > 4)"); c.commit()'
 want=$(python3 -c 'import sqlite3; c = sqlite3.connect("part.db"); a, b = c.execute("SELECT sum(CASE WHEN id <= 4 THEN total_ns END), sum(total_ns) FROM config").fetchone(); print("%.1f" % (100.0 * a / b))')
 "$bin" report --raw part.db --view summary > part.txt || fail "summary of a partly profiled report"
-grep -q "^Profiled    4 of 24 configurations; they took $want % of the traced GPU time$" part.txt ||
+grep -q "^Profiled    4 of 24 configurations; they took $want % of the traced kernel time$" part.txt ||
   fail "coverage line (want $want %): $(grep '^Profiled' part.txt)"
-# The counters' coverage by GPU time, pattern and hardware (complete or partial): said when
+# The counters' coverage by kernel time, pattern and hardware (complete or partial): said when
 # something is missing (or the report was taken in one-pass groups), not for a full report.
-grep -q "^Counters    pattern $want % of the traced GPU time, hardware $want % ($want % complete)$" part.txt ||
+grep -q "^Counters    pattern $want % of the traced kernel time, hardware $want % ($want % complete)$" part.txt ||
   fail "counters coverage line (want $want %): $(grep '^Counters' part.txt)"
 ! grep -q '^Counters' summary.txt || fail "Counters line with every configuration profiled"
 # The JSON export carries the same two numbers.
