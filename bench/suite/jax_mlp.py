@@ -30,7 +30,10 @@ steady-state step runs as stream launches, not as a CUDA graph whose kernel
 nodes neither gpuhier engine serves (docs/collector.md "Graphs"; with
 command buffers on and autotuning off, gpuhier's coverage of that step was 0 %). Both tools see
 the same kernels; what JAX's command buffers do to profiling is measured
-elsewhere (docs/sassprobe.md "Graph launches").
+elsewhere (docs/sassprobe.md "Graph launches"). The cost benches that run
+this script (bench/cost_vs_ncu.py, bench/instrument_cost.py) do not read the
+`# suite-env:` line: there it runs with XLA's defaults unless XLA_FLAGS is
+exported, as issue 18's JAX target (a JAX loop as a user runs it) wants.
 """
 # suite: class=JAX-XLA native=90 gpuhier=120 ncu=300
 # suite-env: XLA_FLAGS="--xla_gpu_autotune_level=0 --xla_gpu_enable_command_buffer="
