@@ -470,10 +470,18 @@ analyzer_groups_missing(sqlite3 *db, long long *configs, double *gpu_pct)
     sqlite3_stmt *st = NULL;
     *configs = 0;
     *gpu_pct = 0;
-    char *sql = store_groups_query(
-        "SELECT COUNT(*), (SELECT total(total_ns) FROM main.config),"
-        " total((SELECT total_ns FROM main.config c WHERE c.id = g.config_id)) FROM ",
-        " g WHERE g.groups_collected < g.groups_total");
+    /*
+     * The share is of the coverage lines' time (store_counter_coverage()):
+     * each configuration's analysis time where there is one, the kernels
+     * that wait left out of both sides.
+     */
+    char *sql = store_groups_query("SELECT COUNT(*),"
+                                   " (SELECT total(ns) FROM (" STORE_CONFIG_NS
+                                   ") WHERE id NOT IN (" STORE_WAITING_CONFIGS ")),"
+                                   " total((SELECT ns FROM (" STORE_CONFIG_NS
+                                   ") cn WHERE cn.id = g.config_id"
+                                   "  AND cn.id NOT IN (" STORE_WAITING_CONFIGS "))) FROM ",
+                                   " g WHERE g.groups_collected < g.groups_total");
     if (!sql)
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot read one-pass groups: %s", store_error());
     int rc = store_prepare(db, sql, &st);

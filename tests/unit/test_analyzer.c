@@ -1225,6 +1225,38 @@ gemm_roof_group(sqlite3 *db, int roof, double tensor_pct)
     return store_exec(db, sql);
 }
 
+/*
+ * analyzer_groups_missing's share is of the same time as the summary's
+ * coverage lines: each configuration's analysis time (kernel_summary:
+ * config 1's untimed launch at its traced mean, 300 where the traced sum
+ * says 100), the kernels that wait left out of both sides (config 3, a
+ * delay kernel missing a group too). SYNTHETIC values.
+ */
+static void
+test_analyzer_groups_missing_share(void)
+{
+    sqlite3 *db = NULL;
+    CHECK(store_create(":memory:", "synthetic", &db) == 0);
+    CHECK_EQ_INT(
+        store_exec(db,
+                   "INSERT INTO kernel (id, mangled_name) VALUES (1, 'k'), (2, 'delay');"
+                   "INSERT INTO config (id, kernel_id, total_ns) VALUES (1, 1, 100), (2, 1, 100),"
+                   " (3, 2, 1000);"
+                   "INSERT INTO launch (id, kernel_id, config_id, config_launch_index) VALUES"
+                   " (1, 1, 1, 0), (2, 1, 2, 0), (3, 1, 2, 1), (4, 2, 3, 0);"
+                   "INSERT INTO profile (launch_id, passes, metric_set) VALUES (1, 1, 'group1/2'),"
+                   " (2, 1, 'group1/2'), (3, 1, 'group2/2'), (4, 1, 'group1/2');"
+                   "INSERT INTO kernel_summary (kernel_id, config_id, total_ns, bound_tier) VALUES"
+                   " (1, 1, 300, 'dram'), (1, 2, 100, 'dram'), (2, 3, 1000, 'waiting');"),
+        0);
+    long long gm = -1;
+    double pct = -1;
+    CHECK_EQ_INT(analyzer_groups_missing(db, &gm, &pct), 0);
+    CHECK_EQ_INT(gm, 2);                      /* configs 1 and 3 */
+    CHECK_NEAR(pct, 100.0 * 300 / 400, 1e-9); /* config 1 of the working time, 1 and 2 */
+    sqlite3_close(db);
+}
+
 static void
 test_analyzer_compute_roof_groups(void)
 {
@@ -1958,6 +1990,7 @@ static const struct check_test tests[] = {
     {"analyzer_profiles_of_other_work_set_aside", test_analyzer_profiles_of_other_work_set_aside},
     {"analyzer_one_pass_groups_join", test_analyzer_one_pass_groups_join},
     {"analyzer_sass_metrics_under_user_replay", test_analyzer_sass_metrics_under_user_replay},
+    {"analyzer_groups_missing_share", test_analyzer_groups_missing_share},
     {"analyzer_unprofiled_config_not_judged_on_latency",
      test_analyzer_unprofiled_config_not_judged_on_latency},
 };
