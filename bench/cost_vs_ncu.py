@@ -14,9 +14,11 @@ Runs, each wall-clock timed around the whole process:
   native             the program alone (RUNS times, median), alternating
                      with the default's runs so that drift falls on both
   gpuhier default    `gpuhier run --no-analyze` (RUNS times, median); its
-                     coverage (pattern and hardware counters by GPU time, read
+                     coverage (pattern and hardware counters by kernel time, read
                      after an untimed `gpuhier analyze` of the report, so
-                     kernels that wait are left out as from the run's time)
+                     kernels that wait are left out as from the run's time;
+                     with the repeated work's pair when the analysis found
+                     one-time set-up)
                      and report size per profiled launch from the last run,
                      also split by engine (bench/report_bytes.py: the range
                      profiler's tables per range profile, the instrumentation
@@ -85,7 +87,11 @@ def analyzed_coverage(g, db, work):
         return {}
     if cov.get("pattern_pct") is None:
         return {}
-    return {"pattern": "%.1f" % cov["pattern_pct"], "hardware": "%.1f" % cov["hardware_pct"]}
+    out = {"pattern": "%.1f" % cov["pattern_pct"], "hardware": "%.1f" % cov["hardware_pct"]}
+    # the repeated work alone, one-time set-up left out (null without set-up; since 2026-12-04)
+    if cov.get("repeated_pattern_pct") is not None:
+        out["repeated"] = "%.1f %% / %.1f %%" % (cov["repeated_pattern_pct"], cov["repeated_hardware_pct"])
+    return out
 
 
 def med(xs):
@@ -213,7 +219,9 @@ def main():
         sp = n.get("split") or {}
         rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             prog, fmt(nat[prog]), fmt(d), ratio(d, nat[prog]),
-            "%s %% / %s %%" % (n.get("pattern"), n.get("hardware")) if n.get("pattern") else "-",
+            ("%s %% / %s %%" % (n.get("pattern"), n.get("hardware"))
+             + ("; repeated work alone %s" % n["repeated"] if n.get("repeated") else ""))
+            if n.get("pattern") else "-",
             "%s of %s" % (n.get("profiled"), n.get("traced")) if n.get("profiled") is not None else "-",
             "%.2f KB" % (per / 1024) if per is not None else "-",
             "%s / %s" % (kb(sp.get("per_profile")), kb(sp.get("per_inst")))))
@@ -232,7 +240,7 @@ def main():
             "".join(" --env " + kv for kv in a.env),
             ", native and default alternating after one untimed native run" if a.warmup else ""),
         "",
-        "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by working GPU time) "
+        "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by working kernel time) "
         "| profiled launches | report bytes per profiled launch (beyond a trace-only report) "
         "| per range profile / per instrumented launch (bench/report_bytes.py) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",

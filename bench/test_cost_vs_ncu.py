@@ -28,6 +28,10 @@ try:
         got.append(cost_vs_ncu.analyzed_coverage(gh, db, tmp))
     check("pattern" in got[0], "the first workload's coverage from its analysis: %r" % got[0])
     check("pattern" in got[1], "the second workload's, in the same work folder: %r" % got[1])
+    # the repeated work's pair when the analysis found one-time set-up (demo.db: it does; tk-bank's one
+    # program: it does not)
+    check("repeated" in got[0], "demo's repeated work alone: %r" % got[0])
+    check("repeated" not in got[1], "tk-bank has no set-up, so no repeated pair: %r" % got[1])
 finally:
     shutil.rmtree(tmp)
 sys.exit(done("test_cost_vs_ncu"))
