@@ -245,17 +245,13 @@ static const char lstat2_sql[] =
     "  ON pd.pd_kernel_id = kernel_id AND pd.pd_config_id IS config_id\n"
     "  AND (unprof_n IS NULL OR unprof_n = 0) AND (all_n IS NULL OR all_n = 0)";
 
-/* Does the report's table `table` have column `col` (1), not (0), or is it unreadable (-1)? */
+/* store_has_column(), its failure an analyzer error: 1, 0 or -1. */
 static int
 report_has_column(sqlite3 *db, const char *table, const char *col)
 {
-    sqlite3_stmt *st = NULL;
-    if (store_prepare(db, "SELECT 1 FROM pragma_table_info(?1, 'main') WHERE name = ?2", &st))
+    int has = store_has_column(db, table, col);
+    if (has < 0)
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot read the %s table: %s", table, store_error());
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    int has = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
     return has;
 }
 

@@ -44,21 +44,6 @@ run_text(sqlite3 *db, const char *col)
     return v;
 }
 
-static int
-has_column(sqlite3 *db, const char *table, const char *col)
-{
-    sqlite3_stmt *st = NULL;
-    int has = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-        has = sqlite3_step(st) == SQLITE_ROW;
-    }
-    sqlite3_finalize(st);
-    return has;
-}
-
 int
 export_engines_load(sqlite3 *db, struct export_engines *x)
 {
@@ -69,7 +54,7 @@ export_engines_load(sqlite3 *db, struct export_engines *x)
     rp->launches = count(db, "SELECT count(*) FROM profile");
     rp->configs = count(db, "SELECT count(DISTINCT l.config_id) FROM profile p JOIN launch l "
                             "ON l.id = p.launch_id");
-    int graphs = has_column(db, "inst_launch", "graph_corr");
+    int graphs = store_has_column(db, "inst_launch", "graph_corr") == 1;
     in->launches = count(db, graphs ? "SELECT count(*) FROM inst_launch WHERE graph_corr IS NULL"
                                     : "SELECT count(*) FROM inst_launch");
     in->configs = count(db, "SELECT count(DISTINCT config_id) FROM inst_launch");

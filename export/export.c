@@ -366,7 +366,7 @@ load_run(sqlite3 *db, struct ex_report *r)
         r->complete_pct = cov.complete_pct;
         r->groups_partial = cov.groups_partial;
         r->graph_only_pct = cov.graph_only_pct;
-        r->has_repeated = cov.setup_configs > 0 && cov.repeated_ns > 0;
+        r->has_repeated = cov.repeated_ns > 0; /* set only when set-up was found */
         r->repeated_pattern_pct = cov.repeated_pattern_pct;
         r->repeated_hardware_pct = cov.repeated_hardware_pct;
     }

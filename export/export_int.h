@@ -100,7 +100,7 @@ struct ex_report {
     char *ruleset_version;
     double run_gpu_ns; /* NaN when unknown */
     int has_coverage;  /* coverage read (store_counter_coverage()) and the report has GPU time */
-    double pattern_pct, hardware_pct, complete_pct; /* counter coverage by GPU time, 0..100 */
+    double pattern_pct, hardware_pct, complete_pct; /* counter coverage by kernel time, 0..100 */
     long long groups_partial; /* configurations missing some one-pass groups */
     double graph_only_pct;    /* ran only as CUDA graph kernel nodes, no counters, 0..100 */
     int has_repeated;         /* one-time set-up found: the repeated work's shares below */

@@ -122,7 +122,7 @@ ex_write_json(const struct ex_report *r, const struct export_opts *o, FILE *out)
                                   "provenance", ex_jstr(r->provenance), "ruleset_version",
                                   ex_jstr(r->ruleset_version), "run_gpu_ns",
                                   ex_jreal(r->run_gpu_ns)));
-    /* counter coverage by GPU time (docs/export-json.md): null without traced kernel time */
+    /* counter coverage by kernel time (docs/export-json.md): null without traced kernel time */
     json_t *cov = NULL;
     if (r->has_coverage)
         cov = json_pack("{s:f, s:f, s:f, s:I, s:f, s:o, s:o}", "pattern_pct", r->pattern_pct,

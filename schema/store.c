@@ -167,6 +167,19 @@ store_has_waiting(sqlite3 *db)
                0) == 1;
 }
 
+int
+store_has_column(sqlite3 *db, const char *table, const char *col)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db, "SELECT 1 FROM pragma_table_info(?1, 'main') WHERE name = ?2", &st))
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+    int has = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return has;
+}
+
 char *
 store_meta_get(sqlite3 *db, const char *key)
 {

@@ -169,6 +169,14 @@ int store_profile_coverage(sqlite3 *db, long long *configs, long long *profiled,
  */
 int store_has_waiting(sqlite3 *db);
 
+/*
+ * Does the report's table `table` (schema main) have column `col`: 1, 0,
+ * or -1 when it cannot be read (store_error() says why). Columns added
+ * after a report was written (kernel_summary.one_time, launch.api_ns,
+ * inst_launch.graph_corr) are absent from older reports.
+ */
+int store_has_column(sqlite3 *db, const char *table, const char *col);
+
 /* The configurations an analysis found waiting, as an SQL query (one column, config_id). */
 #define STORE_WAITING_CONFIGS                                                                      \
     "SELECT DISTINCT config_id FROM kernel_summary WHERE bound_tier = 'waiting'"                   \

@@ -104,10 +104,7 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         store_groups_query("SELECT COUNT(*) FROM ", " WHERE groups_collected < groups_total");
     const char *pattern_inst = inst ? " OR config.id IN (SELECT config_id FROM inst_launch)" : "";
     /* kernel_summary.one_time: absent in reports analyzed before it existed */
-    int onetime = store_query_int(db,
-                                  "SELECT 1 FROM pragma_table_info('kernel_summary')"
-                                  " WHERE name = 'one_time'",
-                                  0) == 1;
+    int onetime = store_has_column(db, "kernel_summary", "one_time") == 1;
     const char *setup = onetime ? "SELECT config_id FROM kernel_summary WHERE one_time = 1"
                                   " AND config_id IS NOT NULL"
                                 : "SELECT NULL AS config_id WHERE 0";
@@ -132,7 +129,7 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         "  WHERE m.value IS NOT NULL"
         "  AND n.name = 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'),"
         /* joins, not correlated subqueries: SQLite would evaluate the CTEs once per
-                configuration (0.44 s on the 145 configurations of demo.db, the fuzz's timeout) */
+           configuration (0.44 s on the 145 configurations of demo.db, the fuzz's timeout) */
         " wt AS (" STORE_WAITING_CONFIGS "),"
         " su AS (%s),"
         " gr AS (SELECT config_id FROM launch WHERE config_id IS NOT NULL"

@@ -32,8 +32,9 @@ char *store_view_query(const char *name, const char *head, const char *tail);
 #include <sqlite3.h>
 
 /*
- * Counter coverage by GPU time (issue 18; docs/analyzer.md "Coverage"),
- * over config.total_ns, the traced kernel time of each configuration:
+ * Counter coverage by kernel time (issue 18; docs/analyzer.md "Coverage"),
+ * over each configuration's time (STORE_CONFIG_NS: the analysis's once
+ * analyzed, else the traced config.total_ns):
  *   pattern:  the configuration has pattern counters, exact per
  *             instruction (an inst_launch row) or, failing that, the
  *             range profiler's global load sectors
@@ -62,7 +63,7 @@ struct store_coverage {
     long long configs; /* configurations in all */
     long long pattern_configs, hardware_configs, complete_configs, groups_partial;
     long long graph_only_configs; /* no counters, every launch a graph kernel node */
-    double gpu_ns;                /* sum of config.total_ns, less the waiting configurations' */
+    double gpu_ns;     /* the configurations' time (STORE_CONFIG_NS), less the waiting ones' */
     double waiting_ns; /* the time of configurations an analysis found waiting (left out) */
     double pattern_pct, hardware_pct, complete_pct; /* of gpu_ns, 0..100; 0 without time */
     double graph_only_pct;                          /* of gpu_ns, the graph_only configurations' */
