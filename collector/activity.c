@@ -215,38 +215,36 @@ init_activity(void)
         }
         CUpti_ActivityKind kind = kinds[i];
         /*
-         * With the instrumentation engine, kernels are traced with
-         * CUPTI_ACTIVITY_KIND_KERNEL, which serializes them: measured on the
-         * H200 (2026-12-01, bench/sassprobe SASSPROBE_ACTIVITY, docs/
-         * sassprobe.md "Beside kernel activity"), once CONCURRENT_KERNEL is
-         * on every SASS metric value stays 0, and CUPTI refuses to turn it on
-         * while SASS metrics are enabled (CUPTI_ERROR_NOT_COMPATIBLE); with
-         * KIND_KERNEL the counts are the design's. The range profiler alone
-         * (the default) keeps concurrent kernels.
-         */
-        /*
-         * With the instrumentation engine, concurrent kernels stay on and
-         * kernel_activity_pause() swaps them for KIND_KERNEL only while a
-         * launch is served: CUPTI refuses CONCURRENT_KERNEL while SASS
-         * metrics are enabled, and counted nothing beside it. Measured on
-         * the H200 (2026-12-04, docs/collector.md "Kernel tracing beside the
-         * instrumentation engine"): the counts are the same as under
-         * KIND_KERNEL for the whole run, and a graph launch's kernel nodes
-         * keep their times (under KIND_KERNEL all but its first came
-         * untimed). GPUHIER_DIAG_SERIALIZED_KERNELS=1 keeps KIND_KERNEL.
+         * With the instrumentation engine, concurrent-kernel tracing and SASS
+         * metrics exclude each other: measured on the H200 (2026-12-01,
+         * bench/sassprobe SASSPROBE_ACTIVITY, docs/sassprobe.md "Beside
+         * kernel activity"), once CONCURRENT_KERNEL is on every SASS metric
+         * value stays 0, and CUPTI refuses to turn it on while SASS metrics
+         * are enabled (CUPTI_ERROR_NOT_COMPATIBLE); with KIND_KERNEL, which
+         * serializes kernels, the counts are the design's. So concurrent
+         * kernels stay on and kernel_activity_pause() swaps them for
+         * KIND_KERNEL only while a launch is served; measured on the H200
+         * (2026-12-04, docs/collector.md "Kernel tracing beside the
+         * instrumentation engine"): the same counts as under KIND_KERNEL for
+         * the whole run, and a graph launch's kernel nodes keep their times
+         * (under KIND_KERNEL all but its first came untimed).
+         * GPUHIER_DIAG_SERIALIZED_KERNELS=1 keeps KIND_KERNEL for the whole
+         * run. The range profiler alone (the default) keeps concurrent kernels.
          */
         if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
-            opt.instrument != ENGINES_RANGEPROF && opt.concurrent_toggle) {
-            push_meta("kernel_activity", "concurrent, serialized (CUPTI_ACTIVITY_KIND_KERNEL) "
-                                         "only while an instrumented launch ran");
-        } else if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
-                   opt.instrument != ENGINES_RANGEPROF) {
-            kind = CUPTI_ACTIVITY_KIND_KERNEL;
-            const char *why = "serialized: CUPTI_ACTIVITY_KIND_KERNEL, since the instrumentation "
-                              "engine counts nothing beside concurrent-kernel tracing; kernels of "
-                              "different streams did not overlap in this run";
-            push_meta("kernel_activity", why);
-            push_event("info", "kernels_serialized", "%s", why);
+            opt.instrument != ENGINES_RANGEPROF) {
+            if (opt.concurrent_toggle) {
+                push_meta("kernel_activity", "concurrent, serialized (CUPTI_ACTIVITY_KIND_KERNEL) "
+                                             "only while an instrumented launch ran");
+            } else {
+                kind = CUPTI_ACTIVITY_KIND_KERNEL;
+                const char *why =
+                    "serialized: CUPTI_ACTIVITY_KIND_KERNEL, since the instrumentation engine "
+                    "counts nothing beside concurrent-kernel tracing; kernels of different "
+                    "streams did not overlap in this run";
+                push_meta("kernel_activity", why);
+                push_event("info", "kernels_serialized", "%s", why);
+            }
         }
         CUptiResult rc = gh.cuptiActivityEnable(kind);
         if (rc == CUPTI_SUCCESS && kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
