@@ -168,7 +168,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         /* rt_corr stays 0: kernel records carry the driver id (no runtime launch callbacks). */
         l->config_index = -1;
         size_t used = fixed + nvtx_path(l->nvtx_path, sizeof(l->nvtx_path)) + 1;
-        int capturing = atomic_load(&C.captures_drv) > 0 || atomic_load(&C.captures_rt) > 0;
+        int capturing = callbacks_capturing();
         const char *why = NULL;
         /* each engine's set-up before the program's first kernel (GPUHIER_DIAG_PREWARM) */
         if (!opt.trace_only && !capturing)
@@ -363,7 +363,7 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
          * the whole graph launch instead (its counts per function, the
          * writer gives them to the kernel nodes: docs/collector.md "Graphs").
          */
-        if (enter && atomic_load(&C.captures_drv) <= 0 && atomic_load(&C.captures_rt) <= 0) {
+        if (enter && !callbacks_capturing()) {
             engine_graph_launch();
             /* cuGraphLaunch_params and its _ptsz form both start with the executable graph */
             const cuGraphLaunch_params *p = cb->functionParams;
@@ -380,7 +380,7 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
         /* GPUHIER_DIAG_SASS_GRAPHS=instantiate (enabled only then): the graph's nodes patched */
-        if (enter && atomic_load(&C.captures_drv) <= 0 && atomic_load(&C.captures_rt) <= 0) {
+        if (enter && !callbacks_capturing()) {
             engine_graph_launch();
             sass_instantiate_enter(cb->context);
         } else if (!enter) {

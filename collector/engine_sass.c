@@ -634,7 +634,41 @@ sass_free_names(CUpti_SassMetrics_Data *d, size_t nr)
     free(p);
 }
 
-static int64_t sass_release(CUcontext ctx);
+/*
+ * The end of every armed window (sass_arm()): Disable, unset the config
+ * where the mode asks, resume concurrent kernel tracing and release the
+ * lock. Returns the window's time.
+ */
+static int64_t
+sass_release(CUcontext ctx)
+{
+    CUptiResult rc;
+    CUpti_SassMetricsDisable_Params dis = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    dis.ctx = ctx;
+    if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
+        sass_off("cuptiSassMetricsDisable", rc);
+    sass_phase(PH_DISABLE);
+    X.enabled_ctx = NULL;
+    kernel_activity_resume();
+    /*
+     * With both engines the config stays set between instrumented launches
+     * (a second SetConfig in a process failed with CUPTI_ERROR_OUT_OF_MEMORY
+     * on the H200, docs/sassprobe.md "Beside kernel activity");
+     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it. With =phased
+     * the config stays set for the whole window (one
+     * SetConfig) and is unset once, when it closes (sass_retire()); after a
+     * failure here the engine is off and the config goes now.
+     */
+    if (opt.instrument == ENGINES_BOTH && !opt.sass_keep_config)
+        sass_unconfigure();
+    else if (opt.instrument == ENGINES_PHASED && atomic_load(&X.off))
+        sass_unconfigure();
+    int64_t dt = mono_ns() - tls_t0;
+    atomic_fetch_add(&X.ns, dt);
+    atomic_store(&X.busy, 0);
+    pthread_mutex_unlock(&X.lock);
+    return dt;
+}
 
 /*
  * The served launch's EXIT: synchronize, flush, Disable (and with both
@@ -697,42 +731,6 @@ sass_collect(int launch_ok, int is_graph)
     r.u.sass.batch = b;
     if (writer_push(&r))
         sass_batch_free(b);
-}
-
-/*
- * The end of every armed window (sass_arm()): Disable, unset the config
- * where the mode asks, resume concurrent kernel tracing and release the
- * lock. Returns the window's time.
- */
-static int64_t
-sass_release(CUcontext ctx)
-{
-    CUptiResult rc;
-    CUpti_SassMetricsDisable_Params dis = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
-    dis.ctx = ctx;
-    if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
-        sass_off("cuptiSassMetricsDisable", rc);
-    sass_phase(PH_DISABLE);
-    X.enabled_ctx = NULL;
-    kernel_activity_resume();
-    /*
-     * With both engines the config stays set between instrumented launches
-     * (a second SetConfig in a process failed with CUPTI_ERROR_OUT_OF_MEMORY
-     * on the H200, docs/sassprobe.md "Beside kernel activity");
-     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it. With =phased
-     * the config stays set for the whole window (one
-     * SetConfig) and is unset once, when it closes (sass_retire()); after a
-     * failure here the engine is off and the config goes now.
-     */
-    if (opt.instrument == ENGINES_BOTH && !opt.sass_keep_config)
-        sass_unconfigure();
-    else if (opt.instrument == ENGINES_PHASED && atomic_load(&X.off))
-        sass_unconfigure();
-    int64_t dt = mono_ns() - tls_t0;
-    atomic_fetch_add(&X.ns, dt);
-    atomic_store(&X.busy, 0);
-    pthread_mutex_unlock(&X.lock);
-    return dt;
 }
 
 /*
