@@ -116,8 +116,8 @@ static struct {
     int lazy;
     int flush_every;
     int is_keep;     /* pattern outer: keep enabled, flush only (SASSPROBE_KEEP=1) */
-    int graph;       /* SASSPROBE_GRAPH: 0 off, 1 launch, 2 instantiate (enum sp_graph) */
-    int graph_armed; /* graph 2: enabled at an instantiate, not yet flushed */
+    int graph;       /* SASSPROBE_GRAPH (enum sp_graph): off, launch, instantiate, window */
+    int graph_armed; /* SP_GRAPH_INSTANTIATE: enabled at an instantiate, not yet flushed */
     int is_pending;  /* pattern outer: act at the next outermost API exit */
     CUcontext pending_ctx;
     char out_dir[512];
