@@ -382,9 +382,13 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         /* GPUHIER_DIAG_SASS_GRAPHS=instantiate (enabled only then): the graph's nodes patched */
         if (enter && !callbacks_capturing()) {
             engine_graph_launch();
-            sass_instantiate_enter(cb->context);
+            /* every cuGraphInstantiate* form's parameters start with the executable and the graph */
+            const cuGraphInstantiateWithFlags_params *p = cb->functionParams;
+            sass_instantiate_enter(cb->context, p ? p->hGraph : NULL);
         } else if (!enter) {
-            sass_instantiate_exit();
+            const cuGraphInstantiateWithFlags_params *p = cb->functionParams;
+            sass_instantiate_exit(ret == CUDA_SUCCESS && p && p->phGraphExec ? *p->phGraphExec
+                                                                             : NULL);
         }
         break;
     default:
@@ -545,7 +549,7 @@ enable_callbacks(void)
         enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver_profile, GH_NCB(gh_cb_driver_profile));
         enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, gh_cb_runtime_profile,
                     GH_NCB(gh_cb_runtime_profile));
-        if (opt.sass_graphs == 2)
+        if (opt.sass_graphs >= 2 || opt.graph_nodes)
             enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver_instantiate,
                         GH_NCB(gh_cb_driver_instantiate));
     }

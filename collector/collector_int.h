@@ -258,7 +258,16 @@ struct rec {
     X(cuMemAlloc_v2)                                                                               \
     X(cuLaunchKernel)                                                                              \
     X(cuCtxPushCurrent_v2)                                                                         \
-    X(cuCtxPopCurrent_v2)
+    X(cuCtxPopCurrent_v2)                                                                          \
+    X(cuFuncGetName)                                                                               \
+    X(cuFuncGetParamInfo)                                                                          \
+    X(cuKernelGetFunction)                                                                         \
+    X(cuGraphGetNodes)                                                                             \
+    X(cuGraphGetEdges_v2)                                                                          \
+    X(cuGraphNodeGetType)                                                                          \
+    X(cuGraphChildGraphNodeGetGraph)                                                               \
+    X(cuGraphKernelNodeGetParams_v2)                                                               \
+    X(cuGraphKernelNodeGetAttribute)
 /* clang-format on */
 
 #define GH_DECL(f) __typeof__(f) *f;

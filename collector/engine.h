@@ -181,12 +181,14 @@ void sass_launch_reason(const char *why);
 /* Whether the instrumentation engine wants this graph launch (the executable's first). */
 int sass_graph_wanted(CUgraphExec exec);
 /*
- * GPUHIER_DIAG_SASS_GRAPHS=instantiate: SASS metrics enabled from the ENTER
- * to the EXIT of a graph's instantiation on this thread (nothing flushed),
- * so that CUPTI patches its kernel nodes; no-ops otherwise.
+ * GPUHIER_DIAG_SASS_GRAPHS=instantiate or =scanned: SASS metrics enabled
+ * from the ENTER to the EXIT of a graph's instantiation on this thread
+ * (nothing flushed), so that CUPTI patches its kernel nodes; =scanned only
+ * for graphs that graph_scan() finds safe (graphscan.h). No-ops otherwise.
+ * exit gets the new executable (NULL when the instantiation failed).
  */
-void sass_instantiate_enter(CUcontext ctx);
-void sass_instantiate_exit(void);
+void sass_instantiate_enter(CUcontext ctx, CUgraph graph);
+void sass_instantiate_exit(CUgraphExec exec);
 /*
  * What the instrumentation engine did, for meta 'engine_instrumentation'
  * (engine.c): "ran", "failed: CALL: ERROR", "idle" (never served), into

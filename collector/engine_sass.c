@@ -55,6 +55,7 @@
 #include "collector/activity.h"
 #include "collector/collector_int.h"
 #include "collector/engine.h"
+#include "collector/graphscan.h"
 #include "collector/notes.h"
 #include "collector/options.h"
 
@@ -114,12 +115,16 @@ static struct {
     char missing[256];          /* metrics of the list the chip refused, comma-joined (lock) */
     int ready;                  /* metric ids resolved (lock) */
     int configured_dev;         /* the device that got SetConfig, + 1; 0: none (lock) */
-    pthread_mutex_t graph_lock; /* graphs */
+    pthread_mutex_t graph_lock; /* graphs, armed */
     CUgraphExec graphs[SASS_MAX_GRAPHS]; /* executable graphs whose first launch was taken */
     size_t ngraphs;
+    CUgraphExec armed[SASS_MAX_GRAPHS]; /* executable graphs instantiated under SASS metrics */
+    size_t narmed;
     atomic_long served_graphs; /* graph launches served with records */
     atomic_long graphs_left;   /* graph launches run unpatched (not opt.sass_graphs) */
-    atomic_long windows; /* graph instantiations armed (GPUHIER_DIAG_SASS_GRAPHS=instantiate) */
+    atomic_long windows;       /* graph instantiations armed (sass_instantiate_enter()) */
+    atomic_long unsafe;        /* graph instantiations the scan kept unarmed (graphscan.h) */
+    char unsafe_first[160];    /* the first of them: graph_scan's `first` (graph_lock) */
     uint64_t ids[NM];
     int have[NM]; /* the chip knows the metric */
     CUpti_SassMetrics_Config cfg[NM];
@@ -500,21 +505,29 @@ sass_launch_begin(const struct engine_launch *l, unsigned extras)
  * (docs/collector.md "Graphs"). The diagnosis switch keeps the path for a
  * later CUPTI, tested on the fake driver (t108).
  */
+/* Index of exec in set[0..n), or -1 (graph_lock held). */
+static long
+exec_find(const CUgraphExec *set, size_t n, CUgraphExec exec)
+{
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == exec)
+            return (long)i;
+    return -1;
+}
+
 int
 sass_graph_wanted(CUgraphExec exec)
 {
     if (!sass_available())
         return 0;
-    if (!opt.sass_graphs) {
-        atomic_fetch_add_explicit(&X.graphs_left, 1, memory_order_relaxed);
-        return 0;
-    }
-    int wanted = 1;
     pthread_mutex_lock(&X.graph_lock);
-    for (size_t i = 0; i < X.ngraphs && wanted; i++)
-        wanted = X.graphs[i] != exec;
-    wanted = wanted && X.ngraphs < SASS_MAX_GRAPHS;
+    /* with the instantiation arming, only executables made under it run patched nodes */
+    int patched =
+        opt.sass_graphs == 1 || (opt.sass_graphs >= 2 && exec_find(X.armed, X.narmed, exec) >= 0);
+    int wanted = patched && exec_find(X.graphs, X.ngraphs, exec) < 0 && X.ngraphs < SASS_MAX_GRAPHS;
     pthread_mutex_unlock(&X.graph_lock);
+    if (!patched)
+        atomic_fetch_add_explicit(&X.graphs_left, 1, memory_order_relaxed);
     return wanted;
 }
 
@@ -528,9 +541,7 @@ static int
 sass_graph_begin(const struct engine_graph *g)
 {
     pthread_mutex_lock(&X.graph_lock);
-    int fresh = X.ngraphs < SASS_MAX_GRAPHS;
-    for (size_t i = 0; i < X.ngraphs && fresh; i++)
-        fresh = X.graphs[i] != g->exec;
+    int fresh = X.ngraphs < SASS_MAX_GRAPHS && exec_find(X.graphs, X.ngraphs, g->exec) < 0;
     if (fresh)
         X.graphs[X.ngraphs++] = g->exec;
     pthread_mutex_unlock(&X.graph_lock);
@@ -734,22 +745,36 @@ sass_collect(int launch_ok, int is_graph)
 }
 
 /*
- * GPUHIER_DIAG_SASS_GRAPHS=instantiate (engine.h): measured on the H200
- * (2026-12-04, docs/sassprobe.md "Graph launches"), CUPTI patches a
- * graph's kernel nodes only when SASS metrics are enabled while the graph
- * is made executable, and the patched code then counts in the executable's
- * later enabled launches (sass_graph_begin()); armed only at the launch,
- * nothing is counted. The same arming crashed every graph that held one of
- * cuBLAS's Hopper GEMM kernels (illegal instruction at its first launch),
- * hence a diagnosis switch, not the default.
+ * The instantiation arming (engine.h): measured on the H200 (2026-12-04,
+ * docs/sassprobe.md "Graph launches"), CUPTI patches a graph's kernel
+ * nodes only when SASS metrics are enabled while the graph is made
+ * executable, and the patched code then counts in the executable's later
+ * enabled launches (sass_graph_begin()); armed only at the launch, nothing
+ * is counted. The same arming crashed every graph that held one of
+ * cuBLAS's Hopper GEMM kernels (illegal instruction at its first launch).
+ * GPUHIER_DIAG_SASS_GRAPHS=instantiate arms every instantiation; =scanned
+ * only those of graphs whose kernel nodes graph_scan() finds safe.
  */
 static _Thread_local int tls_window; /* this thread's instantiation is armed */
 
 void
-sass_instantiate_enter(CUcontext ctx)
+sass_instantiate_enter(CUcontext ctx, CUgraph graph)
 {
-    if (opt.sass_graphs != 2 || tls_window)
+    if (tls_window)
         return;
+    struct graph_scan sc;
+    int scanned = (opt.sass_graphs == 3 || opt.graph_nodes) && graph_scan(graph, &sc) == 0;
+    if (opt.sass_graphs < 2 || !sass_available())
+        return;
+    if (opt.sass_graphs == 3 && !(scanned && graph_scan_safe(&sc))) {
+        if (atomic_fetch_add(&X.unsafe, 1) == 0) {
+            pthread_mutex_lock(&X.graph_lock);
+            gh_copy(X.unsafe_first, sizeof(X.unsafe_first),
+                    scanned ? sc.first : "the driver lacks the graph calls");
+            pthread_mutex_unlock(&X.graph_lock);
+        }
+        return;
+    }
     if (sass_arm(ctx, 0, NULL) == 0) {
         tls_window = 1;
         atomic_fetch_add(&X.windows, 1);
@@ -757,12 +782,26 @@ sass_instantiate_enter(CUcontext ctx)
 }
 
 void
-sass_instantiate_exit(void)
+sass_instantiate_exit(CUgraphExec exec)
 {
-    if (!tls_window)
+    int armed = tls_window;
+    if (armed) {
+        tls_window = 0;
+        (void)sass_release(tls_ctx);
+    }
+    if (!exec || opt.sass_graphs < 2)
         return;
-    tls_window = 0;
-    (void)sass_release(tls_ctx);
+    /* a new executable may reuse a destroyed one's handle: its state starts afresh */
+    pthread_mutex_lock(&X.graph_lock);
+    long i = exec_find(X.graphs, X.ngraphs, exec);
+    if (i >= 0)
+        X.graphs[i] = X.graphs[--X.ngraphs];
+    i = exec_find(X.armed, X.narmed, exec);
+    if (i >= 0 && !armed)
+        X.armed[i] = X.armed[--X.narmed];
+    else if (i < 0 && armed && X.narmed < SASS_MAX_GRAPHS)
+        X.armed[X.narmed++] = exec;
+    pthread_mutex_unlock(&X.graph_lock);
 }
 
 static void
@@ -824,9 +863,15 @@ sass_exit_notes(void)
                    atomic_load(&X.graphs_left));
     if (atomic_load(&X.windows))
         push_event("info", "graph_instantiations_armed",
-                   "%ld graph instantiations ran with SASS metrics enabled "
-                   "(GPUHIER_DIAG_SASS_GRAPHS=instantiate), so that their kernel nodes run patched",
+                   "%ld graph instantiations ran with SASS metrics enabled, so that their kernel "
+                   "nodes run patched",
                    atomic_load(&X.windows));
+    if (atomic_load(&X.unsafe))
+        push_event("info", "graph_instantiations_unarmed",
+                   "%ld graph instantiations were not armed for pattern counters: a kernel node "
+                   "had a property that crashed patched graph nodes on the H200, the first %s "
+                   "(docs/collector.md \"Graphs\")",
+                   atomic_load(&X.unsafe), X.unsafe_first);
     if (atomic_load(&X.refused_records))
         push_event("info", "instrumentation_overlap",
                    "%ld instruction records of kernels launched on other threads while a launch "

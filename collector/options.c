@@ -91,9 +91,14 @@ options_read(void)
     opt.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
     opt.sass_metrics = env("GPUHIER_DIAG_SASS_METRICS");
     opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;
-    /* =1: each executable graph's first launch; =instantiate: and armed while graphs are made */
+    /*
+     * =1: each executable graph's first launch; =instantiate: and armed
+     * while graphs are made; =scanned: armed only for graphs graph_scan()
+     * finds safe (collector/graphscan.h)
+     */
     const char *sg = env("GPUHIER_DIAG_SASS_GRAPHS");
-    opt.sass_graphs = !sg ? 0 : !strcmp(sg, "instantiate") ? 2 : 1;
+    opt.sass_graphs = !sg ? 0 : !strcmp(sg, "instantiate") ? 2 : !strcmp(sg, "scanned") ? 3 : 1;
+    opt.graph_nodes = env("GPUHIER_DIAG_GRAPH_NODES") != NULL;
     /*
      * With both engines the SASS metrics config stays set from the first
      * instrumented launch to a context's destruction or the exit (one

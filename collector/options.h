@@ -55,7 +55,10 @@ struct options {
     int sass_graphs; /* GPUHIER_DIAG_SASS_GRAPHS: 1 (=1) instrument each executable graph's first
                         launch; 2 (=instantiate) also enable SASS metrics while a graph is made
                         executable, the only time CUPTI patches its kernel nodes (on the H200 that
-                        crashed graphs holding cuBLAS Hopper GEMMs: docs/sassprobe.md) */
+                        crashed graphs holding cuBLAS Hopper GEMMs: docs/sassprobe.md); 3
+                        (=scanned) that only for graphs collector/graphscan.h finds safe */
+    int graph_nodes; /* GPUHIER_DIAG_GRAPH_NODES=1: each instantiated graph's kernel nodes and
+                        their properties on stderr (graphscan.c) */
     int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
     int sass_kernel_gate;  /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */

@@ -17,15 +17,20 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [stuck|loop|longname|reset|bg] VAR=VALUE...: the fake program under the collector, 20 s at most
-# (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern, not 0)
+# run NAME [stuck|loop|longname|reset|bg|cluster] VAR=VALUE...: the fake program under the collector,
+# 20 s at most (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern,
+# not 0; soname=1 before NAME: the program opens the fake as libcuda.so.1, so the collector finds
+# the driver calls it looks up by that name, as in a real program)
+mkdir "$tmp/lib" && ln -s "$FAKE_CUDA" "$tmp/lib/libcuda.so.1"
 run() {
     n=$1; shift
     arg=
-    case "${1:-}" in stuck | loop | longname | reset | bg) arg=$1; shift ;; esac
+    case "${1:-}" in stuck | loop | longname | reset | bg | cluster) arg=$1; shift ;; esac
+    driver=$FAKE_CUDA
+    [ -n "${soname:-}" ] && driver=libcuda.so.1
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" \
-        GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" "$@" \
-        timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
+        GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" LD_LIBRARY_PATH="$tmp/lib" "$@" \
+        timeout 20 "$FAKE_HOST" "$driver" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
     rc=$?
     [ $rc = 0 ] || bad "$n: exit status $rc: $(cat "$tmp/$n.err")"
     grep -q "^fake_violations=${violations:-0}\$" "$tmp/$n.out" || bad "$n: calls CUPTI refuses: $(cat "$tmp/$n.out" "$tmp/$n.err")"
@@ -305,7 +310,7 @@ expect bothfail "an instrumentation_failed event" \
 run inst GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SASS_GRAPHS=instantiate GPUHIER_FAULT=$perm
 expect inst "the instantiation armed, and said" \
     "$(q inst "SELECT message FROM event WHERE code = 'graph_instantiations_armed'")" \
-    "1 graph instantiations ran with SASS metrics enabled (GPUHIER_DIAG_SASS_GRAPHS=instantiate), so that their kernel nodes run patched"
+    "1 graph instantiations ran with SASS metrics enabled, so that their kernel nodes run patched"
 like inst "range profiler not used" "$(meta inst engine_range_profiler)" "not used: GPUHIER_INSTRUMENT=1*"
 expect inst "instrumentation ran" "$(meta inst engine_instrumentation)" "ran: 2 launches, 1 graph launch"
 like inst "kernels traced concurrently, serialized while served (the SASS counts need it)" "$(meta inst kernel_activity)" "concurrent, serialized*only while an instrumented launch ran"
@@ -333,6 +338,30 @@ expect graphlaunch "the stream launches still counted" \
     "$(q graphlaunch "SELECT count(*) FROM inst_launch WHERE graph_corr IS NULL")" 2
 expect graphlaunch "no instantiation armed" \
     "$(q graphlaunch "SELECT count(*) FROM event WHERE code = 'graph_instantiations_armed'")" 0
+
+# 4d. GPUHIER_DIAG_SASS_GRAPHS=scanned: the instantiation armed only when the graph scan finds no
+#     kernel node with a property that crashed patched graph nodes on the H200 (collector/graphscan.h).
+soname=1
+run scanned GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SASS_GRAPHS=scanned GPUHIER_FAULT=$perm
+expect scanned "a graph of plain kernels armed" \
+    "$(q scanned "SELECT count(*) FROM event WHERE code = 'graph_instantiations_armed'")" 1
+expect scanned "its first launch counted" \
+    "$(q scanned "SELECT count(*) > 0 FROM inst_launch WHERE reason = 'graph'")" 1
+expect scanned "nothing kept unarmed" \
+    "$(q scanned "SELECT count(*) FROM event WHERE code = 'graph_instantiations_unarmed'")" 0
+run scannedcl cluster GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SASS_GRAPHS=scanned GPUHIER_FAULT=$perm
+expect scannedcl "a graph with a cluster node not armed" \
+    "$(q scannedcl "SELECT count(*) FROM event WHERE code = 'graph_instantiations_armed'")" 0
+like scannedcl "the event names the node and why" \
+    "$(q scannedcl "SELECT message FROM event WHERE code = 'graph_instantiations_unarmed'")" \
+    "1 graph instantiations were not armed for pattern counters: *the first _Z7clusterPf (clusters)*"
+expect scannedcl "its launches not instrumented (no patched nodes to count)" \
+    "$(q scannedcl "SELECT count(*) FROM inst_launch WHERE reason = 'graph'")" 0
+like scannedcl "and said so" \
+    "$(q scannedcl "SELECT message FROM event WHERE code = 'graphs_not_instrumented'")" "2 graph launches ran*"
+expect scannedcl "the stream launches still counted" \
+    "$(q scannedcl "SELECT count(*) FROM inst_launch WHERE graph_corr IS NULL")" 2
+soname=
 
 # 4b. Without GPUHIER_DIAG_SASS_GRAPHS (the default): graph launches are not instrumented
 #     (the device gave no counts for graph nodes and lost their records, docs/collector.md

@@ -292,6 +292,70 @@ fake_graph(int n, CUfunction *nodes)
     return (CUgraphExec)g;
 }
 
+/*
+ * What the collector's graph scan reads (collector/graphscan.c): a template's
+ * nodes are its kernel nodes, each node handle the address of its slot; a
+ * function whose name holds "cluster" runs in clusters of 2 (the property
+ * the scan keeps unarmed). cuFuncGetParamInfo and cuGraphGetEdges are left
+ * out: the scan reads no parameters and no programmatic edges without them.
+ */
+EXPORT CUresult
+cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *n)
+{
+    struct fake_graph *g = (struct fake_graph *)graph;
+    if (nodes)
+        for (int i = 0; i < g->n && (size_t)i < *n; i++)
+            nodes[i] = (CUgraphNode)&g->nodes[i];
+    *n = (size_t)g->n;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuGraphNodeGetType(CUgraphNode node, CUgraphNodeType *t)
+{
+    (void)node;
+    *t = CU_GRAPH_NODE_TYPE_KERNEL;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuGraphKernelNodeGetParams_v2(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->func = (CUfunction) * (struct fake_func **)node;
+    p->gridDimX = 4;
+    p->gridDimY = p->gridDimZ = p->blockDimY = p->blockDimZ = 1;
+    p->blockDimX = 128;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuGraphKernelNodeGetAttribute(CUgraphNode node, CUkernelNodeAttrID a, CUkernelNodeAttrValue *v)
+{
+    const struct fake_func *f = *(struct fake_func **)node;
+    memset(v, 0, sizeof(*v));
+    if (a == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION && strstr(f->name, "cluster")) {
+        v->clusterDim.x = 2;
+        v->clusterDim.y = v->clusterDim.z = 1;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuGraphChildGraphNodeGetGraph(CUgraphNode node, CUgraph *child)
+{
+    (void)node;
+    (void)child;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult
+cuFuncGetName(const char **name, CUfunction f)
+{
+    *name = ((const struct fake_func *)f)->name;
+    return CUDA_SUCCESS;
+}
+
 static uint64_t
 metric_id(const char *name)
 {

@@ -6,12 +6,13 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|cluster]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
  * twice (with `many`, 70 launches of copy before them; with `pause`, 1.2 s
- * between the copies and the strided launches). With `loop`, instead: 20
+ * between the copies and the strided launches; with `cluster`, the graph's
+ * second node is a function the fake launches in thread-block clusters). With `loop`, instead: 20
  * rounds of copy, strided and node (1x32), a training loop's steps, and no
  * graph. With `longname`, first three launches of a function whose mangled
  * name is 300 bytes long (a template-heavy library kernel's). With `stuck` the first launch happens on a second thread while
@@ -172,7 +173,10 @@ main(int argc, char **argv)
     }
     for (int i = 0; i < 3; i++)
         launch(strided, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+    /* `cluster`: the graph's second node runs in thread-block clusters (the fake's attribute) */
     fn_t nodes[3] = {copy, node, node};
+    if (argc > 2 && !strcmp(argv[2], "cluster"))
+        nodes[1] = function("_Z7clusterPf");
     /* made executable through the driver, so that the collector sees the instantiation */
     void *exec = NULL;
     int (*instantiate)(void **, void *, unsigned long long) =

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+// graphprops: which kernel property breaks CUPTI's SASS-metric patching of graph kernel nodes
+// (docs/sassprobe.md "Graph properties"). Not a manifest case. With SASS metrics enabled across a
+// graph's instantiation, a graph holding one of cuBLAS's Hopper GEMMs (nvjet_sm90_..., sm90_xmma_...)
+// dies with CUDA_ERROR_ILLEGAL_INSTRUCTION at its first launch; simple kernels, Triton's and cuBLAS's
+// sm80 CUTLASS kernels do not. Each variant below isolates one property of those Hopper kernels, in
+// a kernel that does real work through it, so a patched kernel that runs but computes wrongly is
+// caught too.
+// usage: tk_graphprops VARIANT MODE [LAUNCHES]  (tk_graphprops list: the variants, one per line)
+//   MODE stream  the variant's kernel(s) launched LAUNCHES times on a non-blocking stream;
+//   MODE graph   one stream execution of them captured (cudaStreamCaptureModeGlobal) into a graph,
+//                instantiated once (cudaGraphInstantiate), launched LAUNCHES times (default 3).
+// Variants (in[i] = i % 1000; N = 1 Mi floats, 256 threads per block, even grids):
+//   plain         gp_plain: out[i] = in[i] + 1, the control;
+//   cluster       gp_cluster: compile-time cluster of 2 (__cluster_dims__), one cluster.sync();
+//                 out[i] = in[i] + 1;
+//   cluster_attr  gp_cluster_attr: an ordinary kernel launched with cudaLaunchKernelEx and the
+//                 cluster dimension attribute {2, 1, 1}, one cluster.sync(); out[i] = in[i] + 1;
+//   dsmem         gp_dsmem: cluster of 2, distributed shared memory: each block stages its tile
+//                 of in in shared memory and reads its neighbour's (map_shared_rank(.., rank ^ 1));
+//                 out[i] = in[i ^ 256] + 1;
+//   pdl           gp_pdl_producer then gp_pdl_consumer, programmatic dependent launch (the consumer
+//                 launched with programmatic stream serialization, a programmatic edge in a graph):
+//                 tmp[i] = in[i] + 1 before the trigger, out[i] = tmp[i] * 2 after
+//                 cudaGridDependencySynchronize();
+//   bulk          gp_bulk: 1-D TMA bulk copy without a tensor map (cp.async.bulk into shared memory,
+//                 completion on an mbarrier), 4096-byte tile per block; out[i] = in[i] + 1;
+//   tensormap     gp_tensormap: 2-D TMA through a CUtensorMap __grid_constant__ parameter
+//                 (cp.async.bulk.tensor) over a 1024 x 1024 matrix, one 32 x 32 tile per block;
+//                 out[i] = in[i] + 1;
+//   gridconst     gp_gridconst: a 128-byte, 64-byte aligned __grid_constant__ struct parameter (a
+//                 tensor map's size and CUDA 12's CUtensorMap alignment; CUDA 13's is 128, as
+//                 gp_tensormap's parameter has), not a tensor map, read through its generic address;
+//                 out[i] = in[i] + blob.v[i % 32], blob.v[k] = k + 1;
+//   bigparam      gp_bigparam: a 4000-byte struct by value (4024 bytes of parameters);
+//                 out[i] = in[i] + p.v[i % 1000], p.v[k] = 1000 - k.
+// Every output element is checked against the CPU after the launches (out is computed from in, so
+// the same for any LAUNCHES). Prints "graphprops VARIANT MODE launches N ok" on success; exit 1 on a
+// wrong value, 2 on a CUDA error or a usage error. Needs compute capability 9.0.
+#include "tk_common.h"
+#include <cooperative_groups.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cstdint>
+
+namespace cg = cooperative_groups;
+
+static const size_t N = (size_t)1 << 20;
+static const unsigned THREADS = 256;
+static const unsigned BLOCKS = (unsigned)(N / THREADS); // 4096, even: clusters of 2
+static const unsigned BULK_FLOATS = 1024;                // bulk: a 4096-byte tile per block
+static const unsigned MAT = 1024, BOX = 32;             // tensormap: MAT x MAT floats, BOX x BOX tiles
+static const unsigned BIG = 1000;                        // bigparam: floats in the by-value struct
+
+struct alignas(64) Blob {
+  float v[32];
+};
+static_assert(sizeof(Blob) == sizeof(CUtensorMap), "Blob: a tensor map's size");
+
+struct Big {
+  float v[BIG];
+};
+static_assert(sizeof(Big) == 4000, "Big: 4000 bytes");
+
+// ---- kernels --------------------------------------------------------------------------------
+
+__global__ void gp_plain(float *__restrict__ out, const float *__restrict__ in, size_t n)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] + 1.0f;
+}
+
+__global__ void __cluster_dims__(2, 1, 1) gp_cluster(float *__restrict__ out, const float *__restrict__ in, size_t n)
+{
+  cg::this_cluster().sync();
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] + 1.0f;
+}
+
+// Launched with the cluster dimension attribute (launch_cluster_attr).
+__global__ void gp_cluster_attr(float *__restrict__ out, const float *__restrict__ in, size_t n)
+{
+  cg::this_cluster().sync();
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] + 1.0f;
+}
+
+// Block b (cluster rank b % 2) writes block b ^ 1's tile of in, + 1: out[i] = in[i ^ 256] + 1.
+__global__ void __cluster_dims__(2, 1, 1) gp_dsmem(float *__restrict__ out, const float *__restrict__ in)
+{
+  __shared__ float tile[THREADS];
+  cg::cluster_group cluster = cg::this_cluster();
+  size_t base = blockIdx.x * (size_t)THREADS;
+  tile[threadIdx.x] = in[base + threadIdx.x];
+  cluster.sync();
+  const float *peer = cluster.map_shared_rank(tile, cluster.block_rank() ^ 1);
+  float v = peer[threadIdx.x];
+  cluster.sync(); // the neighbour's shared memory must outlive our read
+  out[base + threadIdx.x] = v + 1.0f;
+}
+
+__global__ void gp_pdl_producer(float *__restrict__ tmp, const float *__restrict__ in, size_t n)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n)
+    tmp[i] = in[i] + 1.0f;
+  cudaTriggerProgrammaticLaunchCompletion(); // after the store: the consumer may read tmp
+}
+
+__global__ void gp_pdl_consumer(float *__restrict__ out, const float *tmp, size_t n)
+{
+  cudaGridDependencySynchronize();
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = tmp[i] * 2.0f;
+}
+
+// mbarrier helpers (inline PTX, 32-bit shared addresses) for bulk and tensormap: one arrival (thread
+// 0, with the expected byte count), completion by the copy's complete_tx.
+__device__ static inline void mbar_init(uint32_t bar, uint32_t count)
+{
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+  // Make the initialised barrier visible to the async proxy (the TMA unit).
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+__device__ static inline void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ static inline bool mbar_try_wait(uint32_t bar, uint32_t parity)
+{
+  uint32_t done;
+  asm volatile("{\n\t"
+               ".reg .pred p;\n\t"
+               "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+               "selp.u32 %0, 1, 0, p;\n\t"
+               "}"
+               : "=r"(done)
+               : "r"(bar), "r"(parity)
+               : "memory");
+  return done != 0;
+}
+
+__device__ static inline void mbar_wait(uint32_t bar, uint32_t parity)
+{
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+
+// 1-D bulk copy of BULK_FLOATS floats (4096 bytes) per block, no tensor map.
+__global__ void gp_bulk(float *__restrict__ out, const float *__restrict__ in)
+{
+  __shared__ alignas(128) float tile[BULK_FLOATS];
+  __shared__ alignas(8) uint64_t mbar;
+  const uint32_t bytes = BULK_FLOATS * sizeof(float);
+  uint32_t bar = (uint32_t)__cvta_generic_to_shared(&mbar);
+  uint32_t dst = (uint32_t)__cvta_generic_to_shared(tile);
+  size_t base = blockIdx.x * (size_t)BULK_FLOATS;
+  if (threadIdx.x == 0)
+    mbar_init(bar, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    mbar_arrive_expect_tx(bar, bytes);
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(in + base), "r"(bytes), "r"(bar)
+                 : "memory");
+  }
+  mbar_wait(bar, 0);
+  for (unsigned k = threadIdx.x; k < BULK_FLOATS; k += blockDim.x)
+    out[base + k] = tile[k] + 1.0f;
+}
+
+// 2-D tensor copy: block (bx, by) loads the BOX x BOX tile at column bx * BOX, row by * BOX.
+__global__ void gp_tensormap(float *__restrict__ out, const __grid_constant__ CUtensorMap tm)
+{
+  __shared__ alignas(128) float tile[BOX * BOX];
+  __shared__ alignas(8) uint64_t mbar;
+  const uint32_t bytes = BOX * BOX * sizeof(float);
+  uint32_t bar = (uint32_t)__cvta_generic_to_shared(&mbar);
+  uint32_t dst = (uint32_t)__cvta_generic_to_shared(tile);
+  int x = (int)(blockIdx.x * BOX), y = (int)(blockIdx.y * BOX);
+  if (threadIdx.x == 0)
+    mbar_init(bar, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    mbar_arrive_expect_tx(bar, bytes);
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                 "[%4];" ::"r"(dst),
+                 "l"((uint64_t)&tm), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
+  }
+  mbar_wait(bar, 0);
+  for (unsigned k = threadIdx.x; k < BOX * BOX; k += blockDim.x)
+    out[(size_t)(y + k / BOX) * MAT + x + k % BOX] = tile[k] + 1.0f;
+}
+
+// Reads blob through its generic address (cvta.param, as a tensor map's address is taken for TMA),
+// not through the constant bank: the empty asm hides where the pointer came from, so the compiler
+// cannot turn the load back into a parameter load (and no call is added, unlike a noinline helper).
+__global__ void gp_gridconst(float *__restrict__ out, const float *__restrict__ in, size_t n,
+                             const __grid_constant__ Blob blob)
+{
+  const float *v = blob.v;
+  asm("" : "+l"(v));
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] + v[i % 32];
+}
+
+__global__ void gp_bigparam(float *__restrict__ out, const float *__restrict__ in, size_t n, Big p)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] + p.v[i % BIG];
+}
+
+// ---- host -----------------------------------------------------------------------------------
+
+struct Ctx {
+  std::vector<float> h; // the input, in[i] = i % 1000
+  float *in = nullptr, *out = nullptr, *tmp = nullptr;
+  CUtensorMap tm;
+  Blob blob;
+  Big big;
+};
+
+static void launch_plain(Ctx &c, cudaStream_t s) { gp_plain<<<BLOCKS, THREADS, 0, s>>>(c.out, c.in, N); }
+
+static void launch_cluster(Ctx &c, cudaStream_t s) { gp_cluster<<<BLOCKS, THREADS, 0, s>>>(c.out, c.in, N); }
+
+static void launch_cluster_attr(Ctx &c, cudaStream_t s)
+{
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 2;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(BLOCKS);
+  cfg.blockDim = dim3(THREADS);
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, gp_cluster_attr, c.out, (const float *)c.in, N));
+}
+
+static void launch_dsmem(Ctx &c, cudaStream_t s) { gp_dsmem<<<BLOCKS, THREADS, 0, s>>>(c.out, c.in); }
+
+static void launch_pdl(Ctx &c, cudaStream_t s)
+{
+  gp_pdl_producer<<<BLOCKS, THREADS, 0, s>>>(c.tmp, c.in, N);
+  CK(cudaGetLastError());
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(BLOCKS);
+  cfg.blockDim = dim3(THREADS);
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, gp_pdl_consumer, c.out, (const float *)c.tmp, N));
+}
+
+static void launch_bulk(Ctx &c, cudaStream_t s)
+{
+  gp_bulk<<<(unsigned)(N / BULK_FLOATS), THREADS, 0, s>>>(c.out, c.in);
+}
+
+static void launch_tensormap(Ctx &c, cudaStream_t s)
+{
+  gp_tensormap<<<dim3(MAT / BOX, MAT / BOX), THREADS, 0, s>>>(c.out, c.tm);
+}
+
+static void launch_gridconst(Ctx &c, cudaStream_t s)
+{
+  gp_gridconst<<<BLOCKS, THREADS, 0, s>>>(c.out, c.in, N, c.blob);
+}
+
+static void launch_bigparam(Ctx &c, cudaStream_t s) { gp_bigparam<<<BLOCKS, THREADS, 0, s>>>(c.out, c.in, N, c.big); }
+
+// The tensor map over in as a MAT x MAT row-major float matrix, BOX x BOX boxes, encoded through
+// the driver entry point the runtime hands out (no link against libcuda).
+static void setup_tensormap(Ctx &c)
+{
+  void *fn = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
+    fprintf(stderr, "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled, 12000): %s, query result %d\n",
+            cudaGetErrorString(e), (int)q);
+    exit(2);
+  }
+  PFN_cuTensorMapEncodeTiled_v12000 encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+  const cuuint64_t dims[2] = {MAT, MAT};               // innermost first: columns, rows
+  const cuuint64_t strides[1] = {MAT * sizeof(float)}; // bytes between rows
+  const cuuint32_t box[2] = {BOX, BOX};
+  const cuuint32_t estrides[2] = {1, 1};
+  CUresult r = encode(&c.tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, c.in, dims, strides, box, estrides,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    fprintf(stderr, "cuTensorMapEncodeTiled failed: CUresult %d\n", (int)r);
+    exit(2);
+  }
+}
+
+static void setup_gridconst(Ctx &c)
+{
+  for (unsigned k = 0; k < 32; k++)
+    c.blob.v[k] = (float)(k + 1);
+}
+
+static void setup_bigparam(Ctx &c)
+{
+  for (unsigned k = 0; k < BIG; k++)
+    c.big.v[k] = (float)(BIG - k);
+}
+
+static float want_plus1(const Ctx &c, size_t i) { return c.h[i] + 1.0f; }
+static float want_dsmem(const Ctx &c, size_t i) { return c.h[i ^ THREADS] + 1.0f; }
+static float want_pdl(const Ctx &c, size_t i) { return (c.h[i] + 1.0f) * 2.0f; }
+static float want_gridconst(const Ctx &c, size_t i) { return c.h[i] + c.blob.v[i % 32]; }
+static float want_bigparam(const Ctx &c, size_t i) { return c.h[i] + c.big.v[i % BIG]; }
+
+struct Variant {
+  const char *name;
+  const char *kernel; // for the failure message
+  void (*setup)(Ctx &);
+  void (*launch)(Ctx &, cudaStream_t);
+  float (*want)(const Ctx &, size_t);
+};
+
+static const Variant VARIANTS[] = {
+    {"plain", "gp_plain", nullptr, launch_plain, want_plus1},
+    {"cluster", "gp_cluster", nullptr, launch_cluster, want_plus1},
+    {"cluster_attr", "gp_cluster_attr", nullptr, launch_cluster_attr, want_plus1},
+    {"dsmem", "gp_dsmem", nullptr, launch_dsmem, want_dsmem},
+    {"pdl", "gp_pdl_consumer(gp_pdl_producer)", nullptr, launch_pdl, want_pdl},
+    {"bulk", "gp_bulk", nullptr, launch_bulk, want_plus1},
+    {"tensormap", "gp_tensormap", setup_tensormap, launch_tensormap, want_plus1},
+    {"gridconst", "gp_gridconst", setup_gridconst, launch_gridconst, want_gridconst},
+    {"bigparam", "gp_bigparam", setup_bigparam, launch_bigparam, want_bigparam},
+};
+static const size_t NVARIANTS = sizeof(VARIANTS) / sizeof(VARIANTS[0]);
+
+static void usage(void)
+{
+  fprintf(stderr, "usage: tk_graphprops VARIANT MODE [LAUNCHES]   (or: tk_graphprops list)\nvariants:");
+  for (size_t v = 0; v < NVARIANTS; v++)
+    fprintf(stderr, " %s", VARIANTS[v].name);
+  fprintf(stderr, "\nmodes: stream (LAUNCHES stream launches), graph (one captured execution, instantiated "
+                  "once, launched LAUNCHES times); LAUNCHES >= 1, default 3\n");
+  exit(2);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc == 2 && !strcmp(argv[1], "list")) {
+    for (size_t v = 0; v < NVARIANTS; v++)
+      printf("%s\n", VARIANTS[v].name);
+    return 0;
+  }
+  if (argc < 3 || argc > 4)
+    usage();
+  const Variant *var = nullptr;
+  for (size_t v = 0; v < NVARIANTS; v++)
+    if (!strcmp(argv[1], VARIANTS[v].name))
+      var = &VARIANTS[v];
+  const char *mode = argv[2];
+  bool graph = !strcmp(mode, "graph");
+  int launches = argc > 3 ? atoi(argv[3]) : 3;
+  if (!var || (!graph && strcmp(mode, "stream")) || launches < 1)
+    usage();
+
+  cudaDeviceProp p = tk_device();
+  if (p.major < 9) {
+    fprintf(stderr, "tk_graphprops: needs compute capability 9.0, device 0 is %d.%d\n", p.major, p.minor);
+    return 2;
+  }
+  Ctx c;
+  c.h.resize(N);
+  for (size_t i = 0; i < N; i++)
+    c.h[i] = (float)(i % 1000);
+  CK(cudaMalloc(&c.in, N * sizeof(float)));
+  CK(cudaMalloc(&c.out, N * sizeof(float)));
+  CK(cudaMalloc(&c.tmp, N * sizeof(float)));
+  CK(cudaMemcpy(c.in, c.h.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+  CK(cudaMemset(c.out, 0xff, N * sizeof(float))); // NaN: an element never written fails the check
+  CK(cudaMemset(c.tmp, 0xff, N * sizeof(float)));
+  if (var->setup)
+    var->setup(c);
+
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  if (graph) {
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    var->launch(c, s);
+    CK(cudaGetLastError());
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaGraphInstantiate(&exec, g, 0));
+    for (int k = 0; k < launches; k++)
+      CK(cudaGraphLaunch(exec, s));
+  } else {
+    for (int k = 0; k < launches; k++) {
+      var->launch(c, s);
+      CK(cudaGetLastError());
+    }
+  }
+  CK(cudaStreamSynchronize(s));
+  CK(cudaGetLastError());
+
+  std::vector<float> got(N);
+  CK(cudaMemcpy(got.data(), c.out, N * sizeof(float), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < N; i++) {
+    float want = var->want(c, i);
+    if (got[i] != want)
+      tk_fail(var->kernel, (long long)i, got[i], want);
+  }
+
+  if (graph) {
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(g));
+  }
+  CK(cudaStreamDestroy(s));
+  CK(cudaFree(c.in));
+  CK(cudaFree(c.out));
+  CK(cudaFree(c.tmp));
+  printf("graphprops %s %s launches %d ok\n", var->name, mode, launches);
+  return 0;
+}
