@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SCAN_DEPTH = 8, SCAN_MAX_PARAMS = 1024, TENSOR_MAP_BYTES = 128, TENSOR_MAP_ALIGN = 64 };
+enum { SCAN_DEPTH = 8, SCAN_MAX_PARAMS = 1024, TENSOR_MAP_BYTES = 128 };
 
 static int
 scan_diag(void)
@@ -32,13 +32,14 @@ scan_diag(void)
 
 /* The function a kernel node launches (its CUkernel's in the current context when func is NULL). */
 static CUfunction
-node_function(CUgraphNode n, unsigned dims[6])
+node_function(CUgraphNode n, unsigned dims[7])
 {
     CUDA_KERNEL_NODE_PARAMS p;
     memset(&p, 0, sizeof(p));
     if (gh.cuGraphKernelNodeGetParams_v2(n, &p) != CUDA_SUCCESS)
         return NULL;
-    unsigned d[6] = {p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY, p.blockDimZ};
+    unsigned d[7] = {p.gridDimX,  p.gridDimY,  p.gridDimZ,      p.blockDimX,
+                     p.blockDimY, p.blockDimZ, p.sharedMemBytes};
     memcpy(dims, d, sizeof(d));
     CUfunction f = p.func;
     if (!f && p.kern && gh.cuKernelGetFunction &&
@@ -80,7 +81,20 @@ node_pdl_attribute(CUgraphNode n)
            v.programmaticStreamSerializationAllowed;
 }
 
-/* Parameters: count, bytes, and those of a tensor map's size at a tensor map's alignment. */
+/* A function attribute, -1 when unknown. */
+static int
+func_attr(CUfunction f, CUfunction_attribute a)
+{
+    int v = -1;
+    if (!f || !gh.cuFuncGetAttribute || gh.cuFuncGetAttribute(&v, a, f) != CUDA_SUCCESS)
+        v = -1;
+    return v;
+}
+
+/*
+ * Parameters: count, bytes, and those of a tensor map's size (cuFuncGetParamInfo's offsets are
+ * relative to a parameter bank whose base is not itself aligned to 64, so only the size counts).
+ */
 static int
 node_params(CUfunction f, size_t *count, size_t *bytes)
 {
@@ -95,7 +109,7 @@ node_params(CUfunction f, size_t *count, size_t *bytes)
         (*count)++;
         if (off + size > *bytes)
             *bytes = off + size;
-        tmaps += size == TENSOR_MAP_BYTES && off % TENSOR_MAP_ALIGN == 0;
+        tmaps += size == TENSOR_MAP_BYTES;
     }
     return tmaps;
 }
@@ -147,7 +161,7 @@ mark(struct graph_scan *s, const char *name, const char *what)
 static void
 scan_kernel(struct graph_scan *s, CUgraphNode n, const CUgraphNode *pdl, size_t npdl)
 {
-    unsigned dims[6] = {0}, c[3];
+    unsigned dims[7] = {0}, c[3];
     CUfunction f = node_function(n, dims);
     const char *name = NULL;
     if (f && gh.cuFuncGetName && gh.cuFuncGetName(&name, f) != CUDA_SUCCESS)
@@ -175,9 +189,12 @@ scan_kernel(struct graph_scan *s, CUgraphNode n, const CUgraphNode *pdl, size_t 
     if (scan_diag())
         fprintf(stderr,
                 "gpuhier: graph node %s grid %ux%ux%u block %ux%ux%u cluster %ux%ux%u pdl %d "
-                "params %zu (%zu bytes) tensor-map-sized %d\n",
+                "params %zu (%zu bytes) tensor-map-sized %d shared %u dynamic %d static %d "
+                "max-dynamic regs %d\n",
                 name ? name : "?", dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], c[0], c[1],
-                c[2], pd, np, nb, tm);
+                c[2], pd, np, nb, tm, dims[6], func_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+                func_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+                func_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
 }
 
 static int

@@ -18,7 +18,7 @@ struct graph_scan {
     int kernels;      /* kernel nodes, those of child graphs included */
     int clusters;     /* launched in thread-block clusters (node attribute or the function's) */
     int programmatic; /* at either end of a programmatic (PDL) dependency, or with the attribute */
-    int tensor_param; /* with a 128-byte parameter at a 64-byte aligned offset (a CUtensorMap's) */
+    int tensor_param; /* with a 128-byte parameter (a CUtensorMap's size) */
     int unreadable;   /* nodes whose kernel or body the driver would not give (conditional nodes) */
     char first[160];  /* the first kernel node with one of the properties above: "NAME (WHAT)" */
 };
