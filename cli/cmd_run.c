@@ -288,9 +288,11 @@ print_coverage(sqlite3 *db, const char *shown)
                 cov.repeated_pattern_pct, cov.repeated_hardware_pct);
     if (cov.graph_only_configs > 0)
         fprintf(stderr,
-                "==gpuhier==   %s: %.1f %% of it ran only as kernel nodes of CUDA graphs (%lld "
-                "configuration%s), which neither counter engine serves: launch them outside a "
-                "graph too to profile them (JAX: XLA_FLAGS=--xla_gpu_enable_command_buffer=)\n",
+                "==gpuhier==   %s: %.1f %% of it ran only as kernel nodes of CUDA graphs that "
+                "got no counters (%lld configuration%s: the range profiler never serves graph "
+                "nodes, the instrumentation engine only those of graphs it could arm, "
+                "docs/collector.md \"Graphs\"): launch them outside a graph too to profile "
+                "them (JAX: XLA_FLAGS=--xla_gpu_enable_command_buffer=)\n",
                 shown, cov.graph_only_pct, cov.graph_only_configs,
                 cov.graph_only_configs == 1 ? "" : "s");
     if (cov.groups_partial > 0)

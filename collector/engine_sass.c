@@ -29,13 +29,17 @@
  * (a rare overlap the docs name).
  *
  * Graph launches (cuGraphLaunch: kernel nodes have no launch callback):
- * the first launch of each executable graph (up to SASS_MAX_GRAPHS) is
- * served the same way, Enable at its ENTER and flush at its EXIT, and
- * every function's records are kept, each under its name; the writer
- * gives each function's counts to the graph launch's kernel node of that
- * function (schema.sql inst_launch.graph_corr). Whether CUPTI's lazy
- * patching reaches graph kernel nodes is not documented and not yet
- * measured (docs/collector.md "Graphs").
+ * CUPTI patches a graph's kernel nodes only when SASS metrics are enabled
+ * while the graph is instantiated, so the instantiation of a graph that
+ * graph_scan() finds safe is armed (sass_instantiate_enter(); graphscan.h
+ * says why some are not), and the first launch of each armed executable
+ * (up to SASS_MAX_GRAPHS) is served the same way as a launch, Enable at
+ * its ENTER and flush at its EXIT; every function's records are kept,
+ * each under its name, and the writer gives each function's counts to
+ * the graph launch's kernel node of that function (schema.sql
+ * inst_launch.graph_corr). The later launches of an armed executable run
+ * its patched code unenabled, at its native speed on the H200
+ * (docs/collector.md "Graphs").
  *
  * Opt-in for now (GPUHIER_INSTRUMENT=1: it serves every launch the
  * sampling chooses, the range profiler none; =both: it serves each
@@ -496,14 +500,12 @@ sass_launch_begin(const struct engine_launch *l, unsigned extras)
 }
 
 /*
- * Graph launches are not instrumented unless GPUHIER_DIAG_SASS_GRAPHS=1:
- * measured on the H200 (CUDA 13.0, driver 580, 2026-12-01, testkernels/
- * graph.cu), a graph launch between Enable and Disable gave 0 patched
- * instruction records with lazy patching and with patching at Enable
- * (GPUHIER_DIAG_SASS_EAGER=1), and CUPTI delivered no kernel records for
- * that launch's nodes: instrumenting it lost its trace and counted nothing
- * (docs/collector.md "Graphs"). The diagnosis switch keeps the path for a
- * later CUPTI, tested on the fake driver (t108).
+ * Which graph launches are served: the first of each executable made
+ * under the instantiation arming. Armed only at the launch (=1, the path
+ * of 2026-12-01), a graph launch gave 0 patched instruction records on
+ * the H200 and its nodes' kernel records never came (docs/collector.md
+ * "Graphs"); that path stays a diagnosis switch for a later CUPTI, tested
+ * on the fake driver (t108).
  */
 /* Index of exec in set[0..n), or -1 (graph_lock held). */
 static long
@@ -857,9 +859,9 @@ sass_exit_notes(void)
     if (atomic_load(&X.graphs_left))
         push_event("info", "graphs_not_instrumented",
                    "%ld graph launches ran their kernel nodes without pattern counters: CUPTI "
-                   "patches a graph's kernel nodes only when its SASS metrics are enabled while "
-                   "the graph is instantiated, which crashed graphs holding cuBLAS Hopper GEMMs "
-                   "on the H200 (CUDA 13.0; docs/sassprobe.md \"Graph launches\")",
+                   "patches a graph's kernel nodes only when SASS metrics are enabled while the "
+                   "graph is instantiated, and these graphs were not (docs/collector.md "
+                   "\"Graphs\")",
                    atomic_load(&X.graphs_left));
     if (atomic_load(&X.windows))
         push_event("info", "graph_instantiations_armed",
@@ -869,8 +871,9 @@ sass_exit_notes(void)
     if (atomic_load(&X.unsafe))
         push_event("info", "graph_instantiations_unarmed",
                    "%ld graph instantiations were not armed for pattern counters: a kernel node "
-                   "had a property that crashed patched graph nodes on the H200, the first %s "
-                   "(docs/collector.md \"Graphs\")",
+                   "ran in thread-block clusters, as every kernel did whose patched graph "
+                   "crashed on the H200, or could not be read; the first %s (docs/collector.md "
+                   "\"Graphs\")",
                    atomic_load(&X.unsafe), X.unsafe_first);
     if (atomic_load(&X.refused_records))
         push_event("info", "instrumentation_overlap",

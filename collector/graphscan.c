@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * graphscan: a graph's kernel nodes and the properties that decide whether
+ * graphscan: a graph's kernel nodes and the property that decides whether
  * its instantiation may be armed for SASS metrics (graphscan.h).
  *
  * Everything is read through the driver calls collector.c loads (gh): the
  * nodes (cuGraphGetNodes, child graphs through cuGraphChildGraphNodeGetGraph),
- * each kernel node's function and launch attributes, the function's
- * cluster attributes and parameter layout (cuFuncGetParamInfo), and the
- * graph's edges (a programmatic edge is a PDL dependency captured from a
- * launch with programmatic stream serialization). Conditional nodes' bodies
- * are not reachable through the driver API: they count as unreadable.
+ * each kernel node's function and cluster attribute, the function's
+ * compiled cluster size. Conditional nodes' bodies are not reachable
+ * through the driver API: they count as unreadable. With
+ * GPUHIER_DIAG_GRAPH_NODES=1 each kernel node is printed with what else
+ * was compared on the H200 (programmatic dependencies, parameters of a
+ * tensor map's size, shared memory, registers; docs/sassprobe.md "Graph
+ * properties"), none of which decides.
  */
 #include "collector/graphscan.h"
 
@@ -48,7 +50,10 @@ node_function(CUgraphNode n, unsigned dims[7])
     return f;
 }
 
-/* Whether the node runs in clusters: its launch attribute, or the function's compiled size. */
+/*
+ * Whether the node is a cluster launch: its launch attribute set (even to 1x1x1, as one of
+ * cuBLAS's crashing kernels had), or the function compiled with a cluster size.
+ */
 static int
 node_cluster(CUgraphNode n, CUfunction f, unsigned c[3])
 {
@@ -67,7 +72,7 @@ node_cluster(CUgraphNode n, CUfunction f, unsigned c[3])
         gh.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, f) == CUDA_SUCCESS &&
         w > 0 && c[0] == 0)
         c[0] = (unsigned)w, c[1] = c[2] = 1;
-    return (unsigned long)c[0] * (c[1] ? c[1] : 1) * (c[2] ? c[2] : 1) > 1;
+    return c[0] || c[1] || c[2];
 }
 
 static int
@@ -173,28 +178,24 @@ scan_kernel(struct graph_scan *s, CUgraphNode n, const CUgraphNode *pdl, size_t 
         return;
     }
     int cl = node_cluster(n, f, c);
+    s->clusters += cl;
+    if (cl)
+        mark(s, name, "clusters");
+    if (!scan_diag())
+        return;
     int pd =
         node_pdl_attribute(n) || (npdl && bsearch(&n, pdl, npdl, sizeof(*pdl), ptr_cmp) != NULL);
     size_t np, nb;
     int tm = node_params(f, &np, &nb);
-    s->clusters += cl;
-    s->programmatic += pd;
-    s->tensor_param += tm > 0;
-    if (cl)
-        mark(s, name, "clusters");
-    else if (pd)
-        mark(s, name, "programmatic dependent launch");
-    else if (tm)
-        mark(s, name, "tensor-map-sized parameter");
-    if (scan_diag())
-        fprintf(stderr,
-                "gpuhier: graph node %s grid %ux%ux%u block %ux%ux%u cluster %ux%ux%u pdl %d "
-                "params %zu (%zu bytes) tensor-map-sized %d shared %u dynamic %d static %d "
-                "max-dynamic regs %d\n",
-                name ? name : "?", dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], c[0], c[1],
-                c[2], pd, np, nb, tm, dims[6], func_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
-                func_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
-                func_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
+    fprintf(
+        stderr,
+        "gpuhier: graph node %s grid %ux%ux%u block %ux%ux%u cluster %ux%ux%u pdl %d params %zu "
+        "(%zu bytes) tensor-map-sized %d dynamic-shared %u static-shared %d max-dynamic %d "
+        "regs %d\n",
+        name ? name : "?", dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], c[0], c[1], c[2],
+        pd, np, nb, tm, dims[6], func_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+        func_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+        func_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
 }
 
 static int
@@ -210,8 +211,8 @@ scan_graph(CUgraph g, struct graph_scan *s, int depth)
         free(nodes);
         return -1;
     }
-    size_t npdl;
-    CUgraphNode *pdl = programmatic_ends(g, &npdl);
+    size_t npdl = 0;
+    CUgraphNode *pdl = scan_diag() ? programmatic_ends(g, &npdl) : NULL;
     for (size_t i = 0; i < n; i++) {
         CUgraphNodeType t;
         CUgraph child;
@@ -251,5 +252,5 @@ graph_scan(CUgraph g, struct graph_scan *s)
 int
 graph_scan_safe(const struct graph_scan *s)
 {
-    return !s->unreadable && !s->clusters && !s->programmatic && !s->tensor_param;
+    return !s->unreadable && !s->clusters;
 }

@@ -5,9 +5,15 @@
  *
  * CUPTI patches a graph's kernel nodes for SASS metrics only while they are
  * enabled across cuGraphInstantiate*, and on the H200 that arming crashed
- * graphs holding cuBLAS's Hopper GEMM kernels (docs/sassprobe.md "Graph
- * launches"); the instantiation is armed only for graphs whose kernel nodes
- * have none of the properties this scan counts.
+ * every graph holding one of cuBLAS's Hopper GEMM kernels (illegal
+ * instruction at the first launch). Every such kernel seen was launched
+ * with a thread-block cluster attribute; no graph without one crashed,
+ * among them kernels with TMA, wgmma, setmaxnreg, 200 KB of shared memory
+ * and programmatic dependencies (docs/sassprobe.md "Graph properties").
+ * So a graph is armed only when none of its kernel nodes runs in clusters
+ * and every node could be read: the test is conservative (a graph of
+ * harmless cluster kernels stays unarmed), since which property of the
+ * cuBLAS kernels triggers the fault is not known.
  */
 #ifndef GPUHIER_COLLECTOR_GRAPHSCAN_H
 #define GPUHIER_COLLECTOR_GRAPHSCAN_H
@@ -15,12 +21,10 @@
 #include <cuda.h>
 
 struct graph_scan {
-    int kernels;      /* kernel nodes, those of child graphs included */
-    int clusters;     /* launched in thread-block clusters (node attribute or the function's) */
-    int programmatic; /* at either end of a programmatic (PDL) dependency, or with the attribute */
-    int tensor_param; /* with a 128-byte parameter (a CUtensorMap's size) */
-    int unreadable;   /* nodes whose kernel or body the driver would not give (conditional nodes) */
-    char first[160];  /* the first kernel node with one of the properties above: "NAME (WHAT)" */
+    int kernels;     /* kernel nodes, those of child graphs included */
+    int clusters;    /* launched with a thread-block cluster (node attribute or the function's) */
+    int unreadable;  /* nodes whose kernel or body the driver would not give (conditional nodes) */
+    char first[160]; /* the first kernel node that keeps the graph unarmed: "NAME (WHY)" */
 };
 
 /*

@@ -92,12 +92,18 @@ options_read(void)
     opt.sass_metrics = env("GPUHIER_DIAG_SASS_METRICS");
     opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;
     /*
-     * =1: each executable graph's first launch; =instantiate: and armed
-     * while graphs are made; =scanned: armed only for graphs graph_scan()
-     * finds safe (collector/graphscan.h)
+     * Graph kernel nodes (docs/collector.md "Graphs"): by default a graph's
+     * instantiation is armed for SASS metrics when graph_scan() finds it
+     * safe (3), and each armed executable's first launch is instrumented;
+     * =off never (0); =1 the first launch of every executable, unarmed (the
+     * 2026-12-01 path, no counts on the H200); =instantiate every
+     * instantiation armed (2: crashed graphs holding cuBLAS Hopper GEMMs).
      */
     const char *sg = env("GPUHIER_DIAG_SASS_GRAPHS");
-    opt.sass_graphs = !sg ? 0 : !strcmp(sg, "instantiate") ? 2 : !strcmp(sg, "scanned") ? 3 : 1;
+    opt.sass_graphs = !sg || !strcmp(sg, "scanned") ? 3
+                      : !strcmp(sg, "off")          ? 0
+                      : !strcmp(sg, "instantiate")  ? 2
+                                                    : 1;
     opt.graph_nodes = env("GPUHIER_DIAG_GRAPH_NODES") != NULL;
     /*
      * With both engines the SASS metrics config stays set from the first

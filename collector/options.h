@@ -52,12 +52,13 @@ struct options {
     /* The instrumentation engine's diagnosis switches (docs/collector.md, engine_sass.c). */
     const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
     int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
-    int sass_graphs; /* GPUHIER_DIAG_SASS_GRAPHS: 1 (=1) instrument each executable graph's first
-                        launch; 2 (=instantiate) also enable SASS metrics while a graph is made
-                        executable, the only time CUPTI patches its kernel nodes (on the H200 that
-                        crashed graphs holding cuBLAS Hopper GEMMs: docs/sassprobe.md); 3
-                        (=scanned) that only for graphs collector/graphscan.h finds safe */
-    int graph_nodes; /* GPUHIER_DIAG_GRAPH_NODES=1: each instantiated graph's kernel nodes and
+    int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS: 3 (unset or =scanned) arm a graph's
+                        instantiation for SASS metrics when collector/graphscan.h finds it safe,
+                        and instrument each armed executable's first launch; 0 (=off) never; 1
+                        (=1) every executable's first launch, unarmed (no counts on the H200); 2
+                        (=instantiate) every instantiation armed (crashed graphs holding cuBLAS
+                        Hopper GEMMs: docs/sassprobe.md) */
+    int graph_nodes;       /* GPUHIER_DIAG_GRAPH_NODES=1: each instantiated graph's kernel nodes and
                         their properties on stderr (graphscan.c) */
     int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */

@@ -56,8 +56,10 @@ char *store_view_query(const char *name, const char *head, const char *tail);
  * the counters say of the program's loop, which a JAX program's autotuning
  * candidates otherwise outweigh.
  * graph_only: a configuration without counters whose every launch was a
- * kernel node of a CUDA graph (launch.graph_id set), which neither engine
- * serves (docs/collector.md "Graphs"): time no sampling choice could cover.
+ * kernel node of a CUDA graph (launch.graph_id set): the range profiler
+ * never serves graph nodes, the instrumentation engine only those of the
+ * graphs whose instantiation it armed (docs/collector.md "Graphs"), so no
+ * sampling choice could cover that time.
  */
 struct store_coverage {
     long long configs; /* configurations in all */

@@ -80,6 +80,9 @@ gh_add_test(NAME unit.agreement_cost
 gh_add_test(NAME unit.inst_hang
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_inst_hang.py
             LABELS unit profiler)
+gh_add_test(NAME unit.graph_arming
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_graph_arming.py
+            LABELS unit profiler)
 gh_add_test(NAME unit.stress_merge
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/stress/test_stress.py
             LABELS unit profiler)

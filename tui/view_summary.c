@@ -222,8 +222,8 @@ add_counter_coverage(struct view *v)
                     LABEL, "", c.repeated_pattern_pct, c.repeated_hardware_pct);
     if (c.graph_only_configs > 0)
         view_printf(v, LINE_DIM,
-                    "%-*s %.1f %% ran only in CUDA graphs (%lld configuration%s): no engine serves "
-                    "graph kernel nodes",
+                    "%-*s %.1f %% ran only in CUDA graphs, without counters (%lld "
+                    "configuration%s): graphs the instrumentation engine could not arm",
                     LABEL, "", c.graph_only_pct, c.graph_only_configs,
                     c.graph_only_configs == 1 ? "" : "s");
     if (c.groups_partial > 0)

@@ -4,10 +4,10 @@
 One graph captured with torch.cuda.graph (the warm-up runs on a side stream first, as PyTorch's
 CUDA-graph documentation asks): a bf16 matmul (cuBLAS on the H200), a bias add, a GELU and a
 row sum. Replayed REPS times; the output is checked against the same ops run eagerly. With
-ALT=1 the warm-up is skipped for the matmul's shape, so the graph's cuBLAS kernel may be one no
-stream launch ran before (the case of XLA's command buffers). Prints one line; exit 1 on a
-wrong result.
+TORCH_GRAPH_OPS=elementwise the matmul is an elementwise product (no cuBLAS kernel in the graph:
+PyTorch's elementwise and reduction kernels only). Prints one line; exit 1 on a wrong result.
 """
+import os
 import sys
 import time
 
@@ -25,8 +25,10 @@ def main():
     b = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
     bias = torch.randn(n, device=dev, dtype=torch.bfloat16)
 
+    elementwise = os.environ.get("TORCH_GRAPH_OPS") == "elementwise"
+
     def step():
-        return torch.nn.functional.gelu(a @ b + bias).float().sum(dim=1)
+        return torch.nn.functional.gelu((a * b if elementwise else a @ b) + bias).float().sum(dim=1)
 
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -43,7 +45,8 @@ def main():
     want = step()
     torch.cuda.synchronize()
     ok = torch.allclose(out, want, rtol=1e-2, atol=1e-1)
-    print(f"torch_graph {'ok' if ok else 'WRONG'}: n {n}, {REPS} replays in {time.time() - t0:.2f} s")
+    ops = "elementwise" if elementwise else "matmul"
+    print(f"torch_graph {'ok' if ok else 'WRONG'}: {ops}, n {n}, {REPS} replays in {time.time() - t0:.2f} s")
     return 0 if ok else 1
 
 

@@ -207,7 +207,7 @@ grep -q "kept session drained: ranges 3 of 3 dropped 0" "$tmp/batched.err" || ba
 #     launches 2 and 5), so the profiles pay one enable, not two; with hold 0 the hold still
 #     ends it at that launch. The fake refuses a Disable of a started range, so a range left
 #     started across the instrumented launch would fail the run.
-run through GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1
+run through GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1 GPUHIER_DIAG_SASS_GRAPHS=off
 run throughq GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1
 run through0 GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1 GPUHIER_PROFILER_HOLD_MS=0
 expect through "instrumented, then profiled" \
@@ -339,10 +339,12 @@ expect graphlaunch "the stream launches still counted" \
 expect graphlaunch "no instantiation armed" \
     "$(q graphlaunch "SELECT count(*) FROM event WHERE code = 'graph_instantiations_armed'")" 0
 
-# 4d. GPUHIER_DIAG_SASS_GRAPHS=scanned: the instantiation armed only when the graph scan finds no
-#     kernel node with a property that crashed patched graph nodes on the H200 (collector/graphscan.h).
+# 4d. The default (GPUHIER_DIAG_SASS_GRAPHS unset, or =scanned): the instantiation armed only when
+#     the graph scan finds no kernel node in thread-block clusters, as every kernel was whose
+#     patched graph crashed on the H200 (collector/graphscan.h), and each armed executable's first
+#     launch instrumented.
 soname=1
-run scanned GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SASS_GRAPHS=scanned GPUHIER_FAULT=$perm
+run scanned GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
 expect scanned "a graph of plain kernels armed" \
     "$(q scanned "SELECT count(*) FROM event WHERE code = 'graph_instantiations_armed'")" 1
 expect scanned "its first launch counted" \
@@ -363,10 +365,9 @@ expect scannedcl "the stream launches still counted" \
     "$(q scannedcl "SELECT count(*) FROM inst_launch WHERE graph_corr IS NULL")" 2
 soname=
 
-# 4b. Without GPUHIER_DIAG_SASS_GRAPHS (the default): graph launches are not instrumented
-#     (the device gave no counts for graph nodes and lost their records, docs/collector.md
-#     "Graphs"): every node traced, and one event says so.
-run nographs GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
+# 4b. GPUHIER_DIAG_SASS_GRAPHS=off: graph launches are not instrumented (what a graph the scan
+#     keeps unarmed gets, docs/collector.md "Graphs"): every node traced, and one event says so.
+run nographs GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SASS_GRAPHS=off GPUHIER_FAULT=$perm
 expect nographs "instrumentation ran" "$(meta nographs engine_instrumentation)" "ran: 2 launches"
 expect nographs "graph nodes traced, not instrumented" \
     "$(q nographs "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'graph'")" 6
@@ -383,7 +384,7 @@ like nographs "the event says so" "$(q nographs "SELECT message FROM event WHERE
 #     leaves a graph launch's later nodes untimed under KIND_KERNEL: the default's counts
 #     (above) need the swap there and back, and this run shows the untimed nodes listed and
 #     counted in one event.
-run serial GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SERIALIZED_KERNELS=1 GPUHIER_FAULT=$perm
+run serial GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_SERIALIZED_KERNELS=1 GPUHIER_DIAG_SASS_GRAPHS=off GPUHIER_FAULT=$perm
 like serial "kernels traced serialized" "$(meta serial kernel_activity)" "serialized: CUPTI_ACTIVITY_KIND_KERNEL*"
 expect serial "the instrumented launches counted" "$(q serial "SELECT count(DISTINCT launch_id) FROM inst_count")" 2
 expect serial "the first node of each graph launch timed" \

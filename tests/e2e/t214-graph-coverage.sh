@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t214: GPU time that ran only as kernel nodes of CUDA graphs, which neither
-# counter engine serves (docs/collector.md "Graphs"), is named in the summary's
+# t214: GPU time that ran only as kernel nodes of CUDA graphs without counters
+# (graphs the instrumentation engine could not arm; docs/collector.md "Graphs") is named in the summary's
 # counter coverage and carried by the JSON export. On test_analyzer's
 # SYNTHETIC sample report, plus 'node' launched 3 times, every time as a
 # graph's kernel node (launch.graph_id set), with no counters (3 ms), and
@@ -23,7 +23,7 @@ INSERT INTO launch (kernel_id, config_id, device_id, correlation_id, graph_id, s
   (202, 202, 0, 904, NULL, 5007000000, 5007500000)" > /dev/null || bad "sql"
 "$bin" analyze "$t/r.db" > "$t/a" 2>&1 || { bad "analyze"; cat "$t/a"; }
 "$bin" report "$t/r.db" --view summary > "$t/s" 2>&1
-has "$t/s" "^ *[1-9][0-9.]* % ran only in CUDA graphs (1 configuration): no engine serves graph kernel nodes" \
+has "$t/s" "^ *[1-9][0-9.]* % ran only in CUDA graphs, without counters (1 configuration): graphs the instrumentation engine could not arm" \
   "the summary names the time that ran only in graphs, one configuration ('both' also ran on a stream)"
 "$bin" export --raw "$t/r.db" --format json > "$t/r.json" || bad "json export"
 python3 - "$t/r.json" <<'PY' && ok "the JSON export's coverage carries the same share" || bad "graph_only_pct in the JSON export"
@@ -33,7 +33,7 @@ assert c["graph_only_pct"] > 0, c
 PY
 "$helper" sql "$t/r.db" "DELETE FROM metric; DELETE FROM profile; UPDATE launch SET profiled = 0" > /dev/null || bad "sql"
 "$bin" report "$t/r.db" --view summary > "$t/s2" 2>&1
-has "$t/s2" "^ *[1-9][0-9.]* % ran only in CUDA graphs (1 configuration)" \
+has "$t/s2" "^ *[1-9][0-9.]* % ran only in CUDA graphs, without counters (1 configuration)" \
   "with no counters at all, the summary still says the graphs are why"
 [ $fail = 0 ] && echo "t214: graph coverage ok"
 exit $fail
