@@ -41,7 +41,7 @@ rc=$?
     { echo "FAIL default: exit $rc: $(cat default.out default.err | tail -5)"; fail=1; }
 expect "default: the instantiation armed" $db \
     "SELECT substr(message, 1, 40) FROM event WHERE code = 'graph_instantiations_armed'" \
-    "1 graph instantiations ran with SASS metr"
+    "1 graph instantiations ran with SASS met"
 expect "default: one graph row per function" $db "SELECT count(*) FROM inst_launch WHERE reason = 'graph'" 2
 expect "default: graph_strided sectors for the ideal" $db "$(ratio graph_strided)" 2.00
 expect "default: graph_copy sectors for the ideal" $db "$(ratio graph_copy)" 1.00
