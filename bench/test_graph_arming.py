@@ -25,12 +25,14 @@ c.executescript("""
 CREATE TABLE event (code TEXT, message TEXT);
 CREATE TABLE inst_launch (launch_id INTEGER, reason TEXT);
 INSERT INTO event VALUES ('graph_instantiations_armed', '2 graph instantiations ran with SASS metrics enabled'),
-  ('graph_instantiations_unarmed', '1 graph instantiations were not armed'), ('other', '9 things');
+  ('graph_instantiations_unarmed', '1 graph instantiations were not armed'), ('other', '9 things'),
+  ('graph_instantiations_known', '4 graph instantiations were not armed: every kernel function');
 INSERT INTO inst_launch VALUES (1, 'graph'), (2, 'graph'), (3, 'graph'), (4, 'first_of_config');
 """)
 c.commit()
 c.close()
-check(ga.report_facts(db) == (2, 1, 3), "armed, unarmed and graph rows of a report: %s" % (ga.report_facts(db),))
+check(ga.report_facts(db) == (2, 1, 3, 4), "armed, unarmed, graph rows and known of a report: %s" % (
+    ga.report_facts(db),))
 check(ga.report_facts(os.path.join(tmp, "none.db")) is None, "a report that cannot be read gives None")
 
 F = (1, 0, 2)
@@ -56,7 +58,16 @@ v = ga.verdict(m)
 check("**1 of 2 runs ended unlike the native run**" in v and "1 runs without the program's ok line" in v and
       "scan decided otherwise in 1 runs" in v, "the crash, the missing ok line and the arming named: %s" % v)
 text = ga.markdown(ga.summarise(runs), ["- synthetic"])
-check("| tk_graph | armed | 0 | 2 | 2 | 2 | 2 | 0 | 2 | 1.0 | 3.0 | as expected |" in text, "tk_graph row:\n" + text)
+check("| tk_graph | armed | 0 | 2 | 2 | 2 | 2 | 0 | 0 | 2 | 1.0 | 3.0 | as expected |" in text, "tk_graph row:\n" + text)
+known = ga.summarise([
+    {"workload": "torch_elementwise", "mode": "gpuhier", "run": 0, "rc": 0, "wall_s": 1.0, "ok": True,
+     "facts": (0, 0, 0, 1)}])[0]
+check(known["known_runs"] == 1 and "scan decided otherwise" not in ga.verdict(known),
+      "a workload expected known, known: %s" % ga.verdict(known))
+old = ga.summarise([
+    {"workload": "torch_elementwise", "mode": "gpuhier", "run": 0, "rc": 0, "wall_s": 1.0, "ok": True,
+     "facts": (0, 0, 0)}])[0]
+check(old["known_runs"] == 0, "facts of three (runs recorded before 'known' existed) read as not known")
 check("4 runs under gpuhier, 1 ended unlike their native run." in text, "the total line:\n" + text)
 
 src = os.path.join(tmp, "in.json")

@@ -129,6 +129,9 @@ static struct {
     atomic_long windows;       /* graph instantiations armed (sass_instantiate_enter()) */
     atomic_long unsafe;        /* graph instantiations the scan kept unarmed (graphscan.h) */
     char unsafe_first[160];    /* the first of them: graph_scan's `first` (graph_lock) */
+    atomic_long known;         /* safe graph instantiations with no function not counted yet */
+    CUfunction *counted;       /* functions instrumented or armed in a graph, sorted (graph_lock) */
+    size_t ncounted, capcounted;
     uint64_t ids[NM];
     int have[NM]; /* the chip knows the metric */
     CUpti_SassMetrics_Config cfg[NM];
@@ -492,11 +495,63 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
     return -1;
 }
 
+/*
+ * The functions that have pattern counters or will (an instrumented launch,
+ * an armed graph), as a sorted set of handles, at most SASS_MAX_COUNTED: a
+ * graph made only of them is not armed again (sass_instantiate_enter()).
+ * The position of f, or where it would go (graph_lock held).
+ */
+#define SASS_MAX_COUNTED 65536
+static size_t
+counted_at(CUfunction f)
+{
+    size_t lo = 0, hi = X.ncounted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)X.counted[mid] < (uintptr_t)f)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int
+counted_has(CUfunction f)
+{
+    size_t i = counted_at(f);
+    return i < X.ncounted && X.counted[i] == f;
+}
+
+static void
+counted_add(CUfunction f)
+{
+    size_t i = counted_at(f);
+    if (!f || (i < X.ncounted && X.counted[i] == f) || X.ncounted >= SASS_MAX_COUNTED)
+        return;
+    if (X.ncounted == X.capcounted) {
+        size_t cap = X.capcounted ? 2 * X.capcounted : 256;
+        CUfunction *p = realloc(X.counted, cap * sizeof(*p));
+        if (!p)
+            return;
+        X.counted = p;
+        X.capcounted = cap;
+    }
+    memmove(X.counted + i + 1, X.counted + i, (X.ncounted - i) * sizeof(*X.counted));
+    X.counted[i] = f;
+    X.ncounted++;
+}
+
 static int
 sass_launch_begin(const struct engine_launch *l, unsigned extras)
 {
     (void)extras;
-    return sass_arm(l->ctx, l->corr, l->mangled);
+    if (sass_arm(l->ctx, l->corr, l->mangled))
+        return -1;
+    pthread_mutex_lock(&X.graph_lock);
+    counted_add(l->func);
+    pthread_mutex_unlock(&X.graph_lock);
+    return 0;
 }
 
 /*
@@ -764,10 +819,12 @@ sass_instantiate_enter(CUcontext ctx, CUgraph graph)
 {
     if (tls_window)
         return;
-    struct graph_scan sc;
+    struct graph_scan sc = {0};
     int scanned = (opt.sass_graphs == 3 || opt.graph_nodes) && graph_scan(graph, &sc) == 0;
-    if (opt.sass_graphs < 2 || !sass_available())
+    if (opt.sass_graphs < 2 || !sass_available()) {
+        graph_scan_free(&sc);
         return;
+    }
     if (opt.sass_graphs == 3 && !(scanned && graph_scan_safe(&sc))) {
         if (atomic_fetch_add(&X.unsafe, 1) == 0) {
             pthread_mutex_lock(&X.graph_lock);
@@ -775,12 +832,31 @@ sass_instantiate_enter(CUcontext ctx, CUgraph graph)
                     scanned ? sc.first : "the driver lacks the graph calls");
             pthread_mutex_unlock(&X.graph_lock);
         }
+        graph_scan_free(&sc);
         return;
     }
-    if (sass_arm(ctx, 0, NULL) == 0) {
+    /*
+     * A graph whose every function has counts already (an instrumented
+     * launch, or a graph armed before: a program that instantiates the same
+     * graph at every step) is not armed again: nothing new to count, and
+     * each armed graph costs a synchronize and a patched first launch.
+     */
+    int fresh = opt.sass_graphs != 3;
+    pthread_mutex_lock(&X.graph_lock);
+    for (size_t i = 0; i < sc.nfuncs && !fresh; i++)
+        fresh = !counted_has(sc.funcs[i]);
+    pthread_mutex_unlock(&X.graph_lock);
+    if (!fresh) {
+        atomic_fetch_add(&X.known, 1);
+    } else if (sass_arm(ctx, 0, NULL) == 0) {
         tls_window = 1;
         atomic_fetch_add(&X.windows, 1);
+        pthread_mutex_lock(&X.graph_lock);
+        for (size_t i = 0; i < sc.nfuncs; i++)
+            counted_add(sc.funcs[i]);
+        pthread_mutex_unlock(&X.graph_lock);
     }
+    graph_scan_free(&sc);
 }
 
 void
@@ -860,14 +936,20 @@ sass_exit_notes(void)
         push_event("info", "graphs_not_instrumented",
                    "%ld graph launches ran their kernel nodes without pattern counters: CUPTI "
                    "patches a graph's kernel nodes only when SASS metrics are enabled while the "
-                   "graph is instantiated, and these graphs were not (docs/collector.md "
-                   "\"Graphs\")",
+                   "graph is instantiated, and these graphs were not armed (the events "
+                   "graph_instantiations_unarmed and graph_instantiations_known say why; "
+                   "docs/collector.md \"Graphs\")",
                    atomic_load(&X.graphs_left));
     if (atomic_load(&X.windows))
         push_event("info", "graph_instantiations_armed",
                    "%ld graph instantiations ran with SASS metrics enabled, so that their kernel "
                    "nodes run patched",
                    atomic_load(&X.windows));
+    if (atomic_load(&X.known))
+        push_event("info", "graph_instantiations_known",
+                   "%ld graph instantiations were not armed: every kernel function in them had "
+                   "pattern counters already (an instrumented launch, or a graph armed before)",
+                   atomic_load(&X.known));
     if (atomic_load(&X.unsafe))
         push_event("info", "graph_instantiations_unarmed",
                    "%ld graph instantiations were not armed for pattern counters: a kernel node "

@@ -177,6 +177,18 @@ scan_kernel(struct graph_scan *s, CUgraphNode n, const CUgraphNode *pdl, size_t 
         mark(s, name, "function unreadable");
         return;
     }
+    if (s->nfuncs == s->capfuncs) {
+        size_t cap = s->capfuncs ? 2 * s->capfuncs : 64;
+        CUfunction *p = realloc(s->funcs, cap * sizeof(*p));
+        if (!p) {
+            s->unreadable++;
+            mark(s, name, "out of memory");
+            return;
+        }
+        s->funcs = p;
+        s->capfuncs = cap;
+    }
+    s->funcs[s->nfuncs++] = f;
     int cl = node_cluster(n, f, c);
     s->clusters += cl;
     if (cl)
@@ -253,4 +265,12 @@ int
 graph_scan_safe(const struct graph_scan *s)
 {
     return !s->unreadable && !s->clusters;
+}
+
+void
+graph_scan_free(struct graph_scan *s)
+{
+    free(s->funcs);
+    s->funcs = NULL;
+    s->nfuncs = s->capfuncs = 0;
 }

@@ -25,17 +25,23 @@ struct graph_scan {
     int clusters;    /* launched with a thread-block cluster (node attribute or the function's) */
     int unreadable;  /* nodes whose kernel or body the driver would not give (conditional nodes) */
     char first[160]; /* the first kernel node that keeps the graph unarmed: "NAME (WHY)" */
+    CUfunction *funcs; /* the kernel nodes' functions, in node order (repeats kept); heap */
+    size_t nfuncs, capfuncs;
 };
 
 /*
  * Scans graph g (its child graphs too, to a depth of 8) into *s. With
  * GPUHIER_DIAG_GRAPH_NODES=1 each kernel node's properties are printed on
- * stderr. Returns 0, or -1 when the driver lacks the calls it needs (then
- * *s says nothing and the graph must be taken as unsafe).
+ * stderr. Returns 0, or -1 when the driver lacks the calls it needs or
+ * memory ran out (then the graph must be taken as unsafe); either way
+ * graph_scan_free() releases *s.
  */
 int graph_scan(CUgraph g, struct graph_scan *s);
 
 /* Whether a scanned graph may be instantiated with SASS metrics enabled. */
 int graph_scan_safe(const struct graph_scan *s);
+
+/* Frees what graph_scan() allocated (s->funcs). */
+void graph_scan_free(struct graph_scan *s);
 
 #endif

@@ -5,7 +5,9 @@ One graph captured with torch.cuda.graph (the warm-up runs on a side stream firs
 CUDA-graph documentation asks): a bf16 matmul (cuBLAS on the H200), a bias add, a GELU and a
 row sum. Replayed REPS times; the output is checked against the same ops run eagerly. With
 TORCH_GRAPH_OPS=elementwise the matmul is an elementwise product (no cuBLAS kernel in the graph:
-PyTorch's elementwise and reduction kernels only). Prints one line; exit 1 on a wrong result.
+PyTorch's elementwise and reduction kernels only); with TORCH_GRAPH_WARMUP=0 the side-stream
+warm-up is skipped, so the graph's kernels run in the graph before any stream launch of them.
+Prints one line; exit 1 on a wrong result.
 """
 import os
 import sys
@@ -32,8 +34,9 @@ def main():
 
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
+    warmup = 0 if os.environ.get("TORCH_GRAPH_WARMUP") == "0" else 2
     with torch.cuda.stream(side):
-        for _ in range(2):
+        for _ in range(warmup):
             step()
     torch.cuda.current_stream().wait_stream(side)
     g = torch.cuda.CUDAGraph()

@@ -6,13 +6,16 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|cluster]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|cluster|seen|again]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
  * twice (with `many`, 70 launches of copy before them; with `pause`, 1.2 s
  * between the copies and the strided launches; with `cluster`, the graph's
- * second node is a function the fake launches in thread-block clusters). With `loop`, instead: 20
+ * second node is a function the fake launches in thread-block clusters; with
+ * `seen`, the graph is copy, strided, copy, all launched before; with
+ * `again`, the graph is instantiated a second time and that one launched
+ * twice too). With `loop`, instead: 20
  * rounds of copy, strided and node (1x32), a training loop's steps, and no
  * graph. With `longname`, first three launches of a function whose mangled
  * name is 300 bytes long (a template-heavy library kernel's). With `stuck` the first launch happens on a second thread while
@@ -177,6 +180,9 @@ main(int argc, char **argv)
     fn_t nodes[3] = {copy, node, node};
     if (argc > 2 && !strcmp(argv[2], "cluster"))
         nodes[1] = function("_Z7clusterPf");
+    /* `seen`: the graph's functions all launched on the stream before (copy, strided, copy) */
+    if (argc > 2 && !strcmp(argv[2], "seen"))
+        nodes[1] = strided, nodes[2] = copy;
     /* made executable through the driver, so that the collector sees the instantiation */
     void *exec = NULL;
     int (*instantiate)(void **, void *, unsigned long long) =
@@ -187,6 +193,11 @@ main(int argc, char **argv)
     }
     for (int i = 0; i < 2; i++)
         graph_launch(exec, NULL);
+    /* `again`: the same graph instantiated a second time (a program that does so every step) */
+    void *exec2 = NULL;
+    if (argc > 2 && !strcmp(argv[2], "again") && instantiate(&exec2, graph(3, nodes), 0) == 0)
+        for (int i = 0; i < 2; i++)
+            graph_launch(exec2, NULL);
 out:
     printf("fake_violations=%d\n", violations());
     int (*sets)(void) = (int (*)(void))dlsym(h, "fake_sass_configs");
