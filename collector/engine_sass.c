@@ -130,7 +130,8 @@ static struct {
     atomic_long unsafe;        /* graph instantiations the scan kept unarmed (graphscan.h) */
     char unsafe_first[160];    /* the first of them: graph_scan's `first` (graph_lock) */
     atomic_long known;         /* safe graph instantiations with no function not counted yet */
-    CUfunction *counted;       /* functions instrumented or armed in a graph, sorted (graph_lock) */
+    uint64_t
+        *counted; /* graph_scan_key()s of functions instrumented or armed, sorted (graph_lock) */
     size_t ncounted, capcounted;
     uint64_t ids[NM];
     int have[NM]; /* the chip knows the metric */
@@ -497,18 +498,19 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
 
 /*
  * The functions that have pattern counters or will (an instrumented launch,
- * an armed graph), as a sorted set of handles, at most SASS_MAX_COUNTED: a
- * graph made only of them is not armed again (sass_instantiate_enter()).
- * The position of f, or where it would go (graph_lock held).
+ * an armed graph), as a sorted set of their graph_scan_key()s, at most
+ * SASS_MAX_COUNTED: a graph made only of them is not armed again
+ * (sass_instantiate_enter()). The position of key k, or where it would go
+ * (graph_lock held).
  */
 #define SASS_MAX_COUNTED 65536
 static size_t
-counted_at(CUfunction f)
+counted_at(uint64_t k)
 {
     size_t lo = 0, hi = X.ncounted;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if ((uintptr_t)X.counted[mid] < (uintptr_t)f)
+        if (X.counted[mid] < k)
             lo = mid + 1;
         else
             hi = mid;
@@ -517,28 +519,28 @@ counted_at(CUfunction f)
 }
 
 static int
-counted_has(CUfunction f)
+counted_has(uint64_t k)
 {
-    size_t i = counted_at(f);
-    return i < X.ncounted && X.counted[i] == f;
+    size_t i = counted_at(k);
+    return k && i < X.ncounted && X.counted[i] == k;
 }
 
 static void
-counted_add(CUfunction f)
+counted_add(uint64_t k)
 {
-    size_t i = counted_at(f);
-    if (!f || (i < X.ncounted && X.counted[i] == f) || X.ncounted >= SASS_MAX_COUNTED)
+    size_t i = counted_at(k);
+    if (!k || (i < X.ncounted && X.counted[i] == k) || X.ncounted >= SASS_MAX_COUNTED)
         return;
     if (X.ncounted == X.capcounted) {
         size_t cap = X.capcounted ? 2 * X.capcounted : 256;
-        CUfunction *p = realloc(X.counted, cap * sizeof(*p));
+        uint64_t *p = realloc(X.counted, cap * sizeof(*p));
         if (!p)
             return;
         X.counted = p;
         X.capcounted = cap;
     }
     memmove(X.counted + i + 1, X.counted + i, (X.ncounted - i) * sizeof(*X.counted));
-    X.counted[i] = f;
+    X.counted[i] = k;
     X.ncounted++;
 }
 
@@ -549,7 +551,7 @@ sass_launch_begin(const struct engine_launch *l, unsigned extras)
     if (sass_arm(l->ctx, l->corr, l->mangled))
         return -1;
     pthread_mutex_lock(&X.graph_lock);
-    counted_add(l->func);
+    counted_add(graph_scan_key(l->mangled));
     pthread_mutex_unlock(&X.graph_lock);
     return 0;
 }
@@ -843,8 +845,8 @@ sass_instantiate_enter(CUcontext ctx, CUgraph graph)
      */
     int fresh = opt.sass_graphs != 3;
     pthread_mutex_lock(&X.graph_lock);
-    for (size_t i = 0; i < sc.nfuncs && !fresh; i++)
-        fresh = !counted_has(sc.funcs[i]);
+    for (size_t i = 0; i < sc.nkeys && !fresh; i++)
+        fresh = !counted_has(sc.keys[i]);
     pthread_mutex_unlock(&X.graph_lock);
     if (!fresh) {
         atomic_fetch_add(&X.known, 1);
@@ -852,8 +854,8 @@ sass_instantiate_enter(CUcontext ctx, CUgraph graph)
         tls_window = 1;
         atomic_fetch_add(&X.windows, 1);
         pthread_mutex_lock(&X.graph_lock);
-        for (size_t i = 0; i < sc.nfuncs; i++)
-            counted_add(sc.funcs[i]);
+        for (size_t i = 0; i < sc.nkeys; i++)
+            counted_add(sc.keys[i]);
         pthread_mutex_unlock(&X.graph_lock);
     }
     graph_scan_free(&sc);

@@ -177,18 +177,18 @@ scan_kernel(struct graph_scan *s, CUgraphNode n, const CUgraphNode *pdl, size_t 
         mark(s, name, "function unreadable");
         return;
     }
-    if (s->nfuncs == s->capfuncs) {
-        size_t cap = s->capfuncs ? 2 * s->capfuncs : 64;
-        CUfunction *p = realloc(s->funcs, cap * sizeof(*p));
+    if (s->nkeys == s->capkeys) {
+        size_t cap = s->capkeys ? 2 * s->capkeys : 64;
+        uint64_t *p = realloc(s->keys, cap * sizeof(*p));
         if (!p) {
             s->unreadable++;
             mark(s, name, "out of memory");
             return;
         }
-        s->funcs = p;
-        s->capfuncs = cap;
+        s->keys = p;
+        s->capkeys = cap;
     }
-    s->funcs[s->nfuncs++] = f;
+    s->keys[s->nkeys++] = graph_scan_key(name);
     int cl = node_cluster(n, f, c);
     s->clusters += cl;
     if (cl)
@@ -270,7 +270,18 @@ graph_scan_safe(const struct graph_scan *s)
 void
 graph_scan_free(struct graph_scan *s)
 {
-    free(s->funcs);
-    s->funcs = NULL;
-    s->nfuncs = s->capfuncs = 0;
+    free(s->keys);
+    s->keys = NULL;
+    s->nkeys = s->capkeys = 0;
+}
+
+uint64_t
+graph_scan_key(const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return h ? h : 1;
 }

@@ -19,15 +19,24 @@
 #define GPUHIER_COLLECTOR_GRAPHSCAN_H
 
 #include <cuda.h>
+#include <stdint.h>
 
 struct graph_scan {
     int kernels;     /* kernel nodes, those of child graphs included */
     int clusters;    /* launched with a thread-block cluster (node attribute or the function's) */
     int unreadable;  /* nodes whose kernel or body the driver would not give (conditional nodes) */
     char first[160]; /* the first kernel node that keeps the graph unarmed: "NAME (WHY)" */
-    CUfunction *funcs; /* the kernel nodes' functions, in node order (repeats kept); heap */
-    size_t nfuncs, capfuncs;
+    uint64_t *keys;  /* the kernel nodes' functions, graph_scan_key() of their names; heap */
+    size_t nkeys, capkeys;
 };
+
+/*
+ * A function's key: its name (the mangled name, as CUPTI's launch callbacks and
+ * cuFuncGetName give it) hashed, FNV-1a 64-bit; 0 for no name. A name, not the
+ * CUfunction handle: a graph kernel node's handle is not the one its stream
+ * launches passed (PyTorch on the H200, 2026-12-04).
+ */
+uint64_t graph_scan_key(const char *name);
 
 /*
  * Scans graph g (its child graphs too, to a depth of 8) into *s. With
@@ -41,7 +50,7 @@ int graph_scan(CUgraph g, struct graph_scan *s);
 /* Whether a scanned graph may be instantiated with SASS metrics enabled. */
 int graph_scan_safe(const struct graph_scan *s);
 
-/* Frees what graph_scan() allocated (s->funcs). */
+/* Frees what graph_scan() allocated (s->keys). */
 void graph_scan_free(struct graph_scan *s);
 
 #endif
