@@ -202,14 +202,13 @@ __global__ void gp_bulk(float *__restrict__ out, const float *__restrict__ in)
     out[base + k] = tile[k] + 1.0f;
 }
 
-// 2-D tensor copy: block (bx, by) loads the BOX x BOX tile at column bx * BOX, row by * BOX.
-__global__ void gp_tensormap(float *__restrict__ out, const __grid_constant__ CUtensorMap tm)
+// Block (bx, by): the BOX x BOX tile at column bx * BOX, row by * BOX, loaded by one 2-D tensor copy
+// through tm (the __grid_constant__ parameter's own address) into shared memory at dst (tile, its
+// generic address), its mbarrier at bar; then out = tile + 1 in the same place.
+__device__ __forceinline__ void tma_tile_plus_one(float *__restrict__ out, const CUtensorMap *tm,
+                                                  uint32_t dst, uint32_t bar, const float *tile)
 {
-  __shared__ alignas(128) float tile[BOX * BOX];
-  __shared__ alignas(8) uint64_t mbar;
   const uint32_t bytes = BOX * BOX * sizeof(float);
-  uint32_t bar = (uint32_t)__cvta_generic_to_shared(&mbar);
-  uint32_t dst = (uint32_t)__cvta_generic_to_shared(tile);
   int x = (int)(blockIdx.x * BOX), y = (int)(blockIdx.y * BOX);
   if (threadIdx.x == 0)
     mbar_init(bar, 1);
@@ -218,12 +217,21 @@ __global__ void gp_tensormap(float *__restrict__ out, const __grid_constant__ CU
     mbar_arrive_expect_tx(bar, bytes);
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
                  "[%4];" ::"r"(dst),
-                 "l"((uint64_t)&tm), "r"(x), "r"(y), "r"(bar)
+                 "l"((uint64_t)tm), "r"(x), "r"(y), "r"(bar)
                  : "memory");
   }
   mbar_wait(bar, 0);
   for (unsigned k = threadIdx.x; k < BOX * BOX; k += blockDim.x)
     out[(size_t)(y + k / BOX) * MAT + x + k % BOX] = tile[k] + 1.0f;
+}
+
+// 2-D tensor copy into a static shared tile.
+__global__ void gp_tensormap(float *__restrict__ out, const __grid_constant__ CUtensorMap tm)
+{
+  __shared__ alignas(128) float tile[BOX * BOX];
+  __shared__ alignas(8) uint64_t mbar;
+  tma_tile_plus_one(out, &tm, (uint32_t)__cvta_generic_to_shared(tile),
+                    (uint32_t)__cvta_generic_to_shared(&mbar), tile);
 }
 
 // Reads blob through its generic address (cvta.param, as a tensor map's address is taken for TMA),
@@ -277,22 +285,7 @@ __global__ void gp_bigsmem_tma(float *__restrict__ out, const __grid_constant__ 
   const uint32_t bytes = BOX * BOX * sizeof(float);
   uint32_t base = (uint32_t)__cvta_generic_to_shared(tsm);
   uint32_t dst = (base + BIG_SMEM - bytes) & ~127u; // 128-byte aligned for the tensor copy
-  uint32_t bar = dst - 8;
-  const float *tile = (const float *)(tsm + (dst - base));
-  int x = (int)(blockIdx.x * BOX), y = (int)(blockIdx.y * BOX);
-  if (threadIdx.x == 0)
-    mbar_init(bar, 1);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    mbar_arrive_expect_tx(bar, bytes);
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
-                 "[%4];" ::"r"(dst),
-                 "l"((uint64_t)&tm), "r"(x), "r"(y), "r"(bar)
-                 : "memory");
-  }
-  mbar_wait(bar, 0);
-  for (unsigned k = threadIdx.x; k < BOX * BOX; k += blockDim.x)
-    out[(size_t)(y + k / BOX) * MAT + x + k % BOX] = tile[k] + 1.0f;
+  tma_tile_plus_one(out, &tm, dst, dst - 8, (const float *)(tsm + (dst - base)));
 }
 
 // maxnreg's register-heavy work, the same on the host: MR_ROUNDS rounds over MR_LIVE words (the
