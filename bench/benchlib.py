@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""bench/benchlib.py: what the bench scripts print about where they ran."""
+"""bench/benchlib.py: what the bench scripts print about where they ran, and how they keep it."""
+import json
 import os
 import subprocess
+import sys
 
 
 def gpu_name():
@@ -20,3 +22,23 @@ def stage_commit(stage):
             return f.read().strip()
     except OSError:
         return "?"
+
+
+def runs_table(out, stem, reuse, measure, render):
+    """The runs of a counting benchmark (inst_hang, graph_arming): read from the JSON file
+    `reuse` when given (its header says so), else measure() -> (runs, header). Prints
+    render(runs, header) and writes it to OUT/STEM.md, the runs and header to OUT/STEM.json."""
+    os.makedirs(out, exist_ok=True)
+    if reuse:
+        with open(reuse) as f:
+            data = json.load(f)
+        runs, header = data["runs"], data["header"] + ["- recomputed from %s" % reuse]
+    else:
+        runs, header = measure()
+    text = render(runs, header)
+    sys.stdout.write(text)
+    with open(os.path.join(out, stem + ".md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out, stem + ".json"), "w") as f:
+        json.dump({"header": header, "runs": runs}, f, indent=0)
+    return 0

@@ -31,7 +31,6 @@ with programmatic dependencies: armed).
 Writes DIR/graph-arming.md and DIR/graph-arming.json; exit 0.
 """
 import argparse
-import json
 import os
 import re
 import sqlite3
@@ -213,20 +212,8 @@ def main(argv):
         ap.error("--runs must be at least 1")
     if any("=" not in kv for kv in a.env):
         ap.error("--env takes KEY=VALUE")
-    os.makedirs(a.out, exist_ok=True)
-    if a.reuse:
-        data = json.load(open(a.reuse))
-        runs, header = data["runs"], data["header"] + ["- recomputed from %s" % a.reuse]
-    else:
-        runs, header = measure(a)
-    text = markdown(summarise(runs), header)
-    sys.stdout.write(text)
-    with open(os.path.join(a.out, "graph-arming.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(a.out, "graph-arming.json"), "w") as f:
-        json.dump({"header": header, "runs": runs}, f, indent=0)
-    return 0
-
+    return benchlib.runs_table(a.out, "graph-arming", a.reuse, lambda: measure(a),
+                               lambda runs, header: markdown(summarise(runs), header))
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

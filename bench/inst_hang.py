@@ -47,7 +47,6 @@ the first hung run of each mode, DIR/stacks-MODE.txt (its output's stack
 lines); exit 0.
 """
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -198,22 +197,10 @@ def main(argv):
         ap.error("--modes: none of %s" % ",".join(MODES))
     if a.rounds < 1 or a.jobs < 1:
         ap.error("--rounds and --jobs must be at least 1")
-    os.makedirs(a.out, exist_ok=True)
-    if a.reuse:
-        data = json.load(open(a.reuse))
-        runs, header = data["runs"], data["header"] + ["- recomputed from %s" % a.reuse]
-    else:
-        program = program or ["python3", os.path.join(os.path.abspath(a.root), "bench", "pytorch_train.py"),
-                              "--steps", "20"]
-        runs, header = measure(a, program)
-    text = markdown(summarise(runs), header)
-    sys.stdout.write(text)
-    with open(os.path.join(a.out, "inst-hang.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(a.out, "inst-hang.json"), "w") as f:
-        json.dump({"header": header, "runs": runs}, f, indent=0)
-    return 0
-
+    program = program or ["python3", os.path.join(os.path.abspath(a.root), "bench", "pytorch_train.py"),
+                          "--steps", "20"]
+    return benchlib.runs_table(a.out, "inst-hang", a.reuse, lambda: measure(a, program),
+                               lambda runs, header: markdown(summarise(runs), header))
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
