@@ -427,20 +427,27 @@ static void launch_plain(Ctx &c, cudaStream_t s) { gp_plain<<<BLOCKS, THREADS, 0
 
 static void launch_cluster(Ctx &c, cudaStream_t s) { gp_cluster<<<BLOCKS, THREADS, 0, s>>>(c.out, c.in, N); }
 
-static void launch_cluster_attr(Ctx &c, cudaStream_t s)
+// kernel(out, in, N) on BLOCKS x THREADS with one launch attribute (cudaLaunchKernelEx).
+static void launch_with(cudaLaunchAttribute attr, cudaStream_t s,
+                        void (*kernel)(float *, const float *, size_t), float *out, const float *in)
 {
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 2;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(BLOCKS);
   cfg.blockDim = dim3(THREADS);
   cfg.stream = s;
-  cfg.attrs = attr;
+  cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  CK(cudaLaunchKernelEx(&cfg, gp_cluster_attr, c.out, (const float *)c.in, N));
+  CK(cudaLaunchKernelEx(&cfg, kernel, out, in, N));
+}
+
+static void launch_cluster_attr(Ctx &c, cudaStream_t s)
+{
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = 2;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  launch_with(attr, s, gp_cluster_attr, c.out, c.in);
 }
 
 static void launch_dsmem(Ctx &c, cudaStream_t s) { gp_dsmem<<<BLOCKS, THREADS, 0, s>>>(c.out, c.in); }
@@ -449,16 +456,10 @@ static void launch_pdl(Ctx &c, cudaStream_t s)
 {
   gp_pdl_producer<<<BLOCKS, THREADS, 0, s>>>(c.tmp, c.in, N);
   CK(cudaGetLastError());
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(BLOCKS);
-  cfg.blockDim = dim3(THREADS);
-  cfg.stream = s;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  CK(cudaLaunchKernelEx(&cfg, gp_pdl_consumer, c.out, (const float *)c.tmp, N));
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  launch_with(attr, s, gp_pdl_consumer, c.out, c.tmp);
 }
 
 static void launch_bulk(Ctx &c, cudaStream_t s)
