@@ -379,16 +379,18 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
-        /* GPUHIER_DIAG_SASS_GRAPHS=instantiate (enabled only then): the graph's nodes patched */
+        /*
+         * The instantiation arming (docs/collector.md "Graphs"): the sampler
+         * quiesces the other engines only when it arms; nothing runs here.
+         */
         if (enter && !callbacks_capturing()) {
-            engine_graph_launch();
             /* every cuGraphInstantiate* form's parameters start with the executable and the graph */
             const cuGraphInstantiateWithFlags_params *p = cb->functionParams;
-            sass_instantiate_enter(cb->context, p ? p->hGraph : NULL);
+            sampler_instantiate_enter(cb->context, p ? p->hGraph : NULL);
         } else if (!enter) {
             const cuGraphInstantiateWithFlags_params *p = cb->functionParams;
-            sass_instantiate_exit(ret == CUDA_SUCCESS && p && p->phGraphExec ? *p->phGraphExec
-                                                                             : NULL);
+            sampler_instantiate_exit(ret == CUDA_SUCCESS && p && p->phGraphExec ? *p->phGraphExec
+                                                                                : NULL);
         }
         break;
     default:

@@ -181,13 +181,18 @@ void sass_launch_reason(const char *why);
 /* Whether the instrumentation engine wants this graph launch (the executable's first). */
 int sass_graph_wanted(CUgraphExec exec);
 /*
- * GPUHIER_DIAG_SASS_GRAPHS=instantiate or =scanned: SASS metrics enabled
- * from the ENTER to the EXIT of a graph's instantiation on this thread
- * (nothing flushed), so that CUPTI patches its kernel nodes; =scanned only
- * for graphs that graph_scan() finds safe (graphscan.h). No-ops otherwise.
- * exit gets the new executable (NULL when the instantiation failed).
+ * The instantiation arming (docs/collector.md "Graphs"), served by the
+ * sampler like a launch (sampler_instantiate_enter()): wanted() scans the
+ * graph (graphscan.h) and says whether its instantiation should run with
+ * SASS metrics enabled, so that CUPTI patches its kernel nodes (the
+ * default, =scanned: a safe graph with a function not counted yet;
+ * GPUHIER_DIAG_SASS_GRAPHS=instantiate: every graph; =off or =1: none);
+ * arm() enables them on this thread until exit(), which disables them
+ * (nothing flushed) and takes note of the new executable (NULL when the
+ * instantiation failed) for sass_graph_wanted().
  */
-void sass_instantiate_enter(CUcontext ctx, CUgraph graph);
+int sass_instantiate_wanted(CUgraph graph);
+int sass_instantiate_arm(CUcontext ctx);
 void sass_instantiate_exit(CUgraphExec exec);
 /*
  * What the instrumentation engine did, for meta 'engine_instrumentation'

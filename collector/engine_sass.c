@@ -816,49 +816,56 @@ sass_collect(int launch_ok, int is_graph)
  */
 static _Thread_local int tls_window; /* this thread's instantiation is armed */
 
-void
-sass_instantiate_enter(CUcontext ctx, CUgraph graph)
+int
+sass_instantiate_wanted(CUgraph graph)
 {
     if (tls_window)
-        return;
+        return 0;
     struct graph_scan sc = {0};
     int scanned = (opt.sass_graphs == 3 || opt.graph_nodes) && graph_scan(graph, &sc) == 0;
-    if (opt.sass_graphs < 2 || !sass_available()) {
-        graph_scan_free(&sc);
-        return;
-    }
-    if (opt.sass_graphs == 3 && !(scanned && graph_scan_safe(&sc))) {
+    int wanted = opt.sass_graphs >= 2 && sass_available();
+    if (wanted && opt.sass_graphs == 3 && !(scanned && graph_scan_safe(&sc))) {
+        wanted = 0;
         if (atomic_fetch_add(&X.unsafe, 1) == 0) {
             pthread_mutex_lock(&X.graph_lock);
             gh_copy(X.unsafe_first, sizeof(X.unsafe_first),
                     scanned ? sc.first : "the driver lacks the graph calls");
             pthread_mutex_unlock(&X.graph_lock);
         }
-        graph_scan_free(&sc);
-        return;
     }
     /*
      * A graph whose every function has counts already (an instrumented
      * launch, or a graph armed before: a program that instantiates the same
      * graph at every step) is not armed again: nothing new to count, and
-     * each armed graph costs a synchronize and a patched first launch.
+     * each armed graph costs a synchronize and a patched first launch. Its
+     * functions count from here (the arming that follows fails only when
+     * the engine turns off for the process).
      */
-    int fresh = opt.sass_graphs != 3;
-    pthread_mutex_lock(&X.graph_lock);
-    for (size_t i = 0; i < sc.nkeys && !fresh; i++)
-        fresh = !counted_has(sc.keys[i]);
-    pthread_mutex_unlock(&X.graph_lock);
-    if (!fresh) {
-        atomic_fetch_add(&X.known, 1);
-    } else if (sass_arm(ctx, 0, NULL) == 0) {
-        tls_window = 1;
-        atomic_fetch_add(&X.windows, 1);
+    if (wanted && opt.sass_graphs == 3) {
+        int fresh = 0;
         pthread_mutex_lock(&X.graph_lock);
-        for (size_t i = 0; i < sc.nkeys; i++)
+        for (size_t i = 0; i < sc.nkeys && !fresh; i++)
+            fresh = !counted_has(sc.keys[i]);
+        for (size_t i = 0; i < sc.nkeys && fresh; i++)
             counted_add(sc.keys[i]);
         pthread_mutex_unlock(&X.graph_lock);
+        if (!fresh) {
+            atomic_fetch_add(&X.known, 1);
+            wanted = 0;
+        }
     }
     graph_scan_free(&sc);
+    return wanted;
+}
+
+int
+sass_instantiate_arm(CUcontext ctx)
+{
+    if (tls_window || sass_arm(ctx, 0, NULL))
+        return -1;
+    tls_window = 1;
+    atomic_fetch_add(&X.windows, 1);
+    return 0;
 }
 
 void

@@ -747,6 +747,39 @@ sampler_graph_enter(const struct engine_graph *g)
         serve_release();
 }
 
+/*
+ * A graph's instantiation (docs/collector.md "Graphs"): when the
+ * instrumentation engine wants it armed, it is served like a launch (it
+ * counts for the exit's wait, holds serve_lock with every other engine
+ * quiesced, and the watchdog follows it from the arming to its EXIT).
+ */
+static __thread int tls_instantiate; /* this thread's instantiation is armed and served */
+
+void
+sampler_instantiate_enter(CUcontext ctx, CUgraph graph)
+{
+    if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
+        !engine_sass.available() || !sass_instantiate_wanted(graph) || serve_acquire(&engine_sass))
+        return;
+    watch_begin(&engine_sass, "a graph instantiation armed for its kernel nodes", 0);
+    tls_instantiate = sass_instantiate_arm(ctx) == 0;
+    if (!tls_instantiate) {
+        watch_end();
+        serve_release();
+    }
+}
+
+void
+sampler_instantiate_exit(CUgraphExec exec)
+{
+    sass_instantiate_exit(exec);
+    if (tls_instantiate) {
+        tls_instantiate = 0;
+        watch_end();
+        serve_release();
+    }
+}
+
 void
 sampler_graph_exit(int launch_ok)
 {

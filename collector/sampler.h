@@ -52,6 +52,14 @@ int sampler_request_extras(unsigned groups);
  */
 void sampler_graph_enter(const struct engine_graph *g);
 void sampler_graph_exit(int launch_ok);
+/*
+ * A cuGraphInstantiate* ENTER outside a capture (graph: the CUgraph made
+ * executable) and its EXIT (exec: the new executable, NULL on failure):
+ * the instrumentation engine arms it when it wants to (engine.h), served
+ * like a launch; sampler_instantiate_exit() must follow on this thread.
+ */
+void sampler_instantiate_enter(CUcontext ctx, CUgraph graph);
+void sampler_instantiate_exit(CUgraphExec exec);
 
 /*
  * The flusher, every 500 ms, and the exit: 1 while an engine call (a
