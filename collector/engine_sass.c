@@ -31,7 +31,7 @@
  * Graph launches (cuGraphLaunch: kernel nodes have no launch callback):
  * CUPTI patches a graph's kernel nodes only when SASS metrics are enabled
  * while the graph is instantiated, so the instantiation of a graph that
- * graph_scan() finds safe is armed (sass_instantiate_enter(); graphscan.h
+ * graph_scan() finds safe is armed (sass_instantiate_wanted(); graphscan.h
  * says why some are not), and the first launch of each armed executable
  * (up to SASS_MAX_GRAPHS) is served the same way as a launch, Enable at
  * its ENTER and flush at its EXIT; every function's records are kept,
@@ -125,8 +125,8 @@ static struct {
     CUgraphExec armed[SASS_MAX_GRAPHS]; /* executable graphs instantiated under SASS metrics */
     size_t narmed;
     atomic_long served_graphs; /* graph launches served with records */
-    atomic_long graphs_left;   /* graph launches run unpatched (not opt.sass_graphs) */
-    atomic_long windows;       /* graph instantiations armed (sass_instantiate_enter()) */
+    atomic_long graphs_left;   /* graph launches of executables not armed: run unpatched */
+    atomic_long windows;       /* graph instantiations armed (sass_instantiate_arm()) */
     atomic_long unsafe;        /* graph instantiations the scan kept unarmed (graphscan.h) */
     char unsafe_first[160];    /* the first of them: graph_scan's `first` (graph_lock) */
     atomic_long known;         /* safe graph instantiations with no function not counted yet */
@@ -500,7 +500,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
  * The functions that have pattern counters or will (an instrumented launch,
  * an armed graph), as a sorted set of their graph_scan_key()s, at most
  * SASS_MAX_COUNTED: a graph made only of them is not armed again
- * (sass_instantiate_enter()). The position of key k, or where it would go
+ * (sass_instantiate_wanted()). The position of key k, or where it would go
  * (graph_lock held).
  */
 #define SASS_MAX_COUNTED 65536
@@ -815,21 +815,24 @@ sass_collect(int launch_ok, int is_graph)
  * only those of graphs whose kernel nodes graph_scan() finds safe.
  */
 static _Thread_local int tls_window; /* this thread's instantiation is armed */
+/* the scan of this thread's instantiation, from wanted() to its exit: its functions count once armed */
+static _Thread_local struct graph_scan tls_scan;
 
 int
 sass_instantiate_wanted(CUgraph graph)
 {
     if (tls_window)
         return 0;
-    struct graph_scan sc = {0};
-    int scanned = (opt.sass_graphs == 3 || opt.graph_nodes) && graph_scan(graph, &sc) == 0;
+    struct graph_scan *sc = &tls_scan;
+    graph_scan_free(sc);
+    int scanned = (opt.sass_graphs == 3 || opt.graph_nodes) && graph_scan(graph, sc) == 0;
     int wanted = opt.sass_graphs >= 2 && sass_available();
-    if (wanted && opt.sass_graphs == 3 && !(scanned && graph_scan_safe(&sc))) {
+    if (wanted && opt.sass_graphs == 3 && !(scanned && graph_scan_safe(sc))) {
         wanted = 0;
         if (atomic_fetch_add(&X.unsafe, 1) == 0) {
             pthread_mutex_lock(&X.graph_lock);
             gh_copy(X.unsafe_first, sizeof(X.unsafe_first),
-                    scanned ? sc.first : "the driver lacks the graph calls");
+                    scanned ? sc->first : "the driver lacks the graph calls");
             pthread_mutex_unlock(&X.graph_lock);
         }
     }
@@ -838,23 +841,21 @@ sass_instantiate_wanted(CUgraph graph)
      * launch, or a graph armed before: a program that instantiates the same
      * graph at every step) is not armed again: nothing new to count, and
      * each armed graph costs a synchronize and a patched first launch. Its
-     * functions count from here (the arming that follows fails only when
-     * the engine turns off for the process).
+     * functions count once the arming succeeded (sass_instantiate_arm()).
      */
     if (wanted && opt.sass_graphs == 3) {
         int fresh = 0;
         pthread_mutex_lock(&X.graph_lock);
-        for (size_t i = 0; i < sc.nkeys && !fresh; i++)
-            fresh = !counted_has(sc.keys[i]);
-        for (size_t i = 0; i < sc.nkeys && fresh; i++)
-            counted_add(sc.keys[i]);
+        for (size_t i = 0; i < sc->nkeys && !fresh; i++)
+            fresh = !counted_has(sc->keys[i]);
         pthread_mutex_unlock(&X.graph_lock);
         if (!fresh) {
             atomic_fetch_add(&X.known, 1);
             wanted = 0;
         }
     }
-    graph_scan_free(&sc);
+    if (!wanted)
+        graph_scan_free(sc);
     return wanted;
 }
 
@@ -865,12 +866,17 @@ sass_instantiate_arm(CUcontext ctx)
         return -1;
     tls_window = 1;
     atomic_fetch_add(&X.windows, 1);
+    pthread_mutex_lock(&X.graph_lock);
+    for (size_t i = 0; i < tls_scan.nkeys; i++)
+        counted_add(tls_scan.keys[i]);
+    pthread_mutex_unlock(&X.graph_lock);
     return 0;
 }
 
 void
 sass_instantiate_exit(CUgraphExec exec)
 {
+    graph_scan_free(&tls_scan);
     int armed = tls_window;
     if (armed) {
         tls_window = 0;
