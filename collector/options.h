@@ -52,14 +52,16 @@ struct options {
     /* The instrumentation engine's diagnosis switches (docs/collector.md, engine_sass.c). */
     const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */
     int sass_eager;           /* GPUHIER_DIAG_SASS_EAGER=1: patch every function at Enable */
-    int sass_graphs;          /* GPUHIER_DIAG_SASS_GRAPHS: 3 (unset or =scanned) arm a graph's
-                        instantiation for SASS metrics when collector/graphscan.h finds it safe,
-                        and instrument each armed executable's first launch; 0 (=off) never; 1
-                        (=1) every executable's first launch, unarmed (no counts on the H200); 2
-                        (=instantiate) every instantiation armed (crashed graphs holding cuBLAS
-                        Hopper GEMMs: docs/sassprobe.md) */
-    int graph_nodes;       /* GPUHIER_DIAG_GRAPH_NODES=1: each instantiated graph's kernel nodes and
-                        their properties on stderr (graphscan.c) */
+    /*
+     * GPUHIER_DIAG_SASS_GRAPHS: 3 (unset or =scanned) arm a graph's instantiation for SASS
+     * metrics when collector/graphscan.h finds it safe, and instrument each armed executable's
+     * first launch; 0 (=off) never; 1 (=1) every executable's first launch, unarmed (no counts
+     * on the H200); 2 (=instantiate) every instantiation armed (crashed graphs holding cuBLAS
+     * Hopper GEMMs: docs/sassprobe.md).
+     */
+    int sass_graphs;
+    /* GPUHIER_DIAG_GRAPH_NODES=1: each instantiated graph's kernel nodes on stderr (graphscan.c) */
+    int graph_nodes;
     int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
     int sass_kernel_gate;  /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
