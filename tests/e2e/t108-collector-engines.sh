@@ -206,14 +206,23 @@ grep -q "kept session drained: ranges 3 of 3 dropped 0" "$tmp/batched.err" || ba
 #     strided configuration's instrumented first launch (launch 4, between the profiles of
 #     launches 2 and 5), so the profiles pay one enable, not two; with hold 0 the hold still
 #     ends it at that launch. The fake refuses a Disable of a started range, so a range left
-#     started across the instrumented launch would fail the run.
-run through GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1 GPUHIER_DIAG_SASS_GRAPHS=off
+#     started across the instrumented launch would fail the run; and it counts the one SASS
+#     Enable while the range profiler is enabled, the combination that crashed the H200 (the
+#     switch's own doing; every other case, the graph arming's among them, must never do it).
+violations=1 run through GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1 GPUHIER_DIAG_SASS_GRAPHS=off
 run throughq GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1
 run through0 GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_THROUGH_INST=1 GPUHIER_PROFILER_HOLD_MS=0
 expect through "instrumented, then profiled" \
     "$(q through "SELECT (SELECT group_concat(launch_id) FROM inst_launch) || ' ' || (SELECT group_concat(launch_id) FROM profile)")" "1,4 2,5"
 expect through "one enable" "$(meta through profiler_enables)" 1
 expect throughq "two enables without the switch" "$(meta throughq profiler_enables)" 2
+#     ... and in the default the graph's instantiation, which comes within the profiler hold of
+#     launch 5's profile, is armed through the sampler: the range profiler quiesced first (the
+#     fake counts a SASS Enable beside an enabled range profiler), the graph counted.
+expect throughq "the graph armed after the profiles" \
+    "$(q throughq "SELECT substr(message, 1, 2) FROM event WHERE code = 'graph_instantiations_armed'")" "1 "
+expect throughq "its first launch counted" \
+    "$(q throughq "SELECT count(*) > 0 FROM inst_launch WHERE reason = 'graph'")" 1
 expect through0 "two enables with hold 0" "$(meta through0 profiler_enables)" 2
 grep -q "GPUHIER_DIAG_RP_THROUGH_INST" "$tmp/through.err" || bad "through: the switch not said: $(cat "$tmp/through.err")"
 

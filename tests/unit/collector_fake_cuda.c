@@ -1284,6 +1284,9 @@ cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *p)
     } else if (!p->enableLazyPatching) {
         violation("cuptiSassMetricsEnable without lazy patching (gave no data on the H200)");
     }
+    if (RP.enabled)
+        violation("cuptiSassMetricsEnable while the range profiler is enabled (a program died by "
+                  "SIGSEGV so on the H200: GPUHIER_DIAG_RP_THROUGH_INST, docs/sampling.md)");
     if (!rc)
         F.sass_enabled = 1;
     pthread_mutex_unlock(&F.lock);
