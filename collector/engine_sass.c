@@ -969,7 +969,7 @@ sass_exit_notes(void)
         push_event("info", "graph_instantiations_unarmed",
                    "%ld graph instantiations were not armed for pattern counters: a kernel node "
                    "ran in thread-block clusters, as every kernel did whose patched graph "
-                   "crashed on the H200, or could not be read; the first %s (docs/collector.md "
+                   "crashed on the H200, or could not be read; the first: %s (docs/collector.md "
                    "\"Graphs\")",
                    atomic_load(&X.unsafe), X.unsafe_first);
     if (atomic_load(&X.refused_records))

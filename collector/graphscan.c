@@ -230,20 +230,22 @@ scan_graph(CUgraph g, struct graph_scan *s, int depth)
         CUgraph child;
         if (gh.cuGraphNodeGetType(nodes[i], &t) != CUDA_SUCCESS) {
             s->unreadable++;
-            mark(s, NULL, "node type unreadable");
+            mark(s, "a node", "its type unreadable");
         } else if (t == CU_GRAPH_NODE_TYPE_KERNEL) {
             scan_kernel(s, nodes[i], pdl, npdl);
         } else if (t == CU_GRAPH_NODE_TYPE_GRAPH && depth < SCAN_DEPTH &&
                    gh.cuGraphChildGraphNodeGetGraph(nodes[i], &child) == CUDA_SUCCESS) {
             if (scan_graph(child, s, depth + 1) != 0) {
                 s->unreadable++;
-                mark(s, NULL, "child graph unreadable");
+                mark(s, "a child graph", "unreadable");
             }
         } else if (t == CU_GRAPH_NODE_TYPE_GRAPH || t == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
             s->unreadable++;
-            mark(s, NULL,
-                 t == CU_GRAPH_NODE_TYPE_GRAPH ? "child graph too deep"
-                                               : "conditional node's body");
+            if (t == CU_GRAPH_NODE_TYPE_GRAPH)
+                mark(s, "a child graph", "nested deeper than 8 levels");
+            else
+                mark(s, "a conditional node",
+                     "its body graphs are not readable through the driver");
         }
     }
     free(pdl);

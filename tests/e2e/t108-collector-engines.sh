@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [stuck|loop|longname|reset|bg|cluster|seen|again] VAR=VALUE...: the fake program under the collector,
+# run NAME [stuck|loop|longname|reset|bg|cluster|conditional|seen|again] VAR=VALUE...: the fake program under the collector,
 # 20 s at most (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern,
 # not 0; soname=1 before NAME: the program opens the fake as libcuda.so.1, so the collector finds
 # the driver calls it looks up by that name, as in a real program)
@@ -25,7 +25,7 @@ mkdir "$tmp/lib" && ln -s "$FAKE_CUDA" "$tmp/lib/libcuda.so.1"
 run() {
     n=$1; shift
     arg=
-    case "${1:-}" in stuck | loop | longname | reset | bg | cluster | seen | again) arg=$1; shift ;; esac
+    case "${1:-}" in stuck | loop | longname | reset | bg | cluster | conditional | seen | again) arg=$1; shift ;; esac
     driver=$FAKE_CUDA
     [ -n "${soname:-}" ] && driver=libcuda.so.1
     env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" \
@@ -365,13 +365,18 @@ expect scannedcl "a graph with a cluster node not armed" \
     "$(q scannedcl "SELECT count(*) FROM event WHERE code = 'graph_instantiations_armed'")" 0
 like scannedcl "the event names the node and why" \
     "$(q scannedcl "SELECT message FROM event WHERE code = 'graph_instantiations_unarmed'")" \
-    "1 graph instantiations were not armed for pattern counters: *the first _Z7clusterPf (clusters)*"
+    "1 graph instantiations were not armed for pattern counters: *the first: _Z7clusterPf (clusters)*"
 expect scannedcl "its launches not instrumented (no patched nodes to count)" \
     "$(q scannedcl "SELECT count(*) FROM inst_launch WHERE reason = 'graph'")" 0
 like scannedcl "and said so" \
     "$(q scannedcl "SELECT message FROM event WHERE code = 'graphs_not_instrumented'")" "2 graph launches ran*"
 expect scannedcl "the stream launches still counted" \
     "$(q scannedcl "SELECT count(*) FROM inst_launch WHERE graph_corr IS NULL")" 2
+#     A graph with a conditional node: its bodies cannot be read, so it is not armed either.
+run scannedcond conditional GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
+like scannedcond "a graph with a conditional node not armed, and why" \
+    "$(q scannedcond "SELECT message FROM event WHERE code = 'graph_instantiations_unarmed'")" \
+    "1 graph instantiations were not armed*the first: a conditional node (its body graphs are not readable through the driver)*"
 #     A graph whose every function has counts already is not armed: its functions launched on
 #     the stream before (seen), or the same graph instantiated again (again).
 run seen seen GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm

@@ -296,7 +296,8 @@ fake_graph(int n, CUfunction *nodes)
  * What the collector's graph scan reads (collector/graphscan.c): a template's
  * nodes are its kernel nodes, each node handle the address of its slot; a
  * function whose name holds "cluster" runs in clusters of 2 (the property
- * the scan keeps unarmed). cuFuncGetParamInfo and cuGraphGetEdges are left
+ * the scan keeps unarmed), a node whose function's name holds "conditional"
+ * is a conditional node (whose body the scan cannot read). cuFuncGetParamInfo and cuGraphGetEdges are left
  * out: the scan reads no parameters and no programmatic edges without them.
  */
 EXPORT CUresult
@@ -313,8 +314,9 @@ cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *n)
 EXPORT CUresult
 cuGraphNodeGetType(CUgraphNode node, CUgraphNodeType *t)
 {
-    (void)node;
-    *t = CU_GRAPH_NODE_TYPE_KERNEL;
+    const struct fake_func *f = *(struct fake_func **)node;
+    *t =
+        strstr(f->name, "conditional") ? CU_GRAPH_NODE_TYPE_CONDITIONAL : CU_GRAPH_NODE_TYPE_KERNEL;
     return CUDA_SUCCESS;
 }
 

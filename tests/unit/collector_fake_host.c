@@ -6,13 +6,14 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|cluster|seen|again]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|cluster|conditional|seen|again]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
  * twice (with `many`, 70 launches of copy before them; with `pause`, 1.2 s
  * between the copies and the strided launches; with `cluster`, the graph's
- * second node is a function the fake launches in thread-block clusters; with
+ * second node is a function the fake launches in thread-block clusters (with
+ * `conditional`, a conditional node); with
  * `seen`, the graph is copy, strided, copy, all launched before; with
  * `again`, the graph is instantiated a second time and that one launched
  * twice too). With `loop`, instead: 20
@@ -180,6 +181,9 @@ main(int argc, char **argv)
     fn_t nodes[3] = {copy, node, node};
     if (argc > 2 && !strcmp(argv[2], "cluster"))
         nodes[1] = function("_Z7clusterPf");
+    /* `conditional`: the graph's second node is a conditional node (the fake's, by name) */
+    if (argc > 2 && !strcmp(argv[2], "conditional"))
+        nodes[1] = function("conditional");
     /* `seen`: the graph's functions all launched on the stream before (copy, strided, copy) */
     if (argc > 2 && !strcmp(argv[2], "seen"))
         nodes[1] = strided, nodes[2] = copy;
