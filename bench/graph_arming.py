@@ -161,7 +161,7 @@ def measure(a):
     t0 = time.monotonic()
     runs = []
     for w in a.workloads:
-        argv, wenv, _, okre = WORKLOADS[w]
+        _, wenv, _, okre = WORKLOADS[w]
         argv = argv_of(w, stage, root)
         for i in range(-1, a.runs):
             mode = "native" if i < 0 else "gpuhier"

@@ -862,7 +862,8 @@ sass_instantiate_wanted(CUgraph graph)
 int
 sass_instantiate_arm(CUcontext ctx)
 {
-    if (tls_window || sass_arm(ctx, 0, NULL))
+    /* after sass_instantiate_wanted(), which refuses while this thread's window is open */
+    if (sass_arm(ctx, 0, NULL))
         return -1;
     tls_window = 1;
     atomic_fetch_add(&X.windows, 1);
