@@ -37,7 +37,9 @@ void
 engine_quiesce(const struct counter_engine *except)
 {
     for (size_t i = 0; i < NENGINES; i++)
-        if (engines[i] != except && engines[i]->graph_launch)
+        if (engines[i] != except && engines[i]->quiesce)
+            engines[i]->quiesce();
+        else if (engines[i] != except && engines[i]->graph_launch)
             engines[i]->graph_launch();
 }
 

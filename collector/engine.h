@@ -133,6 +133,13 @@ struct counter_engine {
      */
     void (*graph_launch)(void);
     /*
+     * Before another engine serves a launch in a process that runs both
+     * (engine_quiesce()): as graph_launch(), told apart only so that the
+     * range profiler can count why it was disabled (meta
+     * profiler_disables). NULL: graph_launch() is called instead.
+     */
+    void (*quiesce)(void);
+    /*
      * ENTER of a graph launch the sampler gives this engine (after every
      * engine's graph_launch()): 0 when it serves it, and graph_end()
      * follows on this thread at its EXIT; -1 when it does not.

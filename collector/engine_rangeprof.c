@@ -51,6 +51,27 @@
 #include <string.h>
 #include <time.h>
 
+/*
+ * Why the range profiler was disabled (meta profiler_disables; each
+ * disable makes the next profile pay a new enable and CUPTI's first
+ * Start: docs/collector.md "Profiler hold").
+ */
+enum prof_disable_why {
+    DIS_HOLD,    /* an unsampled launch after the profiler hold */
+    DIS_IDLE,    /* the flusher, the hold over with no launch */
+    DIS_QUIESCE, /* another engine serves a launch (engine_quiesce()) */
+    DIS_SWITCH,  /* another one-pass group's config image */
+    DIS_GRAPH,   /* a graph launch */
+    DIS_CONTEXT, /* another context, or the profiled one going */
+    DIS_BUSY,    /* the counters refused (CUPTI_ERROR_HARDWARE_BUSY) */
+    DIS_FAILURE, /* a failed call, or a user-replay session left mid-way */
+    DIS_PREWARM, /* GPUHIER_DIAG_PREWARM's empty range without a hold */
+    DIS_EXIT,
+    DIS_NWHY
+};
+static const char *const dis_words[DIS_NWHY] = {
+    "hold", "idle", "quiesce", "switch", "graph", "context", "busy", "failure", "prewarm", "exit",
+};
 static struct {
     /* prof_lock is held from a sampled launch's ENTER to its EXIT. */
     pthread_mutex_t prof_lock;
@@ -94,10 +115,11 @@ static struct {
     atomic_llong first_ns;     /* the first profile's time (CUPTI's set-up), 0 before it */
     atomic_long profiles;      /* profiles taken (prof_finish), for the budget's mean cost */
     atomic_long enables; /* successful cuptiRangeProfilerEnable calls (meta profiler_enables) */
-    int started;         /* a range was started since the object was enabled (prof_lock) */
-    long flushes;        /* L2 flushes done (prof_lock) */
-    int64_t flush_ns;    /* their time, inside the profiled launches' overhead (prof_lock) */
-    int cache_off;       /* --cache-control all failed once: no more flushes (prof_lock) */
+    atomic_long disables[DIS_NWHY]; /* by enum prof_disable_why (meta profiler_disables) */
+    int started;               /* a range was started since the object was enabled (prof_lock) */
+    long flushes;              /* L2 flushes done (prof_lock) */
+    int64_t flush_ns;          /* their time, inside the profiled launches' overhead (prof_lock) */
+    int cache_off;             /* --cache-control all failed once: no more flushes (prof_lock) */
     atomic_llong last_prof_ns; /* when the last profile (or prewarm) ended, monotonic ns */
     atomic_int prewarmed;      /* GPUHIER_DIAG_PREWARM's empty range was tried */
     atomic_int hosts_prepared; /* rangeprof_prepare() built the host objects (both engines) */
@@ -105,7 +127,7 @@ static struct {
     .prof_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static void prof_disable(void);
+static void prof_disable(enum prof_disable_why why);
 static void kept_drain(void);
 static struct prof_host *prof_group_host(unsigned key);
 
@@ -183,7 +205,7 @@ prof_fail(const char *what, CUptiResult rc)
 static int
 prof_busy_refused(const char *what, CUptiResult rc)
 {
-    prof_disable();
+    prof_disable(DIS_BUSY);
     long n = atomic_fetch_add(&R.busy_attempts, 1) + 1;
     R.busy_consecutive++;
     atomic_store(&R.busy_until_ns, mono_ns() + sampling_busy_backoff_ns(R.busy_consecutive));
@@ -415,10 +437,13 @@ prof_configure(CUpti_ProfilerRange range, size_t ranges)
 }
 
 static void
-prof_disable(void)
+prof_disable(enum prof_disable_why why)
 {
     if (!R.prof_obj)
         return;
+    atomic_fetch_add_explicit(&R.disables[why], 1, memory_order_relaxed);
+    if (gh_debug)
+        gh_say("profiler disabled (%s)", dis_words[why]);
     kept_drain(); /* a kept session's ranges are decoded before the object goes */
     CUpti_RangeProfiler_Disable_Params dp = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     dp.pRangeProfilerObject = R.prof_obj;
@@ -484,7 +509,7 @@ prof_ensure(CUcontext ctx)
         return -1;
     if (R.prof_obj && R.prof_ctx == ctx)
         return 0;
-    prof_disable();
+    prof_disable(DIS_CONTEXT);
     CUptiResult rc;
     if (prof_initialize())
         return -1;
@@ -640,7 +665,7 @@ prof_range_start(void)
         rc = gh.cuptiRangeProfilerStart(&sp);
     if (rc != CUPTI_SUCCESS) {
         int ret = prof_refused("cuptiRangeProfilerStart", rc);
-        prof_disable();
+        prof_disable(DIS_FAILURE);
         return ret;
     }
     R.started = 1;
@@ -674,13 +699,13 @@ prof_start(CUcontext ctx, unsigned groups)
      * see which switches (fewer passes? more?) still lose values.
      */
     if (R.cur && R.configured && R.configured != R.cur && !opt.switch_keep) {
-        prof_disable();
+        prof_disable(DIS_SWITCH);
         if ((ret = prof_ensure(ctx)))
             return ret;
     }
     ret = R.cur && !prof_counter_data(R.cur, 4) ? prof_configure(CUPTI_AutoRange, 4) : -1;
     if (ret) {
-        prof_disable();
+        prof_disable(DIS_FAILURE);
         return ret;
     }
     R.configured = R.cur;
@@ -727,11 +752,11 @@ lazy_keeps_enabled(void)
  * prof_lock is held.
  */
 static void
-prof_disable_pushed(void)
+prof_disable_pushed(enum prof_disable_why why)
 {
     CUcontext popped = NULL;
     int pushed = gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(R.prof_ctx) == CUDA_SUCCESS;
-    prof_disable();
+    prof_disable(why);
     if (pushed && gh.cuCtxPopCurrent_v2)
         gh.cuCtxPopCurrent_v2(&popped);
 }
@@ -747,7 +772,7 @@ lazy_disable_if_idle(void)
     if (pthread_mutex_trylock(&R.prof_lock))
         return;
     if (!atomic_load(&R.prof_busy) && !lazy_keeps_enabled() && R.prof_ctx)
-        prof_disable_pushed();
+        prof_disable_pushed(DIS_IDLE);
     pthread_mutex_unlock(&R.prof_lock);
 }
 
@@ -849,7 +874,8 @@ prof_finish(int launch_ok)
         for (int i = 0; i < r.u.profile.n; i++)
             gh_say("profile %u %s = %.17g", tls_prof_corr, names[i], r.u.profile.values[i]);
     if (R.cur->user && !sp.isAllPassSubmitted)
-        prof_disable(); /* a user-replay session left mid-way: start the next one afresh */
+        prof_disable(
+            DIS_FAILURE); /* a user-replay session left mid-way: start the next one afresh */
     /*
      * Seen on the H200: the replayed kernel's own activity record never
      * completes (no timestamps), and a default flush never returns a
@@ -1092,7 +1118,7 @@ kept_begin(CUcontext ctx, struct prof_host *ph, uint32_t corr, int64_t t0)
         kept_drain(); /* the group changes */
     if (!K.open) {
         if (R.configured && R.configured != ph && !opt.switch_keep) {
-            prof_disable(); /* another image: re-enable, as prof_start() does */
+            prof_disable(DIS_SWITCH); /* another image: re-enable, as prof_start() does */
             if ((ret = prof_ensure(ctx)))
                 return ret;
         }
@@ -1100,7 +1126,7 @@ kept_begin(CUcontext ctx, struct prof_host *ph, uint32_t corr, int64_t t0)
         ret =
             prof_counter_data(ph, KEPT_RANGES) ? -1 : prof_configure(CUPTI_UserRange, KEPT_RANGES);
         if (ret) {
-            prof_disable();
+            prof_disable(DIS_FAILURE);
             return ret;
         }
         R.configured = ph;
@@ -1127,7 +1153,7 @@ kept_begin(CUcontext ctx, struct prof_host *ph, uint32_t corr, int64_t t0)
     if (rc != CUPTI_SUCCESS) {
         kept_drain();
         prof_fail("cuptiRangeProfilerPushRange", rc);
-        prof_disable();
+        prof_disable(DIS_FAILURE);
         return -1;
     }
     tls_prof_kept = 1;
@@ -1163,7 +1189,7 @@ kept_end(int launch_ok)
     if (rc != CUPTI_SUCCESS) {
         kept_drain();
         prof_fail("cuptiRangeProfilerPopRange", rc);
-        prof_disable();
+        prof_disable(DIS_FAILURE);
         return;
     }
     if (K.n == KEPT_RANGES)
@@ -1226,7 +1252,7 @@ prof_prewarm(CUcontext ctx)
     if (opt.lazy_ns > 0 && rc == 0)
         atomic_store(&R.last_prof_ns, mono_ns()); /* stays enabled: the hold's end disables it */
     else
-        prof_disable();
+        prof_disable(DIS_PREWARM);
     gh_say("GPUHIER_DIAG_PREWARM: empty range before the first launch: %s, %.1f ms%s",
            rc == 0 ? "ok" : "failed", (mono_ns() - t0) / 1e6,
            opt.lazy_ns > 0 && rc == 0 ? ", profiler left enabled (profiler hold)" : "");
@@ -1340,7 +1366,7 @@ rangeprof_launch_other(int capturing)
          * (docs/collector.md).
          */
         pthread_mutex_lock(&R.prof_lock);
-        prof_disable();
+        prof_disable(DIS_HOLD);
         pthread_mutex_unlock(&R.prof_lock);
     } else if (atomic_load(&R.prof_busy) && !capturing) {
         /* Another thread is profiling: wait so our kernel does not land in its range. */
@@ -1356,13 +1382,25 @@ rangeprof_launch_deferred(void)
 }
 
 static void
-rangeprof_graph_launch(void)
+disable_locked(enum prof_disable_why why)
 {
     if (atomic_load(&R.prof_enabled)) {
         pthread_mutex_lock(&R.prof_lock);
-        prof_disable();
+        prof_disable(why);
         pthread_mutex_unlock(&R.prof_lock);
     }
+}
+
+static void
+rangeprof_graph_launch(void)
+{
+    disable_locked(DIS_GRAPH);
+}
+
+static void
+rangeprof_quiesce(void)
+{
+    disable_locked(DIS_QUIESCE);
 }
 
 static void
@@ -1370,7 +1408,7 @@ rangeprof_context_destroying(CUcontext ctx)
 {
     pthread_mutex_lock(&R.prof_lock);
     if (R.prof_ctx == ctx)
-        prof_disable();
+        prof_disable(DIS_CONTEXT);
     cacheflush_forget(ctx);
     pthread_mutex_unlock(&R.prof_lock);
 }
@@ -1395,7 +1433,7 @@ rangeprof_exit_stop(void)
     }
     if (locked) {
         if (R.prof_obj)
-            prof_disable_pushed();
+            prof_disable_pushed(DIS_EXIT);
         pthread_mutex_unlock(&R.prof_lock);
     }
 }
@@ -1421,11 +1459,22 @@ rangeprof_exit_notes(void)
     }
     if (atomic_load(&R.profiles)) {
         /* how often the profiles paid a new enable (docs/collector.md "Profiler hold") */
-        char v[32];
+        char v[160];
         snprintf(v, sizeof(v), "%lld", (long long)(opt.lazy_ns / 1000000));
         push_meta("profiler_hold_ms", v);
         snprintf(v, sizeof(v), "%ld", atomic_load(&R.enables));
         push_meta("profiler_enables", v);
+        /* why each enable was needed again: "hold=3 quiesce=10 switch=2" (the causes seen) */
+        size_t at = 0;
+        v[0] = 0;
+        for (int i = 0; i < DIS_NWHY; i++) {
+            long n = atomic_load(&R.disables[i]);
+            if (n && at < sizeof(v))
+                at += (size_t)snprintf(v + at, sizeof(v) - at, "%s%s=%ld", at ? " " : "",
+                                       dis_words[i], n);
+        }
+        if (at)
+            push_meta("profiler_disables", v);
     }
 }
 
@@ -1448,6 +1497,7 @@ const struct counter_engine engine_rangeprof = {
     .launch_other = rangeprof_launch_other,
     .launch_deferred = rangeprof_launch_deferred,
     .graph_launch = rangeprof_graph_launch,
+    .quiesce = rangeprof_quiesce,
     .context_destroying = rangeprof_context_destroying,
     .flush = rangeprof_flush,
     .exit_stop = rangeprof_exit_stop,

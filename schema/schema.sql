@@ -84,6 +84,12 @@ PRAGMA user_version = 2;
 -- after each profile (GPUHIER_PROFILER_HOLD_MS, default 100; 0 before that
 -- date's default) and how many times the process enabled it, each enable
 -- costing CUPTI's set-up again (docs/collector.md "Profiler hold").
+-- 'profiler_disables' (added: 2026-12-04, written when anything was
+-- profiled and the profiler was disabled): why, as 'WHY=N' words
+-- ('hold=3 quiesce=10 switch=2'): hold (an unsampled launch after the
+-- hold), idle (the flusher after the hold), quiesce (the instrumentation
+-- engine served a launch), switch (another one-pass group's config image),
+-- graph, context, busy, failure, prewarm, exit.
 -- 'rank', 'local_rank', 'world_size' and 'rank_source' (added: 2026-12-01):
 -- the process's place in a parallel job, from its launcher's variables
 -- (rank_source 'torchrun': RANK/LOCAL_RANK/WORLD_SIZE; 'Open MPI':

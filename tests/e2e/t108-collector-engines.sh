@@ -224,6 +224,11 @@ expect throughq "the graph armed after the profiles" \
 expect throughq "its first launch counted" \
     "$(q throughq "SELECT count(*) > 0 FROM inst_launch WHERE reason = 'graph'")" 1
 expect through0 "two enables with hold 0" "$(meta through0 profiler_enables)" 2
+# meta profiler_disables says why each enable was needed again: without the switch the
+# instrumented launch 4 quiesced the range profiler (the second enable), then the graph's arming;
+# with the switch and hold 0 the instrumented launch disables it by the hold's rule instead
+expect throughq "why the profiler was disabled" "$(meta throughq profiler_disables)" "quiesce=2"
+expect through0 "why the profiler was disabled" "$(meta through0 profiler_disables)" "hold=2"
 grep -q "GPUHIER_DIAG_RP_THROUGH_INST" "$tmp/through.err" || bad "through: the switch not said: $(cat "$tmp/through.err")"
 
 #     cudaDeviceReset under both engines (the config kept set): the engine
