@@ -132,6 +132,9 @@ options_read(void)
         gh_say("GPUHIER_DIAG_RP_SETTLE: with both engines the range profiler's groups wait for "
                "the program to repeat itself (at most %ld ms) and go by GPU time (diagnosis)",
                opt.rp_settle_ms);
+    if (env("GPUHIER_DIAG_RP_RUNS") && strcmp(env("GPUHIER_DIAG_RP_RUNS"), "0"))
+        gh_say("GPUHIER_DIAG_RP_RUNS: the range profiler's profiles go in runs of one one-pass "
+               "group each, the group changing once a run (diagnosis)");
     opt.rp_through_inst = env("GPUHIER_DIAG_RP_THROUGH_INST") != NULL;
     if (opt.rp_through_inst)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "

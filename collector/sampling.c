@@ -31,6 +31,7 @@ struct sampling_slot {
     unsigned char order[SAMPLING_GROUPS_MAX]; /* one-pass groups, in the order to collect */
     unsigned done;                            /* the groups given (bit per group) */
     int first_inflight; /* its first group given to a launch (track_first) that has not ended */
+    long last_seen;     /* `seen` at its last launch (group runs: the program's period) */
 };
 
 int
@@ -99,6 +100,17 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
     }
     if ((v = getenv("GPUHIER_DIAG_STICKY_GROUPS")) && *v)
         o->sticky_groups = strcmp(v, "0") != 0;
+    if ((v = getenv("GPUHIER_DIAG_RP_RUNS")) && *v) {
+        if (!strcmp(v, "0"))
+            o->run_floor = -1;
+        else if (!strcmp(v, "1"))
+            o->run_floor = SAMPLING_RUN_FLOOR;
+        else if (optvalue_count(v, 0, &o->run_floor) != 0) {
+            snprintf(err, n, "bad GPUHIER_DIAG_RP_RUNS '%s': expected 0, 1 or a floor of launches",
+                     v);
+            return -1;
+        }
+    }
     if (allowance_from_env("GPUHIER_FIRST_ALLOWANCE_MS", &o->first_allowance_ns, err, n) ||
         allowance_from_env("GPUHIER_INSTRUMENT_ALLOWANCE_MS", &o->inst_allowance_ns, err, n))
         return -1;
@@ -193,6 +205,15 @@ sampling_repeated(long seen, long last_new, long floor)
 {
     long need = last_new > floor ? last_new : floor;
     return seen - last_new >= need;
+}
+
+int
+sampling_run_ends(long seen, long mark, long period, long floor)
+{
+    long need = period < SAMPLING_RUN_PERIOD_MAX ? period : SAMPLING_RUN_PERIOD_MAX;
+    if (need < floor)
+        need = floor;
+    return seen - mark >= need;
 }
 
 int
@@ -469,6 +490,8 @@ next_group(const struct sampling *s, const struct sampling_slot *e)
 {
     if (!e || s->ngroups <= 0)
         return 0;
+    if (s->opts.run_floor >= 0 && s->opts.mode == SAMPLING_CONFIG && s->run_group < s->ngroups)
+        return s->run_group; /* group runs: sampling_decide_group() chose it for the run */
     int many = s->opts.mode != SAMPLING_CONFIG;
     int last = s->last_group;
     int last_ok = e->profiled > 0 && last >= 0 && last < s->ngroups;
@@ -551,6 +574,18 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         *config_index = e->launches;
     if (e)
         e->launches++;
+    int runs =
+        groups && s->opts.run_floor >= 0 && s->opts.mode == SAMPLING_CONFIG && s->ngroups > 0 && e;
+    if (runs) {
+        if (e->launches > 1 && s->seen - e->last_seen > s->period)
+            s->period = s->seen - e->last_seen;
+        e->last_seen = s->seen;
+        if (sampling_run_ends(s->seen, s->run_mark, s->period, s->opts.run_floor)) {
+            s->run_group = (s->run_group + 1) % s->ngroups;
+            s->run_mark = s->seen;
+            s->runs++;
+        }
+    }
     if (l->is_graph)
         skip = "graph";
     else if (comm)
@@ -590,8 +625,19 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         }
         break;
     }
+    if (chosen && runs && (later || !strcmp(chosen, "first_of_config")) &&
+        ((e->done & (1u << s->run_group)) || (!(e->done & 1u) && s->run_group != 0))) {
+        /*
+         * group runs: the configuration has the run's group, or lacks its
+         * first and the run is another's: what it lacks comes in its own
+         * run (a configuration with every group is "sampled_out" above)
+         */
+        chosen = NULL;
+        skip = "profile_budget";
+    }
     if (!chosen) {
-        skip = "sampled_out";
+        if (!skip)
+            skip = "sampled_out";
     } else if (s->opts.launch_count >= 0 && s->profiled >= s->opts.launch_count) {
         /* --launch-count caps profiled launches, as in Nsight Compute */
         chosen = NULL;
@@ -624,6 +670,8 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         skip = "profile_budget";
     }
 out:
+    if (chosen && runs)
+        s->run_mark = s->seen; /* the run goes on while its group is taken */
     if (chosen && groups) {
         *group = next_group(s, e);
         s->last_group = *group;

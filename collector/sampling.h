@@ -56,6 +56,13 @@ struct sampling_opts {
                            a configuration's next later group is the one last given to any
                            configuration when it still lacks it (no config image switch:
                            docs/rangeprof-cost.md), else its first missing one in order */
+    long run_floor;          /* config mode with groups: group runs (GPUHIER_DIAG_RP_RUNS; < 0
+                                off, the default): every profile of a run takes the run's one
+                                group, so the config image changes once a run, not at nearly
+                                every profile; the run moves to the next group (after the last,
+                                back to the first) once the program's period
+                                (sampling_run_ends()) has passed with no profile of it, at
+                                least run_floor launches */
     int64_t first_allowance_ns; /* in config mode with groups, without --profile-budget:
                                    the profiling time within which every group is taken
                                    when its launch comes; past it first and later groups
@@ -110,6 +117,14 @@ struct sampling_opts {
  */
 #define SAMPLING_SETTLE_FLOOR 8
 /*
+ * Group runs (sampling_opts.run_floor): a run ends after at least this
+ * many launches with no profile of its group, and after the program's
+ * period (the longest gap seen between two launches of one
+ * configuration), counted up to SAMPLING_RUN_PERIOD_MAX launches.
+ */
+#define SAMPLING_RUN_FLOOR 32
+#define SAMPLING_RUN_PERIOD_MAX 1024
+/*
  * The instrumentation engine's allowance and budget, with both engines
  * (--counters both): the range profiler's rule (2 s, then 30 % of the
  * program's own time), applied to the instrumentation engine's own time
@@ -132,7 +147,7 @@ struct sampling_opts {
         .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT,                                             \
         .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
         .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS,                                           \
-        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT                                                \
+        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1                               \
     }
 
 /*
@@ -286,6 +301,16 @@ int64_t sampling_busy_backoff_ns(int consecutive);
 int sampling_repeated(long seen, long last_new, long floor);
 
 /*
+ * Group runs (sampling_opts.run_floor >= 0), pure: has the run whose last
+ * profile (or start) came at launch `mark` ended at launch `seen`? Yes
+ * once seen - mark is at least `floor` and at least the program's period
+ * (the longest gap between two launches of one configuration so far),
+ * that capped at SAMPLING_RUN_PERIOD_MAX: every configuration the program
+ * launches once a period has then been offered the run's group.
+ */
+int sampling_run_ends(long seen, long mark, long period, long floor);
+
+/*
  * Do later groups wait for the program to repeat itself now
  * (sampling_launch.groups_wait), pure? When the profiling so far, less
  * the process's first profile (first_ns: CUPTI's set-up, 0.5-1.0 s on the
@@ -327,6 +352,11 @@ struct sampling {
     long seen;          /* launches that reached the decision (not those captured) */
     long last_new;      /* `seen` at the last first launch of a configuration (or one the
                            full table could not hold) */
+    /* group runs (opts.run_floor >= 0) */
+    int run_group; /* the group every profile of the current run takes */
+    long run_mark; /* `seen` at the run's start or its last profile */
+    long period;   /* the longest gap in launches between two launches of a configuration */
+    long runs;     /* runs ended (the group moved on) */
 };
 
 /*

@@ -1221,6 +1221,95 @@ test_sampling_sticky_groups(void)
 }
 
 /*
+ * Group runs (GPUHIER_DIAG_RP_RUNS): every profile of a run takes the
+ * run's group; the run moves on once the program's period (the longest gap
+ * between two launches of a configuration) and the floor have passed with
+ * no profile; a configuration first seen in another group's run waits for
+ * group 1's; after the last group the runs start again at the first.
+ */
+static void
+test_sampling_group_runs(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.group_budget_pct = 0;
+    o.run_floor = 4;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0),
+                           d = L("d", 8, 128, 0);
+    struct sampling_launch *cycle[] = {&a, &b, &c};
+    /* launches 1-3: group 1's run takes every new configuration */
+    for (int i = 0; i < 3; i++) {
+        CHECK(sampling_decide_group(&s, cycle[i], &why, NULL, NULL, &g) == NULL);
+        CHECK_STR(why, "first_of_config");
+        CHECK_EQ_INT(g, 0);
+    }
+    /* 4-6: each has group 1, the run not over (3 launches since its last profile) */
+    for (int i = 0; i < 3; i++)
+        CHECK_STR(sampling_decide_group(&s, cycle[i], &why, NULL, NULL, &g), "profile_budget");
+    /* 7: 4 launches since launch 3 (the floor; the period is 3): group 2's run */
+    for (int i = 0; i < 3; i++) {
+        CHECK(sampling_decide_group(&s, cycle[i], &why, NULL, NULL, &g) == NULL);
+        CHECK_STR(why, "metric_group");
+        CHECK_EQ_INT(g, 1);
+    }
+    CHECK_EQ_INT(s.runs, 1);
+    /* 10: a configuration first seen in group 2's run waits for group 1's */
+    CHECK_STR(sampling_decide_group(&s, &d, &why, NULL, NULL, &g), "profile_budget");
+    /* 11, 12: a and b have group 2; 13: the run ends, group 3 */
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 2);
+    /* a busy start gives c's group 3 back: its next launch in the run takes it again */
+    sampling_undo(&s, &c, why, g);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 14 */
+    CHECK_EQ_INT(g, 2);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL); /* 15 */
+    CHECK_EQ_INT(g, 2);
+    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL); /* 16 */
+    CHECK_EQ_INT(g, 2);
+    /* a, b, c have every group; d's gap (launch 10 to 17) is the period now: 7 launches */
+    long n = 16, got = -1;
+    while (n < 40) {
+        struct sampling_launch *x = n % 4 == 0 ? &d : cycle[n % 3];
+        n++;
+        const char *r = sampling_decide_group(&s, x, &why, NULL, NULL, &g);
+        if (x == &d && r == NULL) {
+            got = n;
+            break;
+        }
+        if (x != &d)
+            CHECK_STR(r, "sampled_out");
+    }
+    /* runs 3 -> 1 after launch 16 + 7: d's first group in group 1's run, no earlier */
+    CHECK(got >= 23);
+    CHECK_EQ_INT(g, 0);
+    CHECK_STR(why, "first_of_config");
+    sampling_release(&s);
+    CHECK_EQ_INT(sampling_run_ends(10, 5, 3, 4), 1);
+    CHECK_EQ_INT(sampling_run_ends(10, 7, 3, 4), 0);
+    CHECK_EQ_INT(sampling_run_ends(2000, 900, 5000, 4), 1); /* the period counted up to 1024 */
+
+    /* the switch: 1 = the default floor, N a floor, bad text refused */
+    setenv("GPUHIER_DIAG_RP_RUNS", "1", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_EQ_INT(o.run_floor, SAMPLING_RUN_FLOOR);
+    setenv("GPUHIER_DIAG_RP_RUNS", "0", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK(o.run_floor < 0);
+    setenv("GPUHIER_DIAG_RP_RUNS", "long", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+    CHECK(strstr(err, "GPUHIER_DIAG_RP_RUNS 'long'") != NULL);
+    unsetenv("GPUHIER_DIAG_RP_RUNS");
+}
+
+/*
  * Two launches of one configuration in flight at once (both engines: a
  * launch chosen waits up to 2 s for another thread's served launch): the
  * first is given group 1, the second group 2; the first is given back.
@@ -1309,6 +1398,7 @@ static const struct check_test tests[] = {
     {"test_sampling_first_wait", test_sampling_first_wait},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
+    {"test_sampling_group_runs", test_sampling_group_runs},
     {"test_sampling_repeated", test_sampling_repeated},
     {"test_sampling_groups_settle", test_sampling_groups_settle},
     {"test_sampling_groups_wait", test_sampling_groups_wait},
