@@ -69,6 +69,7 @@ struct stuck {
 static struct {
     struct sampling sampling; /* the decisions (sampling.h) */
     int64_t start_mono_ns;    /* when profiling was set up: the budget's elapsed time starts here */
+    atomic_llong first_launch_ns; /* the first launch's decision (the settle's clock), 0 before */
     atomic_long budget_unmatched; /* traced kernels whose configuration sampling never saw */
     atomic_long inst_over_budget; /* with both engines: configurations the instrumentation
                                      engine's budget gave to the range profiler */
@@ -542,6 +543,8 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     unsigned extras = 0;
     int group = -1;
     if (opt.sampling_ok) {
+        long long zero = 0;
+        atomic_compare_exchange_strong(&S.first_launch_ns, &zero, mono_ns());
         struct sampling_launch sl = {
             .mangled = el->mangled,
             .grid = {el->grid[0], el->grid[1], el->grid[2]},
@@ -587,7 +590,14 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
              */
             int settle = opt.rp_settle_ms > 0 && opt.instrument == ENGINES_BOTH &&
                          e == &engine_rangeprof && budget <= 0;
-            int settling = settle && elapsed < (int64_t)opt.rp_settle_ms * 1000000;
+            /*
+             * the settle's time counts from the program's first launch: from
+             * the collector's start, a PyTorch run whose import and model
+             * building took the MS (2026-12-04 16:56 UTC, docs/sampling.md)
+             * profiled from its third launch on, between instrumented ones
+             */
+            int64_t before_first = atomic_load(&S.first_launch_ns) - S.start_mono_ns;
+            int settling = settle && elapsed - before_first < (int64_t)opt.rp_settle_ms * 1000000;
             /* the allowance's slots: ranked by GPU time too under the switch */
             long (*slots_within)(double, int64_t, int64_t, int64_t, long) =
                 settle ? sampling_allowance_slots : sampling_first_slots;

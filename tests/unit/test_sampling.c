@@ -1292,6 +1292,31 @@ test_sampling_group_runs(void)
     CHECK_EQ_INT(g, 0);
     CHECK_STR(why, "first_of_config");
     sampling_release(&s);
+    /*
+     * launches held back until the program settles (first_wait) keep the
+     * run: 20 new configurations and 10 repeats (not yet settled:
+     * sampling_repeated() wants 20), none profiled, and group 1's run is
+     * still on (a period of 20, the floor 4)
+     */
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    char name[8];
+    struct sampling_launch x[30];
+    for (int i = 0; i < 30; i++) {
+        snprintf(name, sizeof name, "k%d", i % 20);
+        x[i] = L(i < 20 ? strdup(name) : x[i - 20].mangled, 8, 128, 0);
+        x[i].first_budget = 1;
+        x[i].first_wait = 1;
+        x[i].first_slots = LONG_MAX;
+        CHECK_STR(sampling_decide_group(&s, &x[i], &why, NULL, NULL, &g), "profile_budget");
+    }
+    CHECK_EQ_INT(s.runs, 0);
+    x[0].first_wait = 0; /* settled */
+    CHECK(sampling_decide_group(&s, &x[0], &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    for (int i = 0; i < 20; i++)
+        free((char *)x[i].mangled);
+    sampling_release(&s);
     CHECK_EQ_INT(sampling_run_ends(10, 5, 3, 4), 1);
     CHECK_EQ_INT(sampling_run_ends(10, 7, 3, 4), 0);
     CHECK_EQ_INT(sampling_run_ends(2000, 900, 5000, 4), 1); /* the period counted up to 1024 */
