@@ -109,6 +109,8 @@ struct rec_profile {
     int passes;
     int n; /* values */
     int64_t overhead_ns;
+    int span;                 /* a kept session's user range: its elapsed time spans the gap from
+                                 its push to the kernel (the writer rescales: write_profile()) */
     const char *const *names; /* metric names, owned by a host object that outlives the writer */
     char set[METRICS_SET_NAME_MAX]; /* profile.metric_set (metrics_set_name()) */
     double values[REC_MAX_METRICS];

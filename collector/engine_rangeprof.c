@@ -1012,6 +1012,7 @@ kept_image_evaluate(struct prof_image *pub, size_t i, struct rec_profile *out)
     out->passes = ph->passes;
     gh_copy(out->set, sizeof(out->set), ph->set);
     out->overhead_ns = img->r[i].overhead_ns + img->share_ns;
+    out->span = 1;
     /* one event for a batch discarded whole, one per range discarded alone */
     if (bad && (bad != img->why || i == 0))
         push_event("warning", "batch_dropped", "profiled range discarded: %s", bad);

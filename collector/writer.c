@@ -194,7 +194,8 @@ struct dinfo {
 struct pend {
     uint32_t corr, rt_corr;
     int is_copy;
-    long launch_id; /* 0 until the kernel record was written */
+    long launch_id;    /* 0 until the kernel record was written */
+    int64_t kernel_ns; /* the kernel record's end - start, once written; 0 unknown */
     long config_index;
     int sampled;
     uint64_t api_ns;    /* launch API time (profiled launches), 0 unknown */
@@ -267,6 +268,7 @@ static struct {
     size_t ncubins;
     atomic_uint_fast64_t activity_dropped;
     uint64_t launches, profiled, instrumented, ranges_dropped, copies;
+    uint64_t spans_rescaled; /* kept-session profiles rescaled to their kernel (write_profile()) */
     struct gpend graphs[MAX_GRAPHS_PENDING]; /* graph launches served, counts not yet written */
     size_t ngraphs;
     uint64_t graph_unattributed; /* graph launches whose counts found no kernel node */
@@ -977,8 +979,33 @@ metric_id(const char *name)
     return id;
 }
 
+/* A metric measured against the range's elapsed time (rescaled for a kept session's range). */
+static int
+per_elapsed(const char *name)
+{
+    static const char *const tails[] = {".pct_of_peak_sustained_elapsed", ".per_second"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+        size_t t = strlen(tails[i]);
+        if (n > t && !strcmp(name + n - t, tails[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * kernel_ns: the launch's kernel record's duration (0 unknown). A kept
+ * session's user range (p->span) runs from its push to its pop, so its
+ * elapsed time holds the gap before the kernel: on the H200 (2026-12-01,
+ * docs/rangeprof-cost.md) gpu__time_duration was a median 7.8x the same
+ * launch's under auto range, and every per-elapsed rate as much too low.
+ * The kernel record, complete under user replay, gives the kernel's own
+ * time: gpu__time_duration.sum is written as that, and each rate over
+ * the elapsed time (*.pct_of_peak_sustained_elapsed, *.per_second) is
+ * scaled by range / kernel. profile.duration_ns keeps the range's span.
+ */
 static void
-write_profile(long launch_id, const struct rec_profile *p, const char *kname)
+write_profile(long launch_id, const struct rec_profile *p, const char *kname, int64_t kernel_ns)
 {
     if (!p->ok) {
         sqlite3_bind_text(W.upd_profiled, 1, "batch_dropped", -1, SQLITE_STATIC);
@@ -1008,13 +1035,21 @@ write_profile(long launch_id, const struct rec_profile *p, const char *kname)
         sqlite3_bind_int64(st, 4, (sqlite3_int64)(dur + 0.5));
     sqlite3_bind_int64(st, 5, p->overhead_ns);
     step_insert(st, "insert a profile");
+    double scale = p->span && dur > 0 && kernel_ns > 0 ? dur / (double)kernel_ns : 1;
+    if (scale != 1)
+        W.spans_rescaled++;
     for (int i = 0; i < p->n && p->names; i++) {
         long mid = metric_id(p->names[i]);
         if (mid <= 0)
             continue;
+        double v = p->values[i];
+        if (scale != 1 && !strcmp(p->names[i], "gpu__time_duration.sum"))
+            v = (double)kernel_ns;
+        else if (scale != 1 && per_elapsed(p->names[i]))
+            v *= scale;
         sqlite3_bind_int64(W.ins_metric, 1, launch_id);
         sqlite3_bind_int64(W.ins_metric, 2, mid);
-        sqlite3_bind_double(W.ins_metric, 3, p->values[i]);
+        sqlite3_bind_double(W.ins_metric, 3, v);
         step_insert(W.ins_metric, "insert a metric value");
     }
 }
@@ -1522,6 +1557,8 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     if (!p)
         return;
     p->launch_id = lid;
+    if (k->end > k->start)
+        p->kernel_ns = (int64_t)(k->end - k->start);
     if (p->name_hash) {
         W.served[p->corr % 256].corr = p->corr;
         W.served[p->corr % 256].name_hash = p->name_hash;
@@ -1533,7 +1570,7 @@ kernel_record(const CUpti_ActivityKernel10 *k)
         free(dem);
     }
     if (p->prof && lid > 0)
-        write_profile(lid, p->prof, p->kname);
+        write_profile(lid, p->prof, p->kname, p->kernel_ns);
     if (p->sass && lid > 0)
         write_sass(lid, p->sass);
     if (!p->sampled || p->prof || p->sass)
@@ -1716,7 +1753,7 @@ profile_arrived(const struct rec_profile *prof)
         return;
     }
     if (p->launch_id > 0) {
-        write_profile(p->launch_id, prof, p->kname);
+        write_profile(p->launch_id, prof, p->kname, p->kernel_ns);
         pend_free(p);
     } else if (!p->prof) {
         p->prof = malloc(sizeof(*p->prof));
@@ -2551,6 +2588,13 @@ close_report(void)
         sqlite3_finalize(st);
         if (!W.has_failed)
             update_run_counters();
+        if (!W.has_failed && W.spans_rescaled) {
+            /* how many kept-session profiles write_profile() rescaled to their kernel's time */
+            char v[24];
+            snprintf(v, sizeof(v), "%llu", (unsigned long long)W.spans_rescaled);
+            if (store_meta_set(W.db, "profiles_rescaled", v))
+                fail_store();
+        }
     }
     stmt_free();
     if (!W.is_gone) {

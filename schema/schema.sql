@@ -90,6 +90,12 @@ PRAGMA user_version = 2;
 -- hold), idle (the flusher after the hold), quiesce (the instrumentation
 -- engine served a launch), switch (another one-pass group's config image),
 -- graph, context, busy, failure, prewarm, exit.
+-- 'profiles_rescaled' (added: 2026-12-04): profiles of a kept session's
+-- user ranges whose gpu__time_duration.sum metric was set to the kernel
+-- record's duration and whose rates over the elapsed time
+-- (*.pct_of_peak_sustained_elapsed, *.per_second) were multiplied by the
+-- range's span over it: a user range spans the gap from its push to the
+-- kernel (docs/collector.md "Kept session").
 -- 'rank', 'local_rank', 'world_size' and 'rank_source' (added: 2026-12-01):
 -- the process's place in a parallel job, from its launcher's variables
 -- (rank_source 'torchrun': RANK/LOCAL_RANK/WORLD_SIZE; 'Open MPI':
@@ -353,7 +359,7 @@ CREATE TABLE profile (
     launch_id   INTEGER PRIMARY KEY REFERENCES launch(id),
     passes      INTEGER,  -- replay passes the config image needed (1 for a one-pass group: nothing replayed)
     metric_set  TEXT,     -- what was collected: 'groupK/N' (the default since issue 18: one-pass group K of a plan of N, one per profiled launch under user replay, no kernel replay; v_config_groups), 'core' (--replay kernel: the core set), 'metrics' (--metric-set none: only --metrics), or 'tie+GROUP[+GROUP...]' (--replay kernel's extras profile: the extra groups with the tie set, duration, warp instructions and global load/store sectors, that joins it to the configuration's core profile; see docs/metrics.md)
-    duration_ns INTEGER,  -- gpu__time_duration.sum under replay (serialized; not used for time estimates when traced launches exist)
+    duration_ns INTEGER,  -- gpu__time_duration.sum as the range measured it (serialized; not used for time estimates when traced launches exist); for a kept session's user range (GPUHIER_DIAG_SESSION=kept) the range's span from its push to its pop, while the metric row holds the kernel's own duration (meta profiles_rescaled)
     overhead_ns INTEGER   -- wall time the profiler spent on this launch (replay + decode), CPU clock
 );
 

@@ -38,8 +38,14 @@ expect() { # expect NAME WHAT GOT WANT
 }
 # the profiled launches' correlation ids, and every value as corr:metric=value
 profiled() { q "$1" "SELECT group_concat(correlation_id, ',') FROM (SELECT correlation_id FROM launch WHERE profiled = 1 ORDER BY correlation_id)"; }
-values() { q "$1" "SELECT group_concat(v, ',') FROM (SELECT l.correlation_id || ':' || m.name || '=' || v.value AS v FROM launch l JOIN metric v ON v.launch_id = l.id JOIN metric_name m ON m.id = v.metric_id ORDER BY l.correlation_id, m.name)"; }
-not_one() { q "$1" "SELECT count(*) FROM metric v JOIN metric_name m ON m.id = v.metric_id WHERE m.name <> 'sm__ctas_launched.sum' AND v.value <> 1"; }
+# (the counts only: a kept session's duration and rates over the elapsed time are rescaled to the
+# kernel's record, checked by `rescaled` below)
+COUNTS="m.name <> 'gpu__time_duration.sum' AND m.name NOT LIKE '%_elapsed' AND m.name NOT LIKE '%.per_second'"
+values() { q "$1" "SELECT group_concat(v, ',') FROM (SELECT l.correlation_id || ':' || m.name || '=' || v.value AS v FROM launch l JOIN metric v ON v.launch_id = l.id JOIN metric_name m ON m.id = v.metric_id WHERE $COUNTS ORDER BY l.correlation_id, m.name)"; }
+not_one() { q "$1" "SELECT count(*) FROM metric v JOIN metric_name m ON m.id = v.metric_id WHERE m.name <> 'sm__ctas_launched.sum' AND $COUNTS AND v.value <> 1"; }
+# the kept session's duration (the kernel record's), and each rate over the elapsed time times
+# range / kernel (the fake's range reads 1 for each; its kernels take 10 us): "launches|rescaled"
+rescaled() { q "$1" "SELECT count(*) || '|' || sum(d.value = l.end_ns - l.start_ns AND r.value = 1.0 / (l.end_ns - l.start_ns)) FROM launch l JOIN metric d ON d.launch_id = l.id AND d.metric_id = (SELECT id FROM metric_name WHERE name = 'gpu__time_duration.sum') JOIN metric r ON r.launch_id = l.id AND r.metric_id = (SELECT id FROM metric_name WHERE name = 'dram__bytes.sum.pct_of_peak_sustained_elapsed')"; }
 
 # 1. Today's way (one auto range per profiled launch): the reference for the kept session.
 run auto
@@ -77,6 +83,10 @@ run kept GPUHIER_DIAG_SESSION=kept
 expect kept "the same launches profiled" "$(profiled kept)" "$(profiled auto)"
 expect kept "the same values on the same launches" "$(values kept)" "$(values auto)"
 expect kept "one user range per profiled launch" "$(out kept fake_range_pushes)" 2
+expect kept "the range's duration and rates rescaled to the kernel's record" "$(rescaled kept)" "2|2"
+expect kept "profiles_rescaled" "$(q kept "SELECT value FROM meta WHERE key = 'profiles_rescaled'")" 2
+expect kept "profile.duration_ns keeps the range's span" "$(q kept "SELECT group_concat(duration_ns) FROM profile")" "1,1"
+expect auto "an auto range is not rescaled" "$(rescaled auto)|$(q auto "SELECT count(*) FROM meta WHERE key = 'profiles_rescaled'")" "2|0|0"
 expect kept "unsampled kernels outside every range" "$(out kept fake_kernels_outside_ranges)" 4
 expect kept "one session, decoded once (before the graph launch)" \
     "$(grep -c 'kept session drained: ranges 2 of 2 dropped 0 why -' "$tmp/kept.err")" 1
