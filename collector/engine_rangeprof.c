@@ -927,6 +927,15 @@ prof_finish(int launch_ok)
  * or the whole batch is discarded.
  */
 #define KEPT_RANGES 64
+/*
+ * A session is drained once it holds KEPT_BATCH ranges, half of what its
+ * config and image are sized for. On the H200 (2026-12-04 16:56 UTC,
+ * docs/cost-vs-ncu.md) a full batch of 64 ranges of group 2, the first
+ * after a group switch, was discarded (CUPTI_ERROR_UNKNOWN from the drain)
+ * while full batches of group 1 decoded: until the cause is known, a
+ * smaller batch loses less, and the event names the call and the group.
+ */
+#define KEPT_BATCH 32
 #define KEPT_FLUSH_NS (500 * 1000000LL)
 
 static struct {
@@ -968,7 +977,8 @@ struct kept_image {
     struct prof_image pub; /* first: the writer's view */
     struct prof_host *ph;
     const char *why;
-    int64_t share_ns; /* the drain's time, split over the ranges */
+    char why_text[160]; /* why, when it names a failed call (why points here) */
+    int64_t share_ns;   /* the drain's time, split over the ranges */
     size_t n, size;
     uint8_t *data;
     struct kept_range r[];
@@ -1041,22 +1051,32 @@ kept_drain(void)
     CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = R.prof_obj;
     CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
-    const char *why = NULL;
+    const char *why = NULL, *call = "cuptiRangeProfilerStop";
     if (rc == CUPTI_SUCCESS && !sp.isAllPassSubmitted)
         why = "user replay: the configuration needs more than one pass";
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = R.prof_obj;
-    if (rc == CUPTI_SUCCESS && !why && K.n)
-        rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    if (rc == CUPTI_SUCCESS && !why && K.n) {
+        call = "cuptiRangeProfilerDecodeData";
+        rc = fault("range_decode");
+        if (rc == CUPTI_SUCCESS)
+            rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    }
     CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     ci.pCounterDataImage = R.counter_data;
     ci.counterDataImageSize = R.counter_size;
-    if (rc == CUPTI_SUCCESS && !why && K.n)
+    if (rc == CUPTI_SUCCESS && !why && K.n) {
+        call = "cuptiRangeProfilerGetCounterDataInfo";
         rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
-    if (!why && rc != CUPTI_SUCCESS)
-        why = cupti_err(rc);
-    else if (!why && (ci.numTotalRanges != K.n || dd.numOfRangeDropped))
+    }
+    char failed[160] = "";
+    if (!why && rc != CUPTI_SUCCESS) {
+        /* the call, its error and the batch: which of them fails is not yet known (KEPT_BATCH) */
+        snprintf(failed, sizeof(failed), "%s: %s (%s, %zu ranges)", call, cupti_err(rc), K.ph->set,
+                 K.n);
+        why = failed;
+    } else if (!why && (ci.numTotalRanges != K.n || dd.numOfRangeDropped))
         why = "range count differs from launches";
     /* each range must carry its launch's name: the list and the image are in the same order */
     for (size_t i = 0; !why && i < K.n; i++) {
@@ -1082,6 +1102,10 @@ kept_drain(void)
         img->pub = (struct prof_image){K.n, kept_image_evaluate, kept_image_free};
         img->ph = K.ph;
         img->why = why;
+        if (why == failed) {
+            gh_copy(img->why_text, sizeof(img->why_text), failed);
+            img->why = img->why_text;
+        }
         img->n = K.n;
         img->share_ns = share;
         memcpy(img->r, K.r, K.n * sizeof(K.r[0]));
@@ -1193,7 +1217,7 @@ kept_end(int launch_ok)
         prof_disable(DIS_FAILURE);
         return;
     }
-    if (K.n == KEPT_RANGES)
+    if (K.n >= KEPT_BATCH)
         kept_drain();
 }
 

@@ -102,12 +102,21 @@ expect all "each range holds its launch only" "$(not_one all)" 0
 run allauto GPUHIER_SAMPLE=all
 expect all "the same values as one auto range per launch" "$(values all)" "$(values allauto)"
 
-# 4. 76 launches, every one sampled: a full batch of 64 ranges is decoded, then the rest.
+# 4. 76 launches, every one sampled: a batch is decoded at 32 ranges (KEPT_BATCH, half of what the
+#    image holds: a full batch of 64 was discarded once on the H200), twice, then the rest.
 run many many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all
 expect many "76 launches profiled" "$(q many "SELECT count(*) FROM launch WHERE profiled = 1")" 76
-expect many "a full batch, then the other 12" \
+expect many "two batches of 32, then the other 12" \
     "$(grep -o 'kept session drained: ranges [0-9]* of [0-9]*' "$tmp/many.err" | tr '\n' ',')" \
-    "kept session drained: ranges 64 of 64,kept session drained: ranges 12 of 12,"
+    "kept session drained: ranges 32 of 32,kept session drained: ranges 32 of 32,kept session drained: ranges 12 of 12,"
+# 4a. A kept session whose decode fails: the batch is discarded, its event names the call, the
+#     error, the group and the batch's size (on the H200 it said only CUPTI_ERROR_UNKNOWN)
+run keptfail many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all GPUHIER_FAULT=range_decode:CUPTI_ERROR_UNKNOWN
+expect keptfail "the event names the call, the group and the batch" \
+    "$(q keptfail "SELECT message FROM event WHERE code = 'batch_dropped' LIMIT 1")" \
+    "profiled range discarded: cuptiRangeProfilerDecodeData: CUPTI_ERROR_FAKE (group1/1, 32 ranges)"
+expect keptfail "every launch discarded, none lost from the trace" \
+    "$(q keptfail "SELECT count(*) FROM launch WHERE profile_reason = 'batch_dropped'")|$(q keptfail "SELECT count(*) FROM launch WHERE profiled = 1")" "76|0"
 expect many "each range holds its launch only" "$(not_one many)" 0
 
 # 4b. Group runs (GPUHIER_DIAG_RP_RUNS=N, docs/sampling.md "Group runs"): every profile of a
