@@ -652,7 +652,7 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         chosen = NULL;
         skip = l->counters_busy && !l->over_budget ? "counters_busy" : "profile_budget";
     } else if (first && l->first_wait && s->opts.settle_floor >= 0 &&
-               !sampling_repeated(s->seen, s->last_new, s->opts.settle_floor)) {
+               !sampling_repeated(s->seen, s->last_new, s->opts.settle_first_floor)) {
         /* GPUHIER_DIAG_RP_SETTLE: first groups too wait for the program to repeat itself */
         chosen = NULL;
         skip = "profile_budget";

@@ -63,6 +63,9 @@ struct sampling_opts {
                                 back to the first) once the program's period
                                 (sampling_run_ends()) has passed with no profile of it, at
                                 least run_floor launches */
+    long settle_first_floor; /* the floor of sampling_repeated() for a first group that waits
+                                 (sampling_launch.first_wait). Default
+                                 SAMPLING_SETTLE_FIRST_FLOOR */
     int64_t first_allowance_ns; /* in config mode with groups, without --profile-budget:
                                    the profiling time within which every group is taken
                                    when its launch comes; past it first and later groups
@@ -117,6 +120,14 @@ struct sampling_opts {
  */
 #define SAMPLING_SETTLE_FLOOR 8
 /*
+ * Under GPUHIER_DIAG_RP_SETTLE a first group waits for a repeat of at
+ * least 1 launch (and as many as came before the last new configuration):
+ * a program that launches one configuration 3 times settles at its second
+ * launch; with the later groups' floor of 8 it never did, and a short
+ * program would end with no hardware counters.
+ */
+#define SAMPLING_SETTLE_FIRST_FLOOR 1
+/*
  * Group runs (sampling_opts.run_floor): a run ends after at least this
  * many launches with no profile of its group, and after the program's
  * period (the longest gap seen between two launches of one
@@ -146,6 +157,7 @@ struct sampling_opts {
         .mode = SAMPLING_CONFIG, .n = 1, .launch_count = -1,                                       \
         .group_budget_pct = SAMPLING_GROUP_BUDGET_PCT,                                             \
         .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
+        .settle_first_floor = SAMPLING_SETTLE_FIRST_FLOOR,                                         \
         .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS,                                           \
         .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1                               \
     }

@@ -177,7 +177,7 @@ expect bothloop "no launch both instrumented and range-profiled" \
     "$(q bothloop "SELECT count(*) FROM launch WHERE profiled = 1 AND id IN (SELECT launch_id FROM inst_launch)")" 0
 
 #     GPUHIER_DIAG_RP_SETTLE (diagnosis): the range profiler's groups wait for the loop to
-#     repeat itself (3 configurations, then 8 launches of repeats: launch 11 on) and then
+#     repeat itself (3 configurations, then as many launches of repeats: launch 6 on) and then
 #     go by GPU time; every configuration is still instrumented at its first launch.
 run settle loop GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_SETTLE=60000
 expect settle "every configuration's first launch instrumented" \
@@ -185,9 +185,9 @@ expect settle "every configuration's first launch instrumented" \
 np=$(q settle "SELECT count(*) FROM launch WHERE profiled = 1")
 [ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   settle: $np launches range-profiled" || bad "settle: profiled launches '$np'"
 expect settle "no range profile before the repeat" \
-    "$(q settle "SELECT count(*) FROM launch WHERE profiled = 1 AND id < 11")" 0
+    "$(q settle "SELECT count(*) FROM launch WHERE profiled = 1 AND id < 6")" 0
 expect settle "launches deferred meanwhile" \
-    "$(q settle "SELECT count(*) > 0 FROM launch WHERE profile_reason = 'profile_budget' AND id < 11")" 1
+    "$(q settle "SELECT count(*) > 0 FROM launch WHERE profile_reason = 'profile_budget' AND id < 6")" 1
 
 #     The three switches the next device A/B runs together (docs/gpu-runs.md, session of
 #     2026-12-04 07:36 UTC): the kept session, the settle wait, sticky groups. On the fake's
@@ -197,7 +197,7 @@ expect settle "launches deferred meanwhile" \
 run batched loop GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 GPUHIER_DIAG_SESSION=kept \
     GPUHIER_DIAG_RP_SETTLE=60000 GPUHIER_DIAG_STICKY_GROUPS=1
 expect batched "instrumented, then profiled after the repeat" \
-    "$(q batched "SELECT (SELECT group_concat(launch_id) FROM inst_launch) || ' ' || (SELECT group_concat(launch_id) FROM profile)")" "1,2,3 11,12,13"
+    "$(q batched "SELECT (SELECT group_concat(launch_id) FROM inst_launch) || ' ' || (SELECT group_concat(launch_id) FROM profile)")" "1,2,3 6,7,8"
 expect batched "one enable" "$(meta batched profiler_enables)" 1
 expect batched "kept ranges" "$(grep -c 'profiled: kept range' "$tmp/batched.err")" 3
 grep -q "kept session drained: ranges 3 of 3 dropped 0" "$tmp/batched.err" || bad "batched: the drain: $(grep kept "$tmp/batched.err")"

@@ -994,16 +994,23 @@ test_sampling_first_wait(void)
         l[i].first_wait = 1;
     }
     /* three configurations, then repeats: deferred until the launches since the last new one
-       number the floor (8, more than the 3 up to it), so the first chosen is the 11th */
+       number the 3 up to it (the first groups' floor is 1), so the first chosen is the 6th */
     int chosen_at = -1;
     for (int n = 0; n < 20 && chosen_at < 0; n++)
         if (sampling_decide_group(&s, &l[n % 3], &why, NULL, NULL, &g) == NULL)
             chosen_at = n;
         else
             CHECK_STR(why, "profile_budget");
-    CHECK_EQ_INT(chosen_at, 10);
+    CHECK_EQ_INT(chosen_at, 5);
     CHECK_EQ_INT(g, 0);
     CHECK_STR(why, "first_of_config");
+    /* one configuration launched 3 times settles at its second launch */
+    struct sampling u;
+    CHECK_EQ_INT(groups_init(&u, SAMPLING_CONFIG, 3), 0);
+    CHECK_STR(sampling_decide_group(&u, &l[1], &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&u, &l[1], &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    sampling_release(&u);
     /* without first_wait, the first launch is chosen at once */
     struct sampling t;
     CHECK_EQ_INT(groups_init(&t, SAMPLING_CONFIG, 3), 0);
