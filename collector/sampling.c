@@ -536,6 +536,14 @@ sampling_is_comm_kernel(const struct sampling_launch *l)
     return 0;
 }
 
+/* Group runs (lock held): does e lack the run's group, and may take it (its first is in, or the
+ * run is group 1's)? */
+static int
+run_wants(const struct sampling *s, const struct sampling_slot *e)
+{
+    return !(e->done & (1u << s->run_group)) && ((e->done & 1u) || s->run_group == 0);
+}
+
 const char *
 sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const char **why,
                       long *config_index, unsigned *extras, int *group)
@@ -581,11 +589,6 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         if (e->launches > 1 && s->seen - e->last_seen > s->period)
             s->period = s->seen - e->last_seen;
         e->last_seen = s->seen;
-        if (sampling_run_ends(s->seen, s->run_mark, s->period, s->opts.run_floor)) {
-            s->run_group = (s->run_group + 1) % s->ngroups;
-            s->run_mark = s->seen;
-            s->runs++;
-        }
     }
     if (l->is_graph)
         skip = "graph";
@@ -626,15 +629,25 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         }
         break;
     }
-    if (chosen && runs && (later || !strcmp(chosen, "first_of_config")) &&
-        ((e->done & (1u << s->run_group)) || (!(e->done & 1u) && s->run_group != 0))) {
+    if (chosen && runs && (later || !strcmp(chosen, "first_of_config")) && !run_wants(s, e)) {
         /*
          * group runs: the configuration has the run's group, or lacks its
-         * first and the run is another's: what it lacks comes in its own
-         * run (a configuration with every group is "sampled_out" above)
+         * first and the run is another's. A run that had no profile for
+         * the program's period ends here, and this launch is asked again
+         * for the next run's group: a configuration launched many times in
+         * a row takes a group at each launch, as without runs. Otherwise
+         * what it lacks comes in its own run (a configuration with every
+         * group is "sampled_out" above).
          */
-        chosen = NULL;
-        skip = "profile_budget";
+        if (sampling_run_ends(s->seen, s->run_mark, s->period, s->opts.run_floor)) {
+            s->run_group = (s->run_group + 1) % s->ngroups;
+            s->run_mark = s->seen;
+            s->runs++;
+        }
+        if (!run_wants(s, e)) {
+            chosen = NULL;
+            skip = "profile_budget";
+        }
     }
     if (!chosen) {
         if (!skip)

@@ -60,9 +60,9 @@ struct sampling_opts {
                                 off, the default): every profile of a run takes the run's one
                                 group, so the config image changes once a run, not at nearly
                                 every profile; the run moves to the next group (after the last,
-                                back to the first) once the program's period
-                                (sampling_run_ends()) has passed with no profile of it, at
-                                least run_floor launches */
+                                back to the first) at a launch that would wait, once the
+                                program's period (sampling_run_ends()) has passed with no
+                                profile of it, at least run_floor launches */
     long settle_first_floor; /* the floor of sampling_repeated() for a first group that waits
                                  (sampling_launch.first_wait). Default
                                  SAMPLING_SETTLE_FIRST_FLOOR */
@@ -128,12 +128,15 @@ struct sampling_opts {
  */
 #define SAMPLING_SETTLE_FIRST_FLOOR 1
 /*
- * Group runs (sampling_opts.run_floor): a run ends after at least this
- * many launches with no profile of its group, and after the program's
- * period (the longest gap seen between two launches of one
- * configuration), counted up to SAMPLING_RUN_PERIOD_MAX launches.
+ * Group runs (sampling_opts.run_floor): a run ends at a launch that would
+ * wait for another group, once the launches since the run's last profile
+ * number the program's period (the longest gap seen between two launches
+ * of one configuration, counted up to SAMPLING_RUN_PERIOD_MAX) and at
+ * least this floor. With a floor of 1 a configuration launched many times
+ * in a row takes a group at each launch, as without runs (tests/gpu
+ * t180's testkernels; with a floor of 32 they got one group of 8).
  */
-#define SAMPLING_RUN_FLOOR 32
+#define SAMPLING_RUN_FLOOR 1
 #define SAMPLING_RUN_PERIOD_MAX 1024
 /*
  * The instrumentation engine's allowance and budget, with both engines

@@ -1324,6 +1324,34 @@ test_sampling_group_runs(void)
     for (int i = 0; i < 20; i++)
         free((char *)x[i].mangled);
     sampling_release(&s);
+    /*
+     * the default floor (1): a configuration launched many times in a row
+     * takes a group at each launch, as without runs (a testkernel's 8
+     * launches got one group of 8 with a floor of 32 on the H200)
+     */
+    o.run_floor = SAMPLING_RUN_FLOOR;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 4);
+    for (int i = 0; i < 4; i++) {
+        CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+        CHECK_EQ_INT(g, i);
+    }
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "sampled_out");
+    /* two in turn (a period of 2): each run gives both its group; the image changes 3 times */
+    int got_b = 0, got_c = 0, changes = 0, last = -1;
+    for (int i = 0; i < 20; i++) {
+        struct sampling_launch *y = i % 2 ? &c : &b;
+        if (sampling_decide_group(&s, y, &why, NULL, NULL, &g) != NULL)
+            continue;
+        *(y == &b ? &got_b : &got_c) |= 1 << g;
+        changes += last >= 0 && g != last;
+        last = g;
+    }
+    CHECK_EQ_INT(got_b, 15);
+    CHECK_EQ_INT(got_c, 15);
+    CHECK_EQ_INT(changes, 3);
+    sampling_release(&s);
+    o.run_floor = 4;
     CHECK_EQ_INT(sampling_run_ends(10, 5, 3, 4), 1);
     CHECK_EQ_INT(sampling_run_ends(10, 7, 3, 4), 0);
     CHECK_EQ_INT(sampling_run_ends(2000, 900, 5000, 4), 1); /* the period counted up to 1024 */
