@@ -891,7 +891,7 @@ rp_kernel(const unsigned grid[3])
 
 /*
  * FAKE_WAITNS=1 (lock held): as CUPTI on the H200 under user replay, a
- * launch inside a started range is followed by CUPTI's own one-thread
+ * launch inside a started range (an open user range under user ranges) is followed by CUPTI's own one-thread
  * kernel `WaitNs` under the launch's correlation id, on another stream;
  * every second one is recorded before the launch's own kernel record (the
  * order the device gave in 4 of 16 profiled launches).
@@ -904,6 +904,10 @@ waitns_kernel(uint32_t corr)
         on = getenv("FAKE_WAITNS") != NULL;
     if (!on || !RP.enabled || !RP.started || RP.replay != CUPTI_UserReplay || !F.npending ||
         F.npending >= MAX_PENDING)
+        return;
+    /* under user ranges only a launch inside a range gets one (the H200: 256 WaitNs records for
+       256 ranged launches of a kept session, none for the unsampled launches between them) */
+    if (RP.range == CUPTI_UserRange && RP.depth == 0)
         return;
     static const unsigned one[3] = {1, 1, 1};
     CUpti_ActivityKernel10 *w = kernel_record("WaitNs", corr, one, one, 80000, 6);
