@@ -472,6 +472,22 @@ group_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
 }
 
 /*
+ * Group runs (lock held): on (opts.run_floor >= 0) in config mode with a
+ * plan, and only within a budget. Runs spend a budget on fewer image
+ * switches at the price of launches that wait for their group's run; with
+ * the later groups' budget lifted (GPUHIER_GROUP_BUDGET=none: every group
+ * of every configuration asked for) each configuration takes its groups
+ * in its own order, in the fewest of its launches (tests/gpu t180's
+ * multistream under both engines missed groups with runs on the H200).
+ */
+static int
+runs_on(const struct sampling *s)
+{
+    return s->opts.run_floor >= 0 && s->opts.mode == SAMPLING_CONFIG && s->ngroups > 0 &&
+           (s->opts.group_budget_pct > 0 || s->opts.budget_pct > 0);
+}
+
+/*
  * The plan group of e's next profile (lock held). In config mode: its
  * order (with sticky_groups, the group last given to any configuration
  * when e's first group is in and it still lacks that one, else its first
@@ -490,7 +506,7 @@ next_group(const struct sampling *s, const struct sampling_slot *e)
 {
     if (!e || s->ngroups <= 0)
         return 0;
-    if (s->opts.run_floor >= 0 && s->opts.mode == SAMPLING_CONFIG && s->run_group < s->ngroups)
+    if (runs_on(s) && s->run_group < s->ngroups)
         return s->run_group; /* group runs: sampling_decide_group() chose it for the run */
     int many = s->opts.mode != SAMPLING_CONFIG;
     int last = s->last_group;
@@ -583,8 +599,7 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         *config_index = e->launches;
     if (e)
         e->launches++;
-    int runs =
-        groups && s->opts.run_floor >= 0 && s->opts.mode == SAMPLING_CONFIG && s->ngroups > 0 && e;
+    int runs = groups && runs_on(s) && e;
     if (runs) {
         if (e->launches > 1 && s->seen - e->last_seen > s->period)
             s->period = s->seen - e->last_seen;

@@ -125,17 +125,20 @@ expect many "each range holds its launch only" "$(not_one many)" 0
 #     groups taking turns. copy's group 2 comes in the second run, not at its second launch;
 #     strided's first launch falls in a run of group 1 and its next two in the same run, so it
 #     gets group 1 alone; the image changed twice (copy 1 -> 2, then strided's 1).
-run runs many GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_RUNS=4 GPUHIER_GROUP_BUDGET=none \
-    GPUHIER_METRICS=dram__bytes_read.sum
+run runs many GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_RUNS=4 GPUHIER_METRICS=dram__bytes_read.sum
 expect runs "profiles in runs of one group" \
     "$(q runs "SELECT group_concat(correlation_id || '=' || metric_set || '=' || profile_reason, ',') FROM (SELECT l.correlation_id, p.metric_set, l.profile_reason FROM launch l JOIN profile p ON p.launch_id = l.id ORDER BY l.correlation_id)")" \
     "1=group1/2=first_of_config,4=group2/2=metric_group,74=group1/2=first_of_config"
 expect runs "launches waiting for their group's run" \
     "$(q runs "SELECT group_concat(correlation_id) FROM launch WHERE profile_reason = 'profile_budget'")" "2,3,75,76"
 expect runs "the image changed twice" "$(q runs "SELECT value FROM meta WHERE key = 'profiler_disables'")" "switch=2 graph=1"
-run norun many GPUHIER_DIAG_SESSION=kept GPUHIER_GROUP_BUDGET=none GPUHIER_METRICS=dram__bytes_read.sum
+run norun many GPUHIER_DIAG_SESSION=kept GPUHIER_METRICS=dram__bytes_read.sum
 expect norun "without runs, the image changes at every profile" \
     "$(q norun "SELECT value FROM meta WHERE key = 'profiler_disables'")" "switch=3 graph=1"
+run nobudget many GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_RUNS=4 GPUHIER_GROUP_BUDGET=none \
+    GPUHIER_METRICS=dram__bytes_read.sum
+expect nobudget "the later groups' budget lifted: no runs, as without them" \
+    "$(q nobudget "SELECT value FROM meta WHERE key = 'profiler_disables'")" "switch=3 graph=1"
 
 # 5. A pause of 1.2 s with a hold longer than the run: the flusher decodes the session of
 #    the first launch (its range 500 ms old), the second launch opens a new one.

@@ -1240,7 +1240,7 @@ test_sampling_group_runs(void)
     struct sampling s;
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     o.groups = 1;
-    o.group_budget_pct = 0;
+    o.group_budget_pct = 30; /* runs spend a budget (no slots given: no ranking) */
     o.run_floor = 4;
     char err[256];
     const char *why;
@@ -1351,6 +1351,19 @@ test_sampling_group_runs(void)
     CHECK_EQ_INT(got_c, 15);
     CHECK_EQ_INT(changes, 3);
     sampling_release(&s);
+    /* the later groups' budget lifted (none): no runs, each configuration in its own order */
+    o.group_budget_pct = 0;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 4);
+    for (int i = 0; i < 3; i++) {
+        CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+        CHECK_EQ_INT(g, i);
+        CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL);
+        CHECK_EQ_INT(g, i);
+    }
+    CHECK_EQ_INT(s.runs, 0);
+    sampling_release(&s);
+    o.group_budget_pct = 30;
     o.run_floor = 4;
     CHECK_EQ_INT(sampling_run_ends(10, 5, 3, 4), 1);
     CHECK_EQ_INT(sampling_run_ends(10, 7, 3, 4), 0);
