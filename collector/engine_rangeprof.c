@@ -873,9 +873,10 @@ prof_finish(int launch_ok)
     if (opt.print_metrics && !why)
         for (int i = 0; i < r.u.profile.n; i++)
             gh_say("profile %u %s = %.17g", tls_prof_corr, names[i], r.u.profile.values[i]);
-    if (R.cur->user && !sp.isAllPassSubmitted)
-        prof_disable(
-            DIS_FAILURE); /* a user-replay session left mid-way: start the next one afresh */
+    if (R.cur->user && !sp.isAllPassSubmitted) {
+        /* a user-replay session left mid-way: start the next one afresh */
+        prof_disable(DIS_FAILURE);
+    }
     /*
      * Seen on the H200: the replayed kernel's own activity record never
      * completes (no timestamps), and a default flush never returns a
