@@ -318,6 +318,14 @@ prof_host(unsigned groups)
         return NULL;
     }
     struct prof_host *ph = host_add(groups, h, 0);
+    /*
+     * --metric-set none with a one-pass list, under the kept session: user
+     * replay, one user range per launch as for the plan's groups (nothing
+     * replayed, nothing saved; kept_eligible()). The every-launch row of
+     * docs/cost-vs-ncu.md compares such a list with ncu's.
+     */
+    if (!groups && opt.no_core && opt.session_kept && ph->passes == 1)
+        ph->user = 1;
     /* "core", "metrics" (--metric-set none), or "tie+GROUP...": an extras profile */
     metrics_set_name(groups && with ? "tie"
                      : opt.no_core  ? "metrics"
@@ -958,8 +966,9 @@ static __thread int tls_prof_kept; /* the current profiled launch is a range of 
 static int
 kept_eligible(const struct prof_host *ph)
 {
-    return opt.session_kept && ph && ph->user && ph->passes == 1 && (ph->groups & ENGINE_GROUP) &&
-           !opt.cache_all && gh.cuptiRangeProfilerPushRange && gh.cuptiRangeProfilerPopRange;
+    return opt.session_kept && ph && ph->user && ph->passes == 1 &&
+           ((ph->groups & ENGINE_GROUP) || (ph->groups == 0 && opt.no_core)) && !opt.cache_all &&
+           gh.cuptiRangeProfilerPushRange && gh.cuptiRangeProfilerPopRange;
 }
 
 /* The name of a kept range: the launch's correlation id in decimal. */
@@ -1231,7 +1240,7 @@ static int
 prof_begin(CUcontext ctx, unsigned groups, uint32_t corr)
 {
     tls_prof_kept = 0;
-    if (opt.session_kept && (groups & ENGINE_GROUP)) {
+    if (opt.session_kept && ((groups & ENGINE_GROUP) || (groups == 0 && opt.no_core))) {
         int64_t t0 = mono_ns();
         int ret = prof_ensure(ctx);
         if (ret)

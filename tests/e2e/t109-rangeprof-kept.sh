@@ -140,6 +140,15 @@ run nobudget many GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_RUNS=4 GPUHIER_GROUP
 expect nobudget "the later groups' budget lifted: no runs, as without them" \
     "$(q nobudget "SELECT value FROM meta WHERE key = 'profiler_disables'")" "switch=3 graph=1"
 
+# 4c. --metric-set none with a one-pass list under the kept session: user replay, one user range
+#     a launch, the same values as one session per launch (which keeps kernel replay for it).
+run mnone GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all GPUHIER_METRIC_SET=none GPUHIER_METRICS=dram__bytes_read.sum
+run mnoneauto GPUHIER_SAMPLE=all GPUHIER_METRIC_SET=none GPUHIER_METRICS=dram__bytes_read.sum
+expect mnone "every launch profiled, each a user range" "$(out mnone fake_range_pushes) $(q mnone "SELECT count(*) FROM launch WHERE profiled = 1")" "6 6"
+expect mnone "profiled as --metrics alone" "$(q mnone "SELECT DISTINCT metric_set || ' ' || passes FROM profile")" "metrics 1"
+expect mnone "the same values as one session a launch" "$(values mnone)" "$(values mnoneauto)"
+expect mnoneauto "one session a launch: no user range" "$(out mnoneauto fake_range_pushes)" 0
+
 # 5. A pause of 1.2 s with a hold longer than the run: the flusher decodes the session of
 #    the first launch (its range 500 ms old), the second launch opens a new one.
 run pause pause GPUHIER_DIAG_SESSION=kept GPUHIER_PROFILER_HOLD_MS=3600000
