@@ -95,6 +95,9 @@ gh_add_test(NAME unit.report_bytes
 gh_add_test(NAME unit.agreement_device
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/agreement/test_device.py
             LABELS unit profiler)
+gh_add_test(NAME unit.candidate_check
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_candidate_check.py
+            LABELS unit profiler)
 
 # The suite beside Nsight Compute (bench/suite, issue 19 point 8): its readers, comparator, targets,
 # driver and packing on synthetic inputs; the driver on the GPU with the testkernels workload.
