@@ -543,8 +543,9 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     unsigned extras = 0;
     int group = -1;
     if (opt.sampling_ok) {
-        long long zero = 0;
-        atomic_compare_exchange_strong(&S.first_launch_ns, &zero, mono_ns());
+        long long zero = 0; /* the settle's clock: the first launch's time, once */
+        if (!atomic_load_explicit(&S.first_launch_ns, memory_order_relaxed))
+            atomic_compare_exchange_strong(&S.first_launch_ns, &zero, mono_ns());
         struct sampling_launch sl = {
             .mangled = el->mangled,
             .grid = {el->grid[0], el->grid[1], el->grid[2]},
