@@ -50,6 +50,16 @@ node_function(CUgraphNode n, unsigned dims[7])
     return f;
 }
 
+/* A function attribute, -1 when unknown. */
+static int
+func_attr(CUfunction f, CUfunction_attribute a)
+{
+    int v = -1;
+    if (!f || !gh.cuFuncGetAttribute || gh.cuFuncGetAttribute(&v, a, f) != CUDA_SUCCESS)
+        v = -1;
+    return v;
+}
+
 /*
  * Whether the node is a cluster launch: its launch attribute set (even to 1x1x1, as one of
  * cuBLAS's crashing kernels had), or the function compiled with a cluster size.
@@ -67,10 +77,8 @@ node_cluster(CUgraphNode n, CUfunction f, unsigned c[3])
         c[1] = v.clusterDim.y;
         c[2] = v.clusterDim.z;
     }
-    int w = 0;
-    if (f && gh.cuFuncGetAttribute &&
-        gh.cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, f) == CUDA_SUCCESS &&
-        w > 0 && c[0] == 0)
+    int w = func_attr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+    if (w > 0 && c[0] == 0)
         c[0] = (unsigned)w, c[1] = c[2] = 1;
     return c[0] || c[1] || c[2];
 }
@@ -84,16 +92,6 @@ node_pdl_attribute(CUgraphNode n)
            gh.cuGraphKernelNodeGetAttribute(
                n, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, &v) == CUDA_SUCCESS &&
            v.programmaticStreamSerializationAllowed;
-}
-
-/* A function attribute, -1 when unknown. */
-static int
-func_attr(CUfunction f, CUfunction_attribute a)
-{
-    int v = -1;
-    if (!f || !gh.cuFuncGetAttribute || gh.cuFuncGetAttribute(&v, a, f) != CUDA_SUCCESS)
-        v = -1;
-    return v;
 }
 
 /*
@@ -280,10 +278,6 @@ graph_scan_free(struct graph_scan *s)
 uint64_t
 graph_scan_key(const char *name)
 {
-    if (!name || !*name)
-        return 0;
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h ? h : 1;
+    return name && *name ? gh_name_hash(name)
+                         : 0; /* the launch records' FNV-1a (collector_int.h) */
 }
