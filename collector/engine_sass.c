@@ -60,6 +60,7 @@
 #include "collector/collector_int.h"
 #include "collector/engine.h"
 #include "collector/graphscan.h"
+#include "collector/umap.h"
 #include "collector/notes.h"
 #include "collector/options.h"
 
@@ -130,9 +131,7 @@ static struct {
     atomic_long unsafe;        /* graph instantiations the scan kept unarmed (graphscan.h) */
     char unsafe_first[160];    /* the first of them: graph_scan's `first` (graph_lock) */
     atomic_long known;         /* safe graph instantiations with no function not counted yet */
-    uint64_t
-        *counted; /* graph_scan_key()s of functions instrumented or armed, sorted (graph_lock) */
-    size_t ncounted, capcounted;
+    struct umap counted; /* graph_scan_key()s of functions instrumented or armed (graph_lock) */
     uint64_t ids[NM];
     int have[NM]; /* the chip knows the metric */
     CUpti_SassMetrics_Config cfg[NM];
@@ -498,50 +497,23 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
 
 /*
  * The functions that have pattern counters or will (an instrumented launch,
- * an armed graph), as a sorted set of their graph_scan_key()s, at most
+ * an armed graph), as a set of their graph_scan_key()s, at most
  * SASS_MAX_COUNTED: a graph made only of them is not armed again
- * (sass_instantiate_wanted()). The position of key k, or where it would go
- * (graph_lock held).
+ * (sass_instantiate_wanted()). graph_lock held.
  */
 #define SASS_MAX_COUNTED 65536
-static size_t
-counted_at(uint64_t k)
-{
-    size_t lo = 0, hi = X.ncounted;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (X.counted[mid] < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 static int
 counted_has(uint64_t k)
 {
-    size_t i = counted_at(k);
-    return k && i < X.ncounted && X.counted[i] == k;
+    return umap_get(&X.counted, k) != NULL;
 }
 
 static void
 counted_add(uint64_t k)
 {
-    size_t i = counted_at(k);
-    if (!k || (i < X.ncounted && X.counted[i] == k) || X.ncounted >= SASS_MAX_COUNTED)
-        return;
-    if (X.ncounted == X.capcounted) {
-        size_t cap = X.capcounted ? 2 * X.capcounted : 256;
-        uint64_t *p = realloc(X.counted, cap * sizeof(*p));
-        if (!p)
-            return;
-        X.counted = p;
-        X.capcounted = cap;
-    }
-    memmove(X.counted + i + 1, X.counted + i, (X.ncounted - i) * sizeof(*X.counted));
-    X.counted[i] = k;
-    X.ncounted++;
+    if (X.counted.used < SASS_MAX_COUNTED)
+        umap_put(&X.counted, k, &X.counted); /* a set: any non-NULL value; key 0 is refused */
 }
 
 static int
