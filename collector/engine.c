@@ -36,11 +36,14 @@ engine_prepare(CUcontext ctx)
 void
 engine_quiesce(const struct counter_engine *except)
 {
-    for (size_t i = 0; i < NENGINES; i++)
-        if (engines[i] != except && engines[i]->quiesce)
+    for (size_t i = 0; i < NENGINES; i++) {
+        if (engines[i] == except)
+            continue;
+        if (engines[i]->quiesce)
             engines[i]->quiesce();
-        else if (engines[i] != except && engines[i]->graph_launch)
+        else if (engines[i]->graph_launch)
             engines[i]->graph_launch();
+    }
 }
 
 void

@@ -962,13 +962,19 @@ static struct {
 
 static __thread int tls_prof_kept; /* the current profiled launch is a range of the kept session */
 
+/* A host the kept session may take: a group of the plan, or the --metric-set none list. */
+static int
+kept_kind(unsigned groups)
+{
+    return (groups & ENGINE_GROUP) || (groups == 0 && opt.no_core);
+}
+
 /* Whether `ph`'s profiles can be ranges of a kept session. */
 static int
 kept_eligible(const struct prof_host *ph)
 {
-    return opt.session_kept && ph && ph->user && ph->passes == 1 &&
-           ((ph->groups & ENGINE_GROUP) || (ph->groups == 0 && opt.no_core)) && !opt.cache_all &&
-           gh.cuptiRangeProfilerPushRange && gh.cuptiRangeProfilerPopRange;
+    return opt.session_kept && ph && ph->user && ph->passes == 1 && kept_kind(ph->groups) &&
+           !opt.cache_all && gh.cuptiRangeProfilerPushRange && gh.cuptiRangeProfilerPopRange;
 }
 
 /* The name of a kept range: the launch's correlation id in decimal. */
@@ -1240,7 +1246,7 @@ static int
 prof_begin(CUcontext ctx, unsigned groups, uint32_t corr)
 {
     tls_prof_kept = 0;
-    if (opt.session_kept && ((groups & ENGINE_GROUP) || (groups == 0 && opt.no_core))) {
+    if (opt.session_kept && kept_kind(groups)) {
         int64_t t0 = mono_ns();
         int ret = prof_ensure(ctx);
         if (ret)
