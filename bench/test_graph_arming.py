@@ -4,18 +4,15 @@
 (made-up statuses, times and events, no GPU): what a report's events say, the
 per-workload counts, the verdict (a run that ends unlike the native one, a scan
 that decided otherwise), the table and the --reuse path."""
-import io
-import json
 import os
 import sqlite3
 import sys
 import tempfile
-from contextlib import redirect_stdout
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "agreement"))
-from checks import check, done  # noqa: E402
+from checks import check, check_reuse, done  # noqa: E402
 import graph_arming as ga  # noqa: E402
 
 tmp = tempfile.mkdtemp()
@@ -70,13 +67,6 @@ old = ga.summarise([
 check(old["known_runs"] == 0, "facts of three (runs recorded before 'known' existed) read as not known")
 check("4 runs under gpuhier, 1 ended unlike their native run." in text, "the total line:\n" + text)
 
-src = os.path.join(tmp, "in.json")
-with open(src, "w") as f:
-    json.dump({"header": ["- synthetic"], "runs": runs}, f)
-buf = io.StringIO()
-with redirect_stdout(buf):
-    rc = ga.main(["graph_arming.py", "--reuse", src, "--out", os.path.join(tmp, "o")])
-check(rc == 0 and "recomputed from" in buf.getvalue(), "--reuse prints the table again")
-check(os.path.exists(os.path.join(tmp, "o", "graph-arming.md")), "--reuse writes graph-arming.md")
+check_reuse(ga.main, "graph_arming.py", runs, "graph-arming.md")
 
 sys.exit(done("unit.graph_arming"))

@@ -3,17 +3,13 @@
 """Unit test of bench/inst_hang.py on SYNTHETIC runs (made-up statuses and
 times, no GPU): the outcome of a status, the per-mode counts and medians,
 the stack lines kept from a run's output, the table and the --reuse path."""
-import io
-import json
 import os
 import sys
-import tempfile
-from contextlib import redirect_stdout
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "agreement"))
-from checks import check, done  # noqa: E402
+from checks import check, check_reuse, done  # noqa: E402
 import inst_hang as ih  # noqa: E402
 
 check(ih.outcome(0) == "ended" and ih.outcome(124) == "hung" and ih.outcome(139) == "failed",
@@ -51,14 +47,6 @@ text = ih.markdown(ih.summarise(runs), ["- synthetic"])
 check("| inst | 4 | 2 | **2** | 0 | 0 | 14.0 |" in text, "table row of inst:\n" + text)
 check("| kern-only | 2 | 1 | 0 | 1 | 1 | 12.0 |" in text, "table row of kern-only:\n" + text)
 
-tmp = tempfile.mkdtemp()
-src = os.path.join(tmp, "in.json")
-with open(src, "w") as f:
-    json.dump({"header": ["- synthetic"], "runs": runs}, f)
-buf = io.StringIO()
-with redirect_stdout(buf):
-    rc = ih.main(["inst_hang.py", "--reuse", src, "--out", os.path.join(tmp, "o")])
-check(rc == 0 and "recomputed from" in buf.getvalue(), "--reuse prints the table again")
-check(os.path.exists(os.path.join(tmp, "o", "inst-hang.md")), "--reuse writes inst-hang.md")
+check_reuse(ih.main, "inst_hang.py", runs, "inst-hang.md")
 
 sys.exit(done("unit.inst_hang"))
