@@ -85,7 +85,11 @@ options_read(void)
         opt.phase_repeat = rep;
     opt.switch_keep = env("GPUHIER_DIAG_SWITCH_KEEP") != NULL;
     const char *se = env("GPUHIER_DIAG_SESSION");
-    opt.session_kept = se && !strcmp(se, "kept");
+    /*
+     * the kept session is the default since 2026-12-04 (docs/collector.md
+     * "Kept session"): =launch restores one session per profiled launch
+     */
+    opt.session_kept = !se || strcmp(se, "launch") != 0;
     opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     opt.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
     opt.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
@@ -132,9 +136,9 @@ options_read(void)
         gh_say("GPUHIER_DIAG_RP_SETTLE: with both engines the range profiler's groups wait for "
                "the program to repeat itself (at most %ld ms) and go by GPU time (diagnosis)",
                opt.rp_settle_ms);
-    if (env("GPUHIER_DIAG_RP_RUNS") && strcmp(env("GPUHIER_DIAG_RP_RUNS"), "0"))
-        gh_say("GPUHIER_DIAG_RP_RUNS: the range profiler's profiles go in runs of one one-pass "
-               "group each, the group changing once a run (diagnosis)");
+    if (env("GPUHIER_DIAG_RP_RUNS") && !strcmp(env("GPUHIER_DIAG_RP_RUNS"), "0"))
+        gh_say("GPUHIER_DIAG_RP_RUNS=0: no group runs, each configuration's groups in its own "
+               "order (diagnosis: the default before 2026-12-04)");
     opt.rp_through_inst = env("GPUHIER_DIAG_RP_THROUGH_INST") != NULL;
     if (opt.rp_through_inst)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "
@@ -178,9 +182,9 @@ options_read(void)
     if (opt.keep_enabled)
         gh_say("GPUHIER_DIAG_KEEP_ENABLED: range profiler stays enabled across unsampled launches "
                "(diagnosis only)");
-    if (opt.session_kept)
-        gh_say("GPUHIER_DIAG_SESSION=kept: one range-profiler session per one-pass group, one user "
-               "range per profiled launch (diagnosis only)");
+    if (!opt.session_kept)
+        gh_say("GPUHIER_DIAG_SESSION=launch: one range-profiler session per profiled launch "
+               "(diagnosis: the default before 2026-12-04)");
     if (opt.user_replay)
         gh_say("GPUHIER_DIAG_REPLAY=user: CUPTI user replay, one pass per range (diagnosis only)");
 }

@@ -100,6 +100,8 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
     }
     if ((v = getenv("GPUHIER_DIAG_STICKY_GROUPS")) && *v)
         o->sticky_groups = strcmp(v, "0") != 0;
+    /* group runs are the default since 2026-12-04 (docs/sampling.md "Group runs") */
+    o->run_floor = SAMPLING_RUN_FLOOR;
     if ((v = getenv("GPUHIER_DIAG_RP_RUNS")) && *v) {
         if (!strcmp(v, "0"))
             o->run_floor = -1;

@@ -20,11 +20,13 @@ fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
 # run NAME [many|pause] VAR=VALUE...: the fake program under the collector with the fake range profiler
+# (one session per profiled launch unless VAR=VALUE says GPUHIER_DIAG_SESSION=kept, the default: the
+# cases compare the kept session with that reference; `dflt` checks the default is the kept session)
 run() {
     n=$1; shift
     arg=
     case "${1:-}" in many | pause) arg=$1; shift ;; esac
-    env -u GPUHIER_FAULT -u GPUHIER_SAMPLE -u GPUHIER_DIAG_SESSION GPUHIER_INSTRUMENT=0 \
+    env -u GPUHIER_FAULT -u GPUHIER_SAMPLE GPUHIER_DIAG_SESSION=launch GPUHIER_INSTRUMENT=0 \
         CUDA_INJECTION64_PATH="$lib" GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" \
         FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 "$@" \
         timeout 20 "$FAKE_HOST" "$FAKE_CUDA" $arg > "$tmp/$n.out" 2> "$tmp/$n.err"
@@ -80,6 +82,8 @@ expect nodecode "every launch traced" "$(q nodecode "SELECT count(*) FROM launch
 # 2. Kept: both launches are ranges of one session, the unsampled launches between them
 #    (copy twice, strided twice) run outside every range, and the values are the same.
 run kept GPUHIER_DIAG_SESSION=kept
+run dflt GPUHIER_DIAG_SESSION=
+expect dflt "the default is the kept session (since 2026-12-04)" "$(out dflt fake_range_pushes)" 2
 expect kept "the same launches profiled" "$(profiled kept)" "$(profiled auto)"
 expect kept "the same values on the same launches" "$(values kept)" "$(values auto)"
 expect kept "one user range per profiled launch" "$(out kept fake_range_pushes)" 2
