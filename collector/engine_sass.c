@@ -107,7 +107,8 @@ static const char *const sass_metrics[] = {
 #define SASS_MAX_GRAPHS 1024
 
 /* The phases of a served launch, in order (sass_phase()). */
-enum { PH_DRAIN, PH_ENABLE, PH_RUN, PH_FLUSH, PH_DISABLE, PH_N };
+/* PH_SWAP: kernel tracing's swap to KIND_KERNEL at the ENTER and back at the EXIT, summed */
+enum { PH_DRAIN, PH_SWAP, PH_ENABLE, PH_RUN, PH_FLUSH, PH_DISABLE, PH_N };
 
 static struct {
     pthread_mutex_t lock;       /* held from a served launch's ENTER to its EXIT */
@@ -462,6 +463,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
         gh.cuCtxSynchronize();
     sass_phase(PH_DRAIN);
     kernel_activity_pause();
+    sass_phase(PH_SWAP);
     CUptiResult rc = CUPTI_SUCCESS;
     if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
@@ -692,6 +694,7 @@ sass_release(CUcontext ctx)
     sass_phase(PH_DISABLE);
     X.enabled_ctx = NULL;
     kernel_activity_resume();
+    sass_phase(PH_SWAP);
     /*
      * With both engines the config stays set between instrumented launches
      * (a second SetConfig in a process failed with CUPTI_ERROR_OUT_OF_MEMORY
@@ -910,13 +913,15 @@ sass_exit_notes(void)
     long n = atomic_load(&X.served) + atomic_load(&X.served_graphs);
     if (opt.instrument == ENGINES_RANGEPROF)
         return;
-    char v[200];
-    snprintf(v, sizeof(v),
-             "%ld launches, %.1f ms (waiting for queued work %.1f, enable %.1f, patched run %.1f, "
-             "flush %.1f, disable %.1f)",
-             n, atomic_load(&X.ns) / 1e6, atomic_load(&X.phase_ns[PH_DRAIN]) / 1e6,
-             atomic_load(&X.phase_ns[PH_ENABLE]) / 1e6, atomic_load(&X.phase_ns[PH_RUN]) / 1e6,
-             atomic_load(&X.phase_ns[PH_FLUSH]) / 1e6, atomic_load(&X.phase_ns[PH_DISABLE]) / 1e6);
+    char v[240];
+    snprintf(
+        v, sizeof(v),
+        "%ld launches, %.1f ms (waiting for queued work %.1f, kernel tracing swaps %.1f, enable "
+        "%.1f, patched run %.1f, flush %.1f, disable %.1f)",
+        n, atomic_load(&X.ns) / 1e6, atomic_load(&X.phase_ns[PH_DRAIN]) / 1e6,
+        atomic_load(&X.phase_ns[PH_SWAP]) / 1e6, atomic_load(&X.phase_ns[PH_ENABLE]) / 1e6,
+        atomic_load(&X.phase_ns[PH_RUN]) / 1e6, atomic_load(&X.phase_ns[PH_FLUSH]) / 1e6,
+        atomic_load(&X.phase_ns[PH_DISABLE]) / 1e6);
     push_meta("instrumented_launches", v);
     if (X.ready)
         push_meta("instrumentation_metrics_missing", X.missing[0] ? X.missing : "none");

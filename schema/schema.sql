@@ -124,12 +124,15 @@ PRAGMA user_version = 2;
 -- run that did not exit cleanly: readers then tell the engines from those
 -- rows and run.profiling_limited.
 -- 'instrumented_launches' (instrumentation engine runs, written at a clean
--- exit): '<n> launches, <ms> ms (waiting for queued work <ms>, enable <ms>,
--- patched run <ms>, flush <ms>, disable <ms>)': the launches it served and
--- the time it added to them in all (the sum of inst_launch.overhead_ns),
--- split by phase (the phases since 2026-12-02): the context synchronize
--- before Enable, SetConfig and Enable, the launch and the patched kernel
--- up to the synchronize after it, reading the counts, Disable.
+-- exit): '<n> launches, <ms> ms (waiting for queued work <ms>, kernel
+-- tracing swaps <ms>, enable <ms>, patched run <ms>, flush <ms>, disable
+-- <ms>)': the launches it served and the time it added to them in all (the
+-- sum of inst_launch.overhead_ns), split by phase (the phases since
+-- 2026-12-02): the context synchronize before Enable, kernel tracing's
+-- swap to CUPTI_ACTIVITY_KIND_KERNEL and back (a flush of CUPTI's buffers
+-- each; since 2026-12-04, before then counted in enable and disable),
+-- SetConfig and Enable, the launch and the patched kernel up to the
+-- synchronize after it, reading the counts, Disable.
 -- 'instrumentation_metrics_missing' (added: 2026-12-02, written at a clean
 -- exit once the engine resolved its metrics): the engine's SASS metrics the
 -- chip refused (cuptiSassMetricsGetProperties failed), comma-joined, or

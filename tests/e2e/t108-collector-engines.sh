@@ -332,7 +332,7 @@ like inst "range profiler not used" "$(meta inst engine_range_profiler)" "not us
 expect inst "instrumentation ran" "$(meta inst engine_instrumentation)" "ran: 2 launches, 1 graph launch"
 like inst "kernels traced concurrently, serialized while served (the SASS counts need it)" "$(meta inst kernel_activity)" "concurrent, serialized*only while an instrumented launch ran"
 expect norperm "the default keeps concurrent kernels" "$(meta norperm kernel_activity)" ""
-like inst "instrumentation time split by phase" "$(meta inst instrumented_launches)" "3 launches, * ms (waiting for queued work *, enable *, patched run *, flush *, disable *)"
+like inst "instrumentation time split by phase" "$(meta inst instrumented_launches)" "3 launches, * ms (waiting for queued work *, kernel tracing swaps *, enable *, patched run *, flush *, disable *)"
 expect inst "activity records in pinned host memory (device buffers hung the engine)" "$(meta inst activity_buffer)" "host-pinned"
 expect norperm "the default keeps CUPTI's device buffers" "$(meta norperm activity_buffer)" "device"
 # A function whose mangled name is longer than a record's copy (256 bytes): its counts are its own
