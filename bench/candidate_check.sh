@@ -4,14 +4,16 @@
 # bench/candidate_check.sh [STAGE]: a collector variant judged as the
 # default would be, in one device call (carry [".stage"]:
 # `sh bench/candidate_check.sh .stage`). The variant is CANDIDATE, a list
-# of VAR=VALUE words (default "GPUHIER_DIAG_SESSION=kept
-# GPUHIER_DIAG_RP_RUNS=1": the kept session with group runs, docs/sampling.md
-# "Group runs"), exported for every gpuhier run of the parts:
+# of VAR=VALUE words exported for every gpuhier run of the parts, or
+# "none" (the default: nothing exported, so the parts judge the default
+# itself; the kept session with group runs, docs/sampling.md "Group runs",
+# was the candidate until it became the default on 2026-12-04):
 #   tests   tests/gpu/run-all.sh: every GPU test (TESTS_BUDGET_S, 230);
 #   stress  bench/stress/stress.py: nine rows, native and default, 12 jobs
 #           (STRESS_BUDGET_S, 70);
 #   cost    bench/cost_vs_ncu.py --runs 3, beside ncu unless
-#           CANDIDATE_NO_NCU=1 (COST_BUDGET_S: the rest);
+#           CANDIDATE_NO_NCU=1 (COST_BUDGET_S: the rest; COST_ARGS: more
+#           arguments, e.g. "--parts every --runs 1");
 #   spread  bench/agreement/spread_agree.py: its values against ncu's on
 #           the same launches (SPREAD_BUDGET_S, 130).
 # CANDIDATE_PARTS (default tests,stress,cost) picks the parts, in that
@@ -29,11 +31,12 @@ out=${OUT:-out/candidate}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 w=$(mktemp -d)
-candidate=${CANDIDATE:-GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_RUNS=1}
+candidate=${CANDIDATE:-none}
 parts=${CANDIDATE_PARTS:-tests,stress,cost}
 budget=${BUDGET_S:-560}
 t_start=$(date +%s)
 envs=""
+[ "$candidate" = none ] && candidate=""
 for kv in $candidate; do
     # shellcheck disable=SC2163 # kv holds VAR=VALUE: that variable is exported
     case $kv in *=*) export "$kv"; envs="$envs --env $kv" ;; *) echo "candidate_check: not VAR=VALUE: $kv" >&2; exit 2 ;; esac
@@ -55,7 +58,7 @@ want() {
     echo "$lim"
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), stage $(cat "$stage/COMMIT" 2> /dev/null); candidate: $candidate"
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), stage $(cat "$stage/COMMIT" 2> /dev/null); candidate: ${candidate:-none (the default)}"
     if lim=$(want tests "${TESTS_BUDGET_S:-230}"); then
         OUT="$w/tests" DEADLINE_S=$lim timeout -k 5 $((lim + 20)) sh "$root/tests/gpu/run-all.sh" "$stage" > "$w/tests.log" 2>&1
         echo "== tests: status $?"
@@ -65,16 +68,16 @@ want() {
         timeout -k 5 $((lim + 20)) python3 "$root/bench/stress/stress.py" --stage "$stage" --runs 20 --jobs 12 \
             --rows ret,exit,thread_exit,bg,nosync,fork,segv,abort,torch --modes native,default \
             --deadline $((lim - 15)) --timeout 60 --out "$w/stress.md" --json "$w/stress.json" \
-            --title "candidate: $candidate, stage $(cat "$stage/COMMIT" 2> /dev/null)" > "$w/stress.log" 2>&1
+            --title "candidate: ${candidate:-none (the default)}, stage $(cat "$stage/COMMIT" 2> /dev/null)" > "$w/stress.log" 2>&1
         echo "== stress: status $?"
         grep '^- \|^| ' "$w/stress.md" 2> /dev/null
     fi
     if lim=$(want cost "${COST_BUDGET_S:-$budget}"); then
         ncu=""
         [ "${CANDIDATE_NO_NCU:-0}" = 1 ] && ncu="--no-ncu"
-        # shellcheck disable=SC2086 # envs is a list of --env words
+        # shellcheck disable=SC2086 # envs is a list of --env words, COST_ARGS of arguments
         OUT="$w/cost" timeout -k 5 $((lim + 20)) python3 "$root/bench/cost_vs_ncu.py" "$stage" --runs 3 --ncu-runs 1 \
-            --keep-reports --deadline $((lim - 60)) $ncu $envs > "$w/cost.log" 2>&1
+            --keep-reports --deadline $((lim - 60)) $ncu $envs ${COST_ARGS:-} > "$w/cost.log" 2>&1
         echo "== cost: status $?"
         grep '^| \|run [0-9]:' "$w/cost/cost_vs_ncu.md" "$w/cost.log" 2> /dev/null | sed 's/^[^:]*://'
     fi

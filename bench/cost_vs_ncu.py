@@ -41,7 +41,9 @@ launch; report <= 1 KB per profiled launch) and writes it to
 OUT/cost_vs_ncu.md. A run that failed or timed out is shown as such, never
 dropped. Usage: cost_vs_ncu.py STAGE [--steps N] [--runs N] [--ncu-runs N]
 [--timeout S] [--deadline S] [--no-warmup] [--no-ncu] [--keep-reports] [--env KEY=VALUE ...]
-(STAGE from scripts/stage.sh). --env sets a variable for the gpuhier runs
+[--parts default,trace,ncu,every] [--workloads torch,jax] (STAGE from scripts/stage.sh;
+--parts and --workloads pick runs: `--parts every` is the every-launch rows with
+the native torch runs they subtract). --env sets a variable for the gpuhier runs
 only (a collector variant, e.g. GPUHIER_INSTRUMENT=both), never for the
 native or ncu runs; the table's header names the variables.
 """
@@ -99,6 +101,20 @@ def med(xs):
     return statistics.median(ok) if ok else None
 
 
+# the runs --parts picks: native and default per workload, the trace-only baseline, ncu per
+# launch configuration, the every-launch rows (gpuhier twice and ncu on 200 launches)
+PARTS = ("default", "trace", "ncu", "every")
+
+
+def parse_list(ap, opt, text, allowed):
+    """The comma-separated words of `text`, each one of `allowed` (else the parser's error)."""
+    words = [w for w in text.split(",") if w]
+    bad = [w for w in words if w not in allowed]
+    if bad or not words:
+        ap.error("%s wants some of %s, got %r" % (opt, ",".join(allowed), text))
+    return words
+
+
 def fmt(x, unit="s"):
     return "-" if x is None else ("%.2f %s" % (x, unit)).strip()
 
@@ -119,7 +135,13 @@ def main():
                          "the budget profiled, read afterwards without a GPU)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="a variable for the gpuhier runs only (a collector variant)")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help="which runs, comma-separated, of %s (default all; 'every' alone still "
+                         "runs the native torch runs it subtracts)" % ",".join(PARTS))
+    ap.add_argument("--workloads", default="torch,jax", help="of torch,jax (default both)")
     a = ap.parse_args()
+    parts = parse_list(ap, "--parts", a.parts, PARTS)
+    wanted = parse_list(ap, "--workloads", a.workloads, ("torch", "jax"))
     for kv in a.env:
         if "=" not in kv or not kv.split("=", 1)[0]:
             ap.error("--env wants KEY=VALUE, got %r" % kv)
@@ -136,6 +158,10 @@ def main():
                   "--warmup", "1"],
         "jax": ["python3", os.path.join(root, "bench/suite/jax_mlp.py")],
     }
+    # 'every' subtracts the native torch time: without 'default' the native runs still come
+    if "every" in parts and "torch" not in wanted:
+        wanted.append("torch")
+    progs = {k: v for k, v in progs.items() if k in wanted}
     res = {}  # (prog, variant) -> [(seconds, rc)]
     notes = {}
     skipped = []
@@ -159,13 +185,15 @@ def main():
         # loads the libraries and the driver cold (19.6 s against 12.4-13.5 s
         # for PyTorch on 2026-12-04), then native and default alternate, so
         # drift falls on both
-        for _ in timed(prog, "native", cmd, 1 if a.warmup else 0, keep=False, first=0):
+        # native runs for the default's ratio, and torch's for the every-launch rows' cost per launch
+        nn = 1 if "default" in parts or (prog == "torch" and "every" in parts) else 0
+        for _ in timed(prog, "native", cmd, nn if a.warmup else 0, keep=False, first=0):
             pass
         for r in range(1, a.runs + 1):
-            for _ in timed(prog, "native", cmd, 1, first=r):
+            for _ in timed(prog, "native", cmd, nn, first=r):
                 pass
             for err in timed(prog, "default", [g, "run", "-f", "-o", "%s.db" % prog, "--no-analyze", "--"] + cmd,
-                             1, ghenv, first=r):
+                             1 if "default" in parts else 0, ghenv, first=r):
                 m, p = COVER.search(err), PROFILED.search(err)
                 db = os.path.join(work, "%s.db" % prog)
                 size = os.path.getsize(db) if os.path.exists(db) else None
@@ -181,31 +209,32 @@ def main():
     # the report-size baseline: the same program traced without counters (what a profile adds is the rest)
     for prog, cmd in progs.items():
         for _ in timed(prog, "trace", [g, "run", "-f", "-o", "%s-trace.db" % prog, "--no-analyze", "--mode",
-                                       "trace", "--"] + cmd, 1, ghenv):
+                                       "trace", "--"] + cmd, 1 if "trace" in parts else 0, ghenv):
             db = os.path.join(work, "%s-trace.db" % prog)
             notes.setdefault(prog, {})["trace_bytes"] = os.path.getsize(db) if os.path.exists(db) else None
     ncu = ["ncu", "--metrics", GROUP1, "--csv", "--log-file", os.path.join(work, "ncu.csv")]
-    if a.no_ncu:
+    if a.no_ncu or "ncu" not in parts or "torch" not in progs:
         a.ncu_runs = 0
+    # the every-launch rows: torch only, once each, never with --no-ncu
+    every = 0 if a.no_ncu or "every" not in parts else 1
     for _ in timed("torch", "ncu per config", ncu + ["--filter-mode", "per-launch-config", "-c", "1"] +
-                   progs["torch"], a.ncu_runs):
+                   progs.get("torch", []), a.ncu_runs):
         pass
     for _ in timed("torch", "all 200", [g, "run", "-f", "-o", "all.db", "--no-analyze", "--sample", "all",
-                                        "--launch-count", "200", "--"] + progs["torch"], 0 if a.no_ncu else 1,
-                   ghenv):
+                                        "--launch-count", "200", "--"] + progs.get("torch", []), every, ghenv):
         pass
     # the same metrics as ncu's: group 1 alone, the range profiler alone (no
     # instrumentation, no group rotation), so the per-launch cost compares
     # like for like; the row above is what a user of --sample all pays
     for _ in timed("torch", "all 200 group 1", [g, "run", "-f", "-o", "all1.db", "--no-analyze", "--sample", "all",
                                                 "--counters", "hardware", "--metric-set", "none", "--metrics",
-                                                GROUP1, "--launch-count", "200", "--"] + progs["torch"],
-                   0 if a.no_ncu else 1, ghenv):
+                                                GROUP1, "--launch-count", "200", "--"] + progs.get("torch", []),
+                   every, ghenv):
         pass
-    for _ in timed("torch", "ncu 200", ncu + ["-c", "200"] + progs["torch"], 0 if a.no_ncu else 1):
+    for _ in timed("torch", "ncu 200", ncu + ["-c", "200"] + progs.get("torch", []), every):
         pass
 
-    nat = {p: med(res.get((p, "native"), [])) for p in progs}
+    nat = {p: med(res.get((p, "native"), [])) for p in ("torch", "jax")}
     rows = []
 
     def ratio(x, y):
@@ -234,10 +263,12 @@ def main():
     lines = [
         "## %s, %s, stage %s" % (stamp, gpu_name(), stage_commit(stage)),
         "",
-        "`python3 bench/cost_vs_ncu.py STAGE --steps %d --runs %d --ncu-runs %d%s%s` "
+        "`python3 bench/cost_vs_ncu.py STAGE --steps %d --runs %d --ncu-runs %d%s%s%s` "
         "(medians of the runs that ended with status 0%s; every run is listed in the log)." % (
             a.steps, a.runs, a.ncu_runs, "" if a.warmup else " --no-warmup",
             "".join(" --env " + kv for kv in a.env),
+            "" if parts == list(PARTS) and set(wanted) == {"torch", "jax"}
+            else " --parts %s --workloads %s" % (",".join(parts), ",".join(progs)),
             ", native and default alternating after one untimed native run" if a.warmup else ""),
         "",
         "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by working kernel time) "

@@ -51,7 +51,9 @@ rc, text, _ = run({"CANDIDATE": "GPUHIER_DIAG_SESSION=kept BAD"}, bin_ + os.path
 check(rc == 2 and "not VAR=VALUE: BAD" in text, "a word that is not VAR=VALUE refused (got %d: %s)" % (rc, text.strip()))
 rc, text, out = run({"CANDIDATE_PARTS": "none"}, bin_ + os.pathsep + sysdirs)
 check(rc == 0, "no part asked for: exit 0 (got %d)" % rc)
-check("candidate: GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_RUNS=1" in text, "the default candidate is named")
+check("candidate: none (the default)" in text, "the default candidate is the default, nothing exported")
+rc, text, _ = run({"CANDIDATE_PARTS": "none", "CANDIDATE": "GPUHIER_DIAG_SESSION=launch"}, bin_ + os.pathsep + sysdirs)
+check(rc == 0 and "candidate: GPUHIER_DIAG_SESSION=launch" in text, "a candidate's variables are named")
 for part in ("tests", "stress", "cost", "spread"):
     check("== %s: not asked for" % part in text, "part %s said not asked for" % part)
 rc, text, out2 = run({"CANDIDATE_PARTS": "tests", "BUDGET_S": "20"}, bin_ + os.pathsep + sysdirs)
