@@ -1364,8 +1364,13 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
     if (extras == ENGINE_GROUP && l->func && gh.cuFuncGetAttribute &&
         gh.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l->func) == CUDA_SUCCESS)
         tls_prof_local = local;
+    /* GPUHIER_DIAG_RP_KERNEL_SWAP=1: kernels traced with KIND_KERNEL while the launch is served */
+    if (opt.rp_kernel_swap)
+        kernel_activity_pause();
     /* another thread may have met busy counters since this launch was decided */
     int rc = backing_off() ? -EBUSY : prof_begin(l->ctx, extras, l->corr);
+    if (rc != 0 && opt.rp_kernel_swap)
+        kernel_activity_resume();
     if (rc == 0) {
         if (atomic_load(&R.busy_attempts)) {
             R.busy_consecutive = 0;
@@ -1388,6 +1393,8 @@ rangeprof_launch_end(int launch_ok)
         kept_end(launch_ok);
     else
         prof_finish(launch_ok);
+    if (opt.rp_kernel_swap)
+        kernel_activity_resume();
     atomic_store(&R.last_prof_ns, mono_ns());
     atomic_store(&R.prof_busy, 0);
     pthread_mutex_unlock(&R.prof_lock);

@@ -144,6 +144,10 @@ options_read(void)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "
                "through instrumented launches (diagnosis; it crashed PyTorch by SIGSEGV in 1 of 2 "
                "runs on the H200, docs/sampling.md)");
+    opt.rp_kernel_swap = env("GPUHIER_DIAG_RP_KERNEL_SWAP") != NULL;
+    if (opt.rp_kernel_swap)
+        gh_say("GPUHIER_DIAG_RP_KERNEL_SWAP: range-profiled launches traced with "
+               "CUPTI_ACTIVITY_KIND_KERNEL (diagnosis)");
     long stacks_s;
     opt.diag_stacks =
         env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0
