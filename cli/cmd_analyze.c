@@ -205,8 +205,9 @@ print_text(sqlite3 *db, const char *path, int top, int all)
     double gm_pct = 0;
     if (analyzer_groups_missing(db, &gm, &gm_pct) == 0 && gm > 0)
         printf("note: %lld configuration%s (%.1f %% of the %s kernel time) got only some of the "
-               "one-pass counter groups (launched fewer times than there are groups, or deferred "
-               "by the budget); the rules that read the missing counters did not judge %s "
+               "one-pass counter groups (launched fewer times than there are groups, deferred by "
+               "the budget, or waiting for their group's run: docs/sampling.md \"Group runs\"); "
+               "the rules that read the missing counters did not judge %s "
                "(v_config_groups lists them; docs/analyzer.md)\n\n",
                gm, gm == 1 ? "" : "s", gm_pct, store_has_waiting(db) ? "working" : "traced",
                gm == 1 ? "it" : "them");

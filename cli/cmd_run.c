@@ -298,8 +298,8 @@ print_coverage(sqlite3 *db, const char *shown)
     if (cov.groups_partial > 0)
         fprintf(stderr,
                 "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "
-                "groups (launched fewer times than there are groups, or deferred by the "
-                "budget)\n",
+                "groups (launched fewer times than there are groups, deferred by the "
+                "budget, or waiting for their group's run)\n",
                 shown, cov.groups_partial, cov.groups_partial == 1 ? "" : "s");
 }
 
