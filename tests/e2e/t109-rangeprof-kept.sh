@@ -95,6 +95,19 @@ expect kept "unsampled kernels outside every range" "$(out kept fake_kernels_out
 expect kept "one session, decoded once (before the graph launch)" \
     "$(grep -c 'kept session drained: ranges 2 of 2 dropped 0 why -' "$tmp/kept.err")" 1
 expect kept "no range discarded" "$(q kept "SELECT count(*) FROM event WHERE code = 'batch_dropped'")" 0
+# 2b. Concurrent-kernel tracing adds instructions to the kernels it traces on the H200 (8 warp
+#     instructions per warp: docs/agreement.md); the fake counts the ranged kernels that ran while it
+#     was on. The default does (so the check can fail); GPUHIER_DIAG_RP_KERNEL_SWAP=1 swaps to
+#     CUPTI_ACTIVITY_KIND_KERNEL around each range-profiled launch, in both sessions, and every
+#     kernel keeps its record and its time.
+run swap GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_KERNEL_SWAP=1
+run swapl GPUHIER_DIAG_RP_KERNEL_SWAP=1
+expect kept "ranged kernels traced concurrently without the swap" "$(out kept fake_ranged_kernels_traced_concurrently)" 2
+expect swap "none with the swap (kept session)" "$(out swap fake_ranged_kernels_traced_concurrently)" 0
+expect swapl "none with the swap (one session per launch)" "$(out swapl fake_ranged_kernels_traced_concurrently)" 0
+expect swap "the same values on the same launches" "$(values swap)" "$(values kept)"
+expect swap "every kernel timed" "$(q swap "SELECT count(*) FROM launch WHERE start_ns IS NULL")" 0
+expect swap "the same launches as without the swap" "$(q swap "SELECT count(*) FROM launch")" "$(q kept "SELECT count(*) FROM launch")"
 
 # 3. Kept, every launch sampled: the six stream launches are six ranges of one session.
 run all GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all

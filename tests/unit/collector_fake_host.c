@@ -212,5 +212,8 @@ out:
     long (*outside)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_kernels_outside");
     if (pushes && outside)
         printf("fake_range_pushes=%ld\nfake_kernels_outside_ranges=%ld\n", pushes(), outside());
+    long (*conc)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_ranged_concurrent");
+    if (conc)
+        printf("fake_ranged_kernels_traced_concurrently=%ld\n", conc());
     return 0;
 }
