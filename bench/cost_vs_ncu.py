@@ -220,6 +220,7 @@ def main():
     for _ in timed("torch", "ncu per config", ncu + ["--filter-mode", "per-launch-config", "-c", "1"] +
                    progs.get("torch", []), a.ncu_runs):
         pass
+
     def every_note(err, variant):
         # how many launches the every-launch run profiled, and how (the kept session's batches)
         p = PROFILED.search(err)
