@@ -105,8 +105,6 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
     if ((v = getenv("GPUHIER_DIAG_RP_RUNS")) && *v) {
         if (!strcmp(v, "0"))
             o->run_floor = -1;
-        else if (!strcmp(v, "1"))
-            o->run_floor = SAMPLING_RUN_FLOOR;
         else if (optvalue_count(v, 0, &o->run_floor) != 0) {
             snprintf(err, n, "bad GPUHIER_DIAG_RP_RUNS '%s': expected 0, 1 or a floor of launches",
                      v);

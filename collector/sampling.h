@@ -56,8 +56,10 @@ struct sampling_opts {
                            a configuration's next later group is the one last given to any
                            configuration when it still lacks it (no config image switch:
                            docs/rangeprof-cost.md), else its first missing one in order */
-    long run_floor;          /* config mode with groups: group runs (GPUHIER_DIAG_RP_RUNS; < 0
-                                off, the default): every profile of a run takes the run's one
+    long run_floor;          /* config mode with groups: group runs (< 0 off, as in
+                                SAMPLING_OPTS_DEFAULT; sampling_opts_from_env() sets
+                                SAMPLING_RUN_FLOOR, the collector's default, unless
+                                GPUHIER_DIAG_RP_RUNS=0): every profile of a run takes the run's one
                                 group, so the config image changes once a run, not at nearly
                                 every profile; the run moves to the next group (after the last,
                                 back to the first) at a launch that would wait, once the
