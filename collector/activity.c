@@ -35,6 +35,7 @@
 
 #define POOL_BUFFERS 64
 #define POOL_BUFFER_BYTES (1u << 20)
+#define POOL_WAIT_MS 500
 
 static struct {
     /* Activity buffers. */
@@ -42,6 +43,8 @@ static struct {
     int pool_free[POOL_BUFFERS];
     int npool_free;
     pthread_mutex_t pool_lock;
+    pthread_cond_t pool_cond; /* a buffer came back (CLOCK_MONOTONIC) */
+    atomic_long pool_waits;   /* requests that found the pool empty */
     atomic_int activity_on;   /* CUPTI activity is enabled: the flusher may flush */
     uint32_t flush_flag;      /* the periodic flush's flag (GPUHIER_FLUSH_FORCED: forced) */
     atomic_long buffers_seen; /* activity buffers CUPTI returned */
@@ -57,6 +60,13 @@ static struct {
 
 /* ------------------------------------------------------------ activity buffers */
 
+/*
+ * A buffer from the pool. When every buffer is out (each flush hands over
+ * the buffer it had, however few records it held: a kernel-kind swap
+ * flushes twice per served launch), the writer is woken and the request
+ * waits for a buffer it gives back, at most POOL_WAIT_MS, before CUPTI is
+ * left without one (and drops records, counting them).
+ */
 static void CUPTIAPI
 buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
@@ -64,6 +74,18 @@ buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
     *size = 0;
     *max_records = 0;
     pthread_mutex_lock(&A.pool_lock);
+    if (A.npool_free == 0) {
+        atomic_fetch_add(&A.pool_waits, 1);
+        writer_wake();
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += POOL_WAIT_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        while (A.npool_free == 0 &&
+               pthread_cond_timedwait(&A.pool_cond, &A.pool_lock, &until) != ETIMEDOUT)
+            ;
+    }
     if (A.npool_free > 0) {
         int i = A.pool_free[--A.npool_free];
         *buffer = A.pool[i];
@@ -79,6 +101,7 @@ buf_release(uint8_t *buf)
     for (int i = 0; i < POOL_BUFFERS; i++)
         if (A.pool[i] == buf) {
             A.pool_free[A.npool_free++] = i;
+            pthread_cond_signal(&A.pool_cond);
             break;
         }
     pthread_mutex_unlock(&A.pool_lock);
@@ -190,6 +213,11 @@ static _Atomic int kernel_kind;
 void
 init_activity(void)
 {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&A.pool_cond, &ca);
+    pthread_condattr_destroy(&ca);
     for (int i = 0; i < POOL_BUFFERS; i++) {
         A.pool[i] = aligned_alloc(8, POOL_BUFFER_BYTES);
         if (A.pool[i])
@@ -229,14 +257,14 @@ init_activity(void)
          * the whole run, and a graph launch's kernel nodes keep their times
          * (under KIND_KERNEL all but its first came untimed).
          * GPUHIER_DIAG_SERIALIZED_KERNELS=1 keeps KIND_KERNEL for the whole
-         * run. The range profiler alone (the default) keeps concurrent kernels.
+         * run. A range-profiled launch is swapped too (opt.rp_kernel_swap):
+         * concurrent-kernel tracing adds instructions to the kernels it
+         * traces, and the range profiler counted them (2026-12-04,
+         * docs/agreement.md).
          */
-        if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only &&
-            opt.instrument != ENGINES_RANGEPROF) {
-            if (opt.concurrent_toggle) {
-                push_meta("kernel_activity", "concurrent, serialized (CUPTI_ACTIVITY_KIND_KERNEL) "
-                                             "only while an instrumented launch ran");
-            } else {
+        if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !opt.trace_only) {
+            int inst = opt.instrument != ENGINES_RANGEPROF;
+            if (inst && !opt.concurrent_toggle) {
                 kind = CUPTI_ACTIVITY_KIND_KERNEL;
                 const char *why =
                     "serialized: CUPTI_ACTIVITY_KIND_KERNEL, since the instrumentation engine "
@@ -244,6 +272,13 @@ init_activity(void)
                     "streams did not overlap in this run";
                 push_meta("kernel_activity", why);
                 push_event("info", "kernels_serialized", "%s", why);
+            } else if (opt.concurrent_toggle && (inst || opt.rp_kernel_swap)) {
+                push_meta("kernel_activity",
+                          opt.rp_kernel_swap
+                              ? "concurrent, serialized (CUPTI_ACTIVITY_KIND_KERNEL) only while a "
+                                "launch was served (instrumented or range-profiled)"
+                              : "concurrent, serialized (CUPTI_ACTIVITY_KIND_KERNEL) only while an "
+                                "instrumented launch ran");
             }
         }
         CUptiResult rc = gh.cuptiActivityEnable(kind);
@@ -310,6 +345,19 @@ kernel_activity_resume(void)
                          "after an instrumented launch");
     else if (opt.sass_kernel_gate && kind)
         gh.cuptiActivityEnable((CUpti_ActivityKind)kind);
+}
+
+void
+activity_exit_notes(void)
+{
+    long waits = atomic_load(&A.pool_waits);
+    if (waits > 0) {
+        char v[160];
+        snprintf(v, sizeof(v),
+                 "%ld requests found the %d activity buffers out and waited for the writer", waits,
+                 POOL_BUFFERS);
+        push_meta("activity_buffer_waits", v);
+    }
 }
 
 void

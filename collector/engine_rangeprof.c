@@ -1364,7 +1364,7 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
     if (extras == ENGINE_GROUP && l->func && gh.cuFuncGetAttribute &&
         gh.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l->func) == CUDA_SUCCESS)
         tls_prof_local = local;
-    /* GPUHIER_DIAG_RP_KERNEL_SWAP=1: kernels traced with KIND_KERNEL while the launch is served */
+    /* kernels traced with KIND_KERNEL while the launch is served (GPUHIER_DIAG_RP_KERNEL_SWAP=0: not) */
     if (opt.rp_kernel_swap)
         kernel_activity_pause();
     /* another thread may have met busy counters since this launch was decided */

@@ -142,6 +142,7 @@ finish(void)
             push_event("warning", "exit_launch_in_engine", "%s", msg);
         }
         flush_forced();
+        activity_exit_notes();
     }
     engine_exit_notes();
     sampler_at_exit();

@@ -144,10 +144,18 @@ options_read(void)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "
                "through instrumented launches (diagnosis; it crashed PyTorch by SIGSEGV in 1 of 2 "
                "runs on the H200, docs/sampling.md)");
-    opt.rp_kernel_swap = env("GPUHIER_DIAG_RP_KERNEL_SWAP") != NULL;
-    if (opt.rp_kernel_swap)
-        gh_say("GPUHIER_DIAG_RP_KERNEL_SWAP: range-profiled launches traced with "
-               "CUPTI_ACTIVITY_KIND_KERNEL (diagnosis)");
+    /*
+     * Concurrent-kernel tracing runs code in every kernel it traces on the
+     * H200 (8 warp instructions per warp and a host-memory write: docs/
+     * agreement.md), so a range-profiled launch is traced with KIND_KERNEL
+     * (since 2026-12-04); GPUHIER_DIAG_RP_KERNEL_SWAP=0 (diagnosis) leaves
+     * concurrent tracing on through ranges, as before.
+     */
+    const char *swap = env("GPUHIER_DIAG_RP_KERNEL_SWAP");
+    opt.rp_kernel_swap = !swap || strcmp(swap, "0") != 0;
+    if (!opt.rp_kernel_swap)
+        gh_say("GPUHIER_DIAG_RP_KERNEL_SWAP=0: range-profiled launches traced concurrently, "
+               "their counts include concurrent-kernel tracing's instructions (diagnosis)");
     long stacks_s;
     opt.diag_stacks =
         env("GPUHIER_DIAG_STACKS") && optvalue_count(env("GPUHIER_DIAG_STACKS"), 0, &stacks_s) == 0

@@ -74,9 +74,9 @@ struct options {
     int rp_through_inst; /* GPUHIER_DIAG_RP_THROUGH_INST=1: with both engines an instrumented launch
                             leaves the range profiler enabled (never started), so the next profile
                             pays no new enable (diagnosis; sampler.c serve_lock()) */
-    int rp_kernel_swap;  /* GPUHIER_DIAG_RP_KERNEL_SWAP=1: a range-profiled launch is traced with
-                           CUPTI_ACTIVITY_KIND_KERNEL, as an instrumented one (diagnosis: does
-                           concurrent-kernel tracing add instructions to the profiled kernel?) */
+    int rp_kernel_swap;  /* a range-profiled launch is traced with CUPTI_ACTIVITY_KIND_KERNEL, as
+                           an instrumented one (the default; GPUHIER_DIAG_RP_KERNEL_SWAP=0 leaves
+                           concurrent-kernel tracing, which adds instructions, on: diagnosis) */
     int diag_exit_no_wait; /* GPUHIER_DIAG_EXIT_NO_WAIT=1: the exit neither waits for another
                               thread's served launch nor lets its EXIT through (the collector
                               before 2026-12-03's fix; diagnosis, docs/collector.md "At exit") */

@@ -138,6 +138,13 @@ PRAGMA user_version = 2;
 -- chip refused (cuptiSassMetricsGetProperties failed), comma-joined, or
 -- 'none'. v_inst's columns of a missing metric read 0: this key tells
 -- that 0 from a count of 0.
+-- 'activity_buffer_waits' (added: 2026-12-04, written at a clean exit when
+-- it happened): '<n> requests found the 64 activity buffers out and waited
+-- for the writer': CUPTI asked for a buffer while all of the collector's
+-- were queued for the writer; each request waited (at most 500 ms) for one
+-- to come back rather than leave CUPTI without one (which drops records,
+-- run.activity_dropped). Each kernel-kind swap flushes a buffer however few
+-- records it holds (docs/collector.md).
 -- 'activity_buffer' (added: 2026-12-02, profile mode): where CUPTI kept the
 -- activity records the device writes: 'host-pinned' when the
 -- instrumentation engine may run (with device buffers it deadlocked about

@@ -97,19 +97,18 @@ expect kept "one session, decoded once (before the graph launch)" \
 expect kept "no range discarded" "$(q kept "SELECT count(*) FROM event WHERE code = 'batch_dropped'")" 0
 # 2b. Concurrent-kernel tracing adds instructions to the kernels it traces on the H200 (8 warp
 #     instructions per warp: docs/agreement.md); the fake counts the ranged kernels that ran while it
-#     was on. The default does (so the check can fail); GPUHIER_DIAG_RP_KERNEL_SWAP=1 swaps to
-#     CUPTI_ACTIVITY_KIND_KERNEL around each range-profiled launch, in both sessions, and every
-#     kernel keeps its record and its time.
-run swap GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_KERNEL_SWAP=1
-run swapl GPUHIER_DIAG_RP_KERNEL_SWAP=1
-expect kept "ranged kernels traced concurrently without the swap" "$(out kept fake_ranged_kernels_traced_concurrently)" 2
-expect swap "none with the swap (kept session)" "$(out swap fake_ranged_kernels_traced_concurrently)" 0
-expect swapl "none with the swap (one session per launch)" "$(out swapl fake_ranged_kernels_traced_concurrently)" 0
-expect swap "the same values on the same launches" "$(values swap)" "$(values kept)"
-expect swap "every kernel timed" "$(q swap "SELECT count(*) FROM launch WHERE start_ns IS NULL")" 0
-expect swap "the same launches as without the swap" "$(q swap "SELECT count(*) FROM launch")" "$(q kept "SELECT count(*) FROM launch")"
+#     was on. By default a range-profiled launch is traced with CUPTI_ACTIVITY_KIND_KERNEL, in both
+#     sessions; GPUHIER_DIAG_RP_KERNEL_SWAP=0 leaves concurrent tracing on (so the check can fail),
+#     and every kernel keeps its record and its time either way.
+run noswap GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_RP_KERNEL_SWAP=0
+expect noswap "ranged kernels traced concurrently with GPUHIER_DIAG_RP_KERNEL_SWAP=0" "$(out noswap fake_ranged_kernels_traced_concurrently)" 2
+expect kept "none by default (kept session)" "$(out kept fake_ranged_kernels_traced_concurrently)" 0
+expect auto "none by default (one session per launch)" "$(out auto fake_ranged_kernels_traced_concurrently)" 0
+expect kept "the same values on the same launches" "$(values kept)" "$(values noswap)"
+expect kept "every kernel timed" "$(q kept "SELECT count(*) FROM launch WHERE start_ns IS NULL")" 0
+expect noswap "every kernel timed" "$(q noswap "SELECT count(*) FROM launch WHERE start_ns IS NULL")" 0
+expect kept "the same launches as without the swap" "$(q kept "SELECT count(*) FROM launch")" "$(q noswap "SELECT count(*) FROM launch")"
 
-# 3. Kept, every launch sampled: the six stream launches are six ranges of one session.
 run all GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all
 expect all "six launches profiled" "$(profiled all)" "1,2,3,4,5,6"
 expect all "six user ranges" "$(out all fake_range_pushes)" 6
@@ -126,6 +125,15 @@ expect many "76 launches profiled" "$(q many "SELECT count(*) FROM launch WHERE 
 expect many "two batches of 32, then the other 12" \
     "$(grep -o 'kept session drained: ranges [0-9]* of [0-9]*' "$tmp/many.err" | tr '\n' ',')" \
     "kept session drained: ranges 32 of 32,kept session drained: ranges 32 of 32,kept session drained: ranges 12 of 12,"
+# 4.1 A kernel-kind swap flushes CUPTI's buffers twice per profiled launch, each flush handing over a
+#     buffer however few records it holds: with 63 of the 64 buffers held (as CUPTI keeps one per
+#     context and stream) the requests wait for the writer to give one back instead of leaving CUPTI
+#     without one (before, the run's last records were lost in about 3 runs of 8 even without held
+#     buffers), and the report says they waited.
+run held many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all FAKE_HOLD_BUFFERS=63
+expect held "every launch traced with one free buffer" "$(q held "SELECT count(*) FROM launch")|$(q held "SELECT count(*) FROM launch WHERE profiled = 1")" "82|76"
+expect held "the waits are in the report" "$(q held "SELECT value LIKE '% requests found the 64 activity buffers out and waited for the writer' FROM meta WHERE key = 'activity_buffer_waits'")" 1
+expect many "every launch traced" "$(q many "SELECT count(*) FROM launch")" 82
 # 4a. A kept session whose decode fails: the batch is discarded, its event names the call, the
 #     error, the group and the batch's size (on the H200 it said only CUPTI_ERROR_UNKNOWN)
 run keptfail many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all GPUHIER_FAULT=range_decode:CUPTI_ERROR_UNKNOWN

@@ -684,6 +684,19 @@ cuptiActivityFlushAll(uint32_t flag)
             nanosleep(&(struct timespec){0, 1000000}, NULL);
         atomic_fetch_sub(&fake_in_flush, 1);
     }
+    /*
+     * FAKE_HOLD_BUFFERS=N: at the first flush, N of the collector's buffers
+     * are taken and kept for the whole run, as CUPTI keeps one per context
+     * and stream, so that few are left for the flushes.
+     */
+    static atomic_int held;
+    const char *hold = getenv("FAKE_HOLD_BUFFERS");
+    if (hold && F.req && !atomic_exchange(&held, 1))
+        for (int i = 0; i < atoi(hold); i++) {
+            uint8_t *b = NULL;
+            size_t sz = 0, mr = 0;
+            F.req(&b, &sz, &mr);
+        }
     for (;;) {
         pthread_mutex_lock(&F.lock);
         if (!F.npending || !F.req || !F.done) {
