@@ -170,23 +170,12 @@ static __thread char tls_name[REC_NAME_MAX];
 static __thread size_t tls_name_len;
 static __thread uint64_t tls_name_hash;
 
-/* FNV-1a, 64 bits */
-static uint64_t
-name_hash(const char *s, size_t *len)
-{
-    uint64_t h = 1469598103934665603ULL;
-    size_t n = 0;
-    for (; s[n]; n++)
-        h = (h ^ (unsigned char)s[n]) * 1099511628211ULL;
-    *len = n;
-    return h;
-}
-
 static void
 sass_serve_name(const char *name)
 {
     gh_copy(tls_name, sizeof(tls_name), name ? name : "");
-    tls_name_hash = name_hash(name ? name : "", &tls_name_len);
+    tls_name_hash = gh_name_hash(name);
+    tls_name_len = strlen(name ? name : "");
 }
 
 /* Whether `name` is the served function's (always, when the launch had no name). */
@@ -195,9 +184,7 @@ sass_served_name(const char *name)
 {
     if (!tls_name[0])
         return 1;
-    size_t len;
-    uint64_t h = name_hash(name, &len);
-    return len == tls_name_len && h == tls_name_hash &&
+    return strlen(name) == tls_name_len && gh_name_hash(name) == tls_name_hash &&
            !strncmp(name, tls_name, sizeof(tls_name) - 1);
 }
 
