@@ -100,6 +100,32 @@ queue_pop(struct queue *q, void *out)
     return 1;
 }
 
+static int64_t
+mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int
+queue_pop_before(struct queue *q, void *out, uint64_t until, int max_us)
+{
+    int64_t deadline = 0;
+    for (;;) {
+        size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
+        if ((int64_t)(until - pos) <= 0)
+            return 0;
+        if (queue_pop(q, out))
+            return 1;
+        if (!deadline)
+            deadline = mono_us() + max_us;
+        else if (mono_us() >= deadline)
+            return 0;
+        nanosleep(&(struct timespec){0, 10000}, NULL); /* the producer is between claim and write */
+    }
+}
+
 /* Whether at least wake_fill records are queued (the last of them fully written). */
 static int
 queue_filled(struct queue *q)

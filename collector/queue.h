@@ -73,7 +73,7 @@ int queue_push(struct queue *q, const void *rec, size_t n);
 static inline uint64_t
 queue_pushed(struct queue *q)
 {
-    return atomic_load_explicit(&q->head, memory_order_relaxed);
+    return atomic_load_explicit(&q->head, memory_order_seq_cst);
 }
 
 /*
@@ -81,6 +81,15 @@ queue_pushed(struct queue *q)
  * record was popped, 0 when the queue is empty. Consumer thread only.
  */
 int queue_pop(struct queue *q, void *out);
+
+/*
+ * Like queue_pop(), for the records claimed before `until` (a queue_pushed()
+ * value): a slot a producer has claimed but not yet written stops
+ * queue_pop(); this waits for it, yielding, at most `max_us`. Returns 1
+ * when a record was popped, 0 when every record before `until` was popped
+ * or the wait ran out. Consumer thread only.
+ */
+int queue_pop_before(struct queue *q, void *out, uint64_t until, int max_us);
 
 /*
  * Consumer: waits until the queue holds `wake_fill` records, queue_wake()

@@ -6,7 +6,7 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|cluster|conditional|seen|again]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|threads|cluster|conditional|seen|again]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
@@ -29,6 +29,8 @@
  * profile) stops and joins the thread, then prints fake_violations= and
  * fake_rangeprof_started= (1: a profiled launch's range was left started)
  * and the SASS SetConfig and UnsetConfig calls.
+ * With `threads`, tests/gpu/multistream's shape: 8 threads, each launching
+ * copy and strided in turns, 200 launches a thread.
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
  * (fake_range_pushes=, fake_kernels_outside_ranges=), the SASS SetConfig
@@ -80,6 +82,21 @@ bg_exit(void)
            bg_started ? bg_started() : -1);
     if (bg_sets && bg_unsets)
         printf("fake_sass_configs=%d\nfake_sass_unsets=%d\n", bg_sets(), bg_unsets());
+}
+
+/* `threads`: multistream's shape (tests/gpu/multistream.cu): 8 threads, each 200 launches of copy and
+ * strided in turns */
+static void *
+threads_loop(void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < 200; k++) {
+        if (k % 2)
+            launch(strided_fn, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+        else
+            launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+    }
+    return NULL;
 }
 
 static void *
@@ -136,6 +153,16 @@ main(int argc, char **argv)
         struct timespec ts = {0, 100000000L};
         nanosleep(&ts, NULL);
         return 0; /* the thread is still launching */
+    }
+    if (argc > 2 && !strcmp(argv[2], "threads")) {
+        strided_fn = strided;
+        pthread_t th[8];
+        for (int t = 0; t < 8; t++)
+            pthread_create(&th[t], NULL, threads_loop, NULL);
+        for (int t = 0; t < 8; t++)
+            pthread_join(th[t], NULL);
+        printf("fake_violations=%d\n", violations());
+        return 0;
     }
     if (argc > 2 && !strcmp(argv[2], "loop")) {
         for (int i = 0; i < 20; i++) {

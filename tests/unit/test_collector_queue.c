@@ -105,6 +105,62 @@ test_collector_queue_full_drops(void)
     queue_release(&q);
 }
 
+/*
+ * A producer that claimed a slot (head advanced) but has not finished
+ * writing it: queue_pop() stops there, so the writer would parse an
+ * activity buffer holding that launch's kernel record before the launch
+ * record itself (the kernel record then joined nothing: one launch in
+ * about 85 runs of the fake's `threads` on this machine, and t151's one
+ * failure on the H200). queue_pop_before() waits for it.
+ */
+struct late_arg {
+    struct queue *q;
+    size_t slot;
+    long value;
+};
+
+static void *
+late_commit(void *p)
+{
+    struct late_arg *a = p;
+    nanosleep(&(struct timespec){0, 20 * 1000000L}, NULL);
+    size_t i = a->slot & (a->q->cap - 1);
+    memcpy(a->q->slots + i * a->q->rec_bytes, &a->value, sizeof(a->value));
+    atomic_store_explicit(&a->q->seq[i], a->slot + 1, memory_order_release);
+    return NULL;
+}
+
+static void
+test_collector_queue_pop_before_waits_for_a_claimed_slot(void)
+{
+    struct queue q;
+    CHECK(queue_init(&q, 8, sizeof(long)) == 0);
+    long v = 1;
+    CHECK(queue_push(&q, &v, sizeof(v)) == 0);
+    /* a second producer claims slot 1 and is preempted before writing it */
+    struct late_arg a = {&q, atomic_fetch_add(&q.head, 1), 2};
+    v = 3;
+    CHECK(queue_push(&q, &v, sizeof(v)) == 0);
+    size_t until = queue_pushed(&q);
+    CHECK_EQ_INT((long)until, 3);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, late_commit, &a) == 0);
+    long out = 0;
+    CHECK(queue_pop(&q, &out) == 1 && out == 1);
+    CHECK(queue_pop(&q, &out) == 0); /* the race: the claimed slot stops a plain pop */
+    CHECK(queue_pop_before(&q, &out, until, 1000000) == 1);
+    CHECK_EQ_INT(out, 2);
+    CHECK(queue_pop_before(&q, &out, until, 1000000) == 1);
+    CHECK_EQ_INT(out, 3);
+    CHECK(queue_pop_before(&q, &out, until, 1000000) == 0); /* nothing before `until` is left */
+    pthread_join(t, NULL);
+    /* a slot claimed and never written: the wait is bounded */
+    atomic_fetch_add(&q.head, 1);
+    until = queue_pushed(&q);
+    CHECK(queue_pop_before(&q, &out, until, 1000) == 0);
+    queue_release(&q);
+}
+
 static double
 secs_now(void)
 {
@@ -1206,6 +1262,8 @@ static const struct check_test tests[] = {
     {"test_collector_writer_allocations", test_collector_writer_allocations},
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
+    {"test_collector_queue_pop_before_waits_for_a_claimed_slot",
+     test_collector_queue_pop_before_waits_for_a_claimed_slot},
     {"test_collector_queue_wake_fill", test_collector_queue_wake_fill},
     {"test_collector_cubin_lineinfo", test_collector_cubin_lineinfo},
     {"test_collector_writer_8_producers", test_collector_writer_8_producers},
