@@ -42,9 +42,10 @@ void start_flusher(void);
  * Both do nothing otherwise or before init_activity().
  */
 void kernel_activity_pause(void);
+void kernel_activity_resume(void);
+
 /* At a clean exit, after the last flush: meta activity_buffer_waits when a buffer request waited. */
 void activity_exit_notes(void);
-void kernel_activity_resume(void);
 
 /* Stops and joins the flusher: afterwards no thread of ours calls CUPTI. */
 void stop_flusher(void);

@@ -1933,15 +1933,7 @@ batch(void)
          * lost a launch's reason and profile so about once in 85 runs).
          */
         uint64_t until = nb ? queue_pushed(&W.q) : 0;
-        while (nb && queue_pop_before(&W.q, &r, until, 100000)) {
-            if (!W.has_failed)
-                handle(&r);
-            else
-                discard(&r);
-            nrecs++;
-            n++;
-        }
-        while (queue_pop(&W.q, &r)) {
+        while ((nb && queue_pop_before(&W.q, &r, until, 100000)) || queue_pop(&W.q, &r)) {
             if (!W.has_failed)
                 handle(&r);
             else
