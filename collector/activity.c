@@ -45,6 +45,7 @@ static struct {
     pthread_mutex_t pool_lock;
     pthread_cond_t pool_cond; /* a buffer came back (CLOCK_MONOTONIC) */
     atomic_long pool_waits;   /* requests that found the pool empty */
+    int pool_starved;         /* a wait ran out with no buffer back: the next ones do not wait */
     atomic_int activity_on;   /* CUPTI activity is enabled: the flusher may flush */
     uint32_t flush_flag;      /* the periodic flush's flag (GPUHIER_FLUSH_FORCED: forced) */
     atomic_long buffers_seen; /* activity buffers CUPTI returned */
@@ -65,7 +66,9 @@ static struct {
  * the buffer it had, however few records it held: a kernel-kind swap
  * flushes twice per served launch), the writer is woken and the request
  * waits for a buffer it gives back, at most POOL_WAIT_MS, before CUPTI is
- * left without one (and drops records, counting them).
+ * left without one (and drops records, counting them). After a wait that
+ * ran out, requests do not wait again until a buffer comes back, so a
+ * writer that cannot keep up costs the program one wait, not one a request.
  */
 static void CUPTIAPI
 buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
@@ -74,7 +77,7 @@ buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
     *size = 0;
     *max_records = 0;
     pthread_mutex_lock(&A.pool_lock);
-    if (A.npool_free == 0) {
+    if (A.npool_free == 0 && !A.pool_starved) {
         atomic_fetch_add(&A.pool_waits, 1);
         writer_wake();
         struct timespec until;
@@ -85,6 +88,8 @@ buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
         while (A.npool_free == 0 &&
                pthread_cond_timedwait(&A.pool_cond, &A.pool_lock, &until) != ETIMEDOUT)
             ;
+        /* nothing came back in time: later requests do not wait until a buffer does */
+        A.pool_starved = A.npool_free == 0;
     }
     if (A.npool_free > 0) {
         int i = A.pool_free[--A.npool_free];
@@ -101,6 +106,7 @@ buf_release(uint8_t *buf)
     for (int i = 0; i < POOL_BUFFERS; i++)
         if (A.pool[i] == buf) {
             A.pool_free[A.npool_free++] = i;
+            A.pool_starved = 0;
             pthread_cond_signal(&A.pool_cond);
             break;
         }

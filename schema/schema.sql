@@ -143,7 +143,8 @@ PRAGMA user_version = 2;
 -- for the writer': CUPTI asked for a buffer while all of the collector's
 -- were queued for the writer; each request waited (at most 500 ms) for one
 -- to come back rather than leave CUPTI without one (which drops records,
--- run.activity_dropped). Each kernel-kind swap flushes a buffer however few
+-- run.activity_dropped); after a wait that ran out none waits again until a
+-- buffer comes back. Each kernel-kind swap flushes a buffer however few
 -- records it holds (docs/collector.md).
 -- 'activity_buffer' (added: 2026-12-02, profile mode): where CUPTI kept the
 -- activity records the device writes: 'host-pinned' when the

@@ -134,6 +134,11 @@ run held many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all FAKE_HOLD_BUFFERS=63
 expect held "every launch traced with one free buffer" "$(q held "SELECT count(*) FROM launch")|$(q held "SELECT count(*) FROM launch WHERE profiled = 1")" "82|76"
 expect held "the waits are in the report" "$(q held "SELECT value LIKE '% requests found the 64 activity buffers out and waited for the writer' FROM meta WHERE key = 'activity_buffer_waits'")" 1
 expect many "every launch traced" "$(q many "SELECT count(*) FROM launch")" 82
+#     With all 64 held nothing ever comes back: one request waits, the later ones do not (a wait
+#     each would cost the program 500 ms a flush).
+run held64 many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all FAKE_HOLD_BUFFERS=64
+expect held64 "one wait when no buffer comes back" "$(q held64 "SELECT value FROM meta WHERE key = 'activity_buffer_waits'")" \
+    "1 requests found the 64 activity buffers out and waited for the writer"
 # 4a. A kept session whose decode fails: the batch is discarded, its event names the call, the
 #     error, the group and the batch's size (on the H200 it said only CUPTI_ERROR_UNKNOWN)
 run keptfail many GPUHIER_DIAG_SESSION=kept GPUHIER_SAMPLE=all GPUHIER_FAULT=range_decode:CUPTI_ERROR_UNKNOWN
