@@ -109,3 +109,6 @@ gh_add_gpu_test(NAME gpu.suite-defects COMMAND sh ${PROJECT_SOURCE_DIR}/bench/su
 # The one-pass group plan (collector/onepass.c), packed offline for GH100.
 gh_offline_metrics_test(test_onepass unit.onepass ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_onepass.c
                         ${GH_PROF_SRC}/onepass.c)
+gh_add_test(NAME unit.delay_along
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_delay_along.py
+            LABELS unit profiler)
