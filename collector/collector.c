@@ -415,7 +415,14 @@ InitializeInjection(void)
         G.pid = getpid();
         setenv("GPUHIER_COLLECTOR_ACTIVE", self, 1);
         pthread_mutex_unlock(&G.init_lock);
+        int64_t t0 = mono_ns();
         initialize();
+        if (G.initialized) {
+            /* what cuInit cost the program (docs/cost-vs-ncu.md: the time before the first kernel) */
+            char v[32];
+            snprintf(v, sizeof(v), "%.1f", (mono_ns() - t0) / 1e6);
+            push_meta("collector_init_ms", v);
+        }
         return 1;
     }
     pthread_mutex_unlock(&G.init_lock);

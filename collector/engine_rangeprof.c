@@ -124,6 +124,8 @@ static struct {
     atomic_llong last_prof_ns; /* when the last profile (or prewarm) ended, monotonic ns */
     atomic_int prewarmed;      /* GPUHIER_DIAG_PREWARM's empty range was tried */
     atomic_int hosts_prepared; /* rangeprof_prepare() built the host objects (both engines) */
+    int64_t prepare_ns;        /* how long that took, on the program's first launch */
+    int64_t first_phase_ns[3]; /* the first profile's enable, set-up and start */
 } R = {
     .prof_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -143,19 +145,24 @@ static __thread long tls_prof_local;
  * sampling_groups_wait()), and the first profiles refresh the exit hook:
  * they decode and evaluate for the first time.
  */
+/* Phase times of the current profiled launch (GPUHIER_DEBUG, meta profiler_setup), ns. */
+static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
+
 static void
 profile_counted(int64_t dt)
 {
     R.profiling_ns += dt;
     long n = atomic_fetch_add(&R.profiles, 1);
-    if (n == 0)
+    if (n == 0) {
         atomic_store(&R.first_ns, dt);
+        /* the first profile's phases: CUPTI's set-up on the device (meta profiler_setup) */
+        R.first_phase_ns[0] = tls_t_ensure;
+        R.first_phase_ns[1] = tls_t_setup - tls_t_ensure;
+        R.first_phase_ns[2] = tls_t_start - tls_t_setup;
+    }
     if (n < 4)
         exit_hook_refresh();
 }
-
-/* Phase times of the current profiled launch (GPUHIER_DEBUG), ns. */
-static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
 
 /* ------------------------------------------------------------ range profiler */
 
@@ -1327,9 +1334,11 @@ rangeprof_prepare(CUcontext ctx)
     if (opt.instrument != ENGINES_RANGEPROF && opt.instrument != ENGINES_INSTRUMENT &&
         !atomic_exchange(&R.hosts_prepared, 1)) {
         pthread_mutex_lock(&R.prof_lock);
+        int64_t t0 = mono_ns();
         uint32_t dev = 0;
         if (!limited() && !prof_initialize() && gh.cuptiGetDeviceId(ctx, &dev) == CUPTI_SUCCESS)
             prof_chip_hosts(dev);
+        R.prepare_ns = mono_ns() - t0;
         pthread_mutex_unlock(&R.prof_lock);
     }
     if (opt.prewarm && !atomic_exchange(&R.prewarmed, 1))
@@ -1526,6 +1535,13 @@ rangeprof_exit_notes(void)
         }
         if (at)
             push_meta("profiler_disables", v);
+        /* what the range profiler cost before its first profile's kernel ran */
+        snprintf(v, sizeof(v),
+                 "plan %.1f ms at the first launch; first profile %.1f ms (enable %.1f, set-up "
+                 "%.1f, start %.1f)",
+                 R.prepare_ns / 1e6, atomic_load(&R.first_ns) / 1e6, R.first_phase_ns[0] / 1e6,
+                 R.first_phase_ns[1] / 1e6, R.first_phase_ns[2] / 1e6);
+        push_meta("profiler_setup", v);
     }
 }
 

@@ -138,6 +138,17 @@ PRAGMA user_version = 2;
 -- chip refused (cuptiSassMetricsGetProperties failed), comma-joined, or
 -- 'none'. v_inst's columns of a missing metric read 0: this key tells
 -- that 0 from a count of 0.
+-- 'collector_init_ms' (added: 2026-12-04): how long the collector's
+-- initialization inside cuInit took (options, the report, CUPTI's
+-- subscription and activity set-up), in ms: part of what the program waits
+-- before its first kernel (bench/delay_along.py).
+-- 'profiler_setup' (added: 2026-12-04, written at a clean exit when the
+-- range profiler profiled): 'plan <ms> ms at the first launch; first profile
+-- <ms> ms (enable <ms>, set-up <ms>, start <ms>)': building the one-pass
+-- plan's host objects on the program's first launch (both engines), and the
+-- first profile's time with its enable (CUPTI's profiler set-up on the
+-- device), SetConfig with the images, and Start (with the first push of a
+-- kept session).
 -- 'activity_buffer_waits' (added: 2026-12-04, written at a clean exit when
 -- it happened): '<n> requests found the 64 activity buffers out and waited
 -- for the writer': CUPTI asked for a buffer while all of the collector's

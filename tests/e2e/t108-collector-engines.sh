@@ -483,6 +483,11 @@ for i in $(seq 1 20); do
     [ "$got" = "1600|0|2" ] || { lost=$((lost + 1)); echo "threads$i: launches|without a reason|functions with group 1 first: $got"; }
 done
 expect threads "runs where a launch lost its launch record's reason or profile" "$lost" 0
+# what the set-up cost before the first kernel (docs/cost-vs-ncu.md "Where along the run"): cuInit's
+# share, and the range profiler's plan and first profile by phase
+like threads1 "collector_init_ms" "$(meta threads1 collector_init_ms)" "[0-9]*.[0-9]"
+like threads1 "profiler_setup" "$(meta threads1 profiler_setup)" \
+    "plan *.* ms at the first launch; first profile *.* ms (enable *.*, set-up *.*, start *.*)"
 
 [ $fail = 0 ] && echo "t108: the engines' choices, graphs, refusals and the watchdog hold"
 exit $fail
