@@ -1,6 +1,7 @@
 # Test helpers shared by every tests/<module>.cmake.
 #
-# gh_add_test(NAME name COMMAND cmd... LABELS l...)           an ordinary test
+# gh_add_test(NAME name COMMAND cmd... LABELS l...)           an ordinary test (the collector's
+#   plan cache in the build's test-cache/, never the user's ~/.cache)
 # gh_add_gpu_test(NAME name COMMAND cmd... [LABELS l...])    needs a GPU: exits 77 with
 #   "skipped: no GPU" when there is none; ctest shows it as skipped, never passed.
 function(gh_add_test)
@@ -10,7 +11,7 @@ function(gh_add_test)
   endif()
   add_test(NAME ${T_NAME} COMMAND ${T_COMMAND} WORKING_DIRECTORY ${T_WORKING_DIRECTORY})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" SKIP_RETURN_CODE 77
-    ENVIRONMENT "GPUHIER_SOURCE_DIR=${PROJECT_SOURCE_DIR};GPUHIER_BINARY_DIR=${PROJECT_BINARY_DIR};${T_ENVIRONMENT}")
+    ENVIRONMENT "GPUHIER_SOURCE_DIR=${PROJECT_SOURCE_DIR};GPUHIER_BINARY_DIR=${PROJECT_BINARY_DIR};GPUHIER_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;${T_ENVIRONMENT}")
 endfunction()
 
 function(gh_add_gpu_test)

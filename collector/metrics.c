@@ -676,6 +676,58 @@ metrics_pack_one_pass(const char *chip, const struct metrics_bundle *b, size_t n
             snprintf(err, errlen, "out of memory");
             goto fail;
         }
+        out->tied[g] = p == 1;
+    }
+    return 0;
+fail:
+    metrics_packing_free(out);
+    return -1;
+}
+
+int
+metrics_pack_restore(const char *chip, const struct metrics_bundle *b, size_t nb,
+                     const char *const *tie, size_t ntie, size_t ngroups, const int *group_of,
+                     const int *passes_alone, const unsigned char *tied,
+                     struct metrics_packing *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (nb > METRICS_PACK_MAX || ngroups == 0 || ngroups > METRICS_PACK_MAX) {
+        snprintf(err, errlen, "%zu bundles in %zu groups", nb, ngroups);
+        return -1;
+    }
+    out->ngroups = ngroups;
+    for (size_t i = 0; i < nb; i++) {
+        int g = group_of[i];
+        /* a bundle is in a group exactly when it alone fits one pass; first fit opens groups in order */
+        if (g < -1 || g >= (int)ngroups || (g >= 0) != (passes_alone[i] == 1) ||
+            passes_alone[i] < 1 || (g >= 0 && g > 0 && out->count[g - 1] == 0)) {
+            snprintf(err, errlen, "bundle %zu: group %d, %d passes alone", i, g, passes_alone[i]);
+            goto fail;
+        }
+        out->group_of[i] = g;
+        out->passes_alone[i] = passes_alone[i];
+        if (g >= 0 && group_add(out, (size_t)g, b[i].names, b[i].n)) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+    }
+    for (size_t g = 0; g < ngroups; g++) {
+        if (!out->count[g]) {
+            snprintf(err, errlen, "group %zu is empty", g);
+            goto fail;
+        }
+        if (tied[g] && tie && group_add(out, g, tie, ntie)) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+        out->tied[g] = tied[g] != 0;
+        int p = metrics_count_passes(chip, (const char *const *)out->names[g], out->count[g], err,
+                                     errlen);
+        if (p != 1) {
+            if (p > 1)
+                snprintf(err, errlen, "group %zu needs %d passes", g, p);
+            goto fail;
+        }
     }
     return 0;
 fail:
@@ -692,6 +744,7 @@ metrics_packing_free(struct metrics_packing *p)
         free(p->names[g]);
         p->names[g] = NULL;
         p->count[g] = 0;
+        p->tied[g] = 0;
     }
     p->ngroups = 0;
 }

@@ -216,6 +216,7 @@ struct metrics_packing {
     int passes_alone[METRICS_PACK_MAX]; /* per bundle */
     char **names[METRICS_PACK_MAX];     /* per group: its names, deduplicated, in order */
     size_t count[METRICS_PACK_MAX];
+    unsigned char tied[METRICS_PACK_MAX]; /* per group: the tie counters were added */
 };
 
 /*
@@ -230,6 +231,20 @@ struct metrics_packing {
 int metrics_pack_one_pass(const char *chip, const struct metrics_bundle *b, size_t nb,
                           const char *const *tie, size_t ntie, struct metrics_packing *out,
                           char *err, size_t errlen);
+
+/*
+ * Rebuilds the packing metrics_pack_one_pass() made of the same bundles and
+ * tie from what it decided (a plan read back from a cache): `ngroups`
+ * groups, each bundle's group_of and passes_alone, each group's tied. No
+ * pass is counted for a candidate; each group is then counted once, and
+ * must be one pass. Returns 0 and fills *out, or -1 with err when the
+ * arrays do not describe a packing of these bundles or a group is not one
+ * pass (the caller packs again).
+ */
+int metrics_pack_restore(const char *chip, const struct metrics_bundle *b, size_t nb,
+                         const char *const *tie, size_t ntie, size_t ngroups, const int *group_of,
+                         const int *passes_alone, const unsigned char *tied,
+                         struct metrics_packing *out, char *err, size_t errlen);
 
 /* Frees the names of a packing; safe on a zeroed one. */
 void metrics_packing_free(struct metrics_packing *p);

@@ -10,11 +10,17 @@
  */
 #include "collector/onepass.h"
 
+#include "collector/cupti_load.h"
 #include "schema/catalogue.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -216,14 +222,156 @@ onepass_bundles(struct metrics_bundle *b, size_t cap)
     return k;
 }
 
+/* ------------------------------------------------------------ the plan cache */
+
+#define PLAN_MAGIC "gpuhier one-pass plan 1"
+
+static uint64_t
+fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *c = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t
+fnv_str(uint64_t h, const char *s)
+{
+    return fnv(h, s, strlen(s) + 1); /* the terminator separates the strings */
+}
+
+/* What the plan depends on: the chip, the bundles in order, the tie, the libcupti that counts. */
+static uint64_t
+plan_key(const struct onepass_plan *p)
+{
+    uint64_t h = fnv_str(14695981039346656037ULL, PLAN_MAGIC);
+    h = fnv_str(h, p->chip);
+    for (size_t i = 0; i < p->nbundles; i++) {
+        for (size_t j = 0; j < p->bundles[i].n; j++)
+            h = fnv_str(h, p->bundles[i].names[j]);
+        h = fnv_str(h, "\x01");
+    }
+    for (size_t i = 0; i < N(tie); i++)
+        h = fnv_str(h, tie[i]);
+    cupti_load(NULL, 0);
+    const char *lib = cupti_load_path();
+    h = fnv_str(h, lib);
+    struct stat st;
+    if (lib[0] && stat(lib, &st) == 0) {
+        int64_t id[2] = {(int64_t)st.st_size, (int64_t)st.st_mtime};
+        h = fnv(h, id, sizeof id);
+    }
+    return h;
+}
+
+/* The cache's directory (made if missing), or -1 when it is off or has no home. */
+static int
+cache_dir(char *dir, size_t n)
+{
+    const char *set = getenv("GPUHIER_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    int w;
+    if (set)
+        w = snprintf(dir, n, "%s", set);
+    else if (xdg && xdg[0] == '/')
+        w = snprintf(dir, n, "%s/gpuhier", xdg);
+    else if (home && home[0] == '/')
+        w = snprintf(dir, n, "%s/.cache/gpuhier", home);
+    else
+        return -1;
+    if (w <= 0 || (size_t)w >= n)
+        return -1;
+    /* every missing component, owner-only as XDG asks */
+    for (char *c = dir + 1; *c; c++)
+        if (*c == '/') {
+            *c = 0;
+            int bad = mkdir(dir, 0700) != 0 && errno != EEXIST;
+            *c = '/';
+            if (bad)
+                return -1;
+        }
+    return mkdir(dir, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int
+cache_path(const struct onepass_plan *p, uint64_t key, char *path, size_t n)
+{
+    char dir[900];
+    if (cache_dir(dir, sizeof dir))
+        return -1;
+    int w = snprintf(path, n, "%s/onepass-%s-%016llx.plan", dir, p->chip, (unsigned long long)key);
+    return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
+/* The plan read back from `path` into p->packing: 0, or -1 (absent, unreadable or not valid). */
+static int
+cache_load(struct onepass_plan *p, const char *path, uint64_t key)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int group_of[METRICS_PACK_MAX], alone[METRICS_PACK_MAX];
+    unsigned char tied[METRICS_PACK_MAX] = {0};
+    char magic[64] = "";
+    unsigned long long k = 0;
+    size_t nb = 0, ng = 0;
+    int ok = fgets(magic, sizeof magic, f) && !strcmp(magic, PLAN_MAGIC "\n") &&
+             fscanf(f, "key %llx bundles %zu groups %zu", &k, &nb, &ng) == 3 && k == key &&
+             nb == p->nbundles && ng >= 1 && ng <= ONEPASS_MAX_GROUPS;
+    for (size_t i = 0; ok && i < nb; i++)
+        ok = fscanf(f, " bundle %d %d", &group_of[i], &alone[i]) == 2;
+    for (size_t g = 0; ok && g < ng; g++) {
+        int t;
+        ok = fscanf(f, " tied %d", &t) == 1 && (t == 0 || t == 1);
+        if (ok)
+            tied[g] = (unsigned char)t;
+    }
+    fclose(f);
+    char err[256];
+    if (!ok || metrics_pack_restore(p->chip, p->bundles, p->nbundles, tie, N(tie), ng, group_of,
+                                    alone, tied, &p->packing, err, sizeof err))
+        return -1;
+    return 0;
+}
+
+/* The packed plan written to `path` (a file of its own first, then renamed): errors ignored. */
+static void
+cache_save(const struct onepass_plan *p, const char *path, uint64_t key)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f, PLAN_MAGIC "\nkey %016llx bundles %zu groups %zu\n", (unsigned long long)key,
+            p->nbundles, p->packing.ngroups);
+    for (size_t i = 0; i < p->nbundles; i++)
+        fprintf(f, "bundle %d %d\n", p->packing.group_of[i], p->packing.passes_alone[i]);
+    for (size_t g = 0; g < p->packing.ngroups; g++)
+        fprintf(f, "tied %d\n", p->packing.tied[g]);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
 int
 onepass_plan_build(struct onepass_plan *p, const char *chip, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->chip, sizeof p->chip, "%s", chip);
     p->nbundles = onepass_bundles(p->bundles, ONEPASS_MAX_BUNDLES);
-    if (metrics_pack_one_pass(chip, p->bundles, p->nbundles, tie, N(tie), &p->packing, err, errlen))
-        return -1;
+    char path[1024];
+    uint64_t key = plan_key(p);
+    int cached = cache_path(p, key, path, sizeof path) == 0;
+    if (cached && cache_load(p, path, key) == 0) {
+        p->from_cache = 1;
+    } else {
+        if (metrics_pack_one_pass(chip, p->bundles, p->nbundles, tie, N(tie), &p->packing, err,
+                                  errlen))
+            return -1;
+        if (cached && p->packing.ngroups >= 1 && p->packing.ngroups <= ONEPASS_MAX_GROUPS)
+            cache_save(p, path, key);
+    }
     if (p->packing.ngroups == 0 || p->packing.ngroups > ONEPASS_MAX_GROUPS) {
         snprintf(err, errlen, "%zu one-pass groups for chip '%s' (1 to %d expected)",
                  p->packing.ngroups, chip, ONEPASS_MAX_GROUPS);

@@ -74,14 +74,23 @@ struct onepass_plan {
     size_t left_out;                /* bundles that alone need more than one pass */
     struct metrics_packing packing; /* names per group (packing.names[g], .count[g]) */
     struct metrics_bundle bundles[ONEPASS_MAX_BUNDLES]; /* borrowed from the static tables */
+    int from_cache; /* read back from the plan cache (onepass_plan_build()) */
 };
 
 /*
  * Packs the plan for `chip` (e.g. "GH100"): onepass_bundles() through
  * metrics_pack_one_pass() with onepass_tie(). Allocates and counts passes
- * (tens of ms per count, about a second in all): call once per chip.
- * 0, or -1 with err (no CUPTI, a name the chip lacks, more groups than
- * ONEPASS_MAX_GROUPS). Release with onepass_plan_release().
+ * (tens of ms per count, 190 ms in all on a 2-core build machine): call
+ * once per chip. A packed plan is kept in the plan cache, a file named by
+ * a hash of the chip, the bundles, the tie and the libcupti loaded (its
+ * path, size and time), under GPUHIER_CACHE_DIR, else
+ * $XDG_CACHE_HOME/gpuhier, else ~/.cache/gpuhier (GPUHIER_CACHE_DIR=""
+ * turns the cache off); a later build reads it back and only checks that
+ * each group is one pass (metrics_pack_restore(), about 14 ms), and packs
+ * again when it cannot (from_cache says which). A cache that cannot be
+ * written is not an error. 0, or -1 with err (no CUPTI, a name the chip
+ * lacks, more groups than ONEPASS_MAX_GROUPS). Release with
+ * onepass_plan_release().
  */
 int onepass_plan_build(struct onepass_plan *p, const char *chip, char *err, size_t errlen);
 

@@ -12,6 +12,10 @@
 #include "schema/catalogue.h"
 #include "tests/check.h"
 
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
 static const char *chip = "GH100";
 
 static int
@@ -294,10 +298,112 @@ test_onepass_bundles(void)
     CHECK_EQ_INT((int)onepass_bundles(b, 3), 3); /* capped */
 }
 
+/* Whether two plans hold the same names in the same groups. */
+static int
+same_plan(const struct onepass_plan *a, const struct onepass_plan *b)
+{
+    if (a->ngroups != b->ngroups)
+        return 0;
+    for (size_t g = 0; g < a->ngroups; g++) {
+        if (a->packing.count[g] != b->packing.count[g])
+            return 0;
+        for (size_t i = 0; i < a->packing.count[g]; i++)
+            if (strcmp(a->packing.names[g][i], b->packing.names[g][i]))
+                return 0;
+    }
+    return 1;
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/*
+ * The plan cache (onepass_plan_build()): a packed plan is written, read
+ * back as the same plan without packing again, and a file that is not a
+ * valid plan for these bundles (a group that is not one pass, garbage) is
+ * packed again and replaced; GPUHIER_CACHE_DIR="" writes nothing.
+ */
+static void
+test_onepass_plan_cache(void)
+{
+    char dir[] = "/tmp/gh-onepass-cache-XXXXXX", sub[64], err[512] = "";
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(sub, sizeof sub, "%s/a/b", dir); /* missing components are made */
+    setenv("GPUHIER_CACHE_DIR", sub, 1);
+    struct onepass_plan p1, p2, p3;
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_EQ_INT(onepass_plan_build(&p1, chip, err, sizeof err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK_EQ_INT(p1.from_cache, 0);
+    CHECK_EQ_INT(onepass_plan_build(&p2, chip, err, sizeof err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    CHECK_EQ_INT(p2.from_cache, 1);
+    CHECK(same_plan(&p1, &p2));
+    printf("plan packed in %.1f ms, read back from the cache in %.1f ms\n",
+           (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6,
+           (t2.tv_sec - t1.tv_sec) * 1e3 + (t2.tv_nsec - t1.tv_nsec) / 1e6);
+    /* the file: one per chip and key */
+    char cmd[256], path[512] = "";
+    snprintf(cmd, sizeof cmd, "ls %s/onepass-%s-*.plan", sub, chip);
+    FILE *ls = popen(cmd, "r");
+    CHECK(ls && fgets(path, sizeof path, ls));
+    if (ls)
+        pclose(ls);
+    path[strcspn(path, "\n")] = 0;
+    /* every bundle in group 0: the plan's shape, but group 0 is not one pass */
+    FILE *f = fopen(path, "r");
+    char head[256] = "", line[128], text[8192] = "";
+    size_t at = 0;
+    CHECK(f && fgets(head, sizeof head, f) && fgets(line, sizeof line, f));
+    if (f)
+        fclose(f);
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", head, line);
+    for (size_t i = 0; i < p1.nbundles; i++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "bundle %d %d\n",
+                               p1.packing.group_of[i] < 0 ? -1 : 0, p1.packing.passes_alone[i]);
+    for (size_t g = 0; g < p1.ngroups; g++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "tied 1\n");
+    write_file(path, text);
+    CHECK_EQ_INT(onepass_plan_build(&p3, chip, err, sizeof err), 0);
+    CHECK_EQ_INT(p3.from_cache, 0);
+    CHECK(same_plan(&p1, &p3));
+    onepass_plan_release(&p3);
+    CHECK_EQ_INT(onepass_plan_build(&p3, chip, err, sizeof err), 0);
+    CHECK_EQ_INT(p3.from_cache, 1); /* the bad file was replaced */
+    onepass_plan_release(&p3);
+    write_file(path, "gpuhier one-pass plan 1\nkey zz\n");
+    CHECK_EQ_INT(onepass_plan_build(&p3, chip, err, sizeof err), 0);
+    CHECK_EQ_INT(p3.from_cache, 0);
+    CHECK(same_plan(&p1, &p3));
+    onepass_plan_release(&p3);
+    /* off: nothing read, nothing written */
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    setenv("GPUHIER_CACHE_DIR", "", 1);
+    CHECK_EQ_INT(onepass_plan_build(&p3, chip, err, sizeof err), 0);
+    CHECK_EQ_INT(p3.from_cache, 0);
+    struct stat st;
+    CHECK(stat(dir, &st) != 0);
+    onepass_plan_release(&p3);
+    unsetenv("GPUHIER_CACHE_DIR");
+    onepass_plan_release(&p1);
+    onepass_plan_release(&p2);
+}
+
 static const struct check_test tests[] = {
     {"test_onepass_order", test_onepass_order},
     {"test_onepass_bundles", test_onepass_bundles},
     {"test_onepass_plan", test_onepass_plan},
+    {"test_onepass_plan_cache", test_onepass_plan_cache},
 };
 
 int
@@ -314,5 +420,5 @@ main(int argc, char **argv)
         printf("skipped: test_onepass_plan: %s\n", err);
         return rc;
     }
-    return rc | check_run(tests + 2, 1, argc, argv);
+    return rc | check_run(tests + 2, 2, argc, argv);
 }
