@@ -318,7 +318,7 @@ cache_load(struct onepass_plan *p, const char *path, uint64_t key)
     size_t nb = 0, ng = 0;
     int ok = fgets(magic, sizeof magic, f) && !strcmp(magic, PLAN_MAGIC "\n") &&
              fscanf(f, "key %llx bundles %zu groups %zu", &k, &nb, &ng) == 3 && k == key &&
-             nb == p->nbundles && ng >= 1 && ng <= ONEPASS_MAX_GROUPS;
+             nb == p->nbundles && nb <= METRICS_PACK_MAX && ng >= 1 && ng <= ONEPASS_MAX_GROUPS;
     for (size_t i = 0; ok && i < nb; i++)
         ok = fscanf(f, " bundle %d %d", &group_of[i], &alone[i]) == 2;
     for (size_t g = 0; ok && g < ng; g++) {
