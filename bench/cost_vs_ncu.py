@@ -27,7 +27,9 @@ Runs, each wall-clock timed around the whole process:
                      (torch only; NCU_RUNS times, median), M = one-pass group 1
                      of gpuhier's default plan (the group every profiled
                      configuration gets first)
-  trace              `gpuhier run --mode trace` once: the report-size baseline, so the
+  trace              `gpuhier run --mode trace` once: the report-size baseline, and
+                     the reference bench/delay_along.py reads the last default
+                     run against (where along the run it lost its time), so the
                      size a profile adds is (default report - trace report) / profiled
   every launch       `gpuhier run --sample all --launch-count 200 --counters
                      hardware --metric-set none --metrics M` (the same metrics)
@@ -63,6 +65,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import gpu_name, stage_commit  # noqa: E402
 from rangeprof_cost import GROUP1, run  # noqa: E402
 from report_bytes import kb, split  # noqa: E402
+import delay_along  # noqa: E402
 
 COVER = re.compile(r"coverage by (?:GPU|kernel) time: pattern counters ([0-9.]+) %, hardware counters ([0-9.]+) %")
 PROFILED = re.compile(r"launches: (\d+) traced, (\d+) profiled")
@@ -94,6 +97,22 @@ def analyzed_coverage(g, db, work):
     if cov.get("repeated_pattern_pct") is not None:
         out["repeated"] = "%.1f %% / %.1f %%" % (cov["repeated_pattern_pct"], cov["repeated_hardware_pct"])
     return out
+
+
+def delay_lines(prog, trace_db, default_db, jumps=5):
+    """Markdown lines: where along the run `prog`'s last default run lost its time against its trace
+    run (bench/delay_along.py), or [] when either report is missing or unreadable."""
+    if not (os.path.exists(trace_db) and os.path.exists(default_db)):
+        return []
+    try:
+        r = delay_along.along(trace_db, default_db, jumps)
+    except Exception:  # a benchmark's table must not fail on its appendix
+        return []
+    if not r["matched"]:
+        return []
+    return ["", "Where along the run %s's last default run lost its time against its trace run "
+            "(bench/delay_along.py; one run each, so the level carries the runs' own noise):" % prog,
+            ""] + delay_along.table(r).split("\n")
 
 
 def med(xs):
@@ -308,6 +327,8 @@ def main():
                          "; ".join("`%s`: %s" % (k, v) for k, v in sorted(notes["every"].items())),
                          fmt((max(nr) - min(nr)) / 200 * 1000, "ms") if len(nr) > 1 else "unknown (fewer than two runs)",
                          len(nr)))
+    for prog in progs:
+        lines += delay_lines(prog, os.path.join(work, "%s-trace.db" % prog), os.path.join(work, "%s.db" % prog))
     if skipped:
         lines.append("")
         lines.append("Not run (past the %d s deadline): %s." % (a.deadline, ", ".join(skipped)))

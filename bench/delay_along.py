@@ -53,10 +53,15 @@ def spent(path):
     """[(correlation id, 'instrumented' or the profile's group, overhead seconds)] of report `path`'s
     instrumented launches and range profiles, in correlation order."""
     c = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
-    rows = c.execute(
-        "SELECT l.correlation_id, 'instrumented', i.overhead_ns FROM inst_launch i JOIN launch l ON l.id = i.launch_id "
-        "UNION ALL SELECT l.correlation_id, p.metric_set, p.overhead_ns FROM profile p JOIN launch l ON l.id = p.launch_id"
-    ).fetchall()
+    have = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    rows = []
+    # inst_launch came with the instrumentation engine (schema version 2): older reports lack it
+    if "inst_launch" in have:
+        rows += c.execute("SELECT l.correlation_id, 'instrumented', i.overhead_ns FROM inst_launch i "
+                          "JOIN launch l ON l.id = i.launch_id").fetchall()
+    if "profile" in have:
+        rows += c.execute("SELECT l.correlation_id, p.metric_set, p.overhead_ns FROM profile p "
+                          "JOIN launch l ON l.id = p.launch_id").fetchall()
     c.close()
     return sorted((corr, what or "profile", (ns or 0) / 1e9) for corr, what, ns in rows)
 

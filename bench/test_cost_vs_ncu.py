@@ -6,7 +6,9 @@ each workload's coverage comes from its own analysis, in one work folder.
 On the H200 on 2026-12-04 the second workload's export refused to overwrite
 the first's coverage.json, and the table fell back to the coverage printed
 by `gpuhier run --no-analyze`, which counts kernels that wait (JAX: 86.0 %
-printed against 41.4 % of the working GPU time)."""
+printed against 41.4 % of the working GPU time). Also delay_lines(), the
+appendix bench/delay_along.py writes (a recorded report against itself loses
+nothing; no appendix without both reports)."""
 import os
 import shutil
 import sys
@@ -32,6 +34,13 @@ try:
     # program: it does not)
     check("repeated" in got[0], "demo's repeated work alone: %r" % got[0])
     check("repeated" not in got[1], "tk-bank has no set-up, so no repeated pair: %r" % got[1])
+    # the appendix of where along the run the time went: only when both reports are there
+    demo = os.path.join(here, "..", "demo", "demo.db")
+    lines = cost_vs_ncu.delay_lines("demo", demo, demo)
+    check(any("| first kernel |" in l and "0.000 s" in l for l in lines),
+          "a report against itself lost nothing: %r" % lines[:6])
+    check(cost_vs_ncu.delay_lines("torch", os.path.join(tmp, "none.db"), demo) == [],
+          "no trace report, no appendix")
 finally:
     shutil.rmtree(tmp)
 sys.exit(done("test_cost_vs_ncu"))
