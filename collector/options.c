@@ -139,6 +139,10 @@ options_read(void)
     if (env("GPUHIER_DIAG_RP_RUNS") && !strcmp(env("GPUHIER_DIAG_RP_RUNS"), "0"))
         gh_say("GPUHIER_DIAG_RP_RUNS=0: no group runs, each configuration's groups in its own "
                "order (diagnosis: the default before 2026-12-04)");
+    if (env("GPUHIER_DIAG_RP_RUN1_HOLD"))
+        gh_say("GPUHIER_DIAG_RP_RUN1_HOLD: group 1's run lasts while a configuration was new in "
+               "the last %s launches (diagnosis)",
+               env("GPUHIER_DIAG_RP_RUN1_HOLD"));
     opt.rp_through_inst = env("GPUHIER_DIAG_RP_THROUGH_INST") != NULL;
     if (opt.rp_through_inst)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "

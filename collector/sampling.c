@@ -111,6 +111,11 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
             return -1;
         }
     }
+    if ((v = getenv("GPUHIER_DIAG_RP_RUN1_HOLD")) && *v &&
+        optvalue_count(v, 0, &o->run1_hold) != 0) {
+        snprintf(err, n, "bad GPUHIER_DIAG_RP_RUN1_HOLD '%s': expected a number of launches", v);
+        return -1;
+    }
     if (allowance_from_env("GPUHIER_FIRST_ALLOWANCE_MS", &o->first_allowance_ns, err, n) ||
         allowance_from_env("GPUHIER_INSTRUMENT_ALLOWANCE_MS", &o->inst_allowance_ns, err, n))
         return -1;
@@ -654,7 +659,10 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
          * what it lacks comes in its own run (a configuration with every
          * group is "sampled_out" above).
          */
-        if (sampling_run_ends(s->seen, s->run_mark, s->period, s->opts.run_floor)) {
+        /* GPUHIER_DIAG_RP_RUN1_HOLD=N: group 1's run lasts while configurations are still new */
+        int hold = s->run_group == 0 && s->opts.run1_hold >= 0 &&
+                   s->seen - s->last_new < s->opts.run1_hold;
+        if (!hold && sampling_run_ends(s->seen, s->run_mark, s->period, s->opts.run_floor)) {
             s->run_group = (s->run_group + 1) % s->ngroups;
             s->run_mark = s->seen;
             s->runs++;

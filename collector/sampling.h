@@ -65,6 +65,9 @@ struct sampling_opts {
                                 back to the first) at a launch that would wait, once the
                                 program's period (sampling_run_ends()) has passed with no
                                 profile of it, at least run_floor launches */
+    long run1_hold;          /* diagnosis (GPUHIER_DIAG_RP_RUN1_HOLD=N), group runs: group 1's run
+                                does not end while a configuration was new in the last N
+                                launches (< 0 off, the default) */
     long settle_first_floor; /* the floor of sampling_repeated() for a first group that waits
                                  (sampling_launch.first_wait). Default
                                  SAMPLING_SETTLE_FIRST_FLOOR */
@@ -164,7 +167,7 @@ struct sampling_opts {
         .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
         .settle_first_floor = SAMPLING_SETTLE_FIRST_FLOOR,                                         \
         .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS,                                           \
-        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1                               \
+        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1, .run1_hold = -1              \
     }
 
 /*

@@ -1447,6 +1447,58 @@ test_sampling_first_in_flight(void)
     sampling_release(&s);
 }
 
+/*
+ * GPUHIER_DIAG_RP_RUN1_HOLD=N (run1_hold): group 1's run does not end while
+ * a configuration was new in the last N launches, so the program's first
+ * steps, where new configurations keep coming and each is instrumented
+ * first (the range profiler disabled for it), do not pay a group switch
+ * (the PyTorch benchmark's switch to group 2 at its launch 66, 0.31 s on
+ * the H200, docs/cost-vs-ncu.md "Where along the run").
+ */
+static void
+test_sampling_group_runs_hold(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.group_budget_pct = 30;
+    o.run_floor = 4;
+    o.run1_hold = 10;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0),
+                           e = L("e", 8, 128, 0);
+    struct sampling_launch *cycle[] = {&a, &b, &c};
+    for (int i = 0; i < 3; i++) { /* 1-3: group 1 for each */
+        CHECK(sampling_decide_group(&s, cycle[i], &why, NULL, NULL, &g) == NULL);
+        CHECK_EQ_INT(g, 0);
+    }
+    /* 4-7: waiting; without the hold group 2's run began at launch 7 (test_sampling_group_runs) */
+    for (int i = 0; i < 4; i++)
+        CHECK_STR(sampling_decide_group(&s, cycle[i % 3], &why, NULL, NULL, &g), "profile_budget");
+    /* 8: e is new, in group 1's run still: its group 1 at once */
+    CHECK(sampling_decide_group(&s, &e, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(g, 0);
+    CHECK_EQ_INT(s.runs, 0);
+    /* the run ends at the first launch 10 past e's (18), not before */
+    long n = 8, ended = -1;
+    while (n < 30 && ended < 0) {
+        n++;
+        const char *r = sampling_decide_group(&s, cycle[n % 3], &why, NULL, NULL, &g);
+        if (r == NULL) {
+            CHECK_EQ_INT(g, 1);
+            ended = n;
+        }
+    }
+    CHECK_EQ_INT(ended, 18);
+    CHECK_EQ_INT(s.runs, 1);
+    sampling_release(&s);
+}
+
 static const struct check_test tests[] = {
     {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
@@ -1472,6 +1524,7 @@ static const struct check_test tests[] = {
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_group_runs", test_sampling_group_runs},
+    {"test_sampling_group_runs_hold", test_sampling_group_runs_hold},
     {"test_sampling_repeated", test_sampling_repeated},
     {"test_sampling_groups_settle", test_sampling_groups_settle},
     {"test_sampling_groups_wait", test_sampling_groups_wait},
