@@ -700,7 +700,7 @@ metrics_pack_restore(const char *chip, const struct metrics_bundle *b, size_t nb
         int g = group_of[i];
         /* a bundle is in a group exactly when it alone fits one pass; first fit opens groups in order */
         if (g < -1 || g >= (int)ngroups || (g >= 0) != (passes_alone[i] == 1) ||
-            passes_alone[i] < 1 || (g >= 0 && g > 0 && out->count[g - 1] == 0)) {
+            passes_alone[i] < 1 || (g > 0 && out->count[g - 1] == 0)) {
             snprintf(err, errlen, "bundle %zu: group %d, %d passes alone", i, g, passes_alone[i]);
             goto fail;
         }
