@@ -14,6 +14,10 @@
 #   cost    bench/cost_vs_ncu.py --runs 3, beside ncu unless
 #           CANDIDATE_NO_NCU=1 (COST_BUDGET_S: the rest; COST_ARGS: more
 #           arguments, e.g. "--parts every --runs 1");
+#   threads bench/threads_check.py: gpu/multistream (8 launching threads)
+#           THREADS_RUNS (20) times, each report checked for a launch
+#           without its reason or a configuration without its group-1
+#           first profile (THREADS_BUDGET_S, 90);
 #   spread  bench/agreement/spread_agree.py: its values against ncu's on
 #           the same launches (SPREAD_BUDGET_S, 130).
 # CANDIDATE_PARTS (default tests,stress,cost) picks the parts, in that
@@ -80,6 +84,12 @@ want() {
             --keep-reports --deadline $((lim - 60)) $ncu $envs ${COST_ARGS:-} > "$w/cost.log" 2>&1
         echo "== cost: status $?"
         grep '^| \|run [0-9]:' "$w/cost/cost_vs_ncu.md" "$w/cost.log" 2> /dev/null | sed 's/^[^:]*://'
+    fi
+    if lim=$(want threads "${THREADS_BUDGET_S:-90}"); then
+        timeout -k 5 $((lim + 20)) python3 "$root/bench/threads_check.py" "$stage" --runs "${THREADS_RUNS:-20}" \
+            --out "$w/threads.md" > "$w/threads.log" 2>&1
+        echo "== threads: status $?"
+        tail -5 "$w/threads.log"
     fi
     if lim=$(want spread "${SPREAD_BUDGET_S:-130}"); then
         timeout -k 5 $((lim + 20)) python3 "$root/bench/agreement/spread_agree.py" --stage "$stage" --root "$root" \

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+"""bench/threads_check.py: many launching threads under the collector, counted.
+
+gpu.t151 failed once on the H200 (2026-12-04, docs/gpu-runs.md, session of
+20:20 UTC): `gpu/multistream` (8 threads x 4 streams, two kernels in turns)
+left one of its two configurations without a first-of-configuration group-1
+profile. Its likely cause, found on the CPU, was the writer parsing a
+launch's kernel record before its launch record (docs/collector.md "Launch
+records before kernel records"). One run proves little: this runs the
+program RUNS times under the default (or the variables the environment
+sets) and checks each report for what that race loses.
+
+Usage: threads_check.py STAGE [--runs N] [--count LAUNCHES] [--out FILE.md]
+(STAGE from scripts/stage.sh: STAGE/libgpuhier-collector.so and
+STAGE/gpu/multistream). Prints one line per failing run and a summary; exit
+status 0 when every run passed, 1 otherwise, 77 without a GPU.
+
+A run passes when the program exits 0 and its report (check()) is closed,
+has as many launches as the program made, every launch a profile_reason,
+and each configuration a first_of_config launch with a group-1 profile.
+"""
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+
+def check(db, launched):
+    """'' when report `db` of a program that made `launched` launches holds what the race would lose,
+    else why not."""
+    try:
+        c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        end = c.execute("SELECT end_ns FROM run").fetchone()
+        n, no_reason = c.execute("SELECT count(*), coalesce(sum(profile_reason IS NULL), 0) FROM launch").fetchone()
+        configs = c.execute("SELECT count(DISTINCT config_id) FROM launch WHERE config_id IS NOT NULL").fetchone()[0]
+        first = c.execute("SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id "
+                          "WHERE l.profile_reason = 'first_of_config' AND p.metric_set LIKE 'group1/%'").fetchone()[0]
+        c.close()
+    except (sqlite3.Error, TypeError) as e:
+        return "the report does not open: %s" % e
+    if not end or end[0] is None:
+        return "the report was not closed"
+    if launched is not None and n != launched:
+        return "%d launches in the report, %d made" % (n, launched)
+    if no_reason:
+        return "%d launches without a reason" % no_reason
+    if first != configs:
+        return "%d of %d configurations with a first_of_config group-1 profile" % (first, configs)
+    return ""
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("stage")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--count", type=int, default=200, help="launches a thread makes (multistream's argument)")
+    ap.add_argument("--out", help="write the summary there too (Markdown)")
+    a = ap.parse_args(argv)
+    lib = os.path.join(os.path.abspath(a.stage), "libgpuhier-collector.so")
+    prog = os.path.join(os.path.abspath(a.stage), "gpu", "multistream")
+    for p in (lib, prog):
+        if not os.path.exists(p):
+            print("threads_check: no %s (scripts/stage.sh BUILD STAGE)" % p, file=sys.stderr)
+            return 2
+    if not os.path.exists("/dev/nvidia0"):
+        print("skipped: no GPU")
+        return 77
+    work = tempfile.mkdtemp(prefix="threads_check.")
+    bad = []
+    for i in range(1, a.runs + 1):
+        db = os.path.join(work, "m%d.db" % i)
+        env = dict(os.environ, CUDA_INJECTION64_PATH=lib, GPUHIER_OUTPUT=db)
+        r = subprocess.run([prog, str(a.count)], env=env, capture_output=True, text=True, timeout=120)
+        made = None
+        for line in r.stdout.splitlines():
+            if line.startswith("launched "):
+                made = int(line.split()[1])
+        why = "exit status %d" % r.returncode if r.returncode else check(db, made)
+        if why:
+            bad.append((i, why))
+            print("run %d: %s (report %s)" % (i, why, db))
+    summary = "%d of %d runs of `gpu/multistream %d` whole under the collector%s" % (
+        a.runs - len(bad), a.runs, a.count,
+        "" if not bad else "; failing: " + "; ".join("run %d: %s" % b for b in bad))
+    print(summary)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(summary + "\n")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
