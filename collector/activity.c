@@ -80,11 +80,7 @@ buf_request(uint8_t **buffer, size_t *size, size_t *max_records)
     if (A.npool_free == 0 && !A.pool_starved) {
         atomic_fetch_add(&A.pool_waits, 1);
         writer_wake();
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += POOL_WAIT_MS * 1000000L;
-        until.tv_sec += until.tv_nsec / 1000000000L;
-        until.tv_nsec %= 1000000000L;
+        struct timespec until = deadline_ms(CLOCK_MONOTONIC, POOL_WAIT_MS);
         while (A.npool_free == 0 &&
                pthread_cond_timedwait(&A.pool_cond, &A.pool_lock, &until) != ETIMEDOUT)
             ;
@@ -134,13 +130,7 @@ flusher_main(void *arg)
     long last_launches = 0, last_buffers = 0;
     int stalled = 0;
     while (!atomic_load(&A.flusher_stop)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 500000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = deadline_ms(CLOCK_REALTIME, 500);
         while (sem_timedwait(&A.flush_sem, &ts) == -1 && errno == EINTR)
             ;
         if (atomic_load(&A.flusher_stop))

@@ -7,6 +7,7 @@
  */
 #ifndef GPUHIER_COLLECTOR_INT_H
 #define GPUHIER_COLLECTOR_INT_H
+#include "collector/hash.h"
 #include "collector/metrics.h"
 #include "schema/strbuf.h"
 
@@ -563,11 +564,8 @@ gh_copy(char *dst, size_t n, const char *src)
 static inline uint64_t
 gh_name_hash(const char *name)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (const unsigned char *c = (const unsigned char *)(name ? name : ""); *c; c++) {
-        h ^= *c;
-        h *= 1099511628211ULL;
-    }
+    const char *s = name ? name : "";
+    uint64_t h = gh_fnv1a(GH_FNV1A_BASIS, s, __builtin_strlen(s));
     return h ? h : 1;
 }
 

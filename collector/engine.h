@@ -48,6 +48,8 @@
  */
 #ifndef GPUHIER_COLLECTOR_ENGINE_H
 #define GPUHIER_COLLECTOR_ENGINE_H
+#include "collector/clock.h"
+
 #include <cuda.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -232,14 +234,5 @@ void engine_exit_stop(void);
  */
 void engine_exit_notes(void);
 void engine_stats(struct engine_stats *s);
-
-/* CLOCK_MONOTONIC in ns: the engines' and the sampler's clock. */
-static inline int64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 #endif

@@ -139,15 +139,16 @@ static __thread uint32_t tls_prof_corr;
 static __thread uint32_t tls_prof_blocks;
 /* local memory the profiled launch's function declares (bytes per thread; -1 unknown): the order */
 static __thread long tls_prof_local;
-/*
- * One profile's time into the engine's totals (prof_lock held); the first
- * is also kept apart (CUPTI's set-up: the groups' wait leaves it out,
- * sampling_groups_wait()), and the first profiles refresh the exit hook:
- * they decode and evaluate for the first time.
- */
 /* Phase times of the current profiled launch (GPUHIER_DEBUG, meta profiler_setup), ns. */
 static __thread int64_t tls_t_ensure, tls_t_setup, tls_t_start, tls_t_enter_done;
 
+/*
+ * One profile's time into the engine's totals (prof_lock held); the first
+ * is also kept apart (CUPTI's set-up: the groups' wait leaves it out,
+ * sampling_groups_wait(); its phases for meta profiler_setup), and the
+ * first profiles refresh the exit hook: they decode and evaluate for the
+ * first time.
+ */
 static void
 profile_counted(int64_t dt)
 {

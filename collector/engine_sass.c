@@ -878,11 +878,7 @@ sass_launch_other(int capturing)
     if (capturing || !atomic_load(&X.busy))
         return;
     /* another thread's launch is instrumented: wait for it, boundedly (file comment) */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += SASS_WAIT_MS * 1000000L;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
+    struct timespec until = deadline_ms(CLOCK_REALTIME, SASS_WAIT_MS);
     if (pthread_mutex_timedlock(&X.lock, &until) == 0)
         pthread_mutex_unlock(&X.lock);
 }

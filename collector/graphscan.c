@@ -278,6 +278,6 @@ graph_scan_free(struct graph_scan *s)
 uint64_t
 graph_scan_key(const char *name)
 {
-    return name && *name ? gh_name_hash(name)
-                         : 0; /* the launch records' FNV-1a (collector_int.h) */
+    /* the launch records' FNV-1a (collector_int.h) */
+    return name && *name ? gh_name_hash(name) : 0;
 }

@@ -11,6 +11,7 @@
 #include "collector/onepass.h"
 
 #include "collector/cupti_load.h"
+#include "collector/hash.h"
 #include "schema/catalogue.h"
 
 #include <errno.h>
@@ -227,25 +228,16 @@ onepass_bundles(struct metrics_bundle *b, size_t cap)
 #define PLAN_MAGIC "gpuhier one-pass plan 1"
 
 static uint64_t
-fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *c = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ULL;
-    return h;
-}
-
-static uint64_t
 fnv_str(uint64_t h, const char *s)
 {
-    return fnv(h, s, strlen(s) + 1); /* the terminator separates the strings */
+    return gh_fnv1a(h, s, strlen(s) + 1); /* the terminator separates the strings */
 }
 
 /* What the plan depends on: the chip, the bundles in order, the tie, the libcupti that counts. */
 static uint64_t
 plan_key(const struct onepass_plan *p)
 {
-    uint64_t h = fnv_str(14695981039346656037ULL, PLAN_MAGIC);
+    uint64_t h = fnv_str(GH_FNV1A_BASIS, PLAN_MAGIC);
     h = fnv_str(h, p->chip);
     for (size_t i = 0; i < p->nbundles; i++) {
         for (size_t j = 0; j < p->bundles[i].n; j++)
@@ -260,7 +252,7 @@ plan_key(const struct onepass_plan *p)
     struct stat st;
     if (lib[0] && stat(lib, &st) == 0) {
         int64_t id[2] = {(int64_t)st.st_size, (int64_t)st.st_mtime};
-        h = fnv(h, id, sizeof id);
+        h = gh_fnv1a(h, id, sizeof id);
     }
     return h;
 }

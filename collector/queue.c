@@ -8,6 +8,8 @@
  */
 #include "collector/queue.h"
 
+#include "collector/clock.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,14 +102,6 @@ queue_pop(struct queue *q, void *out)
     return 1;
 }
 
-static int64_t
-mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int
 queue_pop_before(struct queue *q, void *out, uint64_t until, int max_us)
 {
@@ -119,8 +113,8 @@ queue_pop_before(struct queue *q, void *out, uint64_t until, int max_us)
         if (queue_pop(q, out))
             return 1;
         if (!deadline)
-            deadline = mono_us() + max_us;
-        else if (mono_us() >= deadline)
+            deadline = mono_ns() + (int64_t)max_us * 1000;
+        else if (mono_ns() >= deadline)
             return 0;
         nanosleep(&(struct timespec){0, 10000}, NULL); /* the producer is between claim and write */
     }
@@ -140,14 +134,7 @@ queue_wait(struct queue *q, int timeout_ms)
 {
     atomic_store_explicit(&q->sleeping, 1, memory_order_seq_cst);
     if (!queue_filled(q)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += timeout_ms / 1000;
-        ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = deadline_ms(CLOCK_REALTIME, timeout_ms);
         while (sem_timedwait(&q->wake, &ts) == -1 && errno == EINTR)
             ;
     }

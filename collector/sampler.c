@@ -144,12 +144,7 @@ serve_lock(const struct counter_engine *e)
 {
     if (opt.instrument != ENGINES_BOTH)
         return 0;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += SERVE_WAIT_MS / 1000;
-    until.tv_nsec += (SERVE_WAIT_MS % 1000) * 1000000L;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
+    struct timespec until = deadline_ms(CLOCK_REALTIME, SERVE_WAIT_MS);
     if (pthread_mutex_timedlock(&S.serve_lock, &until))
         return -1;
     tls_serve_locked = 1;
@@ -350,11 +345,7 @@ watchdog_main(void *arg)
 {
     (void)arg;
     while (!atomic_load(&WD.stop)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 500000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
+        struct timespec ts = deadline_ms(CLOCK_REALTIME, 500);
         while (sem_timedwait(&WD.wake, &ts) == -1 && errno == EINTR)
             ;
         if (!atomic_load(&WD.stop))

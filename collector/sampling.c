@@ -9,6 +9,8 @@
  * which at worst skips one profile.
  */
 #include "collector/sampling.h"
+
+#include "collector/hash.h"
 #include "schema/optvalue.h"
 
 #include <demangle.h>
@@ -306,26 +308,14 @@ sampling_release(struct sampling *s)
     memset(s, 0, sizeof *s);
 }
 
-static uint64_t
-fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 uint64_t
 sampling_config_hash(const struct sampling_launch *l)
 {
-    uint64_t h = 14695981039346656037ULL;
     const char *name = l->mangled ? l->mangled : l->demangled ? l->demangled : "";
-    h = fnv(h, name, strlen(name));
-    h = fnv(h, l->grid, sizeof l->grid);
-    h = fnv(h, l->block, sizeof l->block);
-    h = fnv(h, &l->dynamic_smem_bytes, sizeof l->dynamic_smem_bytes);
+    uint64_t h = gh_fnv1a(GH_FNV1A_BASIS, name, strlen(name));
+    h = gh_fnv1a(h, l->grid, sizeof l->grid);
+    h = gh_fnv1a(h, l->block, sizeof l->block);
+    h = gh_fnv1a(h, &l->dynamic_smem_bytes, sizeof l->dynamic_smem_bytes);
     return h ? h : 1;
 }
 

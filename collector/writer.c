@@ -20,6 +20,7 @@
  * fails").
  */
 #include "collector/cacheflush.h"
+#include "collector/clock.h"
 #include "collector/collector_int.h"
 #include "collector/occupancy.h"
 #include "collector/queue.h"
@@ -88,20 +89,6 @@ gh_say(const char *fmt, ...)
     ssize_t w = write(fd, line, len);
     (void)w;
 }
-
-/* ------------------------------------------------------------ hashing */
-
-static uint64_t
-fnv(const void *p, size_t n, uint64_t h)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-#define FNV0 14695981039346656037ULL
 
 /* ------------------------------------------------------------- state */
 
@@ -264,14 +251,6 @@ realtime_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
@@ -768,11 +747,11 @@ config_get(long kid, const CUpti_ActivityKernel10 *k)
                         .grid = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ},
                         .block = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ},
                         .dsmem = (uint32_t)k->dynamicSharedMemory};
-    uint64_t h = fnv(&key.kernel_id, sizeof(key.kernel_id), FNV0);
-    h = fnv(&key.device, sizeof(key.device), h);
-    h = fnv(key.grid, sizeof(key.grid), h);
-    h = fnv(key.block, sizeof(key.block), h);
-    h = fnv(&key.dsmem, sizeof(key.dsmem), h);
+    uint64_t h = gh_fnv1a(GH_FNV1A_BASIS, &key.kernel_id, sizeof(key.kernel_id));
+    h = gh_fnv1a(h, &key.device, sizeof(key.device));
+    h = gh_fnv1a(h, key.grid, sizeof(key.grid));
+    h = gh_fnv1a(h, key.block, sizeof(key.block));
+    h = gh_fnv1a(h, &key.dsmem, sizeof(key.dsmem));
     for (;; h = h + 1 ? h + 1 : 1) {
         struct cinfo *c = umap_get(&W.configs, h ? h : 1);
         if (!c)
@@ -1603,8 +1582,8 @@ alloc_record(const CUpti_ActivityMemory4 *m)
         return;
     if (cacheflush_owns(m->address))
         return; /* the L2 flush's buffer: not the program's footprint */
-    uint64_t key =
-        fnv(&m->address, sizeof(m->address), fnv(&m->deviceId, sizeof(m->deviceId), FNV0));
+    uint64_t key = gh_fnv1a(gh_fnv1a(GH_FNV1A_BASIS, &m->deviceId, sizeof(m->deviceId)),
+                            &m->address, sizeof(m->address));
     uint64_t bytes = m->bytes;
     /* umap values are pointers: the size is stored + 1 so a 0-byte allocation is not "absent". */
     if (is_alloc) {
