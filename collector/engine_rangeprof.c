@@ -111,7 +111,7 @@ static struct {
     char chip[32];
     uint8_t *counter_data;
     size_t counter_size, counter_cap;
-    int max_passes;
+    atomic_int max_passes;     /* written under prof_lock, read by rangeprof_stats() without it */
     atomic_llong profiling_ns; /* written under prof_lock, read by --profile-budget's test */
     atomic_llong first_ns;     /* the first profile's time (CUPTI's set-up), 0 before it */
     atomic_long profiles;      /* profiles taken (prof_finish), for the budget's mean cost */
@@ -857,8 +857,8 @@ prof_finish(int launch_ok)
     int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
     r.u.profile.overhead_ns = dt;
     profile_counted(dt);
-    if (R.cur->passes > R.max_passes)
-        R.max_passes = R.cur->passes;
+    if (R.cur->passes > atomic_load(&R.max_passes))
+        atomic_store(&R.max_passes, R.cur->passes);
     /*
      * A first one-pass group orders the configuration's later groups by
      * what its values and its function's local memory point at
@@ -1230,8 +1230,8 @@ kept_end(int launch_ok)
     K.r[K.n++] = (struct kept_range){
         .corr = tls_prof_corr, .blocks = tls_prof_blocks, .failed = !launch_ok, .overhead_ns = dt};
     profile_counted(dt);
-    if (K.ph->passes > R.max_passes)
-        R.max_passes = K.ph->passes;
+    if (K.ph->passes > atomic_load(&R.max_passes))
+        atomic_store(&R.max_passes, K.ph->passes);
     if (gh_debug)
         gh_say("profiled: kept range %zu; ms: enable %.1f setup %.1f start %.1f launch %.1f "
                "pop %.1f total %.1f set %s",
@@ -1552,8 +1552,9 @@ rangeprof_stats(struct engine_stats *s)
     s->profiling_ns += atomic_load(&R.profiling_ns);
     s->profiles += atomic_load(&R.profiles);
     s->first_ns += atomic_load(&R.first_ns);
-    if (R.max_passes > s->max_passes)
-        s->max_passes = R.max_passes;
+    int passes = atomic_load(&R.max_passes);
+    if (passes > s->max_passes)
+        s->max_passes = passes;
 }
 
 const struct counter_engine engine_rangeprof = {

@@ -119,7 +119,8 @@ static struct {
     CUcontext enabled_ctx;      /* the context Enable armed, NULL: not enabled (lock) */
     char off_why[160];          /* "CALL: ERROR" of that failure (written once, before `off`) */
     char missing[256];          /* metrics of the list the chip refused, comma-joined (lock) */
-    int ready;                  /* metric ids resolved (lock) */
+    atomic_int ready;           /* metric ids and `missing` resolved (written under the lock,
+                                   last; read without it at exit: release/acquire) */
     int configured_dev;         /* the device that got SetConfig, + 1; 0: none (lock) */
     pthread_mutex_t graph_lock; /* graphs, armed */
     CUgraphExec graphs[SASS_MAX_GRAPHS]; /* executable graphs whose first launch was taken */
@@ -374,7 +375,7 @@ sass_configure(CUcontext ctx)
         return 0;
     if (X.configured_dev && sass_unconfigure())
         return -1;
-    if (!X.ready) {
+    if (!atomic_load_explicit(&X.ready, memory_order_relaxed)) {
         if (sass_initialize())
             return -1;
         CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
@@ -416,7 +417,7 @@ sass_configure(CUcontext ctx)
             sass_off("cuptiSassMetricsGetProperties", CUPTI_ERROR_INVALID_METRIC_NAME);
             return -1;
         }
-        X.ready = 1;
+        atomic_store_explicit(&X.ready, 1, memory_order_release);
     }
     CUpti_SassMetricsSetConfig_Params sc = {CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
     sc.numOfMetricConfig = X.ncfg;
@@ -906,7 +907,7 @@ sass_exit_notes(void)
         atomic_load(&X.phase_ns[PH_RUN]) / 1e6, atomic_load(&X.phase_ns[PH_FLUSH]) / 1e6,
         atomic_load(&X.phase_ns[PH_DISABLE]) / 1e6);
     push_meta("instrumented_launches", v);
-    if (X.ready)
+    if (atomic_load_explicit(&X.ready, memory_order_acquire))
         push_meta("instrumentation_metrics_missing", X.missing[0] ? X.missing : "none");
     if (atomic_load(&X.graphs_left))
         push_event("info", "graphs_not_instrumented",

@@ -943,7 +943,10 @@ waitns_kernel(uint32_t corr)
 EXPORT int
 fake_rangeprof_started(void)
 {
-    return RP.started;
+    pthread_mutex_lock(&F.lock);
+    int v = RP.started;
+    pthread_mutex_unlock(&F.lock);
+    return v;
 }
 
 /* Test knob output: how many user ranges were pushed, how many kernels ran outside them. */
@@ -975,10 +978,12 @@ cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
         return CUPTI_ERROR_NOT_SUPPORTED;
     if (RP.enabled)
         return rp_refuse("cuptiRangeProfilerEnable twice without Disable");
+    pthread_mutex_lock(&F.lock); /* rp_kernel() reads the state under it */
     memset(RP.hw, 0, sizeof(RP.hw));
     RP.enabled = 1;
     RP.started = RP.configured = RP.depth = 0;
     RP.nhw = RP.dropped = RP.auto_index = 0;
+    pthread_mutex_unlock(&F.lock);
     p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&rp_object;
     return CUPTI_SUCCESS;
 }
@@ -990,7 +995,9 @@ cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
         return rp_refuse("cuptiRangeProfilerDisable without Enable");
     if (RP.started)
         violation("cuptiRangeProfilerDisable while started (a profiled launch's range not ended)");
+    pthread_mutex_lock(&F.lock);
     RP.enabled = RP.started = RP.configured = 0;
+    pthread_mutex_unlock(&F.lock);
     return CUPTI_SUCCESS;
 }
 
@@ -1033,6 +1040,7 @@ cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
         return rp_refuse("cuptiRangeProfilerSetConfig: auto range needs one nesting level");
     if (!p->pConfig || !p->configSize || !p->pCounterDataImage || !p->maxRangesPerPass)
         return CUPTI_ERROR_INVALID_PARAMETER;
+    pthread_mutex_lock(&F.lock);
     RP.configured = 1;
     RP.range = p->range;
     RP.replay = p->replayMode;
@@ -1040,6 +1048,7 @@ cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
     RP.img = (struct rp_image *)p->pCounterDataImage;
     RP.img_size = p->counterDataImageSize;
     RP.nhw = RP.dropped = RP.auto_index = 0;
+    pthread_mutex_unlock(&F.lock);
     return CUPTI_SUCCESS;
 }
 

@@ -38,6 +38,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static launch_fn launch;
 static fn_t copy;
 
 static fn_t strided_fn;
-static volatile int bg_stop;
+static atomic_int bg_stop;
 static pthread_t bg_thread;
 static violations_fn bg_violations;
 static int (*bg_started)(void), (*bg_sets)(void), (*bg_unsets)(void);
@@ -65,7 +66,7 @@ static void *
 bg_loop(void *arg)
 {
     (void)arg;
-    while (!bg_stop) {
+    while (!atomic_load(&bg_stop)) {
         launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
         launch(strided_fn, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
         nanosleep(&(struct timespec){0, 1000000}, NULL); /* about stress_app's pace */
@@ -76,7 +77,7 @@ bg_loop(void *arg)
 static void
 bg_exit(void)
 {
-    bg_stop = 1;
+    atomic_store(&bg_stop, 1);
     pthread_join(bg_thread, NULL);
     printf("fake_violations=%d\nfake_rangeprof_started=%d\n", bg_violations(),
            bg_started ? bg_started() : -1);
