@@ -8,7 +8,8 @@
 # about which engine served what and what the report says, never about
 # values a GPU measured.
 set -u
-lib=${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so
+# GPUHIER_COLLECTOR: another build of the collector (the ThreadSanitizer twin, e2e.*-tsan)
+lib=${GPUHIER_COLLECTOR:-${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so}
 [ -f "$lib" ] || { echo "missing $lib"; exit 1; }
 : "${FAKE_CUDA:?}" "${FAKE_HOST:?}"
 command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }

@@ -10,7 +10,8 @@
 # alone (GPUHIER_INSTRUMENT=0): its sessions are what is tested; both engines,
 # the default, are t108's.
 set -u
-lib=${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so
+# GPUHIER_COLLECTOR: another build of the collector (the ThreadSanitizer twin, e2e.*-tsan)
+lib=${GPUHIER_COLLECTOR:-${GPUHIER_BINARY_DIR:?}/libgpuhier-collector.so}
 [ -f "$lib" ] || { echo "missing $lib"; exit 1; }
 : "${FAKE_CUDA:?}" "${FAKE_HOST:?}"
 command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }
