@@ -72,27 +72,35 @@ gh_add_test(NAME e2e.t109-rangeprof-kept
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t109-rangeprof-kept.sh LABELS e2e collector
             ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
 # The same two tests with the collector, the fake driver and its program under
-# ThreadSanitizer (collector/CMakeLists.txt): a data race a run reaches makes
-# it exit 66, which the scripts report as a failed run with TSan's report.
-if(TARGET gpuhier-collector-tsan)
-  add_library(gh_collector_fake_cuda_tsan SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_cuda.c)
-  target_include_directories(gh_collector_fake_cuda_tsan PRIVATE ${GH_CUPTI_INCLUDES})
-  target_compile_options(gh_collector_fake_cuda_tsan PRIVATE -idirafter ${GH_CUPTI_SHIM}
-                         -fsanitize=thread -g)
-  target_link_options(gh_collector_fake_cuda_tsan PRIVATE -fsanitize=thread -Wl,-soname,libcuda.so.1)
-  target_link_libraries(gh_collector_fake_cuda_tsan PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
-  set_target_properties(gh_collector_fake_cuda_tsan PROPERTIES C_VISIBILITY_PRESET hidden)
-  add_executable(collector_fake_host_tsan ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_host.c)
-  target_compile_options(collector_fake_host_tsan PRIVATE -fsanitize=thread -g)
-  target_link_options(collector_fake_host_tsan PRIVATE -fsanitize=thread)
-  target_link_libraries(collector_fake_host_tsan PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+# ThreadSanitizer, then AddressSanitizer with UndefinedBehaviorSanitizer (the
+# twins of collector/CMakeLists.txt): a race, a bad access or undefined
+# behaviour a run reaches makes it exit non-zero (TSan: 66) with the
+# sanitizer's report, which the scripts report as a failed run. Leaks are not
+# checked: the fake program and the collector's exit leave memory to the
+# process's end on purpose (docs/collector.md "At exit").
+foreach(san tsan asan)
+  if(NOT TARGET gpuhier-collector-${san})
+    continue()
+  endif()
+  add_library(gh_collector_fake_cuda_${san} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_cuda.c)
+  target_include_directories(gh_collector_fake_cuda_${san} PRIVATE ${GH_CUPTI_INCLUDES})
+  target_compile_options(gh_collector_fake_cuda_${san} PRIVATE -idirafter ${GH_CUPTI_SHIM}
+                         ${GH_TWIN_FLAGS_${san}} -g)
+  target_link_options(gh_collector_fake_cuda_${san} PRIVATE ${GH_TWIN_FLAGS_${san}}
+                      -Wl,-soname,libcuda.so.1)
+  target_link_libraries(gh_collector_fake_cuda_${san} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+  set_target_properties(gh_collector_fake_cuda_${san} PROPERTIES C_VISIBILITY_PRESET hidden)
+  add_executable(collector_fake_host_${san} ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_host.c)
+  target_compile_options(collector_fake_host_${san} PRIVATE ${GH_TWIN_FLAGS_${san}} -g)
+  target_link_options(collector_fake_host_${san} PRIVATE ${GH_TWIN_FLAGS_${san}})
+  target_link_libraries(collector_fake_host_${san} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
   foreach(t t108-collector-engines t109-rangeprof-kept)
     string(REGEX REPLACE "-.*" "" short ${t})
-    gh_add_test(NAME e2e.${short}-tsan
-                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh LABELS e2e collector tsan
-                ENVIRONMENT "GPUHIER_COLLECTOR=$<TARGET_FILE:gpuhier-collector-tsan>;FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda_tsan>;FAKE_HOST=$<TARGET_FILE:collector_fake_host_tsan>;TSAN_OPTIONS=exitcode=66 halt_on_error=0 second_deadlock_stack=1")
+    gh_add_test(NAME e2e.${short}-${san}
+                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh LABELS e2e collector ${san}
+                ENVIRONMENT "GPUHIER_COLLECTOR=$<TARGET_FILE:gpuhier-collector-${san}>;FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda_${san}>;FAKE_HOST=$<TARGET_FILE:collector_fake_host_${san}>;TSAN_OPTIONS=exitcode=66 halt_on_error=0 second_deadlock_stack=1;ASAN_OPTIONS=detect_leaks=0;UBSAN_OPTIONS=print_stacktrace=1")
   endforeach()
-endif()
+endforeach()
 gh_add_test(NAME e2e.t105-collector-signals
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t105-collector-signals.sh LABELS e2e collector)
 find_program(GH_PTXAS ptxas HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
