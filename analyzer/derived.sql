@@ -10,7 +10,8 @@
 --                   launches, mean/min/max/total time (prepare.c lstat2_sql);
 --   temp.phase      steady_start_ns, where the program's repeated work starts,
 --                   and loop_found, whether its loop was found by repetition
---                   (temp.loop_cfg: the configurations launched in it or after);
+--                   (temp.loop_cfg: the configurations launched in it or after;
+--                   temp.setup_cfg: the set-up before it);
 --   temp.pagg       the configuration's v_profiled columns (schema.sql, from
 --                   schema/metrics.catalogue), each metric averaged over the
 --                   profiled launches that did the same work as the first;
@@ -63,11 +64,10 @@ WITH base AS (
   COALESCE(s.launches, 0) AS launches, COALESCE(s.profiled_launches, 0) AS profiled_launches,
   s.mean_ns, s.min_ns, s.max_ns, COALESCE(s.total_ns, 0) AS total_ns,
   -- first start and last end of its launches, ns; one_time 1: every launch ended before the steady
-  -- state, or the configuration ran fewer times than a loop repeats (3), all before the program's
-  -- loop (docs/analyzer.md "One-time set-up")
+  -- state, or set-up before the program's loop (temp.setup_cfg: launched fewer times than a loop
+  -- repeats, or repeated by that set-up; docs/analyzer.md "One-time set-up")
   s.first_ns, s.last_ns, CASE WHEN s.last_ns < (SELECT steady_start_ns FROM temp.phase)
-    OR (COALESCE(s.launches, 0) < 3 AND (SELECT loop_found FROM temp.phase)
-        AND c.id NOT IN (SELECT config_id FROM temp.loop_cfg))
+    OR c.id IN (SELECT config_id FROM temp.setup_cfg)
     THEN 1 ELSE 0 END AS one_time,
   -- bytes of device memory live at its profiled launch (NULL: allocations not recorded)
   fp.live_device_bytes,

@@ -291,7 +291,8 @@ build_papi(sqlite3 *db)
  * NULL when no configuration repeats: then the whole run is the work.
  * loop_found (build_loop()): 1 when the launches show the program's loop,
  * found by repetition; temp.loop_cfg the configurations launched in the
- * loop or after it (the others ran before it).
+ * loop or after it (the others ran before it), temp.setup_cfg those of
+ * the others that are set-up (build_setup()).
  * NEEDSWORK: NVTX ranges (a training loop's "step" range) would say it
  * directly when the program has them; the report keeps them per launch.
  */
@@ -341,9 +342,97 @@ loop_length(const long long *r, size_t n, int *pi, size_t *period)
 }
 
 static int
+cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Set-up before the loop (docs/analyzer.md "One-time set-up"), among the
+ * configurations none of whose launches is in the loop or after it:
+ * those launched fewer than LOOP_MIN_REPEATS times (an upload's kernel,
+ * a candidate an autotuner times once or twice), then, until no more are
+ * added, those whose launches set-up launches split into LOOP_MIN_REPEATS
+ * stretches or more. The set-up repeats those as the loop repeats its
+ * block: an autotuner checks its buffers and compares results around
+ * each candidate, hundreds of times. Repetition alone does not tell
+ * them from the program's own work before its loop (a benchmark's first
+ * measurement, an evaluation pass, 20 times in a row), which runs in one
+ * stretch, or two when a kernel the program needs once (a lazy
+ * initialization) comes in its first pass. Nor does time: in the JAX
+ * run of 2026-12-04 the autotuning held most of the kernel time, and
+ * the loop was 6 steps of a run that would take thousands; severity
+ * (engine.c) weighs a set-up finding's share of the wall time instead.
+ * key[0 .. n) are the launches read, the last first; key[0 .. loop_end)
+ * the loop and what follows it. Launch counts are those among the
+ * launches read.
+ */
+static int
+build_setup(sqlite3 *db, const long long *key, size_t n, size_t loop_end)
+{
+    struct setup_cfg {
+        size_t launches;
+        size_t pieces; /* stretches of its launches that set-up launches split */
+        size_t seen;   /* set-up launches before its last launch */
+        int is_after;  /* launched in the loop or after it */
+        int is_setup;
+    };
+    long long *ids = an_xmalloc((n ? n : 1) * sizeof *ids);
+    size_t *at = an_xmalloc((n ? n : 1) * sizeof *at), m = 0;
+    if (n)
+        memcpy(ids, key, n * sizeof *ids);
+    qsort(ids, n, sizeof *ids, cmp_ll);
+    for (size_t i = 0; i < n; i++)
+        if (!m || ids[m - 1] != ids[i])
+            ids[m++] = ids[i];
+    struct setup_cfg *c = an_xcalloc(m ? m : 1, sizeof *c);
+    for (size_t i = 0; i < n; i++) {
+        at[i] = (size_t)((const long long *)bsearch(key + i, ids, m, sizeof *ids, cmp_ll) - ids);
+        c[at[i]].launches++;
+        c[at[i]].is_after |= i < loop_end;
+    }
+    for (size_t j = 0; j < m; j++)
+        c[j].is_setup = !c[j].is_after && c[j].launches < LOOP_MIN_REPEATS;
+    for (int added = 1; added;) {
+        added = 0;
+        size_t seen = 0;
+        for (size_t j = 0; j < m; j++)
+            c[j].pieces = 0;
+        for (size_t i = n; i-- > loop_end;) {
+            struct setup_cfg *p = &c[at[i]];
+            if (p->is_setup) {
+                seen++;
+            } else if (!p->is_after) {
+                p->pieces += !p->pieces || p->seen < seen;
+                p->seen = seen;
+            }
+        }
+        for (size_t j = 0; j < m; j++)
+            if (!c[j].is_after && !c[j].is_setup && c[j].pieces >= LOOP_MIN_REPEATS)
+                c[j].is_setup = added = 1;
+    }
+    sqlite3_stmt *st = NULL;
+    int rc = store_prepare(db, "INSERT INTO temp.setup_cfg VALUES (?)", &st);
+    for (size_t j = 0; !rc && j < m; j++) {
+        if (!c[j].is_setup)
+            continue;
+        sqlite3_bind_int64(st, 1, ids[j]);
+        rc = sqlite3_step(st) != SQLITE_DONE;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    free(ids);
+    free(at);
+    free(c);
+    return rc;
+}
+
+static int
 build_loop(sqlite3 *db)
 {
-    if (store_exec(db, "CREATE TEMP TABLE loop_cfg (config_id INTEGER PRIMARY KEY)"))
+    if (store_exec(db, "CREATE TEMP TABLE loop_cfg (config_id INTEGER PRIMARY KEY);"
+                       "CREATE TEMP TABLE setup_cfg (config_id INTEGER PRIMARY KEY)"))
         return an_fail(ANALYZER_ERR_INTERNAL, "cannot build the loop: %s", store_error());
     char sql[256];
     snprintf(sql, sizeof sql,
@@ -405,6 +494,7 @@ build_loop(sqlite3 *db)
             sqlite3_reset(st);
         }
         sqlite3_finalize(st);
+        rc = rc || build_setup(db, key, n, best_s + best);
     }
     free(key);
     free(pi);
@@ -782,7 +872,8 @@ an_unprepare(sqlite3 *db)
                  "DROP TABLE IF EXISTS temp.prof_aside; DROP TABLE IF EXISTS temp.patched_metric;"
                  "DROP TABLE IF EXISTS temp.lstat; DROP TABLE IF EXISTS temp.footprint;"
                  "DROP TABLE IF EXISTS temp.waiting; DROP TABLE IF EXISTS temp.phase;"
-                 "DROP TABLE IF EXISTS temp.papi; DROP TABLE IF EXISTS temp.loop_cfg;",
+                 "DROP TABLE IF EXISTS temp.papi; DROP TABLE IF EXISTS temp.loop_cfg;"
+                 "DROP TABLE IF EXISTS temp.setup_cfg;",
                  NULL, NULL, NULL);
 }
 

@@ -1045,6 +1045,64 @@ test_analyzer_loop_setup(void)
 }
 
 /*
+ * An autotuner's harness before the loop is set-up though it runs more
+ * often than the loop repeats: 'chk' runs after each of three candidates
+ * launched once, 'cand4' three times between 'chk's (set-up by the same
+ * test, once 'chk' is set-up). A benchmark's phase before the loop is
+ * work though a one-off kernel splits it in two: 'gemm' three times,
+ * 'once', 'gemm' three times. Then the loop: 'fwd', 'bwd', four times.
+ */
+static void
+test_analyzer_setup_harness(void)
+{
+    static const char *const names[] = {"c1",   "c2",   "c3",  "chk", "cand4",
+                                        "gemm", "once", "fwd", "bwd"};
+    /* kernel ids (1-based index in names) in API order */
+    static const int seq[] = {1, 4, 2, 4, 3, 4, 5, 4, 5, 4, 5, 4, 6, 6,
+                              6, 7, 6, 6, 6, 8, 9, 8, 9, 8, 9, 8, 9};
+    char sql[8192];
+    size_t n = (size_t)snprintf(sql, sizeof sql,
+                                "INSERT INTO kernel (id, mangled_name, short_name)"
+                                " VALUES ");
+    for (int k = 0; k < 9; k++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, "%s(%d, '_Z%zu%sv', '%s')", k ? ", " : "",
+                              k + 1, strlen(names[k]), names[k], names[k]);
+    n += (size_t)snprintf(sql + n, sizeof sql - n,
+                          ";\nINSERT INTO config (id, kernel_id, device_id, grid_x, grid_y, grid_z,"
+                          " block_x, block_y, block_z, dynamic_smem_bytes, static_smem_bytes,"
+                          " registers_per_thread) VALUES ");
+    for (int k = 0; k < 9; k++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n,
+                              "%s(%d, %d, 0, 4096, 1, 1, 256, 1, 1, 0, 0, 32)", k ? ", " : "",
+                              k + 1, k + 1);
+    n += (size_t)snprintf(sql + n, sizeof sql - n,
+                          ";\nINSERT INTO launch (kernel_id, config_id, device_id, correlation_id,"
+                          " start_ns, end_ns) VALUES ");
+    /* 200 us each, 1 ms apart */
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+        long long t = 1000000000LL + (long long)i * 1000000LL;
+        n += (size_t)snprintf(sql + n, sizeof sql - n, "%s(%d, %d, 0, %zu, %lld, %lld)",
+                              i ? ", " : "", seq[i], seq[i], i + 1, t, t + 200000);
+    }
+    snprintf(sql + n, sizeof sql - n, ";\n");
+    sqlite3 *db = build_report(sql);
+    char *d = tmpdir();
+    put_rule(d, "toy-slow.rule", toy_rule);
+    struct analyzer_opts o = {.rules_dir = d};
+    CHECK(db && analyzer_analyze(db, &o) == 0);
+    CHECK_STR(text1(db, "SELECT group_concat(kernel_id || ':' || one_time, ' ') FROM (SELECT * FROM"
+                        " kernel_summary WHERE config_id IS NOT NULL ORDER BY kernel_id)"),
+              "1:1 2:1 3:1 4:1 5:1 6:0 7:1 8:0 9:0");
+    CHECK(strstr(text1(db, "SELECT message FROM finding WHERE kernel_id = 4"), "One-time set-up") !=
+          NULL);
+    CHECK_STR(text1(db, "SELECT severity FROM finding WHERE kernel_id = 4"), "note");
+    CHECK(strstr(text1(db, "SELECT message FROM finding WHERE kernel_id = 6"), "One-time") == NULL);
+    sqlite3_close(db);
+    rm_dir(d);
+    free(d);
+}
+
+/*
  * Occupancy limits judged without hardware counters (a configuration the
  * range profiler never reached: its floor ratio and pipe use are NULL) say
  * so, never "n/a the floor, memory pipes n/a busy" (seen on 2026-12-04 on
@@ -1979,6 +2037,7 @@ static const struct check_test tests[] = {
     {"analyzer_waiting_kernel_not_work", test_analyzer_waiting_kernel_not_work},
     {"analyzer_one_time_setup", test_analyzer_one_time_setup},
     {"analyzer_loop_setup", test_analyzer_loop_setup},
+    {"analyzer_setup_harness", test_analyzer_setup_harness},
     {"analyzer_occupancy_unmeasured", test_analyzer_occupancy_unmeasured},
     {"analyzer_rule_texts_for_engineers", test_analyzer_rule_texts_for_engineers},
     {"analyzer_compute_roof", test_analyzer_compute_roof},
