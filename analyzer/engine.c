@@ -53,10 +53,11 @@ struct found {
     double lost_total;            /* capped */
     double gap_ns;                /* config: mean - floor; < 0 unknown */
     int has_config_row;
-    int one_time;   /* set-up before the repeated work (row column, else cfg.one_time) */
-    char *severity; /* row override or NULL */
-    char *estimate; /* row override of the rule's estimate strength, or NULL */
-    char *tier;     /* row override of the rule's tier (one of the six), or NULL */
+    int one_time;         /* set-up before the repeated work (row column, else cfg.one_time) */
+    int ranks_after_work; /* one_time, under a tenth of the wall time */
+    char *severity;       /* row override or NULL */
+    char *estimate;       /* row override of the rule's estimate strength, or NULL */
+    char *tier;           /* row override of the rule's tier (one of the six), or NULL */
     char *message, *remedy;
     struct evidence_val *ev; /* one per rule evidence line */
     char *object_kind, *object_ids;
@@ -793,10 +794,19 @@ sev_rank(const char *s)
     return !strcmp(s, "error") ? 0 : !strcmp(s, "warning") ? 1 : 2;
 }
 
+/*
+ * Most time lost first, set-up's findings after every other one unless
+ * they are a tenth of the wall time: the set-up is paid once however
+ * long the program runs, so what it lost in the run profiled does not
+ * put it before the program's own work (docs/severity.md "One-time
+ * set-up").
+ */
 static int
 cmp_rank(const void *a, const void *b)
 {
     const struct found *x = a, *y = b;
+    if (x->ranks_after_work != y->ranks_after_work)
+        return x->ranks_after_work - y->ranks_after_work;
     if (x->lost_total != y->lost_total)
         return x->lost_total < y->lost_total ? 1 : -1;
     int s = sev_rank(x->final_severity) - sev_rank(y->final_severity);
@@ -863,6 +873,7 @@ grade(struct findings *fs, double run_ns, double wall_ns)
         struct found *f = &fs->v[i];
         f->share_pct = run_ns > 0 ? 100.0 * f->lost_total / run_ns : 0;
         double wall_pct = wall_ns > 0 ? 100.0 * f->lost_total / wall_ns : -1;
+        f->ranks_after_work = f->one_time && !(wall_pct >= SEV_ONE_TIME_WALL_PCT);
         const char *est =
             f->estimate && (!strcmp(f->estimate, "exact") || !strcmp(f->estimate, "bound") ||
                             !strcmp(f->estimate, "model"))
@@ -872,7 +883,7 @@ grade(struct findings *fs, double run_ns, double wall_ns)
             f->final_severity = f->severity;
         else if (f->rule->severity)
             f->final_severity = f->rule->severity;
-        else if (f->one_time && !(wall_pct >= SEV_ONE_TIME_WALL_PCT))
+        else if (f->ranks_after_work)
             f->final_severity = "note";
         else
             f->final_severity = sev_names[sev_level(f->lost_total, f->share_pct, wall_pct, est)];

@@ -1051,6 +1051,7 @@ test_analyzer_loop_setup(void)
  * test, once 'chk' is set-up). A benchmark's phase before the loop is
  * work though a one-off kernel splits it in two: 'gemm' three times,
  * 'once', 'gemm' three times. Then the loop: 'fwd', 'bwd', four times.
+ * Set-up findings rank after the work's.
  */
 static void
 test_analyzer_setup_harness(void)
@@ -1097,6 +1098,11 @@ test_analyzer_setup_harness(void)
           NULL);
     CHECK_STR(text1(db, "SELECT severity FROM finding WHERE kernel_id = 4"), "note");
     CHECK(strstr(text1(db, "SELECT message FROM finding WHERE kernel_id = 6"), "One-time") == NULL);
+    /* 'chk' loses more than 'fwd' (6 launches to 4) but ranks after the program's work */
+    CHECK(count(db, "SELECT rank FROM finding WHERE kernel_id = 4") >
+          count(db, "SELECT MAX(rank) FROM finding WHERE message NOT LIKE '%One-time%'"));
+    CHECK(real(db, "SELECT time_lost_ns FROM finding WHERE kernel_id = 4") >
+          real(db, "SELECT time_lost_ns FROM finding WHERE kernel_id = 8"));
     sqlite3_close(db);
     rm_dir(d);
     free(d);
