@@ -112,6 +112,9 @@ gh_offline_metrics_test(test_onepass unit.onepass ${CMAKE_CURRENT_SOURCE_DIR}/un
 gh_add_test(NAME unit.delay_along
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_delay_along.py
             LABELS unit profiler)
+gh_add_test(NAME unit.policy_sim
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_policy_sim.py
+            LABELS unit profiler)
 gh_add_test(NAME unit.threads_check
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_threads_check.py
             LABELS unit profiler)

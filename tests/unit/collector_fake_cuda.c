@@ -44,6 +44,12 @@
  * FAKE_RANGEPROF_START_MS=N makes cuptiRangeProfilerStart sleep N ms (a
  * long kernel's replay, say), FAKE_FLUSH_WAITS=1 makes cuptiActivityFlushAll
  * wait while an Enable hangs (a CUPTI lock the stuck call holds).
+ * FAKE_COST=KEY=MS,... is a cost model for bench/policy_sim.py: the named
+ * calls sleep that long (see cost() below; nothing here measures a cost).
+ * fake_kernel_ns(NS) gives the next kernel launched its duration on the
+ * virtual clock (10 us otherwise). FAKE_PASS_METRICS=N: a config image of
+ * more than N metrics takes several passes (the Profiler Host API's answer),
+ * so the one-pass plan has several groups (8 as on GH100 with N = 8).
  * fake_violations() counts the calls CUPTI would have refused (or that
  * hung on the device); fake_sass_configs() and fake_sass_unsets() count
  * the SASS SetConfig and UnsetConfig calls.
@@ -116,6 +122,107 @@ static struct {
 static atomic_int fake_hanging, fake_in_flush; /* and flushes inside cuptiActivityFlushAll */
 
 static void *the_ctx = (void *)0x1000;
+
+/*
+ * The cost model of FAKE_COST (bench/policy_sim.py sets it from what the
+ * H200 measured): each key the milliseconds a call sleeps, outside the
+ * fake's lock. rp_enable_first and rp_enable: cuptiRangeProfilerEnable, the
+ * process's first and later ones; rp_config: SetConfig; rp_start: Start;
+ * rp_range: each PopRange (the range's push, pop and the collector's
+ * synchronizations); rp_decode: DecodeData; sass_enable, sass_flush,
+ * sass_disable: those SASS metrics calls; sass_run: each kernel run while
+ * SASS metrics are enabled (lazy patching and the patched run), or
+ * sass_run_x times the kernel's duration when that is longer (a patched
+ * kernel runs 30-100 times slower on the H200); trace: each kernel run
+ * while kernel activity is on (CUPTI's tracing).
+ */
+enum fake_cost {
+    COST_RP_ENABLE_FIRST,
+    COST_RP_ENABLE,
+    COST_RP_CONFIG,
+    COST_RP_START,
+    COST_RP_RANGE,
+    COST_RP_DECODE,
+    COST_SASS_ENABLE,
+    COST_SASS_RUN,
+    COST_SASS_FLUSH,
+    COST_SASS_DISABLE,
+    COST_TRACE,
+    COST_SASS_RUN_X,
+    COST_N
+};
+static const char *const cost_keys[COST_N] = {
+    [COST_RP_ENABLE_FIRST] = "rp_enable_first",
+    [COST_RP_ENABLE] = "rp_enable",
+    [COST_RP_CONFIG] = "rp_config",
+    [COST_RP_START] = "rp_start",
+    [COST_RP_RANGE] = "rp_range",
+    [COST_RP_DECODE] = "rp_decode",
+    [COST_SASS_ENABLE] = "sass_enable",
+    [COST_SASS_RUN] = "sass_run",
+    [COST_SASS_FLUSH] = "sass_flush",
+    [COST_SASS_DISABLE] = "sass_disable",
+    [COST_TRACE] = "trace",
+    [COST_SASS_RUN_X] = "sass_run_x",
+};
+_Static_assert(COST_SASS_RUN_X == COST_N - 1, "every cost has its key");
+static double cost_ms[COST_N];
+static pthread_once_t cost_once = PTHREAD_ONCE_INIT;
+
+static void
+cost_parse(void)
+{
+    const char *v = getenv("FAKE_COST");
+    while (v && *v) {
+        const char *eq = strchr(v, '='), *end = strchr(v, ',');
+        if (!end)
+            end = v + strlen(v);
+        for (int c = 0; eq && eq < end && c < COST_N; c++)
+            if ((size_t)(eq - v) == strlen(cost_keys[c]) && !strncmp(v, cost_keys[c], eq - v))
+                cost_ms[c] = strtod(eq + 1, NULL);
+        v = *end ? end + 1 : end;
+    }
+}
+
+/*
+ * Sleeps what the cost model says call `c` takes (never with F.lock held); for
+ * COST_SASS_RUN at least sass_run_x times `kernel_ns`, the patched kernel's run.
+ */
+static void
+cost_of(enum fake_cost c, long long kernel_ns)
+{
+    pthread_once(&cost_once, cost_parse);
+    long long ns = (long long)(cost_ms[c] * 1e6);
+    if (c == COST_SASS_RUN && (long long)(cost_ms[COST_SASS_RUN_X] * kernel_ns) > ns)
+        ns = (long long)(cost_ms[COST_SASS_RUN_X] * kernel_ns);
+    if (ns <= 0)
+        return;
+    struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
+    while (nanosleep(&ts, &ts))
+        ;
+}
+
+static void
+cost(enum fake_cost c)
+{
+    cost_of(c, 0);
+}
+
+static _Thread_local uint64_t next_kernel_ns;
+
+/* The next kernel this thread launches runs `ns` on the virtual clock (bench/policy_sim.py). */
+EXPORT void
+fake_kernel_ns(uint64_t ns)
+{
+    next_kernel_ns = ns;
+}
+
+/* This thread's next kernel's duration (10 us unless fake_kernel_ns() gave one). */
+static uint64_t
+kernel_ns(void)
+{
+    return next_kernel_ns ? next_kernel_ns : 10000;
+}
 static int rp_on(void);
 static void rp_kernel(const unsigned grid[3]);
 static void waitns_kernel(uint32_t corr);
@@ -432,7 +539,8 @@ static void
 run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
            const unsigned block[3], unsigned smem, uint32_t graph_id, uint64_t node)
 {
-    CUpti_ActivityKernel10 *k = kernel_record(f->name, corr, grid, block, 10000, 7);
+    uint64_t ns = kernel_ns();
+    CUpti_ActivityKernel10 *k = kernel_record(f->name, corr, grid, block, ns, 7);
     if (k) {
         k->dynamicSharedMemory = (int32_t)smem;
         k->registersPerThread = 32;
@@ -490,10 +598,17 @@ cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     uint32_t corr = cb.correlationId;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
     const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    long long ns = (long long)kernel_ns();
     pthread_mutex_lock(&F.lock);
     run_kernel(f, corr, grid, block, smem, 0, 0);
+    next_kernel_ns = 0;
     waitns_kernel(corr);
+    int traced = F.concurrent_on || F.kernel_kind, patched = F.sass_enabled;
     pthread_mutex_unlock(&F.lock);
+    if (traced)
+        cost(COST_TRACE);
+    if (patched)
+        cost_of(COST_SASS_RUN, ns);
     cb.callbackSite = CUPTI_API_EXIT;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
     return ret;
@@ -978,6 +1093,8 @@ cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
         return CUPTI_ERROR_NOT_SUPPORTED;
     if (RP.enabled)
         return rp_refuse("cuptiRangeProfilerEnable twice without Disable");
+    static atomic_int enables;
+    cost(atomic_fetch_add(&enables, 1) ? COST_RP_ENABLE : COST_RP_ENABLE_FIRST);
     pthread_mutex_lock(&F.lock); /* rp_kernel() reads the state under it */
     memset(RP.hw, 0, sizeof(RP.hw));
     RP.enabled = 1;
@@ -1040,6 +1157,7 @@ cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
         return rp_refuse("cuptiRangeProfilerSetConfig: auto range needs one nesting level");
     if (!p->pConfig || !p->configSize || !p->pCounterDataImage || !p->maxRangesPerPass)
         return CUPTI_ERROR_INVALID_PARAMETER;
+    cost(COST_RP_CONFIG);
     pthread_mutex_lock(&F.lock);
     RP.configured = 1;
     RP.range = p->range;
@@ -1068,6 +1186,7 @@ cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
     struct timespec ts = {ms > 0 ? ms / 1000 : 0, ms > 0 ? (ms % 1000) * 1000000L : 0};
     while (ms > 0 && nanosleep(&ts, &ts))
         ;
+    cost(COST_RP_START);
     pthread_mutex_lock(&F.lock);
     RP.started = 1;
     pthread_mutex_unlock(&F.lock);
@@ -1125,6 +1244,7 @@ cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *p)
     pthread_mutex_lock(&F.lock);
     RP.depth = 0;
     pthread_mutex_unlock(&F.lock);
+    cost(COST_RP_RANGE);
     return CUPTI_SUCCESS;
 }
 
@@ -1133,6 +1253,7 @@ cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *p)
 {
     if (!RP.enabled)
         return rp_refuse("cuptiRangeProfilerDecodeData without Enable");
+    cost(COST_RP_DECODE);
     if (RP.started)
         return rp_refuse("cuptiRangeProfilerDecodeData before Stop");
     if (!RP.img || RP.img->magic != RP_MAGIC)
@@ -1220,7 +1341,13 @@ cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
 EXPORT CUptiResult
 cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
 {
-    p->numOfPasses = 1;
+    /* FAKE_PASS_METRICS=N (bench/policy_sim.py): N metrics fit one pass, so the one-pass plan has
+       several groups, as on a real chip; one pass for any list otherwise */
+    const char *v = getenv("FAKE_PASS_METRICS");
+    size_t per = v ? strtoul(v, NULL, 10) : 0, n = 0;
+    if (p->pConfigImage && p->configImageSize >= sizeof(n))
+        memcpy(&n, p->pConfigImage, sizeof(n));
+    p->numOfPasses = per && n > per ? (n + per - 1) / per : 1;
     return CUPTI_SUCCESS;
 }
 
@@ -1317,6 +1444,7 @@ cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *p)
             ;
         atomic_fetch_sub(&fake_hanging, 1);
     }
+    cost(COST_SASS_ENABLE);
     pthread_mutex_lock(&F.lock);
     CUptiResult rc = CUPTI_SUCCESS;
     if (!F.configured || F.sass_enabled) {
@@ -1337,6 +1465,7 @@ cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *p)
 EXPORT CUptiResult
 cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *p)
 {
+    cost(COST_SASS_DISABLE);
     pthread_mutex_lock(&F.lock);
     CUptiResult rc = CUPTI_SUCCESS;
     if (!F.sass_enabled) {
@@ -1369,6 +1498,7 @@ cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *p)
 EXPORT CUptiResult
 cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *p)
 {
+    cost(COST_SASS_FLUSH);
     pthread_mutex_lock(&F.lock);
     CUptiResult rc = CUPTI_SUCCESS;
     if (!F.sass_enabled || p->numOfInstances != 1 || p->numOfPatchedInstructionRecords > F.nsass) {

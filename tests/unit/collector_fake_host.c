@@ -6,7 +6,7 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|threads|cluster|conditional|seen|again]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|threads|cluster|conditional|seen|again|replay FILE]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
@@ -31,6 +31,11 @@
  * and the SASS SetConfig and UnsetConfig calls.
  * With `threads`, tests/gpu/multistream's shape: 8 threads, each launching
  * copy and strided in turns, 200 launches a thread.
+ * With `replay FILE` (bench/policy_sim.py): the launches of a recorded
+ * report, one a line "MANGLED GX GY GZ BX BY BZ SMEM NS GAP_NS" (the kernel's
+ * duration on the virtual clock, then the program's own time before the
+ * next launch, slept), after a first line "start GAP_NS" (the time before
+ * the first launch); nothing else.
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
  * (fake_range_pushes=, fake_kernels_outside_ranges=), the SASS SetConfig
@@ -100,6 +105,55 @@ threads_loop(void *arg)
     return NULL;
 }
 
+/* Sleeps `ns` (a recorded program's own time between two launches). */
+static void
+sleep_ns(long long ns)
+{
+    struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
+    while (ns > 0 && nanosleep(&ts, &ts))
+        ;
+}
+
+/* `replay FILE`: a recorded report's launches (bench/policy_sim.py writes FILE). */
+static int
+replay(void *h, const char *path)
+{
+    function_fn function = (function_fn)dlsym(h, "fake_function");
+    void (*kernel_ns)(unsigned long long) =
+        (void (*)(unsigned long long))dlsym(h, "fake_kernel_ns");
+    FILE *f = fopen(path, "r");
+    if (!f || !kernel_ns) {
+        fprintf(stderr, "fake host: cannot replay %s\n", path);
+        return 2;
+    }
+    static char names[4096][256];
+    static fn_t fns[4096];
+    size_t nnames = 0;
+    char name[256];
+    long long gap = 0;
+    if (fscanf(f, "start %lld", &gap) == 1)
+        sleep_ns(gap);
+    unsigned g[3], b[3], smem;
+    unsigned long long ns;
+    while (fscanf(f, "%255s %u %u %u %u %u %u %u %llu %lld", name, &g[0], &g[1], &g[2], &b[0],
+                  &b[1], &b[2], &smem, &ns, &gap) == 10) {
+        size_t i = 0;
+        while (i < nnames && strcmp(names[i], name))
+            i++;
+        if (i == nnames && nnames < 4096) {
+            snprintf(names[nnames], sizeof(names[0]), "%s", name);
+            fns[nnames++] = function(name);
+        }
+        if (i == 4096)
+            continue;
+        kernel_ns(ns);
+        launch(fns[i], g[0], g[1], g[2], b[0], b[1], b[2], smem, NULL, NULL, NULL);
+        sleep_ns(gap);
+    }
+    fclose(f);
+    return 0;
+}
+
 static void *
 stuck_launch(void *arg)
 {
@@ -164,6 +218,11 @@ main(int argc, char **argv)
             pthread_join(th[t], NULL);
         printf("fake_violations=%d\n", violations());
         return 0;
+    }
+    if (argc > 3 && !strcmp(argv[2], "replay")) {
+        int rc = replay(h, argv[3]);
+        printf("fake_violations=%d\n", violations());
+        return rc;
     }
     if (argc > 2 && !strcmp(argv[2], "loop")) {
         for (int i = 0; i < 20; i++) {

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/policy_sim.py: the collector's sampling policies replayed on a recorded program, on the CPU.
+
+    policy_sim.py REPORT [--build BUILD] [--runs N] [--variant NAME=VAR=VALUE[,VAR=VALUE...]]...
+                  [--cost KEY=MS[,KEY=MS...]] [--pass-metrics N] [--out DIR]
+
+A model, not a measurement. REPORT is a report of a real run (a trace-mode
+one is best: every launch has its GPU times). Its kernel launches, in API
+order, are written as a replay file and played by the fake driver's program
+(tests/unit/collector_fake_host.c `replay`): each launch of the recorded
+kernel name and geometry, its recorded GPU duration on the fake's virtual
+clock, then the recorded time to the next launch's GPU start slept (the
+program's own time; a host-bound program's launches follow it). The real
+collector runs in that program on the fake driver and CUPTI
+(tests/unit/collector_fake_cuda.c), whose calls sleep what the cost model
+says each costs on the device (FAKE_COST; the defaults below are what the
+H200 measured, docs/cost-vs-ncu.md), with a one-pass plan of several groups
+(FAKE_PASS_METRICS metrics a pass). So the sampler's decisions, the budgets,
+the group runs, the kept session, the instrumentation engine's quiesce and
+the writer are the collector's own; only CUPTI's prices are modelled.
+
+What it leaves out: copies, graphs, streams, threads (one launching
+thread), the device's own time per kernel (a profiled launch's kernel costs
+nothing beyond the model's prices), the driver's launch cost (the same
+in every mode). Each mode runs N times, interleaved; the table gives
+medians.
+
+Prints, per mode: wall time and ratio to the replay without the collector,
+range profiles and instrumented launches, range-profiler enables (and why
+the profiler was disabled), the share of the recorded GPU time whose
+configurations have hardware counters (a range profile) and pattern
+counters (an instrumented launch), and where in the launches the first and
+last range profiles came. Writes policy-sim.json and the replay file to
+--out.
+"""
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# What one call costs on the H200, ms (docs/cost-vs-ncu.md, docs/rangeprof-cost.md,
+# docs/instrument-cost.md; the PyTorch benchmark's kept reports of 2026-12-04): the first
+# profile about 1,000 ms and a re-enable with a new image 260-320 ms (enable, SetConfig,
+# Start), a drain that restarts the session 22-55 ms (DecodeData, Start), a profile within
+# a session 1.4-1.5 ms; an instrumented launch's enable 1.6 ms, patched run 4.3 ms, flush
+# 1.2 ms, disable 0.6 ms; concurrent kernel tracing about 0.1 ms a launch (trace mode
+# 1.09x on the 6,333 launches of the PyTorch benchmark).
+DEFAULT_COST = ("rp_enable_first=900,rp_enable=200,rp_config=10,rp_start=50,rp_range=1.4,"
+                "rp_decode=5,sass_enable=1.6,sass_run=4.3,sass_flush=1.2,sass_disable=0.6,"
+                "trace=0.1")
+
+
+def replay_file(report, path):
+    """Writes REPORT's launches as the fake program's replay file; returns (launches, GPU ns)."""
+    db = sqlite3.connect(f"file:{report}?mode=ro", uri=True)
+    run_start, run_end = db.execute("SELECT start_ns, end_ns FROM run").fetchone()
+    rows = db.execute(
+        "SELECT k.mangled_name, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,"
+        " c.dynamic_smem_bytes, l.start_ns, l.end_ns FROM launch l"
+        " JOIN config c ON c.id = l.config_id JOIN kernel k ON k.id = l.kernel_id"
+        " WHERE l.graph_id IS NULL AND l.start_ns IS NOT NULL ORDER BY l.correlation_id"
+    ).fetchall()
+    if not rows:
+        sys.exit(f"policy_sim: {report} has no timed stream launches (a trace-mode report has)")
+    gpu = 0
+    # the run's start and end bound the kernels' times when both are on one clock (a report of
+    # the fake driver's virtual clock is not: then neither gap is replayed)
+    timed = run_start <= rows[0][8] and rows[-1][9] <= run_end
+    with open(path, "w") as f:
+        f.write(f"start {rows[0][8] - run_start if timed else 0}\n")
+        for i, r in enumerate(rows):
+            name = r[0].replace(" ", "_")[:255]
+            nxt = rows[i + 1][8] if i + 1 < len(rows) else run_end if timed else r[9]
+            gap = max(0, nxt - r[8])
+            dur = max(1, r[9] - r[8])
+            gpu += dur
+            f.write(f"{name} {r[1]} {r[2]} {r[3]} {r[4]} {r[5]} {r[6]} {r[7] or 0} {dur} {gap}\n")
+    return len(rows), gpu
+
+
+def coverage(db_path):
+    """What a replay's report says: profiles, instrumented launches, coverage by recorded time."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    one = lambda q: db.execute(q).fetchone()[0]
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    total = one("SELECT SUM(end_ns - start_ns) FROM launch WHERE start_ns IS NOT NULL") or 0
+    hw = one("SELECT SUM(l.end_ns - l.start_ns) FROM launch l WHERE l.start_ns IS NOT NULL"
+             " AND l.config_id IN (SELECT l2.config_id FROM launch l2 JOIN profile p"
+             " ON p.launch_id = l2.id)") or 0
+    pat = one("SELECT SUM(l.end_ns - l.start_ns) FROM launch l WHERE l.start_ns IS NOT NULL"
+              " AND l.config_id IN (SELECT config_id FROM inst_launch)") or 0
+    first, last = db.execute("SELECT MIN(l.correlation_id), MAX(l.correlation_id) FROM launch l"
+                             " JOIN profile p ON p.launch_id = l.id").fetchone()
+    return {
+        "profiles": one("SELECT COUNT(*) FROM profile"),
+        "instrumented": one("SELECT COUNT(*) FROM inst_launch"),
+        "launches": one("SELECT COUNT(*) FROM launch"),
+        "enables": meta.get("profiler_enables", "0"),
+        "disables": meta.get("profiler_disables", ""),
+        "hw_pct": 100.0 * hw / total if total else 0.0,
+        "pattern_pct": 100.0 * pat / total if total else 0.0,
+        "first_profile": first,
+        "last_profile": last,
+        "groups": one("SELECT COUNT(DISTINCT metric_set) FROM profile"),
+    }
+
+
+def run_once(args, mode_env, replay, db_path):
+    build = os.path.abspath(args.build)
+    fake = os.path.join(build, "tests", "libgh_collector_fake_cuda.so")
+    host = os.path.join(build, "tests", "collector_fake_host")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUHIER_", "FAKE_"))}
+    env.update({"FAKE_COST": args.cost, "FAKE_PASS_METRICS": str(args.pass_metrics),
+                "FAKE_RANGEPROF": "1"})
+    if mode_env is not None:
+        env.update({"CUDA_INJECTION64_PATH": os.path.join(build, "libgpuhier-collector.so"),
+                    "GPUHIER_CUPTI_PATH": fake, "GPUHIER_OUTPUT": db_path, "GPUHIER_QUIET": "1",
+                    "GPUHIER_CACHE_DIR": os.path.join(args.out, "cache")})
+        env.update(mode_env)
+    t0 = time.monotonic()
+    p = subprocess.run([host, fake, "replay", replay], env=env, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if p.returncode != 0 or "fake_violations=0" not in p.stdout:
+        sys.exit(f"policy_sim: the replay failed ({p.returncode}): {p.stdout}{p.stderr}")
+    return wall
+
+
+def parse_variant(text):
+    name, _, rest = text.partition("=")
+    env = {}
+    for kv in filter(None, rest.split(",")):
+        k, _, v = kv.partition("=")
+        env[k] = v
+    return name, env
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("report")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--variant", action="append", default=[],
+                    help="NAME=VAR=VALUE[,VAR=VALUE...]: a collector variant beside the default")
+    ap.add_argument("--cost", default=DEFAULT_COST, help="FAKE_COST: KEY=MS,... (see the fake)")
+    ap.add_argument("--pass-metrics", type=int, default=8,
+                    help="metrics the fake puts in one pass: 8 gives the plan GH100's 8 groups")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    args.out = os.path.abspath(args.out or tempfile.mkdtemp(prefix="policy-sim-"))
+    os.makedirs(args.out, exist_ok=True)
+    replay = os.path.join(args.out, "replay.txt")
+    n, gpu = replay_file(args.report, replay)
+    modes = [("native", None), ("trace", {"GPUHIER_MODE": "trace"}), ("default", {})]
+    modes += [parse_variant(v) for v in args.variant]
+    walls = {m: [] for m, _ in modes}
+    last = {}
+    for r in range(args.runs):
+        for name, env in modes:
+            db = os.path.join(args.out, f"{name}-{r}.db")
+            walls[name].append(run_once(args, env, replay, db))
+            if env is not None:
+                last[name] = coverage(db)
+    native = statistics.median(walls["native"])
+    print(f"policy_sim: {args.report}: {n} launches, {gpu / 1e6:.1f} ms of GPU time; "
+          f"a model (the fake driver with FAKE_COST={args.cost}), {args.runs} run(s) a mode")
+    print("| mode | wall s (median) | x replay | range profiles (groups) | instrumented |"
+          " enables (disabled because) | hardware / pattern, % of GPU time |"
+          " first / last profile (correlation id) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for name, env in modes:
+        w = statistics.median(walls[name])
+        c = last.get(name, {})
+        rows.append({"mode": name, "env": env, "walls": walls[name], **c})
+        if env is None:
+            print(f"| {name} | {w:.2f} | 1.00 | - | - | - | - | - |")
+            continue
+        print(f"| {name} | {w:.2f} | {w / native:.2f} | {c['profiles']} ({c['groups']}) |"
+              f" {c['instrumented']} | {c['enables']} ({c['disables'] or '-'}) |"
+              f" {c['hw_pct']:.1f} / {c['pattern_pct']:.1f} |"
+              f" {c['first_profile'] or '-'} / {c['last_profile'] or '-'} |")
+    with open(os.path.join(args.out, "policy-sim.json"), "w") as f:
+        json.dump({"report": args.report, "launches": n, "gpu_ns": gpu, "cost": args.cost,
+                   "pass_metrics": args.pass_metrics, "runs": args.runs, "rows": rows}, f,
+                  indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Unit test of bench/policy_sim.py on a SYNTHETIC report: the fake driver's
+program (`loop`: 20 rounds of three kernels) recorded in trace mode by the real
+collector on the fake driver (no GPU), then replayed by policy_sim.py under a
+small cost model. The replay file must hold the recorded launches; the default
+must profile and instrument what the fake program's three configurations give;
+the range profiler's first enable (priced at 400 ms here) must show in the
+default's wall time and not in the run without it (GPUHIER_INSTRUMENT=1); a
+report without timed launches is one message and a failure."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "agreement"))
+from checks import check, done  # noqa: E402
+
+build = os.environ.get("GPUHIER_BINARY_DIR", os.path.join(here, "..", "build"))
+fake = os.path.join(build, "tests", "libgh_collector_fake_cuda.so")
+host = os.path.join(build, "tests", "collector_fake_host")
+tmp = tempfile.mkdtemp(prefix="policy-sim-test.")
+trace = os.path.join(tmp, "trace.db")
+env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUHIER_", "FAKE_"))}
+env.update({"CUDA_INJECTION64_PATH": os.path.join(build, "libgpuhier-collector.so"),
+            "GPUHIER_CUPTI_PATH": fake, "GPUHIER_OUTPUT": trace, "GPUHIER_MODE": "trace",
+            "GPUHIER_QUIET": "1", "GPUHIER_CACHE_DIR": os.path.join(tmp, "cache")})
+p = subprocess.run([host, fake, "loop"], env=env, capture_output=True, text=True, timeout=60)
+check(p.returncode == 0, f"the fake program in trace mode: {p.returncode} {p.stderr}")
+
+out = os.path.join(tmp, "sim")
+cost = "rp_enable_first=400,rp_enable=100,rp_range=1,sass_enable=1,sass_run=2"
+p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), trace, "--build", build,
+                    "--out", out, "--cost", cost, "--variant", "inst=GPUHIER_INSTRUMENT=1"],
+                   capture_output=True, text=True, timeout=300)
+check(p.returncode == 0, f"policy_sim: {p.returncode} {p.stdout} {p.stderr}")
+print(p.stdout)
+lines = open(os.path.join(out, "replay.txt")).read().split("\n")
+check(lines[0].startswith("start "), "the replay file starts with the time before the first launch")
+check(len([x for x in lines[1:] if x]) == 60, "the replay file holds the 60 recorded launches")
+check(lines[1].split()[0] == "_Z4copyPfPKf" and lines[1].split()[1:8] == "4 1 1 128 1 1 0".split(),
+      f"the first launch's kernel and geometry: {lines[1]}")
+res = json.load(open(os.path.join(out, "policy-sim.json")))
+rows = {r["mode"]: r for r in res["rows"]}
+check(set(rows) == {"native", "trace", "default", "inst"}, f"modes: {sorted(rows)}")
+d, i, t = rows.get("default", {}), rows.get("inst", {}), rows.get("trace", {})
+check(d.get("instrumented") == 3, f"default: each configuration's first launch instrumented: {d}")
+check((d.get("profiles") or 0) >= 3, f"default: range profiles of each configuration: {d}")
+check(d.get("hw_pct") == 100.0 and d.get("pattern_pct") == 100.0, f"default: coverage: {d}")
+check(i.get("instrumented") == 3 and i.get("profiles") == 0, f"GPUHIER_INSTRUMENT=1: {i}")
+check(t.get("profiles") == 0 and t.get("instrumented") == 0, f"trace: nothing profiled: {t}")
+med = lambda r: sorted(r["walls"])[len(r["walls"]) // 2]
+check(med(d) - med(i) > 0.35, f"the first enable's 400 ms in the default's wall time: "
+      f"default {med(d):.2f} s, instrumentation alone {med(i):.2f} s")
+
+empty = os.path.join(tmp, "empty.db")
+db = sqlite3.connect(empty)
+db.executescript(open(os.path.join(here, "..", "schema", "schema.sql")).read())
+db.execute("INSERT INTO run(start_ns, end_ns) VALUES (1, 2)")
+db.commit()
+db.close()
+p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), empty, "--build", build,
+                    "--out", os.path.join(tmp, "sim2")], capture_output=True, text=True, timeout=60)
+check(p.returncode != 0 and "no timed stream launches" in p.stderr,
+      f"a report without timed launches: {p.returncode} {p.stderr}")
+sys.exit(done("test_policy_sim"))
