@@ -139,10 +139,12 @@ options_read(void)
     if (env("GPUHIER_DIAG_RP_RUNS") && !strcmp(env("GPUHIER_DIAG_RP_RUNS"), "0"))
         gh_say("GPUHIER_DIAG_RP_RUNS=0: no group runs, each configuration's groups in its own "
                "order (diagnosis: the default before 2026-12-04)");
-    if (env("GPUHIER_DIAG_RP_RUN1_HOLD"))
-        gh_say("GPUHIER_DIAG_RP_RUN1_HOLD: group 1's run lasts while a configuration was new in "
-               "the last %s launches (diagnosis)",
-               env("GPUHIER_DIAG_RP_RUN1_HOLD"));
+    if (env("GPUHIER_DIAG_RP_AFTER_INST") && strcmp(env("GPUHIER_DIAG_RP_AFTER_INST"), "0"))
+        gh_say("GPUHIER_DIAG_RP_AFTER_INST: range profiles wait while the instrumentation engine "
+               "served a launch within the program's period (diagnosis)");
+    if (env("GPUHIER_DIAG_RP_RUN_SKIP") && strcmp(env("GPUHIER_DIAG_RP_RUN_SKIP"), "0"))
+        gh_say("GPUHIER_DIAG_RP_RUN_SKIP: a group run moves to a group a recent configuration can "
+               "take (diagnosis)");
     opt.rp_through_inst = env("GPUHIER_DIAG_RP_THROUGH_INST") != NULL;
     if (opt.rp_through_inst)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "

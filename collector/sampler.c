@@ -681,6 +681,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 if (opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED) {
                     /* the range profiler takes the configuration's next chosen launch */
                     sampling_mark_instrumented(&S.sampling, &tls_launch);
+                    sampling_inst_served(&S.sampling);
                     sampling_undo(&S.sampling, &tls_launch, why, group);
                 }
                 why = "instrumented";

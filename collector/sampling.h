@@ -65,9 +65,13 @@ struct sampling_opts {
                                 back to the first) at a launch that would wait, once the
                                 program's period (sampling_run_ends()) has passed with no
                                 profile of it, at least run_floor launches */
-    long run1_hold;          /* diagnosis (GPUHIER_DIAG_RP_RUN1_HOLD=N), group runs: group 1's run
-                                does not end while a configuration was new in the last N
-                                launches (< 0 off, the default) */
+    int rp_after_inst;       /* diagnosis (GPUHIER_DIAG_RP_AFTER_INST=1), group runs: a range
+                                profile waits while the instrumentation engine served a launch
+                                within the program's period (sampling_after_inst()), at most
+                                SAMPLING_RUN_PERIOD_MAX launches in a row */
+    int run_skip;            /* diagnosis (GPUHIER_DIAG_RP_RUN_SKIP=1), group runs: a run that
+                                ends moves to the next group a configuration launched within
+                                the period can take, not to one nobody can */
     long settle_first_floor; /* the floor of sampling_repeated() for a first group that waits
                                  (sampling_launch.first_wait). Default
                                  SAMPLING_SETTLE_FIRST_FLOOR */
@@ -167,7 +171,7 @@ struct sampling_opts {
         .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
         .settle_first_floor = SAMPLING_SETTLE_FIRST_FLOOR,                                         \
         .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS,                                           \
-        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1, .run1_hold = -1              \
+        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1                               \
     }
 
 /*
@@ -331,6 +335,23 @@ int sampling_repeated(long seen, long last_new, long floor);
 int sampling_run_ends(long seen, long mark, long period, long floor);
 
 /*
+ * GPUHIER_DIAG_RP_AFTER_INST, pure: may a range profile be taken at launch
+ * `seen` when the instrumentation engine last took launch `last_inst` (0:
+ * never) and range profiles have waited since `wait` (-1: not waiting)?
+ * Not while the last instrumented launch is within the program's period
+ * (capped at SAMPLING_RUN_PERIOD_MAX, at least 1): an instrumented launch
+ * disables the range profiler, and each profile between two of them pays a
+ * re-enable (about 0.26 s on the H200, against 1.5 ms within a session),
+ * so the run waits until the program stops showing new configurations and
+ * then takes them in one session. A wait ends after
+ * SAMPLING_RUN_PERIOD_MAX launches all the same (a program that never
+ * stops showing new configurations). A configuration launched again and
+ * again right after its instrumented first launch (a period of 1) waits
+ * one launch.
+ */
+int sampling_after_inst(long seen, long last_inst, long wait, long period);
+
+/*
  * Do later groups wait for the program to repeat itself now
  * (sampling_launch.groups_wait), pure? When the profiling so far, less
  * the process's first profile (first_ns: CUPTI's set-up, 0.5-1.0 s on the
@@ -373,10 +394,12 @@ struct sampling {
     long last_new;      /* `seen` at the last first launch of a configuration (or one the
                            full table could not hold) */
     /* group runs (opts.run_floor >= 0) */
-    int run_group; /* the group every profile of the current run takes */
-    long run_mark; /* `seen` at the run's start or its last profile */
-    long period;   /* the longest gap in launches between two launches of a configuration */
-    long runs;     /* runs ended (the group moved on) */
+    int run_group;  /* the group every profile of the current run takes */
+    long run_mark;  /* `seen` at the run's start or its last profile */
+    long period;    /* the longest gap in launches between two launches of a configuration */
+    long runs;      /* runs ended (the group moved on) */
+    long last_inst; /* `seen` at the last launch the instrumentation engine took, 0: none */
+    long inst_wait; /* `seen` when range profiles began to wait for it (rp_after_inst), -1 */
 };
 
 /*
@@ -458,6 +481,8 @@ void sampling_first_landed(struct sampling *s, const struct sampling_launch *l);
 int sampling_known(struct sampling *s, const struct sampling_launch *l);
 int sampling_instrumented(struct sampling *s, const struct sampling_launch *l);
 void sampling_mark_instrumented(struct sampling *s, const struct sampling_launch *l);
+/* The instrumentation engine served the launch just decided (GPUHIER_DIAG_RP_AFTER_INST). */
+void sampling_inst_served(struct sampling *s);
 
 /*
  * Asks for one more profile of l's configuration collecting `groups`

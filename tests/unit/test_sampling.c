@@ -1447,56 +1447,125 @@ test_sampling_first_in_flight(void)
     sampling_release(&s);
 }
 
+/* GPUHIER_DIAG_RP_AFTER_INST's rule (sampling_after_inst()), pure. */
+static void
+test_sampling_after_inst(void)
+{
+    CHECK_EQ_INT(sampling_after_inst(10, 0, -1, 5), 1); /* nothing instrumented yet */
+    CHECK_EQ_INT(sampling_after_inst(10, 8, -1, 5), 0); /* 2 launches ago, a period of 5 */
+    CHECK_EQ_INT(sampling_after_inst(13, 8, -1, 5), 1); /* a period ago */
+    CHECK_EQ_INT(sampling_after_inst(9, 8, -1, 0), 1);  /* a period of at least 1 */
+    CHECK_EQ_INT(sampling_after_inst(3000, 2999, 2500, 5000), 0); /* waiting 500 launches */
+    CHECK_EQ_INT(sampling_after_inst(3000, 2999, 3000 - SAMPLING_RUN_PERIOD_MAX, 5000), 1);
+    CHECK_EQ_INT(sampling_after_inst(3000, 2000, -1, 5000), 0); /* 1,000 launches ago */
+    CHECK_EQ_INT(sampling_after_inst(3000, 1976, -1, 5000), 1); /* the period capped at 1,024 */
+}
+
 /*
- * GPUHIER_DIAG_RP_RUN1_HOLD=N (run1_hold): group 1's run does not end while
- * a configuration was new in the last N launches, so the program's first
- * steps, where new configurations keep coming and each is instrumented
- * first (the range profiler disabled for it), do not pay a group switch
- * (the PyTorch benchmark's switch to group 2 at its launch 66, 0.31 s on
- * the H200, docs/cost-vs-ncu.md "Where along the run").
+ * An instrumented launch as the collector makes it with both engines: decided
+ * without groups (the instrumentation engine's), marked, given back.
  */
 static void
-test_sampling_group_runs_hold(void)
+instrumented(struct sampling *s, const struct sampling_launch *l)
 {
-    struct sampling s;
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    o.groups = 1;
-    o.group_budget_pct = 30;
-    o.run_floor = 4;
-    o.run1_hold = 10;
-    char err[256];
     const char *why;
-    int g;
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    sampling_set_groups(&s, 3);
-    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0),
-                           e = L("e", 8, 128, 0);
-    struct sampling_launch *cycle[] = {&a, &b, &c};
-    for (int i = 0; i < 3; i++) { /* 1-3: group 1 for each */
-        CHECK(sampling_decide_group(&s, cycle[i], &why, NULL, NULL, &g) == NULL);
-        CHECK_EQ_INT(g, 0);
-    }
-    /* 4-7: waiting; without the hold group 2's run began at launch 7 (test_sampling_group_runs) */
-    for (int i = 0; i < 4; i++)
-        CHECK_STR(sampling_decide_group(&s, cycle[i % 3], &why, NULL, NULL, &g), "profile_budget");
-    /* 8: e is new, in group 1's run still: its group 1 at once */
-    CHECK(sampling_decide_group(&s, &e, &why, NULL, NULL, &g) == NULL);
-    CHECK_STR(why, "first_of_config");
-    CHECK_EQ_INT(g, 0);
-    CHECK_EQ_INT(s.runs, 0);
-    /* the run ends at the first launch 10 past e's (18), not before */
-    long n = 8, ended = -1;
-    while (n < 30 && ended < 0) {
-        n++;
-        const char *r = sampling_decide_group(&s, cycle[n % 3], &why, NULL, NULL, &g);
-        if (r == NULL) {
-            CHECK_EQ_INT(g, 1);
-            ended = n;
+    CHECK(sampling_decide_group(s, l, &why, NULL, NULL, NULL) == NULL);
+    sampling_mark_instrumented(s, l);
+    sampling_inst_served(s);
+    sampling_undo(s, l, why, -1);
+}
+
+/*
+ * GPUHIER_DIAG_RP_AFTER_INST=1: a and b are instrumented at launches 1 and
+ * 2. The period the sampler has seen by launch 4 is 4 launches (an
+ * instrumented launch does not count as a configuration's last: the gap
+ * runs from the program's start), so a's and b's next launches (3, 4, 5)
+ * come within it of the last instrumented launch and wait; b's at 6 comes
+ * a period after it and takes group 1, and so does a's next (7). Without
+ * the switch a takes group 1 at launch 3.
+ */
+static void
+test_sampling_group_runs_after_inst(void)
+{
+    for (int on = 0; on <= 1; on++) {
+        struct sampling s;
+        struct sampling_opts o = SAMPLING_OPTS_INIT;
+        o.groups = 1;
+        o.group_budget_pct = 30;
+        o.run_floor = 1;
+        o.rp_after_inst = on;
+        char err[256];
+        const char *why;
+        int g;
+        CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+        sampling_set_groups(&s, 3);
+        struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
+        instrumented(&s, &a);
+        instrumented(&s, &b);
+        const char *r = sampling_decide_group(&s, &a, &why, NULL, NULL, &g);
+        if (on) {
+            CHECK_STR(r, "profile_budget");
+            CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
+            CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+            CHECK_EQ_INT(s.period, 4);
+            CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+            CHECK_STR(why, "first_of_config");
+            CHECK_EQ_INT(g, 0);
+            CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+            CHECK_EQ_INT(g, 0);
+        } else {
+            CHECK(r == NULL);
+            CHECK_STR(why, "first_of_config");
+            CHECK_EQ_INT(g, 0);
         }
+        CHECK_EQ_INT(s.runs, 0);
+        sampling_release(&s);
     }
-    CHECK_EQ_INT(ended, 18);
-    CHECK_EQ_INT(s.runs, 1);
-    sampling_release(&s);
+}
+
+/*
+ * GPUHIER_DIAG_RP_RUN_SKIP=1, four groups: a takes groups 1 and 2 (launches
+ * 1, 2); b is new at 3, in group 2's run, and the run moves on to group 3
+ * (a, launched within the period, can take it). At 4 it moves on again:
+ * without the switch to group 4, which nobody launched within the period
+ * can take (b lacks its first), so b takes group 1 only at 5; with it to
+ * group 1 at once, and b takes it at 4.
+ */
+static void
+test_sampling_group_runs_skip(void)
+{
+    for (int on = 0; on <= 1; on++) {
+        struct sampling s;
+        struct sampling_opts o = SAMPLING_OPTS_INIT;
+        o.groups = 1;
+        o.group_budget_pct = 30;
+        o.run_floor = 1;
+        o.run_skip = on;
+        char err[256];
+        const char *why;
+        int g;
+        CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+        sampling_set_groups(&s, 4);
+        struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
+        CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+        CHECK_EQ_INT(g, 0);
+        sampling_first_landed(&s, &a);
+        CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+        CHECK_EQ_INT(g, 1);
+        CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
+        CHECK_EQ_INT(s.run_group, 2);
+        const char *r = sampling_decide_group(&s, &b, &why, NULL, NULL, &g);
+        if (on) {
+            CHECK(r == NULL);
+            CHECK_EQ_INT(g, 0);
+        } else {
+            CHECK_STR(r, "profile_budget");
+            CHECK_EQ_INT(s.run_group, 3);
+            CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+            CHECK_EQ_INT(g, 0);
+        }
+        sampling_release(&s);
+    }
 }
 
 static const struct check_test tests[] = {
@@ -1524,7 +1593,9 @@ static const struct check_test tests[] = {
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_group_runs", test_sampling_group_runs},
-    {"test_sampling_group_runs_hold", test_sampling_group_runs_hold},
+    {"test_sampling_after_inst", test_sampling_after_inst},
+    {"test_sampling_group_runs_after_inst", test_sampling_group_runs_after_inst},
+    {"test_sampling_group_runs_skip", test_sampling_group_runs_skip},
     {"test_sampling_repeated", test_sampling_repeated},
     {"test_sampling_groups_settle", test_sampling_groups_settle},
     {"test_sampling_groups_wait", test_sampling_groups_wait},
