@@ -1475,6 +1475,21 @@ instrumented(struct sampling *s, const struct sampling_launch *l)
     sampling_undo(s, l, why, -1);
 }
 
+/* Group runs of `ngroups` groups (floor 1, later groups' budget 30 %) with the two switches. */
+static void
+runs_init(struct sampling *s, int ngroups, int after_inst, int skip)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.group_budget_pct = 30;
+    o.run_floor = 1;
+    o.rp_after_inst = after_inst;
+    o.run_skip = skip;
+    char err[256];
+    CHECK_EQ_INT(sampling_init(s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(s, ngroups);
+}
+
 /*
  * GPUHIER_DIAG_RP_AFTER_INST=1: a and b are instrumented at launches 1 and
  * 2. The period the sampler has seen by launch 4 is 4 launches (an
@@ -1489,16 +1504,9 @@ test_sampling_group_runs_after_inst(void)
 {
     for (int on = 0; on <= 1; on++) {
         struct sampling s;
-        struct sampling_opts o = SAMPLING_OPTS_INIT;
-        o.groups = 1;
-        o.group_budget_pct = 30;
-        o.run_floor = 1;
-        o.rp_after_inst = on;
-        char err[256];
         const char *why;
         int g;
-        CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-        sampling_set_groups(&s, 3);
+        runs_init(&s, 3, on, 0);
         struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
         instrumented(&s, &a);
         instrumented(&s, &b);
@@ -1536,16 +1544,9 @@ test_sampling_group_runs_skip(void)
 {
     for (int on = 0; on <= 1; on++) {
         struct sampling s;
-        struct sampling_opts o = SAMPLING_OPTS_INIT;
-        o.groups = 1;
-        o.group_budget_pct = 30;
-        o.run_floor = 1;
-        o.run_skip = on;
-        char err[256];
         const char *why;
         int g;
-        CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-        sampling_set_groups(&s, 4);
+        runs_init(&s, 4, 0, on);
         struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
         CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
         CHECK_EQ_INT(g, 0);
