@@ -121,7 +121,8 @@ def run_once(args, mode_env, replay, db_path):
     if mode_env is not None:
         env.update({"CUDA_INJECTION64_PATH": os.path.join(build, "libgpuhier-collector.so"),
                     "GPUHIER_CUPTI_PATH": fake, "GPUHIER_OUTPUT": db_path, "GPUHIER_QUIET": "1",
-                    "GPUHIER_CACHE_DIR": os.path.join(args.out, "cache")})
+                    # the plan cache's key does not hold the fake's pass model
+                    "GPUHIER_CACHE_DIR": os.path.join(args.out, f"cache-{args.pass_metrics}")})
         env.update(mode_env)
     t0 = time.monotonic()
     p = subprocess.run([host, fake, "replay", replay], env=env, capture_output=True, text=True)
