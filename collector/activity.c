@@ -155,6 +155,7 @@ flusher_main(void *arg)
         /* an engine call stuck inside CUPTI may hold its locks: stay out of CUPTI meanwhile */
         if (sampler_watchdog())
             continue;
+        sampler_flush();
         engine_flush();
         if (atomic_load(&A.activity_on))
             gh.cuptiActivityFlushAll(flag);

@@ -156,6 +156,13 @@ struct counter_engine {
     /* The flusher thread, every 500 ms: periodic work; never waits for a launch. */
     void (*flush)(void);
     /*
+     * Work the engine wants done off the program's threads (NULL: none):
+     * background_wanted() says so on the flusher thread, which then calls
+     * background() holding what a served launch holds (sampler_flush()).
+     */
+    int (*background_wanted)(void);
+    void (*background)(void);
+    /*
      * Exit, once the flusher is joined and callbacks are off: stop for good,
      * from a thread that may never have used CUDA (push the context).
      */

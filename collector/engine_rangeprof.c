@@ -123,6 +123,8 @@ static struct {
     int cache_off;             /* --cache-control all failed once: no more flushes (prof_lock) */
     atomic_llong last_prof_ns; /* when the last profile (or prewarm) ended, monotonic ns */
     atomic_int prewarmed;      /* GPUHIER_DIAG_PREWARM's empty range was tried */
+    _Atomic(CUcontext) bg_ctx; /* =bg: the first context, for the flusher's prewarm */
+    atomic_int launched;       /* the program's first launch reached rangeprof_prepare() */
     atomic_int hosts_prepared; /* rangeprof_prepare() built the host objects (both engines) */
     int64_t prepare_ns;        /* how long that took, on the program's first launch */
     int64_t first_phase_ns[3]; /* the first profile's enable, set-up and start */
@@ -1305,8 +1307,9 @@ prof_prewarm(CUcontext ctx)
         atomic_store(&R.last_prof_ns, mono_ns()); /* stays enabled: the hold's end disables it */
     else
         prof_disable(DIS_PREWARM);
-    gh_say("GPUHIER_DIAG_PREWARM: empty range before the first launch: %s, %.1f ms%s",
-           rc == 0 ? "ok" : "failed", (mono_ns() - t0) / 1e6,
+    gh_say("GPUHIER_DIAG_PREWARM: empty range before the first launch%s: %s, %.1f ms%s",
+           opt.prewarm == PREWARM_BG ? " (the flusher's thread)" : "", rc == 0 ? "ok" : "failed",
+           (mono_ns() - t0) / 1e6,
            opt.lazy_ns > 0 && rc == 0 ? ", profiler left enabled (profiler hold)" : "");
     pthread_mutex_unlock(&R.prof_lock);
 }
@@ -1329,9 +1332,8 @@ prof_prewarm(CUcontext ctx)
  * device. Under the range profiler alone its first profile is this launch.
  */
 static void
-rangeprof_prepare(CUcontext ctx)
+hosts_prepare(CUcontext ctx)
 {
-    /* (engine_prepare() is never called in trace mode) */
     if (opt.instrument != ENGINES_RANGEPROF && opt.instrument != ENGINES_INSTRUMENT &&
         !atomic_exchange(&R.hosts_prepared, 1)) {
         pthread_mutex_lock(&R.prof_lock);
@@ -1342,8 +1344,58 @@ rangeprof_prepare(CUcontext ctx)
         R.prepare_ns = mono_ns() - t0;
         pthread_mutex_unlock(&R.prof_lock);
     }
-    if (opt.prewarm && !atomic_exchange(&R.prewarmed, 1))
+}
+
+static void
+rangeprof_prepare(CUcontext ctx)
+{
+    /* (engine_prepare() is never called in trace mode) */
+    atomic_store(&R.launched, 1);
+    hosts_prepare(ctx);
+    /* =bg: a prewarm the flusher did not do before the first launch is not done at all */
+    if (opt.prewarm && !atomic_exchange(&R.prewarmed, 1) && opt.prewarm != PREWARM_BG)
         prof_prewarm(ctx);
+}
+
+/*
+ * GPUHIER_DIAG_PREWARM=bg (diagnosis): the process's first range-profiler
+ * enable, the most expensive (0.6-1.0 s on the H200 against about 0.26 s
+ * for a later one with a new config image, docs/cost-vs-ncu.md), done on
+ * the flusher thread between the context's creation and the program's
+ * first launch (a PyTorch program copies its data and builds its model for
+ * seconds there: 5.0 s in the benchmark's trace of 2026-12-04), so that
+ * what is one-time in it is paid off the program's threads. Whether that
+ * part is one-time, and whether CUPTI takes it from a thread that launched
+ * nothing, is what the device must say. The host objects are built first,
+ * as rangeprof_prepare() would at the first launch. Once the program has
+ * launched, nothing is done.
+ */
+static void
+rangeprof_context_created(CUcontext ctx)
+{
+    CUcontext none = NULL;
+    if (opt.prewarm == PREWARM_BG)
+        atomic_compare_exchange_strong(&R.bg_ctx, &none, ctx);
+}
+
+static int
+rangeprof_background_wanted(void)
+{
+    return opt.prewarm == PREWARM_BG && atomic_load(&R.bg_ctx) && !atomic_load(&R.prewarmed) &&
+           !atomic_load(&R.launched);
+}
+
+static void
+rangeprof_background(void)
+{
+    CUcontext ctx = atomic_load(&R.bg_ctx), popped = NULL;
+    if (atomic_load(&R.launched) || atomic_exchange(&R.prewarmed, 1))
+        return;
+    int pushed = gh.cuCtxPushCurrent_v2 && gh.cuCtxPushCurrent_v2(ctx) == CUDA_SUCCESS;
+    hosts_prepare(ctx);
+    prof_prewarm(ctx);
+    if (pushed && gh.cuCtxPopCurrent_v2)
+        gh.cuCtxPopCurrent_v2(&popped);
 }
 
 static int
@@ -1569,6 +1621,9 @@ const struct counter_engine engine_rangeprof = {
     .quiesce = rangeprof_quiesce,
     .context_destroying = rangeprof_context_destroying,
     .flush = rangeprof_flush,
+    .context_created = rangeprof_context_created,
+    .background_wanted = rangeprof_background_wanted,
+    .background = rangeprof_background,
     .exit_stop = rangeprof_exit_stop,
     .exit_notes = rangeprof_exit_notes,
     .stats = rangeprof_stats,

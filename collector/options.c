@@ -91,7 +91,9 @@ options_read(void)
      */
     opt.session_kept = !se || strcmp(se, "launch") != 0;
     opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
-    opt.prewarm = env("GPUHIER_DIAG_PREWARM") != NULL;
+    opt.prewarm = !env("GPUHIER_DIAG_PREWARM")                 ? 0
+                  : !strcmp(env("GPUHIER_DIAG_PREWARM"), "bg") ? PREWARM_BG
+                                                               : 1;
     opt.print_metrics = env("GPUHIER_DIAG_PRINT_METRICS") != NULL;
     opt.sass_metrics = env("GPUHIER_DIAG_SASS_METRICS");
     opt.sass_eager = env("GPUHIER_DIAG_SASS_EAGER") != NULL;

@@ -24,6 +24,9 @@ enum engine_mode {
                            "The instrumentation window"; not yet run on the device) */
 };
 
+/* opt.prewarm: 1 at the first launch, PREWARM_BG on the flusher before it (engine_rangeprof.c) */
+#define PREWARM_BG 2
+
 struct options {
     int trace_only;    /* GPUHIER_MODE=trace: no counters */
     int sampling_ok;   /* profile mode and every profiling option good: the sampler may choose
@@ -46,7 +49,8 @@ struct options {
                        docs/collector.md "Counter engines") */
     long phase_repeat; /* GPUHIER_DIAG_PHASE_REPEAT=N: the instrumentation window's floor of
                           launches since the last new configuration (default 8; sampler.c) */
-    int prewarm; /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch (diagnosis) */
+    int prewarm;       /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch; =bg
+                    (PREWARM_BG): on the flusher thread before the first launch (diagnosis) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
     int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */
     /* The instrumentation engine's diagnosis switches (docs/collector.md, engine_sass.c). */

@@ -232,6 +232,36 @@ serve_release(void)
     serve_end();
 }
 
+/* serve_acquire() without waiting: 0, or -1 when a launch is being served or the exit began. */
+static int
+serve_try(const struct counter_engine *e)
+{
+    if (serve_begin())
+        return -1;
+    if (opt.instrument == ENGINES_BOTH) {
+        if (pthread_mutex_trylock(&S.serve_lock)) {
+            serve_end();
+            return -1;
+        }
+        tls_serve_locked = 1;
+        engine_quiesce(e);
+    }
+    return 0;
+}
+
+void
+sampler_flush(void)
+{
+    const struct counter_engine *const engines[] = {&engine_rangeprof, &engine_sass};
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        const struct counter_engine *e = engines[i];
+        if (!e->background_wanted || !e->background_wanted() || serve_try(e))
+            continue;
+        e->background();
+        serve_release();
+    }
+}
+
 int
 sampler_thread_serving(void)
 {

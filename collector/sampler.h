@@ -71,6 +71,16 @@ void sampler_instantiate_exit(CUgraphExec exec);
  * (the stuck call may hold CUPTI's locks).
  */
 int sampler_watchdog(void);
+
+/*
+ * The flusher's turn, before engine_flush(): each engine that wants work
+ * done off the program's threads (background_wanted()) gets background(),
+ * held as a served launch is (it counts for the exit and, with both
+ * engines, holds serve_lock with every other engine disabled), but only
+ * when that is free at once: a launch being served puts it off to the
+ * next turn.
+ */
+void sampler_flush(void);
 /* The watchdog's own thread, with the instrumentation engine on (never calls CUPTI). */
 void sampler_watchdog_start(void);
 void sampler_watchdog_stop(void);

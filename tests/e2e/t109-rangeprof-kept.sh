@@ -20,13 +20,13 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [many|pause] VAR=VALUE...: the fake program under the collector with the fake range profiler
+# run NAME [many|pause|replay FILE] VAR=VALUE...: the fake program under the collector with the fake range profiler
 # (one session per profiled launch unless VAR=VALUE says GPUHIER_DIAG_SESSION=kept, the default: the
 # cases compare the kept session with that reference; `dflt` checks the default is the kept session)
 run() {
     n=$1; shift
     arg=
-    case "${1:-}" in many | pause) arg=$1; shift ;; esac
+    case "${1:-}" in many | pause) arg=$1; shift ;; replay) arg="replay $2"; shift 2 ;; esac
     env -u GPUHIER_FAULT -u GPUHIER_SAMPLE GPUHIER_DIAG_SESSION=launch GPUHIER_INSTRUMENT=0 \
         CUDA_INJECTION64_PATH="$lib" GPUHIER_CUPTI_PATH="$FAKE_CUDA" GPUHIER_OUTPUT="$tmp/$n.db" \
         FAKE_RANGEPROF=1 GPUHIER_DEBUG=1 "$@" \
@@ -201,6 +201,25 @@ expect badname "every launch still traced" "$(q badname "SELECT count(*) FROM la
 run slowstart GPUHIER_DIAG_ENGINE_WATCHDOG_MS=300 FAKE_RANGEPROF_START_MS=1500
 expect slowstart "no engine_stuck event" "$(q slowstart "SELECT count(*) FROM event WHERE code = 'engine_stuck'")" 0
 expect slowstart "profiled all the same" "$(profiled slowstart)" "$(profiled auto)"
+
+# 7. GPUHIER_DIAG_PREWARM=bg (diagnosis): with 1.5 s between the context's creation and the
+#    first launch, the flusher enables the range profiler before the program launches, so the
+#    process's first enable (priced at 600 ms by the fake's cost model) is paid there, and the
+#    first profile pays a later enable (50 ms). Without the switch the first profile pays it.
+printf 'start 1500000000\n' > "$tmp/replay.txt"
+for i in 1 2 3 4; do
+    printf '_Z4copyPfPKf 4 1 1 128 1 1 0 10000 1000000\n_Z7stridedPfPKf 8 1 1 256 1 1 0 10000 1000000\n' >> "$tmp/replay.txt"
+done
+run prewarm0 replay "$tmp/replay.txt" GPUHIER_DIAG_SESSION=kept FAKE_COST=rp_enable_first=600,rp_enable=50
+run prewarmbg replay "$tmp/replay.txt" GPUHIER_DIAG_SESSION=kept GPUHIER_DIAG_PREWARM=bg \
+    FAKE_COST=rp_enable_first=600,rp_enable=50
+expect prewarmbg "the flusher's prewarm" \
+    "$(grep -c "GPUHIER_DIAG_PREWARM: empty range before the first launch (the flusher's thread): ok" "$tmp/prewarmbg.err")" 1
+expect prewarmbg "the same launches profiled" "$(profiled prewarmbg)" "$(profiled prewarm0)"
+expect prewarmbg "the first profile without the first enable" \
+    "$(q prewarmbg "SELECT MIN(overhead_ns) < 400000000 FROM profile p JOIN launch l ON l.id = p.launch_id WHERE l.correlation_id = (SELECT MIN(l2.correlation_id) FROM launch l2 JOIN profile p2 ON p2.launch_id = l2.id)")" 1
+expect prewarm0 "without it, the first profile pays it" \
+    "$(q prewarm0 "SELECT MIN(overhead_ns) >= 600000000 FROM profile p JOIN launch l ON l.id = p.launch_id WHERE l.correlation_id = (SELECT MIN(l2.correlation_id) FROM launch l2 JOIN profile p2 ON p2.launch_id = l2.id)")" 1
 
 [ $fail = 0 ] && echo "t109: the kept session gives each profiled launch its own range and the same values"
 exit $fail
