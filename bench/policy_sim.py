@@ -4,6 +4,12 @@
 
     policy_sim.py REPORT [--build BUILD] [--runs N] [--variant NAME=VAR=VALUE[,VAR=VALUE...]]...
                   [--cost KEY=MS[,KEY=MS...]] [--pass-metrics N] [--out DIR]
+    policy_sim.py --calibrate DEFAULT_REPORT
+
+--calibrate reads the prices from a default-mode report of a real run
+(its profiles' overheads, meta instrumented_launches and profiler_setup)
+and prints them as a --cost string, beside the built-in one: the cheapest
+check of the model against a device run.
 
 A model, not a measurement. REPORT is a report of a real run (a trace-mode
 one is best: every launch has its GPU times). Its kernel launches, in API
@@ -132,6 +138,45 @@ def run_once(args, mode_env, replay, db_path):
     return wall
 
 
+def calibrate(report):
+    """The cost model's prices read from a default-mode report of a real run; returns a dict."""
+    import re
+    db = sqlite3.connect(f"file:{report}?mode=ro", uri=True)
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    prof = [r[0] / 1e6 for r in db.execute(
+        "SELECT p.overhead_ns FROM profile p JOIN launch l ON l.id = p.launch_id"
+        " WHERE p.overhead_ns IS NOT NULL ORDER BY l.correlation_id")]
+    cost = {}
+    if prof:
+        # a profile within a session; one that restarts a session (SetConfig, Start: a drain came
+        # before it); one that enabled the profiler again (a switch, over 150 ms); the first
+        later = prof[1:]
+        within = [x for x in later if x <= 10] or [prof[0]]
+        restart = [x for x in later if 10 < x <= 150]
+        switch = [x for x in later if x > 150]
+        cost["rp_range"] = statistics.median(within)
+        setup = re.search(r"first profile ([\d.]+) ms \(enable ([\d.]+), set-up ([\d.]+), "
+                          r"start ([\d.]+)\)", meta.get("profiler_setup", ""))
+        if setup:
+            cost["rp_config"], cost["rp_start"] = float(setup.group(3)), float(setup.group(4))
+        else:  # no split recorded: a restart's time less a range, a fifth of it SetConfig
+            both = (statistics.median(restart) if restart else 60.0) - cost["rp_range"]
+            cost["rp_config"], cost["rp_start"] = both / 5, both * 4 / 5
+        again = cost["rp_config"] + cost["rp_start"]
+        cost["rp_enable_first"] = (float(setup.group(2)) if setup
+                                   else prof[0] - again - cost["rp_range"])
+        if switch:
+            cost["rp_enable"] = statistics.median(switch) - again - cost["rp_range"]
+    m = re.match(r"(\d+) launches, [\d.]+ ms \(.*enable ([\d.]+), patched run ([\d.]+), "
+                 r"flush ([\d.]+), disable ([\d.]+)\)", meta.get("instrumented_launches", ""))
+    if m and int(m.group(1)):
+        n = int(m.group(1))
+        for key, g in (("sass_enable", 2), ("sass_run", 3), ("sass_flush", 4),
+                       ("sass_disable", 5)):
+            cost[key] = float(m.group(g)) / n
+    return {k: round(max(v, 0.0), 2) for k, v in cost.items()}
+
+
 def parse_variant(text):
     name, _, rest = text.partition("=")
     env = {}
@@ -143,7 +188,8 @@ def parse_variant(text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("report")
+    ap.add_argument("report", nargs="?")
+    ap.add_argument("--calibrate", metavar="DEFAULT_REPORT")
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--variant", action="append", default=[],
@@ -153,6 +199,16 @@ def main():
                     help="metrics the fake puts in one pass: 8 gives the plan GH100's 8 groups")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    if args.calibrate:
+        got = calibrate(args.calibrate)
+        built = dict(kv.split("=") for kv in DEFAULT_COST.split(","))
+        print(f"policy_sim: prices read from {args.calibrate} (ms), beside the built-in ones:")
+        for k in sorted(set(got) | {k for k in built if k.startswith(("rp_", "sass_"))}):
+            print(f"  {k:16} {got.get(k, '-')!s:>9}  {built.get(k, '-'):>6}")
+        print("--cost " + ",".join(f"{k}={v}" for k, v in sorted(got.items())))
+        return
+    if not args.report:
+        ap.error("a REPORT to replay, or --calibrate")
     args.out = os.path.abspath(args.out or tempfile.mkdtemp(prefix="policy-sim-"))
     os.makedirs(args.out, exist_ok=True)
     replay = os.path.join(args.out, "replay.txt")

@@ -7,7 +7,8 @@ small cost model. The replay file must hold the recorded launches; the default
 must profile and instrument what the fake program's three configurations give;
 the range profiler's first enable (priced at 400 ms here) must show in the
 default's wall time and not in the run without it (GPUHIER_INSTRUMENT=1); a
-report without timed launches is one message and a failure."""
+report without timed launches is one message and a failure; --calibrate reads
+the prices back from the default's report."""
 import json
 import os
 import sqlite3
@@ -55,6 +56,16 @@ check(t.get("profiles") == 0 and t.get("instrumented") == 0, f"trace: nothing pr
 med = lambda r: sorted(r["walls"])[len(r["walls"]) // 2]
 check(med(d) - med(i) > 0.35, f"the first enable's 400 ms in the default's wall time: "
       f"default {med(d):.2f} s, instrumentation alone {med(i):.2f} s")
+
+# --calibrate reads the prices back from the default's report (what the fake was told)
+p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), "--calibrate",
+                    os.path.join(out, "default-0.db")], capture_output=True, text=True, timeout=60)
+line = p.stdout.strip().split("\n")[-1]
+got = dict(kv.split("=") for kv in line.replace("--cost ", "").split(",")) if "--cost" in line else {}
+check(p.returncode == 0 and 300 < float(got.get("rp_enable_first", 0)) < 600,
+      f"--calibrate: the first enable (400 ms in the fake): {p.stdout} {p.stderr}")
+check(0.5 < float(got.get("sass_enable", 0)) < 5 and 1.5 < float(got.get("sass_run", 0)) < 10,
+      f"--calibrate: the instrumented launch's enable (1 ms) and patched run (2 ms): {line}")
 
 empty = os.path.join(tmp, "empty.db")
 db = sqlite3.connect(empty)
