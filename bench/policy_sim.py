@@ -26,8 +26,10 @@ H200 measured, docs/cost-vs-ncu.md), with a one-pass plan of several groups
 the group runs, the kept session, the instrumentation engine's quiesce and
 the writer are the collector's own; only CUPTI's prices are modelled.
 
-What it leaves out: copies, graphs, streams, threads (one launching
-thread), the device's own time per kernel (a profiled launch's kernel costs
+Graph launches are replayed as graphs of the recorded kernel nodes (made
+executable at their first launch; the fake runs each node at the graph's
+mean node time and a fixed geometry). What it leaves out: copies, streams,
+threads (one launching thread), the device's own time per kernel (a profiled launch's kernel costs
 nothing beyond the model's prices), the driver's launch cost (the same
 in every mode). Each mode runs N times, interleaved; the table gives
 medians.
@@ -68,25 +70,42 @@ def replay_file(report, path):
     run_start, run_end = db.execute("SELECT start_ns, end_ns FROM run").fetchone()
     rows = db.execute(
         "SELECT k.mangled_name, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,"
-        " c.dynamic_smem_bytes, l.start_ns, l.end_ns FROM launch l"
+        " c.dynamic_smem_bytes, l.start_ns, l.end_ns, l.graph_id, l.correlation_id FROM launch l"
         " JOIN config c ON c.id = l.config_id JOIN kernel k ON k.id = l.kernel_id"
-        " WHERE l.graph_id IS NULL AND l.start_ns IS NOT NULL ORDER BY l.correlation_id"
+        " WHERE l.start_ns IS NOT NULL ORDER BY l.correlation_id, l.graph_node_id, l.start_ns"
     ).fetchall()
     if not rows:
-        sys.exit(f"policy_sim: {report} has no timed stream launches (a trace-mode report has)")
-    gpu = 0
+        sys.exit(f"policy_sim: {report} has no timed launches (a trace-mode report has)")
+    # one entry a stream launch, or a graph launch with its nodes (rows of one correlation id)
+    entries = []
+    for r in rows:
+        if r[10] is not None and entries and entries[-1]["corr"] == r[11] and entries[-1]["graph"]:
+            entries[-1]["nodes"].append(r)
+            entries[-1]["end"] = max(entries[-1]["end"], r[9])
+        else:
+            entries.append({"corr": r[11], "graph": r[10], "nodes": [r], "start": r[8], "end": r[9]})
+    gpu = sum(max(1, r[9] - r[8]) for r in rows)
+    graph_ids = {}
     # the run's start and end bound the kernels' times when both are on one clock (a report of
     # the fake driver's virtual clock is not: then neither gap is replayed)
-    timed = run_start <= rows[0][8] and rows[-1][9] <= run_end
+    timed = run_start <= entries[0]["start"] and entries[-1]["end"] <= run_end
     with open(path, "w") as f:
-        f.write(f"start {rows[0][8] - run_start if timed else 0}\n")
-        for i, r in enumerate(rows):
-            name = r[0].replace(" ", "_")[:255]
-            nxt = rows[i + 1][8] if i + 1 < len(rows) else run_end if timed else r[9]
-            gap = max(0, nxt - r[8])
-            dur = max(1, r[9] - r[8])
-            gpu += dur
-            f.write(f"{name} {r[1]} {r[2]} {r[3]} {r[4]} {r[5]} {r[6]} {r[7] or 0} {dur} {gap}\n")
+        f.write(f"start {entries[0]['start'] - run_start if timed else 0}\n")
+        for i, e in enumerate(entries):
+            nxt = (entries[i + 1]["start"] if i + 1 < len(entries)
+                   else run_end if timed else e["end"])
+            gap = max(0, nxt - e["start"])
+            name = lambda r: r[0].replace(" ", "_")[:255]
+            if e["graph"] is not None:
+                gid = graph_ids.setdefault(e["graph"], len(graph_ids))
+                nodes = e["nodes"][:64]
+                mean = sum(max(1, r[9] - r[8]) for r in nodes) // len(nodes)
+                f.write(f"graph {gid} {len(nodes)} {mean} {gap}\n")
+                f.writelines(name(r) + "\n" for r in nodes)
+                continue
+            r = e["nodes"][0]
+            f.write(f"{name(r)} {r[1]} {r[2]} {r[3]} {r[4]} {r[5]} {r[6]} {r[7] or 0}"
+                    f" {max(1, r[9] - r[8])} {gap}\n")
     return len(rows), gpu
 
 

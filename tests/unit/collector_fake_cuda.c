@@ -75,6 +75,7 @@
 #define MAX_PENDING 4096
 #define MAX_SASS 4096
 #define MAX_METRICS 64
+#define FAKE_GRAPH_NODES 64
 
 /* A fake function (CUfunction) and an executable graph (CUgraphExec). */
 struct fake_func {
@@ -83,7 +84,7 @@ struct fake_func {
 struct fake_graph {
     uint32_t id;
     int n;
-    struct fake_func *nodes[16];
+    struct fake_func *nodes[FAKE_GRAPH_NODES];
     int patched; /* instantiated while SASS metrics were enabled (cuGraphInstantiateWithFlags) */
 };
 
@@ -393,7 +394,7 @@ fake_graph(int n, CUfunction *nodes)
     static uint32_t ids;
     struct fake_graph *g = calloc(1, sizeof(*g));
     g->id = ++ids;
-    g->n = n < 16 ? n : 16;
+    g->n = n < FAKE_GRAPH_NODES ? n : FAKE_GRAPH_NODES;
     for (int i = 0; i < g->n; i++)
         g->nodes[i] = (struct fake_func *)nodes[i];
     return (CUgraphExec)g;
@@ -641,7 +642,7 @@ cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph graph, unsigned long long 
     return ret;
 }
 
-/* Every node a 4-block, 128-thread launch of its function. */
+/* Every node a 4-block, 128-thread launch of its function, each fake_kernel_ns() long. */
 EXPORT CUresult
 cuGraphLaunch(CUgraphExec exec, CUstream s)
 {
@@ -652,12 +653,20 @@ cuGraphLaunch(CUgraphExec exec, CUstream s)
     uint32_t corr = cb.correlationId;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
     const unsigned grid[3] = {4, 1, 1}, block[3] = {128, 1, 1};
+    long long ns = (long long)kernel_ns();
     pthread_mutex_lock(&F.lock);
     F.unpatched_nodes = !g->patched;
     for (int i = 0; i < g->n; i++)
         run_kernel(g->nodes[i], corr, grid, block, 0, g->id, (uint64_t)i + 1);
     F.unpatched_nodes = 0;
+    int traced = F.concurrent_on || F.kernel_kind, patched = F.sass_enabled && g->patched;
     pthread_mutex_unlock(&F.lock);
+    for (int i = 0; i < g->n; i++) { /* the cost model, node by node */
+        if (traced)
+            cost(COST_TRACE);
+        if (patched)
+            cost_of(COST_SASS_RUN, ns);
+    }
     cb.callbackSite = CUPTI_API_EXIT;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
     return ret;

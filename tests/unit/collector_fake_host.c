@@ -34,8 +34,10 @@
  * With `replay FILE` (bench/policy_sim.py): the launches of a recorded
  * report, one a line "MANGLED GX GY GZ BX BY BZ SMEM NS GAP_NS" (the kernel's
  * duration on the virtual clock, then the program's own time before the
- * next launch, slept), after a first line "start GAP_NS" (the time before
- * the first launch); nothing else.
+ * next launch, slept), or for a graph launch "graph ID N NS GAP_NS" then its
+ * N kernel nodes' mangled names one a line (made executable at the graph's
+ * first launch; every node NS long), after a first line "start GAP_NS" (the
+ * time before the first launch); nothing else.
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
  * (fake_range_pushes=, fake_kernels_outside_ranges=), the SASS SetConfig
@@ -114,6 +116,20 @@ sleep_ns(long long ns)
         ;
 }
 
+/* The fake function named `name`, made at its first use (NULL past 4,096 names). */
+static fn_t
+function_of(function_fn function, char (*names)[256], fn_t *fns, size_t *nnames, const char *name)
+{
+    size_t i = 0;
+    while (i < *nnames && strcmp(names[i], name))
+        i++;
+    if (i == *nnames && *nnames < 4096) {
+        snprintf(names[i], 256, "%s", name);
+        fns[(*nnames)++] = function(name);
+    }
+    return i < *nnames ? fns[i] : NULL;
+}
+
 /* `replay FILE`: a recorded report's launches (bench/policy_sim.py writes FILE). */
 static int
 replay(void *h, const char *path)
@@ -121,8 +137,12 @@ replay(void *h, const char *path)
     function_fn function = (function_fn)dlsym(h, "fake_function");
     void (*kernel_ns)(unsigned long long) =
         (void (*)(unsigned long long))dlsym(h, "fake_kernel_ns");
+    graph_fn graph = (graph_fn)dlsym(h, "fake_graph");
+    graph_launch_fn graph_launch = (graph_launch_fn)dlsym(h, "cuGraphLaunch");
+    int (*instantiate)(void **, void *, unsigned long long) =
+        (int (*)(void **, void *, unsigned long long))dlsym(h, "cuGraphInstantiateWithFlags");
     FILE *f = fopen(path, "r");
-    if (!f || !kernel_ns) {
+    if (!f || !kernel_ns || !graph || !graph_launch) {
         fprintf(stderr, "fake host: cannot replay %s\n", path);
         return 2;
     }
@@ -135,19 +155,31 @@ replay(void *h, const char *path)
         sleep_ns(gap);
     unsigned g[3], b[3], smem;
     unsigned long long ns;
-    while (fscanf(f, "%255s %u %u %u %u %u %u %u %llu %lld", name, &g[0], &g[1], &g[2], &b[0],
-                  &b[1], &b[2], &smem, &ns, &gap) == 10) {
-        size_t i = 0;
-        while (i < nnames && strcmp(names[i], name))
-            i++;
-        if (i == nnames && nnames < 4096) {
-            snprintf(names[nnames], sizeof(names[0]), "%s", name);
-            fns[nnames++] = function(name);
+    static void *execs[256];
+    while (fscanf(f, "%255s", name) == 1) {
+        unsigned id, n;
+        if (!strcmp(name, "graph") && fscanf(f, "%u %u %llu %lld", &id, &n, &ns, &gap) == 4) {
+            fn_t nodes[64];
+            for (unsigned k = 0; k < n && k < 64 && fscanf(f, "%255s", name) == 1; k++)
+                nodes[k] = function_of(function, names, fns, &nnames, name);
+            if (id < 256 && !execs[id] &&
+                (!instantiate || instantiate(&execs[id], graph(n < 64 ? (int)n : 64, nodes), 0)))
+                execs[id] = NULL;
+            kernel_ns(ns);
+            if (id < 256 && execs[id])
+                graph_launch(execs[id], NULL);
+            kernel_ns(0);
+            sleep_ns(gap);
+            continue;
         }
-        if (i == 4096)
+        if (fscanf(f, "%u %u %u %u %u %u %u %llu %lld", &g[0], &g[1], &g[2], &b[0], &b[1], &b[2],
+                   &smem, &ns, &gap) != 9)
+            break;
+        fn_t fn = function_of(function, names, fns, &nnames, name);
+        if (!fn)
             continue;
         kernel_ns(ns);
-        launch(fns[i], g[0], g[1], g[2], b[0], b[1], b[2], smem, NULL, NULL, NULL);
+        launch(fn, g[0], g[1], g[2], b[0], b[1], b[2], smem, NULL, NULL, NULL);
         sleep_ns(gap);
     }
     fclose(f);
