@@ -79,6 +79,18 @@ engine_context_destroying(CUcontext ctx)
 }
 
 void
+engine_background(int (*hold)(const struct counter_engine *e), void (*release)(void))
+{
+    for (size_t i = 0; i < NENGINES; i++) {
+        const struct counter_engine *e = engines[i];
+        if (!e->background_wanted || !e->background_wanted() || hold(e))
+            continue;
+        e->background();
+        release();
+    }
+}
+
+void
 engine_flush(void)
 {
     for (size_t i = 0; i < NENGINES; i++)

@@ -232,6 +232,11 @@ void engine_graph_launch(void);
 void engine_context_created(CUcontext ctx);
 void engine_context_destroying(CUcontext ctx);
 void engine_flush(void);
+/*
+ * Each engine's background() that background_wanted(), between hold(e)
+ * (0: held; else put off) and release(): the sampler's served-launch hold.
+ */
+void engine_background(int (*hold)(const struct counter_engine *e), void (*release)(void));
 void engine_exit_stop(void);
 /*
  * Each engine's exit_notes(), then meta 'engines' (which were asked for),

@@ -137,15 +137,17 @@ static __thread int tls_watch = -1;   /* this thread's watch slot, -1: none */
 /*
  * With both engines, serve_lock for a launch `e` serves, then every other
  * engine disabled: 0, or -1 when another thread's served launch kept it
- * SERVE_WAIT_MS (the launch is then not served: an engine may be stuck).
+ * SERVE_WAIT_MS (the launch is then not served: an engine may be stuck),
+ * or held it at all when `wait` is 0.
  */
 static int
-serve_lock(const struct counter_engine *e)
+serve_lock(const struct counter_engine *e, int wait)
 {
     if (opt.instrument != ENGINES_BOTH)
         return 0;
     struct timespec until = deadline_ms(CLOCK_REALTIME, SERVE_WAIT_MS);
-    if (pthread_mutex_timedlock(&S.serve_lock, &until))
+    if (wait ? pthread_mutex_timedlock(&S.serve_lock, &until)
+             : pthread_mutex_trylock(&S.serve_lock))
         return -1;
     tls_serve_locked = 1;
     /*
@@ -210,15 +212,15 @@ serve_begin(void)
  * Before a chosen launch is given to engine `e`: it counts for the exit
  * (serve_begin()), then, with both engines, takes serve_lock. 0, or -1
  * when the collector is closing the report, or -2 when another thread's
- * served launch kept serve_lock SERVE_WAIT_MS; nothing held on failure.
- * serve_release() undoes both.
+ * served launch kept serve_lock SERVE_WAIT_MS (with `wait` 0: held it);
+ * nothing held on failure. serve_release() undoes both.
  */
 static int
-serve_acquire(const struct counter_engine *e)
+serve_acquire(const struct counter_engine *e, int wait)
 {
     if (serve_begin())
         return -1;
-    if (serve_lock(e)) {
+    if (serve_lock(e, wait)) {
         serve_end();
         return -2;
     }
@@ -232,34 +234,17 @@ serve_release(void)
     serve_end();
 }
 
-/* serve_acquire() without waiting: 0, or -1 when a launch is being served or the exit began. */
+/* The flusher's turn: an engine's background() held as a served launch, never waiting for one. */
 static int
-serve_try(const struct counter_engine *e)
+background_hold(const struct counter_engine *e)
 {
-    if (serve_begin())
-        return -1;
-    if (opt.instrument == ENGINES_BOTH) {
-        if (pthread_mutex_trylock(&S.serve_lock)) {
-            serve_end();
-            return -1;
-        }
-        tls_serve_locked = 1;
-        engine_quiesce(e);
-    }
-    return 0;
+    return serve_acquire(e, 0);
 }
 
 void
 sampler_flush(void)
 {
-    const struct counter_engine *const engines[] = {&engine_rangeprof, &engine_sass};
-    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
-        const struct counter_engine *e = engines[i];
-        if (!e->background_wanted || !e->background_wanted() || serve_try(e))
-            continue;
-        e->background();
-        serve_release();
-    }
+    engine_background(background_hold, serve_release);
 }
 
 int
@@ -686,7 +671,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
     } else {
         why = "profiler_unavailable";
     }
-    int refused = sample ? serve_acquire(e) : 0;
+    int refused = sample ? serve_acquire(e, 1) : 0;
     if (refused) {
         /*
          * -1: the collector is closing the report (finish()), no engine
@@ -771,7 +756,7 @@ void
 sampler_graph_enter(const struct engine_graph *g)
 {
     if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
-        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_acquire(&engine_sass))
+        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_acquire(&engine_sass, 1))
         return;
     watch_begin(&engine_sass, "its graph launch start", g->corr);
     tls_graph = engine_sass.graph_begin(g) == 0;
@@ -792,7 +777,8 @@ void
 sampler_instantiate_enter(CUcontext ctx, CUgraph graph)
 {
     if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
-        !engine_sass.available() || !sass_instantiate_wanted(graph) || serve_acquire(&engine_sass))
+        !engine_sass.available() || !sass_instantiate_wanted(graph) ||
+        serve_acquire(&engine_sass, 1))
         return;
     watch_begin(&engine_sass, "a graph instantiation armed for its kernel nodes", 0);
     tls_instantiate = sass_instantiate_arm(ctx) == 0;

@@ -213,20 +213,24 @@ sampling_repeated(long seen, long last_new, long floor)
     return seen - last_new >= need;
 }
 
+/* The program's period as the runs use it: capped at SAMPLING_RUN_PERIOD_MAX, at least `floor`. */
+static long
+period_within(long period, long floor)
+{
+    long p = period < SAMPLING_RUN_PERIOD_MAX ? period : SAMPLING_RUN_PERIOD_MAX;
+    return p < floor ? floor : p;
+}
+
 int
 sampling_run_ends(long seen, long mark, long period, long floor)
 {
-    long need = period < SAMPLING_RUN_PERIOD_MAX ? period : SAMPLING_RUN_PERIOD_MAX;
-    if (need < floor)
-        need = floor;
-    return seen - mark >= need;
+    return seen - mark >= period_within(period, floor);
 }
 
 int
 sampling_after_inst(long seen, long last_inst, long wait, long period)
 {
-    long p = period < 1 ? 1 : period < SAMPLING_RUN_PERIOD_MAX ? period : SAMPLING_RUN_PERIOD_MAX;
-    if (last_inst <= 0 || seen - last_inst >= p)
+    if (last_inst <= 0 || seen - last_inst >= period_within(period, 1))
         return 1;
     return wait >= 0 && seen - wait >= SAMPLING_RUN_PERIOD_MAX;
 }
@@ -585,12 +589,12 @@ next_run_group(const struct sampling *s)
     int next = (s->run_group + 1) % s->ngroups;
     if (!s->opts.run_skip)
         return next;
-    long p = s->period < SAMPLING_RUN_PERIOD_MAX ? s->period : SAMPLING_RUN_PERIOD_MAX;
+    long p = period_within(s->period, 1);
     for (int k = 1; k <= s->ngroups; k++) {
         int g = (s->run_group + k) % s->ngroups;
         for (size_t i = 0; i < s->used; i++) {
             const struct sampling_slot *e = &s->slots[s->order[i]];
-            if (s->seen - e->last_seen <= (p > 1 ? p : 1) && group_wanted(e, g))
+            if (s->seen - e->last_seen <= p && group_wanted(e, g))
                 return g;
         }
     }

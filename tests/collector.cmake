@@ -55,16 +55,21 @@ gh_add_test(NAME e2e.t107-collector-rank
 # The real collector on a fake driver and CUPTI (one library, SONAME libcuda.so.1):
 # its engines, graph path, watchdog and exit without a GPU (t108). Never
 # sanitized: the host stands for an uninstrumented program.
-add_library(gh_collector_fake_cuda SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_cuda.c)
-target_include_directories(gh_collector_fake_cuda PRIVATE ${GH_CUPTI_INCLUDES})
-target_compile_options(gh_collector_fake_cuda PRIVATE -idirafter ${GH_CUPTI_SHIM} -fno-sanitize=all)
-target_link_options(gh_collector_fake_cuda PRIVATE -fno-sanitize=all -Wl,-soname,libcuda.so.1)
-target_link_libraries(gh_collector_fake_cuda PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
-set_target_properties(gh_collector_fake_cuda PROPERTIES C_VISIBILITY_PRESET hidden)
-add_executable(collector_fake_host ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_host.c)
-target_compile_options(collector_fake_host PRIVATE -fno-sanitize=all)
-target_link_options(collector_fake_host PRIVATE -fno-sanitize=all)
-target_link_libraries(collector_fake_host PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+# gh_fake_driver(SUFFIX FLAGS...): gh_collector_fake_cuda${SUFFIX} and
+# collector_fake_host${SUFFIX}, compiled and linked with FLAGS.
+function(gh_fake_driver suffix)
+  add_library(gh_collector_fake_cuda${suffix} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_cuda.c)
+  target_include_directories(gh_collector_fake_cuda${suffix} PRIVATE ${GH_CUPTI_INCLUDES})
+  target_compile_options(gh_collector_fake_cuda${suffix} PRIVATE -idirafter ${GH_CUPTI_SHIM} ${ARGN})
+  target_link_options(gh_collector_fake_cuda${suffix} PRIVATE ${ARGN} -Wl,-soname,libcuda.so.1)
+  target_link_libraries(gh_collector_fake_cuda${suffix} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+  set_target_properties(gh_collector_fake_cuda${suffix} PROPERTIES C_VISIBILITY_PRESET hidden)
+  add_executable(collector_fake_host${suffix} ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_host.c)
+  target_compile_options(collector_fake_host${suffix} PRIVATE ${ARGN})
+  target_link_options(collector_fake_host${suffix} PRIVATE ${ARGN})
+  target_link_libraries(collector_fake_host${suffix} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+endfunction()
+gh_fake_driver("" -fno-sanitize=all)
 gh_add_test(NAME e2e.t108-collector-engines
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t108-collector-engines.sh LABELS e2e collector
             ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
@@ -82,18 +87,7 @@ foreach(san tsan asan)
   if(NOT TARGET gpuhier-collector-${san})
     continue()
   endif()
-  add_library(gh_collector_fake_cuda_${san} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_cuda.c)
-  target_include_directories(gh_collector_fake_cuda_${san} PRIVATE ${GH_CUPTI_INCLUDES})
-  target_compile_options(gh_collector_fake_cuda_${san} PRIVATE -idirafter ${GH_CUPTI_SHIM}
-                         ${GH_TWIN_FLAGS_${san}} -g)
-  target_link_options(gh_collector_fake_cuda_${san} PRIVATE ${GH_TWIN_FLAGS_${san}}
-                      -Wl,-soname,libcuda.so.1)
-  target_link_libraries(gh_collector_fake_cuda_${san} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
-  set_target_properties(gh_collector_fake_cuda_${san} PROPERTIES C_VISIBILITY_PRESET hidden)
-  add_executable(collector_fake_host_${san} ${CMAKE_CURRENT_SOURCE_DIR}/unit/collector_fake_host.c)
-  target_compile_options(collector_fake_host_${san} PRIVATE ${GH_TWIN_FLAGS_${san}} -g)
-  target_link_options(collector_fake_host_${san} PRIVATE ${GH_TWIN_FLAGS_${san}})
-  target_link_libraries(collector_fake_host_${san} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+  gh_fake_driver(_${san} ${GH_TWIN_FLAGS_${san}} -g)
   foreach(t t108-collector-engines t109-rangeprof-kept)
     string(REGEX REPLACE "-.*" "" short ${t})
     gh_add_test(NAME e2e.${short}-${san}

@@ -209,6 +209,16 @@ cost(enum fake_cost c)
     cost_of(c, 0);
 }
 
+/* What one kernel run `ns` long costs beside it: traced, patched (SASS metrics), or both. */
+static void
+cost_run(int traced, int patched, long long ns)
+{
+    if (traced)
+        cost(COST_TRACE);
+    if (patched)
+        cost_of(COST_SASS_RUN, ns);
+}
+
 static _Thread_local uint64_t next_kernel_ns;
 
 /* The next kernel this thread launches runs `ns` on the virtual clock (bench/policy_sim.py). */
@@ -606,10 +616,7 @@ cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     waitns_kernel(corr);
     int traced = F.concurrent_on || F.kernel_kind, patched = F.sass_enabled;
     pthread_mutex_unlock(&F.lock);
-    if (traced)
-        cost(COST_TRACE);
-    if (patched)
-        cost_of(COST_SASS_RUN, ns);
+    cost_run(traced, patched, ns);
     cb.callbackSite = CUPTI_API_EXIT;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
     return ret;
@@ -661,12 +668,8 @@ cuGraphLaunch(CUgraphExec exec, CUstream s)
     F.unpatched_nodes = 0;
     int traced = F.concurrent_on || F.kernel_kind, patched = F.sass_enabled && g->patched;
     pthread_mutex_unlock(&F.lock);
-    for (int i = 0; i < g->n; i++) { /* the cost model, node by node */
-        if (traced)
-            cost(COST_TRACE);
-        if (patched)
-            cost_of(COST_SASS_RUN, ns);
-    }
+    for (int i = 0; i < g->n; i++) /* the cost model, node by node */
+        cost_run(traced, patched, ns);
     cb.callbackSite = CUPTI_API_EXIT;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &cb);
     return ret;

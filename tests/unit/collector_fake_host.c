@@ -144,6 +144,8 @@ replay(void *h, const char *path)
     FILE *f = fopen(path, "r");
     if (!f || !kernel_ns || !graph || !graph_launch) {
         fprintf(stderr, "fake host: cannot replay %s\n", path);
+        if (f)
+            fclose(f);
         return 2;
     }
     static char names[4096][256];
