@@ -284,8 +284,13 @@ init_profiling(void)
         return;
     }
     opt.cache_all = c == 0; /* all */
-    /* the budgets rank configurations by the GPU time of their traced launches */
-    if (o.budget_pct > 0 || (o.groups && o.group_budget_pct > 0))
+    /*
+     * the budgets rank configurations by the GPU time of their traced
+     * launches; the instrumentation engine's price past its allowance is
+     * paid from it
+     */
+    if (o.budget_pct > 0 || (o.groups && o.group_budget_pct > 0) ||
+        (opt.instrument == ENGINES_BOTH && o.inst_allowance_ns >= 0))
         writer_set_gpu_time_hook(sampler_gpu_time);
     if (!opt.metrics) {
         limit("bad_metric", "profiling disabled: %s", err);

@@ -71,8 +71,7 @@ static struct {
     int64_t start_mono_ns;    /* when profiling was set up: the budget's elapsed time starts here */
     atomic_llong first_launch_ns; /* the first launch's decision (the settle's clock), 0 before */
     atomic_long budget_unmatched; /* traced kernels whose configuration sampling never saw */
-    atomic_long inst_over_budget; /* with both engines: configurations the instrumentation
-                                     engine's budget gave to the range profiler */
+    atomic_long inst_deferred;    /* launches instrumented past the allowance, by their price */
     pthread_mutex_t serve_lock;   /* with both engines: held by the served launch, ENTER to EXIT */
     atomic_int serving;           /* launches given to an engine and not yet at their EXIT
                                      (sampler_exit_wait()) */
@@ -130,6 +129,7 @@ static __thread int tls_serve_locked; /* this thread holds serve_lock */
 static __thread int tls_graph;        /* the instrumentation engine serves this graph launch */
 static __thread int tls_serving;      /* this thread counts in S.serving (serve_begin()) */
 static __thread int tls_first;        /* the range profiler serves a first group (track_first) */
+static __thread int64_t tls_inst_ns0; /* the instrumentation engine's time before this launch */
 static __thread int tls_watch = -1;   /* this thread's watch slot, -1: none */
 
 /* ------------------------------------------------------------ both engines */
@@ -486,14 +486,17 @@ phase_enter(const struct sampling_launch *sl)
 }
 
 /*
- * With both engines, whether the instrumentation engine may take another
- * launch: within its allowance, or while its time beyond it is at most
- * inst_budget_pct of the program's own time (the elapsed time less every
- * engine's): the range profiler's first-group rule (sampling_first_slots()),
- * on the instrumentation engine's time apart (SAMPLING_INST_ALLOWANCE_NS).
+ * With both engines, whether the instrumentation engine may take this
+ * launch: 1 within its allowance (every configuration's first chosen
+ * launch, in launch order), 2 past it when the configuration's price fits
+ * (sampling_inst_pays(): its traced time so far pays for its predicted
+ * patched run at inst_budget_pct, and the program-wide budget, that
+ * share of the program's own time beyond the allowance, has the price
+ * left), 0 when it waits. Both times are the instrumentation engine's
+ * own, against the program's (the elapsed time less every engine's).
  */
 static int
-inst_within_budget(void)
+inst_budget(struct sampling_launch *sl)
 {
     const struct sampling_opts *o = &S.sampling.opts;
     if (opt.instrument != ENGINES_BOTH || o->inst_allowance_ns < 0)
@@ -501,9 +504,16 @@ inst_within_budget(void)
     struct engine_stats all = {0}, own = {0};
     engine_stats(&all);
     engine_sass.stats(&own);
+    if (own.profiling_ns <= o->inst_allowance_ns)
+        return 1;
     int64_t program = mono_ns() - S.start_mono_ns - all.profiling_ns;
-    return sampling_first_slots(o->inst_budget_pct, o->inst_allowance_ns, own.profiling_ns,
-                                program + own.profiling_ns, own.profiles) > 0;
+    double slack = o->inst_budget_pct / 100.0 * (double)program -
+                   (double)(own.profiling_ns - o->inst_allowance_ns);
+    int64_t price = 0;
+    if (!sampling_inst_pays(&S.sampling, sl, o->inst_budget_pct, slack, &price))
+        return 0;
+    sl->inst_later = 1;
+    return 2;
 }
 
 /*
@@ -516,7 +526,7 @@ inst_within_budget(void)
  * profiler's launches back then) and the range profiler alone after it.
  */
 static const struct counter_engine *
-pick_engine(const struct sampling_launch *sl, int *inst_over)
+pick_engine(struct sampling_launch *sl)
 {
     if (opt.instrument == ENGINES_RANGEPROF)
         return &engine_rangeprof;
@@ -526,11 +536,7 @@ pick_engine(const struct sampling_launch *sl, int *inst_over)
         return &engine_rangeprof;
     if (!engine_sass.available() || sampling_instrumented(&S.sampling, sl))
         return &engine_rangeprof;
-    if (!inst_within_budget()) {
-        *inst_over = 1;
-        return &engine_rangeprof;
-    }
-    return &engine_sass;
+    return inst_budget(sl) ? &engine_sass : &engine_rangeprof;
 }
 
 /*
@@ -545,7 +551,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
 {
     const struct counter_engine *e = &engine_rangeprof;
     const char *why = NULL;
-    int sample = 0, deferred = 0, served = 0, inst_over = 0;
+    int sample = 0, deferred = 0, served = 0;
     unsigned extras = 0;
     int group = -1;
     if (opt.sampling_ok) {
@@ -561,7 +567,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             .is_capturing = capturing,
             .track_first = 1, /* sampler_launch_exit() says when a first group ended */
         };
-        e = pick_engine(&sl, &inst_over);
+        e = pick_engine(&sl);
         double budget = S.sampling.opts.budget_pct;
         /* one-pass groups: the later groups' budget (--profile-budget's, when given) */
         double gpct = budget > 0 ? budget : S.sampling.opts.group_budget_pct;
@@ -683,6 +689,11 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
         sample = 0;
     }
     if (sample) {
+        if (e == &engine_sass) {
+            struct engine_stats own = {0};
+            engine_sass.stats(&own);
+            tls_inst_ns0 = own.profiling_ns;
+        }
         watch_begin(e, "its launch start", el->corr);
         int rc = e->launch_begin(el, extras);
         watch_end();
@@ -693,6 +704,8 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             if (e == &engine_sass) {
                 /* the row says which engine; inst_launch.reason keeps the sampling's reason */
                 sass_launch_reason(why);
+                if (!strcmp(why, "inst_deferred"))
+                    atomic_fetch_add_explicit(&S.inst_deferred, 1, memory_order_relaxed);
                 if (opt.instrument == ENGINES_BOTH || opt.instrument == ENGINES_PHASED) {
                     /* the range profiler takes the configuration's next chosen launch */
                     sampling_mark_instrumented(&S.sampling, &tls_launch);
@@ -700,16 +713,6 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                     sampling_undo(&S.sampling, &tls_launch, why, group);
                 }
                 why = "instrumented";
-            } else if (inst_over) {
-                /*
-                 * both engines, the instrumentation engine's budget spent: this
-                 * configuration stays the range profiler's (a later launch given
-                 * back to the instrumentation engine would not be chosen for the
-                 * configuration's later groups: sampling_decide_group())
-                 */
-                sampling_mark_instrumented(&S.sampling, &tls_launch);
-                if (why && !strcmp(why, "first_of_config"))
-                    atomic_fetch_add_explicit(&S.inst_over_budget, 1, memory_order_relaxed);
             }
         } else if (rc == -EBUSY) {
             /* give the choice back: the configuration's next launch is chosen again */
@@ -744,6 +747,12 @@ sampler_launch_exit(int launch_ok)
         watch_begin(e, "its launch end", 0);
         e->launch_end(launch_ok);
         watch_end();
+        if (e == &engine_sass) {
+            /* what it added (serve_lock held: this launch's alone) teaches the price */
+            struct engine_stats own = {0};
+            engine_sass.stats(&own);
+            sampling_inst_cost(&S.sampling, &tls_launch, own.profiling_ns - tls_inst_ns0);
+        }
         if (tls_first) {
             tls_first = 0;
             sampling_first_landed(&S.sampling, &tls_launch);
@@ -858,15 +867,31 @@ void
 sampler_at_exit(void)
 {
     phase_at_exit();
-    if (atomic_load(&S.inst_over_budget))
+    long waited = opt.sampling_ok ? sampling_inst_unserved(&S.sampling) : 0;
+    long learned = 0;
+    double slowdown = opt.sampling_ok ? sampling_inst_slowdown(&S.sampling, &learned) : 0;
+    if (opt.sampling_ok && !opt.trace_only && opt.instrument == ENGINES_BOTH &&
+        S.sampling.opts.inst_allowance_ns >= 0) {
+        char v[200];
+        snprintf(v, sizeof v,
+                 "%.1f ms and %.0fx the native time (%s %ld configurations); %ld launches "
+                 "instrumented past the allowance, %ld configurations waited to the end",
+                 SAMPLING_INST_FIXED_NS / 1e6, slowdown, learned ? "learned from" : "default,",
+                 learned, atomic_load(&S.inst_deferred), waited);
+        push_meta("instrumentation_price", v);
+    }
+    if (waited) {
         push_event("info", "instrumentation_budget",
-                   "%ld configurations have no pattern counters: their first chosen launch came "
-                   "when the instrumentation engine had spent its allowance (%.0f ms) and %.0f %% "
-                   "of the program's own time, and went to the range profiler "
-                   "(GPUHIER_INSTRUMENT_ALLOWANCE_MS, GPUHIER_INSTRUMENT_BUDGET)",
-                   atomic_load(&S.inst_over_budget),
-                   (double)S.sampling.opts.inst_allowance_ns / 1e6,
+                   "%ld configurations have no pattern counters: they came after the "
+                   "instrumentation engine had spent its allowance (%.0f ms), and their traced "
+                   "time never paid for their price (%.0f ms and %.0fx their native time, %s) "
+                   "at %.0f %% (GPUHIER_INSTRUMENT_ALLOWANCE_MS, GPUHIER_INSTRUMENT_BUDGET; "
+                   "docs/sampling.md)",
+                   waited, (double)S.sampling.opts.inst_allowance_ns / 1e6,
+                   SAMPLING_INST_FIXED_NS / 1e6, slowdown,
+                   learned ? "learned from this run" : "before any was measured",
                    S.sampling.opts.inst_budget_pct);
+    }
     if (atomic_load(&S.budget_unmatched))
         /* the kernel records' names or geometry did not match the launch callbacks' */
         push_event("warning", "budget_time_unmatched",

@@ -25,8 +25,12 @@ struct sampling_slot {
     long launches; /* launches seen (config_launch_index of the next) */
     long eligible; /* launches past filters and skip */
     long profiled;
-    int64_t gpu_ns;  /* GPU time of its traced launches so far (sampling_add_gpu_time) */
-    unsigned extras; /* groups requested, not yet collected */
+    int64_t gpu_ns;   /* GPU time of its traced launches so far (sampling_add_gpu_time) */
+    long timed;       /* the traced launches gpu_ns adds up */
+    int64_t inst_ns;  /* what its instrumented launch cost (sampling_inst_cost), 0: none yet */
+    int inst_waiting; /* with both engines: waited for the instrumentation engine's price */
+    int inst_learned; /* inst_ns and its native time are in the learned slowdown */
+    unsigned extras;  /* groups requested, not yet collected */
     int extras_done;
     int instrumented; /* with both engines: the instrumentation engine served it */
     int has_order;    /* order[] set (sampling_set_group_order) */
@@ -538,13 +542,105 @@ next_group(const struct sampling *s, const struct sampling_slot *e)
     return e->has_order ? e->order[k] : k;
 }
 
+/*
+ * Lock held: e's instrumented launch and native time, once both are known,
+ * into the learned slowdown (kernels of at least SAMPLING_INST_LEARN_MIN_NS).
+ */
+static void
+inst_learn(struct sampling *s, struct sampling_slot *e)
+{
+    if (e->inst_learned || e->inst_ns <= 0 || e->timed <= 0)
+        return;
+    e->inst_learned = 1;
+    int64_t mean = e->gpu_ns / e->timed;
+    if (mean < SAMPLING_INST_LEARN_MIN_NS)
+        return;
+    int64_t extra = e->inst_ns - SAMPLING_INST_FIXED_NS;
+    s->learn_extra_ns += (double)(extra > 0 ? extra : 0);
+    s->learn_native_ns += (double)mean;
+    s->learn_n++;
+}
+
+static double
+slowdown_locked(const struct sampling *s)
+{
+    return s->learn_n > 0 && s->learn_native_ns > 0 ? s->learn_extra_ns / s->learn_native_ns
+                                                    : SAMPLING_INST_SLOWDOWN;
+}
+
+int64_t
+sampling_inst_price(int64_t fixed_ns, double slowdown, int64_t mean_ns)
+{
+    double p = (double)fixed_ns + slowdown * (double)(mean_ns > 0 ? mean_ns : 0);
+    return p < 9e18 ? (int64_t)p : INT64_MAX;
+}
+
+int
+sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, double budget_pct,
+                   double slack_ns, int64_t *price)
+{
+    int pays = 0;
+    *price = 0;
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 1);
+    if (e && e->timed > 0 && !e->instrumented) {
+        *price =
+            sampling_inst_price(SAMPLING_INST_FIXED_NS, slowdown_locked(s), e->gpu_ns / e->timed);
+        pays =
+            (double)*price <= slack_ns && (double)*price <= budget_pct / 100.0 * (double)e->gpu_ns;
+    }
+    if (e && !pays)
+        e->inst_waiting = 1;
+    pthread_mutex_unlock(&s->lock);
+    return pays;
+}
+
+void
+sampling_inst_cost(struct sampling *s, const struct sampling_launch *l, int64_t ns)
+{
+    pthread_mutex_lock(&s->lock);
+    struct sampling_slot *e = slot_of(s, l, 0);
+    if (e && ns > 0 && e->inst_ns <= 0) {
+        e->inst_ns = ns;
+        inst_learn(s, e);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+double
+sampling_inst_slowdown(struct sampling *s, long *n)
+{
+    pthread_mutex_lock(&s->lock);
+    double v = slowdown_locked(s);
+    if (n)
+        *n = s->learn_n;
+    pthread_mutex_unlock(&s->lock);
+    return v;
+}
+
+long
+sampling_inst_unserved(struct sampling *s)
+{
+    long n = 0;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->used; i++) {
+        const struct sampling_slot *e = &s->slots[s->order[i]];
+        n += e->inst_waiting && !e->instrumented;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
 int
 sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, int64_t ns)
 {
     pthread_mutex_lock(&s->lock);
     struct sampling_slot *e = slot_of(s, l, 0);
-    if (e)
+    if (e) {
         e->gpu_ns += ns;
+        e->timed++;
+        inst_learn(s, e);
+    }
     pthread_mutex_unlock(&s->lock);
     return e ? 0 : -1;
 }
@@ -684,7 +780,9 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         break;
     case SAMPLING_CONFIG:
         /* with groups, the first is group 1's launch: given back, it is chosen again */
-        if (e && (groups && s->ngroups > 0 ? !(e->done & 1u) : e->profiled == 0)) {
+        if (e && l->inst_later && !groups && !e->instrumented) {
+            chosen = "inst_deferred";
+        } else if (e && (groups && s->ngroups > 0 ? !(e->done & 1u) : e->profiled == 0)) {
             chosen = "first_of_config";
             first = groups && l->first_budget && s->opts.budget_pct <= 0;
         } else if (e && groups && e->profiled < s->ngroups &&

@@ -89,10 +89,10 @@ struct sampling_opts {
                                    GPUHIER_DIAG_GROUPS_SETTLE (N or "none") */
     int64_t inst_allowance_ns;  /* with both engines: the instrumentation engine's time
                                   within which it takes every configuration's first chosen
-                                  launch; past it, only while its time beyond the allowance
-                                  is at most inst_budget_pct of the program's own time,
-                                  else the range profiler takes the launch (sampler.c
-                                  inst_within_budget()); < 0: no limit. Default
+                                  launch; past it, a configuration's launch when its price
+                                  fits (sampling_inst_pays(), sampler.c inst_budget()),
+                                  else the range profiler takes the launch; < 0: no
+                                  limit. Default
                                   SAMPLING_INST_ALLOWANCE_NS, GPUHIER_INSTRUMENT_ALLOWANCE_MS */
     double inst_budget_pct;     /* the share above; default SAMPLING_INST_BUDGET_PCT,
                                   GPUHIER_INSTRUMENT_BUDGET (a percentage > 0, or none) */
@@ -155,13 +155,30 @@ struct sampling_opts {
  * (30-100x native; docs/instrument-cost.md): a program that launches
  * many heavy configurations once (an autotuner: JAX's first step, 117
  * configurations instrumented in 10.3 s on the H200, 2026-12-03) would
- * otherwise pay 100x for each of them. Past the budget a configuration's
- * launch goes to the range profiler, and the configuration has no pattern
- * counters (the coverage says how much GPU time that is). Each engine's
- * rule charges the program's own time, not the other engine's.
+ * otherwise pay 100x for each of them. Past the allowance a configuration
+ * waits for its price (below) and meanwhile its launches go to the range
+ * profiler; one that never pays has no pattern counters (the coverage says
+ * how much GPU time that is). Each engine's rule charges the program's own
+ * time, not the other engine's.
  */
 #define SAMPLING_INST_ALLOWANCE_NS (2000 * 1000000LL)
 #define SAMPLING_INST_BUDGET_PCT 30.0
+/*
+ * The instrumentation engine's price past its allowance (docs/sampling.md
+ * "The instrumentation engine's price"): an instrumented launch costs a
+ * fixed part (enable, lazy patching, flush, disable: 4.2-5.2 ms a launch at
+ * the median on the PyTorch benchmark and GPT-2, whose kernels run 7-156 us,
+ * on the H200, docs/instrument-cost.md) and its patched run, the kernel's
+ * native time times a slowdown: about 100x before this process measured its
+ * own (XLA's GEMM fusions 100-265x, the SASS probe 30-100x). The slowdown is
+ * learned from the process's instrumented configurations whose native time
+ * the traced launches after them gave (sampling_inst_slowdown()), counting
+ * kernels of at least SAMPLING_INST_LEARN_MIN_NS, whose patched run is more
+ * than the fixed part.
+ */
+#define SAMPLING_INST_FIXED_NS (5 * 1000000LL)
+#define SAMPLING_INST_SLOWDOWN 100.0
+#define SAMPLING_INST_LEARN_MIN_NS (100 * 1000LL)
 /* The most one-pass groups a configuration is profiled in (collector/onepass.h agrees). */
 #define SAMPLING_GROUPS_MAX 12
 #define SAMPLING_OPTS_INIT                                                                         \
@@ -247,6 +264,11 @@ struct sampling_launch {
                               configuration is chosen ("sampled_out"), so a launch on another
                               thread cannot take group 2 while group 1 waits to be served and
                               may still be given back */
+    int inst_later;        /* with both engines, config mode: the instrumentation engine asks
+                              for this launch of a configuration whose first chosen launch came
+                              past its allowance and whose price its traced time now pays
+                              (sampling_inst_pays()): chosen ("inst_deferred") whatever the
+                              range profiler took of the configuration */
 };
 
 /*
@@ -400,6 +422,10 @@ struct sampling {
     long runs;      /* runs ended (the group moved on) */
     long last_inst; /* `seen` at the last launch the instrumentation engine took, 0: none */
     long inst_wait; /* `seen` when range profiles began to wait for it (rp_after_inst), -1 */
+    /* the instrumentation engine's learned slowdown (sampling_inst_slowdown()) */
+    double learn_extra_ns;  /* instrumented launches' cost beyond the fixed part */
+    double learn_native_ns; /* their configurations' native mean times */
+    long learn_n;
 };
 
 /*
@@ -483,6 +509,48 @@ int sampling_instrumented(struct sampling *s, const struct sampling_launch *l);
 void sampling_mark_instrumented(struct sampling *s, const struct sampling_launch *l);
 /* The instrumentation engine served the launch just decided (GPUHIER_DIAG_RP_AFTER_INST). */
 void sampling_inst_served(struct sampling *s);
+
+/*
+ * The instrumentation engine's price, pure: an instrumented launch of a
+ * kernel whose native time is mean_ns costs fixed_ns + slowdown x mean_ns.
+ */
+int64_t sampling_inst_price(int64_t fixed_ns, double slowdown, int64_t mean_ns);
+
+/*
+ * With both engines, past the instrumentation engine's allowance: may l's
+ * configuration be instrumented at this launch? Yes when its traced
+ * launches so far gave it a native time and its price
+ * (sampling_inst_price() at the learned slowdown) is at most both
+ * `slack_ns` (what the program-wide budget has left) and budget_pct of the
+ * GPU time the configuration took so far: a configuration pays for its
+ * own patched run at the budget's rate, so XLA's autotuning candidates (2
+ * launches of a few ms, 100-265x patched) never do and a loop's kernel does
+ * once it has run long enough. No means the configuration waits (counted by
+ * sampling_inst_unserved() until it is instrumented). *price gets the price
+ * (0 while the native time is unknown). Thread-safe, may allocate its slot.
+ */
+int sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, double budget_pct,
+                       double slack_ns, int64_t *price);
+
+/*
+ * What instrumenting l's configuration's launch added to the run (the
+ * engine's time for it, ns): with its native time, once the traced
+ * launches give one, it teaches the slowdown. Thread-safe, no allocation.
+ */
+void sampling_inst_cost(struct sampling *s, const struct sampling_launch *l, int64_t ns);
+
+/*
+ * The slowdown of a patched run the prices use: what this process's
+ * instrumented configurations of kernels of at least
+ * SAMPLING_INST_LEARN_MIN_NS cost beyond the fixed part, over their native
+ * time (a ratio of sums, so the long kernels weigh most), or
+ * SAMPLING_INST_SLOWDOWN before any; *n (may be NULL) gets how many
+ * configurations it was learned from. Thread-safe.
+ */
+double sampling_inst_slowdown(struct sampling *s, long *n);
+
+/* Configurations that waited for the instrumentation engine's price and never got it. */
+long sampling_inst_unserved(struct sampling *s);
 
 /*
  * Asks for one more profile of l's configuration collecting `groups`

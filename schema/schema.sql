@@ -138,6 +138,17 @@ PRAGMA user_version = 2;
 -- chip refused (cuptiSassMetricsGetProperties failed), comma-joined, or
 -- 'none'. v_inst's columns of a missing metric read 0: this key tells
 -- that 0 from a count of 0.
+-- 'instrumentation_price' (added: 2026-12-05, written at a clean exit with
+-- both engines under their allowance): '<ms> ms and <x>x the native time
+-- (learned from <n> configurations | default, 0 configurations); <n>
+-- launches instrumented past the allowance, <n> configurations waited to
+-- the end': the price of an instrumented launch the engine charged past
+-- its allowance (a fixed part and a slowdown of the kernel's native time,
+-- the slowdown learned from the run's instrumented configurations), the
+-- launches it bought (inst_launch.reason 'inst_deferred') and the
+-- configurations that waited for it and have no pattern counters (event
+-- instrumentation_budget); docs/sampling.md "The instrumentation engine's
+-- price".
 -- 'collector_init_ms' (added: 2026-12-04): how long the collector's
 -- initialization inside cuInit took (options, the report, CUPTI's
 -- subscription and activity set-up), in ms: part of what the program waits
@@ -506,7 +517,7 @@ CREATE TABLE inst_launch (
     launch_id    INTEGER PRIMARY KEY REFERENCES launch(id), -- the instrumented launch
     config_id    INTEGER REFERENCES config(id),             -- its configuration
     kernel_id    INTEGER REFERENCES kernel(id),             -- its kernel
-    reason       TEXT,     -- why this launch: 'first_of_config' (the default), 'sample_every', 'sample_all', 'graph' (a kernel node of a CUDA graph)
+    reason       TEXT,     -- why this launch: 'first_of_config' (the default), 'inst_deferred' (added: 2026-12-05; a later launch of a configuration whose first came past the engine's allowance, instrumented once its traced time paid for its price: docs/sampling.md "The instrumentation engine's price"), 'sample_every', 'sample_all', 'graph' (a kernel node of a CUDA graph)
     overhead_ns  INTEGER,  -- wall time instrumentation added to the launch (enable, run, flush, decode), CPU clock, ns
     graph_corr   INTEGER,  -- (added: graph instrumentation) the cuGraphLaunch's correlation id when the counts are a graph launch's, NULL for a stream launch
     graph_nodes  INTEGER   -- (added: graph instrumentation) kernel nodes of this row's kernel in that graph launch, whose counts inst_count sums; NULL for a stream launch

@@ -1065,6 +1065,70 @@ test_sampling_first_budget(void)
 }
 
 /* GPUHIER_FIRST_ALLOWANCE_MS: milliseconds >= 0, or none for no limit on first groups. */
+/*
+ * The instrumentation engine's price past its allowance (docs/sampling.md
+ * "The instrumentation engine's price"): a configuration waits until its
+ * traced time pays for fixed + slowdown x its native time at the budget's
+ * rate and the program-wide slack holds it; the slowdown is learned from
+ * instrumented configurations of long enough kernels; a waiting launch is
+ * chosen ("inst_deferred") whatever the range profiler took.
+ */
+static void
+test_sampling_inst_price(void)
+{
+    const int64_t ms = 1000000;
+    CHECK(sampling_inst_price(5 * ms, 100.0, 2 * ms) == 205 * ms);
+    CHECK(sampling_inst_price(5 * ms, 100.0, 0) == 5 * ms);
+    CHECK(sampling_inst_price(5 * ms, 1e30, ms) == INT64_MAX);
+    struct sampling s;
+    const char *why;
+    int g;
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0);
+    int64_t price = -1;
+    long n = -1;
+    CHECK(sampling_inst_slowdown(&s, &n) == SAMPLING_INST_SLOWDOWN);
+    CHECK_EQ_INT((int)n, 0);
+    /* no native time yet: waits, counted */
+    CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 1e12, &price), 0);
+    CHECK(price == 0);
+    CHECK_EQ_INT((int)sampling_inst_unserved(&s), 1);
+    /* 2 ms a launch: 5 + 200 ms; 30 % of 2 ms does not pay */
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &b, 2 * ms), 0);
+    CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 1e12, &price), 0);
+    CHECK(price == 205 * ms);
+    /* 700 launches' time (1,400 ms, 30 %: 420 ms) pays; not when the slack is short */
+    for (int i = 0; i < 699; i++)
+        sampling_add_gpu_time(&s, &b, 2 * ms);
+    CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 200.0 * ms, &price), 0);
+    CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 205.0 * ms, &price), 1);
+    /* the range profiler took b's first launch; the paid launch is chosen all the same */
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    b.inst_later = 1;
+    CHECK(sampling_decide(&s, &b, &why, NULL) == NULL);
+    CHECK_STR(why, "inst_deferred");
+    sampling_undo(&s, &b, why, -1);
+    sampling_mark_instrumented(&s, &b);
+    CHECK_EQ_INT((int)sampling_inst_unserved(&s), 0);
+    /* instrumented, it neither pays again nor is chosen again */
+    CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 1e12, &price), 0);
+    CHECK_STR(sampling_decide(&s, &b, &why, NULL), "sampled_out");
+    /* learned: a (1 ms, cost 105 ms: 100x) and c (50 us: under the floor, not counted) */
+    sampling_decide(&s, &a, &why, NULL);
+    sampling_decide(&s, &c, &why, NULL);
+    sampling_inst_cost(&s, &a, 105 * ms);
+    sampling_inst_cost(&s, &c, 400 * ms);
+    CHECK(sampling_inst_slowdown(&s, &n) == SAMPLING_INST_SLOWDOWN && n == 0);
+    sampling_add_gpu_time(&s, &c, SAMPLING_INST_LEARN_MIN_NS / 2);
+    CHECK_EQ_INT((int)n, 0);
+    sampling_add_gpu_time(&s, &a, ms);
+    sampling_inst_cost(&s, &a, 999 * ms); /* the first cost stays */
+    double v = sampling_inst_slowdown(&s, &n);
+    CHECK(n == 1 && v > 99.99 && v < 100.01);
+    sampling_release(&s);
+}
+
 static void
 test_sampling_first_allowance_env(void)
 {
@@ -1589,6 +1653,7 @@ static const struct check_test tests[] = {
     {"test_sampling_group_budget_env", test_sampling_group_budget_env},
     {"test_sampling_first_slots", test_sampling_first_slots},
     {"test_sampling_first_budget", test_sampling_first_budget},
+    {"test_sampling_inst_price", test_sampling_inst_price},
     {"test_sampling_allowance_slots", test_sampling_allowance_slots},
     {"test_sampling_first_wait", test_sampling_first_wait},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
