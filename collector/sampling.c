@@ -625,7 +625,8 @@ sampling_inst_unserved(struct sampling *s)
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->used; i++) {
         const struct sampling_slot *e = &s->slots[s->order[i]];
-        n += e->inst_waiting && !e->instrumented;
+        /* eligible: a launch of it passed the filters (not only captured or filtered out) */
+        n += e->inst_waiting && !e->instrumented && e->eligible > 0;
     }
     pthread_mutex_unlock(&s->lock);
     return n;

@@ -549,7 +549,10 @@ void sampling_inst_cost(struct sampling *s, const struct sampling_launch *l, int
  */
 double sampling_inst_slowdown(struct sampling *s, long *n);
 
-/* Configurations that waited for the instrumentation engine's price and never got it. */
+/*
+ * Configurations that waited for the instrumentation engine's price and
+ * never got it, among those a launch of which passed the filters.
+ */
 long sampling_inst_unserved(struct sampling *s);
 
 /*

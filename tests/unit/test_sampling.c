@@ -1089,10 +1089,18 @@ test_sampling_inst_price(void)
     long n = -1;
     CHECK(sampling_inst_slowdown(&s, &n) == SAMPLING_INST_SLOWDOWN);
     CHECK_EQ_INT((int)n, 0);
-    /* no native time yet: waits, counted */
+    /* no native time yet: waits, counted once a launch of it passed the filters */
     CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 1e12, &price), 0);
     CHECK(price == 0);
+    CHECK_EQ_INT((int)sampling_inst_unserved(&s), 0);
+    b.is_capturing = 1;
+    CHECK_STR(sampling_decide(&s, &b, &why, NULL), "stream_capture");
+    CHECK_EQ_INT((int)sampling_inst_unserved(&s), 0);
+    b.is_capturing = 0;
+    b.first_budget = b.first_over_budget = 1; /* the range profiler's budget defers it too */
+    CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
     CHECK_EQ_INT((int)sampling_inst_unserved(&s), 1);
+    b.first_budget = b.first_over_budget = 0;
     /* 2 ms a launch: 5 + 200 ms; 30 % of 2 ms does not pay */
     CHECK_EQ_INT(sampling_add_gpu_time(&s, &b, 2 * ms), 0);
     CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 1e12, &price), 0);
@@ -1102,7 +1110,7 @@ test_sampling_inst_price(void)
         sampling_add_gpu_time(&s, &b, 2 * ms);
     CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 200.0 * ms, &price), 0);
     CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 205.0 * ms, &price), 1);
-    /* the range profiler took b's first launch; the paid launch is chosen all the same */
+    /* the range profiler took b's first group; the paid launch is chosen all the same */
     CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
     CHECK_STR(why, "first_of_config");
     b.inst_later = 1;
