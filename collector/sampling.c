@@ -30,6 +30,7 @@ struct sampling_slot {
     int64_t inst_ns;  /* what its instrumented launch cost (sampling_inst_cost), 0: none yet */
     int inst_waiting; /* with both engines: waited for the instrumentation engine's price */
     int inst_learned; /* inst_ns and its native time are in the learned slowdown */
+    int inst_claimed; /* a launch chosen as "inst_deferred" not yet served or given back */
     unsigned extras;  /* groups requested, not yet collected */
     int extras_done;
     int instrumented; /* with both engines: the instrumentation engine served it */
@@ -781,7 +782,7 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         break;
     case SAMPLING_CONFIG:
         /* with groups, the first is group 1's launch: given back, it is chosen again */
-        if (e && l->inst_later && !groups && !e->instrumented) {
+        if (e && l->inst_later && !groups && !e->instrumented && !e->inst_claimed) {
             chosen = "inst_deferred";
         } else if (e && (groups && s->ngroups > 0 ? !(e->done & 1u) : e->profiled == 0)) {
             chosen = "first_of_config";
@@ -889,6 +890,9 @@ out:
             *extras = e->extras;
             e->extras_done = 1;
         }
+        /* another thread's launch of it is not chosen too before this one is served */
+        if (e && !strcmp(chosen, "inst_deferred"))
+            e->inst_claimed = 1;
     }
     pthread_mutex_unlock(&s->lock);
     *why = chosen ? chosen : skip;
@@ -961,6 +965,9 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
         e->first_inflight = 0;
     if (e && chosen && !strcmp(chosen, "extra_metrics"))
         e->extras_done = 0;
+    /* served (marked instrumented first) or not, the claim ends */
+    if (e && chosen && !strcmp(chosen, "inst_deferred"))
+        e->inst_claimed = 0;
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -1116,8 +1116,14 @@ test_sampling_inst_price(void)
     b.inst_later = 1;
     CHECK(sampling_decide(&s, &b, &why, NULL) == NULL);
     CHECK_STR(why, "inst_deferred");
-    sampling_undo(&s, &b, why, -1);
-    sampling_mark_instrumented(&s, &b);
+    /* another thread's launch of b before this one is served: not chosen twice */
+    const char *why2;
+    CHECK(sampling_decide(&s, &b, &why2, NULL) != NULL);
+    CHECK(strcmp(why2, "inst_deferred") != 0);
+    sampling_undo(&s, &b, why, -1); /* given back (not served): chosen again */
+    CHECK(sampling_decide(&s, &b, &why, NULL) == NULL);
+    CHECK_STR(why, "inst_deferred");
+    sampling_mark_instrumented(&s, &b); /* served: marked, then the choice given back */
     CHECK_EQ_INT((int)sampling_inst_unserved(&s), 0);
     /* instrumented, it neither pays again nor is chosen again */
     CHECK_EQ_INT(sampling_inst_pays(&s, &b, 30.0, 1e12, &price), 0);
