@@ -7,7 +7,7 @@
  */
 #ifndef GPUHIER_COLLECTOR_INT_H
 #define GPUHIER_COLLECTOR_INT_H
-#include "collector/hash.h"
+#include "schema/hash.h"
 #include "collector/metrics.h"
 #include "schema/strbuf.h"
 

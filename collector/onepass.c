@@ -11,7 +11,7 @@
 #include "collector/onepass.h"
 
 #include "collector/cupti_load.h"
-#include "collector/hash.h"
+#include "schema/hash.h"
 #include "schema/catalogue.h"
 
 #include <errno.h>

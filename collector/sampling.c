@@ -10,7 +10,7 @@
  */
 #include "collector/sampling.h"
 
-#include "collector/hash.h"
+#include "schema/hash.h"
 #include "schema/optvalue.h"
 
 #include <demangle.h>

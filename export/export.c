@@ -12,6 +12,7 @@
  */
 #include "export/export_int.h"
 #include "export/sanitize.h"
+#include "schema/hash.h"
 #include "schema/store.h"
 #include "schema/store_view.h"
 
@@ -148,14 +149,14 @@ ex_fmt_dim(char *buf, size_t n, const long long d[3])
 static void
 fingerprint(char out[33], const char *rule, const char *name)
 {
-    uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+    uint64_t h1 = GH_FNV1A_BASIS, h2 = 0x84222325cbf29ce4ULL;
     const char *parts[2] = {rule ? rule : "", name ? name : ""};
     for (int p = 0; p < 2; p++) {
+        /* each part with its NUL, which separates the parts */
+        h1 = gh_fnv1a(h1, parts[p], strlen(parts[p]) + 1);
         for (const unsigned char *s = (const unsigned char *)parts[p];; s++) {
-            unsigned char c = *s; /* the NUL separates the parts */
-            h1 = (h1 ^ c) * 0x100000001b3ULL;
-            h2 = (h2 ^ (unsigned char)(c + 0x5b)) * 0x100000001b3ULL;
-            if (!c)
+            h2 = gh_fnv1a(h2, &(unsigned char){(unsigned char)(*s + 0x5b)}, 1);
+            if (!*s)
                 break;
         }
     }
@@ -165,10 +166,8 @@ fingerprint(char out[33], const char *rule, const char *name)
 void
 ex_name_hash(char out[17], const char *raw)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *s = (const unsigned char *)(raw ? raw : ""); *s; s++)
-        h = (h ^ *s) * 0x100000001b3ULL;
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
+    raw = raw ? raw : "";
+    snprintf(out, 17, "%016llx", (unsigned long long)gh_fnv1a(GH_FNV1A_BASIS, raw, strlen(raw)));
 }
 
 /* ------------------------------------------------------------------ */

@@ -285,6 +285,20 @@ test_export_sarif_shape(void)
         json_object_get(json_array_get(res, 1), "partialFingerprints"), "gpuhierKernelRule/v1"));
     CHECK_STR(fp0, fp4);
     CHECK(fp1 && strcmp(fp0, fp1));
+    /*
+     * The fingerprint is a baseline's key: it must not move between
+     * versions (computed for (uncoalesced-global-load, the kernel's raw
+     * demangled name) by an implementation of its definition apart from
+     * export.c's; the kernel-name hash against FNV-1a's published vectors)
+     */
+    CHECK_STR(fp0, "be8b61fae24464de80245387c3ed3778");
+    char h[17];
+    ex_name_hash(h, "");
+    CHECK_STR(h, "cbf29ce484222325");
+    ex_name_hash(h, "a");
+    CHECK_STR(h, "af63dc4c8601ec8c");
+    ex_name_hash(h, "foobar");
+    CHECK_STR(h, "85944171f73967e8");
     /* Source location relative to the run's directory; odd names percent-encoded; else the program. */
     json_t *phys =
         json_object_get(json_array_get(json_object_get(r0, "locations"), 0), "physicalLocation");

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hash: FNV-1a, 64 bits, the collector's hash of names and table keys
+ * hash: FNV-1a, 64 bits: the collector's hash of names and table keys
  * (launch records' name_hash, configuration keys, the writer's maps, the
- * one-pass plan cache's key). Header only, with no other collector header.
+ * one-pass plan cache's key) and the exports' name hashes and
+ * fingerprints. Header only, with no other header of the project: the
+ * modules meet in the schema.
  */
-#ifndef GPUHIER_COLLECTOR_HASH_H
-#define GPUHIER_COLLECTOR_HASH_H
+#ifndef GPUHIER_SCHEMA_HASH_H
+#define GPUHIER_SCHEMA_HASH_H
 #include <stddef.h>
 #include <stdint.h>
 
