@@ -368,6 +368,23 @@ cmp_ll(const void *a, const void *b)
  * the loop and what follows it. Launch counts are those among the
  * launches read.
  */
+/* Inserts ids[i] (each i with keep NULL or keep[i]) by `sql`, one parameter. Nonzero on failure. */
+static int
+insert_ids(sqlite3 *db, const char *sql, const long long *ids, size_t n, const int *keep)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = store_prepare(db, sql, &st);
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (keep && !keep[i])
+            continue;
+        sqlite3_bind_int64(st, 1, ids[i]);
+        rc = sqlite3_step(st) != SQLITE_DONE;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int
 build_setup(sqlite3 *db, const long long *key, size_t n, size_t loop_end)
 {
@@ -412,16 +429,11 @@ build_setup(sqlite3 *db, const long long *key, size_t n, size_t loop_end)
             if (!c[j].is_after && !c[j].is_setup && c[j].pieces >= LOOP_MIN_REPEATS)
                 c[j].is_setup = added = 1;
     }
-    sqlite3_stmt *st = NULL;
-    int rc = store_prepare(db, "INSERT INTO temp.setup_cfg VALUES (?)", &st);
-    for (size_t j = 0; !rc && j < m; j++) {
-        if (!c[j].is_setup)
-            continue;
-        sqlite3_bind_int64(st, 1, ids[j]);
-        rc = sqlite3_step(st) != SQLITE_DONE;
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
+    int *keep = an_xmalloc((m ? m : 1) * sizeof *keep);
+    for (size_t j = 0; j < m; j++)
+        keep[j] = c[j].is_setup;
+    int rc = insert_ids(db, "INSERT INTO temp.setup_cfg VALUES (?)", ids, m, keep);
+    free(keep);
     free(ids);
     free(at);
     free(c);
@@ -448,26 +460,16 @@ build_loop(sqlite3 *db)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (n == cap) {
             cap = cap ? 2 * cap : 1024;
-            long long *k2 = realloc(key, cap * sizeof *key);
-            if (!k2) {
-                free(key);
-                sqlite3_finalize(st);
-                return an_fail(ANALYZER_ERR_INTERNAL, "out of memory reading the launches");
-            }
-            key = k2;
+            key = an_xrealloc(key, cap * sizeof *key);
         }
         key[n++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
-    int *pi = n ? malloc(n * sizeof *pi) : NULL;
-    if (rc != SQLITE_DONE || (n && !pi)) {
+    if (rc != SQLITE_DONE) {
         free(key);
-        free(pi);
-        return rc != SQLITE_DONE
-                   ? an_fail(ANALYZER_ERR_REPORT, "cannot read the launches: %s",
-                             sqlite3_errstr(rc))
-                   : an_fail(ANALYZER_ERR_INTERNAL, "out of memory reading the launches");
+        return an_fail(ANALYZER_ERR_REPORT, "cannot read the launches: %s", sqlite3_errstr(rc));
     }
+    int *pi = an_xmalloc((n ? n : 1) * sizeof *pi);
     /* the reversed sequence (key[0] the last launch), with up to LOOP_TAIL_SKIP of it let go */
     size_t best = 0, best_p = 0, best_s = 0,
            skip = n / 10 < LOOP_TAIL_SKIP ? n / 10 : LOOP_TAIL_SKIP;
@@ -487,14 +489,9 @@ build_loop(sqlite3 *db)
     if (distinct) {
         /* the configurations of the loop and of what follows it: key[0 .. s+L) */
         rc = store_exec(db, "UPDATE temp.phase SET loop_found = 1") ||
-             store_prepare(db, "INSERT OR IGNORE INTO temp.loop_cfg VALUES (?)", &st);
-        for (size_t i = 0; !rc && i < best_s + best; i++) {
-            sqlite3_bind_int64(st, 1, key[i]);
-            rc = sqlite3_step(st) != SQLITE_DONE;
-            sqlite3_reset(st);
-        }
-        sqlite3_finalize(st);
-        rc = rc || build_setup(db, key, n, best_s + best);
+             insert_ids(db, "INSERT OR IGNORE INTO temp.loop_cfg VALUES (?)", key, best_s + best,
+                        NULL) ||
+             build_setup(db, key, n, best_s + best);
     }
     free(key);
     free(pi);
