@@ -301,6 +301,18 @@ print_coverage(sqlite3 *db, const char *shown)
                 "groups (launched fewer times than there are groups, deferred by the "
                 "budget, or waiting for their group's run)\n",
                 shown, cov.groups_partial, cov.groups_partial == 1 ? "" : "s");
+    /* the instrumentation engine's price left configurations without exact counts: its word */
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(db,
+                      "SELECT message FROM event WHERE code = 'instrumentation_budget' "
+                      "ORDER BY id LIMIT 1",
+                      &st) == 0 &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        char clean[1024]; /* the report's text is not ours: sanitized */
+        fprintf(stderr, "==gpuhier==   %s: %s\n", shown,
+                sanitize_into(clean, sizeof(clean), (const char *)sqlite3_column_text(st, 0)));
+    }
+    sqlite3_finalize(st);
 }
 
 /*

@@ -882,7 +882,7 @@ sampler_at_exit(void)
     }
     if (waited) {
         push_event("info", "instrumentation_budget",
-                   "%ld configurations have no pattern counters: they came after the "
+                   "%ld configurations have no exact per-instruction counts: they came after the "
                    "instrumentation engine had spent its allowance (%.0f ms), and their traced "
                    "time never paid for their price (%.0f ms and %.0fx their native time, %s) "
                    "at %.0f %% (GPUHIER_INSTRUMENT_ALLOWANCE_MS, GPUHIER_INSTRUMENT_BUDGET; "

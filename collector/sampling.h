@@ -157,7 +157,7 @@ struct sampling_opts {
  * configurations instrumented in 10.3 s on the H200, 2026-12-03) would
  * otherwise pay 100x for each of them. Past the allowance a configuration
  * waits for its price (below) and meanwhile its launches go to the range
- * profiler; one that never pays has no pattern counters (the coverage says
+ * profiler; one that never pays has no exact per-instruction counts (the coverage says
  * how much GPU time that is). Each engine's rule charges the program's own
  * time, not the other engine's.
  */

@@ -146,7 +146,7 @@ PRAGMA user_version = 2;
 -- its allowance (a fixed part and a slowdown of the kernel's native time,
 -- the slowdown learned from the run's instrumented configurations), the
 -- launches it bought (inst_launch.reason 'inst_deferred') and the
--- configurations that waited for it and have no pattern counters (event
+-- configurations that waited for it and have no exact per-instruction counts (event
 -- instrumentation_budget); docs/sampling.md "The instrumentation engine's
 -- price".
 -- 'collector_init_ms' (added: 2026-12-04): how long the collector's

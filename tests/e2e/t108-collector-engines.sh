@@ -282,7 +282,7 @@ expect instbudget "only the first configuration instrumented" \
 expect instbudget "the other two range-profiled from their first launch" \
     "$(q instbudget "SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index = 0")" 2
 like instbudget "the event" "$(q instbudget "SELECT message FROM event WHERE code = 'instrumentation_budget'")" \
-    "2 configurations have no pattern counters: *"
+    "2 configurations have no exact per-instruction counts: *"
 # 2c'. Past the allowance a configuration waits until its traced time pays for its price
 #      (docs/sampling.md "The instrumentation engine's price"): a replayed program (1 ms kernels
 #      on the fake's clock, the patched run 100x the kernel by FAKE_COST, a budget of 1000 % so
@@ -301,9 +301,21 @@ expect instprice "a at its first launch, c at a later one, b never" \
     "$(q instprice "SELECT group_concat(k.mangled_name || ':' || (l.config_launch_index > 0) || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id")" \
     "_Z1aPf:0:first_of_config,_Z1cPf:1:inst_deferred"
 like instprice "the event counts b" "$(q instprice "SELECT message FROM event WHERE code = 'instrumentation_budget'")" \
-    "1 configurations have no pattern counters: *"
+    "1 configurations have no exact per-instruction counts: *"
 like instprice "the price learned from a" "$(meta instprice instrumentation_price)" \
     "5.0 ms and 9[5-9]x the native time (learned from 2 configurations); 1 launches instrumented past the allowance, 1 configurations waited to the end"
+# ... and `gpuhier run` says so under its coverage line, in the collector's words (its own
+# collector: not under a sanitizer twin's GPUHIER_COLLECTOR).
+if [ -z "${GPUHIER_COLLECTOR:-}" ]; then
+    env -u GPUHIER_FAULT -u GPUHIER_INSTRUMENT GPUHIER_CUPTI_PATH="$FAKE_CUDA" FAKE_RANGEPROF=1 \
+        FAKE_COST=sass_run_x=100 GPUHIER_INSTRUMENT_ALLOWANCE_MS=0 GPUHIER_INSTRUMENT_BUDGET=1000 \
+        timeout 30 "$GPUHIER_BINARY_DIR/gpuhier" run -o "$tmp/runprice.db" -f -- \
+        "$FAKE_HOST" "$FAKE_CUDA" replay "$tmp/price.txt" > "$tmp/runprice.out" 2> "$tmp/runprice.err" ||
+        bad "runprice: gpuhier run failed: $(cat "$tmp/runprice.err")"
+    like runprice "gpuhier run's summary says which configurations waited" \
+        "$(grep 'per-instruction' "$tmp/runprice.err")" \
+        "==gpuhier==   *runprice.db: 1 configurations have no exact per-instruction counts: they came after *"
+fi
 run instbudgetbad loop GPUHIER_INSTRUMENT=both GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
 like instbudgetbad "a bad budget is refused" "$(cat "$tmp/instbudgetbad.err")" "*bad GPUHIER_INSTRUMENT_BUDGET 'lots'*"
 
