@@ -149,11 +149,17 @@ def run_once(args, mode_env, replay, db_path):
                     # the plan cache's key does not hold the fake's pass model
                     "GPUHIER_CACHE_DIR": os.path.join(args.out, f"cache-{args.pass_metrics}")})
         env.update(mode_env)
+    # a report left by an earlier run must not pass for this one's
+    for stale in (db_path, db_path + "-wal", db_path + "-shm"):
+        if os.path.exists(stale):
+            os.unlink(stale)
     t0 = time.monotonic()
     p = subprocess.run([host, fake, "replay", replay], env=env, capture_output=True, text=True)
     wall = time.monotonic() - t0
     if p.returncode != 0 or "fake_violations=0" not in p.stdout:
         sys.exit(f"policy_sim: the replay failed ({p.returncode}): {p.stdout}{p.stderr}")
+    if mode_env is not None and not os.path.exists(db_path):
+        sys.exit(f"policy_sim: the collector wrote no report ({db_path}): {p.stderr}")
     return wall
 
 
