@@ -8,7 +8,8 @@ must profile and instrument what the fake program's three configurations give;
 the range profiler's first enable (priced at 400 ms here) must show in the
 default's wall time and not in the run without it (GPUHIER_INSTRUMENT=1); a
 report without timed launches is one message and a failure; --calibrate reads
-the prices back from the default's report."""
+the prices back from the default's report; a mode whose collector wrote no
+report is a failure, not the report an earlier run left."""
 import json
 import os
 import sqlite3
@@ -94,4 +95,13 @@ p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), empty, 
                     "--out", os.path.join(tmp, "sim2")], capture_output=True, text=True, timeout=60)
 check(p.returncode != 0 and "no timed launches" in p.stderr,
       f"a report without timed launches: {p.returncode} {p.stderr}")
+
+# a mode whose collector wrote no report fails, even where an earlier run left one: run again
+# into the same --out with the variant's report sent elsewhere (its inst-0.db is the first run's)
+p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), trace, "--build", build,
+                    "--out", out, "--cost", cost, "--variant",
+                    "inst=GPUHIER_INSTRUMENT=1,GPUHIER_OUTPUT=" + os.path.join(tmp, "elsewhere.db")],
+                   capture_output=True, text=True, timeout=300)
+check(p.returncode != 0 and "wrote no report" in p.stderr,
+      f"a run with no report of its own is an error, not the last run's: {p.returncode} {p.stderr}")
 sys.exit(done("test_policy_sim"))
