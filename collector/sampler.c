@@ -488,12 +488,12 @@ phase_enter(const struct sampling_launch *sl)
 /*
  * With both engines, whether the instrumentation engine may take this
  * launch: 1 within its allowance (every configuration's first chosen
- * launch, in launch order), 2 past it when the configuration's price fits
- * (sampling_inst_pays(): its traced time so far pays for its predicted
- * patched run at inst_budget_pct, and the program-wide budget, that
- * share of the program's own time beyond the allowance, has the price
- * left), 0 when it waits. Both times are the instrumentation engine's
- * own, against the program's (the elapsed time less every engine's).
+ * launch, in launch order), 2 past it when the configuration repeats and
+ * its price fits what the budget has left, inst_budget_pct of the
+ * program's own time less the engine's time beyond the allowance
+ * (sampling_inst_pays()), 0 when it waits. Both times are the
+ * instrumentation engine's own, against the program's (the elapsed time
+ * less every engine's).
  */
 static int
 inst_budget(struct sampling_launch *sl)
@@ -510,7 +510,7 @@ inst_budget(struct sampling_launch *sl)
     double slack = o->inst_budget_pct / 100.0 * (double)program -
                    (double)(own.profiling_ns - o->inst_allowance_ns);
     int64_t price = 0;
-    if (!sampling_inst_pays(&S.sampling, sl, o->inst_budget_pct, slack, &price))
+    if (!sampling_inst_pays(&S.sampling, sl, slack, &price))
         return 0;
     sl->inst_later = 1;
     return 2;
@@ -881,16 +881,17 @@ sampler_at_exit(void)
         push_meta("instrumentation_price", v);
     }
     if (waited) {
-        push_event("info", "instrumentation_budget",
-                   "%ld configurations have no exact per-instruction counts: they came after the "
-                   "instrumentation engine had spent its allowance (%.0f ms), and their traced "
-                   "time never paid for their price (%.0f ms and %.0fx their native time, %s) "
-                   "at %.0f %% (GPUHIER_INSTRUMENT_ALLOWANCE_MS, GPUHIER_INSTRUMENT_BUDGET; "
-                   "docs/sampling.md)",
-                   waited, (double)S.sampling.opts.inst_allowance_ns / 1e6,
-                   SAMPLING_INST_FIXED_NS / 1e6, slowdown,
-                   learned ? "learned from this run" : "before any was measured",
-                   S.sampling.opts.inst_budget_pct);
+        push_event(
+            "info", "instrumentation_budget",
+            "%ld configurations have no exact per-instruction counts: they came after the "
+            "instrumentation engine had spent its allowance (%.0f ms), and were launched "
+            "fewer than %d times or their price (%.0f ms and %.0fx their native time, %s) "
+            "never fit in %.0f %% of the program's own time (GPUHIER_INSTRUMENT_ALLOWANCE_MS, "
+            "GPUHIER_INSTRUMENT_BUDGET; docs/sampling.md)",
+            waited, (double)S.sampling.opts.inst_allowance_ns / 1e6, SAMPLING_INST_REPEATS,
+            SAMPLING_INST_FIXED_NS / 1e6, slowdown,
+            learned ? "learned from this run" : "before any was measured",
+            S.sampling.opts.inst_budget_pct);
     }
     if (atomic_load(&S.budget_unmatched))
         /* the kernel records' names or geometry did not match the launch callbacks' */

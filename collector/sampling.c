@@ -577,18 +577,18 @@ sampling_inst_price(int64_t fixed_ns, double slowdown, int64_t mean_ns)
 }
 
 int
-sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, double budget_pct,
-                   double slack_ns, int64_t *price)
+sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, double slack_ns,
+                   int64_t *price)
 {
     int pays = 0;
     *price = 0;
     pthread_mutex_lock(&s->lock);
     struct sampling_slot *e = slot_of(s, l, 1);
-    if (e && e->timed > 0 && !e->instrumented) {
-        *price =
-            sampling_inst_price(SAMPLING_INST_FIXED_NS, slowdown_locked(s), e->gpu_ns / e->timed);
-        pays =
-            (double)*price <= slack_ns && (double)*price <= budget_pct / 100.0 * (double)e->gpu_ns;
+    /* e->launches: the launches before this one (sampling_decide() counts it after) */
+    if (e && !e->instrumented && e->launches + 1 >= SAMPLING_INST_REPEATS) {
+        *price = sampling_inst_price(SAMPLING_INST_FIXED_NS, slowdown_locked(s),
+                                     e->timed > 0 ? e->gpu_ns / e->timed : 0);
+        pays = (double)*price <= slack_ns;
     }
     if (e && !pays)
         e->inst_waiting = 1;

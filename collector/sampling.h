@@ -179,6 +179,14 @@ struct sampling_opts {
 #define SAMPLING_INST_FIXED_NS (5 * 1000000LL)
 #define SAMPLING_INST_SLOWDOWN 100.0
 #define SAMPLING_INST_LEARN_MIN_NS (100 * 1000LL)
+/*
+ * Past the allowance a configuration is instrumented from its third launch
+ * on: the analyzer's loop repeats at least 3 times (analyzer/prepare.c
+ * LOOP_MIN_REPEATS; docs/analyzer.md "One-time set-up"), and XLA's
+ * autotuner launched each candidate twice (the JAX report of 2026-12-04
+ * 19:32 UTC, docs/sampling.md "The instrumentation engine's price").
+ */
+#define SAMPLING_INST_REPEATS 3
 /* The most one-pass groups a configuration is profiled in (collector/onepass.h agrees). */
 #define SAMPLING_GROUPS_MAX 12
 #define SAMPLING_OPTS_INIT                                                                         \
@@ -518,19 +526,18 @@ int64_t sampling_inst_price(int64_t fixed_ns, double slowdown, int64_t mean_ns);
 
 /*
  * With both engines, past the instrumentation engine's allowance: may l's
- * configuration be instrumented at this launch? Yes when its traced
- * launches so far gave it a native time and its price
- * (sampling_inst_price() at the learned slowdown) is at most both
- * `slack_ns` (what the program-wide budget has left) and budget_pct of the
- * GPU time the configuration took so far: a configuration pays for its
- * own patched run at the budget's rate, so XLA's autotuning candidates (2
- * launches of a few ms, 100-265x patched) never do and a loop's kernel does
- * once it has run long enough. No means the configuration waits (counted by
- * sampling_inst_unserved() until it is instrumented). *price gets the price
- * (0 while the native time is unknown). Thread-safe, may allocate its slot.
+ * configuration be instrumented at this launch? Yes when this launch is at
+ * least its SAMPLING_INST_REPEATS-th (the configuration repeats: XLA's
+ * autotuning candidates, launched twice, never do) and its price is at
+ * most `slack_ns`, what the program-wide budget has left: the fixed part
+ * and the learned slowdown times its native time (sampling_inst_price()),
+ * the fixed part alone while no traced launch of it has given its time.
+ * No means the configuration waits (counted by sampling_inst_unserved()
+ * until it is instrumented). *price gets the price. Thread-safe, may
+ * allocate its slot.
  */
-int sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, double budget_pct,
-                       double slack_ns, int64_t *price);
+int sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, double slack_ns,
+                       int64_t *price);
 
 /*
  * What instrumenting l's configuration's launch added to the run (the

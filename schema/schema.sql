@@ -517,7 +517,7 @@ CREATE TABLE inst_launch (
     launch_id    INTEGER PRIMARY KEY REFERENCES launch(id), -- the instrumented launch
     config_id    INTEGER REFERENCES config(id),             -- its configuration
     kernel_id    INTEGER REFERENCES kernel(id),             -- its kernel
-    reason       TEXT,     -- why this launch: 'first_of_config' (the default), 'inst_deferred' (added: 2026-12-05; a later launch of a configuration whose first came past the engine's allowance, instrumented once its traced time paid for its price: docs/sampling.md "The instrumentation engine's price"), 'sample_every', 'sample_all', 'graph' (a kernel node of a CUDA graph)
+    reason       TEXT,     -- why this launch: 'first_of_config' (the default), 'inst_deferred' (added: 2026-12-05; the third or a later launch of a configuration whose first came past the engine's allowance, instrumented when its price fit what the budget had left: docs/sampling.md "The instrumentation engine's price"), 'sample_every', 'sample_all', 'graph' (a kernel node of a CUDA graph)
     overhead_ns  INTEGER,  -- wall time instrumentation added to the launch (enable, run, flush, decode), CPU clock, ns
     graph_corr   INTEGER,  -- (added: graph instrumentation) the cuGraphLaunch's correlation id when the counts are a graph launch's, NULL for a stream launch
     graph_nodes  INTEGER   -- (added: graph instrumentation) kernel nodes of this row's kernel in that graph launch, whose counts inst_count sums; NULL for a stream launch

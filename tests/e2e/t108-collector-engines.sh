@@ -283,23 +283,23 @@ expect instbudget "the other two range-profiled from their first launch" \
     "$(q instbudget "SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index = 0")" 2
 like instbudget "the event" "$(q instbudget "SELECT message FROM event WHERE code = 'instrumentation_budget'")" \
     "2 configurations have no exact per-instruction counts: *"
-# 2c'. Past the allowance a configuration waits until its traced time pays for its price
-#      (docs/sampling.md "The instrumentation engine's price"): a replayed program (1 ms kernels
-#      on the fake's clock, the patched run 100x the kernel by FAKE_COST, a budget of 1000 % so
-#      that 10 ms of a configuration's GPU time pays for a 100 ms price): `a` twice (instrumented
-#      at its first launch, within the allowance of 0 ms; its second launch's time teaches the
-#      slowdown), `b` twice (an autotuner's candidate: 2 ms never pay), `c` 40 times 50 ms apart
-#      (instrumented at a later launch, once about 10 of its launches' records have arrived). The slowdown
-#      is learned from a, then c: (100 - 5 ms) / 1 ms, and what the engine adds (more under a sanitizer).
+# 2c'. Past the allowance a configuration waits until its third launch and until its price fits
+#      what the budget has left (docs/sampling.md "The instrumentation engine's price"): a
+#      replayed program (1 ms kernels on the fake's clock, the patched run 100x the kernel by
+#      FAKE_COST, a budget of 1000 % so that the slack holds a price at once): `a` twice
+#      (instrumented at its first launch, within the allowance of 0 ms; its second launch's time
+#      teaches the slowdown), `b` twice (an autotuner's candidate: never instrumented), `c` 40
+#      times 50 ms apart (instrumented at its third launch). The slowdown is learned from a, then
+#      c: (100 - 5 ms) / 1 ms, and what the engine adds (more under a sanitizer).
 printf 'start 0\n' > "$tmp/price.txt"
 for i in 1 2; do printf '_Z1aPf 4 1 1 128 1 1 0 1000000 10000000\n' >> "$tmp/price.txt"; done
 for i in 1 2; do printf '_Z1bPf 4 1 1 128 1 1 0 1000000 10000000\n' >> "$tmp/price.txt"; done
 i=0; while [ $i -lt 40 ]; do printf '_Z1cPf 4 1 1 128 1 1 0 1000000 50000000\n' >> "$tmp/price.txt"; i=$((i + 1)); done
 run instprice replay "$tmp/price.txt" GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 FAKE_COST=sass_run_x=100 \
     GPUHIER_INSTRUMENT_ALLOWANCE_MS=0 GPUHIER_INSTRUMENT_BUDGET=1000
-expect instprice "a at its first launch, c at a later one, b never" \
-    "$(q instprice "SELECT group_concat(k.mangled_name || ':' || (l.config_launch_index > 0) || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id")" \
-    "_Z1aPf:0:first_of_config,_Z1cPf:1:inst_deferred"
+expect instprice "a at its first launch, c at its third, b never" \
+    "$(q instprice "SELECT group_concat(k.mangled_name || ':' || l.config_launch_index || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id")" \
+    "_Z1aPf:0:first_of_config,_Z1cPf:2:inst_deferred"
 like instprice "the event counts b" "$(q instprice "SELECT message FROM event WHERE code = 'instrumentation_budget'")" \
     "1 configurations have no exact per-instruction counts: *"
 like instprice "the price learned from a" "$(meta instprice instrumentation_price)" \
