@@ -38,13 +38,18 @@ Prints, per mode: wall time and ratio to the replay without the collector,
 range profiles and instrumented launches, range-profiler enables (and why
 the profiler was disabled), the share of the recorded GPU time whose
 configurations have hardware counters (a range profile) and pattern
-counters (an instrumented launch), and where in the launches the first and
-last range profiles came. Writes policy-sim.json and the replay file to
---out.
+counters (an instrumented launch), the same over the repeated work alone
+(the configurations REPORT's own analysis, `gpuhier analyze` on a copy,
+calls neither one-time set-up nor waiting; matched by kernel and geometry,
+so a graph's nodes, replayed with the fake's fixed geometry, count as
+without counters; "-" when the analysis finds no set-up), and where in the
+launches the first and last range profiles came. Writes policy-sim.json
+and the replay file to --out.
 """
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -109,11 +114,56 @@ def replay_file(report, path):
     return len(rows), gpu
 
 
-def coverage(db_path):
-    """What a replay's report says: profiles, instrumented launches, coverage by recorded time."""
+CONFIG_KEY = ("SELECT k.mangled_name, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
+              " c.block_z, COALESCE(c.dynamic_smem_bytes, 0) FROM config c JOIN kernel k"
+              " ON k.id = c.kernel_id")
+
+
+def repeated_work(report, build, out):
+    """The configurations of REPORT's repeated work, as keys (kernel, geometry): the analysis of
+    a copy (gpuhier analyze) leaves out one-time set-up and kernels that wait. None when the
+    analysis fails or finds no set-up (then the run-wide shares say the same)."""
+    copy = os.path.join(out, "source-analyzed.db")
+    shutil.copyfile(report, copy)
+    p = subprocess.run([os.path.join(build, "gpuhier"), "analyze", copy], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        print(f"policy_sim: no repeated-work shares: gpuhier analyze failed: {p.stderr.strip()}")
+        return None
+    db = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+    cols = [r[1] for r in db.execute("PRAGMA table_info(kernel_summary)")]
+    if "one_time" not in cols:
+        return None
+    rows = db.execute(CONFIG_KEY + " WHERE c.id IN (SELECT config_id FROM kernel_summary WHERE"
+                      " config_id IS NOT NULL AND COALESCE(one_time, 0) = 0"
+                      " AND COALESCE(bound_tier, '') <> 'waiting')").fetchall()
+    setup = db.execute("SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NOT NULL"
+                       " AND one_time = 1").fetchone()[0]
+    return {tuple(r) for r in rows} if setup else None
+
+
+def coverage(db_path, repeated=None):
+    """What a replay's report says: profiles, instrumented launches, coverage by recorded time,
+    and over the repeated work alone when `repeated` (configuration keys) is given."""
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     one = lambda q: db.execute(q).fetchone()[0]
     meta = dict(db.execute("SELECT key, value FROM meta"))
+    rep = {}
+    if repeated is not None:
+        keyed = {r[0]: tuple(r[1:]) for r in db.execute(
+            CONFIG_KEY.replace("SELECT k.mangled_name", "SELECT c.id, k.mangled_name"))}
+        hw_cfg = {r[0] for r in db.execute(
+            "SELECT DISTINCT l.config_id FROM launch l JOIN profile p ON p.launch_id = l.id")}
+        pat_cfg = {r[0] for r in db.execute("SELECT DISTINCT config_id FROM inst_launch")}
+        t = h = q = 0
+        for cfg, ns in db.execute("SELECT config_id, SUM(end_ns - start_ns) FROM launch"
+                                  " WHERE start_ns IS NOT NULL GROUP BY config_id"):
+            if keyed.get(cfg) in repeated:
+                t += ns
+                h += ns if cfg in hw_cfg else 0
+                q += ns if cfg in pat_cfg else 0
+        rep = {"repeated_hw_pct": 100.0 * h / t if t else None,
+               "repeated_pattern_pct": 100.0 * q / t if t else None}
     total = one("SELECT SUM(end_ns - start_ns) FROM launch WHERE start_ns IS NOT NULL") or 0
     hw = one("SELECT SUM(l.end_ns - l.start_ns) FROM launch l WHERE l.start_ns IS NOT NULL"
              " AND l.config_id IN (SELECT l2.config_id FROM launch l2 JOIN profile p"
@@ -133,6 +183,7 @@ def coverage(db_path):
         "first_profile": first,
         "last_profile": last,
         "groups": one("SELECT COUNT(DISTINCT metric_set) FROM profile"),
+        **rep,
     }
 
 
@@ -238,6 +289,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     replay = os.path.join(args.out, "replay.txt")
     n, gpu = replay_file(args.report, replay)
+    repeated = repeated_work(args.report, os.path.abspath(args.build), args.out)
     modes = [("native", None), ("trace", {"GPUHIER_MODE": "trace"}), ("default", {})]
     modes += [parse_variant(v) for v in args.variant]
     walls = {m: [] for m, _ in modes}
@@ -247,25 +299,27 @@ def main():
             db = os.path.join(args.out, f"{name}-{r}.db")
             walls[name].append(run_once(args, env, replay, db))
             if env is not None:
-                last[name] = coverage(db)
+                last[name] = coverage(db, repeated)
     native = statistics.median(walls["native"])
     print(f"policy_sim: {args.report}: {n} launches, {gpu / 1e6:.1f} ms of GPU time; "
           f"a model (the fake driver with FAKE_COST={args.cost}), {args.runs} run(s) a mode")
     print("| mode | wall s (median) | x replay | range profiles (groups) | instrumented |"
           " enables (disabled because) | hardware / pattern, % of GPU time |"
-          " first / last profile (correlation id) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          " the same, repeated work alone | first / last profile (correlation id) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    pct = lambda v: "-" if v is None else f"{v:.1f}"
     rows = []
     for name, env in modes:
         w = statistics.median(walls[name])
         c = last.get(name, {})
         rows.append({"mode": name, "env": env, "walls": walls[name], **c})
         if env is None:
-            print(f"| {name} | {w:.2f} | 1.00 | - | - | - | - | - |")
+            print(f"| {name} | {w:.2f} | 1.00 | - | - | - | - | - | - |")
             continue
         print(f"| {name} | {w:.2f} | {w / native:.2f} | {c['profiles']} ({c['groups']}) |"
               f" {c['instrumented']} | {c['enables']} ({c['disables'] or '-'}) |"
               f" {c['hw_pct']:.1f} / {c['pattern_pct']:.1f} |"
+              f" {pct(c.get('repeated_hw_pct'))} / {pct(c.get('repeated_pattern_pct'))} |"
               f" {c['first_profile'] or '-'} / {c['last_profile'] or '-'} |")
     with open(os.path.join(args.out, "policy-sim.json"), "w") as f:
         json.dump({"report": args.report, "launches": n, "gpu_ns": gpu, "cost": args.cost,

@@ -54,6 +54,9 @@ check((d.get("profiles") or 0) >= 3, f"default: range profiles of each configura
 check(d.get("hw_pct") == 100.0 and d.get("pattern_pct") == 100.0, f"default: coverage: {d}")
 check(i.get("instrumented") == 3 and i.get("profiles") == 0, f"GPUHIER_INSTRUMENT=1: {i}")
 check(t.get("profiles") == 0 and t.get("instrumented") == 0, f"trace: nothing profiled: {t}")
+# the fake program's 20 rounds are all loop: no set-up, so no repeated-work shares (the run-wide say it)
+check("repeated_pattern_pct" not in d and os.path.exists(os.path.join(out, "source-analyzed.db")),
+      f"default: no repeated-work shares without set-up, the source analyzed on a copy: {d}")
 med = lambda r: sorted(r["walls"])[len(r["walls"]) // 2]
 check(med(d) - med(i) > 0.35, f"the first enable's 400 ms in the default's wall time: "
       f"default {med(d):.2f} s, instrumentation alone {med(i):.2f} s")
@@ -95,6 +98,27 @@ p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), empty, 
                     "--out", os.path.join(tmp, "sim2")], capture_output=True, text=True, timeout=60)
 check(p.returncode != 0 and "no timed launches" in p.stderr,
       f"a report without timed launches: {p.returncode} {p.stderr}")
+
+# a program with one-time set-up (a candidate launched twice, then a loop of two kernels 10 times):
+# the repeated-work shares leave the candidate out (its configuration's launches are not counted)
+src = os.path.join(tmp, "setup.txt")
+with open(src, "w") as f:
+    f.write("start 0\n")
+    f.writelines("_Z4candPf 4 1 1 128 1 1 0 400000 2000000\n" for _ in range(2))
+    for _ in range(10):
+        f.write("_Z3fwdPf 8 1 1 128 1 1 0 100000 1000000\n_Z3bwdPf 8 1 1 128 1 1 0 100000 1000000\n")
+strace = os.path.join(tmp, "setup-trace.db")
+env2 = dict(env, GPUHIER_OUTPUT=strace)
+p = subprocess.run([host, fake, "replay", src], env=env2, capture_output=True, text=True, timeout=60)
+check(p.returncode == 0, f"the set-up program in trace mode: {p.returncode} {p.stderr}")
+sout = os.path.join(tmp, "sim-setup")
+p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), strace, "--build", build,
+                    "--out", sout, "--cost", cost], capture_output=True, text=True, timeout=300)
+check(p.returncode == 0, f"policy_sim on the set-up program: {p.returncode} {p.stdout} {p.stderr}")
+sd = {r["mode"]: r for r in json.load(open(os.path.join(sout, "policy-sim.json")))["rows"]}
+sd = sd.get("default", {})
+check(sd.get("repeated_pattern_pct") == 100.0 and sd.get("repeated_hw_pct") is not None,
+      f"default: the repeated work's shares, the candidate left out: {sd}")
 
 # a mode whose collector wrote no report fails, even where an earlier run left one: run again
 # into the same --out with the variant's report sent elsewhere (its inst-0.db is the first run's)
