@@ -114,9 +114,13 @@ def replay_file(report, path):
     return len(rows), gpu
 
 
-CONFIG_KEY = ("SELECT k.mangled_name, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
-              " c.block_z, COALESCE(c.dynamic_smem_bytes, 0) FROM config c JOIN kernel k"
-              " ON k.id = c.kernel_id")
+def config_keys(db):
+    """Each configuration of the report `db` as {id: (kernel, grid, block, dynamic smem)}: the key
+    that matches a recorded report's configuration with its replay's."""
+    return {r[0]: tuple(r[1:]) for r in db.execute(
+        "SELECT c.id, k.mangled_name, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y,"
+        " c.block_z, COALESCE(c.dynamic_smem_bytes, 0) FROM config c JOIN kernel k"
+        " ON k.id = c.kernel_id")}
 
 
 def repeated_work(report, build, out):
@@ -134,12 +138,12 @@ def repeated_work(report, build, out):
     cols = [r[1] for r in db.execute("PRAGMA table_info(kernel_summary)")]
     if "one_time" not in cols:
         return None
-    rows = db.execute(CONFIG_KEY + " WHERE c.id IN (SELECT config_id FROM kernel_summary WHERE"
-                      " config_id IS NOT NULL AND COALESCE(one_time, 0) = 0"
-                      " AND COALESCE(bound_tier, '') <> 'waiting')").fetchall()
+    work = {r[0] for r in db.execute("SELECT config_id FROM kernel_summary WHERE config_id IS NOT"
+                                     " NULL AND COALESCE(one_time, 0) = 0"
+                                     " AND COALESCE(bound_tier, '') <> 'waiting'")}
     setup = db.execute("SELECT COUNT(*) FROM kernel_summary WHERE config_id IS NOT NULL"
                        " AND one_time = 1").fetchone()[0]
-    return {tuple(r) for r in rows} if setup else None
+    return {key for cfg, key in config_keys(db).items() if cfg in work} if setup else None
 
 
 def coverage(db_path, repeated=None):
@@ -150,8 +154,7 @@ def coverage(db_path, repeated=None):
     meta = dict(db.execute("SELECT key, value FROM meta"))
     rep = {}
     if repeated is not None:
-        keyed = {r[0]: tuple(r[1:]) for r in db.execute(
-            CONFIG_KEY.replace("SELECT k.mangled_name", "SELECT c.id, k.mangled_name"))}
+        keyed = config_keys(db)
         hw_cfg = {r[0] for r in db.execute(
             "SELECT DISTINCT l.config_id FROM launch l JOIN profile p ON p.launch_id = l.id")}
         pat_cfg = {r[0] for r in db.execute("SELECT DISTINCT config_id FROM inst_launch")}

@@ -502,10 +502,10 @@ inst_budget(struct sampling_launch *sl)
     if (opt.instrument != ENGINES_BOTH || o->inst_allowance_ns < 0)
         return 1;
     struct engine_stats all = {0}, own = {0};
-    engine_stats(&all);
     engine_sass.stats(&own);
     if (own.profiling_ns <= o->inst_allowance_ns)
         return 1;
+    engine_stats(&all); /* past the allowance only: the program's own time */
     int64_t program = mono_ns() - S.start_mono_ns - all.profiling_ns;
     double slack = o->inst_budget_pct / 100.0 * (double)program -
                    (double)(own.profiling_ns - o->inst_allowance_ns);
