@@ -23,9 +23,9 @@
 # CANDIDATE_PARTS (default tests,stress,cost) picks the parts, in that
 # order; BUDGET_S (default 560) bounds the call: a part that would start
 # with less than 30 s left is skipped, and each runs under timeout(1).
-# Out ($OUT, default out/candidate), at most 8 files: candidate.log,
+# Out ($OUT, default out/candidate), at most 9 files: candidate.log,
 # gpu-tests.txt, gpu-tests.tgz (the tests' logs, no reports), stress.md,
-# stress.json, cost_vs_ncu.md, spread-agree.md, cost-torch.db.
+# stress.json, cost_vs_ncu.md, spread-agree.md, cost-torch.db, cost-jax.db.
 # Exit 77 without a GPU.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,5 +101,5 @@ want() {
 } > "$out/candidate.log" 2>&1
 cat "$out/candidate.log"
 cp "$w/tests/gpu-tests.txt" "$w/tests/gpu-tests.tgz" "$w/stress.md" "$w/stress.json" "$w/cost/cost_vs_ncu.md" \
-    "$w/spread/spread-agree.md" "$w/cost/cost-torch.db" "$out/" 2> /dev/null
+    "$w/spread/spread-agree.md" "$w/cost/cost-torch.db" "$w/cost/cost-jax.db" "$out/" 2> /dev/null
 ls -l "$out"
