@@ -15,6 +15,7 @@
  */
 #include "collector/activity.h"
 #include "collector/callbacks.h"
+#include "collector/clock.h"
 #include "collector/collector_int.h"
 #include "collector/engine.h"
 #include "collector/sampler.h"
@@ -55,9 +56,23 @@ static struct {
     atomic_int flusher_stop;
     sem_t flush_sem;
     atomic_int urgent, urgent_done; /* a fatal signal: die_commit() asked, done */
+
+    /* The launch gate (kernel_kind_swap()). */
+    atomic_long in_flight;  /* launch calls past their ENTER callback, before their EXIT */
+    atomic_int gate_closed; /* a kind swap is under way: launches wait at their ENTER */
+    pthread_mutex_t gate_lock;
+    pthread_cond_t gate_open; /* the swap is done (CLOCK_MONOTONIC) */
+    atomic_long gate_swaps;   /* swaps made with the gate closed */
+    atomic_long gate_waits;   /* launches that waited at the gate */
+    atomic_long gate_late;    /* swaps made with launches still in flight (the drain ran out) */
 } A = {
     .pool_lock = PTHREAD_MUTEX_INITIALIZER,
+    .gate_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* The longest a swap waits for launches in flight, and a launch for the gate to open. */
+#define GATE_DRAIN_MS 100
+#define GATE_WAIT_MS 1000
 
 /* ------------------------------------------------------------ activity buffers */
 
@@ -214,6 +229,7 @@ init_activity(void)
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&A.pool_cond, &ca);
+    pthread_cond_init(&A.gate_open, &ca);
     pthread_condattr_destroy(&ca);
     for (int i = 0; i < POOL_BUFFERS; i++) {
         A.pool[i] = aligned_alloc(8, POOL_BUFFER_BYTES);
@@ -300,19 +316,97 @@ init_activity(void)
 static _Atomic int kernel_swapped;
 
 /*
+ * The launch gate. A kernel launched while neither kernel kind is on gets
+ * no activity record, and the writer makes a launch row only from its
+ * kernel record: on the H200 (2026-12-05, bench/threads_check.py, 8
+ * threads launching) one launch in 2 of 60 runs fell between a swap's
+ * Disable and Enable and was lost. So a swap closes the gate, waits for
+ * the launch calls already past their ENTER callback to reach their EXIT,
+ * swaps, and opens it; a launch that finds the gate closed waits at its
+ * ENTER. Both waits are bounded (GATE_DRAIN_MS, GATE_WAIT_MS): a launch
+ * call that blocks in the driver meanwhile costs the guarantee, counted
+ * in meta kernel_kind_swaps, never a hang. The thread-local flag pairs an
+ * EXIT with its own ENTER (a callback subscribed between the two).
+ */
+static _Thread_local int tls_in_flight;
+
+void
+activity_launch_begin(void)
+{
+    int64_t until = 0;
+    for (;;) {
+        /* seq_cst: either this launch sees the gate closed or the swap sees it in flight */
+        atomic_fetch_add(&A.in_flight, 1);
+        if (!atomic_load(&A.gate_closed))
+            break;
+        if (!until)
+            until = mono_ns() + (int64_t)GATE_WAIT_MS * 1000000;
+        else if (mono_ns() > until)
+            break; /* the swap is stuck: go ahead */
+        atomic_fetch_sub(&A.in_flight, 1);
+        atomic_fetch_add(&A.gate_waits, 1);
+        struct timespec ts = deadline_ms(CLOCK_MONOTONIC, GATE_WAIT_MS);
+        pthread_mutex_lock(&A.gate_lock);
+        while (atomic_load(&A.gate_closed) &&
+               pthread_cond_timedwait(&A.gate_open, &A.gate_lock, &ts) != ETIMEDOUT)
+            ;
+        pthread_mutex_unlock(&A.gate_lock);
+    }
+    tls_in_flight = 1;
+}
+
+void
+activity_launch_end(void)
+{
+    if (tls_in_flight) {
+        tls_in_flight = 0;
+        atomic_fetch_sub(&A.in_flight, 1);
+    }
+}
+
+/* Closes the gate and waits (at most GATE_DRAIN_MS) for the launches in flight. */
+static void
+gate_close(void)
+{
+    atomic_store(&A.gate_closed, 1);
+    atomic_fetch_add(&A.gate_swaps, 1);
+    int64_t until = mono_ns() + (int64_t)GATE_DRAIN_MS * 1000000;
+    while (atomic_load(&A.in_flight) > 0) {
+        if (mono_ns() > until) {
+            atomic_fetch_add(&A.gate_late, 1);
+            return;
+        }
+        nanosleep(&(struct timespec){0, 20 * 1000}, NULL);
+    }
+}
+
+static void
+gate_open(void)
+{
+    pthread_mutex_lock(&A.gate_lock);
+    atomic_store(&A.gate_closed, 0);
+    pthread_cond_broadcast(&A.gate_open);
+    pthread_mutex_unlock(&A.gate_lock);
+}
+
+/*
  * Flushes CUPTI's buffers (the records of the kind going off must be out
- * first), turns kernel kind `off` off and `on` on (when not 0); a refused
- * enable is one activity_enable_failed event saying `when`.
+ * first), turns kernel kind `off` off and `on` on (when not 0), with the
+ * launch gate closed when `on` is given; a refused enable is one
+ * activity_enable_failed event saying `when`.
  */
 static void
 kernel_kind_swap(CUpti_ActivityKind off, CUpti_ActivityKind on, const char *when)
 {
     if (gh.cuptiActivityFlushAll)
         gh.cuptiActivityFlushAll(0);
+    if (on)
+        gate_close();
     gh.cuptiActivityDisable(off);
     if (!on)
         return;
     CUptiResult rc = gh.cuptiActivityEnable(on);
+    gate_open();
     if (rc != CUPTI_SUCCESS)
         push_event("warning", "activity_enable_failed", "cuptiActivityEnable(%d) %s failed: %s",
                    (int)on, when, cupti_err(rc));
@@ -347,6 +441,15 @@ kernel_activity_resume(void)
 void
 activity_exit_notes(void)
 {
+    long swaps = atomic_load(&A.gate_swaps);
+    if (swaps > 0) {
+        char v[200];
+        snprintf(v, sizeof(v),
+                 "%ld, each with the launch gate closed; %ld launches waited at it, %ld swaps "
+                 "went ahead with launches in flight",
+                 swaps, atomic_load(&A.gate_waits), atomic_load(&A.gate_late));
+        push_meta("kernel_kind_swaps", v);
+    }
     long waits = atomic_load(&A.pool_waits);
     if (waits > 0) {
         char v[160];

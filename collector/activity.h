@@ -44,6 +44,16 @@ void start_flusher(void);
 void kernel_activity_pause(void);
 void kernel_activity_resume(void);
 
+/*
+ * The launch gate around a kind swap (activity.c): a launch or graph
+ * launch calls activity_launch_begin() at the end of its ENTER callback
+ * (after its engine's own swap) and activity_launch_end() first thing at
+ * its EXIT (before the engine's swap back); begin waits while a swap is
+ * under way, and a swap waits for the launches between the two.
+ */
+void activity_launch_begin(void);
+void activity_launch_end(void);
+
 /* At a clean exit, after the last flush: meta activity_buffer_waits when a buffer request waited. */
 void activity_exit_notes(void);
 

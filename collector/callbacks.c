@@ -226,6 +226,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         }
         gh_copy(l->reason, sizeof(l->reason), why);
         writer_push_n(&r, used);
+        /* from here to the EXIT the driver makes the kernel's record: no kind swap meanwhile */
+        activity_launch_begin();
         if (gh_debug) {
             static atomic_long nl;
             long k = atomic_fetch_add(&nl, 1);
@@ -236,6 +238,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         return;
     }
     /* EXIT */
+    activity_launch_end();
     CUresult ret =
         cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
     if (!opt.trace_only)
@@ -370,7 +373,9 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             struct engine_graph g = {
                 .ctx = cb->context, .exec = p ? p->hGraph : NULL, .corr = cb->correlationId};
             sampler_graph_enter(&g);
+            activity_launch_begin(); /* its kernel nodes' records: no kind swap until its EXIT */
         } else if (!enter) {
+            activity_launch_end();
             sampler_graph_exit(ret == CUDA_SUCCESS);
         }
         break;

@@ -37,13 +37,20 @@
  *     (CUPTI_ERROR_NOT_COMPATIBLE) while SASS metrics are enabled, and once
  *     on, SASS metrics count nothing; CUPTI_ACTIVITY_KIND_KERNEL does not
  *     stop them, and the records then carry that kind. Either kind can be
- *     turned off again (cuptiActivityDisable).
+ *     turned off again (cuptiActivityDisable). A kernel launched while
+ *     neither kind is on gets no record, as on the H200 (2026-12-05: a
+ *     launch of another thread between the two calls of a kind swap had
+ *     none, docs/collector.md "Kernel tracing beside the instrumentation
+ *     engine").
  *
  * Test knobs: FAKE_SASS_HANG_MS=N makes cuptiSassMetricsEnable sleep N ms
  * (-1: forever), FAKE_SASS_NONE=1 makes the chip have no SASS metrics,
  * FAKE_RANGEPROF_START_MS=N makes cuptiRangeProfilerStart sleep N ms (a
  * long kernel's replay, say), FAKE_FLUSH_WAITS=1 makes cuptiActivityFlushAll
- * wait while an Enable hangs (a CUPTI lock the stuck call holds).
+ * wait while an Enable hangs (a CUPTI lock the stuck call holds),
+ * FAKE_SWAP_GAP_US=N makes cuptiActivityDisable of a kernel kind return N us
+ * after the kind went off (a kind swap's gap, widened so that another
+ * thread's launch falls into it).
  * FAKE_COST=KEY=MS,... is a cost model for bench/policy_sim.py: the named
  * calls sleep that long (see cost() below; nothing here measures a cost).
  * fake_kernel_ns(NS) gives the next kernel launched its duration on the
@@ -511,13 +518,13 @@ sass_add(const struct fake_func *f, uint32_t pc, const char *metric, uint64_t v)
 
 /*
  * A kernel activity record queued (lock held), of the kind kernel activity
- * was enabled with, `ns` long on the virtual clock; NULL when the queue is full.
+ * was enabled with, `ns` long on the virtual clock; NULL when the queue is full or no kernel kind is on.
  */
 static CUpti_ActivityKernel10 *
 kernel_record(const char *name, uint32_t corr, const unsigned grid[3], const unsigned block[3],
               uint64_t ns, uint32_t stream)
 {
-    if (F.npending >= MAX_PENDING)
+    if (F.npending >= MAX_PENDING || (!F.concurrent_on && !F.kernel_kind))
         return NULL;
     CUpti_ActivityKernel10 *k = &F.pending[F.npending++];
     memset(k, 0, sizeof(*k));
@@ -777,6 +784,9 @@ cuptiActivityDisable(CUpti_ActivityKind k)
     else if (k == CUPTI_ACTIVITY_KIND_KERNEL)
         F.kernel_kind = 0;
     pthread_mutex_unlock(&F.lock);
+    const char *gap = getenv("FAKE_SWAP_GAP_US");
+    if (gap && (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || k == CUPTI_ACTIVITY_KIND_KERNEL))
+        nanosleep(&(struct timespec){0, atol(gap) * 1000L}, NULL);
     return CUPTI_SUCCESS;
 }
 
