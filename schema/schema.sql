@@ -160,6 +160,14 @@ PRAGMA user_version = 2;
 -- first profile's time with its enable (CUPTI's profiler set-up on the
 -- device), SetConfig with the images, and Start (with the first push of a
 -- kept session).
+-- 'kernel_kind_swaps' (added: 2026-12-05, written at a clean exit when a
+-- served launch swapped kernel tracing kinds): '<n>, each with the launch
+-- gate closed; <n> launches waited at it, <n> swaps went ahead with
+-- launches in flight': a kernel launched while neither kernel kind is on
+-- gets no record (and no launch row), so each swap waits for the launch
+-- calls in flight and holds new ones at their ENTER (at most 100 ms and
+-- 1 s); a swap that went ahead may have lost a launch of another thread
+-- (docs/collector.md "Kernel tracing beside the instrumentation engine").
 -- 'activity_buffer_waits' (added: 2026-12-04, written at a clean exit when
 -- it happened): '<n> requests found the 64 activity buffers out and waited
 -- for the writer': CUPTI asked for a buffer while all of the collector's
