@@ -1,6 +1,6 @@
 # TUI tests: scripted keystrokes with screens compared against expected
 # text (tests/tui/<case>/), and the t3xx end-to-end scripts.
-foreach(c nav sort-filter drill help export resize hostile empty trace raw ascii dump copies colours profiles hscroll reflow nvtx diff diff-map source)
+foreach(c nav sort-filter drill help export resize hostile empty trace raw rawhost ascii dump copies colours profiles hscroll reflow nvtx diff diff-map source)
   gh_add_test(NAME tui.${c} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tui/screens.sh ${c} LABELS tui)
 endforeach()
 file(GLOB TUI_E2E ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t3*.sh)

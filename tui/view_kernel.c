@@ -300,7 +300,12 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
     double l2h = metric(p, "lts__t_sectors_lookup_hit.sum"),
            l2m = metric(p, "lts__t_sectors_lookup_miss.sum");
     double dram = metric(p, "dram__bytes_read.sum") + nz(metric(p, "dram__bytes_write.sum"));
-    double sys = metric(p, "lts__t_sectors_aperture_sysmem.sum");
+    /*
+     * The SMs' own system-memory sectors, as the analyzer's host_bytes: the
+     * all-unit counter reads about 25,000 sectors on the H200 whatever the
+     * kernel (docs/agreement.md), which is no traffic of the kernel's.
+     */
+    double sys = metric(p, "lts__t_sectors_srcunit_tex_aperture_sysmem.sum");
     double dur = metric(p, "gpu__time_duration.sum");
     if (isnan(b[0]) && p->nm)
         b[0] = lsec * 32;

@@ -3,6 +3,10 @@
 # make_fixture.sh NAME OUT.db: the reports the TUI tests browse.
 #   small      synthetic, analyzed (made-up findings), 12 kernels, 2,000 launches
 #   raw        the same, never analyzed
+#   rawhost    raw where every profile's all-unit system-memory sectors
+#              (lts__t_sectors_aperture_sysmem.sum) read 25,000, the
+#              chip's constant on the H200 whatever the kernel, and the
+#              SMs' own (..._srcunit_tex_...) 0: no host traffic of the kernel
 #   trace      no profiled launch (trace mode), never analyzed
 #   empty      a run and a device, no kernel, no launch, no copy
 #   hostile    small + kernels named with escape sequences, a 64 KB name,
@@ -35,7 +39,7 @@ gen=$src/bench/make_big_report.sh
 rm -f "$out"
 case $name in
   small|profiles|nvtx|after) "$gen" --analysis --kernels 12 "$out" 2000 40 2>/dev/null ;;
-  raw) "$gen" --kernels 12 "$out" 2000 40 2>/dev/null ;;
+  raw|rawhost) "$gen" --kernels 12 "$out" 2000 40 2>/dev/null ;;
   trace) "$gen" --kernels 6 "$out" 600 0 2>/dev/null ;;
   empty) "$gen" --kernels 1 "$out" 0 0 2>/dev/null ;;
   source) GPUHIER_SOURCE_DIR=$src "${GPUHIER_BINARY_DIR:?}/tests/test_analyzer" mkfixture \
@@ -46,6 +50,18 @@ esac
 sql=""
 case $name in
   empty) sql="DELETE FROM config; DELETE FROM kernel;" ;;
+  rawhost) sql="
+INSERT OR IGNORE INTO metric_name (name) VALUES ('lts__t_sectors_aperture_sysmem.sum'),
+  ('lts__t_sectors_srcunit_tex_aperture_sysmem.sum');
+DELETE FROM metric WHERE metric_id IN (SELECT id FROM metric_name WHERE name IN
+  ('lts__t_sectors_aperture_sysmem.sum', 'lts__t_sectors_srcunit_tex_aperture_sysmem.sum'));
+INSERT INTO metric (launch_id, metric_id, value)
+  SELECT p.launch_id, n.id, CASE WHEN n.name LIKE '%srcunit_tex%' THEN 0 ELSE 25000 END
+  FROM profile p, metric_name n WHERE n.name IN
+  ('lts__t_sectors_aperture_sysmem.sum', 'lts__t_sectors_srcunit_tex_aperture_sysmem.sum');
+UPDATE meta SET value = value || '; system-memory sectors set by tests/tui/make_fixture.sh rawhost (synthetic)'
+  WHERE key = 'provenance';
+" ;;
   hostile) sql="
 UPDATE kernel SET short_name = 'evil' || char(27) || '[2J' || char(27) || ']0;pwned' || char(7) || '_kernel',
   demangled_name = 'void evil' || char(27) || '[31mred' || char(27) || '[0m(int)' WHERE id = 1;
