@@ -49,6 +49,12 @@ check(got == "1 launches without a reason", "the race's loss: %r" % got)
 got = threads_check.check(report("g2.db", groups=("group1/8", "group2/8")), 4)
 check(got == "1 of 2 configurations with a first_of_config group-1 profile", "a group-1 first missing: %r" % got)
 check(threads_check.check(report("count.db"), 5) == "4 launches in the report, 5 made", "fewer launches")
+check(threads_check.gate(report("nogate.db")) == (0, 0, 0), "no kernel_kind_swaps: zeros")
+g = report("gate.db")
+with sqlite3.connect(g) as c:
+    c.execute("INSERT INTO meta(key, value) VALUES ('kernel_kind_swaps', '12, each with the launch gate closed; "
+              "7 launches waited at it, 1 swaps went ahead with launches in flight')")
+check(threads_check.gate(g) == (12, 7, 1), "the gate's meta read: %r" % (threads_check.gate(g),))
 check(threads_check.check(report("open.db", closed=False), 4) == "the report was not closed", "not closed")
 check(threads_check.check(os.path.join(tmp, "none.db"), 4).startswith("the report"), "no report")
 with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):

@@ -18,13 +18,33 @@ status 0 when every run passed, 1 otherwise, 77 without a GPU.
 A run passes when the program exits 0 and its report (check()) is closed,
 has as many launches as the program made, every launch a profile_reason,
 and each configuration a first_of_config launch with a group-1 profile.
+
+The summary also adds up the launch gate's meta `kernel_kind_swaps` over the
+runs (gate()): the kind swaps, the launches that waited at the gate, and the
+swaps that went ahead with launches in flight, which could lose one (a
+launch between a swap's disable and enable got no kernel record: 2 of 60
+runs lost one on the H200 on 2026-12-05, before the gate).
 """
 import argparse
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 import tempfile
+
+
+def gate(db):
+    """(swaps, launches that waited, swaps with launches in flight) from report `db`'s meta
+    kernel_kind_swaps; zeros without it."""
+    try:
+        c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        row = c.execute("SELECT value FROM meta WHERE key = 'kernel_kind_swaps'").fetchone()
+        c.close()
+    except sqlite3.Error:
+        return (0, 0, 0)
+    nums = re.findall(r"\d+", row[0]) if row else []
+    return tuple(int(n) for n in nums[:3]) if len(nums) >= 3 else (0, 0, 0)
 
 
 def check(db, launched):
@@ -69,6 +89,7 @@ def main(argv):
         return 77
     work = tempfile.mkdtemp(prefix="threads_check.")
     bad = []
+    totals = [0, 0, 0]
     for i in range(1, a.runs + 1):
         db = os.path.join(work, "m%d.db" % i)
         env = dict(os.environ, CUDA_INJECTION64_PATH=lib, GPUHIER_OUTPUT=db)
@@ -78,12 +99,15 @@ def main(argv):
             if line.startswith("launched "):
                 made = int(line.split()[1])
         why = "exit status %d" % r.returncode if r.returncode else check(db, made)
+        totals = [t + g for t, g in zip(totals, gate(db))]
         if why:
             bad.append((i, why))
             print("run %d: %s (report %s)" % (i, why, db))
     summary = "%d of %d runs of `gpu/multistream %d` whole under the collector%s" % (
         a.runs - len(bad), a.runs, a.count,
         "" if not bad else "; failing: " + "; ".join("run %d: %s" % b for b in bad))
+    summary += ("\nthe launch gate over the runs: %d kind swaps, %d launches waited at it, %d swaps went "
+                "ahead with launches in flight" % tuple(totals))
     print(summary)
     if a.out:
         with open(a.out, "w") as f:
