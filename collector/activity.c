@@ -333,6 +333,9 @@ static _Thread_local int tls_in_flight;
 void
 activity_launch_begin(void)
 {
+    /* no kind swap with a kind to turn on can happen (kernel_activity_pause()): no count */
+    if (opt.trace_only || !opt.concurrent_toggle)
+        return;
     int64_t until = 0;
     for (;;) {
         /* seq_cst: either this launch sees the gate closed or the swap sees it in flight */
