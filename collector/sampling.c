@@ -699,6 +699,25 @@ next_run_group(const struct sampling *s)
     return s->run_group;
 }
 
+/*
+ * Group runs (lock held): is l not chosen in config mode only because
+ * another launch of its configuration is being served? Its first group
+ * (track_first) has not ended, or, decided for the instrumentation engine
+ * (no group: one-pass groups are the range profiler's), its instrumented
+ * launch is chosen and not yet served or given back (waiting for the
+ * counters: a range profile's start takes ~300 ms on the H200).
+ */
+static int
+waits_in_flight(const struct sampling *s, const struct sampling_slot *e,
+                const struct sampling_launch *l, int groups)
+{
+    if (!e || s->opts.mode != SAMPLING_CONFIG)
+        return 0;
+    if (groups)
+        return l->track_first && e->first_inflight && e->profiled < s->ngroups;
+    return s->opts.groups && e->profiled > 0 && !e->instrumented && !(e->done & 1u);
+}
+
 const char *
 sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const char **why,
                       long *config_index, unsigned *extras, int *group)
@@ -829,8 +848,18 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         }
     }
     if (!chosen) {
-        if (!skip)
+        if (!skip) {
             skip = "sampled_out";
+            /*
+             * the run goes on while a configuration that wants its group
+             * waits for another of its launches (gpu/multistream on the
+             * H200, 2026-12-05: b's launches were sampled out while its
+             * instrumented launch waited, the run moved on from group 1
+             * without it and did not come back before the program ended)
+             */
+            if (runs_on(s) && waits_in_flight(s, e, l, groups) && group_wanted(e, s->run_group))
+                s->run_mark = s->seen;
+        }
     } else if (s->opts.launch_count >= 0 && s->profiled >= s->opts.launch_count) {
         /* --launch-count caps profiled launches, as in Nsight Compute */
         chosen = NULL;

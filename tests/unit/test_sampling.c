@@ -1614,6 +1614,61 @@ test_sampling_group_runs_after_inst(void)
 }
 
 /*
+ * A configuration whose instrumentation waits for the counters keeps group
+ * 1's run (gpu/multistream on the H200, 2026-12-05: with 8 threads, b's
+ * instrumented launch waited for a's first range profile, b's other
+ * launches were "sampled_out" meanwhile, the run moved on to group 2 when
+ * a's next launch found no profile for a period, and b never got group 1
+ * before the program ended). a is instrumented and its group 1 is in
+ * flight; b's instrumentation is chosen and not yet served; 20 launches of
+ * each go by; a's first lands. a's next launch does not end group 1's run
+ * (b wants it), and once b's instrumentation is served b takes group 1 at
+ * its next launch. a has its group 2 once the run moves on, a period later.
+ */
+static void
+test_sampling_group_runs_inst_inflight(void)
+{
+    struct sampling s;
+    const char *why, *r;
+    int g;
+    runs_init(&s, 3, 0, 0);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
+    a.track_first = b.track_first = 1;
+    instrumented(&s, &a);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(g, 0);
+    /* b's instrumentation: chosen by the instrumentation engine (no group), waiting */
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, NULL) == NULL);
+    const char *b_why = why;
+    for (int i = 0; i < 20; i++) {
+        CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "sampled_out");
+        CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, NULL), "sampled_out");
+    }
+    sampling_first_landed(&s, &a);
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(s.runs, 0);
+    sampling_mark_instrumented(&s, &b);
+    sampling_inst_served(&s);
+    sampling_undo(&s, &b, b_why, -1);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(g, 0);
+    sampling_first_landed(&s, &b);
+    /* b's gap (its instrumented launches do not count) is the period: 45 launches */
+    int a_group2 = 0;
+    for (int i = 0; i < 30 && !a_group2; i++) {
+        r = sampling_decide_group(&s, &a, &why, NULL, NULL, &g);
+        a_group2 = r == NULL && g == 1;
+        CHECK(r == NULL || !strcmp(r, "profile_budget"));
+        sampling_decide_group(&s, &b, &why, NULL, NULL, &g);
+    }
+    CHECK(a_group2);
+    CHECK_EQ_INT(s.runs, 1);
+    sampling_release(&s);
+}
+
+/*
  * GPUHIER_DIAG_RP_RUN_SKIP=1, four groups: a takes groups 1 and 2 (launches
  * 1, 2); b is new at 3, in group 2's run, and the run moves on to group 3
  * (a, launched within the period, can take it). At 4 it moves on again:
@@ -1680,6 +1735,7 @@ static const struct check_test tests[] = {
     {"test_sampling_after_inst", test_sampling_after_inst},
     {"test_sampling_group_runs_after_inst", test_sampling_group_runs_after_inst},
     {"test_sampling_group_runs_skip", test_sampling_group_runs_skip},
+    {"test_sampling_group_runs_inst_inflight", test_sampling_group_runs_inst_inflight},
     {"test_sampling_repeated", test_sampling_repeated},
     {"test_sampling_groups_settle", test_sampling_groups_settle},
     {"test_sampling_groups_wait", test_sampling_groups_wait},
