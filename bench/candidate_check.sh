@@ -89,7 +89,7 @@ want() {
         timeout -k 5 $((lim + 20)) python3 "$root/bench/threads_check.py" "$stage" --runs "${THREADS_RUNS:-20}" \
             --out "$w/threads.md" > "$w/threads.log" 2>&1
         echo "== threads: status $?"
-        tail -5 "$w/threads.log"
+        tail -40 "$w/threads.log"
     fi
     if lim=$(want spread "${SPREAD_BUDGET_S:-130}"); then
         timeout -k 5 $((lim + 20)) python3 "$root/bench/agreement/spread_agree.py" --stage "$stage" --root "$root" \

@@ -71,6 +71,24 @@ def check(db, launched):
     return ""
 
 
+def reasons(db):
+    """Per configuration, its launches' reasons with their launch indexes and correlation ids: what
+    a failing run's report says about the path it took, printed so that a device call needs no
+    second call to fetch the report."""
+    try:
+        c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        rows = c.execute("SELECT config_id, profile_reason, count(*), min(config_launch_index), "
+                         "max(config_launch_index), min(correlation_id), max(correlation_id) FROM launch "
+                         "GROUP BY 1, 2 ORDER BY 1, 4").fetchall()
+        meta = c.execute("SELECT key, value FROM meta WHERE key IN ('profiler_enables', 'profiler_disables', "
+                         "'instrumented_launches', 'kernel_kind_swaps')").fetchall()
+        c.close()
+    except sqlite3.Error as e:
+        return ["  (the report does not open: %s)" % e]
+    out = ["  config %s %s: %d launches, index %s-%s, correlation id %s-%s" % r for r in rows]
+    return out + ["  meta %s: %s" % m for m in meta]
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("stage")
@@ -103,6 +121,7 @@ def main(argv):
         if why:
             bad.append((i, why))
             print("run %d: %s (report %s)" % (i, why, db))
+            print("\n".join(reasons(db)))
     summary = "%d of %d runs of `gpu/multistream %d` whole under the collector%s" % (
         a.runs - len(bad), a.runs, a.count,
         "" if not bad else "; failing: " + "; ".join("run %d: %s" % b for b in bad))
