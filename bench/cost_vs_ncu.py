@@ -47,7 +47,12 @@ dropped. Usage: cost_vs_ncu.py STAGE [--steps N] [--runs N] [--ncu-runs N]
 --parts and --workloads pick runs: `--parts every` is the every-launch rows with
 the native torch runs they subtract). --env sets a variable for the gpuhier runs
 only (a collector variant, e.g. GPUHIER_INSTRUMENT=both), never for the
-native or ncu runs; the table's header names the variables.
+native or ncu runs; the table's header names the variables. --variant
+NAME:KEY=VALUE[,KEY=VALUE] (repeatable) runs a variant beside the default in
+every round (native, default, each variant, in turn, so drift falls on all
+of them) and adds a table of the variants against the native and the default
+medians, with each variant's profiles and range-profiler enables (meta
+profiler_enables) from its last report.
 """
 import argparse
 import datetime
@@ -55,6 +60,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -115,6 +121,19 @@ def delay_lines(prog, trace_db, default_db, jumps=5):
             ""] + delay_along.table(r).split("\n")
 
 
+def meta_value(db, key):
+    """The report's meta value for key, or None (no report, no such key)."""
+    if not os.path.exists(db):
+        return None
+    try:
+        c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        row = c.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        c.close()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
+
+
 def med(xs):
     ok = [t for t, rc in xs if rc == 0]
     return statistics.median(ok) if ok else None
@@ -154,6 +173,8 @@ def main():
                          "the budget profiled, read afterwards without a GPU)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="a variable for the gpuhier runs only (a collector variant)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE[,KEY=VALUE]",
+                    help="a collector variant run beside the default in every round")
     ap.add_argument("--parts", default=",".join(PARTS),
                     help="which runs, comma-separated, of %s (default all; 'every' alone still "
                          "runs the native torch runs it subtracts)" % ",".join(PARTS))
@@ -166,6 +187,13 @@ def main():
             ap.error("--env wants KEY=VALUE, got %r" % kv)
     # the gpuhier runs' environment: ours and the variant's variables (native and ncu runs get ours alone)
     ghenv = dict(os.environ, **dict(kv.split("=", 1) for kv in a.env))
+    variants = []  # (name, its environment, its variables as given)
+    for v in a.variant:
+        name, _, kvs = v.partition(":")
+        pairs = [kv for kv in kvs.split(",") if kv]
+        if not name or not pairs or any("=" not in kv or not kv.split("=", 1)[0] for kv in pairs):
+            ap.error("--variant wants NAME:KEY=VALUE[,KEY=VALUE], got %r" % v)
+        variants.append((name, dict(ghenv, **dict(kv.split("=", 1) for kv in pairs)), ",".join(pairs)))
     stage = os.path.abspath(a.stage)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = os.environ.get("OUT", os.path.join(root, "out"))
@@ -219,6 +247,14 @@ def main():
                 notes[prog] = {"pattern": m and m.group(1), "hardware": m and m.group(2),
                                "profiled": p and int(p.group(2)), "traced": p and int(p.group(1)),
                                "bytes": size, "split": split(db) if size else None}
+            for name, venv, _ in variants:
+                vdb = "%s-%s.db" % (prog, name)
+                for err in timed(prog, "variant " + name, [g, "run", "-f", "-o", vdb, "--no-analyze", "--"] + cmd,
+                                 1 if "default" in parts else 0, venv, first=r):
+                    p = PROFILED.search(err)
+                    notes.setdefault("variants", {})[(prog, name)] = {
+                        "profiled": p and int(p.group(2)),
+                        "enables": meta_value(os.path.join(work, vdb), "profiler_enables")}
         db = os.path.join(work, "%s.db" % prog)
         # the table describes the last run's report: analyzed once, after it
         if notes.get(prog, {}).get("bytes"):
@@ -318,6 +354,23 @@ def main():
         "counters and ≥ 60 % with hardware counters; jax default ≤ 2× native; report ≤ 1 KB per "
         "profiled launch.",
     ]
+    if variants:
+        lines += ["", "Variants, run in the same rounds as the default (`--variant NAME:VARIABLES`):", "",
+                  "| workload | variant | variables | gpuhier (median) | ratio to native | ratio to the default "
+                  "| profiled launches | range-profiler enables |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for prog in progs:
+            d = med(res.get((prog, "default"), []))
+            dn = notes.get(prog, {})
+            lines.append("| %s | default | - | %s | %s | 1.00× | %s | %s |" % (
+                prog, fmt(d), ratio(d, nat[prog]), dn.get("profiled", "-"),
+                meta_value(os.path.join(work, "%s.db" % prog), "profiler_enables") or "-"))
+            for name, _, kvs in variants:
+                v = med(res.get((prog, "variant " + name), []))
+                vn = notes.get("variants", {}).get((prog, name), {})
+                lines.append("| %s | %s | `%s` | %s | %s | %s | %s | %s |" % (
+                    prog, name, kvs, fmt(v), ratio(v, nat[prog]), ratio(v, d), vn.get("profiled", "-"),
+                    vn.get("enables") or "-"))
     if notes.get("every"):
         nr = [t for t, rc in res.get(("torch", "native"), []) if rc == 0]
         lines.append("")

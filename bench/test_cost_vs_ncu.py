@@ -41,6 +41,10 @@ try:
           "a report against itself lost nothing: %r" % lines[:6])
     check(cost_vs_ncu.delay_lines("torch", os.path.join(tmp, "none.db"), demo) == [],
           "no trace report, no appendix")
+    # the variants' table reads each report's meta (profiler_enables); none without the report or the key
+    check(cost_vs_ncu.meta_value(demo, "schema_version") not in (None, ""), "a meta value read")
+    check(cost_vs_ncu.meta_value(demo, "no_such_key") is None, "no such key: None")
+    check(cost_vs_ncu.meta_value(os.path.join(tmp, "none.db"), "schema_version") is None, "no report: None")
 finally:
     shutil.rmtree(tmp)
 sys.exit(done("test_cost_vs_ncu"))
