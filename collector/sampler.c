@@ -488,7 +488,8 @@ phase_enter(const struct sampling_launch *sl)
 /*
  * With both engines, whether the instrumentation engine may take this
  * launch: 1 within its allowance (every configuration's first chosen
- * launch, in launch order), 2 past it when the configuration repeats and
+ * launch, in launch order, unless another configuration of its kernel was
+ * dear: sampling_inst_sibling_dear()), 2 past it (or for such a sibling) when the configuration repeats and
  * its price fits what the budget has left, inst_budget_pct of the
  * program's own time less the engine's time beyond the allowance
  * (sampling_inst_pays()), 0 when it waits. Both times are the
@@ -503,7 +504,10 @@ inst_budget(struct sampling_launch *sl)
         return 1;
     struct engine_stats all = {0}, own = {0};
     engine_sass.stats(&own);
-    if (own.profiling_ns <= o->inst_allowance_ns)
+    /* within the allowance blind, unless a sibling configuration of its kernel was dear */
+    if (own.profiling_ns <= o->inst_allowance_ns &&
+        !sampling_inst_sibling_dear(&S.sampling, sl,
+                                    o->inst_allowance_ns / SAMPLING_INST_BLIND_SHARE))
         return 1;
     engine_stats(&all); /* past the allowance only: the program's own time */
     int64_t program = mono_ns() - S.start_mono_ns - all.profiling_ns;

@@ -20,7 +20,8 @@
 #include <string.h>
 
 struct sampling_slot {
-    uint64_t hash; /* 0 = empty */
+    uint64_t hash;      /* 0 = empty */
+    uint64_t name_hash; /* of the kernel's name alone: its other configurations share it */
     uint32_t grid[3], block[3], smem;
     long launches; /* launches seen (config_launch_index of the next) */
     long eligible; /* launches past filters and skip */
@@ -326,11 +327,17 @@ sampling_release(struct sampling *s)
     memset(s, 0, sizeof *s);
 }
 
+static uint64_t
+name_hash(const struct sampling_launch *l)
+{
+    const char *name = l->mangled ? l->mangled : l->demangled ? l->demangled : "";
+    return gh_fnv1a(GH_FNV1A_BASIS, name, strlen(name));
+}
+
 uint64_t
 sampling_config_hash(const struct sampling_launch *l)
 {
-    const char *name = l->mangled ? l->mangled : l->demangled ? l->demangled : "";
-    uint64_t h = gh_fnv1a(GH_FNV1A_BASIS, name, strlen(name));
+    uint64_t h = name_hash(l);
     h = gh_fnv1a(h, l->grid, sizeof l->grid);
     h = gh_fnv1a(h, l->block, sizeof l->block);
     h = gh_fnv1a(h, &l->dynamic_smem_bytes, sizeof l->dynamic_smem_bytes);
@@ -353,6 +360,7 @@ slot_of(struct sampling *s, const struct sampling_launch *l, int insert)
             if (!insert || s->used + 1 > s->cap - s->cap / 4)
                 return NULL;
             e->hash = h;
+            e->name_hash = name_hash(l);
             memcpy(e->grid, l->grid, sizeof e->grid);
             memcpy(e->block, l->block, sizeof e->block);
             e->smem = l->dynamic_smem_bytes;
@@ -606,6 +614,21 @@ sampling_inst_cost(struct sampling *s, const struct sampling_launch *l, int64_t 
         inst_learn(s, e);
     }
     pthread_mutex_unlock(&s->lock);
+}
+
+int
+sampling_inst_sibling_dear(struct sampling *s, const struct sampling_launch *l, int64_t bar_ns)
+{
+    int dear = 0;
+    uint64_t nh = name_hash(l);
+    pthread_mutex_lock(&s->lock);
+    const struct sampling_slot *self = slot_of(s, l, 0);
+    for (size_t i = 0; i < s->used && !dear; i++) {
+        const struct sampling_slot *e = &s->slots[s->order[i]];
+        dear = e != self && e->name_hash == nh && e->instrumented && e->inst_ns > bar_ns;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return dear;
 }
 
 double

@@ -164,6 +164,13 @@ struct sampling_opts {
 #define SAMPLING_INST_ALLOWANCE_NS (2000 * 1000000LL)
 #define SAMPLING_INST_BUDGET_PCT 30.0
 /*
+ * Within the allowance a configuration's first launch is instrumented
+ * blind, unless another configuration of its kernel cost more than this
+ * share of the allowance (a tenth: no single blind launch should take more)
+ * to instrument: it then waits for its price (sampling_inst_sibling_dear()).
+ */
+#define SAMPLING_INST_BLIND_SHARE 10
+/*
  * The instrumentation engine's price past its allowance (docs/sampling.md
  * "The instrumentation engine's price"): an instrumented launch costs a
  * fixed part (enable, lazy patching, flush, disable: 4.2-5.2 ms a launch at
@@ -545,6 +552,17 @@ int sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, doub
  * launches give one, it teaches the slowdown. Thread-safe, no allocation.
  */
 void sampling_inst_cost(struct sampling *s, const struct sampling_launch *l, int64_t ns);
+
+/*
+ * Did another configuration of l's kernel (the same name, another
+ * geometry) cost more than bar_ns to instrument? Within the allowance a
+ * first launch is taken blind, except where a sibling says it is dear:
+ * an autotuner's candidates of one fusion (XLA's gemm_fusion_dot_1 at 966,
+ * 482 and 262 ms on the H200, 2026-12-05) then wait for their price, which
+ * candidates launched twice never pay. Thread-safe; scans the table (called
+ * only for configurations not yet instrumented, within the allowance).
+ */
+int sampling_inst_sibling_dear(struct sampling *s, const struct sampling_launch *l, int64_t bar_ns);
 
 /*
  * The slowdown of a patched run the prices use: what this process's

@@ -316,6 +316,21 @@ if [ -z "${GPUHIER_COLLECTOR:-}" ]; then
         "$(grep 'per-instruction' "$tmp/runprice.err")" \
         "==gpuhier==   *runprice.db: 1 configurations have no exact per-instruction counts: they came after *"
 fi
+# 2c''. Within the allowance a first launch is taken blind, unless another configuration of the
+#      same kernel cost more than a tenth of the allowance to instrument (XLA's autotuning
+#      candidates of one fusion, docs/sampling.md "Siblings of a dear configuration"): `a` at grid 4
+#      (3 ms, patched 300 ms) twice, instrumented at its first launch; `d` twice, another kernel,
+#      instrumented at its first; `a` at grid 8 twice, a sibling: never; `a` at grid 16 40 times:
+#      at its third launch, as past the allowance.
+printf 'start 0\n' > "$tmp/sibling.txt"
+for i in 1 2; do printf '_Z1aPf 4 1 1 128 1 1 0 3000000 10000000\n' >> "$tmp/sibling.txt"; done
+for i in 1 2; do printf '_Z1dPf 4 1 1 128 1 1 0 1000000 10000000\n' >> "$tmp/sibling.txt"; done
+for i in 1 2; do printf '_Z1aPf 8 1 1 128 1 1 0 1000000 10000000\n' >> "$tmp/sibling.txt"; done
+i=0; while [ $i -lt 40 ]; do printf '_Z1aPf 16 1 1 128 1 1 0 1000000 50000000\n' >> "$tmp/sibling.txt"; i=$((i + 1)); done
+run sibling replay "$tmp/sibling.txt" GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 FAKE_COST=sass_run_x=100
+expect sibling "a at grid 4 and d at their first launch, a at grid 16 at its third, a at grid 8 never" \
+    "$(q sibling "SELECT group_concat(k.mangled_name || ':' || c.grid_x || ':' || l.config_launch_index || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id JOIN config c ON c.id = l.config_id")" \
+    "_Z1aPf:4:0:first_of_config,_Z1dPf:4:0:first_of_config,_Z1aPf:16:2:inst_deferred"
 run instbudgetbad loop GPUHIER_INSTRUMENT=both GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
 like instbudgetbad "a bad budget is refused" "$(cat "$tmp/instbudgetbad.err")" "*bad GPUHIER_INSTRUMENT_BUDGET 'lots'*"
 

@@ -1064,6 +1064,42 @@ test_sampling_first_budget(void)
     sampling_release(&s);
 }
 
+/*
+ * A first launch taken blind within the allowance, unless another
+ * configuration of the same kernel cost more than the bar to instrument
+ * (XLA's autotuning candidates of one fusion: 966, 482 and 262 ms on the
+ * H200, 2026-12-05): then it waits for its price like a configuration past
+ * the allowance. Same name, other geometry: a sibling; another name: not;
+ * a cheap sibling, or one whose cost is not known yet: not.
+ */
+static void
+test_sampling_inst_sibling(void)
+{
+    const int64_t ms = 1000000;
+    struct sampling s;
+    const char *why;
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
+    struct sampling_launch a1 = L("gemm_fusion_dot_1", 32768, 64, 0),
+                           a2 = L("gemm_fusion_dot_1", 16384, 64, 0),
+                           a3 = L("gemm_fusion_dot_1", 8192, 64, 0), b = L("other", 16384, 64, 0),
+                           c1 = L("cheap", 8, 128, 0), c2 = L("cheap", 16, 128, 0);
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &a2, 200 * ms), 0); /* nothing known */
+    sampling_decide(&s, &a1, &why, NULL);
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &a2, 200 * ms), 0); /* a1 not instrumented yet */
+    sampling_mark_instrumented(&s, &a1);
+    sampling_inst_cost(&s, &a1, 966 * ms);
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &a2, 200 * ms), 1);
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &a3, 200 * ms), 1);
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &a2, 1000 * ms), 0); /* under a higher bar */
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &b, 200 * ms), 0);   /* another kernel */
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &a1, 200 * ms), 0);  /* itself is no sibling */
+    sampling_decide(&s, &c1, &why, NULL);
+    sampling_mark_instrumented(&s, &c1);
+    sampling_inst_cost(&s, &c1, 6 * ms);
+    CHECK_EQ_INT(sampling_inst_sibling_dear(&s, &c2, 200 * ms), 0);
+    sampling_release(&s);
+}
+
 /* GPUHIER_FIRST_ALLOWANCE_MS: milliseconds >= 0, or none for no limit on first groups. */
 /*
  * The instrumentation engine's price past its allowance (docs/sampling.md
@@ -1727,6 +1763,7 @@ static const struct check_test tests[] = {
     {"test_sampling_first_slots", test_sampling_first_slots},
     {"test_sampling_first_budget", test_sampling_first_budget},
     {"test_sampling_inst_price", test_sampling_inst_price},
+    {"test_sampling_inst_sibling", test_sampling_inst_sibling},
     {"test_sampling_allowance_slots", test_sampling_allowance_slots},
     {"test_sampling_first_wait", test_sampling_first_wait},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
