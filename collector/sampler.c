@@ -489,10 +489,10 @@ phase_enter(const struct sampling_launch *sl)
  * With both engines, whether the instrumentation engine may take this
  * launch: 1 within its allowance (every configuration's first chosen
  * launch, in launch order, unless another configuration of its kernel was
- * dear: sampling_inst_sibling_dear()), 2 past it (or for such a sibling) when the configuration repeats and
- * its price fits what the budget has left, inst_budget_pct of the
- * program's own time less the engine's time beyond the allowance
- * (sampling_inst_pays()), 0 when it waits. Both times are the
+ * dear: sampling_inst_sibling_dear()), 2 past it (and for such a sibling)
+ * when the configuration repeats and its price fits what the budget has
+ * left, inst_budget_pct of the program's own time less the engine's time
+ * beyond the allowance (sampling_inst_pays()), 0 when it waits. Both times are the
  * instrumentation engine's own, against the program's (the elapsed time
  * less every engine's).
  */
