@@ -572,6 +572,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             .track_first = 1, /* sampler_launch_exit() says when a first group ended */
         };
         e = pick_engine(&sl);
+        sl.for_inst = e == &engine_sass;
         double budget = S.sampling.opts.budget_pct;
         /* one-pass groups: the later groups' budget (--profile-budget's, when given) */
         double gpct = budget > 0 ? budget : S.sampling.opts.group_budget_pct;

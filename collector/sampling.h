@@ -284,6 +284,10 @@ struct sampling_launch {
                               past its allowance and whose price its traced time now pays
                               (sampling_inst_pays()): chosen ("inst_deferred") whatever the
                               range profiler took of the configuration */
+    int for_inst;          /* with both engines: decided for the instrumentation engine; a
+                              configuration another thread's launch had instrumented since
+                              this one picked the engine is not chosen again ("sampled_out":
+                              at most one instrumented launch a configuration) */
 };
 
 /*

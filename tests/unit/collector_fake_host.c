@@ -30,7 +30,10 @@
  * fake_rangeprof_started= (1: a profiled launch's range was left started)
  * and the SASS SetConfig and UnsetConfig calls.
  * With `threads`, tests/gpu/multistream's shape: 8 threads, each launching
- * copy and strided in turns, 200 launches a thread.
+ * copy and strided in turns, 200 launches a thread; with
+ * FAKE_THREADS_BARRIER=1 every thread's first launch (copy) comes before
+ * any thread's second (strided), the order of the H200's run that lost a
+ * group-1 profile (docs/gpu-runs.md, 2026-12-05).
  * With `replay FILE` (bench/policy_sim.py): the launches of a recorded
  * report, one a line "MANGLED GX GY GZ BX BY BZ SMEM NS GAP_NS" (the kernel's
  * duration on the virtual clock, then the program's own time before the
@@ -94,11 +97,16 @@ bg_exit(void)
 
 /* `threads`: multistream's shape (tests/gpu/multistream.cu): 8 threads, each 200 launches of copy and
  * strided in turns */
+static pthread_barrier_t threads_first; /* FAKE_THREADS_BARRIER=1: every copy before any strided */
+static int threads_barrier;
+
 static void *
 threads_loop(void *arg)
 {
     (void)arg;
     for (int k = 0; k < 200; k++) {
+        if (k == 1 && threads_barrier)
+            pthread_barrier_wait(&threads_first);
         if (k % 2)
             launch(strided_fn, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
         else
@@ -245,6 +253,10 @@ main(int argc, char **argv)
     }
     if (argc > 2 && !strcmp(argv[2], "threads")) {
         strided_fn = strided;
+        threads_barrier =
+            getenv("FAKE_THREADS_BARRIER") && !strcmp(getenv("FAKE_THREADS_BARRIER"), "1");
+        if (threads_barrier)
+            pthread_barrier_init(&threads_first, NULL, 8);
         pthread_t th[8];
         for (int t = 0; t < 8; t++)
             pthread_create(&th[t], NULL, threads_loop, NULL);

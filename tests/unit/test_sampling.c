@@ -1587,10 +1587,38 @@ static void
 instrumented(struct sampling *s, const struct sampling_launch *l)
 {
     const char *why;
-    CHECK(sampling_decide_group(s, l, &why, NULL, NULL, NULL) == NULL);
-    sampling_mark_instrumented(s, l);
+    struct sampling_launch li = *l;
+    li.for_inst = 1;
+    CHECK(sampling_decide_group(s, &li, &why, NULL, NULL, NULL) == NULL);
+    sampling_mark_instrumented(s, &li);
     sampling_inst_served(s);
-    sampling_undo(s, l, why, -1);
+    sampling_undo(s, &li, why, -1);
+}
+
+/*
+ * With both engines, at most one instrumented launch a configuration: a
+ * launch on another thread that picked the instrumentation engine before
+ * the first was marked instrumented, and decides after that launch gave its
+ * choice back, is not chosen a second time (on the fake's 8 threads, 1 run
+ * in 6 instrumented a configuration twice, 2026-12-05). The same launch
+ * decided for the range profiler is chosen, as before.
+ */
+static void
+test_sampling_inst_once(void)
+{
+    struct sampling s;
+    const char *why;
+    int g;
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
+    struct sampling_launch a = L("a", 8, 128, 0);
+    instrumented(&s, &a);
+    struct sampling_launch late = a;
+    late.for_inst = 1;
+    CHECK_STR(sampling_decide_group(&s, &late, &why, NULL, NULL, NULL), "sampled_out");
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(g, 0);
+    sampling_release(&s);
 }
 
 /* Group runs of `ngroups` groups (floor 1, later groups' budget 30 %) with the two switches. */
@@ -1675,18 +1703,20 @@ test_sampling_group_runs_inst_inflight(void)
     CHECK_STR(why, "first_of_config");
     CHECK_EQ_INT(g, 0);
     /* b's instrumentation: chosen by the instrumentation engine (no group), waiting */
-    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, NULL) == NULL);
+    struct sampling_launch bi = b;
+    bi.for_inst = 1;
+    CHECK(sampling_decide_group(&s, &bi, &why, NULL, NULL, NULL) == NULL);
     const char *b_why = why;
     for (int i = 0; i < 20; i++) {
         CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "sampled_out");
-        CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, NULL), "sampled_out");
+        CHECK_STR(sampling_decide_group(&s, &bi, &why, NULL, NULL, NULL), "sampled_out");
     }
     sampling_first_landed(&s, &a);
     CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
     CHECK_EQ_INT(s.runs, 0);
-    sampling_mark_instrumented(&s, &b);
+    sampling_mark_instrumented(&s, &bi);
     sampling_inst_served(&s);
-    sampling_undo(&s, &b, b_why, -1);
+    sampling_undo(&s, &bi, b_why, -1);
     CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
     CHECK_STR(why, "first_of_config");
     CHECK_EQ_INT(g, 0);
@@ -1764,6 +1794,7 @@ static const struct check_test tests[] = {
     {"test_sampling_first_budget", test_sampling_first_budget},
     {"test_sampling_inst_price", test_sampling_inst_price},
     {"test_sampling_inst_sibling", test_sampling_inst_sibling},
+    {"test_sampling_inst_once", test_sampling_inst_once},
     {"test_sampling_allowance_slots", test_sampling_allowance_slots},
     {"test_sampling_first_wait", test_sampling_first_wait},
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
