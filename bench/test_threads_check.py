@@ -3,8 +3,8 @@
 """Unit test of bench/threads_check.py without a GPU, on SYNTHETIC reports
 (schema/schema.sql's tables, made-up rows): a whole report passes; one that
 lost a launch's reason (the writer race of 2026-12-04), lacks a
-configuration's group-1 first profile, holds fewer launches than were made
-or was never closed fails, each saying why; no stage is a usage error (2),
+configuration's group-1 first profile, holds fewer launches than were made,
+instruments a configuration twice or was never closed fails, each saying why; no stage is a usage error (2),
 no GPU a skip (77)."""
 import io
 import os
@@ -49,6 +49,12 @@ check(got == "1 launches without a reason", "the race's loss: %r" % got)
 got = threads_check.check(report("g2.db", groups=("group1/8", "group2/8")), 4)
 check(got == "1 of 2 configurations with a first_of_config group-1 profile", "a group-1 first missing: %r" % got)
 check(threads_check.check(report("count.db"), 5) == "4 launches in the report, 5 made", "fewer launches")
+t = report("twice.db")
+with sqlite3.connect(t) as c:
+    c.execute("INSERT INTO inst_launch(launch_id, config_id, kernel_id, reason) VALUES (3, 1, 1, 'first_of_config')")
+    c.execute("INSERT INTO inst_launch(launch_id, config_id, kernel_id, reason) VALUES (1, 1, 1, 'first_of_config')")
+got = threads_check.check(t, 4)
+check(got == "1 configurations instrumented more than once", "a configuration instrumented twice: %r" % got)
 check(threads_check.gate(report("nogate.db")) == (0, 0, 0), "no kernel_kind_swaps: zeros")
 g = report("gate.db")
 with sqlite3.connect(g) as c:

@@ -17,7 +17,9 @@ status 0 when every run passed, 1 otherwise, 77 without a GPU.
 
 A run passes when the program exits 0 and its report (check()) is closed,
 has as many launches as the program made, every launch a profile_reason,
-and each configuration a first_of_config launch with a group-1 profile.
+each configuration a first_of_config launch with a group-1 profile, and
+no configuration more than one instrumented stream launch (two threads'
+launches could both be instrumented before 2026-12-05, docs/sampling.md).
 
 The summary also adds up the launch gate's meta `kernel_kind_swaps` over the
 runs (gate()): the kind swaps, the launches that waited at the gate, and the
@@ -57,6 +59,8 @@ def check(db, launched):
         configs = c.execute("SELECT count(DISTINCT config_id) FROM launch WHERE config_id IS NOT NULL").fetchone()[0]
         first = c.execute("SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id "
                           "WHERE l.profile_reason = 'first_of_config' AND p.metric_set LIKE 'group1/%'").fetchone()[0]
+        twice = c.execute("SELECT count(*) FROM (SELECT config_id FROM inst_launch WHERE graph_corr IS NULL "
+                          "GROUP BY config_id HAVING count(*) > 1)").fetchone()[0]
         c.close()
     except (sqlite3.Error, TypeError) as e:
         return "the report does not open: %s" % e
@@ -68,6 +72,8 @@ def check(db, launched):
         return "%d launches without a reason" % no_reason
     if first != configs:
         return "%d of %d configurations with a first_of_config group-1 profile" % (first, configs)
+    if twice:
+        return "%d configurations instrumented more than once" % twice
     return ""
 
 
