@@ -726,8 +726,9 @@ next_run_group(const struct sampling *s)
  * Group runs (lock held): is l not chosen in config mode only because
  * another launch of its configuration is being served? Its first group
  * (track_first) has not ended, or, decided for the instrumentation engine
- * (for_inst), its instrumented launch is chosen and not yet served or given back (waiting for the
- * counters: a range profile's start takes ~300 ms on the H200).
+ * (for_inst), its instrumented launch is chosen and not yet served or
+ * given back (waiting for the counters: a range profile's start takes
+ * ~300 ms on the H200).
  */
 static int
 waits_in_flight(const struct sampling *s, const struct sampling_slot *e,
@@ -822,10 +823,11 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
             chosen = "sample_every";
         break;
     case SAMPLING_CONFIG:
+        /* instrumented on another thread between this launch's engine pick and now: not twice */
+        if (e && l->for_inst && e->instrumented)
+            break;
         /* with groups, the first is group 1's launch: given back, it is chosen again */
-        if (e && l->for_inst && e->instrumented) {
-            /* served on another thread between this one's engine pick and now: not twice */
-        } else if (e && l->inst_later && !groups && !e->instrumented && !e->inst_claimed) {
+        if (e && l->inst_later && !groups && !e->instrumented && !e->inst_claimed) {
             chosen = "inst_deferred";
         } else if (e && (groups && s->ngroups > 0 ? !(e->done & 1u) : e->profiled == 0)) {
             chosen = "first_of_config";
