@@ -23,9 +23,11 @@
 # CANDIDATE_PARTS (default tests,stress,cost) picks the parts, in that
 # order; BUDGET_S (default 560) bounds the call: a part that would start
 # with less than 30 s left is skipped, and each runs under timeout(1).
-# Out ($OUT, default out/candidate), at most 9 files: candidate.log,
-# gpu-tests.txt, gpu-tests.tgz (the tests' logs, no reports), stress.md,
-# stress.json, cost_vs_ncu.md, spread-agree.md, cost-torch.db, cost-jax.db.
+# Out ($OUT, default out/candidate), at most 11 files (the parts asked
+# for: the device tool returns 8): candidate.log, gpu-tests.txt,
+# gpu-tests.tgz (the tests' logs, no reports), stress.md, stress.json,
+# cost_vs_ncu.md, spread-agree.md, cost-torch.db, cost-jax.db and their
+# trace reports cost-torch-trace.db, cost-jax-trace.db (bench/policy_sim.py).
 # Exit 77 without a GPU.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,5 +103,6 @@ want() {
 } > "$out/candidate.log" 2>&1
 cat "$out/candidate.log"
 cp "$w/tests/gpu-tests.txt" "$w/tests/gpu-tests.tgz" "$w/stress.md" "$w/stress.json" "$w/cost/cost_vs_ncu.md" \
-    "$w/spread/spread-agree.md" "$w/cost/cost-torch.db" "$w/cost/cost-jax.db" "$out/" 2> /dev/null
+    "$w/spread/spread-agree.md" "$w/cost/cost-torch.db" "$w/cost/cost-jax.db" "$w/cost/cost-torch-trace.db" \
+    "$w/cost/cost-jax-trace.db" "$out/" 2> /dev/null
 ls -l "$out"

@@ -170,7 +170,8 @@ def main():
     ap.add_argument("--no-ncu", action="store_true", help="only native and the default (no ncu, no 200-launch pair)")
     ap.add_argument("--keep-reports", action="store_true",
                     help="copy each workload's last default report to OUT/cost-WORKLOAD.db (which configurations "
-                         "the budget profiled, read afterwards without a GPU)")
+                         "the budget profiled, read afterwards without a GPU) and its trace report to "
+                         "OUT/cost-WORKLOAD-trace.db (what bench/policy_sim.py replays)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="a variable for the gpuhier runs only (a collector variant)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE[,KEY=VALUE]",
@@ -267,6 +268,9 @@ def main():
                                        "trace", "--"] + cmd, 1 if "trace" in parts else 0, ghenv):
             db = os.path.join(work, "%s-trace.db" % prog)
             notes.setdefault(prog, {})["trace_bytes"] = os.path.getsize(db) if os.path.exists(db) else None
+            # the trace report too: bench/policy_sim.py replays it, with the prices --calibrate reads from the default's
+            if a.keep_reports and os.path.exists(db):
+                shutil.copyfile(db, os.path.join(out, "cost-%s-trace.db" % prog))
     ncu = ["ncu", "--metrics", GROUP1, "--csv", "--log-file", os.path.join(work, "ncu.csv")]
     if a.no_ncu or "ncu" not in parts or "torch" not in progs:
         a.ncu_runs = 0
