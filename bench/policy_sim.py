@@ -81,6 +81,14 @@ def replay_file(report, path):
     ).fetchall()
     if not rows:
         sys.exit(f"policy_sim: {report} has no timed launches (a trace-mode report has)")
+    untimed = db.execute("SELECT count(*) FROM launch WHERE start_ns IS NULL").fetchone()[0]
+    if untimed:
+        # a default report's profiled and instrumented launches keep no times: left out, the
+        # configurations' first launches go missing and the replay is another program (on the H100's
+        # PyTorch default report of 2026-12-05: 26 profiles and 16 enables against the device's 411 and 5)
+        print(f"policy_sim: warning: {untimed} of {untimed + len(rows)} launches of {report} have no GPU "
+              "time (profiled or instrumented: a default-mode report?) and are left out of the replay; "
+              "replay a trace-mode report of the same program", file=sys.stderr)
     # one entry a stream launch, or a graph launch with its nodes (rows of one correlation id)
     entries = []
     for r in rows:

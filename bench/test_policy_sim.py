@@ -9,7 +9,9 @@ the range profiler's first enable (priced at 400 ms here) must show in the
 default's wall time and not in the run without it (GPUHIER_INSTRUMENT=1); a
 report without timed launches is one message and a failure; --calibrate reads
 the prices back from the default's report; a mode whose collector wrote no
-report is a failure, not the report an earlier run left."""
+report is a failure, not the report an earlier run left; a default report
+as the source is replayed with a warning that its untimed launches are left
+out."""
 import json
 import os
 import sqlite3
@@ -87,6 +89,15 @@ check(p.returncode == 0 and 300 < float(got.get("rp_enable_first", 0)) < 600,
       f"--calibrate: the first enable (400 ms in the fake): {p.stdout} {p.stderr}")
 check(0.5 < float(got.get("sass_enable", 0)) < 5 and 1.5 < float(got.get("sass_run", 0)) < 10,
       f"--calibrate: the instrumented launch's enable (1 ms) and patched run (2 ms): {line}")
+
+# a default report as the source: its instrumented and profiled launches keep no times, so they are
+# left out of the replay, and the script says so (on the device's PyTorch default report of 2026-12-05
+# the replay made 26 profiles where the device made 411)
+p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), os.path.join(out, "default-0.db"),
+                    "--build", build, "--out", os.path.join(tmp, "sim3"), "--cost", cost],
+                   capture_output=True, text=True, timeout=300)
+check("have no GPU time" in p.stderr and "default-mode report" in p.stderr,
+      f"a default report replayed: the warning: {p.returncode} {p.stderr}")
 
 empty = os.path.join(tmp, "empty.db")
 db = sqlite3.connect(empty)
