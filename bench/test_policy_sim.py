@@ -99,6 +99,34 @@ p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), os.path
 check("have no GPU time" in p.stderr and "default-mode report" in p.stderr,
       f"a default report replayed: the warning: {p.returncode} {p.stderr}")
 
+# --calibrate on a SYNTHETIC kept-session report shaped like the H100's of 2026-12-05: the first
+# profile 377 ms (its Start 311 ms right after the enable), drains that restart the session at
+# 20-50 ms, switches that enable again at 240-290 ms, ranges of 1.4 ms. A restart's Start is its
+# own price (not the first Start's: priced at 311 ms each, the model's kept sessions cost ten times
+# the device's and its variants' gains were artefacts), and an enable is what its profile cost
+# beyond a restart
+kept = os.path.join(tmp, "kept.db")
+db = sqlite3.connect(kept)
+db.executescript(open(os.path.join(here, "..", "schema", "schema.sql")).read())
+db.execute("INSERT INTO kernel(id, mangled_name) VALUES (1, '_Z1kv')")
+db.execute("INSERT INTO meta(key, value) VALUES ('profiler_setup', 'plan 48.6 ms at the first launch; "
+           "first profile 377.3 ms (enable 44.7, set-up 16.7, start 310.7)')")
+costs = [377.3] + [1.4] * 30 + [20.7, 34.6, 36.1, 49.4] + [239.5, 265.2, 273.7, 289.6] + [1.4] * 30
+for i, ms in enumerate(costs):
+    db.execute("INSERT INTO launch(id, kernel_id, correlation_id) VALUES (?, 1, ?)", (i + 1, i + 1))
+    db.execute("INSERT INTO profile(launch_id, passes, metric_set, overhead_ns) VALUES (?, 1, 'group1/8', ?)",
+               (i + 1, int(ms * 1e6)))
+db.commit()
+db.close()
+p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), "--calibrate", kept],
+                   capture_output=True, text=True, timeout=60)
+line = p.stdout.strip().split("\n")[-1]
+got = dict(kv.split("=") for kv in line.replace("--cost ", "").split(",")) if "--cost" in line else {}
+check(abs(float(got.get("rp_config", 0)) - 16.7) < 0.01 and 15 < float(got.get("rp_start", 0)) < 20,
+      f"--calibrate: SetConfig from the split, Start from the restarts (35.4 - 1.4 - 16.7): {line}")
+check(330 < float(got.get("rp_enable_first", 0)) < 350 and 220 < float(got.get("rp_enable", 0)) < 250,
+      f"--calibrate: the first enable and a switch, each beyond a restart's price: {line}")
+
 empty = os.path.join(tmp, "empty.db")
 db = sqlite3.connect(empty)
 db.executescript(open(os.path.join(here, "..", "schema", "schema.sql")).read())
