@@ -58,7 +58,8 @@ import tempfile
 import time
 
 # What one call costs on the H200, ms: `--calibrate` on the PyTorch benchmark's default report
-# of 2026-12-05 03:25 UTC (docs/cost-vs-ncu.md; the H100's of 05:50 UTC reads within 15 %): the
+# of 2026-12-05 03:25 UTC (docs/cost-vs-ncu.md; the H100's of 05:50 UTC: the enables within 12 %,
+# SetConfig 16.7 and a restart's Start 17.3 ms against 11.8 and 25): the
 # first profile 340 ms and a re-enable with a new image 230-290 ms (enable, SetConfig and a Start
 # that takes ~300 ms right after an enable), a drain that restarts the session 20-50 ms
 # (DecodeData, SetConfig, Start: the decode is in rp_start), a profile within a session 1.5 ms;
