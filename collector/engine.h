@@ -211,6 +211,11 @@ int sass_instantiate_wanted(CUgraph graph);
 int sass_instantiate_arm(CUcontext ctx);
 void sass_instantiate_exit(CUgraphExec exec);
 /*
+ * A graph's instantiation ENTER: shuts an enable left open for a chain
+ * (GPUHIER_DIAG_SASS_CHAIN), so a graph is patched only when armed.
+ */
+void sass_window_shut(void);
+/*
  * What the instrumentation engine did, for meta 'engine_instrumentation'
  * (engine.c): "ran", "failed: CALL: ERROR", "idle" (never served), into
  * buf; *launches and *graphs get the stream and graph launches it served.

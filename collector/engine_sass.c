@@ -105,6 +105,10 @@ static const char *const sass_metrics[] = {
 #define NM (sizeof(sass_metrics) / sizeof(sass_metrics[0]))
 #define SASS_WAIT_MS 200
 #define SASS_MAX_GRAPHS 1024
+/* the most launches one enable serves under GPUHIER_DIAG_SASS_CHAIN=1 (sass_arm()) */
+#define SASS_CHAIN_MAX 64
+/* how long a graph launch or a quiesce waits to shut an enable left open (sass_graph_launch()) */
+#define SERVE_QUIESCE_WAIT_MS 2000
 
 /* The phases of a served launch, in order (sass_phase()). */
 /* PH_SWAP: kernel tracing's swap to KIND_KERNEL at the ENTER and back at the EXIT, summed */
@@ -143,6 +147,17 @@ static struct {
     atomic_llong phase_ns[PH_N];
     atomic_long served;
     atomic_long refused_records; /* records of other functions left out */
+    /*
+     * GPUHIER_DIAG_SASS_CHAIN=1: enabled past a served launch's EXIT (its
+     * counts flushed), so that the next launch, if the engine serves it
+     * too, runs in the same enable; any other launch shuts it first
+     * (sass_chain_takes(), sass_shut())
+     */
+    atomic_int open;
+    CUfunction chain[SASS_CHAIN_MAX]; /* the functions served in the open enable (lock) */
+    size_t nchain;
+    atomic_long chained; /* launches served in an enable another launch made */
+    atomic_long shut_by; /* open enables shut by a kernel the engine did not serve */
 } X = {.lock = PTHREAD_MUTEX_INITIALIZER, .graph_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread CUcontext tls_ctx;
@@ -268,7 +283,7 @@ sass_available(void)
  * having failed. Waits for a launch served on another thread (the lock).
  */
 static void
-sass_retire(const char *note)
+sass_retire_as(const char *note, int resume)
 {
     pthread_mutex_lock(&X.lock);
     if (!atomic_load(&X.retired)) {
@@ -282,11 +297,26 @@ sass_retire(const char *note)
                 sass_off("cuptiSassMetricsDisable", rc);
         }
         X.enabled_ctx = NULL;
+        /*
+         * an enable left open for a chain (GPUHIER_DIAG_SASS_CHAIN) kept
+         * kernels traced serialized: concurrent again, but not at a
+         * context's destruction (a resource callback: CUPTI forbids the
+         * swap's flush there) nor at exit
+         */
+        X.nchain = 0;
+        if (atomic_exchange(&X.open, 0) && resume)
+            kernel_activity_resume();
         sass_unconfigure();
         if (gh_debug)
             gh_say("instrumentation: retired (%s)", X.retired_note);
     }
     pthread_mutex_unlock(&X.lock);
+}
+
+static void
+sass_retire(const char *note)
+{
+    sass_retire_as(note, 1);
 }
 
 /*
@@ -313,14 +343,15 @@ sass_context_destroying(CUcontext ctx)
     int configured = X.configured_dev != 0 || X.enabled_ctx != NULL;
     pthread_mutex_unlock(&X.lock);
     if (configured)
-        sass_retire("a context was destroyed: the config unset then, no pattern counters after");
+        sass_retire_as("a context was destroyed: the config unset then, no pattern counters after",
+                       0);
 }
 
 static void
 sass_exit_stop(void)
 {
     if (opt.instrument != ENGINES_RANGEPROF && !atomic_load(&X.retired))
-        sass_retire("");
+        sass_retire_as("", 0);
 }
 
 /*
@@ -435,17 +466,86 @@ sass_configure(CUcontext ctx)
 }
 
 /*
- * Takes the lock, synchronizes and enables on `ctx` with lazy patching:
- * 0 with the lock held (sass_collect() releases it), or -1.
+ * Disable, kernel tracing concurrent again, and the config unset where the
+ * mode asks (lock held, enabled): the end of every enable, timed into the
+ * calling thread's phases.
+ */
+static void
+sass_shut(CUcontext ctx)
+{
+    CUptiResult rc;
+    CUpti_SassMetricsDisable_Params dis = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    dis.ctx = ctx;
+    if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
+        sass_off("cuptiSassMetricsDisable", rc);
+    sass_phase(PH_DISABLE);
+    X.enabled_ctx = NULL;
+    X.nchain = 0;
+    atomic_store(&X.open, 0);
+    kernel_activity_resume();
+    sass_phase(PH_SWAP);
+    /*
+     * With both engines the config stays set between instrumented launches
+     * (a second SetConfig in a process failed with CUPTI_ERROR_OUT_OF_MEMORY
+     * on the H200, docs/sassprobe.md "Beside kernel activity");
+     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it. With =phased
+     * the config stays set for the whole window (one
+     * SetConfig) and is unset once, when it closes (sass_retire()); after a
+     * failure here the engine is off and the config goes now.
+     */
+    if (opt.instrument == ENGINES_BOTH && !opt.sass_keep_config)
+        sass_unconfigure();
+    else if (opt.instrument == ENGINES_PHASED && atomic_load(&X.off))
+        sass_unconfigure();
+}
+
+/*
+ * Whether the launch of `func` on `ctx` may run in the enable left open
+ * (lock held): GPUHIER_DIAG_SASS_CHAIN=1, the same context, and a function
+ * not yet served in it. With lazy patching CUPTI collects a function "at
+ * the very first execution in the enable/disable range"
+ * (cupti_sass_metrics.h), so a second launch of one function waits for an
+ * enable of its own.
  */
 static int
-sass_arm(CUcontext ctx, uint32_t corr, const char *name)
+sass_chain_takes(CUcontext ctx, CUfunction func)
+{
+    if (!opt.sass_chain || !func || ctx != X.enabled_ctx || X.nchain >= SASS_CHAIN_MAX)
+        return 0;
+    for (size_t i = 0; i < X.nchain; i++)
+        if (X.chain[i] == func)
+            return 0;
+    return 1;
+}
+
+/*
+ * Takes the lock, synchronizes and enables on `ctx` with lazy patching:
+ * 0 with the lock held (sass_collect() releases it), or -1. Under
+ * GPUHIER_DIAG_SASS_CHAIN=1 a launch of `func` (NULL: a graph's) that the
+ * enable left open by the launch before can take (sass_chain_takes())
+ * runs in it: no synchronize (every launch since the enable was served
+ * in it: any other shuts it at its ENTER, launch_other()), no kernel
+ * tracing swap, no Enable.
+ */
+static int
+sass_arm(CUcontext ctx, uint32_t corr, const char *name, CUfunction func)
 {
     if (!sass_available())
         return -1;
     pthread_mutex_lock(&X.lock);
     atomic_store(&X.busy, 1);
     tls_t0 = tls_tmark = mono_ns();
+    if (atomic_load(&X.open)) {
+        if (sass_chain_takes(ctx, func)) {
+            X.chain[X.nchain++] = func;
+            atomic_fetch_add(&X.chained, 1);
+            tls_ctx = ctx;
+            tls_corr = corr;
+            sass_serve_name(name);
+            return 0;
+        }
+        sass_shut(X.enabled_ctx);
+    }
     /* nothing of the program's queued work may run patched */
     if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
@@ -468,6 +568,9 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name)
         if (rc == CUPTI_SUCCESS) {
             sass_phase(PH_ENABLE);
             X.enabled_ctx = ctx;
+            X.nchain = 0;
+            if (opt.sass_chain && func)
+                X.chain[X.nchain++] = func;
             tls_ctx = ctx;
             tls_corr = corr;
             sass_serve_name(name);
@@ -510,7 +613,7 @@ static int
 sass_launch_begin(const struct engine_launch *l, unsigned extras)
 {
     (void)extras;
-    if (sass_arm(l->ctx, l->corr, l->mangled))
+    if (sass_arm(l->ctx, l->corr, l->mangled, l->func))
         return -1;
     pthread_mutex_lock(&X.graph_lock);
     counted_add(graph_scan_key(l->mangled));
@@ -566,7 +669,7 @@ sass_graph_begin(const struct engine_graph *g)
     if (fresh)
         X.graphs[X.ngraphs++] = g->exec;
     pthread_mutex_unlock(&X.graph_lock);
-    if (!fresh || sass_arm(g->ctx, g->corr, NULL))
+    if (!fresh || sass_arm(g->ctx, g->corr, NULL, NULL))
         return -1;
     struct rec r = {.type = REC_GRAPH};
     r.u.graph.corr = g->corr;
@@ -667,35 +770,17 @@ sass_free_names(CUpti_SassMetrics_Data *d, size_t nr)
 }
 
 /*
- * The end of every armed window (sass_arm()): Disable, unset the config
- * where the mode asks, resume concurrent kernel tracing and release the
- * lock. Returns the window's time.
+ * The end of every armed window (sass_arm()): sass_shut(), or with `keep`
+ * the enable left open for the next launch (GPUHIER_DIAG_SASS_CHAIN);
+ * then the lock released. Returns the window's time.
  */
 static int64_t
-sass_release(CUcontext ctx)
+sass_release(CUcontext ctx, int keep)
 {
-    CUptiResult rc;
-    CUpti_SassMetricsDisable_Params dis = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
-    dis.ctx = ctx;
-    if ((rc = gh.cuptiSassMetricsDisable(&dis)) != CUPTI_SUCCESS)
-        sass_off("cuptiSassMetricsDisable", rc);
-    sass_phase(PH_DISABLE);
-    X.enabled_ctx = NULL;
-    kernel_activity_resume();
-    sass_phase(PH_SWAP);
-    /*
-     * With both engines the config stays set between instrumented launches
-     * (a second SetConfig in a process failed with CUPTI_ERROR_OUT_OF_MEMORY
-     * on the H200, docs/sassprobe.md "Beside kernel activity");
-     * GPUHIER_DIAG_SASS_UNSET_CONFIG=1 (diagnosis) unsets it. With =phased
-     * the config stays set for the whole window (one
-     * SetConfig) and is unset once, when it closes (sass_retire()); after a
-     * failure here the engine is off and the config goes now.
-     */
-    if (opt.instrument == ENGINES_BOTH && !opt.sass_keep_config)
-        sass_unconfigure();
-    else if (opt.instrument == ENGINES_PHASED && atomic_load(&X.off))
-        sass_unconfigure();
+    if (keep && sass_available())
+        atomic_store(&X.open, 1);
+    else
+        sass_shut(ctx);
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);
     atomic_store(&X.busy, 0);
@@ -752,7 +837,8 @@ sass_collect(int launch_ok, int is_graph)
         sass_off("cuptiSassMetricsGetDataProperties", rc);
     }
     sass_phase(PH_FLUSH);
-    int64_t dt = sass_release(ctx);
+    /* a launch's enable may serve the next (its own counts are flushed); a graph's never */
+    int64_t dt = sass_release(ctx, opt.sass_chain && !is_graph && launch_ok);
     if (!b)
         return;
     atomic_fetch_add(is_graph ? &X.served_graphs : &X.served, 1);
@@ -826,7 +912,7 @@ int
 sass_instantiate_arm(CUcontext ctx)
 {
     /* after sass_instantiate_wanted(), which refuses while this thread's window is open */
-    if (sass_arm(ctx, 0, NULL))
+    if (sass_arm(ctx, 0, NULL, NULL))
         return -1;
     tls_window = 1;
     atomic_fetch_add(&X.windows, 1);
@@ -844,7 +930,7 @@ sass_instantiate_exit(CUgraphExec exec)
     int armed = tls_window;
     if (armed) {
         tls_window = 0;
-        (void)sass_release(tls_ctx);
+        (void)sass_release(tls_ctx, 0);
     }
     if (!exec || opt.sass_graphs < 2)
         return;
@@ -873,15 +959,57 @@ sass_graph_end(int launch_ok)
     sass_collect(launch_ok, 1);
 }
 
+/*
+ * Shuts an enable left open for a chain (GPUHIER_DIAG_SASS_CHAIN) before
+ * a kernel the engine does not serve can run, after waiting at most
+ * `wait_ms` for a launch served on another thread (its EXIT may leave the
+ * enable open). Timed as the engine's; `shut_by` counts it.
+ */
+static void
+sass_shut_open(int wait_ms)
+{
+    struct timespec until = deadline_ms(CLOCK_REALTIME, wait_ms);
+    if (pthread_mutex_timedlock(&X.lock, &until))
+        return;
+    if (atomic_load(&X.open)) {
+        int64_t t0 = tls_tmark = mono_ns();
+        sass_shut(X.enabled_ctx);
+        atomic_fetch_add(&X.ns, mono_ns() - t0);
+        atomic_fetch_add(&X.shut_by, 1);
+    }
+    pthread_mutex_unlock(&X.lock);
+}
+
 static void
 sass_launch_other(int capturing)
 {
-    if (capturing || !atomic_load(&X.busy))
+    /* a captured launch runs nothing now (and no synchronize may come within a capture) */
+    if (capturing || (!atomic_load(&X.busy) && !atomic_load(&X.open)))
         return;
-    /* another thread's launch is instrumented: wait for it, boundedly (file comment) */
-    struct timespec until = deadline_ms(CLOCK_REALTIME, SASS_WAIT_MS);
-    if (pthread_mutex_timedlock(&X.lock, &until) == 0)
-        pthread_mutex_unlock(&X.lock);
+    /*
+     * another thread's launch is instrumented: wait for it, boundedly (file
+     * comment); an enable left open is shut, so this launch runs unpatched
+     */
+    sass_shut_open(SASS_WAIT_MS);
+}
+
+/*
+ * cuGraphLaunch's ENTER, and before the range profiler serves a launch
+ * (engine_quiesce(), under serve_lock: no launch of this engine is being
+ * served then, so the wait is for a shut on another thread): an enable left
+ * open is shut. The range profiler never runs beside enabled SASS metrics.
+ */
+static void
+sass_graph_launch(void)
+{
+    if (atomic_load(&X.open))
+        sass_shut_open(SERVE_QUIESCE_WAIT_MS);
+}
+
+void
+sass_window_shut(void)
+{
+    sass_graph_launch();
 }
 
 static void
@@ -907,6 +1035,13 @@ sass_exit_notes(void)
         atomic_load(&X.phase_ns[PH_RUN]) / 1e6, atomic_load(&X.phase_ns[PH_FLUSH]) / 1e6,
         atomic_load(&X.phase_ns[PH_DISABLE]) / 1e6);
     push_meta("instrumented_launches", v);
+    if (opt.sass_chain) {
+        snprintf(v, sizeof(v),
+                 "%ld launches ran in the enable of the launch before, %ld enables were shut for "
+                 "a kernel the engine did not serve",
+                 atomic_load(&X.chained), atomic_load(&X.shut_by));
+        push_meta("instrumentation_chain", v);
+    }
     if (atomic_load_explicit(&X.ready, memory_order_acquire))
         push_meta("instrumentation_metrics_missing", X.missing[0] ? X.missing : "none");
     if (atomic_load(&X.graphs_left))
@@ -946,6 +1081,7 @@ const struct counter_engine engine_sass = {
     .launch_begin = sass_launch_begin,
     .launch_end = sass_launch_end,
     .launch_other = sass_launch_other,
+    .graph_launch = sass_graph_launch,
     .graph_begin = sass_graph_begin,
     .context_created = sass_context_created,
     .context_destroying = sass_context_destroying,

@@ -120,6 +120,14 @@ options_read(void)
      * 2026-12-03.
      */
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_UNSET_CONFIG") == NULL;
+    /*
+     * GPUHIER_DIAG_SASS_CHAIN=1 (to measure, docs/collector.md "Chained
+     * instrumented launches"): an instrumented launch's enable stays open
+     * past its EXIT, so that the next launch, if the engine serves it too
+     * (another function, same context), pays no synchronize, swap, Enable
+     * or Disable; any other launch shuts it first.
+     */
+    opt.sass_chain = env("GPUHIER_DIAG_SASS_CHAIN") && !strcmp(env("GPUHIER_DIAG_SASS_CHAIN"), "1");
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
     /*
      * With the instrumentation engine, kernels are traced concurrently and

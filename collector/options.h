@@ -66,9 +66,10 @@ struct options {
     int sass_graphs;
     /* GPUHIER_DIAG_GRAPH_NODES=1: each instantiated graph's kernel nodes on stderr (graphscan.c) */
     int graph_nodes;
-    int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
+    int sass_keep_config; /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
-    int sass_kernel_gate;  /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
+    int sass_kernel_gate; /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
+    int sass_chain; /* GPUHIER_DIAG_SASS_CHAIN=1: instrumented launches in a row share an enable */
     int concurrent_toggle; /* with the instrumentation engine, concurrent-kernel tracing but while
                               a launch is served (activity.c); 0 with
                               GPUHIER_DIAG_SERIALIZED_KERNELS=1 */

@@ -790,6 +790,8 @@ static __thread int tls_instantiate; /* this thread's instantiation is armed and
 void
 sampler_instantiate_enter(CUcontext ctx, CUgraph graph)
 {
+    if (!opt.trace_only && opt.instrument != ENGINES_RANGEPROF)
+        sass_window_shut();
     if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
         !engine_sass.available() || !sass_instantiate_wanted(graph) ||
         serve_acquire(&engine_sass, 1))

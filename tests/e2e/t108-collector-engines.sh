@@ -331,6 +331,41 @@ run sibling replay "$tmp/sibling.txt" GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 F
 expect sibling "a at grid 4 and d at their first launch, a at grid 16 at its third, a at grid 8 never" \
     "$(q sibling "SELECT group_concat(k.mangled_name || ':' || c.grid_x || ':' || l.config_launch_index || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id JOIN config c ON c.id = l.config_id")" \
     "_Z1aPf:4:0:first_of_config,_Z1dPf:4:0:first_of_config,_Z1aPf:16:2:inst_deferred"
+#      Chained instrumented launches (GPUHIER_DIAG_SASS_CHAIN=1, docs/collector.md "Chained
+#      instrumented launches"): a program's new configurations in a row share one enable. a, b, c
+#      new; a again (the range profiler: the enable is shut before it); d at grid 4, d at grid 8
+#      (the same function: an enable of its own, as CUPTI collects a function at its first run in
+#      an enable), e new; b again; f new, left enabled at the exit. Without the switch every
+#      instrumented launch has its own enable. The fake counts the launches that ran patched, and
+#      a range profiler's Start while SASS metrics are enabled as a violation.
+printf 'start 0\n' > "$tmp/chain.txt"
+for l in a:4 b:4 c:4 a:4 d:4 d:8 e:4 b:4 f:4; do
+    printf '_Z1%sPf %s 1 1 128 1 1 0 100000 1000000\n' "${l%:*}" "${l#*:}" >> "$tmp/chain.txt"
+done
+for c in chain nochain; do
+    sw=; [ $c = chain ] && sw=GPUHIER_DIAG_SASS_CHAIN=1
+    run $c replay "$tmp/chain.txt" GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 $sw
+    expect $c "every new configuration instrumented at its first launch" \
+        "$(q $c "SELECT group_concat(k.mangled_name || ':' || c.grid_x || ':' || l.config_launch_index, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id JOIN config c ON c.id = l.config_id ORDER BY l.id")" \
+        "_Z1aPf:4:0,_Z1bPf:4:0,_Z1cPf:4:0,_Z1dPf:4:0,_Z1dPf:8:0,_Z1ePf:4:0,_Z1fPf:4:0"
+    expect $c "only they ran patched" "$(grep '^fake_patched_runs=' "$tmp/$c.out")" "fake_patched_runs=7"
+    # the fake counts 4 warps a block at pc 0x10: each launch's own counts, none summed with another's
+    expect $c "each launch's counts its own" \
+        "$(q $c "SELECT count(*) FROM inst_count n JOIN inst_launch i ON i.launch_id = n.launch_id JOIN launch l ON l.id = i.launch_id JOIN config c ON c.id = l.config_id JOIN metric_name m ON m.id = n.metric_id WHERE n.pc = 16 AND m.name = 'smsp__sass_inst_executed' AND n.value = c.grid_x * 4")" 7
+    expect $c "the second launches range-profiled" \
+        "$(q $c "SELECT group_concat(profile_reason, ',') FROM launch WHERE config_launch_index = 1 ORDER BY id")" \
+        "first_of_config,first_of_config"
+done
+expect chain "four enables: a (b, c), d at grid 4, d at grid 8 (e), f" \
+    "$(grep '^fake_enables=' "$tmp/chain.out")" "fake_enables=4"
+expect nochain "an enable an instrumented launch" "$(grep '^fake_enables=' "$tmp/nochain.out")" \
+    "fake_enables=7"
+like chain "the meta counts the chain" "$(meta chain instrumented_launches)|$(meta chain instrumentation_chain)" \
+    "7 launches, *|3 launches ran in the enable of the launch before, 2 enables were shut for a kernel the engine did not serve"
+run chainthreads threads GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_SASS_CHAIN=1 FAKE_THREADS_BARRIER=1
+expect chainthreads "8 threads: two configurations, each instrumented once, only they patched" \
+    "$(q chainthreads "SELECT count(*) FROM inst_launch")|$(grep '^fake_patched_runs=' "$tmp/chainthreads.out")" \
+    "2|fake_patched_runs=2"
 run instbudgetbad loop GPUHIER_INSTRUMENT=both GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
 like instbudgetbad "a bad budget is refused" "$(cat "$tmp/instbudgetbad.err")" "*bad GPUHIER_INSTRUMENT_BUDGET 'lots'*"
 

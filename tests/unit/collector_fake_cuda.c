@@ -125,6 +125,8 @@ static struct {
     size_t nsass;
     atomic_int violations;
     atomic_int sass_sets, sass_unsets; /* SetConfig and UnsetConfig calls */
+    atomic_int sass_enables;           /* Enable calls that succeeded */
+    atomic_int patched_runs;           /* stream launches run while SASS metrics were enabled */
 } F = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* Enables now sleeping in FAKE_SASS_HANG_MS (FAKE_FLUSH_WAITS). */
 static atomic_int fake_hanging, fake_in_flush; /* and flushes inside cuptiActivityFlushAll */
@@ -261,6 +263,19 @@ EXPORT int
 fake_sass_unsets(void)
 {
     return atomic_load(&F.sass_unsets);
+}
+
+EXPORT int
+fake_sass_enables(void)
+{
+    return atomic_load(&F.sass_enables);
+}
+
+/* Stream launches that ran while SASS metrics were enabled: patched, at a patched run's cost. */
+EXPORT int
+fake_patched_runs(void)
+{
+    return atomic_load(&F.patched_runs);
 }
 
 static void
@@ -623,6 +638,8 @@ cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     waitns_kernel(corr);
     int traced = F.concurrent_on || F.kernel_kind, patched = F.sass_enabled;
     pthread_mutex_unlock(&F.lock);
+    if (patched)
+        atomic_fetch_add(&F.patched_runs, 1);
     cost_run(traced, patched, ns);
     cb.callbackSite = CUPTI_API_EXIT;
     callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
@@ -1203,6 +1220,9 @@ cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
     if (F.configured && !F.host_pinned)
         violation("cuptiRangeProfilerStart while a SASS metrics config is set and activity "
                   "records in device memory (deadlocked on the H200)");
+    if (F.sass_enabled)
+        violation("cuptiRangeProfilerStart while SASS metrics are enabled (the collector's rule: "
+                  "never both at once)");
     const char *slow = getenv("FAKE_RANGEPROF_START_MS");
     long ms = slow ? strtol(slow, NULL, 10) : 0;
     struct timespec ts = {ms > 0 ? ms / 1000 : 0, ms > 0 ? (ms % 1000) * 1000000L : 0};
@@ -1478,8 +1498,10 @@ cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *p)
     if (RP.enabled)
         violation("cuptiSassMetricsEnable while the range profiler is enabled (a program died by "
                   "SIGSEGV so on the H200: GPUHIER_DIAG_RP_THROUGH_INST, docs/sampling.md)");
-    if (!rc)
+    if (!rc) {
         F.sass_enabled = 1;
+        atomic_fetch_add(&F.sass_enables, 1);
+    }
     pthread_mutex_unlock(&F.lock);
     return rc;
 }

@@ -44,7 +44,9 @@
  * Prints "fake_violations=N" (calls CUPTI would have refused), the fake
  * range profiler's user ranges pushed and kernels run outside every range
  * (fake_range_pushes=, fake_kernels_outside_ranges=), the SASS SetConfig
- * and UnsetConfig calls (fake_sass_configs=, fake_sass_unsets=), and exits 0.
+ * and UnsetConfig calls (fake_sass_configs=, fake_sass_unsets=), its SASS
+ * Enable calls and the stream launches that ran patched (fake_enables=,
+ * fake_patched_runs=), and exits 0.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -139,6 +141,16 @@ function_of(function_fn function, char (*names)[256], fn_t *fns, size_t *nnames,
 }
 
 /* `replay FILE`: a recorded report's launches (bench/policy_sim.py writes FILE). */
+/* The fake's SASS Enables and patched stream launches: fake_enables=, fake_patched_runs= */
+static void
+print_sass_counts(void *h)
+{
+    int (*enables)(void) = (int (*)(void))dlsym(h, "fake_sass_enables");
+    int (*patched)(void) = (int (*)(void))dlsym(h, "fake_patched_runs");
+    if (enables && patched)
+        printf("fake_enables=%d\nfake_patched_runs=%d\n", enables(), patched());
+}
+
 static int
 replay(void *h, const char *path)
 {
@@ -263,11 +275,13 @@ main(int argc, char **argv)
         for (int t = 0; t < 8; t++)
             pthread_join(th[t], NULL);
         printf("fake_violations=%d\n", violations());
+        print_sass_counts(h);
         return 0;
     }
     if (argc > 3 && !strcmp(argv[2], "replay")) {
         int rc = replay(h, argv[3]);
         printf("fake_violations=%d\n", violations());
+        print_sass_counts(h);
         return rc;
     }
     if (argc > 2 && !strcmp(argv[2], "loop")) {
@@ -341,6 +355,7 @@ out:
     int (*unsets)(void) = (int (*)(void))dlsym(h, "fake_sass_unsets");
     if (sets && unsets)
         printf("fake_sass_configs=%d\nfake_sass_unsets=%d\n", sets(), unsets());
+    print_sass_counts(h);
     long (*pushes)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_pushes");
     long (*outside)(void) = (long (*)(void))dlsym(h, "fake_rangeprof_kernels_outside");
     if (pushes && outside)
