@@ -150,6 +150,21 @@ _Static_assert(offsetof(struct rec_launch, nvtx_path) + REC_NVTX_PATH_MAX +
                    sizeof(struct rec_launch),
                "on_launch copies a launch record only up to the end of its NVTX path");
 
+/*
+ * A context's teardown begins (its API ENTER, before the resource
+ * callback, where CUPTI forbids the kernel tracing swap's flush): an
+ * instrumentation enable left open for a chain is shut now
+ * (GPUHIER_DIAG_SASS_CHAIN, docs/collector.md "Chained instrumented
+ * launches"), so the context goes with SASS metrics disabled.
+ */
+static void
+teardown_shut(void)
+{
+    if (opt.sass_chain && !opt.trace_only && opt.instrument != ENGINES_RANGEPROF &&
+        !callbacks_capturing())
+        sass_window_shut();
+}
+
 static void
 on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -346,8 +361,10 @@ on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2:
-        if (enter)
+        if (enter) {
+            teardown_shut();
             flush_forced();
+        }
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
     case CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle:
@@ -434,8 +451,10 @@ on_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             atomic_store(&C.captures_rt, 0);
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020:
-        if (enter)
+        if (enter) {
+            teardown_shut();
             flush_forced();
+        }
         break;
     default:
         break;
@@ -556,7 +575,8 @@ enable_callbacks(void)
         enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver_profile, GH_NCB(gh_cb_driver_profile));
         enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, gh_cb_runtime_profile,
                     GH_NCB(gh_cb_runtime_profile));
-        if (opt.sass_graphs >= 2 || opt.graph_nodes)
+        /* with chained launches, an instantiation shuts an open enable (sass_window_shut()) */
+        if (opt.sass_graphs >= 2 || opt.graph_nodes || opt.sass_chain)
             enable_list(CUPTI_CB_DOMAIN_DRIVER_API, gh_cb_driver_instantiate,
                         GH_NCB(gh_cb_driver_instantiate));
     }

@@ -246,6 +246,14 @@ like reset "the meta says why" "$(meta reset engine_instrumentation)" "ran: 2 la
 #     ... and the range profiler's host objects were built at the first launch, though it never
 #     profiled (rangeprof_prepare(): nvperf's first build must not wait for a later launch that
 #     may come on another thread while the program exits; bench/stress bg on the H200)
+#     ... and with chained launches (GPUHIER_DIAG_SASS_CHAIN=1) strided runs in copy's enable,
+#     left open to the reset: the reset's API ENTER shuts it, so the context's destruction never
+#     begins with SASS metrics enabled (a Disable in the resource callback: the fake counts that
+#     as a violation), and both launches keep their counts
+run resetchain reset GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_SASS_CHAIN=1
+expect resetchain "one enable, both instrumented with counts, unset at the reset" \
+    "$(grep '^fake_enables=' "$tmp/resetchain.out"):$(q resetchain "SELECT count(DISTINCT launch_id) FROM inst_count"):$(grep '^fake_sass_unsets=' "$tmp/resetchain.out")" \
+    "fake_enables=1:2:fake_sass_unsets=1"
 like reset "host objects built at the first launch" "$(meta reset metric_groups):$(q reset "SELECT count(*) FROM profile")" "[1-9]*:0"
 #     main returns while another thread launches (bench/stress's bg row), every launch chosen
 #     (--sample all) and a slow range-profiler Start (20 ms), so the exit begins while that

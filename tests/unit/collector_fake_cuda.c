@@ -396,9 +396,22 @@ cuInit(unsigned flags)
  * then counts as a violation (on the H200 every such run died by SIGSEGV
  * at exit, 2026-12-03: bench/stress row devreset under both engines).
  */
+static CUpti_CallbackData driver_call(const char *name, void *params, CUresult *ret);
+
 EXPORT void
 fake_context_destroy(void)
 {
+    /* the runtime API call's ENTER first, then the resource callback inside it */
+    cudaError_t ret = cudaSuccess;
+    CUpti_CallbackData api = driver_call("cudaDeviceReset", NULL, NULL);
+    api.functionReturnValue = &ret;
+    callback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020, &api);
+    pthread_mutex_lock(&F.lock);
+    int enabled = F.sass_enabled;
+    pthread_mutex_unlock(&F.lock);
+    /* the collector's rule, kept by the fake: no SASS metrics Disable in a resource callback */
+    if (enabled)
+        violation("the context's destruction began with SASS metrics enabled");
     CUpti_ResourceData rd = {.context = the_ctx};
     callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
     pthread_mutex_lock(&F.lock);
@@ -407,6 +420,8 @@ fake_context_destroy(void)
     if (set)
         violation("the context destroyed while a SASS metrics config is set (the H200 died by "
                   "SIGSEGV at exit)");
+    api.callbackSite = CUPTI_API_EXIT;
+    callback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020, &api);
 }
 
 /* The program's side: a function by name (never freed: CUfunctions live as long as modules). */
