@@ -66,13 +66,14 @@ struct options {
     int sass_graphs;
     /* GPUHIER_DIAG_GRAPH_NODES=1: each instantiated graph's kernel nodes on stderr (graphscan.c) */
     int graph_nodes;
-    int sass_keep_config; /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
+    int sass_keep_config;  /* both engines: the config stays set (GPUHIER_DIAG_SASS_UNSET_CONFIG=1
                              unsets it after each served launch) */
-    int sass_kernel_gate; /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
-    int sass_chain; /* GPUHIER_DIAG_SASS_CHAIN=1: instrumented launches in a row share an enable */
+    int sass_kernel_gate;  /* GPUHIER_DIAG_SASS_KERNEL_GATE=1: kernel tracing off while served */
     int concurrent_toggle; /* with the instrumentation engine, concurrent-kernel tracing but while
                               a launch is served (activity.c); 0 with
                               GPUHIER_DIAG_SERIALIZED_KERNELS=1 */
+    /* GPUHIER_DIAG_SASS_CHAIN=1: instrumented launches in a row share an enable (engine_sass.c) */
+    int sass_chain;
     long rp_settle_ms;   /* GPUHIER_DIAG_RP_SETTLE=MS: with both engines the range profiler's groups
                           wait for the program to repeat itself (at most MS of its own time) and
                           go by GPU time within the allowance too (diagnosis; sampler.c) */

@@ -140,7 +140,6 @@ function_of(function_fn function, char (*names)[256], fn_t *fns, size_t *nnames,
     return i < *nnames ? fns[i] : NULL;
 }
 
-/* `replay FILE`: a recorded report's launches (bench/policy_sim.py writes FILE). */
 /* The fake's SASS Enables and patched stream launches: fake_enables=, fake_patched_runs= */
 static void
 print_sass_counts(void *h)
@@ -151,6 +150,7 @@ print_sass_counts(void *h)
         printf("fake_enables=%d\nfake_patched_runs=%d\n", enables(), patched());
 }
 
+/* `replay FILE`: a recorded report's launches (bench/policy_sim.py writes FILE). */
 static int
 replay(void *h, const char *path)
 {
