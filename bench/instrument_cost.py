@@ -16,7 +16,10 @@ modes interleaved run by run (so drift spreads over all of them):
 modes (--modes / COST_MODES picks some): native (the program alone), default (`gpuhier run`: the range
 profiler's one-pass groups), inst (GPUHIER_INSTRUMENT=1: each
 configuration's first launch instrumented, no range profiler), both
-(GPUHIER_INSTRUMENT=both).
+(GPUHIER_INSTRUMENT=both), and, only when --modes names it, inst-chain
+(inst with GPUHIER_DIAG_SASS_CHAIN=1: instrumented launches in a row share
+one enable, docs/collector.md "Chained instrumented launches"; its targets
+are printed as a candidate's).
 
 Per workload and mode: median wall time of the runs (whole process, the
 profiler's start and report included), the ratio to native's median,
@@ -52,8 +55,11 @@ try:
 except ImportError:
     sys.exit("instrument_cost: this python3 has no sqlite3 module")
 
-MODES = ("native", "default", "inst", "both")
-MODE_ENV = {"inst": "1", "both": "both"}
+MODES = ("native", "default", "inst", "inst-chain", "both")
+# the modes run unless --modes names others: inst-chain is a candidate, run when asked for
+DEFAULT_MODES = ("native", "default", "inst", "both")
+MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": "both"},
+            "inst-chain": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"}}
 TARGET_MS = 10.0
 TARGET_PT_RATIO = 1.10
 # per run, seconds allowed (its timeout; a third of it is the first guess of
@@ -137,20 +143,30 @@ def summarise(runs):
     return out
 
 
-def targets(summ):
-    """[(what, value text, ok or None when not measured)]."""
+def targets(summ, mode="inst"):
+    """[(what, value text, ok or None when not measured)] of `mode` (inst: the engine as it is;
+    inst-chain: the candidate, only where it ran)."""
     out = []
+    tag = "" if mode == "inst" else " (%s, a candidate)" % mode
     for w, modes in summ.items():
-        row = modes.get("inst")
+        row = modes.get(mode)
         v = row and row.get("added_med_ms")
-        out.append(("%s: median added time per instrumented launch <= %.0f ms" % (w, TARGET_MS),
+        out.append(("%s%s: median added time per instrumented launch <= %.0f ms" % (w, tag, TARGET_MS),
                     "%.2f ms" % v if v is not None else "not measured",
                     (v <= TARGET_MS) if v is not None else None))
-    pt = summ.get("pytorch", {}).get("inst")
+    pt = summ.get("pytorch", {}).get(mode)
     v = pt and pt.get("ratio")
-    out.append(("pytorch: first-launch instrumentation adds <= %.0f %% (inst / native <= %.2f)"
-                % (100 * (TARGET_PT_RATIO - 1), TARGET_PT_RATIO),
+    out.append(("pytorch%s: first-launch instrumentation adds <= %.0f %% (%s / native <= %.2f)"
+                % (tag, 100 * (TARGET_PT_RATIO - 1), mode, TARGET_PT_RATIO),
                 "%.3fx" % v if v is not None else "not measured", (v <= TARGET_PT_RATIO) if v is not None else None))
+    return out
+
+
+def all_targets(summ):
+    """The engine's targets, then the candidate's where any workload ran it."""
+    out = targets(summ)
+    if any("inst-chain" in modes for modes in summ.values()):
+        out += targets(summ, "inst-chain")
     return out
 
 
@@ -172,7 +188,7 @@ def markdown(summ, header, notes):
                 f(row["added_med_ms"]), f(row["added_p95_ms"]), f(row["added_wall_ms"]), row["failed"],
                 row["skipped"]))
     L += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
-    for what, v, ok in targets(summ):
+    for what, v, ok in all_targets(summ):
         L.append("| %s | %s | %s |" % (what, v, "not measured" if ok is None else ("met" if ok else "**NOT met**")))
     if notes:
         L += [""] + ["- " + n for n in notes]
@@ -187,8 +203,9 @@ def main(argv):
     ap.add_argument("--budget", type=float, default=float(os.environ.get("COST_BUDGET_S", "300")))
     ap.add_argument("--reps", type=int, default=int(os.environ.get("COST_REPS", "3")))
     ap.add_argument("--workloads", default=os.environ.get("COST_WORKLOADS", ""))
-    ap.add_argument("--modes", default=os.environ.get("COST_MODES", ",".join(MODES)),
-                    help="modes to run, of %s (native is the ratios' base)" % ",".join(MODES))
+    ap.add_argument("--modes", default=os.environ.get("COST_MODES", ",".join(DEFAULT_MODES)),
+                    help="modes to run, of %s (native is the ratios' base; default %s)"
+                    % (",".join(MODES), ",".join(DEFAULT_MODES)))
     ap.add_argument("--reuse", default="")
     a = ap.parse_args(argv[1:])
     a.modes = [m for m in MODES if m in a.modes.split(",")]
@@ -252,8 +269,7 @@ def measure(a, notes):
                 cmd = argv if mode == "native" else [gh, "run", "-q", "-f", "--no-analyze", "-o", stem + "-%p.db",
                                                      "--"] + argv
                 e = dict(env)
-                if mode in MODE_ENV:
-                    e["GPUHIER_INSTRUMENT"] = MODE_ENV[mode]
+                e.update(MODE_ENV.get(mode, {}))
                 t = time.monotonic()
                 rc, out = proc.run_group(cmd, max(5.0, min(LIMIT[name], left - 5)), e)
                 if rc == 124:  # a hang (GPUHIER_INSTRUMENT=both's deadlock, docs/collector.md) costs once

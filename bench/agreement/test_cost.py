@@ -69,6 +69,19 @@ check(all(ok is None for _, _, ok in t), "not measured is not a pass: %s" % t)
 s_f = ic.summarise(runs([10.0] * 3, [10.5] * 3, [2], failed=True))
 check(s_f["pytorch"]["inst"]["failed"] == 1 and s_f["pytorch"]["inst"]["n"] == 2, "a failed run is not timed")
 
+# the candidate (inst-chain): its own targets only where it ran, its own rows in the table
+rc = runs([10.0] * 3, [10.5] * 3, [12, 12, 12])
+check(ic.all_targets(ic.summarise(rc)) == ic.targets(ic.summarise(rc)), "no candidate rows where it did not run")
+for i in range(3):
+    rc.append({"workload": "pytorch", "mode": "inst-chain", "rep": i, "wall_s": 11.5, "rc": 0,
+               "report": {"instrumented": 100, "overhead_ns": [int(8e6)]}})
+t = ic.all_targets(ic.summarise(rc))
+cand = [(w, ok) for w, _, ok in t if "inst-chain, a candidate" in w]
+check([ok for _, ok in cand] == [True, None, False], "the candidate: 8 ms met, JAX not run, 1.15x fails: %s" % cand)
+check("| pytorch | inst-chain | 3 |" in ic.markdown(ic.summarise(rc), ["- synthetic"], []), "the candidate's row")
+check(ic.MODE_ENV["inst-chain"] == {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"},
+      "the candidate's environment")
+
 md = ic.markdown(ic.summarise(runs([10.0] * 3, [10.5] * 3, [12])), ["- synthetic"], [])
 check("**NOT met**" in md and "| pytorch | inst | 3 |" in md, "the table")
 j = os.path.join(tmp, "c.json")
