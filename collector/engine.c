@@ -55,6 +55,14 @@ engine_launch_other(const struct counter_engine *given, int capturing)
 }
 
 void
+engine_launch_other_end(const struct counter_engine *given)
+{
+    for (size_t i = 0; i < NENGINES; i++)
+        if (engines[i] != given && engines[i]->launch_other_end)
+            engines[i]->launch_other_end();
+}
+
+void
 engine_graph_launch(void)
 {
     for (size_t i = 0; i < NENGINES; i++)

@@ -18,7 +18,9 @@
  *                                 not; every engine that was not given
  *                                 the launch gets launch_other()
  *   launch EXIT                   launch_end() of the engine whose
- *                                 launch_begin() returned 0, same thread
+ *                                 launch_begin() returned 0, same thread;
+ *                                 launch_other_end() of every engine that
+ *                                 got launch_other() at its ENTER
  *   cuGraphLaunch ENTER           graph_launch() of every engine, outside a
  *                                 capture; then the sampler may give the
  *                                 graph launch to one engine (graph_begin())
@@ -125,6 +127,12 @@ struct counter_engine {
      * another thread's range).
      */
     void (*launch_other)(int capturing);
+    /*
+     * EXIT of a launch this engine got launch_other() for (same thread; also
+     * for a launch in a capture): the launch API has returned, its kernel is
+     * queued.
+     */
+    void (*launch_other_end)(void);
     /* A launch given to this engine was deferred (deferring(), or launch_begin()'s -EBUSY). */
     void (*launch_deferred)(void);
     /*
@@ -233,6 +241,8 @@ void engine_prepare(CUcontext ctx);
 /* graph_launch() of every engine but `except`: before `except` serves (engine.h's table). */
 void engine_quiesce(const struct counter_engine *except);
 void engine_launch_other(const struct counter_engine *given, int capturing);
+/* launch_other_end() of every engine but `given` (the launch's ENTER gave it to `given`). */
+void engine_launch_other_end(const struct counter_engine *given);
 void engine_graph_launch(void);
 void engine_context_created(CUcontext ctx);
 void engine_context_destroying(CUcontext ctx);

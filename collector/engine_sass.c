@@ -157,6 +157,15 @@ static struct {
     CUfunction chain[SASS_CHAIN_MAX]; /* the functions served in the open enable (lock) */
     size_t nchain;
     atomic_long chained; /* launches served in an enable another launch made */
+    /*
+     * launches the engine does not serve, from their launch_other() (before
+     * it looks at `open`) to their EXIT: an enable is kept open past a served
+     * launch's EXIT, or a launch chained into it, only while there is none
+     * (sass_release(), sass_arm()). Each side stores first and loads the
+     * other's after (seq_cst), so either that launch sees the enable open
+     * and shuts it, or the engine sees the launch and does not keep it.
+     */
+    atomic_long others;
     atomic_long shut_by; /* open enables shut by a kernel the engine did not serve */
 } X = {.lock = PTHREAD_MUTEX_INITIALIZER, .graph_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -536,7 +545,7 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name, CUfunction func)
     atomic_store(&X.busy, 1);
     tls_t0 = tls_tmark = mono_ns();
     if (atomic_load(&X.open)) {
-        if (sass_chain_takes(ctx, func)) {
+        if (sass_chain_takes(ctx, func) && atomic_load(&X.others) == 0) {
             X.chain[X.nchain++] = func;
             atomic_fetch_add(&X.chained, 1);
             tls_ctx = ctx;
@@ -777,9 +786,13 @@ sass_free_names(CUpti_SassMetrics_Data *d, size_t nr)
 static int64_t
 sass_release(CUcontext ctx, int keep)
 {
-    if (keep && sass_available())
+    int shut = !keep || !sass_available();
+    if (!shut) {
         atomic_store(&X.open, 1);
-    else
+        /* a launch not served may be on its way since before it could see `open`: not kept */
+        shut = atomic_load(&X.others) > 0;
+    }
+    if (shut)
         sass_shut(ctx);
     int64_t dt = mono_ns() - tls_t0;
     atomic_fetch_add(&X.ns, dt);
@@ -980,17 +993,34 @@ sass_shut_open(int wait_ms)
     pthread_mutex_unlock(&X.lock);
 }
 
+static __thread int tls_other; /* this thread's launch counts in X.others (to its EXIT) */
+
 static void
 sass_launch_other(int capturing)
 {
     /* a captured launch runs nothing now (and no synchronize may come within a capture) */
-    if (capturing || (!atomic_load(&X.busy) && !atomic_load(&X.open)))
+    if (capturing)
+        return;
+    if (opt.sass_chain && !tls_other) {
+        tls_other = 1;
+        atomic_fetch_add(&X.others, 1); /* before `open` is read: X.others says why */
+    }
+    if (!atomic_load(&X.busy) && !atomic_load(&X.open))
         return;
     /*
      * another thread's launch is instrumented: wait for it, boundedly (file
      * comment); an enable left open is shut, so this launch runs unpatched
      */
     sass_shut_open(SASS_WAIT_MS);
+}
+
+static void
+sass_launch_other_end(void)
+{
+    if (tls_other) {
+        tls_other = 0;
+        atomic_fetch_sub(&X.others, 1);
+    }
 }
 
 /*
@@ -1081,6 +1111,7 @@ const struct counter_engine engine_sass = {
     .launch_begin = sass_launch_begin,
     .launch_end = sass_launch_end,
     .launch_other = sass_launch_other,
+    .launch_other_end = sass_launch_other_end,
     .graph_launch = sass_graph_launch,
     .graph_begin = sass_graph_begin,
     .context_created = sass_context_created,

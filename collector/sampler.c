@@ -747,6 +747,7 @@ void
 sampler_launch_exit(int launch_ok)
 {
     const struct counter_engine *e = tls_served;
+    engine_launch_other_end(e);
     if (e) {
         tls_served = NULL;
         watch_begin(e, "its launch end", 0);

@@ -246,6 +246,7 @@ like reset "the meta says why" "$(meta reset engine_instrumentation)" "ran: 2 la
 #     ... and the range profiler's host objects were built at the first launch, though it never
 #     profiled (rangeprof_prepare(): nvperf's first build must not wait for a later launch that
 #     may come on another thread while the program exits; bench/stress bg on the H200)
+like reset "host objects built at the first launch" "$(meta reset metric_groups):$(q reset "SELECT count(*) FROM profile")" "[1-9]*:0"
 #     ... and with chained launches (GPUHIER_DIAG_SASS_CHAIN=1) strided runs in copy's enable,
 #     left open to the reset: the reset's API ENTER shuts it, so the context's destruction never
 #     begins with SASS metrics enabled (a Disable in the resource callback: the fake counts that
@@ -254,7 +255,6 @@ run resetchain reset GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_SASS_
 expect resetchain "one enable, both instrumented with counts, unset at the reset" \
     "$(grep '^fake_enables=' "$tmp/resetchain.out"):$(q resetchain "SELECT count(DISTINCT launch_id) FROM inst_count"):$(grep '^fake_sass_unsets=' "$tmp/resetchain.out")" \
     "fake_enables=1:2:fake_sass_unsets=1"
-like reset "host objects built at the first launch" "$(meta reset metric_groups):$(q reset "SELECT count(*) FROM profile")" "[1-9]*:0"
 #     main returns while another thread launches (bench/stress's bg row), every launch chosen
 #     (--sample all) and a slow range-profiler Start (20 ms), so the exit begins while that
 #     thread's launch is being profiled: the
@@ -370,10 +370,16 @@ expect nochain "an enable an instrumented launch" "$(grep '^fake_enables=' "$tmp
     "fake_enables=7"
 like chain "the meta counts the chain" "$(meta chain instrumented_launches)|$(meta chain instrumentation_chain)" \
     "7 launches, *|3 launches ran in the enable of the launch before, 2 enables were shut for a kernel the engine did not serve"
+#      With 8 threads (every thread's first launch before any second): each configuration
+#      instrumented once, no call CUPTI refuses. The launches that ran patched are not counted
+#      here: a launch of another thread that passed its check just before a served launch's
+#      ENTER can still run under its enable, with or without the chain (the ASan build: 2 and 3
+#      of 30 runs, 2026-12-05; docs/collector.md "Only the served launch"), which the chain must
+#      not widen: an enable is kept open only while no launch the engine does not serve is
+#      between its check and its EXIT (X.others in engine_sass.c).
 run chainthreads threads GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_SASS_CHAIN=1 FAKE_THREADS_BARRIER=1
-expect chainthreads "8 threads: two configurations, each instrumented once, only they patched" \
-    "$(q chainthreads "SELECT count(*) FROM inst_launch")|$(grep '^fake_patched_runs=' "$tmp/chainthreads.out")" \
-    "2|fake_patched_runs=2"
+expect chainthreads "8 threads: two configurations, each instrumented once" \
+    "$(q chainthreads "SELECT count(*), count(DISTINCT config_id) FROM inst_launch")" "2|2"
 run instbudgetbad loop GPUHIER_INSTRUMENT=both GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
 like instbudgetbad "a bad budget is refused" "$(cat "$tmp/instbudgetbad.err")" "*bad GPUHIER_INSTRUMENT_BUDGET 'lots'*"
 
