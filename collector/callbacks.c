@@ -177,7 +177,7 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         const size_t fixed = offsetof(struct rec, u) + offsetof(struct rec_launch, nvtx_path);
         memset(&r, 0, fixed);
         r.type = REC_LAUNCH;
-        atomic_fetch_add_explicit(&C.launches_seen, 1, memory_order_relaxed);
+        long seen = atomic_fetch_add_explicit(&C.launches_seen, 1, memory_order_relaxed) + 1;
         struct rec_launch *l = &r.u.launch;
         l->corr = cb->correlationId;
         /* rt_corr stays 0: kernel records carry the driver id (no runtime launch callbacks). */
@@ -241,6 +241,15 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         }
         gh_copy(l->reason, sizeof(l->reason), why);
         writer_push_n(&r, used);
+        /*
+         * GPUHIER_DIAG_LAUNCH_HOLD=N:MS (tests): the process's N-th launch
+         * waits MS ms between the engines' look at it and the launch gate, as
+         * a thread the scheduler holds there (t108 case `overlap`)
+         */
+        if (seen == opt.diag_launch_hold_n && opt.diag_launch_hold_ms > 0)
+            nanosleep(&(struct timespec){opt.diag_launch_hold_ms / 1000,
+                                         (opt.diag_launch_hold_ms % 1000) * 1000000L},
+                      NULL);
         /* from here to the EXIT the driver makes the kernel's record: no kind swap meanwhile */
         activity_launch_begin();
         if (gh_debug) {

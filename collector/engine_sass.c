@@ -107,6 +107,8 @@ static const char *const sass_metrics[] = {
 #define SASS_MAX_GRAPHS 1024
 /* the most launches one enable serves under GPUHIER_DIAG_SASS_CHAIN=1 (sass_arm()) */
 #define SASS_CHAIN_MAX 64
+/* how long an arming waits for the launches of other threads already under way (sass_arm()) */
+#define SASS_OTHERS_WAIT_MS 100
 /* how long a graph launch or a quiesce waits to shut an enable left open (sass_graph_launch()) */
 #define SERVE_QUIESCE_WAIT_MS 2000
 
@@ -158,12 +160,14 @@ static struct {
     size_t nchain;
     atomic_long chained; /* launches served in an enable another launch made */
     /*
-     * launches the engine does not serve, from their launch_other() (before
-     * it looks at `open`) to their EXIT: an enable is kept open past a served
-     * launch's EXIT, or a launch chained into it, only while there is none
-     * (sass_release(), sass_arm()). Each side stores first and loads the
-     * other's after (seq_cst), so either that launch sees the enable open
-     * and shuts it, or the engine sees the launch and does not keep it.
+     * launches the engine does not serve that looked and went on, from their
+     * launch_other() (before it looks at `busy` and `open`) to their EXIT
+     * (sass_launch_other()): an arming waits for them before its Enable, and
+     * an enable is kept open past a served launch's EXIT, or a launch chained
+     * into it, only while there is none (sass_arm(), sass_release()). Each
+     * side stores first and loads the other's after (seq_cst), so either
+     * that launch sees the engine busy or the enable open, or the engine
+     * sees the launch.
      */
     atomic_long others;
     atomic_long shut_by; /* open enables shut by a kernel the engine did not serve */
@@ -561,6 +565,17 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name, CUfunction func)
     sass_phase(PH_DRAIN);
     kernel_activity_pause();
     sass_phase(PH_SWAP);
+    /*
+     * a launch of another thread that looked before `busy` was set goes on
+     * unpatched: its launch call returns before the Enable (at most
+     * SASS_OTHERS_WAIT_MS; X.others, sass_launch_other()). Without this
+     * wait, one held at the launch gate during the swap above went on when
+     * it opened and could run under the Enable (the fake's 8 threads: 2 of
+     * 30 runs in the ASan build, 2026-12-05).
+     */
+    for (int i = 0; i < SASS_OTHERS_WAIT_MS * 20 && atomic_load(&X.others) > 0; i++)
+        nanosleep(&(struct timespec){0, 50000}, NULL);
+    sass_phase(PH_DRAIN);
     CUptiResult rc = CUPTI_SUCCESS;
     if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
@@ -978,12 +993,12 @@ sass_graph_end(int launch_ok)
  * `wait_ms` for a launch served on another thread (its EXIT may leave the
  * enable open). Timed as the engine's; `shut_by` counts it.
  */
-static void
+static int
 sass_shut_open(int wait_ms)
 {
     struct timespec until = deadline_ms(CLOCK_REALTIME, wait_ms);
     if (pthread_mutex_timedlock(&X.lock, &until))
-        return;
+        return -1;
     if (atomic_load(&X.open)) {
         int64_t t0 = tls_tmark = mono_ns();
         sass_shut(X.enabled_ctx);
@@ -991,36 +1006,51 @@ sass_shut_open(int wait_ms)
         atomic_fetch_add(&X.shut_by, 1);
     }
     pthread_mutex_unlock(&X.lock);
+    return 0;
 }
 
 static __thread int tls_other; /* this thread's launch counts in X.others (to its EXIT) */
 
 static void
+other_count(int on)
+{
+    if (on != tls_other) {
+        tls_other = on;
+        atomic_fetch_add(&X.others, on ? 1 : -1);
+    }
+}
+
+/*
+ * A launch the engine does not serve: it may run only with SASS metrics
+ * disabled. It counts in X.others before it looks (store, then load); when
+ * no launch is served and no enable is open it goes on, counted to its
+ * EXIT, so that an arming that began meanwhile waits for it before its
+ * Enable (sass_arm()) and an enable is not kept open past it
+ * (sass_release()). Otherwise it waits for the served launch (bounded:
+ * file comment), uncounted meanwhile so that launch never waits for it,
+ * shuts an enable left open, and looks again (a few times, then goes on,
+ * as before 2026-12-05).
+ */
+static void
 sass_launch_other(int capturing)
 {
     /* a captured launch runs nothing now (and no synchronize may come within a capture) */
-    if (capturing)
+    if (capturing || opt.instrument == ENGINES_RANGEPROF)
         return;
-    if (opt.sass_chain && !tls_other) {
-        tls_other = 1;
-        atomic_fetch_add(&X.others, 1); /* before `open` is read: X.others says why */
+    for (int tries = 0; tries < 3; tries++) {
+        other_count(1);
+        if (!atomic_load(&X.busy) && !atomic_load(&X.open))
+            return;
+        other_count(0);
+        if (sass_shut_open(SASS_WAIT_MS))
+            return;
     }
-    if (!atomic_load(&X.busy) && !atomic_load(&X.open))
-        return;
-    /*
-     * another thread's launch is instrumented: wait for it, boundedly (file
-     * comment); an enable left open is shut, so this launch runs unpatched
-     */
-    sass_shut_open(SASS_WAIT_MS);
 }
 
 static void
 sass_launch_other_end(void)
 {
-    if (tls_other) {
-        tls_other = 0;
-        atomic_fetch_sub(&X.others, 1);
-    }
+    other_count(0);
 }
 
 /*

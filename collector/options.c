@@ -15,6 +15,7 @@
 #include "collector/sampling.h"
 #include "schema/optvalue.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,11 @@ options_read(void)
         gh_say("GPUHIER_DIAG_SERIALIZED_KERNELS: with the instrumentation engine, kernels are "
                "traced serialized for the whole run (diagnosis)");
     opt.diag_exit_no_wait = env("GPUHIER_DIAG_EXIT_NO_WAIT") != NULL;
+    /* GPUHIER_DIAG_LAUNCH_HOLD=N:MS (tests): the N-th launch waits MS ms after the engines' look */
+    if (env("GPUHIER_DIAG_LAUNCH_HOLD") &&
+        sscanf(env("GPUHIER_DIAG_LAUNCH_HOLD"), "%ld:%ld", &opt.diag_launch_hold_n,
+               &opt.diag_launch_hold_ms) != 2)
+        opt.diag_launch_hold_n = opt.diag_launch_hold_ms = 0;
     if (env("GPUHIER_DIAG_RP_SETTLE") &&
         optvalue_count(env("GPUHIER_DIAG_RP_SETTLE"), 1, &opt.rp_settle_ms) == 0)
         gh_say("GPUHIER_DIAG_RP_SETTLE: with both engines the range profiler's groups wait for "

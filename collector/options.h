@@ -83,6 +83,8 @@ struct options {
     int rp_kernel_swap;  /* a range-profiled launch is traced with CUPTI_ACTIVITY_KIND_KERNEL, as
                            an instrumented one (the default; GPUHIER_DIAG_RP_KERNEL_SWAP=0 leaves
                            concurrent-kernel tracing, which adds instructions, on: diagnosis) */
+    /* GPUHIER_DIAG_LAUNCH_HOLD=N:MS (tests): the N-th launch is held MS ms (callbacks.c) */
+    long diag_launch_hold_n, diag_launch_hold_ms;
     int diag_exit_no_wait; /* GPUHIER_DIAG_EXIT_NO_WAIT=1: the exit neither waits for another
                               thread's served launch nor lets its EXIT through (the collector
                               before 2026-12-03's fix; diagnosis, docs/collector.md "At exit") */

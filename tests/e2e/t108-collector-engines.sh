@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [stuck|loop|longname|reset|bg|cluster|conditional|seen|again] VAR=VALUE...: the fake program under the collector,
+# run NAME [stuck|loop|longname|reset|bg|overlap|cluster|conditional|seen|again] VAR=VALUE...: the fake program under the collector,
 # 20 s at most (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern,
 # not 0; soname=1 before NAME: the program opens the fake as libcuda.so.1, so the collector finds
 # the driver calls it looks up by that name, as in a real program)
@@ -27,7 +27,7 @@ run() {
     n=$1; shift
     arg=
     case "${1:-}" in
-    stuck | loop | longname | reset | bg | threads | cluster | conditional | seen | again) arg=$1; shift ;;
+    stuck | loop | longname | reset | bg | threads | overlap | cluster | conditional | seen | again) arg=$1; shift ;;
     replay) arg="replay $2"; shift 2 ;;
     esac
     driver=$FAKE_CUDA
@@ -371,15 +371,25 @@ expect nochain "an enable an instrumented launch" "$(grep '^fake_enables=' "$tmp
 like chain "the meta counts the chain" "$(meta chain instrumented_launches)|$(meta chain instrumentation_chain)" \
     "7 launches, *|3 launches ran in the enable of the launch before, 2 enables were shut for a kernel the engine did not serve"
 #      With 8 threads (every thread's first launch before any second): each configuration
-#      instrumented once, no call CUPTI refuses. The launches that ran patched are not counted
-#      here: a launch of another thread that passed its check just before a served launch's
-#      ENTER can still run under its enable, with or without the chain (the ASan build: 2 and 3
-#      of 30 runs, 2026-12-05; docs/collector.md "Only the served launch"), which the chain must
-#      not widen: an enable is kept open only while no launch the engine does not serve is
-#      between its check and its EXIT (X.others in engine_sass.c).
+#      instrumented once, no call CUPTI refuses. (Which launches ran patched is the deterministic
+#      case `overlap` below: here it depended on the threads' timing, 2 and 3 of 30 runs of the
+#      ASan build before the arming waited for them, 0 of 60 after.)
 run chainthreads threads GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_SASS_CHAIN=1 FAKE_THREADS_BARRIER=1
 expect chainthreads "8 threads: two configurations, each instrumented once" \
     "$(q chainthreads "SELECT count(*), count(DISTINCT config_id) FROM inst_launch")" "2|2"
+#      A launch held between the engines' look and its kernel (GPUHIER_DIAG_LAUNCH_HOLD: the
+#      second copy, on another thread, 100 ms) while the instrumentation engine arms for strided
+#      (20 ms later; its patched run 200 ms): the arming waits for it before its Enable, so only
+#      the two instrumented launches run patched. Before 2026-12-05 the held copy ran under
+#      strided's enable (3 patched, in every run; 2 and 3 of 30 runs of `threads` in the ASan
+#      build). With and without the chain.
+for c in overlap overlapchain; do
+    sw=; [ $c = overlapchain ] && sw=GPUHIER_DIAG_SASS_CHAIN=1
+    run $c overlap GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_LAUNCH_HOLD=2:100 FAKE_COST=sass_run=200 $sw
+    expect $c "the held launch ran unpatched" \
+        "$(q $c "SELECT count(*) FROM inst_launch")|$(grep '^fake_patched_runs=' "$tmp/$c.out")" \
+        "2|fake_patched_runs=2"
+done
 run instbudgetbad loop GPUHIER_INSTRUMENT=both GPUHIER_INSTRUMENT_BUDGET=lots 2>/dev/null || true
 like instbudgetbad "a bad budget is refused" "$(cat "$tmp/instbudgetbad.err")" "*bad GPUHIER_INSTRUMENT_BUDGET 'lots'*"
 

@@ -6,7 +6,7 @@
  * called from cuInit), so its callbacks, engines, writer and exit run for
  * real; only CUDA and CUPTI are played.
  *
- *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|threads|cluster|conditional|seen|again|replay FILE]
+ *   collector_fake_host FAKE_LIB [stuck|many|pause|loop|longname|reset|bg|threads|overlap|cluster|conditional|seen|again|replay FILE]
  *
  * Launches, in order: copy (4x128 threads) 3 times, strided (8x256) 3
  * times, then an executable graph of three kernel nodes (copy, node, node)
@@ -34,6 +34,10 @@
  * FAKE_THREADS_BARRIER=1 every thread's first launch (copy) comes before
  * any thread's second (strided), the order of the H200's run that lost a
  * group-1 profile (docs/gpu-runs.md, 2026-12-05).
+ * With `overlap`: copy, then copy on a second thread and, 20 ms later, strided
+ * on the main thread (with GPUHIER_DIAG_LAUNCH_HOLD=2:MS the second copy is
+ * held after the engines looked at it, so its kernel runs while strided is
+ * instrumented unless the collector waits for it).
  * With `replay FILE` (bench/policy_sim.py): the launches of a recorded
  * report, one a line "MANGLED GX GY GZ BX BY BZ SMEM NS GAP_NS" (the kernel's
  * duration on the virtual clock, then the program's own time before the
@@ -209,6 +213,14 @@ replay(void *h, const char *path)
 }
 
 static void *
+copy_once(void *arg)
+{
+    (void)arg;
+    launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+    return NULL;
+}
+
+static void *
 stuck_launch(void *arg)
 {
     (void)arg;
@@ -274,6 +286,20 @@ main(int argc, char **argv)
             pthread_create(&th[t], NULL, threads_loop, NULL);
         for (int t = 0; t < 8; t++)
             pthread_join(th[t], NULL);
+        printf("fake_violations=%d\n", violations());
+        print_sass_counts(h);
+        return 0;
+    }
+    if (argc > 2 && !strcmp(argv[2], "overlap")) {
+        /* `overlap`: copy; then copy again on a second thread while, 20 ms later, strided */
+        strided_fn = strided;
+        launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
+        pthread_t t;
+        pthread_create(&t, NULL, copy_once, NULL);
+        struct timespec ts = {0, 20000000L};
+        nanosleep(&ts, NULL);
+        launch(strided, 8, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+        pthread_join(t, NULL);
         printf("fake_violations=%d\n", violations());
         print_sass_counts(h);
         return 0;
