@@ -559,23 +559,23 @@ sass_arm(CUcontext ctx, uint32_t corr, const char *name, CUfunction func)
         }
         sass_shut(X.enabled_ctx);
     }
+    /*
+     * a launch of another thread that looked before `busy` was set goes on
+     * unpatched: its launch call returns first (at most SASS_OTHERS_WAIT_MS;
+     * X.others, sass_launch_other()), and the synchronize below drains its
+     * kernel; one that looks now finds `busy` and waits for this launch's
+     * EXIT. Without this wait, one held at the launch gate during the swap
+     * below went on when it opened and could run under the Enable (the
+     * fake's 8 threads: 2 of 30 runs in the ASan build, 2026-12-05).
+     */
+    for (int i = 0; i < SASS_OTHERS_WAIT_MS * 20 && atomic_load(&X.others) > 0; i++)
+        nanosleep(&(struct timespec){0, 50000}, NULL);
     /* nothing of the program's queued work may run patched */
     if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
     sass_phase(PH_DRAIN);
     kernel_activity_pause();
     sass_phase(PH_SWAP);
-    /*
-     * a launch of another thread that looked before `busy` was set goes on
-     * unpatched: its launch call returns before the Enable (at most
-     * SASS_OTHERS_WAIT_MS; X.others, sass_launch_other()). Without this
-     * wait, one held at the launch gate during the swap above went on when
-     * it opened and could run under the Enable (the fake's 8 threads: 2 of
-     * 30 runs in the ASan build, 2026-12-05).
-     */
-    for (int i = 0; i < SASS_OTHERS_WAIT_MS * 20 && atomic_load(&X.others) > 0; i++)
-        nanosleep(&(struct timespec){0, 50000}, NULL);
-    sass_phase(PH_DRAIN);
     CUptiResult rc = CUPTI_SUCCESS;
     if (sass_configure(ctx) == 0) {
         CUpti_SassMetricsEnable_Params ep = {CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
