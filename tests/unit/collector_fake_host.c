@@ -292,7 +292,6 @@ main(int argc, char **argv)
     }
     if (argc > 2 && !strcmp(argv[2], "overlap")) {
         /* `overlap`: copy; then copy again on a second thread while, 20 ms later, strided */
-        strided_fn = strided;
         launch(copy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
         pthread_t t;
         pthread_create(&t, NULL, copy_once, NULL);
