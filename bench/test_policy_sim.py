@@ -85,8 +85,11 @@ p = subprocess.run([sys.executable, os.path.join(here, "policy_sim.py"), "--cali
                     os.path.join(out, "default-0.db")], capture_output=True, text=True, timeout=60)
 line = p.stdout.strip().split("\n")[-1]
 got = dict(kv.split("=") for kv in line.replace("--cost ", "").split(",")) if "--cost" in line else {}
-check(p.returncode == 0 and 300 < float(got.get("rp_enable_first", 0)) < 600,
-      f"--calibrate: the first enable (400 ms in the fake): {p.stdout} {p.stderr}")
+# about 300: the fake's group switches re-enable in 100 ms, under the 150 ms that tells a switch from
+# a restart, so they price a restart at ~100 ms and the first profile's 400 ms less that is the
+# enable (the bound was 300 until the CI of 2026-12-05 read 299.98)
+check(p.returncode == 0 and 250 < float(got.get("rp_enable_first", 0)) < 600,
+      f"--calibrate: the first enable (400 ms in the fake, less a restart): {p.stdout} {p.stderr}")
 check(0.5 < float(got.get("sass_enable", 0)) < 5 and 1.5 < float(got.get("sass_run", 0)) < 10,
       f"--calibrate: the instrumented launch's enable (1 ms) and patched run (2 ms): {line}")
 
