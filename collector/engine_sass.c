@@ -24,9 +24,10 @@
  * served launch's: a launch on another thread waits for it (at most
  * SASS_WAIT_MS, then goes on: the range profiler's lock may be held by
  * that thread, and two engines waiting on each other would hang the
- * program); a kernel that got in anyway is another function, whose
- * records the batch leaves out, or the same one, whose counts add up
- * (a rare overlap the docs name).
+ * program), and one that looked before the ENTER is waited for before
+ * the Enable (X.others); a kernel that got in anyway (that give-up) is
+ * another function, whose records the batch leaves out, or the same one,
+ * whose counts add up.
  *
  * Graph launches (cuGraphLaunch: kernel nodes have no launch callback):
  * CUPTI patches a graph's kernel nodes only when SASS metrics are enabled
