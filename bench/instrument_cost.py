@@ -18,8 +18,9 @@ profiler's one-pass groups), inst (GPUHIER_INSTRUMENT=1: each
 configuration's first launch instrumented, no range profiler), both
 (GPUHIER_INSTRUMENT=both), and, only when --modes names it, inst-chain
 (inst with GPUHIER_DIAG_SASS_CHAIN=1: instrumented launches in a row share
-one enable, docs/collector.md "Chained instrumented launches"; its targets
-are printed as a candidate's).
+one enable, docs/collector.md "Chained instrumented launches"; the
+collector's default since 2026-12-05, so the same as inst from then on;
+its targets are printed as a candidate's).
 
 Per workload and mode: median wall time of the runs (whole process, the
 profiler's start and report included), the ratio to native's median,

@@ -122,13 +122,15 @@ options_read(void)
      */
     opt.sass_keep_config = env("GPUHIER_DIAG_SASS_UNSET_CONFIG") == NULL;
     /*
-     * GPUHIER_DIAG_SASS_CHAIN=1 (to measure, docs/collector.md "Chained
-     * instrumented launches"): an instrumented launch's enable stays open
-     * past its EXIT, so that the next launch, if the engine serves it too
-     * (another function, same context), pays no synchronize, swap, Enable
-     * or Disable; any other launch shuts it first.
+     * Chained instrumented launches (the default since 2026-12-05, after the
+     * H100's candidate check: docs/collector.md "Chained instrumented
+     * launches"): an instrumented launch's enable stays open past its EXIT,
+     * so that the next launch, if the engine serves it too (another
+     * function, same context), pays no synchronize, swap, Enable or Disable;
+     * any other launch shuts it first. GPUHIER_DIAG_SASS_CHAIN=0
+     * (diagnosis) gives every instrumented launch its own enable.
      */
-    opt.sass_chain = env("GPUHIER_DIAG_SASS_CHAIN") && !strcmp(env("GPUHIER_DIAG_SASS_CHAIN"), "1");
+    opt.sass_chain = !env("GPUHIER_DIAG_SASS_CHAIN") || strcmp(env("GPUHIER_DIAG_SASS_CHAIN"), "0");
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
     /*
      * With the instrumentation engine, kernels are traced concurrently and

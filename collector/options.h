@@ -72,7 +72,7 @@ struct options {
     int concurrent_toggle; /* with the instrumentation engine, concurrent-kernel tracing but while
                               a launch is served (activity.c); 0 with
                               GPUHIER_DIAG_SERIALIZED_KERNELS=1 */
-    /* GPUHIER_DIAG_SASS_CHAIN=1: instrumented launches in a row share an enable (engine_sass.c) */
+    /* instrumented launches in a row share an enable (engine_sass.c; GPUHIER_DIAG_SASS_CHAIN=0) */
     int sass_chain;
     long rp_settle_ms;   /* GPUHIER_DIAG_RP_SETTLE=MS: with both engines the range profiler's groups
                           wait for the program to repeat itself (at most MS of its own time) and

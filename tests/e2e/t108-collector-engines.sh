@@ -343,15 +343,16 @@ expect sibling "a at grid 4 and d at their first launch, a at grid 16 at its thi
 #      instrumented launches"): a program's new configurations in a row share one enable. a, b, c
 #      new; a again (the range profiler: the enable is shut before it); d at grid 4, d at grid 8
 #      (the same function: an enable of its own, as CUPTI collects a function at its first run in
-#      an enable), e new; b again; f new, left enabled at the exit. Without the switch every
-#      instrumented launch has its own enable. The fake counts the launches that ran patched, and
-#      a range profiler's Start while SASS metrics are enabled as a violation.
+#      an enable), e new; b again; f new, left enabled at the exit (the default since
+#      2026-12-05). With GPUHIER_DIAG_SASS_CHAIN=0 every instrumented launch has its own enable.
+#      The fake counts the launches that ran patched, and a range profiler's Start while SASS
+#      metrics are enabled as a violation.
 printf 'start 0\n' > "$tmp/chain.txt"
 for l in a:4 b:4 c:4 a:4 d:4 d:8 e:4 b:4 f:4; do
     printf '_Z1%sPf %s 1 1 128 1 1 0 100000 1000000\n' "${l%:*}" "${l#*:}" >> "$tmp/chain.txt"
 done
 for c in chain nochain; do
-    sw=; [ $c = chain ] && sw=GPUHIER_DIAG_SASS_CHAIN=1
+    sw=GPUHIER_DIAG_SASS_CHAIN=0; [ $c = chain ] && sw=GPUHIER_DIAG_SASS_CHAIN=1
     run $c replay "$tmp/chain.txt" GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 $sw
     expect $c "every new configuration instrumented at its first launch" \
         "$(q $c "SELECT group_concat(k.mangled_name || ':' || c.grid_x || ':' || l.config_launch_index, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id JOIN config c ON c.id = l.config_id ORDER BY l.id")" \
@@ -384,7 +385,7 @@ expect chainthreads "8 threads: two configurations, each instrumented once" \
 #      strided's enable (3 patched, in every run; 2 and 3 of 30 runs of `threads` in the ASan
 #      build). With and without the chain.
 for c in overlap overlapchain; do
-    sw=; [ $c = overlapchain ] && sw=GPUHIER_DIAG_SASS_CHAIN=1
+    sw=GPUHIER_DIAG_SASS_CHAIN=0; [ $c = overlapchain ] && sw=GPUHIER_DIAG_SASS_CHAIN=1
     run $c overlap GPUHIER_INSTRUMENT=1 GPUHIER_DIAG_LAUNCH_HOLD=2:100 FAKE_COST=sass_run=200 $sw
     expect $c "the held launch ran unpatched" \
         "$(q $c "SELECT count(*) FROM inst_launch")|$(grep '^fake_patched_runs=' "$tmp/$c.out")" \
