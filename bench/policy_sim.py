@@ -268,9 +268,13 @@ def calibrate(report):
                  r"flush ([\d.]+), disable ([\d.]+)\)", meta.get("instrumented_launches", ""))
     if m and int(m.group(1)):
         n = int(m.group(1))
-        for key, g in (("sass_enable", 2), ("sass_run", 3), ("sass_flush", 4),
-                       ("sass_disable", 5)):
-            cost[key] = float(m.group(g)) / n
+        # chained launches (the default since 2026-12-05) share an enable: the enable and the
+        # disable are priced per enable, the patched run and the flush per launch
+        c = re.match(r"(\d+) launches ran in the enable", meta.get("instrumentation_chain", ""))
+        enables = max(1, n - int(c.group(1))) if c else n
+        for key, g, per in (("sass_enable", 2, enables), ("sass_run", 3, n), ("sass_flush", 4, n),
+                            ("sass_disable", 5, enables)):
+            cost[key] = float(m.group(g)) / per
     return {k: round(max(v, 0.0), 2) for k, v in cost.items()}
 
 
