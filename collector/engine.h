@@ -199,6 +199,11 @@ struct counter_engine {
 
 /* The range profiler (engine_rangeprof.c). */
 extern const struct counter_engine engine_rangeprof;
+/*
+ * Whether the range profiler wants this graph launch (GPUHIER_DIAG_RP_GRAPHS=N:
+ * an executable's second launch, N executables at most; docs/collector.md "Graphs").
+ */
+int rangeprof_graph_wanted(CUgraphExec exec);
 /* The instrumentation engine (engine_sass.c); the sampling reason of the launch it serves now. */
 extern const struct counter_engine engine_sass;
 void sass_launch_reason(const char *why);

@@ -692,12 +692,13 @@ prof_range_start(void)
 }
 
 /*
- * ENTER of a sampled launch (prof_lock held): configure and start one
- * range. 0 when started, -EBUSY when the counters are busy (the launch
- * is deferred, profiling goes on), -1 when profiling has ended.
+ * ENTER of a sampled launch or graph launch (prof_lock held): configure
+ * auto range with room for `ranges` ranges (one per kernel) and start.
+ * 0 when started, -EBUSY when the counters are busy (the launch is
+ * deferred, profiling goes on), -1 when profiling has ended.
  */
 static int
-prof_start(CUcontext ctx, unsigned groups)
+prof_start_ranges(CUcontext ctx, unsigned groups, size_t ranges)
 {
     int64_t t0 = mono_ns();
     int ret = prof_ensure(ctx);
@@ -722,7 +723,7 @@ prof_start(CUcontext ctx, unsigned groups)
         if ((ret = prof_ensure(ctx)))
             return ret;
     }
-    ret = R.cur && !prof_counter_data(R.cur, 4) ? prof_configure(CUPTI_AutoRange, 4) : -1;
+    ret = R.cur && !prof_counter_data(R.cur, ranges) ? prof_configure(CUPTI_AutoRange, ranges) : -1;
     if (ret) {
         prof_disable(DIS_FAILURE);
         return ret;
@@ -746,6 +747,13 @@ prof_start(CUcontext ctx, unsigned groups)
     tls_t_start = mono_ns() - t0;
     tls_t_enter_done = mono_ns();
     return 0;
+}
+
+/* ENTER of a sampled launch: prof_start_ranges() with room for the launch's one auto range. */
+static int
+prof_start(CUcontext ctx, unsigned groups)
+{
+    return prof_start_ranges(ctx, groups, 4);
 }
 
 /*
@@ -795,6 +803,53 @@ lazy_disable_if_idle(void)
     pthread_mutex_unlock(&R.prof_lock);
 }
 
+/*
+ * After a Stop with every pass submitted (prof_lock held): decodes the
+ * session into R.counter_data. NULL with *ranges and *dropped set, or
+ * which call failed and how, written to `failed` (phased's discarded
+ * ranges on the H200 said only the error).
+ */
+static const char *
+prof_decode(size_t *ranges, size_t *dropped, char *failed, size_t nfailed)
+{
+    const char *call = "cuptiRangeProfilerDecodeData";
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = fault("range_decode"); /* docs/fault-injection.md */
+    if (rc == CUPTI_SUCCESS)
+        rc = gh.cuptiRangeProfilerDecodeData(&dd);
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    ci.pCounterDataImage = R.counter_data;
+    ci.counterDataImageSize = R.counter_size;
+    if (rc == CUPTI_SUCCESS) {
+        call = "cuptiRangeProfilerGetCounterDataInfo";
+        rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
+    }
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(failed, nfailed, "%s: %s", call, cupti_err(rc));
+        return failed;
+    }
+    *ranges = ci.numTotalRanges;
+    *dropped = dd.numOfRangeDropped;
+    return NULL;
+}
+
+/* Stop (prof_lock held): NULL when a decode may follow, else why not (in `failed`). */
+static const char *
+prof_stop(int *all_passes, char *failed, size_t nfailed)
+{
+    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = R.prof_obj;
+    CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
+    *all_passes = !R.cur->user || sp.isAllPassSubmitted; /* 0 also after a failed Stop */
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(failed, nfailed, "cuptiRangeProfilerStop: %s", cupti_err(rc));
+        return failed;
+    }
+    return *all_passes ? NULL : "user replay: the configuration needs more than one pass";
+}
+
 /* EXIT of a sampled launch: stop, decode, check there is exactly one range, evaluate. */
 static void
 prof_finish(int launch_ok)
@@ -804,41 +859,20 @@ prof_finish(int launch_ok)
     r.type = REC_PROFILE;
     r.u.profile.corr = tls_prof_corr;
     int64_t t_exit = mono_ns();
-    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    sp.pRangeProfilerObject = R.prof_obj;
-    CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
+    char failed[120];
+    int all_passes = 1;
+    const char *why = prof_stop(&all_passes, failed, sizeof(failed));
     if (!launch_ok)
         return;
-    const char *why = NULL, *call = "cuptiRangeProfilerStop";
-    if (rc == CUPTI_SUCCESS && R.cur->user && !sp.isAllPassSubmitted)
-        why = "user replay: the configuration needs more than one pass";
-    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dd.pRangeProfilerObject = R.prof_obj;
-    if (rc == CUPTI_SUCCESS && !why) {
-        call = "cuptiRangeProfilerDecodeData";
-        rc = fault("range_decode"); /* docs/fault-injection.md */
-        if (rc == CUPTI_SUCCESS)
-            rc = gh.cuptiRangeProfilerDecodeData(&dd);
-    }
-    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
-        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    ci.pCounterDataImage = R.counter_data;
-    ci.counterDataImageSize = R.counter_size;
-    if (rc == CUPTI_SUCCESS) {
-        call = "cuptiRangeProfilerGetCounterDataInfo";
-        rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
-    }
+    size_t nranges = 0, ndropped = 0;
+    if (!why)
+        why = prof_decode(&nranges, &ndropped, failed, sizeof(failed));
     size_t n = 0;
     const char *const *names = metrics_host_names(R.cur->h, &n);
     int64_t t_decoded = mono_ns();
-    /* which call failed and how (phased's discarded ranges on the H200 said only the error) */
-    char failed[120];
     if (why) {
-        /* user replay with passes left: nothing was decoded */
-    } else if (rc != CUPTI_SUCCESS) {
-        snprintf(failed, sizeof(failed), "%s: %s", call, cupti_err(rc));
-        why = failed;
-    } else if (ci.numTotalRanges != 1 || dd.numOfRangeDropped)
+        /* nothing was decoded */
+    } else if (nranges != 1 || ndropped)
         why = "range count differs from launches";
     else if (n > REC_MAX_METRICS)
         why = "too many metrics";
@@ -892,7 +926,7 @@ prof_finish(int launch_ok)
     if (opt.print_metrics && !why)
         for (int i = 0; i < r.u.profile.n; i++)
             gh_say("profile %u %s = %.17g", tls_prof_corr, names[i], r.u.profile.values[i]);
-    if (R.cur->user && !sp.isAllPassSubmitted) {
+    if (!all_passes) {
         /* a user-replay session left mid-way: start the next one afresh */
         prof_disable(DIS_FAILURE);
     }
@@ -910,7 +944,7 @@ prof_finish(int launch_ok)
         gh_say("profiled: ranges %zu dropped %zu why %s; ms: enable %.1f setup %.1f start %.1f "
                "launch %.1f "
                "stop+decode %.1f evaluate %.1f flush %.1f total %.1f set %s",
-               ci.numTotalRanges, dd.numOfRangeDropped, why ? why : "-", tls_t_ensure / 1e6,
+               nranges, ndropped, why ? why : "-", tls_t_ensure / 1e6,
                (tls_t_setup - tls_t_ensure) / 1e6, (tls_t_start - tls_t_setup) / 1e6,
                (t_exit - tls_t_enter_done) / 1e6, (t_decoded - t_exit) / 1e6,
                (t_eval - t_decoded) / 1e6, (mono_ns() - t_eval) / 1e6,
@@ -1080,33 +1114,23 @@ kept_drain(void)
     CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = R.prof_obj;
     CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
-    const char *why = NULL, *call = "cuptiRangeProfilerStop";
-    if (rc == CUPTI_SUCCESS && !sp.isAllPassSubmitted)
-        why = "user replay: the configuration needs more than one pass";
-    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dd.pRangeProfilerObject = R.prof_obj;
-    if (rc == CUPTI_SUCCESS && !why && K.n) {
-        call = "cuptiRangeProfilerDecodeData";
-        rc = fault("range_decode");
-        if (rc == CUPTI_SUCCESS)
-            rc = gh.cuptiRangeProfilerDecodeData(&dd);
-    }
-    CUpti_RangeProfiler_GetCounterDataInfo_Params ci = {
-        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    ci.pCounterDataImage = R.counter_data;
-    ci.counterDataImageSize = R.counter_size;
-    if (rc == CUPTI_SUCCESS && !why && K.n) {
-        call = "cuptiRangeProfilerGetCounterDataInfo";
-        rc = gh.cuptiRangeProfilerGetCounterDataInfo(&ci);
-    }
+    const char *why = NULL;
     char failed[160] = "";
-    if (!why && rc != CUPTI_SUCCESS) {
-        /* the call, its error and the batch: which of them fails is not yet known (KEPT_BATCH) */
-        snprintf(failed, sizeof(failed), "%s: %s (%s, %zu ranges)", call, cupti_err(rc), K.ph->set,
-                 K.n);
+    size_t nranges = 0, ndropped = 0;
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(failed, sizeof(failed), "cuptiRangeProfilerStop: %s", cupti_err(rc));
         why = failed;
-    } else if (!why && (ci.numTotalRanges != K.n || dd.numOfRangeDropped))
+    } else if (!sp.isAllPassSubmitted) {
+        why = "user replay: the configuration needs more than one pass";
+    } else if (K.n && prof_decode(&nranges, &ndropped, failed, sizeof(failed))) {
+        why = failed;
+    } else if (nranges != K.n || ndropped)
         why = "range count differs from launches";
+    if (why == failed) {
+        /* the call, its error and the batch: which of them fails is not yet known (KEPT_BATCH) */
+        size_t l = strlen(failed);
+        snprintf(failed + l, sizeof(failed) - l, " (%s, %zu ranges)", K.ph->set, K.n);
+    }
     /* each range must carry its launch's name: the list and the image are in the same order */
     for (size_t i = 0; !why && i < K.n; i++) {
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params gi = {
@@ -1150,8 +1174,7 @@ kept_drain(void)
     if (gh_debug)
         gh_say("kept session drained: ranges %zu of %zu dropped %zu why %s; ms: stop+decode %.1f "
                "set %s",
-               ci.numTotalRanges, K.n, dd.numOfRangeDropped, why ? why : "-",
-               (mono_ns() - t0) / 1e6, K.ph->set);
+               nranges, K.n, ndropped, why ? why : "-", (mono_ns() - t0) / 1e6, K.ph->set);
     if (pushed && gh.cuCtxPopCurrent_v2)
         gh.cuCtxPopCurrent_v2(&popped);
     K.n = 0;
@@ -1462,6 +1485,152 @@ rangeprof_launch_end(int launch_ok)
     pthread_mutex_unlock(&R.prof_lock);
 }
 
+/* ------------------------------------------------------------ graph launches */
+
+/*
+ * GPUHIER_DIAG_RP_GRAPHS=N (diagnosis; docs/collector.md "Graphs"). A
+ * graph's kernel nodes have no launch callback, so no user range can be
+ * pushed around one, and the range profiler is disabled before every
+ * graph launch. Under auto range CUPTI makes a range of every kernel that
+ * runs on the context while started; whether a graph launch's kernel
+ * nodes are such kernels on the device is what this path finds out. The
+ * second launch of at most N executable graphs is served with group 1
+ * under auto range (room for GRAPH_RANGES ranges; the context synchronized
+ * before the Start and before the Stop, so only the graph's kernels are
+ * in it); each decoded range becomes an info event `graph_range` (its
+ * name, duration, warp instructions, DRAM bytes), and the launch one
+ * `graph_profile` (ranges, dropped, the time it took), to be compared with
+ * the nodes' kernel records. Nothing is attributed to the nodes: no
+ * profile rows. Concurrent kernel tracing stays on (no kind swap), so the
+ * nodes keep their times, and its instructions are in the ranges
+ * (docs/agreement.md).
+ */
+#define GRAPH_RANGES 64
+#define GRAPH_EXECS 256
+
+static struct {
+    pthread_mutex_t lock;
+    CUgraphExec exec[GRAPH_EXECS]; /* the executables seen, in order */
+    int launches[GRAPH_EXECS];     /* their launches so far */
+    size_t n;
+    long chosen; /* graph launches given to this engine */
+} G = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int
+rangeprof_graph_wanted(CUgraphExec exec)
+{
+    if (opt.rp_graphs <= 0 || !exec || limited())
+        return 0;
+    int want = 0;
+    pthread_mutex_lock(&G.lock);
+    size_t i = 0;
+    while (i < G.n && G.exec[i] != exec)
+        i++;
+    if (i == G.n && G.n < GRAPH_EXECS) {
+        G.exec[i] = exec;
+        G.launches[G.n++] = 0;
+    }
+    if (i < G.n && ++G.launches[i] == 2 && G.chosen < opt.rp_graphs) {
+        G.chosen++;
+        want = 1;
+    }
+    pthread_mutex_unlock(&G.lock);
+    return want;
+}
+
+/* One graph_range event per decoded range of the graph launch `corr` (prof_lock held). */
+static const char *
+graph_ranges_say(uint32_t corr, size_t nranges)
+{
+    size_t n = 0;
+    const char *const *names = metrics_host_names(R.cur->h, &n);
+    if (n > REC_MAX_METRICS)
+        return "too many metrics";
+    double v[REC_MAX_METRICS];
+    for (size_t i = 0; i < nranges; i++) {
+        if (metrics_host_evaluate(R.cur->h, R.counter_data, R.counter_size, i, v))
+            return metrics_host_error(R.cur->h);
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params gi = {
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+        gi.pCounterDataImage = R.counter_data;
+        gi.counterDataImageSize = R.counter_size;
+        gi.rangeIndex = i;
+        gi.rangeDelimiter = "/";
+        const char *name =
+            gh.cuptiRangeProfilerCounterDataGetRangeInfo &&
+                    gh.cuptiRangeProfilerCounterDataGetRangeInfo(&gi) == CUPTI_SUCCESS &&
+                    gi.rangeName
+                ? gi.rangeName
+                : "?";
+        /* what tells the range's kernel apart: its duration, instructions and DRAM bytes */
+        static const char *const shown[] = {"gpu__time_duration.sum", "smsp__inst_executed.sum",
+                                            "dram__bytes_read.sum", "dram__bytes_write.sum"};
+        char vals[240] = "";
+        size_t len = 0;
+        for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
+            for (size_t j = 0; j < n && len < sizeof(vals); j++)
+                if (!strcmp(names[j], shown[k]))
+                    len += (size_t)snprintf(vals + len, sizeof(vals) - len, "%s%s=%.0f",
+                                            len ? ", " : "", names[j], v[j]);
+        push_event("info", "graph_range", "graph launch %u: range %zu of %zu (\"%s\"): %s", corr,
+                   i + 1, nranges, name, vals);
+    }
+    return NULL;
+}
+
+/* ENTER of a graph launch rangeprof_graph_wanted() chose: group 1 under auto range, started. */
+static int
+rangeprof_graph_begin(const struct engine_graph *g)
+{
+    pthread_mutex_lock(&R.prof_lock);
+    atomic_store(&R.prof_busy, 1);
+    tls_prof_t0 = (uint64_t)mono_ns();
+    int rc = -EBUSY;
+    if (!backing_off()) {
+        kept_drain(); /* a kept session's ranges first */
+        if (gh.cuCtxSynchronize)
+            gh.cuCtxSynchronize(); /* earlier kernels end outside the ranges */
+        rc = prof_start_ranges(g->ctx, ENGINE_GROUP, GRAPH_RANGES);
+    }
+    if (rc == 0) {
+        tls_prof_corr = g->corr;
+        return 0; /* prof_lock stays held until the graph launch's EXIT */
+    }
+    atomic_store(&R.prof_busy, 0);
+    pthread_mutex_unlock(&R.prof_lock);
+    return rc;
+}
+
+/* EXIT of the graph launch rangeprof_graph_begin() started: stop, decode, say each range. */
+static void
+rangeprof_graph_end(int launch_ok)
+{
+    if (launch_ok && gh.cuCtxSynchronize)
+        gh.cuCtxSynchronize(); /* every kernel node ends inside its range */
+    char failed[120];
+    int all_passes = 1;
+    size_t nranges = 0, ndropped = 0;
+    const char *why = prof_stop(&all_passes, failed, sizeof(failed));
+    if (!launch_ok)
+        why = "the graph launch failed";
+    if (!why)
+        why = prof_decode(&nranges, &ndropped, failed, sizeof(failed));
+    if (!why)
+        why = graph_ranges_say(tls_prof_corr, nranges);
+    int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
+    profile_counted(dt);
+    push_event("info", "graph_profile",
+               "graph launch %u under auto range (%s): %zu ranges, %zu dropped, %.1f ms%s%s",
+               tls_prof_corr, R.cur->set, nranges, ndropped, dt / 1e6, why ? ": " : "",
+               why ? why : "");
+    if (!all_passes)
+        prof_disable(DIS_FAILURE); /* a user-replay session left mid-way */
+    flush_forced();
+    atomic_store(&R.last_prof_ns, mono_ns());
+    atomic_store(&R.prof_busy, 0);
+    pthread_mutex_unlock(&R.prof_lock);
+}
+
 static void
 rangeprof_launch_other(int capturing)
 {
@@ -1618,6 +1787,8 @@ const struct counter_engine engine_rangeprof = {
     .launch_other = rangeprof_launch_other,
     .launch_deferred = rangeprof_launch_deferred,
     .graph_launch = rangeprof_graph_launch,
+    .graph_begin = rangeprof_graph_begin,
+    .graph_end = rangeprof_graph_end,
     .quiesce = rangeprof_quiesce,
     .context_destroying = rangeprof_context_destroying,
     .flush = rangeprof_flush,

@@ -80,6 +80,9 @@ struct options {
     int rp_through_inst; /* GPUHIER_DIAG_RP_THROUGH_INST=1: with both engines an instrumented launch
                             leaves the range profiler enabled (never started), so the next profile
                             pays no new enable (diagnosis; sampler.c serve_lock()) */
+    long rp_graphs;      /* GPUHIER_DIAG_RP_GRAPHS=N: the range profiler serves the second launch
+                            of at most N executable graphs, one auto range per kernel node, and
+                            says what each range measured (diagnosis; engine_rangeprof.c) */
     int rp_kernel_swap;  /* a range-profiled launch is traced with CUPTI_ACTIVITY_KIND_KERNEL, as
                            an instrumented one (the default; GPUHIER_DIAG_RP_KERNEL_SWAP=0 leaves
                            concurrent-kernel tracing, which adds instructions, on: diagnosis) */

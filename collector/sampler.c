@@ -125,8 +125,8 @@ static struct {
 static __thread struct sampling_launch tls_launch; /* the decided launch, for the extras request */
 /* the engine serving this thread's launch, from its ENTER to its EXIT; NULL: none */
 static __thread const struct counter_engine *tls_served;
-static __thread int tls_serve_locked; /* this thread holds serve_lock */
-static __thread int tls_graph;        /* the instrumentation engine serves this graph launch */
+static __thread int tls_serve_locked;                   /* this thread holds serve_lock */
+static __thread const struct counter_engine *tls_graph; /* the engine serving this graph launch */
 static __thread int tls_serving;      /* this thread counts in S.serving (serve_begin()) */
 static __thread int tls_first;        /* the range profiler serves a first group (track_first) */
 static __thread int64_t tls_inst_ns0; /* the instrumentation engine's time before this launch */
@@ -770,11 +770,19 @@ sampler_launch_exit(int launch_ok)
 void
 sampler_graph_enter(const struct engine_graph *g)
 {
-    if (opt.trace_only || !opt.sampling_ok || opt.instrument == ENGINES_RANGEPROF ||
-        !engine_sass.available() || !sass_graph_wanted(g->exec) || serve_acquire(&engine_sass, 1))
+    if (opt.trace_only || !opt.sampling_ok)
         return;
-    watch_begin(&engine_sass, "its graph launch start", g->corr);
-    tls_graph = engine_sass.graph_begin(g) == 0;
+    const struct counter_engine *e = NULL;
+    if (opt.instrument != ENGINES_RANGEPROF && engine_sass.available() &&
+        sass_graph_wanted(g->exec))
+        e = &engine_sass;
+    else if ((opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_BOTH) &&
+             engine_rangeprof.available() && rangeprof_graph_wanted(g->exec))
+        e = &engine_rangeprof; /* GPUHIER_DIAG_RP_GRAPHS: auto range over the kernel nodes */
+    if (!e || serve_acquire(e, 1))
+        return;
+    watch_begin(e, "its graph launch start", g->corr);
+    tls_graph = e->graph_begin(g) == 0 ? e : NULL;
     watch_end();
     if (!tls_graph)
         serve_release();
@@ -819,10 +827,11 @@ sampler_instantiate_exit(CUgraphExec exec)
 void
 sampler_graph_exit(int launch_ok)
 {
-    if (tls_graph) {
-        tls_graph = 0;
-        watch_begin(&engine_sass, "its graph launch end", 0);
-        engine_sass.graph_end(launch_ok);
+    const struct counter_engine *e = tls_graph;
+    if (e) {
+        tls_graph = NULL;
+        watch_begin(e, "its graph launch end", 0);
+        e->graph_end(launch_ok);
         watch_end();
     }
     serve_release();

@@ -221,5 +221,23 @@ expect prewarmbg "the first profile without the first enable" \
 expect prewarm0 "without it, the first profile pays it" \
     "$(q prewarm0 "SELECT MIN(overhead_ns) >= 600000000 FROM profile p JOIN launch l ON l.id = p.launch_id WHERE l.correlation_id = (SELECT MIN(l2.correlation_id) FROM launch l2 JOIN profile p2 ON p2.launch_id = l2.id)")" 1
 
+# 8. GPUHIER_DIAG_RP_GRAPHS=N (diagnosis, docs/collector.md "Graphs"): an executable graph's
+#    second launch under auto range, one range per kernel node (the fake runs the nodes as kernels,
+#    as the device is expected to), each range said in an event, nothing attributed to the nodes.
+#    The fake program launches one graph of three nodes (4 CTAs each) twice.
+for s in kept launch; do
+    run "graphs$s" GPUHIER_DIAG_SESSION=$s GPUHIER_DIAG_RP_GRAPHS=4
+    second=$(q "graphs$s" "SELECT correlation_id FROM launch WHERE graph_id IS NOT NULL GROUP BY correlation_id ORDER BY correlation_id LIMIT 1 OFFSET 1")
+    expect "graphs$s" "the graph's second launch, three ranges" \
+        "$(q "graphs$s" "SELECT count(*) FROM event WHERE code = 'graph_profile' AND message LIKE 'graph launch $second under auto range (%): 3 ranges, 0 dropped, % ms'")" 1
+    expect "graphs$s" "a range per node, each one kernel's counts" \
+        "$(q "graphs$s" "SELECT count(*) FROM event WHERE code = 'graph_range' AND message LIKE 'graph launch $second: range _ of 3 (\"_\"): gpu__time_duration.sum=1, smsp__inst_executed.sum=1, dram__bytes_read.sum=1, dram__bytes_write.sum=1'")" 3
+    expect "graphs$s" "nothing attributed to the nodes" \
+        "$(q "graphs$s" "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profiled = 1")" 0
+    expect "graphs$s" "the stream launches profiled as without it" "$(profiled "graphs$s")" "$(profiled auto)"
+done
+expect auto "without it, no graph launch is range-profiled" \
+    "$(q auto "SELECT count(*) FROM event WHERE code LIKE 'graph_%'")" 0
+
 [ $fail = 0 ] && echo "t109: the kept session gives each profiled launch its own range and the same values"
 exit $fail
