@@ -211,7 +211,13 @@ work AS (
   100.0 * MIN(lim_warps, lim_blocks, lim_smem) * warps_per_block / max_warps_per_sm AS occ_without_regs_pct,
   100.0 * MIN(lim_warps, lim_blocks, lim_regs) * warps_per_block / max_warps_per_sm AS occ_without_smem_pct,
   -- waves of blocks over the SMs
-  COALESCE(collector_waves, blocks * 1.0 / (MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * sm_count)) AS waves
+  COALESCE(collector_waves, blocks * 1.0 / (MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * sm_count)) AS waves,
+  -- pct: the occupancy a grid of less than one wave allows: each SM with work gets blocks / SMs
+  -- blocks (at least one), so the grid's warps, not the per-SM limits, cap what can be achieved
+  -- (64 blocks of 16 warps on 132 SMs: 25 %); NULL for a wave or more (latency-not-hidden)
+  CASE WHEN blocks < MIN(lim_warps, lim_blocks, lim_regs, lim_smem) * sm_count
+       THEN 100.0 * MAX(1.0, blocks * 1.0 / sm_count) * warps_per_block / max_warps_per_sm
+       END AS grid_occupancy_pct
   FROM useful
 ),
 floors AS (
