@@ -278,7 +278,7 @@ print_coverage(sqlite3 *db, const char *shown)
                  cov.waiting_ns / 1e6);
     fprintf(stderr,
             "==gpuhier==   %s: coverage by kernel time: pattern counters %.1f %%, hardware "
-            "counters %.1f %% (%.1f %% complete%s)\n",
+            "counters %.1f %% (%.1f %% with all five state counters%s)\n",
             shown, cov.pattern_pct, cov.hardware_pct, cov.complete_pct, waiting);
     if (cov.setup_counts)
         fprintf(stderr,

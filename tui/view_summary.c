@@ -213,7 +213,8 @@ add_counter_coverage(struct view *v)
         return;
     /* analyzed, kernels that wait are not work: left out, as from the run's GPU time */
     view_printf(v, LINE_DEFAULT,
-                "%-*s pattern %.1f %% of the %s kernel time, hardware %.1f %% (%.1f %% complete)",
+                "%-*s pattern %.1f %% of the %s kernel time, hardware %.1f %% (%.1f %% with all "
+                "five state counters)",
                 LABEL, "Counters", c.pattern_pct, store_has_waiting(v->db) ? "working" : "traced",
                 c.hardware_pct, c.complete_pct);
     if (c.setup_counts)

@@ -57,9 +57,11 @@ want=$(python3 -c 'import sqlite3; c = sqlite3.connect("part.db"); a, b = c.exec
 "$bin" report --raw part.db --view summary > part.txt || fail "summary of a partly profiled report"
 grep -q "^Profiled    4 of 24 configurations; they took $want % of the traced kernel time$" part.txt ||
   fail "coverage line (want $want %): $(grep '^Profiled' part.txt)"
-# The counters' coverage by kernel time, pattern and hardware (complete or partial): said when
+# The counters' coverage by kernel time, pattern and hardware (all five state counters or some):
+# "complete" until 2026-12-05, beside a line counting configurations with only some one-pass
+# groups, which read as a contradiction (issue 19 point 5). Said when
 # something is missing (or the report was taken in one-pass groups), not for a full report.
-grep -q "^Counters    pattern $want % of the traced kernel time, hardware $want % ($want % complete)$" part.txt ||
+grep -q "^Counters    pattern $want % of the traced kernel time, hardware $want % ($want % with all five state counters)$" part.txt ||
   fail "counters coverage line (want $want %): $(grep '^Counters' part.txt)"
 ! grep -q '^Counters' summary.txt || fail "Counters line with every configuration profiled"
 # The JSON export carries the same two numbers.
