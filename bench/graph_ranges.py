@@ -10,6 +10,10 @@ report, per graph launch served (event `graph_profile`): the ranges CUPTI decode
 against the launch's kernel nodes (its launch rows), and range by range (events `graph_range`)
 the duration and warp instructions beside the nodes' kernel records in start order. Prints the
 table and writes it to DIR/graph-ranges.md, with the reports. Exit 77 without a GPU.
+
+On the H200 on 2026-12-05 (docs/graph-ranges/2026-12-05-1058-65f617c-h200.md) every graph launch
+tried came back with cuptiRangeProfilerStop failing (CUPTI_ERROR_UNKNOWN) and no range: kept for a
+later CUPTI.
 """
 import argparse
 import glob

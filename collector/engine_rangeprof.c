@@ -1493,7 +1493,9 @@ rangeprof_launch_end(int launch_ok)
  * pushed around one, and the range profiler is disabled before every
  * graph launch. Under auto range CUPTI makes a range of every kernel that
  * runs on the context while started; whether a graph launch's kernel
- * nodes are such kernels on the device is what this path finds out. The
+ * nodes are such kernels on the device is what this path asks (on the
+ * H200 on 2026-12-05 the Stop failed with CUPTI_ERROR_UNKNOWN and nothing
+ * to decode for every graph tried: kept for a later CUPTI). The
  * second launch of at most N executable graphs is served with group 1
  * under auto range (room for GRAPH_RANGES ranges; the context synchronized
  * before the Start and before the Stop, so only the graph's kernels are

@@ -244,7 +244,7 @@ kernel_ns(void)
     return next_kernel_ns ? next_kernel_ns : 10000;
 }
 static int rp_on(void);
-static void rp_kernel(const unsigned grid[3]);
+static void rp_kernel(const unsigned grid[3], uint32_t graph_id);
 static void waitns_kernel(uint32_t corr);
 
 EXPORT int
@@ -598,7 +598,7 @@ run_kernel(const struct fake_func *f, uint32_t corr, const unsigned grid[3],
         if (node > 1 && F.kernel_kind == CUPTI_ACTIVITY_KIND_KERNEL)
             k->start = k->end = 0;
     }
-    rp_kernel(grid);
+    rp_kernel(grid, graph_id);
     /*
      * As on the H200 (docs/sassprobe.md "Graph launches"): a graph's kernel
      * nodes run patched only when the executable graph was made while SASS
@@ -1027,6 +1027,7 @@ static struct {
     int depth; /* user ranges open */
     struct rp_range hw[RP_MAX_RANGES];
     size_t nhw, dropped, auto_index;
+    int graph_auto; /* a graph's kernel node ran in this auto-range, user-replay session */
     atomic_long pushes, kernels_outside;
     /* kernels counted into a range while CONCURRENT_KERNEL tracing was on: on the H200 that
        tracing adds 8 warp instructions per warp to them (docs/agreement.md) */
@@ -1048,13 +1049,20 @@ rp_refuse(const char *what)
     return CUPTI_ERROR_INVALID_OPERATION;
 }
 
-/* A kernel runs (F.lock held): counted in the open range, or a range of its own under auto range. */
+/*
+ * A kernel runs (F.lock held): counted in the open range, or a range of its own under auto range.
+ * A graph's kernel node under auto range and user replay makes the session's Stop fail with
+ * CUPTI_ERROR_UNKNOWN and nothing decodable, as on the H200 (2026-12-05, docs/collector.md
+ * "Graphs": tk_graph's three nodes and JAX's twenty, GPUHIER_DIAG_RP_GRAPHS).
+ */
 static void
-rp_kernel(const unsigned grid[3])
+rp_kernel(const unsigned grid[3], uint32_t graph_id)
 {
     if (!RP.enabled || !RP.started)
         return;
     uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+    if (graph_id && RP.range == CUPTI_AutoRange && RP.replay == CUPTI_UserReplay)
+        RP.graph_auto = 1;
     if (RP.range == CUPTI_AutoRange) {
         if (RP.nhw == RP_MAX_RANGES || RP.nhw >= RP.max_ranges) {
             RP.dropped++;
@@ -1154,6 +1162,7 @@ cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
     RP.enabled = 1;
     RP.started = RP.configured = RP.depth = 0;
     RP.nhw = RP.dropped = RP.auto_index = 0;
+    RP.graph_auto = 0;
     pthread_mutex_unlock(&F.lock);
     p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&rp_object;
     return CUPTI_SUCCESS;
@@ -1220,6 +1229,7 @@ cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
     RP.img = (struct rp_image *)p->pCounterDataImage;
     RP.img_size = p->counterDataImageSize;
     RP.nhw = RP.dropped = RP.auto_index = 0;
+    RP.graph_auto = 0;
     pthread_mutex_unlock(&F.lock);
     return CUPTI_SUCCESS;
 }
@@ -1259,7 +1269,13 @@ cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
         violation("cuptiRangeProfilerStop with a user range still pushed");
     pthread_mutex_lock(&F.lock);
     RP.started = 0;
+    int graph_auto = RP.graph_auto;
+    RP.graph_auto = 0;
+    if (graph_auto)
+        RP.nhw = 0;
     pthread_mutex_unlock(&F.lock);
+    if (graph_auto)
+        return CUPTI_ERROR_UNKNOWN; /* the H200's answer (rp_kernel()) */
     p->isAllPassSubmitted = 1; /* one pass for any list */
     p->passIndex = 0;
     p->targetNestingLevel = 1;
