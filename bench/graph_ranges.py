@@ -5,7 +5,8 @@ node of a graph launch a range of its own on the device? (GPUHIER_DIAG_RP_GRAPHS
 "Graphs"; the question behind issue 18's hardware counters on JAX's command buffers.)
 
 Each workload runs under `gpuhier run` with GPUHIER_DIAG_RP_GRAPHS=4: the second launch of at most
-four executable graphs is served by the range profiler with group 1 under auto range. From each
+four executable graphs is served by the range profiler with group 1 under auto range (with
+--range user: one user range around the whole launch, GPUHIER_DIAG_RP_GRAPHS_RANGE=user). From each
 report, per graph launch served (event `graph_profile`): the ranges CUPTI decoded and dropped
 against the launch's kernel nodes (its launch rows), and range by range (events `graph_range`)
 the duration and warp instructions beside the nodes' kernel records in start order. Prints the
@@ -40,7 +41,7 @@ def workloads(stage):
 
 
 RANGE = re.compile(r'graph launch (\d+): range (\d+) of (\d+) \("([^"]*)"\): (.*)')
-PROFILE = re.compile(r"graph launch (\d+) under auto range \(([^)]*)\): (\d+) ranges, (\d+) dropped, "
+PROFILE = re.compile(r"graph launch (\d+) under (?:auto|one user) range \(([^)]*)\): (\d+) ranges, (\d+) dropped, "
                      r"([0-9.]+) ms(?:: (.*))?")
 
 
@@ -78,6 +79,9 @@ def main():
     ap.add_argument("--out", default="out/graph-ranges")
     ap.add_argument("--only", default="", help="comma-separated workload names")
     ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--range", choices=("auto", "user"), default="auto",
+                    help="auto: a range per kernel node; user: one user range around the whole launch "
+                         "(GPUHIER_DIAG_RP_GRAPHS_RANGE=user)")
     a = ap.parse_args()
     if shutil.which("nvidia-smi") is None or subprocess.call(["nvidia-smi"], stdout=subprocess.DEVNULL,
                                                               stderr=subprocess.DEVNULL) != 0:
@@ -86,7 +90,7 @@ def main():
     stage = os.path.abspath(a.stage)
     os.makedirs(a.out, exist_ok=True)
     gh = os.path.join(stage, "gpuhier")
-    lines = ["# Graph kernel nodes under auto range (GPUHIER_DIAG_RP_GRAPHS=4)", "",
+    lines = ["# Graph kernel nodes under %s range (GPUHIER_DIAG_RP_GRAPHS=4)" % a.range, "",
              "- %s UTC, stage %s" % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                                       open(os.path.join(stage, "COMMIT")).read().strip()), ""]
     lines += ["| workload | status | s | graph launch | group | ranges | dropped | kernel nodes | ms | why |",
@@ -97,7 +101,7 @@ def main():
             continue
         for old in glob.glob(os.path.join(a.out, name + "-*.db")):
             os.remove(old)
-        env = dict(os.environ, GPUHIER_DIAG_RP_GRAPHS="4", **extra)
+        env = dict(os.environ, GPUHIER_DIAG_RP_GRAPHS="4", GPUHIER_DIAG_RP_GRAPHS_RANGE=a.range, **extra)
         t0 = time.time()
         try:
             p = subprocess.run([gh, "run", "-q", "-f", "--no-analyze", "-o",

@@ -693,12 +693,13 @@ prof_range_start(void)
 
 /*
  * ENTER of a sampled launch or graph launch (prof_lock held): configure
- * auto range with room for `ranges` ranges (one per kernel) and start.
+ * `range` (auto range: one range per kernel) with room for `ranges`
+ * ranges and start.
  * 0 when started, -EBUSY when the counters are busy (the launch is
  * deferred, profiling goes on), -1 when profiling has ended.
  */
 static int
-prof_start_ranges(CUcontext ctx, unsigned groups, size_t ranges)
+prof_start_ranges(CUcontext ctx, unsigned groups, CUpti_ProfilerRange range, size_t ranges)
 {
     int64_t t0 = mono_ns();
     int ret = prof_ensure(ctx);
@@ -723,7 +724,7 @@ prof_start_ranges(CUcontext ctx, unsigned groups, size_t ranges)
         if ((ret = prof_ensure(ctx)))
             return ret;
     }
-    ret = R.cur && !prof_counter_data(R.cur, ranges) ? prof_configure(CUPTI_AutoRange, ranges) : -1;
+    ret = R.cur && !prof_counter_data(R.cur, ranges) ? prof_configure(range, ranges) : -1;
     if (ret) {
         prof_disable(DIS_FAILURE);
         return ret;
@@ -753,7 +754,7 @@ prof_start_ranges(CUcontext ctx, unsigned groups, size_t ranges)
 static int
 prof_start(CUcontext ctx, unsigned groups)
 {
-    return prof_start_ranges(ctx, groups, 4);
+    return prof_start_ranges(ctx, groups, CUPTI_AutoRange, 4);
 }
 
 /*
@@ -1592,7 +1593,21 @@ rangeprof_graph_begin(const struct engine_graph *g)
         kept_drain(); /* a kept session's ranges first */
         if (gh.cuCtxSynchronize)
             gh.cuCtxSynchronize(); /* earlier kernels end outside the ranges */
-        rc = prof_start_ranges(g->ctx, ENGINE_GROUP, GRAPH_RANGES);
+        rc = opt.rp_graph_user
+                 ? prof_start_ranges(g->ctx, ENGINE_GROUP, CUPTI_UserRange, 1)
+                 : prof_start_ranges(g->ctx, ENGINE_GROUP, CUPTI_AutoRange, GRAPH_RANGES);
+    }
+    if (rc == 0 && opt.rp_graph_user) {
+        CUpti_RangeProfiler_PushRange_Params pp = {
+            CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+        pp.pRangeProfilerObject = R.prof_obj;
+        pp.pRangeName = "graph";
+        CUptiResult prc = gh.cuptiRangeProfilerPushRange(&pp);
+        if (prc != CUPTI_SUCCESS) {
+            prof_fail("cuptiRangeProfilerPushRange", prc);
+            prof_disable(DIS_FAILURE);
+            rc = -1;
+        }
     }
     if (rc == 0) {
         tls_prof_corr = g->corr;
@@ -1612,7 +1627,17 @@ rangeprof_graph_end(int launch_ok)
     char failed[120];
     int all_passes = 1;
     size_t nranges = 0, ndropped = 0;
+    CUptiResult prc = CUPTI_SUCCESS;
+    if (opt.rp_graph_user) {
+        CUpti_RangeProfiler_PopRange_Params pp = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        pp.pRangeProfilerObject = R.prof_obj;
+        prc = gh.cuptiRangeProfilerPopRange(&pp);
+    }
     const char *why = prof_stop(&all_passes, failed, sizeof(failed));
+    if (prc != CUPTI_SUCCESS) {
+        snprintf(failed, sizeof(failed), "cuptiRangeProfilerPopRange: %s", cupti_err(prc));
+        why = failed;
+    }
     if (!launch_ok)
         why = "the graph launch failed";
     if (!why)
@@ -1622,9 +1647,9 @@ rangeprof_graph_end(int launch_ok)
     int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
     profile_counted(dt);
     push_event("info", "graph_profile",
-               "graph launch %u under auto range (%s): %zu ranges, %zu dropped, %.1f ms%s%s",
-               tls_prof_corr, R.cur->set, nranges, ndropped, dt / 1e6, why ? ": " : "",
-               why ? why : "");
+               "graph launch %u under %s range (%s): %zu ranges, %zu dropped, %.1f ms%s%s",
+               tls_prof_corr, opt.rp_graph_user ? "one user" : "auto", R.cur->set, nranges,
+               ndropped, dt / 1e6, why ? ": " : "", why ? why : "");
     if (!all_passes)
         prof_disable(DIS_FAILURE); /* a user-replay session left mid-way */
     flush_forced();

@@ -163,11 +163,15 @@ options_read(void)
     if (env("GPUHIER_DIAG_RP_RUN_SKIP") && strcmp(env("GPUHIER_DIAG_RP_RUN_SKIP"), "0"))
         gh_say("GPUHIER_DIAG_RP_RUN_SKIP: a group run moves to a group a recent configuration can "
                "take (diagnosis)");
+    opt.rp_graph_user =
+        env("GPUHIER_DIAG_RP_GRAPHS_RANGE") && !strcmp(env("GPUHIER_DIAG_RP_GRAPHS_RANGE"), "user");
     if (env("GPUHIER_DIAG_RP_GRAPHS") &&
         optvalue_count(env("GPUHIER_DIAG_RP_GRAPHS"), 1, &opt.rp_graphs) == 0 && opt.rp_graphs)
         gh_say("GPUHIER_DIAG_RP_GRAPHS: the range profiler serves the second launch of at most "
-               "%ld executable graphs, one auto range per kernel node (diagnosis)",
-               opt.rp_graphs);
+               "%ld executable graphs, %s (diagnosis)",
+               opt.rp_graphs,
+               opt.rp_graph_user ? "one user range around the whole launch"
+                                 : "one auto range per kernel node");
     opt.rp_through_inst = env("GPUHIER_DIAG_RP_THROUGH_INST") != NULL;
     if (opt.rp_through_inst)
         gh_say("GPUHIER_DIAG_RP_THROUGH_INST: with both engines the range profiler stays enabled "

@@ -83,6 +83,8 @@ struct options {
     long rp_graphs;      /* GPUHIER_DIAG_RP_GRAPHS=N: the range profiler serves the second launch
                             of at most N executable graphs, one auto range per kernel node, and
                             says what each range measured (diagnosis; engine_rangeprof.c) */
+    int rp_graph_user;   /* GPUHIER_DIAG_RP_GRAPHS_RANGE=user: one user range around the whole graph
+                            launch instead of auto range (diagnosis) */
     int rp_kernel_swap;  /* a range-profiled launch is traced with CUPTI_ACTIVITY_KIND_KERNEL, as
                            an instrumented one (the default; GPUHIER_DIAG_RP_KERNEL_SWAP=0 leaves
                            concurrent-kernel tracing, which adds instructions, on: diagnosis) */

@@ -249,6 +249,15 @@ for s in kept launch; do
     expect "graphs$s" "with values" "$(values "graphs$s")" "$(values graphs0)"
 done
 expect graphs0 "the launch after the graph profiled (else the case tests nothing)" "$(profiled graphs0)" "1,6"
+# GPUHIER_DIAG_RP_GRAPHS_RANGE=user: one user range around the whole graph launch instead (not yet
+# run on a device): one range holding the three nodes' counts (the fake's values: 3 kernels).
+run graphsuser replay "$tmp/graphs.txt" GPUHIER_DIAG_RP_GRAPHS=4 GPUHIER_DIAG_RP_GRAPHS_RANGE=user
+second=$(q graphsuser "SELECT correlation_id FROM launch WHERE graph_id IS NOT NULL GROUP BY correlation_id ORDER BY correlation_id LIMIT 1 OFFSET 1")
+expect graphsuser "one user range around the graph's second launch" \
+    "$(q graphsuser "SELECT count(*) FROM event WHERE code = 'graph_profile' AND message LIKE 'graph launch $second under one user range (%): 1 ranges, 0 dropped, % ms'")" 1
+expect graphsuser "it holds the three nodes" \
+    "$(q graphsuser "SELECT count(*) FROM event WHERE code = 'graph_range' AND message = 'graph launch $second: range 1 of 1 (\"graph\"): gpu__time_duration.sum=3, smsp__inst_executed.sum=3, dram__bytes_read.sum=3, dram__bytes_write.sum=3'")" 1
+expect graphsuser "the stream launches profiled as without it" "$(profiled graphsuser)" "$(profiled graphs0)"
 expect auto "without it, no graph launch is range-profiled" \
     "$(q auto "SELECT count(*) FROM event WHERE code LIKE 'graph_%'")" 0
 
