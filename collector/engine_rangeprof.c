@@ -836,6 +836,22 @@ prof_decode(size_t *ranges, size_t *dropped, char *failed, size_t nfailed)
     return NULL;
 }
 
+/* The name of range i of the decoded image in R.counter_data, or NULL. */
+static const char *
+range_name(size_t i)
+{
+    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params gi = {
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+    gi.pCounterDataImage = R.counter_data;
+    gi.counterDataImageSize = R.counter_size;
+    gi.rangeIndex = i;
+    gi.rangeDelimiter = "/";
+    if (!gh.cuptiRangeProfilerCounterDataGetRangeInfo ||
+        gh.cuptiRangeProfilerCounterDataGetRangeInfo(&gi) != CUPTI_SUCCESS)
+        return NULL;
+    return gi.rangeName;
+}
+
 /* Stop (prof_lock held): NULL when a decode may follow, else why not (in `failed`). */
 static const char *
 prof_stop(int *all_passes, char *failed, size_t nfailed)
@@ -1134,18 +1150,12 @@ kept_drain(void)
     }
     /* each range must carry its launch's name: the list and the image are in the same order */
     for (size_t i = 0; !why && i < K.n; i++) {
-        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params gi = {
-            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
-        gi.pCounterDataImage = R.counter_data;
-        gi.counterDataImageSize = R.counter_size;
-        gi.rangeIndex = i;
-        gi.rangeDelimiter = "/";
         char want[16];
         kept_range_name(K.r[i].corr, want, sizeof(want));
-        if (fault("kept_range_info") != CUPTI_SUCCESS || /* docs/fault-injection.md */
-            !gh.cuptiRangeProfilerCounterDataGetRangeInfo ||
-            gh.cuptiRangeProfilerCounterDataGetRangeInfo(&gi) != CUPTI_SUCCESS || !gi.rangeName ||
-            strcmp(gi.rangeName, want))
+        const char *got = fault("kept_range_info") != CUPTI_SUCCESS /* docs/fault-injection.md */
+                              ? NULL
+                              : range_name(i);
+        if (!got || strcmp(got, want))
             why = "range names differ from launches";
     }
     int64_t share =
@@ -1553,18 +1563,9 @@ graph_ranges_say(uint32_t corr, size_t nranges)
     for (size_t i = 0; i < nranges; i++) {
         if (metrics_host_evaluate(R.cur->h, R.counter_data, R.counter_size, i, v))
             return metrics_host_error(R.cur->h);
-        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params gi = {
-            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
-        gi.pCounterDataImage = R.counter_data;
-        gi.counterDataImageSize = R.counter_size;
-        gi.rangeIndex = i;
-        gi.rangeDelimiter = "/";
-        const char *name =
-            gh.cuptiRangeProfilerCounterDataGetRangeInfo &&
-                    gh.cuptiRangeProfilerCounterDataGetRangeInfo(&gi) == CUPTI_SUCCESS &&
-                    gi.rangeName
-                ? gi.rangeName
-                : "?";
+        const char *name = range_name(i);
+        if (!name)
+            name = "?";
         /* what tells the range's kernel apart: its duration, instructions and DRAM bytes */
         static const char *const shown[] = {"gpu__time_duration.sum", "smsp__inst_executed.sum",
                                             "dram__bytes_read.sum", "dram__bytes_write.sum"};
