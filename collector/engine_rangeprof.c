@@ -1605,7 +1605,12 @@ rangeprof_graph_begin(const struct engine_graph *g)
         pp.pRangeName = "graph";
         CUptiResult prc = gh.cuptiRangeProfilerPushRange(&pp);
         if (prc != CUPTI_SUCCESS) {
-            prof_fail("cuptiRangeProfilerPushRange", prc);
+            /* a diagnosis: said, and the launch goes on unprofiled (stopped before the disable) */
+            push_event("warning", "graph_profile",
+                       "graph launch %u: cuptiRangeProfilerPushRange: %s", g->corr, cupti_err(prc));
+            char failed[8];
+            int all_passes;
+            prof_stop(&all_passes, failed, sizeof(failed));
             prof_disable(DIS_FAILURE);
             rc = -1;
         }
