@@ -778,7 +778,7 @@ sampler_graph_enter(const struct engine_graph *g)
         e = &engine_sass;
     else if ((opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_BOTH) &&
              engine_rangeprof.available() && rangeprof_graph_wanted(g->exec))
-        e = &engine_rangeprof; /* GPUHIER_DIAG_RP_GRAPHS: auto range over the kernel nodes */
+        e = &engine_rangeprof; /* GPUHIER_DIAG_RP_GRAPHS (diagnosis): its nodes in ranges */
     if (!e || serve_acquire(e, 1))
         return;
     watch_begin(e, "its graph launch start", g->corr);
