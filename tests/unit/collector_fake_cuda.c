@@ -1276,7 +1276,7 @@ cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
     pthread_mutex_unlock(&F.lock);
     if (graph_auto)
         return CUPTI_ERROR_UNKNOWN; /* the H200's answer (rp_kernel()) */
-    p->isAllPassSubmitted = 1; /* one pass for any list */
+    p->isAllPassSubmitted = 1;      /* one pass for any list */
     p->passIndex = 0;
     p->targetNestingLevel = 1;
     return CUPTI_SUCCESS;
