@@ -1284,6 +1284,8 @@ out:
 int
 analyzer_analyze(sqlite3 *db, const struct analyzer_opts *o)
 {
+    if (!db)
+        return an_fail(ANALYZER_ERR_REPORT, "cannot analyze: no report is open");
     struct ruleset *rs = ruleset_load(o ? o->rules_dir : NULL);
     if (!rs)
         return -1;

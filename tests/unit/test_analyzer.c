@@ -435,6 +435,19 @@ test_analyzer_user_rule_fires(void)
     free(d);
 }
 
+/*
+ * No report open (a caller whose open failed): one clear error, not a crash
+ * (it crashed inside SQLite, and took this test program with it, before
+ * 2026-12-05).
+ */
+static void
+test_analyzer_no_report(void)
+{
+    struct analyzer_opts o = {0};
+    CHECK(analyzer_analyze(NULL, &o) != 0);
+    CHECK(strstr(analyzer_error(), "no report is open") != NULL);
+}
+
 static void
 test_analyzer_threshold_edit_changes_findings(void)
 {
@@ -2033,6 +2046,7 @@ static const struct check_test tests[] = {
     {"analyzer_default_rules_load", test_analyzer_default_rules_load},
     {"analyzer_user_rule_fires", test_analyzer_user_rule_fires},
     {"analyzer_threshold_edit_changes_findings", test_analyzer_threshold_edit_changes_findings},
+    {"analyzer_no_report", test_analyzer_no_report},
     {"analyzer_user_rule_cannot_write", test_analyzer_user_rule_cannot_write},
     {"analyzer_rule_errors_name_file_and_line", test_analyzer_rule_errors_name_file_and_line},
     {"analyzer_summary_for_every_kernel", test_analyzer_summary_for_every_kernel},
@@ -2156,5 +2170,14 @@ main(int argc, char **argv)
         return mkreport(argv[2], !(argc >= 4 && !strcmp(argv[3], "noprofile")));
     if (argc >= 4 && !strcmp(argv[1], "sql"))
         return run_sql(argv[2], argv[3]);
+    /* the checks read the fixtures: without them every check after the first would fail on NULLs */
+    char base[4096];
+    snprintf(base, sizeof(base), "%s/tests/fixtures/rule-base.sql", src_dir());
+    if (access(base, R_OK) != 0) {
+        fprintf(stderr,
+                "test_analyzer: cannot read %s (set GPUHIER_SOURCE_DIR to the source tree)\n",
+                base);
+        return 2;
+    }
     return check_run(tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }
