@@ -773,11 +773,13 @@ sampler_graph_enter(const struct engine_graph *g)
     if (opt.trace_only || !opt.sampling_ok)
         return;
     const struct counter_engine *e = NULL;
+    /* counted at every launch of the executable, whichever engine takes this one */
+    int rp = (opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_BOTH) &&
+             engine_rangeprof.available() && rangeprof_graph_wanted(g->exec);
     if (opt.instrument != ENGINES_RANGEPROF && engine_sass.available() &&
         sass_graph_wanted(g->exec))
         e = &engine_sass;
-    else if ((opt.instrument == ENGINES_RANGEPROF || opt.instrument == ENGINES_BOTH) &&
-             engine_rangeprof.available() && rangeprof_graph_wanted(g->exec))
+    else if (rp)
         e = &engine_rangeprof; /* GPUHIER_DIAG_RP_GRAPHS (diagnosis): its nodes in ranges */
     if (!e || serve_acquire(e, 1))
         return;

@@ -618,5 +618,23 @@ like threads1 "collector_init_ms" "$(meta threads1 collector_init_ms)" "[0-9]*.[
 like threads1 "profiler_setup" "$(meta threads1 profiler_setup)" \
     "plan *.* ms at the first launch; first profile *.* ms (enable *.*, set-up *.*, start *.*)"
 
+# GPUHIER_DIAG_RP_GRAPHS with both engines (docs/collector.md "Graphs"): the graph's first launch
+# instrumented (its instantiation armed), its second served by the range profiler after the
+# instrumentation engine is quiesced; under auto range the fake fails the Stop as the H200 did,
+# under one user range it gives one range of the three nodes. No call CUPTI refuses either way.
+run bothrpgraphs GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_GRAPHS=4
+run bothrpgraphsu GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_DIAG_RP_GRAPHS=4 \
+    GPUHIER_DIAG_RP_GRAPHS_RANGE=user
+for n in bothrpgraphs bothrpgraphsu; do
+    expect $n "the first graph launch instrumented" \
+        "$(q $n "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profile_reason = 'instrumented'")" 3
+done
+like bothrpgraphs "the second served under auto range: the Stop's failure said" \
+    "$(q bothrpgraphs "SELECT group_concat(message, '|') FROM event WHERE code = 'graph_profile'")" \
+    "graph launch * under auto range (*): 0 ranges, 0 dropped, * ms: cuptiRangeProfilerStop: *"
+like bothrpgraphsu "the second served under one user range: one range" \
+    "$(q bothrpgraphsu "SELECT group_concat(message, '|') FROM event WHERE code = 'graph_profile'")" \
+    "graph launch * under one user range (*): 1 ranges, 0 dropped, * ms"
+
 [ $fail = 0 ] && echo "t108: the engines' choices, graphs, refusals and the watchdog hold"
 exit $fail
