@@ -852,14 +852,40 @@ range_name(size_t i)
     return gi.rangeName;
 }
 
-/* Stop (prof_lock held): NULL when a decode may follow, else why not (in `failed`). */
+/* Push a user range named `name` on the started object (CUPTI without the call: not supported). */
+static CUptiResult
+range_push(const char *name)
+{
+    if (!gh.cuptiRangeProfilerPushRange)
+        return CUPTI_ERROR_NOT_SUPPORTED;
+    CUpti_RangeProfiler_PushRange_Params pp = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    pp.pRangeProfilerObject = R.prof_obj;
+    pp.pRangeName = name;
+    return gh.cuptiRangeProfilerPushRange(&pp);
+}
+
+/* Pop the user range range_push() pushed. */
+static CUptiResult
+range_pop(void)
+{
+    if (!gh.cuptiRangeProfilerPopRange)
+        return CUPTI_ERROR_NOT_SUPPORTED;
+    CUpti_RangeProfiler_PopRange_Params pp = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    pp.pRangeProfilerObject = R.prof_obj;
+    return gh.cuptiRangeProfilerPopRange(&pp);
+}
+
+/*
+ * Stop (prof_lock held) a session under user replay (`user`) or kernel
+ * replay: NULL when a decode may follow, else why not (in `failed`).
+ */
 static const char *
-prof_stop(int *all_passes, char *failed, size_t nfailed)
+prof_stop(int user, int *all_passes, char *failed, size_t nfailed)
 {
     CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = R.prof_obj;
     CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
-    *all_passes = !R.cur->user || sp.isAllPassSubmitted; /* 0 also after a failed Stop */
+    *all_passes = !user || sp.isAllPassSubmitted; /* 0 also after a failed Stop */
     if (rc != CUPTI_SUCCESS) {
         snprintf(failed, nfailed, "cuptiRangeProfilerStop: %s", cupti_err(rc));
         return failed;
@@ -878,7 +904,7 @@ prof_finish(int launch_ok)
     int64_t t_exit = mono_ns();
     char failed[120];
     int all_passes = 1;
-    const char *why = prof_stop(&all_passes, failed, sizeof(failed));
+    const char *why = prof_stop(R.cur->user, &all_passes, failed, sizeof(failed));
     if (!launch_ok)
         return;
     size_t nranges = 0, ndropped = 0;
@@ -1128,20 +1154,13 @@ kept_drain(void)
     CUcontext popped = NULL;
     int pushed =
         gh.cuCtxPushCurrent_v2 && R.prof_ctx && gh.cuCtxPushCurrent_v2(R.prof_ctx) == CUDA_SUCCESS;
-    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    sp.pRangeProfilerObject = R.prof_obj;
-    CUptiResult rc = gh.cuptiRangeProfilerStop(&sp);
-    const char *why = NULL;
     char failed[160] = "";
     size_t nranges = 0, ndropped = 0;
-    if (rc != CUPTI_SUCCESS) {
-        snprintf(failed, sizeof(failed), "cuptiRangeProfilerStop: %s", cupti_err(rc));
+    int all_passes;
+    const char *why = prof_stop(1, &all_passes, failed, sizeof(failed)); /* kept: user replay */
+    if (!why && K.n && prof_decode(&nranges, &ndropped, failed, sizeof(failed)))
         why = failed;
-    } else if (!sp.isAllPassSubmitted) {
-        why = "user replay: the configuration needs more than one pass";
-    } else if (K.n && prof_decode(&nranges, &ndropped, failed, sizeof(failed))) {
-        why = failed;
-    } else if (nranges != K.n || ndropped)
+    else if (!why && (nranges != K.n || ndropped))
         why = "range count differs from launches";
     if (why == failed) {
         /* the call, its error and the batch: which of them fails is not yet known (KEPT_BATCH) */
@@ -1234,10 +1253,7 @@ kept_begin(CUcontext ctx, struct prof_host *ph, uint32_t corr, int64_t t0)
         gh.cuCtxSynchronize();
     char name[16];
     kept_range_name(corr, name, sizeof(name));
-    CUpti_RangeProfiler_PushRange_Params pp = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-    pp.pRangeProfilerObject = R.prof_obj;
-    pp.pRangeName = name;
-    CUptiResult rc = gh.cuptiRangeProfilerPushRange(&pp);
+    CUptiResult rc = range_push(name);
     if (rc != CUPTI_SUCCESS) {
         kept_drain();
         prof_fail("cuptiRangeProfilerPushRange", rc);
@@ -1257,9 +1273,7 @@ kept_end(int launch_ok)
     int64_t t_exit = mono_ns();
     if (launch_ok && gh.cuCtxSynchronize)
         gh.cuCtxSynchronize(); /* the profiled kernel ends inside its range */
-    CUpti_RangeProfiler_PopRange_Params pp = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-    pp.pRangeProfilerObject = R.prof_obj;
-    CUptiResult rc = gh.cuptiRangeProfilerPopRange(&pp);
+    CUptiResult rc = range_pop();
     int64_t dt = mono_ns() - (int64_t)tls_prof_t0;
     if (!K.n)
         K.first_ns = mono_ns();
@@ -1599,18 +1613,14 @@ rangeprof_graph_begin(const struct engine_graph *g)
                  : prof_start_ranges(g->ctx, ENGINE_GROUP, CUPTI_AutoRange, GRAPH_RANGES);
     }
     if (rc == 0 && opt.rp_graph_user) {
-        CUpti_RangeProfiler_PushRange_Params pp = {
-            CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-        pp.pRangeProfilerObject = R.prof_obj;
-        pp.pRangeName = "graph";
-        CUptiResult prc = gh.cuptiRangeProfilerPushRange(&pp);
+        CUptiResult prc = range_push("graph");
         if (prc != CUPTI_SUCCESS) {
             /* a diagnosis: said, and the launch goes on unprofiled (stopped before the disable) */
             push_event("warning", "graph_profile",
                        "graph launch %u: cuptiRangeProfilerPushRange: %s", g->corr, cupti_err(prc));
             char failed[8];
             int all_passes;
-            prof_stop(&all_passes, failed, sizeof(failed));
+            prof_stop(R.cur->user, &all_passes, failed, sizeof(failed));
             prof_disable(DIS_FAILURE);
             rc = -1;
         }
@@ -1633,13 +1643,8 @@ rangeprof_graph_end(int launch_ok)
     char failed[120];
     int all_passes = 1;
     size_t nranges = 0, ndropped = 0;
-    CUptiResult prc = CUPTI_SUCCESS;
-    if (opt.rp_graph_user) {
-        CUpti_RangeProfiler_PopRange_Params pp = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-        pp.pRangeProfilerObject = R.prof_obj;
-        prc = gh.cuptiRangeProfilerPopRange(&pp);
-    }
-    const char *why = prof_stop(&all_passes, failed, sizeof(failed));
+    CUptiResult prc = opt.rp_graph_user ? range_pop() : CUPTI_SUCCESS;
+    const char *why = prof_stop(R.cur->user, &all_passes, failed, sizeof(failed));
     if (prc != CUPTI_SUCCESS) {
         snprintf(failed, sizeof(failed), "cuptiRangeProfilerPopRange: %s", cupti_err(prc));
         why = failed;
