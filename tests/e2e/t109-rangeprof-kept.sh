@@ -235,10 +235,12 @@ for i in 1 2; do
 done
 printf '_Z7stridedPfPKf 8 1 1 256 1 1 0 10000 1000000\n' >> "$tmp/graphs.txt"
 printf '_Z7stridedPfPKf 8 1 1 256 1 1 0 10000 1000000\n' >> "$tmp/graphs.txt"
+# the correlation id of report NAME's second graph launch
+second_graph() { q "$1" "SELECT correlation_id FROM launch WHERE graph_id IS NOT NULL GROUP BY correlation_id ORDER BY correlation_id LIMIT 1 OFFSET 1"; }
 run graphs0 replay "$tmp/graphs.txt" GPUHIER_DIAG_SESSION=kept
 for s in kept launch; do
     run "graphs$s" replay "$tmp/graphs.txt" GPUHIER_DIAG_SESSION=$s GPUHIER_DIAG_RP_GRAPHS=4
-    second=$(q "graphs$s" "SELECT correlation_id FROM launch WHERE graph_id IS NOT NULL GROUP BY correlation_id ORDER BY correlation_id LIMIT 1 OFFSET 1")
+    second=$(second_graph "graphs$s")
     expect "graphs$s" "the graph's second launch served, CUPTI's failure said" \
         "$(q "graphs$s" "SELECT count(*) FROM event WHERE code = 'graph_profile' AND message LIKE 'graph launch $second under auto range (%): 0 ranges, 0 dropped, % ms: cuptiRangeProfilerStop: %'")" 1
     expect "graphs$s" "no range said" "$(q "graphs$s" "SELECT count(*) FROM event WHERE code = 'graph_range'")" 0
@@ -252,7 +254,7 @@ expect graphs0 "the launch after the graph profiled (else the case tests nothing
 # GPUHIER_DIAG_RP_GRAPHS_RANGE=user: one user range around the whole graph launch instead (not yet
 # run on a device): one range holding the three nodes' counts (the fake's values: 3 kernels).
 run graphsuser replay "$tmp/graphs.txt" GPUHIER_DIAG_RP_GRAPHS=4 GPUHIER_DIAG_RP_GRAPHS_RANGE=user
-second=$(q graphsuser "SELECT correlation_id FROM launch WHERE graph_id IS NOT NULL GROUP BY correlation_id ORDER BY correlation_id LIMIT 1 OFFSET 1")
+second=$(second_graph graphsuser)
 expect graphsuser "one user range around the graph's second launch" \
     "$(q graphsuser "SELECT count(*) FROM event WHERE code = 'graph_profile' AND message LIKE 'graph launch $second under one user range (%): 1 ranges, 0 dropped, % ms'")" 1
 expect graphsuser "it holds the three nodes" \
