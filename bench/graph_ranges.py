@@ -12,6 +12,13 @@ against the launch's kernel nodes (its launch rows), and range by range (events 
 the duration and warp instructions beside the nodes' kernel records in start order. Prints the
 table and writes it to DIR/graph-ranges.md, with the reports. Exit 77 without a GPU.
 
+With --ncu, tk_graph (a program of graph launches only) is also run under Nsight Compute twice with
+the metrics the ranges returned (group 1's names when none came back): `--graph-profiling graph`
+(the whole graph launch one result, what one user range around it measures) and
+`--graph-profiling node` (a result per kernel node, summed over the launch's nodes), caches and
+clocks left alone as gpuhier leaves them; the launch compared is the one gpuhier served (the
+executable's second), and the table gives gpuhier's value against both.
+
 On the H200 on 2026-12-05 (docs/graph-ranges/2026-12-05-1058-65f617c-h200.md) every graph launch
 tried came back with cuptiRangeProfilerStop failing (CUPTI_ERROR_UNKNOWN) and no range: kept for a
 later CUPTI.
@@ -43,6 +50,57 @@ def workloads(stage):
 RANGE = re.compile(r'graph launch (\d+): range (\d+) of (\d+) \("([^"]*)"\): (.*)')
 PROFILE = re.compile(r"graph launch (\d+) under (?:auto|one user) range \(([^)]*)\): (\d+) ranges, (\d+) dropped, "
                      r"([0-9.]+) ms(?:: (.*))?")
+
+
+# group 1 of the H200's plan (docs/metrics.md), asked of ncu when no range came back to name them
+GROUP1 = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors_srcunit_tex.sum",
+          "lts__t_sectors_srcunit_tex_op_read.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+          "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "smsp__inst_executed_op_global_ld.sum",
+          "smsp__inst_executed_op_global_st.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
+          "sm__cycles_active.avg", "l1tex__t_sector_hit_rate.pct", "smsp__inst_executed.sum"]
+
+
+def ncu_graph(argv, names, mode, timeout):
+    """Per graph launch (mode graph) or per kernel node (mode node): [{metric: value}], or an error string."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "agreement"))
+    import ncu_csv
+    cmd = [os.environ.get("NCU", "ncu"), "--csv", "--page", "raw", "--print-units", "base", "--graph-profiling", mode,
+           "--cache-control", "none", "--clock-control", "none", "--metrics", ",".join(names)] + argv
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    except (subprocess.TimeoutExpired, OSError) as e:
+        return "ncu: %s" % e.__class__.__name__
+    rows = ncu_csv.parse(p.stdout.decode(errors="replace"))
+    if not rows:
+        return "ncu status %d, no result: %s" % (p.returncode, p.stdout.decode(errors="replace").strip()[-200:])
+    return [r["metrics"] for r in sorted(rows, key=lambda r: r["id"])]
+
+
+def ncu_table(argv, ranges, nodes_per_launch, timeout):
+    """Markdown lines: gpuhier's ranges summed (one user range: its values) against ncu's whole-graph result
+    and its node results summed, for the executable's second launch."""
+    names = sorted({k for _, v in ranges for k in v}) or GROUP1
+    graph = ncu_graph(argv, names, "graph", timeout)
+    node = ncu_graph(argv, names, "node", timeout)
+    out = ["", "### ncu on the same program, the executable's second launch", ""]
+    for label, res in (("graph", graph), ("node", node)):
+        if isinstance(res, str):
+            out.append("- `--graph-profiling %s`: %s" % (label, res))
+    g2 = graph[1] if isinstance(graph, list) and len(graph) > 1 else {}
+    n2 = node[nodes_per_launch:2 * nodes_per_launch] if isinstance(node, list) and len(node) >= 2 * nodes_per_launch \
+        else []
+    out += ["| metric | gpuhier (ranges summed) | ncu graph | ratio | ncu nodes summed | ratio |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for k in names:
+        ours = sum(v[k] for _, v in ranges if k in v) if any(k in v for _, v in ranges) else None
+        ng = g2.get(k)
+        nn = sum(r[k] for r in n2 if k in r) if n2 and all(k in r for r in n2) else None
+        if k.endswith(".pct") or ".pct_of" in k or k.endswith(".avg"):
+            nn = None  # a rate or mean: a sum over nodes means nothing
+        fmt = lambda v: "" if v is None else "%.6g" % v
+        ratio = lambda a, b: "" if a is None or not b else "%.3f" % (a / b)
+        out.append("| %s | %s | %s | %s | %s | %s |" % (k, fmt(ours), fmt(ng), ratio(ours, ng), fmt(nn), ratio(ours, nn)))
+    return out
 
 
 def values(text):
@@ -82,6 +140,7 @@ def main():
     ap.add_argument("--range", choices=("auto", "user"), default="auto",
                     help="auto: a range per kernel node; user: one user range around the whole launch "
                          "(GPUHIER_DIAG_RP_GRAPHS_RANGE=user)")
+    ap.add_argument("--ncu", action="store_true", help="tk_graph under ncu as well (graph and node results)")
     a = ap.parse_args()
     if shutil.which("nvidia-smi") is None or subprocess.call(["nvidia-smi"], stdout=subprocess.DEVNULL,
                                                               stderr=subprocess.DEVNULL) != 0:
@@ -130,6 +189,10 @@ def main():
                     "%.0f" % rv["smsp__inst_executed.sum"] if "smsp__inst_executed.sum" in rv else "",
                     "%.0f" % rv["dram__bytes_read.sum"] if "dram__bytes_read.sum" in rv else "",
                     (kn or "")[:60], "" if kns is None else kns))
+        if a.ncu and name == "tk_graph":
+            served = rows[0] if rows else None
+            detail += ncu_table(argv, served[7] if served else [], len(served[6]) if served and served[6] else 3,
+                                a.timeout)
     text = "\n".join(lines + detail) + "\n"
     print(text)
     with open(os.path.join(a.out, "graph-ranges.md"), "w") as f:
