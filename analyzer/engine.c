@@ -170,7 +170,9 @@ require_met(sqlite3 *db, const struct rule_require *q, int *have_metric_built, c
         return 1;
     if (!strcmp(q->kind, "counts-or-metric")) {
         /* Exact per-instruction counts stand for the metric (docs/rules.md "requires"). */
-        if (store_prepare(db, "SELECT EXISTS (SELECT 1 FROM inst_count)", &st))
+        if (store_prepare(
+                db, "SELECT EXISTS (SELECT 1 FROM inst_count) OR EXISTS (SELECT 1 FROM inst_run)",
+                &st))
             return -1;
         met = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
         sqlite3_finalize(st);

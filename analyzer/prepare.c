@@ -992,7 +992,9 @@ build_footprint(sqlite3 *db)
 static int
 build_inst(sqlite3 *db)
 {
-    if (store_query_int(db, "SELECT EXISTS (SELECT 1 FROM main.inst_count)", 0) != 1)
+    if (store_query_int(
+            db, "SELECT EXISTS (SELECT 1 FROM inst_count) OR EXISTS (SELECT 1 FROM inst_run)", 0) !=
+        1)
         return 0;
     char *inst = store_view_query("v_inst", "CREATE TEMP TABLE v_inst AS SELECT * FROM ", "");
     char *config =

@@ -24,7 +24,7 @@ import sys
 
 # the instrumentation engine's tables (schema.sql, "(version 2)"): its launches, its counts per
 # instruction, and the code dictionaries they are read with
-INST_TABLES = ("inst_launch", "inst_count", "sass_function", "sass_line", "source_file", "cubin")
+INST_TABLES = ("inst_launch", "inst_count", "inst_run", "sass_function", "sass_line", "source_file", "cubin")
 # the range profiler's: a profile per profiled range and its metric values (metric_name is a dictionary
 # both engines share, a few pages whatever the run)
 RP_TABLES = ("profile", "metric")

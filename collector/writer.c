@@ -195,6 +195,7 @@ static struct {
     struct gpend graphs[MAX_GRAPHS_PENDING]; /* graph launches served, counts not yet written */
     size_t ngraphs;
     uint64_t graph_unattributed; /* graph launches whose counts found no kernel node */
+    uint64_t inst_runs_failed;   /* instrumented launches whose counts stayed per instruction */
     int settle_all;              /* the last batch: every pending graph launch is written */
     /* How kernel records found their launch record (the 'kernel_correlation' event). */
     uint64_t by_driver_id, by_runtime_id, unmatched;
@@ -1164,6 +1165,18 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
             step_done(st[I_COUNT], "insert an instruction count");
         }
     }
+    /*
+     * Executed warp and thread instructions as runs (schema.sql inst_run):
+     * each launch row once, after all its rows of this record. A failure
+     * leaves the rows per instruction, which read the same.
+     */
+    for (size_t f = 0; f < b->nnames; f++) {
+        size_t g = 0;
+        while (g < f && fn_lid[g] != fn_lid[f])
+            g++;
+        if (fn_lid[f] > 0 && g == f && store_inst_runs(W.db, fn_lid[f]) < 0)
+            W.inst_runs_failed++;
+    }
 out:
     for (int i = 0; i < NST; i++)
         sqlite3_finalize(st[i]);
@@ -1995,6 +2008,14 @@ writer_main(void *arg)
                  "launch and were left out",
                  (unsigned long long)W.graph_unattributed);
         event_row(realtime_ns(), "warning", "graph_counts_unattributed", msg);
+    }
+    if (W.inst_runs_failed) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "%llu instrumented launches' executed-instruction counts stayed one row per "
+                 "instruction (writing their runs failed: %s); they read the same",
+                 (unsigned long long)W.inst_runs_failed, store_error());
+        event_row(realtime_ns(), "warning", "inst_runs_failed", msg);
     }
     /*
      * Evidence for the launch path (docs/collector.md): kernel records

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
 --
--- gpuhier report schema, version 2 (PRAGMA user_version = 2).
+-- gpuhier report schema, version 3 (PRAGMA user_version = 3).
 --
 -- This file is the contract between the collector (writer of the raw
 -- tables), the analyzer (writer of the analysis tables) and every reader
@@ -42,6 +42,17 @@
 -- query them without testing for them, and find them empty. A version-2
 -- table is never "(added: ...)": every version-2 report holds it.
 --
+-- Version 3 (2026-12-05) stores the two per-instruction counts that are
+-- the same for every instruction of a basic block (executed warp and
+-- thread instructions) as runs (inst_run), not one inst_count row per
+-- instruction: on the H200's PyTorch benchmark those rows were 90 % of
+-- inst_count and 76 % of what the instrumentation added to a report
+-- (docs/cost-vs-ncu.md "Report size"). A version-2 reader would read a
+-- version-3 report's executed instructions as 0, hence the new version.
+-- Versions 1 and 2 open as before: the "(version 3)" objects are created
+-- empty as TEMP objects (and, for version 1, the "(version 2)" ones), and
+-- v_inst reads both forms, so any report's counts read the same.
+--
 -- Ownership: the collector writes the tables of section 1-3; the analyzer
 -- writes only the tables of section 4 (analysis, rule_run, finding,
 -- finding_evidence, finding_launch, kernel_summary, finding_line, and for
@@ -49,7 +60,7 @@
 -- merge` writes a new report only, with sections 1-3 of its inputs plus
 -- job_rank and rank_meta; readers write nothing.
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- ===================================================================
 -- 1. The run
@@ -441,7 +452,7 @@ CREATE TABLE nvtx_range (
 );
 
 -- ===================================================================
--- 2b. Per-instruction counts (version 2): the instrumentation engine
+-- 2b. Per-instruction counts (version 2; runs: version 3): the instrumentation engine
 -- ===================================================================
 --
 -- The instrumentation engine (CUPTI's SASS metrics API, docs/collector.md)
@@ -458,6 +469,8 @@ CREATE TABLE nvtx_range (
 --     of small integers, WITHOUT ROWID and with zero counts left out, is
 --     as compact as fixed columns for the dozen metrics most instructions
 --     have, and v_inst pivots the ones rules read into named columns;
+--     executed warp and thread instructions, which every instruction of a
+--     basic block shares, are kept as runs of equal counts (inst_run);
 --   * the line table of every cubin an instrumented function came from,
 --     keyed by the cubin's CRC (sass_function, sass_line, source_file):
 --     the (function, pc) -> (file, line) map and the SASS text, not the
@@ -534,7 +547,9 @@ CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
 
 -- (version 2) Per-instruction counts of instrumented launches, one row
 -- per (launch, function, pc, metric) with a non-zero value: a missing row
--- of an instrumented launch reads 0, not unknown. metric_id names a CUPTI
+-- of an instrumented launch reads 0, not unknown (executed warp and
+-- thread instructions: inst_run's runs instead, version 3, unless the
+-- writer left them here). metric_id names a CUPTI
 -- SASS metric in metric_name without a rollup suffix (e.g.
 -- 'smsp__sass_sectors_mem_global'); docs/metrics.md lists those the
 -- collector asks for, v_inst the ones rules read. Values are exact counts
@@ -553,6 +568,32 @@ CREATE TABLE inst_count (
     metric_id    INTEGER NOT NULL REFERENCES metric_name(id),
     value        INTEGER NOT NULL,  -- the count, in the metric's unit
     PRIMARY KEY (launch_id, function_id, pc, metric_id)
+) WITHOUT ROWID;
+
+-- (version 3) Runs of equal per-instruction counts: the form inst_count's
+-- rows of 'smsp__sass_inst_executed' and 'smsp__sass_thread_inst_executed'
+-- take once a launch's counts are written (the collector's writer turns
+-- them into runs, store_inst_runs(); docs/collector.md "Report size"). A
+-- row says: every instruction from pc up to, not including, the pc of
+-- the next row of the same launch, function and metric executed `value`
+-- times. SASS instructions are 16 bytes (sm_70 and later, every
+-- architecture the SASS metrics API serves), so a run from pc a to b
+-- covers the (b - a) / 16 instructions a, a + 16, ... The last row of a
+-- (launch, function, metric) has value 0 and only ends the run before
+-- it; a run of value 0 is instructions that never executed (inst_count
+-- has no row for them either). Expanded, the runs are exactly the
+-- inst_count rows they replace: v_inst reads both tables and sums the
+-- two, so a launch whose counts a writer left per instruction (a report
+-- of version 2, or one whose pcs were not all multiples of 16) reads the
+-- same. On the H200's PyTorch benchmark 52,381 executed-instruction rows
+-- made 1,357 runs (inst_executed changes 1,357 times along the pcs).
+CREATE TABLE inst_run (
+    launch_id    INTEGER NOT NULL REFERENCES inst_launch(launch_id),
+    function_id  INTEGER NOT NULL REFERENCES sass_function(id),
+    metric_id    INTEGER NOT NULL REFERENCES metric_name(id),
+    pc           INTEGER NOT NULL,  -- the run's first instruction (as sass_line.pc)
+    value        INTEGER NOT NULL,  -- the count of each of its instructions, in the metric's unit
+    PRIMARY KEY (launch_id, function_id, metric_id, pc)
 ) WITHOUT ROWID;
 
 -- ===================================================================
@@ -1028,8 +1069,9 @@ FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.
 -- shared-memory wavefronts (`_wavefronts`). Load and store sectors are
 -- told apart by the instruction: a pc that executed global loads is a
 -- load (LDG), one that executed global stores a store (STG). Metrics are
--- matched by id (one lookup of each name), not by name per row, and
--- summed in inst_count's key order (no sort).
+-- matched by id (one lookup of each name), not by name per row. The
+-- counts are inst_count's rows and inst_run's runs expanded to one row per
+-- instruction (version 3), summed per instruction.
 -- global_bytes and branch_targets (changed: 2026-12-03) are always NULL,
 -- not collected: the collector no longer asks for their metrics,
 -- 'smsp__sass_data_bytes_mem_global' and 'smsp__sass_branch_targets',
@@ -1040,8 +1082,23 @@ FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.
 -- (Conventions). The bytes a global load or store requested come from
 -- the range profiler (v_profiled's gld_requested_bytes, gst_requested_bytes).
 CREATE VIEW v_inst AS
-WITH src AS (
+WITH RECURSIVE src AS (
     SELECT config_id, MIN(launch_id) AS launch_id FROM inst_launch GROUP BY config_id
+),
+runs AS ( -- (version 3) inst_run's runs with the pc each ends before
+    SELECT launch_id, function_id, metric_id, pc, value,
+           LEAD(pc) OVER (PARTITION BY launch_id, function_id, metric_id ORDER BY pc) AS end_pc
+    FROM inst_run WHERE launch_id IN (SELECT launch_id FROM src)
+),
+run_pc(launch_id, function_id, metric_id, pc, value, end_pc) AS ( -- one row per instruction of a run
+    SELECT launch_id, function_id, metric_id, pc, value, end_pc FROM runs WHERE value <> 0 AND end_pc IS NOT NULL
+    UNION ALL
+    SELECT launch_id, function_id, metric_id, pc + 16, value, end_pc FROM run_pc WHERE pc + 16 < end_pc
+),
+counts AS (
+    SELECT launch_id, function_id, pc, metric_id, value FROM inst_count WHERE launch_id IN (SELECT launch_id FROM src)
+    UNION ALL
+    SELECT launch_id, function_id, pc, metric_id, value FROM run_pc
 ),
 p AS (
     SELECT c.launch_id, c.function_id, c.pc,
@@ -1066,9 +1123,8 @@ p AS (
            SUM(CASE WHEN c.metric_id IN (SELECT id FROM metric_name WHERE name IN ('smsp__sass_inst_executed_op_ldgsts', 'smsp__sass_inst_executed_op_tma'))
                     THEN c.value END) AS async_inst,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets_threads_divergent') THEN c.value END) AS branch_targets_divergent
-    FROM inst_count c
-    WHERE c.launch_id IN (SELECT launch_id FROM src)
-    GROUP BY c.launch_id, c.function_id, c.pc -- the primary key's order: no sort
+    FROM counts c
+    GROUP BY c.launch_id, c.function_id, c.pc
 )
 SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
        f.name AS function,            -- mangled function (sass_function.name)

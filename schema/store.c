@@ -368,25 +368,33 @@ is_added_later(const char *create)
 }
 
 /*
- * Is the statement starting at `create` marked "(version 2)": absent from
- * version-1 reports, which get it as an empty TEMP object (add_version2)?
+ * The schema version that brought the statement starting at `create`: N
+ * when it is marked "(version N)" (absent from older reports, which get
+ * it as an empty TEMP object: add_later_versions()), else 1.
  */
 static int
-is_version2(const char *create)
+version_of(const char *create)
 {
-    return is_marked(create, "(version 2)");
+    char mark[16];
+    for (int v = STORE_SCHEMA_VERSION; v >= 2; v--) {
+        snprintf(mark, sizeof(mark), "(version %d)", v);
+        if (is_marked(create, mark))
+            return v;
+    }
+    return 1;
 }
 
 /*
- * A version-1 report lacks the tables and views schema.sql marks
- * "(version 2)" (schema.sql "Version 2"): create them, empty, in the
- * connection's TEMP schema, where unqualified names find them. The file
- * is never written, and they vanish with the connection. Statements are
- * cut from the compiled schema as store_view.c does (up to the first
- * semicolon sqlite3_complete() accepts). 0 or -1 with the message.
+ * A report of version `version` lacks the tables and views schema.sql
+ * marks with a later version (schema.sql "Version 2", "Version 3"):
+ * create them, empty, in the connection's TEMP schema, where unqualified
+ * names find them. The file is never written, and they vanish with the
+ * connection. Statements are cut from the compiled schema as store_view.c
+ * does (up to the first semicolon sqlite3_complete() accepts). Tables
+ * come first, so that a view finds them. 0 or -1 with the message.
  */
 static int
-add_version2(sqlite3 *db)
+add_later_versions(sqlite3 *db, int version)
 {
     static const char *const kinds[] = {"CREATE TABLE ", "CREATE VIEW "};
     const char *s = store_schema_text;
@@ -394,7 +402,7 @@ add_version2(sqlite3 *db)
     int ret = 0;
     for (size_t k = 0; k < 2 && !ret; k++) {
         for (const char *p = strstr(s, kinds[k]); p && !ret; p = strstr(p + 1, kinds[k])) {
-            if ((p > s && p[-1] != '\n') || !is_version2(p))
+            if ((p > s && p[-1] != '\n') || version_of(p) <= version)
                 continue;
             const char *end = NULL;
             for (const char *semi = strchr(p, ';'); semi && !end; semi = strchr(semi + 1, ';')) {
@@ -411,10 +419,10 @@ add_version2(sqlite3 *db)
                     end = semi;
             }
             if (!end)
-                ret = store_set_error("version-2 statement without an end in the schema");
+                ret = store_set_error("later-version statement without an end in the schema");
             else if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
                 ret = store_fail(db, SQLITE_ERROR,
-                                 "creating the version-2 objects of a version-1 report");
+                                 "creating the later versions' objects of an older report");
         }
     }
     free(sql);
@@ -438,7 +446,7 @@ missing_table(sqlite3 *db, int version, int *err)
             continue;
         const char *n = p + strlen("CREATE TABLE ");
         size_t len = strspn(n, "abcdefghijklmnopqrstuvwxyz_0123456789");
-        if (len == 0 || len >= sizeof(name) || is_added_later(p) || (version < 2 && is_version2(p)))
+        if (len == 0 || len >= sizeof(name) || is_added_later(p) || version_of(p) > version)
             continue;
         memcpy(name, n, len);
         name[len] = '\0';
@@ -474,7 +482,7 @@ check_report(sqlite3 *db, const char *path, const char *real)
     }
     if (v < 0)
         return fail_file(path, STORE_ERR_CORRUPT, "schema version %d is not a version", v);
-    /* Version 1 is read as it is: version 2 only added (schema.sql "Version 2"). */
+    /* Versions 1 and 2 are read as they are (schema.sql "Version 2", "Version 3"). */
     if (v < 1) {
         last_failure = STORE_ERR_OLDER;
         return store_set_error("cannot open report '%s': schema version %d is older than %d; "
@@ -718,7 +726,8 @@ store_open(const char *path, enum store_mode mode, sqlite3 **out)
                  "rolled the file back to its last complete transaction",
                  path);
     }
-    if (store_user_version(db) < 2 && add_version2(db)) {
+    int v = store_user_version(db);
+    if (v < STORE_SCHEMA_VERSION && add_later_versions(db, v)) {
         char msg[1024];
         snprintf(msg, sizeof(msg), "%s", store_error());
         sqlite3_close(db);
@@ -744,8 +753,9 @@ store_open_memory_copy(const char *path, sqlite3 **out)
         sqlite3_close(src);
         return -1;
     }
-    /* The backup copies the main schema only: a version-1 copy needs its TEMP objects again. */
-    if (store_user_version(*out) < 2 && add_version2(*out)) {
+    /* The backup copies the main schema only: an older copy needs its TEMP objects again. */
+    int v = store_user_version(*out);
+    if (v < STORE_SCHEMA_VERSION && add_later_versions(*out, v)) {
         sqlite3_close(*out);
         *out = NULL;
         sqlite3_close(src);

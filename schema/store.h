@@ -18,7 +18,7 @@
 #include <stdarg.h>
 
 /* Schema version written to PRAGMA user_version by store_create(). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /* Version string of gpuhier itself (set by the build). */
 #ifndef GPUHIER_VERSION
@@ -71,9 +71,10 @@ int store_apply_schema(sqlite3 *db);
  * is a gpuhier report of a version this build understands (refuses newer
  * and older versions with a message that says what to do) and that it
  * holds every table of this schema version (those schema.sql marks
- * "(added: ...)" excepted). A version-1 report is read as it is: the
- * tables and views schema.sql marks "(version 2)" are created, empty, as
- * TEMP objects of the connection (the file is not written). STORE_READ_ONLY
+ * "(added: ...)" excepted). An older report (version 1 or 2) is read as it
+ * is: the tables and views schema.sql marks with a later "(version N)" are
+ * created, empty, as TEMP objects of the connection (the file is not
+ * written). STORE_READ_ONLY
  * connections also get `PRAGMA query_only`. On failure *out is NULL, store_failure() says why
  * and store_error() says it in a sentence naming the file.
  *
@@ -145,6 +146,17 @@ int store_diagnose(const char *path);
  * mode). Takes no lock, so a live writer is never delayed.
  */
 long store_live_pid(const char *path);
+
+/*
+ * Launch `launch_id`'s per-instruction counts of executed warp and thread
+ * instructions, written to inst_count, made runs (schema.sql inst_run):
+ * the rows are replaced by runs that expand to exactly them, inside a
+ * savepoint of the caller's transaction. A launch that has runs already,
+ * or whose pcs are not whole 16-byte instructions, is left as it is.
+ * Returns the inst_count rows replaced (0 when none), or -1 with the
+ * message.
+ */
+int store_inst_runs(sqlite3 *db, long long launch_id);
 
 /*
  * The first column of the first row of `sql` as an integer, or `fallback`

@@ -20,7 +20,7 @@ set(GH_COLLECTOR_TEST_SOURCES
 # build's ASan flags, which cannot be linked into a TSan binary).
 function(gh_collector_unit name)
   add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collector_queue.c ${GH_COLLECTOR_TEST_SOURCES}
-    ${PROJECT_SOURCE_DIR}/schema/store.c ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
+    ${PROJECT_SOURCE_DIR}/schema/store.c ${PROJECT_SOURCE_DIR}/schema/store_inst.c ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
   add_dependencies(${name} gh_store)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES} ${LIBIBERTY_INCLUDE_DIR})
   target_compile_options(${name} PRIVATE -idirafter ${GH_CUPTI_SHIM})
@@ -175,7 +175,7 @@ gh_add_gpu_test(NAME gpu.t162-spread-agree COMMAND sh -c "test -e /dev/nvidia0 &
 # The launch-path micro-benchmark (bench/collector_push_bench.c): a quick
 # run in CI proves it builds and that the batched writer drops nothing.
 add_executable(collector_push_bench ${PROJECT_SOURCE_DIR}/bench/collector_push_bench.c
-  ${GH_COLLECTOR_TEST_SOURCES} ${PROJECT_SOURCE_DIR}/schema/store.c
+  ${GH_COLLECTOR_TEST_SOURCES} ${PROJECT_SOURCE_DIR}/schema/store.c ${PROJECT_SOURCE_DIR}/schema/store_inst.c
   ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
 add_dependencies(collector_push_bench gh_store)
 target_include_directories(collector_push_bench PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES}
@@ -201,7 +201,7 @@ gh_add_test(NAME unit.occupancy_recompute
 # and one case preloads another allocator into it (ASan must come first).
 # The writer's failure path runs sanitized in unit.collector_queue.
 add_executable(writer_host ${CMAKE_CURRENT_SOURCE_DIR}/unit/writer_host.c ${GH_COLLECTOR_TEST_SOURCES}
-  ${PROJECT_SOURCE_DIR}/schema/store.c ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
+  ${PROJECT_SOURCE_DIR}/schema/store.c ${PROJECT_SOURCE_DIR}/schema/store_inst.c ${PROJECT_BINARY_DIR}/schema/schema_sql.c)
 add_dependencies(writer_host gh_store)
 target_include_directories(writer_host PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES} ${LIBIBERTY_INCLUDE_DIR})
 target_compile_options(writer_host PRIVATE -idirafter ${GH_CUPTI_SHIM})

@@ -183,12 +183,18 @@ def ncu_value(name, metrics):
 def read_inst(path):
     """Instrumented stream launches of one report, in launch order:
     ([dict(launch_id, name, mangled, key, index, metrics={sass name: sum})],
-    names). A metric of COLLECTED or of the report's inst_count that a
+    names). A metric of COLLECTED or of the report's inst_count (or inst_run) that a
     launch has no row for reads 0 (schema.sql)."""
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     try:
+        # a report of schema version 3 keeps executed instructions as runs (schema.sql inst_run): a run
+        # from pc to the next run's pc counts value for each of its (16-byte) instructions
+        runs = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'inst_run'").fetchone()[0]
+        counts = ("(SELECT launch_id, metric_id, value FROM inst_count" + (
+            " UNION ALL SELECT launch_id, metric_id, value * (LEAD(pc) OVER (PARTITION BY launch_id, function_id,"
+            " metric_id ORDER BY pc) - pc) / 16 FROM inst_run" if runs else "") + ")")
         names = [n for (n,) in db.execute(
-            "SELECT DISTINCT n.name FROM inst_count i JOIN metric_name n ON n.id = i.metric_id ORDER BY n.name")]
+            "SELECT DISTINCT n.name FROM " + counts + " i JOIN metric_name n ON n.id = i.metric_id ORDER BY n.name")]
         names = sorted(set(names) | set(COLLECTED))
         rows = db.execute(
             "SELECT l.id, COALESCE(k.demangled_name, k.mangled_name), k.mangled_name,"
@@ -200,8 +206,8 @@ def read_inst(path):
         for r in rows:
             m = {n: 0.0 for n in names}
             for n, v in db.execute(
-                    "SELECT n.name, SUM(i.value) FROM inst_count i JOIN metric_name n ON n.id = i.metric_id"
-                    " WHERE i.launch_id = ? GROUP BY n.name", (r[0],)):
+                    "SELECT n.name, SUM(i.value) FROM " + counts + " i JOIN metric_name n ON n.id = i.metric_id"
+                    " WHERE i.launch_id = ? GROUP BY n.name HAVING SUM(i.value) IS NOT NULL", (r[0],)):
                 m[n] = float(v)
             out.append({"launch_id": r[0], "name": r[1], "mangled": r[2],
                         "key": (agree_run.norm_name(r[1]), tuple(r[3:6]), tuple(r[6:9])),

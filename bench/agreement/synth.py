@@ -69,8 +69,10 @@ class Report:
             " VALUES (?, ?, ?, ?, ?, ?)", (kid, cid, self.corr, n, profiled, reason)).lastrowid
         return lid, kid, cid, fid
 
-    def instrumented(self, mangled, counts, grid=(1, 1, 1), block=(32, 1, 1), overhead_ns=None, graph_corr=None):
-        """counts: {metric: [value per pc]} (zero values are left out, as the collector does)."""
+    def instrumented(self, mangled, counts, grid=(1, 1, 1), block=(32, 1, 1), overhead_ns=None, graph_corr=None,
+                     runs=None):
+        """counts: {metric: [value per pc]} (zero values are left out, as the collector does); runs: the same,
+        written as schema.sql's inst_run (a row where the value changes, a 0 row ending the last run)."""
         lid, kid, cid, fid = self.launch(mangled, grid, block, "instrumented")
         self.db.execute("INSERT INTO inst_launch (launch_id, config_id, kernel_id, reason, overhead_ns, graph_corr)"
                         " VALUES (?, ?, ?, 'sample_all', ?, ?)", (lid, cid, kid, overhead_ns, graph_corr))
@@ -79,6 +81,11 @@ class Report:
                 if v:
                     self.db.execute("INSERT INTO inst_count VALUES (?, ?, ?, ?, ?)",
                                     (lid, fid, 16 * pc, self.metric_id(m), v))
+        for m, vals in (runs or {}).items():
+            for pc, v in enumerate(vals + [0]):
+                if pc == 0 or v != vals[pc - 1]:
+                    self.db.execute("INSERT INTO inst_run (launch_id, function_id, metric_id, pc, value)"
+                                    " VALUES (?, ?, ?, ?, ?)", (lid, fid, self.metric_id(m), 16 * pc, v))
         return lid
 
     def profiled(self, mangled, metric_set, values, grid=(1, 1, 1), block=(32, 1, 1)):

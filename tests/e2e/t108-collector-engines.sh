@@ -92,7 +92,10 @@ expect both "graph rows keyed by the graph launch's correlation id, one per func
     "_Z4copyPfPKf=1,_Z4nodePf=2"
 # the fake counts 16 warp instructions per node at pc 0x10: two nodes of _Z4nodePf sum 32
 expect both "a function's counts sum its nodes" \
-    "$(q both "SELECT c.value FROM inst_count c JOIN inst_launch i ON i.launch_id = c.launch_id JOIN kernel k ON k.id = i.kernel_id JOIN metric_name m ON m.id = c.metric_id WHERE k.mangled_name = '_Z4nodePf' AND c.pc = 16 AND m.name = 'smsp__sass_inst_executed'")" 32
+    "$(q both "SELECT inst_executed FROM v_inst WHERE function = '_Z4nodePf' AND pc = 16")" 32
+# executed instructions are written as runs (schema.sql inst_run): none left per instruction
+expect both "executed instructions as runs" \
+    "$(q both "SELECT (SELECT count(*) FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name IN ('smsp__sass_inst_executed', 'smsp__sass_thread_inst_executed')) || ':' || (SELECT count(*) > 0 FROM inst_run)")" 0:1
 expect both "the graph's overhead on its first row only" \
     "$(q both "SELECT count(overhead_ns) FROM inst_launch WHERE reason = 'graph'")" 1
 grep -q "the instrumentation engine still tries its launches" "$tmp/both.err" || bad "both: stderr: $(cat "$tmp/both.err")"
@@ -360,7 +363,7 @@ for c in chain nochain; do
     expect $c "only they ran patched" "$(grep '^fake_patched_runs=' "$tmp/$c.out")" "fake_patched_runs=7"
     # the fake counts 4 warps a block at pc 0x10: each launch's own counts, none summed with another's
     expect $c "each launch's counts its own" \
-        "$(q $c "SELECT count(*) FROM inst_count n JOIN inst_launch i ON i.launch_id = n.launch_id JOIN launch l ON l.id = i.launch_id JOIN config c ON c.id = l.config_id JOIN metric_name m ON m.id = n.metric_id WHERE n.pc = 16 AND m.name = 'smsp__sass_inst_executed' AND n.value = c.grid_x * 4")" 7
+        "$(q $c "SELECT count(*) FROM v_inst v JOIN config c ON c.id = v.config_id WHERE v.pc = 16 AND v.inst_executed = c.grid_x * 4")" 7
     expect $c "the second launches range-profiled" \
         "$(q $c "SELECT group_concat(profile_reason, ',') FROM launch WHERE config_launch_index = 1 ORDER BY id")" \
         "first_of_config,first_of_config"

@@ -43,7 +43,7 @@ contains err.txt ": report a.db"
   fail "default run: a profile not a one-pass group: $(q a.db "SELECT group_concat(DISTINCT passes || ' ' || metric_set) FROM profile")"
 [ "$(q a.db "SELECT count(*) FROM config c WHERE NOT EXISTS (SELECT 1 FROM inst_launch i JOIN launch l ON l.id = i.launch_id WHERE i.config_id = c.id AND l.config_launch_index = 0)")" = 0 ] ||
   fail "default run: a configuration's first launch was not instrumented: $(q a.db "SELECT group_concat(l.config_id || ':' || l.profile_reason) FROM launch l WHERE l.config_launch_index = 0")"
-[ "$(q a.db "SELECT count(*) FROM inst_launch i WHERE NOT EXISTS (SELECT 1 FROM inst_count c WHERE c.launch_id = i.launch_id)")" = 0 ] ||
+[ "$(q a.db "SELECT count(*) FROM inst_launch i WHERE NOT EXISTS (SELECT 1 FROM inst_count c WHERE c.launch_id = i.launch_id) AND NOT EXISTS (SELECT 1 FROM inst_run r WHERE r.launch_id = i.launch_id)")" = 0 ] ||
   fail "default run: an instrumented launch without counts"
 [ "$(q a.db "SELECT count(*) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'first_of_config' AND p.metric_set NOT LIKE 'group1/%'")" = 0 ] ||
   fail "default run: a configuration's first range profile was not group 1"

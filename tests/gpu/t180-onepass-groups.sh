@@ -91,7 +91,7 @@ fi
 gh b.db env -u GPUHIER_INSTRUMENT "$gpu/multistream" 20 > b.out 2> b.err; st=$?
 [ $st = 0 ] && ok "both: exit 0" || bad "both: exit $st: $(tail -3 b.err)"
 expect "both: launch 0 of each configuration instrumented" b.db "SELECT count(*) FROM inst_launch i JOIN launch l ON l.id = i.launch_id WHERE l.config_launch_index = 0" 2
-expect "both: counts on every instrumented launch" b.db "SELECT count(*) FROM inst_launch i WHERE NOT EXISTS (SELECT 1 FROM inst_count c WHERE c.launch_id = i.launch_id)" 0
+expect "both: counts on every instrumented launch" b.db "SELECT count(*) FROM inst_launch i WHERE NOT EXISTS (SELECT 1 FROM inst_count c WHERE c.launch_id = i.launch_id) AND NOT EXISTS (SELECT 1 FROM inst_run r WHERE r.launch_id = i.launch_id)" 0
 expect "both: every group on later launches" b.db "SELECT count(*) FROM (SELECT l.config_id FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.config_launch_index > 0 GROUP BY l.config_id HAVING count(DISTINCT p.metric_set) = $n)" 2
 expect "both: no launch lost" b.db "SELECT count(*) FROM launch" "$(grep -Eo '[0-9]+' b.out | head -1)"
 echo "info: both: $(q b.db "SELECT group_concat(key || '=' || value, '; ') FROM meta WHERE key IN ('engines', 'engine_instrumentation', 'engine_range_profiler', 'kernel_activity')")"

@@ -5,6 +5,8 @@
 #include "tests/check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -641,6 +643,118 @@ test_store_version1(void)
     CHECK(strstr(store_error(), "inst_count") != NULL);
 }
 
+/* v_inst's rows, one string: what a reader of the counts sees. */
+static char *
+inst_rows(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    if (store_prepare(
+            db,
+            "SELECT group_concat(r, ' ') FROM (SELECT launch_id || ':' || function_id || ':'"
+            " || pc || '=' || inst_executed || '/' || thread_inst_executed || '/'"
+            " || global_sectors AS r FROM v_inst ORDER BY launch_id, function_id, pc)",
+            &st))
+        return NULL;
+    char *out = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        out = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return out;
+}
+
+/*
+ * store_inst_runs() (schema.sql inst_run, version 3): the runs expand to
+ * exactly the rows they replace, through gaps, a diverged instruction, a
+ * function of one instruction and a count that changes with no gap; a
+ * launch whose pcs are not whole instructions is left per instruction;
+ * rows written after the runs are summed with them.
+ */
+static void
+test_store_inst_runs(void)
+{
+    sqlite3 *db = NULL;
+    CHECK(store_create(":memory:", "test", &db) == 0);
+    CHECK(store_exec(
+              db, "INSERT INTO metric_name(id, name) VALUES (1, 'smsp__sass_inst_executed'),"
+                  " (2, 'smsp__sass_thread_inst_executed'), (3, 'smsp__sass_sectors_mem_global');"
+                  "INSERT INTO cubin(crc, bytes, sm_arch, has_lineinfo) VALUES (9, 1, NULL, 0);"
+                  "INSERT INTO sass_function(id, cubin_crc, name) VALUES (1, 9, 'f'), (2, 9, 'g');"
+                  "INSERT INTO inst_launch(launch_id, config_id, kernel_id) VALUES (1, 1, 1),"
+                  " (2, 2, 2);") == 0);
+    /* launch 1, function 1: 5,5,5 | 7,7 (thread 100 at 64) | gap at 80 | 7,7,7 | 2 */
+    static const long long f1[][3] = {{0, 5, 160},   {16, 5, 160},  {32, 5, 160},
+                                      {48, 7, 224},  {64, 7, 100},  {96, 7, 224},
+                                      {112, 7, 224}, {128, 7, 224}, {144, 2, 64}};
+    char sql[256];
+    for (size_t i = 0; i < sizeof(f1) / sizeof(f1[0]); i++) {
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO inst_count VALUES (1, 1, %lld, 1, %lld), (1, 1, %lld, 2, %lld)",
+                 f1[i][0], f1[i][1], f1[i][0], f1[i][2]);
+        CHECK(store_exec(db, sql) == 0);
+    }
+    CHECK(store_exec(db, "INSERT INTO inst_count VALUES (1, 1, 32, 3, 12), (1, 2, 16, 1, 3),"
+                         " (1, 2, 16, 2, 96), (2, 1, 0, 1, 4), (2, 1, 8, 1, 4)") == 0);
+    char *before = inst_rows(db);
+    CHECK(before != NULL && strstr(before, "1:1:64=7/100/0") && strstr(before, "1:1:32=5/160/12"));
+    CHECK_EQ_INT(store_inst_runs(db, 1), 20);
+    CHECK_EQ_INT(store_inst_runs(db, 2), 0); /* pc 8: not a whole instruction */
+    CHECK_EQ_INT(store_inst_runs(db, 1), 0); /* runs already */
+    char *after = inst_rows(db);
+    CHECK(after != NULL && before && !strcmp(before, after));
+    if (after && before && strcmp(before, after))
+        printf("before %s\nafter  %s\n", before, after);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count WHERE launch_id = 1", -1), 1);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count WHERE launch_id = 2", -1), 2);
+    /* inst: 0 5, 48 7, 80 0, 96 7, 144 2, 160 0; thread: 0 160, 48 224, 64 100, 80 224... */
+    CHECK_EQ_INT(
+        store_query_int(db,
+                        "SELECT COUNT(*) FROM inst_run WHERE launch_id = 1 AND function_id = 1"
+                        " AND metric_id = 1",
+                        -1),
+        6);
+    CHECK_EQ_INT(store_query_int(db, "SELECT SUM(inst_executed) FROM v_inst_config", -1),
+                 5 * 3 + 7 * 5 + 2 + 3 + 8);
+    /* a row per instruction written after the runs adds to them */
+    CHECK(store_exec(db, "INSERT INTO inst_count VALUES (1, 1, 16, 1, 1)") == 0);
+    CHECK_EQ_INT(store_query_int(db,
+                                 "SELECT inst_executed FROM v_inst WHERE function_id = 1"
+                                 " AND pc = 16 AND launch_id = 1",
+                                 -1),
+                 6);
+    free(before);
+    free(after);
+    sqlite3_close(db);
+}
+
+/*
+ * A version-2 report (no inst_run) opens as it is, with inst_run an empty
+ * TEMP table; a version-3 report without it is damaged.
+ */
+static void
+test_store_version2(void)
+{
+    char p[256];
+    sqlite3 *db = NULL;
+    path_in(p, sizeof(p), "v2.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "PRAGMA journal_mode=DELETE") == 0);
+    CHECK(store_exec(db, "DROP TABLE inst_run; PRAGMA user_version = 2") == 0);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == 0);
+    CHECK_EQ_INT(store_user_version(db), 2);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_run", -1), 0);
+    CHECK_EQ_INT(
+        store_query_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'inst_run'", -1), 0);
+    sqlite3_close(db);
+    path_in(p, sizeof(p), "v3-missing.db");
+    CHECK(store_create(p, "test", &db) == 0);
+    CHECK(store_exec(db, "DROP TABLE inst_run") == 0);
+    sqlite3_close(db);
+    CHECK(store_open(p, STORE_READ_ONLY, &db) == -1);
+    CHECK_EQ_INT(store_failure(), STORE_ERR_CORRUPT);
+    CHECK(strstr(store_error(), "inst_run") != NULL);
+}
+
 static const struct check_test tests[] = {
     {"test_store_create_and_open", test_store_create_and_open},
     {"test_store_refuse_newer", test_store_refuse_newer},
@@ -658,6 +772,8 @@ static const struct check_test tests[] = {
     {"test_store_bad_schema", test_store_bad_schema},
     {"test_store_diagnose", test_store_diagnose},
     {"test_store_version1", test_store_version1},
+    {"test_store_version2", test_store_version2},
+    {"test_store_inst_runs", test_store_inst_runs},
 };
 
 /*
