@@ -194,7 +194,11 @@ for r in 0 1; do
     INSERT INTO inst_launch (launch_id, config_id, kernel_id, reason, overhead_ns)
       SELECT min(id), 1, 1, 'first_of_config', 5000 FROM launch WHERE config_id = 1;
     INSERT INTO inst_count SELECT (SELECT launch_id FROM inst_launch), 5, 0,
-      (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global'), 100 + $r;"
+      (SELECT id FROM metric_name WHERE name = 'smsp__sass_sectors_mem_global'), 100 + $r;
+    INSERT INTO metric_name (name) VALUES ('smsp__sass_inst_executed');
+    INSERT INTO inst_run SELECT (SELECT launch_id FROM inst_launch), 5,
+      (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed'), pc, v
+      FROM (SELECT 0 AS pc, 7 + $r AS v UNION ALL SELECT 32, 0);"
 done
 expect_rc 0 "$G" merge r0.db r1.db -o code.db 2> code.err
 [ "$(q code.db "SELECT count(*) FROM cubin")|$(q code.db "SELECT count(*) FROM sass_function")|$(q code.db "SELECT count(*) FROM source_file")|$(q code.db "SELECT count(*) FROM sass_line")" = "1|1|1|2" ] ||
@@ -203,6 +207,10 @@ expect_rc 0 "$G" merge r0.db r1.db -o code.db 2> code.err
   fail "per-rank counts on the shared function"
 [ "$(q code.db "SELECT count(*) FROM inst_launch i JOIN launch l ON l.id = i.launch_id AND l.config_id = i.config_id")" = 2 ] || fail "inst_launch keyed by rank"
 [ "$(q code.db "SELECT count(*) FROM v_inst WHERE file = 'gemm.cu' AND line = 10")" = 2 ] || fail "v_inst on the merged report"
+# executed instructions as runs (schema version 3): each rank's run, its metric id mapped, expands
+# to its two instructions
+[ "$(q code.db "SELECT group_concat(pc || '=' || inst_executed || '@' || (launch_id >> 32), ',') FROM (SELECT * FROM v_inst ORDER BY launch_id, pc)")" = "0=7@0,16=7@0,0=8@1,16=8@1" ] ||
+  fail "runs on the merged report: $(q code.db "SELECT group_concat(pc || '=' || inst_executed, ',') FROM v_inst")"
 "$G" report code.db --view source gemm > src.txt 2>&1 || fail "source view of a merged report: $(cat src.txt)"
 
 echo "t410: merge ok"
