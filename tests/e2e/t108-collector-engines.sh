@@ -96,6 +96,16 @@ expect both "a function's counts sum its nodes" \
 # executed instructions are written as runs (schema.sql inst_run): none left per instruction
 expect both "executed instructions as runs" \
     "$(q both "SELECT (SELECT count(*) FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name IN ('smsp__sass_inst_executed', 'smsp__sass_thread_inst_executed')) || ':' || (SELECT count(*) > 0 FROM inst_run)")" 0:1
+# the runs failing (GPUHIER_FAULT=inst_runs): the counts stay per instruction, read the same, and the
+# report says so
+run bothnoruns GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=instantiate GPUHIER_FAULT=$perm,inst_runs:UNKNOWN
+vi="SELECT group_concat(function || ':' || pc || '=' || inst_executed || '/' || thread_inst_executed || '/' || global_sectors, ',') FROM (SELECT * FROM v_inst ORDER BY function, pc)"
+like both "v_inst has counts to compare" "$(q both "$vi")" "*_Z4nodePf:16=32/*"
+expect bothnoruns "the counts per instruction read as the runs do" "$(q bothnoruns "$vi")" "$(q both "$vi")"
+expect bothnoruns "no run written, the rows kept" \
+    "$(q bothnoruns "SELECT (SELECT count(*) FROM inst_run) || ':' || (SELECT count(*) > 0 FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = 'smsp__sass_inst_executed')")" 0:1
+like bothnoruns "the event says so" "$(q bothnoruns "SELECT message FROM event WHERE code = 'inst_runs_failed'")" \
+    "*instrumented launches' executed-instruction counts stayed one row per instruction (writing their runs failed: injected*"
 expect both "the graph's overhead on its first row only" \
     "$(q both "SELECT count(overhead_ns) FROM inst_launch WHERE reason = 'graph'")" 1
 grep -q "the instrumentation engine still tries its launches" "$tmp/both.err" || bad "both: stderr: $(cat "$tmp/both.err")"
