@@ -35,6 +35,11 @@ static const char runs_sql[] =
     " SELECT launch_id, function_id, metric_id, pc + 16, 0 FROM r"
     "  WHERE next_pc IS NULL OR next_pc - pc <> 16";
 
+/*
+ * Runs `sql` once with ?1 = launch_id: 0, or -1 with the message; a query's
+ * first column when `changes` is NULL and it returned a row; else the rows
+ * it changed in *changes.
+ */
 static int
 exec_launch(sqlite3 *db, const char *sql, long long launch_id, int *changes)
 {
@@ -69,10 +74,10 @@ store_inst_runs(sqlite3 *db, long long launch_id)
                            launch_id, NULL);
     if (skip)
         return skip < 0 ? -1 : 0;
-    int added = 0, removed = 0;
+    int removed = 0;
     if (store_exec(db, "SAVEPOINT inst_runs"))
         return -1;
-    if (exec_launch(db, runs_sql, launch_id, &added) ||
+    if (exec_launch(db, runs_sql, launch_id, NULL) ||
         exec_launch(db, "DELETE FROM inst_count WHERE launch_id = ?1 AND metric_id IN " RUN_METRICS,
                     launch_id, &removed)) {
         sqlite3_exec(db, "ROLLBACK TO inst_runs; RELEASE inst_runs", NULL, NULL, NULL);
@@ -80,6 +85,5 @@ store_inst_runs(sqlite3 *db, long long launch_id)
     }
     if (store_exec(db, "RELEASE inst_runs"))
         return -1;
-    (void)added;
     return removed;
 }
