@@ -157,9 +157,15 @@ struct rec_sass {
     struct sass_batch *batch;
 };
 
-/* REC_GRAPH: kernel records carrying `corr` ran instrumented (writer.c "graph launches"). */
+/*
+ * REC_GRAPH: kernel records carrying `corr` ran instrumented (writer.c
+ * "graph launches"); with `ranged`, the range profiler served the graph
+ * launch instead, and a kernel record under `corr` without a graph id is
+ * CUPTI's own (foreign_kernel()).
+ */
 struct rec_graph {
     uint32_t corr; /* the cuGraphLaunch's correlation id */
+    int ranged;
 };
 struct rec_meta {
     char key[32];

@@ -1627,6 +1627,11 @@ rangeprof_graph_begin(const struct engine_graph *g)
     }
     if (rc == 0) {
         tls_prof_corr = g->corr;
+        /* CUPTI's WaitNs under the launch's id is not a node: the writer leaves it out */
+        struct rec r = {.type = REC_GRAPH};
+        r.u.graph.corr = g->corr;
+        r.u.graph.ranged = 1;
+        writer_push(&r);
         return 0; /* prof_lock stays held until the graph launch's EXIT */
     }
     atomic_store(&R.prof_busy, 0);

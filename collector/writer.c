@@ -162,6 +162,8 @@ struct cubin {
 #define MAX_GRAPHS_PENDING 64
 #define GRAPH_SETTLE_NS 2000000000LL
 #define GRAPH_ABANDON_NS 30000000000LL
+/* W.served's name hash of a graph launch the range profiler served (REC_GRAPH, ranged). */
+#define SERVED_GRAPH UINT64_MAX
 
 struct gpend {
     uint32_t corr;        /* the cuGraphLaunch's correlation id */
@@ -206,8 +208,8 @@ static struct {
     char foreign_name[64];
     struct {
         uint32_t corr;
-        uint64_t name_hash;
-    } served[256]; /* the last sampled launches written, by corr % 256 */
+        uint64_t name_hash; /* SERVED_GRAPH: a graph launch the range profiler served */
+    } served[256];          /* the last sampled launches written, by corr % 256 */
     atomic_uint_fast64_t commits;
     /*
      * The first failure, kept like the error state of SQLite's pager:
@@ -1388,7 +1390,8 @@ foreign_kernel(const CUpti_ActivityKernel10 *k, const struct pend *p)
         want = p->name_hash;
     else if (!p && W.served[k->correlationId % 256].corr == k->correlationId)
         want = W.served[k->correlationId % 256].name_hash;
-    if (!want || gh_name_hash(k->name) == want)
+    /* a graph launch runs kernel nodes only: a kernel without a graph id under its id is CUPTI's */
+    if (!want || (want != SERVED_GRAPH && gh_name_hash(k->name) == want))
         return 0;
     if (!W.foreign_kernels++)
         gh_copy(W.foreign_name, sizeof(W.foreign_name), k->name);
@@ -1776,7 +1779,12 @@ handle(struct rec *r)
         break;
     }
     case REC_GRAPH:
-        graph_mark(r->u.graph.corr);
+        if (r->u.graph.ranged) {
+            W.served[r->u.graph.corr % 256].corr = r->u.graph.corr;
+            W.served[r->u.graph.corr % 256].name_hash = SERVED_GRAPH;
+        } else {
+            graph_mark(r->u.graph.corr);
+        }
         break;
     case REC_SASS: {
         if (r->u.sass.is_graph) {
