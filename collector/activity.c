@@ -65,6 +65,7 @@ static struct {
     atomic_long gate_swaps;   /* swaps made with the gate closed */
     atomic_long gate_waits;   /* launches that waited at the gate */
     atomic_long gate_late;    /* swaps made with launches still in flight (the drain ran out) */
+    atomic_long gate_gave_up; /* launches that went ahead while the gate stayed closed */
 } A = {
     .pool_lock = PTHREAD_MUTEX_INITIALIZER,
     .gate_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -344,8 +345,10 @@ activity_launch_begin(void)
             break;
         if (!until)
             until = mono_ns() + (int64_t)GATE_WAIT_MS * 1000000;
-        else if (mono_ns() > until)
+        else if (mono_ns() > until) {
+            atomic_fetch_add(&A.gate_gave_up, 1);
             break; /* the swap is stuck: go ahead */
+        }
         atomic_fetch_sub(&A.in_flight, 1);
         atomic_fetch_add(&A.gate_waits, 1);
         struct timespec ts = deadline_ms(CLOCK_MONOTONIC, GATE_WAIT_MS);
@@ -449,8 +452,10 @@ activity_exit_notes(void)
         char v[200];
         snprintf(v, sizeof(v),
                  "%ld, each with the launch gate closed; %ld launches waited at it, %ld swaps "
-                 "went ahead with launches in flight",
-                 swaps, atomic_load(&A.gate_waits), atomic_load(&A.gate_late));
+                 "went ahead with launches in flight, %ld launches went ahead with the gate "
+                 "closed",
+                 swaps, atomic_load(&A.gate_waits), atomic_load(&A.gate_late),
+                 atomic_load(&A.gate_gave_up));
         push_meta("kernel_kind_swaps", v);
     }
     long waits = atomic_load(&A.pool_waits);
