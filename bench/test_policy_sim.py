@@ -59,9 +59,12 @@ check(t.get("profiles") == 0 and t.get("instrumented") == 0, f"trace: nothing pr
 # the fake program's 20 rounds are all loop: no set-up, so no repeated-work shares (the run-wide say it)
 check("repeated_pattern_pct" not in d and os.path.exists(os.path.join(out, "source-analyzed.db")),
       f"default: no repeated-work shares without set-up, the source analyzed on a copy: {d}")
-med = lambda r: sorted(r["walls"])[len(r["walls"]) // 2]
-check(med(d) - med(i) > 0.35, f"the first enable's 400 ms in the default's wall time: "
-      f"default {med(d):.2f} s, instrumentation alone {med(i):.2f} s")
+# the fastest run of each: a loaded machine only adds time to a run, so the minima keep the 400 ms
+# difference where a median can lose it (the check failed once so in a full `ctest -j2`, 2026-12-05)
+fast = lambda r: min(r["walls"])
+check(fast(d) - fast(i) > 0.35, f"the first enable's 400 ms in the default's wall time: "
+      f"default {fast(d):.2f} s, instrumentation alone {fast(i):.2f} s (fastest runs; all: {d.get('walls')}, "
+      f"{i.get('walls')})")
 
 # a program with a graph (the fake program's default: 6 stream launches, then a graph of three
 # kernel nodes launched twice): the replay file holds the graph launches, and the replay runs them
