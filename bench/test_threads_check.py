@@ -55,12 +55,15 @@ with sqlite3.connect(t) as c:
     c.execute("INSERT INTO inst_launch(launch_id, config_id, kernel_id, reason) VALUES (1, 1, 1, 'first_of_config')")
 got = threads_check.check(t, 4)
 check(got == "1 configurations instrumented more than once", "a configuration instrumented twice: %r" % got)
-check(threads_check.gate(report("nogate.db")) == (0, 0, 0), "no kernel_kind_swaps: zeros")
+check(threads_check.gate(report("nogate.db")) == (0, 0, 0, 0), "no kernel_kind_swaps: zeros")
 g = report("gate.db")
 with sqlite3.connect(g) as c:
     c.execute("INSERT INTO meta(key, value) VALUES ('kernel_kind_swaps', '12, each with the launch gate closed; "
               "7 launches waited at it, 1 swaps went ahead with launches in flight')")
-check(threads_check.gate(g) == (12, 7, 1), "the gate's meta read: %r" % (threads_check.gate(g),))
+check(threads_check.gate(g) == (12, 7, 1, 0), "the gate's meta before 2026-12-05 read: %r" % (threads_check.gate(g),))
+with sqlite3.connect(g) as c:
+    c.execute("UPDATE meta SET value = value || ', 3 launches went ahead with the gate closed' WHERE key = 'kernel_kind_swaps'")
+check(threads_check.gate(g) == (12, 7, 1, 3), "and since: %r" % (threads_check.gate(g),))
 check(threads_check.check(report("open.db", closed=False), 4) == "the report was not closed", "not closed")
 check(threads_check.check(os.path.join(tmp, "none.db"), 4).startswith("the report"), "no report")
 with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):

@@ -22,10 +22,12 @@ no configuration more than one instrumented stream launch (two threads'
 launches could both be instrumented before 2026-12-05, docs/sampling.md).
 
 The summary also adds up the launch gate's meta `kernel_kind_swaps` over the
-runs (gate()): the kind swaps, the launches that waited at the gate, and the
-swaps that went ahead with launches in flight, which could lose one (a
-launch between a swap's disable and enable got no kernel record: 2 of 60
-runs lost one on the H200 on 2026-12-05, before the gate).
+runs (gate()): the kind swaps, the launches that waited at the gate, the
+swaps that went ahead with launches in flight and the launches that went
+ahead with the gate still closed (counted since 2026-12-05; a report
+without it reads 0), either of which could lose one (a launch between a
+swap's disable and enable got no kernel record: 2 of 60 runs lost one on
+the H200 on 2026-12-05, before the gate).
 """
 import argparse
 import os
@@ -37,16 +39,16 @@ import tempfile
 
 
 def gate(db):
-    """(swaps, launches that waited, swaps with launches in flight) from report `db`'s meta
-    kernel_kind_swaps; zeros without it."""
+    """(swaps, launches that waited, swaps with launches in flight, launches past a closed gate) from
+    report `db`'s meta kernel_kind_swaps; zeros without it (the last, 0 in a report that predates it)."""
     try:
         c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
         row = c.execute("SELECT value FROM meta WHERE key = 'kernel_kind_swaps'").fetchone()
         c.close()
     except sqlite3.Error:
-        return (0, 0, 0)
-    nums = re.findall(r"\d+", row[0]) if row else []
-    return tuple(int(n) for n in nums[:3]) if len(nums) >= 3 else (0, 0, 0)
+        return (0, 0, 0, 0)
+    nums = [int(n) for n in re.findall(r"\d+", row[0])] if row else []
+    return tuple((nums + [0])[:4]) if len(nums) >= 3 else (0, 0, 0, 0)
 
 
 def check(db, launched):
@@ -113,7 +115,7 @@ def main(argv):
         return 77
     work = tempfile.mkdtemp(prefix="threads_check.")
     bad = []
-    totals = [0, 0, 0]
+    totals = [0, 0, 0, 0]
     for i in range(1, a.runs + 1):
         db = os.path.join(work, "m%d.db" % i)
         env = dict(os.environ, CUDA_INJECTION64_PATH=lib, GPUHIER_OUTPUT=db)
@@ -132,7 +134,7 @@ def main(argv):
         a.runs - len(bad), a.runs, a.count,
         "" if not bad else "; failing: " + "; ".join("run %d: %s" % b for b in bad))
     summary += ("\nthe launch gate over the runs: %d kind swaps, %d launches waited at it, %d swaps went "
-                "ahead with launches in flight" % tuple(totals))
+                "ahead with launches in flight, %d launches went ahead with it closed" % tuple(totals))
     print(summary)
     if a.out:
         with open(a.out, "w") as f:
