@@ -704,8 +704,8 @@ cuGraphLaunch(CUgraphExec exec, CUstream s)
     F.unpatched_nodes = !g->patched;
     for (int i = 0; i < g->n; i++)
         run_kernel(g->nodes[i], corr, grid, block, 0, g->id, (uint64_t)i + 1);
-    waitns_kernel(
-        corr); /* a graph launch inside a user range gets one too (the H200, 2026-12-05) */
+    /* a graph launch inside a user range gets one too (the H200, 2026-12-05) */
+    waitns_kernel(corr);
     F.unpatched_nodes = 0;
     int traced = F.concurrent_on || F.kernel_kind, patched = F.sass_enabled && g->patched;
     pthread_mutex_unlock(&F.lock);
