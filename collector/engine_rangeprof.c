@@ -1452,6 +1452,28 @@ rangeprof_deferring(void)
     return backing_off();
 }
 
+/*
+ * A launch or graph launch this engine serves holds prof_lock from its
+ * ENTER to its EXIT, with prof_busy set for rangeprof_launch_other().
+ */
+static void
+serve_hold(void)
+{
+    pthread_mutex_lock(&R.prof_lock);
+    atomic_store(&R.prof_busy, 1);
+    tls_prof_t0 = (uint64_t)mono_ns();
+}
+
+/* The end of serve_hold()'s window; `profiled`: a profile ended now (the profiler hold's clock). */
+static void
+serve_unhold(int profiled)
+{
+    if (profiled)
+        atomic_store(&R.last_prof_ns, mono_ns());
+    atomic_store(&R.prof_busy, 0);
+    pthread_mutex_unlock(&R.prof_lock);
+}
+
 static int
 rangeprof_available(void)
 {
@@ -1461,9 +1483,7 @@ rangeprof_available(void)
 static int
 rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
 {
-    pthread_mutex_lock(&R.prof_lock);
-    atomic_store(&R.prof_busy, 1);
-    tls_prof_t0 = (uint64_t)mono_ns();
+    serve_hold();
     /*
      * The first one-pass group's values order the later groups, with the
      * local memory the function declares (prof_finish(); asked before the
@@ -1491,8 +1511,7 @@ rangeprof_launch_begin(const struct engine_launch *l, unsigned extras)
         tls_prof_blocks = l->grid[0] * l->grid[1] * l->grid[2];
         return 0; /* prof_lock stays held until the launch's EXIT (rangeprof_launch_end) */
     }
-    atomic_store(&R.prof_busy, 0);
-    pthread_mutex_unlock(&R.prof_lock);
+    serve_unhold(0);
     return rc;
 }
 
@@ -1505,9 +1524,7 @@ rangeprof_launch_end(int launch_ok)
         prof_finish(launch_ok);
     if (opt.rp_kernel_swap)
         kernel_activity_resume();
-    atomic_store(&R.last_prof_ns, mono_ns());
-    atomic_store(&R.prof_busy, 0);
-    pthread_mutex_unlock(&R.prof_lock);
+    serve_unhold(1);
 }
 
 /* ------------------------------------------------------------ graph launches */
@@ -1520,7 +1537,9 @@ rangeprof_launch_end(int launch_ok)
  * runs on the context while started; whether a graph launch's kernel
  * nodes are such kernels on the device is what this path asks (on the
  * H200 on 2026-12-05 the Stop failed with CUPTI_ERROR_UNKNOWN and nothing
- * to decode for every graph tried: kept for a later CUPTI). The
+ * to decode for every graph tried: kept for a later CUPTI; with
+ * GPUHIER_DIAG_RP_GRAPHS_RANGE=user, one user range around the whole
+ * launch, CUPTI returned the graph's counters, WaitNs included). The
  * second launch of at most N executable graphs is served with group 1
  * under auto range (room for GRAPH_RANGES ranges; the context synchronized
  * before the Start and before the Stop, so only the graph's kernels are
@@ -1600,9 +1619,7 @@ graph_ranges_say(uint32_t corr, size_t nranges)
 static int
 rangeprof_graph_begin(const struct engine_graph *g)
 {
-    pthread_mutex_lock(&R.prof_lock);
-    atomic_store(&R.prof_busy, 1);
-    tls_prof_t0 = (uint64_t)mono_ns();
+    serve_hold();
     int rc = -EBUSY;
     if (!backing_off()) {
         kept_drain(); /* a kept session's ranges first */
@@ -1634,8 +1651,7 @@ rangeprof_graph_begin(const struct engine_graph *g)
         writer_push(&r);
         return 0; /* prof_lock stays held until the graph launch's EXIT */
     }
-    atomic_store(&R.prof_busy, 0);
-    pthread_mutex_unlock(&R.prof_lock);
+    serve_unhold(0);
     return rc;
 }
 
@@ -1669,9 +1685,7 @@ rangeprof_graph_end(int launch_ok)
     if (!all_passes)
         prof_disable(DIS_FAILURE); /* a user-replay session left mid-way */
     flush_forced();
-    atomic_store(&R.last_prof_ns, mono_ns());
-    atomic_store(&R.prof_busy, 0);
-    pthread_mutex_unlock(&R.prof_lock);
+    serve_unhold(1);
 }
 
 static void
