@@ -34,6 +34,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench", "agreement"))
+import ncu_csv  # noqa: E402
 
 
 def workloads(stage):
@@ -62,8 +64,6 @@ GROUP1 = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.s
 
 def ncu_graph(argv, names, mode, timeout):
     """Per graph launch (mode graph) or per kernel node (mode node): [{metric: value}], or an error string."""
-    sys.path.insert(0, os.path.join(ROOT, "bench", "agreement"))
-    import ncu_csv
     cmd = [os.environ.get("NCU", "ncu"), "--csv", "--page", "raw", "--print-units", "base", "--graph-profiling", mode,
            "--cache-control", "none", "--clock-control", "none", "--metrics", ",".join(names)] + argv
     try:
