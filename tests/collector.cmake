@@ -158,6 +158,16 @@ if(NOT GPUHIER_SANITIZE)
     BUILD_RPATH "/usr/local/cuda/lib64;/usr/local/cuda/extras/CUPTI/lib64;/usr/local/cuda/lib")
   gh_add_test(NAME unit.sassprobe-cpu COMMAND sh ${PROJECT_SOURCE_DIR}/bench/sassprobe/test_cpu.sh
     $<TARGET_FILE:gh_sassprobe> LABELS unit collector)
+  # bench/pmprobe (issue 18): CUPTI's PM sampling over a whole run, attributed to kernels
+  add_library(gh_pmprobe SHARED ${PROJECT_SOURCE_DIR}/bench/pmprobe/pmprobe.c)
+  target_include_directories(gh_pmprobe PRIVATE ${GH_CUPTI_INCLUDES})
+  target_compile_options(gh_pmprobe PRIVATE -idirafter ${GH_CUPTI_SHIM})
+  target_link_libraries(gh_pmprobe PRIVATE ${GH_CUPTI_LIBRARY} Threads::Threads)
+  set_target_properties(gh_pmprobe PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu
+    OUTPUT_NAME gh_pmprobe C_VISIBILITY_PRESET hidden
+    BUILD_RPATH "/usr/local/cuda/lib64;/usr/local/cuda/extras/CUPTI/lib64;/usr/local/cuda/lib")
+  gh_add_test(NAME unit.pmprobe-cpu COMMAND sh ${PROJECT_SOURCE_DIR}/bench/pmprobe/test_cpu.sh
+    $<TARGET_FILE:gh_pmprobe> LABELS unit collector)
 endif()
 gh_add_gpu_test(NAME gpu.t150-collector COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t150-collector.sh LABELS collector)
 gh_add_gpu_test(NAME gpu.t152-graph-instrument COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gpu/t152-graph-instrument.sh LABELS collector)

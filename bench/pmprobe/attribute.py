@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/pmprobe/attribute.py: libgh_pmprobe.so's samples attributed to kernels.
+
+    attribute.py DIR [--ncu CSV] [--top N] [--md FILE]
+
+DIR holds one process's pm-PID-{samples,kernels,meta}.tsv (the first PID
+found, or every one with --all). Each sample [start, end) carries counter
+values over that interval; each kernel record [start, end) its interval on
+CUPTI's clock. The two clocks may differ by a constant: the offset is the one
+that best lines up the samples' activity counter (gr__cycles_active.sum, else
+sm__cycles_active.sum, else the first counter) with the kernels' busy time,
+searched around 0 and around "first sample at the Start call" (the clock
+pairs of the meta file); the table says which offset won and how well.
+
+A sample's counter (a `.sum`) is split among the kernels that overlap it in
+proportion to their overlap (an idle GPU is taken to count nothing, so a
+kernel alone in a sample gets all of it, however short; copies, which count
+DRAM bytes with no kernel running, are the exception this misreads).
+Concurrent kernels, and neighbours sharing a sample at an edge, split it by
+time, which is right only if they move bytes at the same rate: the `edge`
+column gives the share of a kernel's time in samples it shared. Ratios and
+percentages are averaged over the kernel's overlap, weighted by it.
+
+--ncu CSV: `ncu --csv --page raw --metrics M,...` of the same program; the
+i-th ncu row of a kernel name is compared with the i-th probe kernel of that
+name, for every metric both have.
+"""
+import argparse
+import bisect
+import csv
+import glob
+import os
+import statistics
+import sys
+
+
+def load(directory, pid=None):
+    """(samples, metrics, kernels, meta) of one process in DIR."""
+    pids = sorted(p.split("-")[1] for p in map(os.path.basename, glob.glob(os.path.join(directory, "pm-*-meta.tsv"))))
+    if not pids:
+        raise SystemExit(f"attribute.py: no pm-PID-meta.tsv in {directory}")
+    pid = pid or pids[0]
+    meta = {}
+    for line in open(os.path.join(directory, f"pm-{pid}-meta.tsv")):
+        k, _, v = line.rstrip("\n").partition("\t")
+        meta.setdefault(k, []).append(v)
+    samples, metrics = [], []
+    sp = os.path.join(directory, f"pm-{pid}-samples.tsv")
+    if os.path.exists(sp):
+        with open(sp) as f:
+            head = f.readline().rstrip("\n").split("\t")
+            metrics = head[2:]
+            for line in f:
+                c = line.rstrip("\n").split("\t")
+                if len(c) != len(head):
+                    continue
+                samples.append((int(c[0]), int(c[1]), [float(x) for x in c[2:]]))
+    samples.sort()
+    kernels = []
+    kp = os.path.join(directory, f"pm-{pid}-kernels.tsv")
+    if os.path.exists(kp):
+        with open(kp) as f:
+            f.readline()
+            for line in f:
+                c = line.rstrip("\n").split("\t")
+                if len(c) < 9:
+                    continue
+                kernels.append({"start": int(c[0]), "end": int(c[1]), "corr": int(c[2]), "graph_id": int(c[3]),
+                                "node": int(c[4]), "stream": int(c[5]), "grid": c[6], "block": c[7],
+                                "name": c[8]})
+    kernels.sort(key=lambda k: k["start"])
+    return samples, metrics, kernels, meta, pid
+
+
+def activity_index(metrics):
+    for name in ("gr__cycles_active.sum", "sm__cycles_active.sum"):
+        if name in metrics:
+            return metrics.index(name)
+    return 0 if metrics else None
+
+
+def busy_overlap(kernels, starts, lo, hi, offset):
+    """Nanoseconds of [lo, hi) covered by any kernel shifted by OFFSET (kernels sorted by start)."""
+    covered, cur_end = 0, lo
+    i = bisect.bisect_left(starts, lo - offset - 10**10)
+    for k in kernels[i:]:
+        s, e = k["start"] + offset, k["end"] + offset
+        if s >= hi:
+            break
+        s, e = max(s, cur_end), min(e, hi)
+        if e > s:
+            covered += e - s
+            cur_end = e
+    return covered
+
+
+def score(samples, kernels, starts, act, offset):
+    """How well the kernels shifted by OFFSET line up with the samples' activity (0..1)."""
+    total = sum(s[2][act] for s in samples) or 1.0
+    got = 0.0
+    for lo, hi, v in samples:
+        if hi > lo and v[act] > 0:
+            got += v[act] * busy_overlap(kernels, starts, lo, hi, offset) / (hi - lo)
+    return got / total
+
+
+def clock_offset(samples, kernels, metrics, meta, window=2000):
+    """(offset to add to kernel times, its score, score at 0, how it was found).
+
+    Scored on the first WINDOW samples from the first active one (the search
+    costs a pass over them per offset tried)."""
+    act = activity_index(metrics)
+    if not samples or not kernels or act is None:
+        return 0, 0.0, 0.0, "nothing to align"
+    starts = [k["start"] for k in kernels]
+    interval = int(statistics.median(hi - lo for lo, hi, _ in samples)) or 1
+    first = next((i for i, (lo, hi, v) in enumerate(samples) if v[act] > 0), 0)
+    part = samples[first:first + window]
+    candidates = {0: "0"}
+    for line in meta.get("clock", []):
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == "after_start":
+            candidates.setdefault(samples[0][0] - int(parts[2]), "first sample at the Start call")
+    candidates.setdefault(part[0][0] - kernels[0]["start"], "first activity at the first kernel")
+    best = None
+    for base, how in candidates.items():
+        centre = base
+        for step, reach in ((interval, 100), (max(1, interval // 16), 32)):
+            found = None
+            for j in range(-reach, reach + 1):
+                off = centre + j * step
+                sc = score(part, kernels, starts, act, off)
+                if found is None or sc > found[1]:
+                    found = (off, sc)
+            centre = found[0]
+        if best is None or found[1] > best[1]:
+            best = (found[0], found[1], how)
+    return best[0], best[1], score(part, kernels, starts, act, 0), best[2]
+
+
+def attribute(samples, metrics, kernels, offset):
+    """Per kernel: its values (dict), samples touched, edge share."""
+    additive = [m.endswith(".sum") for m in metrics]
+    starts = [lo for lo, _, _ in samples]
+    # kernels overlapping each sample, for the shares
+    per_sample = {}
+    for ki, k in enumerate(kernels):
+        s, e = k["start"] + offset, k["end"] + offset
+        i = max(0, bisect.bisect_right(starts, s) - 1)
+        while i < len(samples) and samples[i][0] < e:
+            lo, hi, _ = samples[i]
+            o = min(e, hi) - max(s, lo)
+            if o > 0:
+                per_sample.setdefault(i, []).append((ki, o))
+            i += 1
+    out = [{"values": [0.0] * len(metrics), "weight": [0.0] * len(metrics), "samples": 0, "edge_ns": 0,
+            "time_ns": max(0, k["end"] - k["start"])} for k in kernels]
+    for i, lst in per_sample.items():
+        vals = samples[i][2]
+        together = sum(o for _, o in lst)
+        for ki, o in lst:
+            share = o / together
+            r = out[ki]
+            r["samples"] += 1
+            if len(lst) > 1:
+                r["edge_ns"] += o
+            for m, v in enumerate(vals):
+                if additive[m]:
+                    r["values"][m] += v * share
+                else:
+                    r["values"][m] += v * o
+                    r["weight"][m] += o
+    for r in out:
+        for m in range(len(metrics)):
+            if not additive[m]:
+                r["values"][m] = r["values"][m] / r["weight"][m] if r["weight"][m] else None
+        r["edge"] = r["edge_ns"] / r["time_ns"] if r["time_ns"] else None
+    return out
+
+
+def read_ncu(path):
+    """{kernel name: [ {metric: value} in launch order ]} from an ncu --csv --page raw file."""
+    rows = list(csv.reader(open(path, newline="")))
+    start = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
+    head = rows[start]
+    name_col = head.index("Kernel Name")
+    by_name = {}
+    for r in rows[start + 1:]:
+        if len(r) != len(head) or not r[0].strip().isdigit():
+            continue  # the units row
+        vals = {}
+        for c, h in enumerate(head):
+            try:
+                vals[h] = float(r[c].replace(",", ""))
+            except ValueError:
+                pass
+        by_name.setdefault(r[name_col], []).append(vals)
+    return by_name
+
+
+def short(name, n=48):
+    return name if len(name) <= n else name[:n - 1] + "…"
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def table(directory, ncu=None, top=30):
+    samples, metrics, kernels, meta, pid = load(directory)
+    lines = [f"# PM sampling attributed to kernels: {directory} (pid {pid})", ""]
+    for key in ("chip", "interval_ns", "samples", "overflow", "decode", "evaluate_ms", "kernels"):
+        lines.append(f"- {key}: {'; '.join(meta.get(key, ['-']))}")
+    refused = meta.get("metric_refused", [])
+    lines.append(f"- metrics kept: {len(metrics)}; refused: {', '.join(refused) if refused else 'none'}")
+    for e in meta.get("error", []):
+        lines.append(f"- error: {e}")
+    offset, sc, sc0, how = clock_offset(samples, kernels, metrics, meta)
+    lines.append(f"- clock offset added to kernel times: {offset} ns ({how}); activity in kernels {sc:.1%} "
+                 f"(at offset 0: {sc0:.1%})")
+    if not samples or not kernels:
+        lines.append("")
+        lines.append("No samples or no kernels: nothing to attribute.")
+        return "\n".join(lines)
+    att = attribute(samples, metrics, kernels, offset)
+    lines += ["", "Heaviest kernels (by time):", ""]
+    shown = [m for m in metrics][:8]
+    lines.append("| kernel | grid | graph | time µs | samples | edge | " + " | ".join(shown) + " |")
+    lines.append("|---|---|---|---|---|---|" + "---|" * len(shown))
+    order = sorted(range(len(kernels)), key=lambda i: -(kernels[i]["end"] - kernels[i]["start"]))
+    for i in order[:top]:
+        k, r = kernels[i], att[i]
+        lines.append(f"| {short(k['name'])} | {k['grid']} | {'yes' if k['graph_id'] else '-'} | "
+                     f"{(k['end'] - k['start']) / 1e3:.1f} | {r['samples']} | "
+                     f"{fmt(100 * r['edge']) + ' %' if r['edge'] is not None else '-'} | "
+                     + " | ".join(fmt(r['values'][metrics.index(m)]) for m in shown) + " |")
+    graph_ns = sum(k["end"] - k["start"] for k in kernels if k["graph_id"])
+    all_ns = sum(k["end"] - k["start"] for k in kernels) or 1
+    touched = sum(k["end"] - k["start"] for k, r in zip(kernels, att) if r["samples"])
+    lines += ["", f"Kernel time in graphs: {graph_ns / all_ns:.1%}; kernel time with samples: {touched / all_ns:.1%}."]
+    if ncu:
+        lines += ["", "Against ncu (the same program, ncu's i-th launch of a name against the probe's i-th):", ""]
+        ref = read_ncu(ncu)
+        common = [m for m in metrics if any(m in v for lst in ref.values() for v in lst)]
+        lines.append("| kernel | launch | metric | probe | ncu | probe / ncu |")
+        lines.append("|---|---|---|---|---|---|")
+        seen = {}
+        for k, r in zip(kernels, att):
+            j = seen.get(k["name"], 0)
+            seen[k["name"]] = j + 1
+            lst = ref.get(k["name"])
+            if not lst or j >= len(lst):
+                continue
+            for m in common:
+                a, b = r["values"][metrics.index(m)], lst[j].get(m)
+                if a is None or b is None:
+                    continue
+                ratio = f"{a / b:.3f}" if b else "-"
+                lines.append(f"| {short(k['name'], 40)} | {j} | {m} | {fmt(a)} | {fmt(b)} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--ncu")
+    ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--md")
+    a = ap.parse_args()
+    text = table(a.dir, a.ncu, a.top)
+    print(text)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench/pmprobe/device.sh [STAGE]: the PM sampling probe (docs/pmprobe.md), one device call.
+#
+#  1. bench/sassprobe's `cases` (7 kernels x 3 launches, synchronized after each round):
+#     native, then under libgh_pmprobe.so at 2 µs and 20 µs samples, then
+#     `ncu --csv --page raw` with the metrics both can read, for the per-kernel comparison;
+#  2. tk_graph (the testkernel launched from a CUDA graph) under the probe;
+#  3. the PyTorch benchmark (bench/pytorch_train.py --steps 20 --warmup 3) and the JAX loop
+#     (bench/suite/jax_mlp.py with XLA's defaults: its steady state runs as command buffers,
+#     CUDA graphs), native then under the probe at 20 µs: the wall-time cost, the samples,
+#     the kernel time the samples reach, the time in graphs.
+# attribute.py runs on the device (a PyTorch run's samples are too large to bring back); what
+# comes back into $OUT: pmprobe.md (the summary table, then each run's attribution) and
+# pmprobe-runs.tar.gz (every run's meta and kernel files, the cases runs' samples, the ncu csv).
+# Runs that would end past BUDGET_S (default 420) are skipped and listed as skipped.
+set -u
+stage=${1:-.stage}
+out=${OUT:-out}
+d=bench/pmprobe
+lib=$(cd "$stage/gpu" && pwd)/libgh_pmprobe.so
+cases=$(cd "$stage/gpu" && pwd)/cases
+graph=$(cd "$stage/testkernels" && pwd)/tk_graph
+budget=${BUDGET_S:-420}
+t_start=$(date +%s)
+runs="$out/pmprobe-runs"
+mkdir -p "$runs"
+export PYTHONUNBUFFERED=1
+metrics="dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,lts__t_sectors_lookup_hit.sum,l1tex__t_sectors.sum,l1tex__t_sectors_lookup_hit.sum,sm__cycles_active.sum,gr__cycles_active.sum"
+
+{
+    date -u
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    echo "commit $(cat "$stage/COMMIT" 2>/dev/null || echo '?')"
+    ldd "$lib" | grep -E 'cupti|not found'
+} > "$runs/env.txt" 2>&1
+cat "$runs/env.txt"
+
+# one NAME SECONDS CMD...: a run into runs/NAME (wall time, status, output), unless the budget is spent
+one() {
+    name=$1 limit=$2
+    shift 2
+    if [ $(($(date +%s) - t_start + limit)) -gt "$budget" ]; then
+        echo "$name: skipped (budget)"
+        mkdir -p "$runs/$name" && echo budget > "$runs/$name/skipped"
+        return
+    fi
+    mkdir -p "$runs/$name"
+    t0=$(date +%s.%N)
+    timeout -k 5 "$limit" "$@" > "$runs/$name/stdout" 2> "$runs/$name/stderr"
+    echo $? > "$runs/$name/rc"
+    t1=$(date +%s.%N)
+    echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }' > "$runs/$name/wall"
+    echo "$name: status $(cat "$runs/$name/rc"), $(cat "$runs/$name/wall") s"
+}
+probe() { # probe NAME INTERVAL_NS SECONDS CMD...
+    name=$1 iv=$2 limit=$3
+    shift 3
+    one "$name" "$limit" env CUDA_INJECTION64_PATH="$lib" PMPROBE_OUT="$runs/$name" PMPROBE_INTERVAL_NS="$iv" "$@"
+}
+
+one cases-native 30 "$cases"
+probe cases-2us 2000 60 "$cases"
+probe cases-20us 20000 60 "$cases"
+one cases-ncu 120 ncu --csv --page raw --metrics "$metrics" "$cases"
+probe graph-20us 20000 60 "$graph"
+one torch-native 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
+probe torch-20us 20000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
+one jax-native 90 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+probe jax-20us 20000 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+
+{
+    echo "# PM sampling probe, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
+    echo
+    echo "| run | status | wall s | native s | ratio | samples | overflow | errors |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for r in cases-2us cases-20us graph-20us torch-20us jax-20us; do
+        [ -f "$runs/$r/skipped" ] && { echo "| $r | skipped | | | | | | |"; continue; }
+        nat=$(cat "$runs/${r%%-*}-native/wall" 2>/dev/null || echo -)
+        w=$(cat "$runs/$r/wall" 2>/dev/null || echo -)
+        m=$(ls "$runs/$r"/pm-*-meta.tsv 2>/dev/null | head -1)
+        s=$( [ -n "$m" ] && awk -F'\t' '$1 == "samples" { print $2 }' "$m" | paste -sd+ | bc)
+        o=$( [ -n "$m" ] && awk -F'\t' '$1 == "overflow" { print $2 }' "$m" | paste -sd' ')
+        e=$( [ -n "$m" ] && cat "$runs/$r"/pm-*-meta.tsv | grep -c '^error')
+        ratio=$(echo "$w $nat" | awk '$2 > 0 { printf "%.2f", $1 / $2 }')
+        echo "| $r | $(cat "$runs/$r/rc" 2>/dev/null) | $w | $nat | ${ratio:--} | ${s:--} | ${o:--} | ${e:--} |"
+    done
+    for r in cases-2us cases-20us graph-20us torch-20us jax-20us; do
+        [ -f "$runs/$r/skipped" ] && continue
+        echo
+        if [ "${r%%-*}" = cases ]; then
+            python3 "$d/attribute.py" "$runs/$r" --ncu "$runs/cases-ncu/stdout" --top 25 2>&1
+        else
+            python3 "$d/attribute.py" "$runs/$r" --top 25 2>&1
+        fi
+        grep -h '^error\|^metric_refused\|^base_metrics\|^call_ms' "$runs/$r"/pm-*-meta.tsv 2>/dev/null | sort | uniq -c | head -40
+    done
+} > "$out/pmprobe.md" 2>&1
+# the large runs' samples stay on the device; the cases runs' come back
+rm -f "$runs"/torch-*/pm-*-samples.tsv "$runs"/jax-*/pm-*-samples.tsv
+tar czf "$out/pmprobe-runs.tar.gz" -C "$out" pmprobe-runs && rm -rf "$runs"
+head -20 "$out/pmprobe.md"
+echo "total $(($(date +%s) - t_start)) s"

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""unit.pmprobe-attribute: attribute.py on a synthetic run (made up here, not measured).
+
+Kernels run on CUPTI's clock; the samples are on a clock 3 ms ahead; each
+kernel moves DRAM bytes at its own rate, and each 10 µs sample counts the
+bytes and the busy nanoseconds of the kernels inside it. attribute.py must
+find the offset and give a kernel alone in its samples exactly its bytes,
+however short, and concurrent kernels their shared samples by time."""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attribute  # noqa: E402
+
+OFF = 3_000_000  # sample clock minus kernel clock, ns
+US = 1000
+T0 = 1_000_000_000
+# name, start, end (kernel clock, ns), bytes per ns
+KERNELS = [
+    ("_Z1Av", T0 + 100 * US, T0 + 150 * US, 2.0),   # 5 whole samples
+    ("_Z1Bv", T0 + 203 * US, T0 + 208 * US, 8.0),   # 5 µs inside one sample
+    ("_Z1Cv", T0 + 300 * US, T0 + 340 * US, 1.0),   # C and D overlap for 20 µs
+    ("_Z1Dv", T0 + 320 * US, T0 + 360 * US, 1.0),
+    ("_Z1Ev", T0 + 500 * US, T0 + 512 * US, 4.0),   # crosses a sample edge
+]
+
+
+def write_run(d):
+    with open(os.path.join(d, "pm-7-kernels.tsv"), "w") as f:
+        f.write("start_ns\tend_ns\tcorrelation\tgraph_id\tgraph_node_id\tstream\tgrid\tblock\tname\n")
+        for i, (n, s, e, _) in enumerate(KERNELS):
+            f.write(f"{s}\t{e}\t{i + 1}\t{1 if n == '_Z1Ev' else 0}\t0\t7\t1,1,1\t32,1,1\t{n}\n")
+    with open(os.path.join(d, "pm-7-samples.tsv"), "w") as f:
+        f.write("start_ns\tend_ns\tdram__bytes_read.sum\tgr__cycles_active.sum\tlts__hit.pct\n")
+        for i in range(60):
+            lo = T0 + OFF + i * 10 * US
+            hi = lo + 10 * US
+            b = busy = 0.0
+            for _, s, e, rate in KERNELS:
+                o = min(e + OFF, hi) - max(s + OFF, lo)
+                if o > 0:
+                    b += o * rate
+                    busy += o
+            f.write(f"{lo}\t{hi}\t{b}\t{busy}\t{50.0 if busy else 0.0}\n")
+    with open(os.path.join(d, "pm-7-meta.tsv"), "w") as f:
+        f.write("chip\tsynthetic\ninterval_ns\t10000\n")
+
+
+def main():
+    fails = []
+    with tempfile.TemporaryDirectory() as d:
+        write_run(d)
+        samples, metrics, kernels, meta, pid = attribute.load(d)
+        off, sc, sc0, how = attribute.clock_offset(samples, kernels, metrics, meta)
+        if off != OFF:
+            fails.append(f"offset {off} ({how}), want {OFF}")
+        if not sc > 0.95 or not sc0 < 0.5:  # concurrent kernels count their cycles twice
+            fails.append(f"scores {sc:.3f} at the offset, {sc0:.3f} at 0")
+        att = attribute.attribute(samples, metrics, kernels, OFF)
+        got = {k["name"]: r for k, r in zip(kernels, att)}
+        want = {"_Z1Av": 2.0 * 50 * US, "_Z1Bv": 8.0 * 5 * US, "_Z1Ev": 4.0 * 12 * US,
+                # C alone 20 µs, then 20 µs shared with D at equal rates, split by time
+                "_Z1Cv": 1.0 * 20 * US + 1.0 * 2 * 10 * US, "_Z1Dv": 1.0 * 20 * US + 1.0 * 2 * 10 * US}
+        for n, w in want.items():
+            v = got[n]["values"][0]
+            if abs(v - w) > 1e-6 * w:
+                fails.append(f"{n}: {v} bytes, want {w}")
+        if got["_Z1Bv"]["samples"] != 1 or got["_Z1Av"]["samples"] != 5 or got["_Z1Ev"]["samples"] != 2:
+            fails.append("samples touched: " + str({n: r["samples"] for n, r in got.items()}))
+        if got["_Z1Av"]["edge"] != 0 or abs(got["_Z1Cv"]["edge"] - 0.5) > 1e-9:
+            fails.append(f"edge A {got['_Z1Av']['edge']}, C {got['_Z1Cv']['edge']}")
+        if got["_Z1Av"]["values"][2] != 50.0:
+            fails.append(f"the percentage, time-weighted: {got['_Z1Av']['values'][2]}")
+        # the table: a lone short kernel's row, and the graph share line
+        text = attribute.table(d)
+        if "| _Z1Bv | 1,1,1 | - | 5.0 | 1 | 0 % | 4e+04" not in text.replace("40,000", "4e+04"):
+            fails.append("table row of _Z1Bv:\n" + text)
+        if "Kernel time in graphs: 8.2%" not in text:
+            fails.append("graph share line:\n" + text)
+    for f in fails:
+        print("FAIL", f)
+    if not fails:
+        print("ok: offset found, lone kernels exact however short, concurrent ones split by time, table")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
