@@ -318,7 +318,8 @@ def main():
             if n.get("pattern") else "-",
             "%s of %s" % (n.get("profiled"), n.get("traced")) if n.get("profiled") is not None else "-",
             "%.2f KB" % (per / 1024) if per is not None else "-",
-            "%s / %s" % (kb(sp.get("per_profile")), kb(sp.get("per_inst")))))
+            "%s / %s / %s; analysis %s" % (kb(sp.get("per_profile")), kb(sp.get("per_inst")),
+                                           kb(sp.get("per_launch")), kb(sp.get("analysis_bytes")))))
     nc = med(res.get(("torch", "ncu per config"), []))
     dt = med(res.get(("torch", "default"), []))
     al, n2 = med(res.get(("torch", "all 200"), [])), med(res.get(("torch", "ncu 200"), []))
@@ -338,7 +339,8 @@ def main():
         "",
         "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by working kernel time) "
         "| profiled launches | report bytes per profiled launch (beyond a trace-only report) "
-        "| per range profile / per instrumented launch (bench/report_bytes.py) |",
+        "| per range profile / per instrumented launch / per profiled launch, the engines' tables alone; "
+        "the analysis output (bench/report_bytes.py) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ] + rows + [
         "",

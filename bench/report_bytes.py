@@ -15,6 +15,11 @@ judged apart:
   per range profile          the range profiler's tables (`profile`, `metric`)
                              / range profiles (rows of `profile`)
   per instrumented launch    the instrumentation tables / rows of `inst_launch`
+  per profiled launch        both engines' tables / both counts: the issue's
+                             figure, a launch profiled by either engine
+  analysis                   the findings and summaries `gpuhier analyze`
+                             wrote (derived, written again by every analyze),
+                             in none of the three
 
 Usage: report_bytes.py REPORT prints both.
 """
@@ -28,6 +33,10 @@ INST_TABLES = ("inst_launch", "inst_count", "inst_run", "sass_function", "sass_l
 # the range profiler's: a profile per profiled range and its metric values (metric_name is a dictionary
 # both engines share, a few pages whatever the run)
 RP_TABLES = ("profile", "metric")
+# what `gpuhier analyze` writes (schema.sql's analysis tables): derived from the others and written again by
+# every analyze, so counted apart from what the collector stored
+ANALYSIS_TABLES = ("analysis", "rule_run", "finding", "finding_evidence", "finding_line", "finding_object",
+                   "kernel_summary", "rank_summary", "rank_kernel", "rank_finding")
 
 
 def table_bytes(c):
@@ -53,9 +62,10 @@ def count(c, table):
 
 
 def split(db):
-    """{'profiles', 'inst_launches', 'inst_bytes', 'per_profile', 'per_inst'} of report `db`.
+    """{'profiles', 'inst_launches', 'inst_bytes', 'per_profile', 'per_inst', 'per_launch',
+    'analysis_bytes'} of report `db`.
 
-    Either ratio is None where its count is 0 or dbstat is missing."""
+    A ratio is None where its count is 0 or dbstat is missing."""
     c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     try:
         tb = table_bytes(c)
@@ -63,14 +73,18 @@ def split(db):
     finally:
         c.close()
     r = {"profiles": profiles, "inst_launches": inst, "inst_bytes": None, "per_profile": None,
-         "per_inst": None}
+         "per_inst": None, "per_launch": None, "analysis_bytes": None}
     if tb is None:
         return r
     r["inst_bytes"] = sum(tb.get(t, 0) for t in INST_TABLES)
+    rp = sum(tb.get(t, 0) for t in RP_TABLES)
+    r["analysis_bytes"] = sum(tb.get(t, 0) for t in ANALYSIS_TABLES)
     if inst:
         r["per_inst"] = r["inst_bytes"] / inst
     if profiles:
-        r["per_profile"] = sum(tb.get(t, 0) for t in RP_TABLES) / profiles
+        r["per_profile"] = rp / profiles
+    if inst or profiles:
+        r["per_launch"] = (r["inst_bytes"] + rp) / (inst + profiles)
     return r
 
 
@@ -82,5 +96,7 @@ if __name__ == "__main__":
     if len(sys.argv) != 2 or not os.path.exists(sys.argv[1]):
         sys.exit("usage: report_bytes.py REPORT")
     s = split(sys.argv[1])
-    print("range profiles %d, %s each; instrumented launches %d, %s each (%s in all)"
-          % (s["profiles"], kb(s["per_profile"]), s["inst_launches"], kb(s["per_inst"]), kb(s["inst_bytes"])))
+    print("range profiles %d, %s each; instrumented launches %d, %s each (%s in all); %s per profiled launch; "
+          "analysis output %s"
+          % (s["profiles"], kb(s["per_profile"]), s["inst_launches"], kb(s["per_inst"]), kb(s["inst_bytes"]),
+             kb(s["per_launch"]), kb(s["analysis_bytes"])))

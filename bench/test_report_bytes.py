@@ -51,10 +51,18 @@ check(abs(s["per_profile"] - rp / 100) < 1e-9, "per range profile %r" % s["per_p
 # 20,000 counts of 400 instructions a launch take more than 20 values a profile
 check(s["per_inst"] > 10 * s["per_profile"], "per inst %r against per profile %r" % (s["per_inst"],
                                                                                      s["per_profile"]))
+# both engines' tables over both engines' launches: issue 18's "per profiled launch"
+check(abs(s["per_launch"] - (inst + rp) / 150) < 1e-9, "per profiled launch %r" % s["per_launch"])
+# the analysis output apart (gpuhier analyze writes it again), not in any of the three
+ana = sum(tb.get(t, 0) for t in report_bytes.ANALYSIS_TABLES)
+check(s["analysis_bytes"] == ana and ana > 0, "analysis bytes %r, tables %r" % (s["analysis_bytes"], ana))
+check(not set(report_bytes.ANALYSIS_TABLES) & set(report_bytes.INST_TABLES + report_bytes.RP_TABLES),
+      "an analysis table counted for an engine")
 # every index's pages count for its table: no index name is left as a table of its own
 owner = dict(sqlite3.connect(both).execute("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'"))
 check(all(n not in tb for n in owner), "index names left in %r" % sorted(tb))
 # a trace-only report: no profile, no instrumented launch, no ratio
 none = report_bytes.split(report("trace.db", 0, 0, 0, 0))
-check(none["per_profile"] is None and none["per_inst"] is None, "trace-only report %r" % none)
+check(none["per_profile"] is None and none["per_inst"] is None and none["per_launch"] is None,
+      "trace-only report %r" % none)
 sys.exit(done("report_bytes"))
