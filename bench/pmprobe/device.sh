@@ -10,7 +10,8 @@
 #  3. the PyTorch benchmark (bench/pytorch_train.py --steps 20 --warmup 3) and the JAX loop
 #     (bench/suite/jax_mlp.py with XLA's defaults: its steady state runs as command buffers,
 #     CUDA graphs), native then under the probe at 20 µs: the wall-time cost, the samples,
-#     the kernel time the samples reach, the time in graphs.
+#     the kernel time the samples reach, the time in graphs; PyTorch also at 20 µs without
+#     evaluating the samples (PMPROBE_EVALUATE=0: what decoding alone costs) and at 5 µs.
 # attribute.py runs on the device (a PyTorch run's samples are too large to bring back); what
 # comes back into $OUT: pmprobe.md (the summary table, then each run's attribution) and
 # pmprobe-runs.tar.gz (every run's meta and kernel files, the cases runs' samples, the ncu csv).
@@ -69,13 +70,15 @@ one torch-native 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
 probe torch-20us 20000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
 one jax-native 90 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
 probe jax-20us 20000 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+probe torch-20us-noeval 20000 180 env PMPROBE_EVALUATE=0 python3 bench/pytorch_train.py --steps 20 --warmup 3
+probe torch-5us 5000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
 
 {
     echo "# PM sampling probe, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
     echo
     echo "| run | status | wall s | native s | ratio | samples | overflow | errors |"
     echo "|---|---|---|---|---|---|---|---|"
-    for r in cases-2us cases-20us graph-20us torch-20us jax-20us; do
+    for r in cases-2us cases-20us graph-20us torch-20us torch-20us-noeval torch-5us jax-20us; do
         [ -f "$runs/$r/skipped" ] && { echo "| $r | skipped | | | | | | |"; continue; }
         nat=$(cat "$runs/${r%%-*}-native/wall" 2>/dev/null || echo -)
         w=$(cat "$runs/$r/wall" 2>/dev/null || echo -)
@@ -86,7 +89,7 @@ probe jax-20us 20000 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
         ratio=$(echo "$w $nat" | awk '$2 > 0 { printf "%.2f", $1 / $2 }')
         echo "| $r | $(cat "$runs/$r/rc" 2>/dev/null) | $w | $nat | ${ratio:--} | ${s:--} | ${o:--} | ${e:--} |"
     done
-    for r in cases-2us cases-20us graph-20us torch-20us jax-20us; do
+    for r in cases-2us cases-20us graph-20us torch-20us torch-5us jax-20us; do
         [ -f "$runs/$r/skipped" ] && continue
         echo
         if [ "${r%%-*}" = cases ]; then

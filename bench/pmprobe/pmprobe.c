@@ -129,6 +129,7 @@ static struct {
     char *meta[PM_MAX_META];
     size_t nmeta;
     int at_context; /* PMPROBE_START=context */
+    int evaluate;   /* PMPROBE_EVALUATE (default 1) */
     volatile int quit;
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .klock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -195,6 +196,8 @@ read_env(void)
     P.decode_ms = v ? (unsigned)strtoul(v, NULL, 10) : 100;
     if (P.decode_ms < 1)
         P.decode_ms = 1;
+    v = getenv("PMPROBE_EVALUATE");
+    P.evaluate = !(v && strcmp(v, "0") == 0);
     v = getenv("PMPROBE_START");
     P.at_context = v && strcmp(v, "context") == 0;
     v = getenv("PMPROBE_METRICS");
@@ -377,6 +380,11 @@ evaluate_completed(void)
         return;
     double t0 = now_ms();
     double values[PM_MAX_METRICS];
+    if (!P.evaluate) { /* PMPROBE_EVALUATE=0: counted, not evaluated (what decoding alone costs) */
+        P.nsamples += (long)(info.numCompletedSamples - P.done_in_image);
+        P.done_in_image = info.numCompletedSamples;
+        return;
+    }
     for (size_t s = P.done_in_image; s < info.numCompletedSamples; s++) {
         CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
@@ -741,6 +749,7 @@ InitializeInjection(void)
     mkdir(P.out_dir, 0777);
     meta("pid", "%ld", (long)getpid());
     meta("start", "%s", P.at_context ? "context" : "launch");
+    meta("evaluate", "%d", P.evaluate);
     atexit(at_exit);
     double t0 = now_ms();
     if (ck("cuptiSubscribe", cuptiSubscribe(&P.sub, on_callback, NULL), t0) != 0)
