@@ -22,6 +22,7 @@
 #include "collector/callbacks.h"
 #include "collector/cacheflush.h"
 #include "collector/collector_int.h"
+#include "collector/diagprobe.h"
 #include "collector/activity.h"
 #include "collector/engine.h"
 #include "collector/notes.h"
@@ -188,6 +189,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         /* each engine's set-up before the program's first kernel (GPUHIER_DIAG_PREWARM) */
         if (!opt.trace_only && !capturing)
             engine_prepare(cb->context);
+        if (!capturing)
+            diagprobe_launch(); /* GPUHIER_DIAG_PMPROBE: nothing without it */
         /* no driver call inside a capture: it could be one the capture mode forbids */
         if (!capturing && !atomic_load_explicit(&C.stack_limit, memory_order_relaxed))
             note_stack_limit();

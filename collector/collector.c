@@ -38,6 +38,7 @@
 #include "collector/activity.h"
 #include "collector/callbacks.h"
 #include "collector/collector_int.h"
+#include "collector/diagprobe.h"
 #include "collector/cupti_load.h"
 #include "collector/exit.h"
 #include "collector/notes.h"
@@ -323,6 +324,8 @@ initialize(void)
     push_rank();
     if (opt.sampling_ok)
         push_meta("cache_control", opt.cache_all ? "all" : "none");
+    if (api_ok)
+        diagprobe_init(); /* GPUHIER_DIAG_PMPROBE: nothing without it */
 
     char line[8192];
     snprintf(line, sizeof(line), "start\t%ld\t%s\n", (long)G.pid, G.path);

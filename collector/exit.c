@@ -10,6 +10,7 @@
 #include "collector/activity.h"
 #include "collector/callbacks.h"
 #include "collector/collector_int.h"
+#include "collector/diagprobe.h"
 #include "collector/engine.h"
 #include "collector/notes.h"
 #include "collector/options.h"
@@ -143,6 +144,7 @@ finish(void)
         }
         flush_forced();
         activity_exit_notes();
+        diagprobe_exit(); /* GPUHIER_DIAG_PMPROBE: nothing without it */
     }
     engine_exit_notes();
     sampler_at_exit();

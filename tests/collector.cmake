@@ -76,6 +76,9 @@ gh_add_test(NAME e2e.t108-collector-engines
 gh_add_test(NAME e2e.t109-rangeprof-kept
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t109-rangeprof-kept.sh LABELS e2e collector
             ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
+gh_add_test(NAME e2e.t110-diag-pmprobe
+            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t110-diag-pmprobe.sh LABELS e2e collector
+            ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")
 # The same two tests with the collector, the fake driver and its program under
 # ThreadSanitizer, then AddressSanitizer with UndefinedBehaviorSanitizer (the
 # twins of collector/CMakeLists.txt): a race, a bad access or undefined

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """bench/pmprobe/attribute.py: libgh_pmprobe.so's samples attributed to kernels.
 
-    attribute.py DIR [--ncu CSV] [--top N] [--md FILE]
+    attribute.py DIR [--report DB] [--ncu CSV] [--top N] [--md FILE]
 
 DIR holds one process's pm-PID-{samples,kernels,meta}.tsv (the first PID
 found, or every one with --all). Each sample [start, end) carries counter
@@ -22,6 +22,11 @@ time, which is right only if they move bytes at the same rate: the `edge`
 column gives the share of a kernel's time in samples it shared. Ratios and
 percentages are averaged over the kernel's overlap, weighted by it.
 
+--report DB: the kernels' times from a gpuhier report of the same process
+instead of pm-PID-kernels.tsv (the probe attached to the collector,
+GPUHIER_DIAG_PMPROBE, traces no kernel of its own): every launch with GPU
+times (an instrumented or range-profiled launch has none).
+
 --ncu CSV: `ncu --csv --page raw --metrics M,...` of the same program; the
 i-th ncu row of a kernel name is compared with the i-th probe kernel of that
 name, for every metric both have.
@@ -31,6 +36,7 @@ import bisect
 import csv
 import glob
 import os
+import sqlite3
 import statistics
 import sys
 
@@ -71,6 +77,23 @@ def load(directory, pid=None):
                                 "name": c[8]})
     kernels.sort(key=lambda k: k["start"])
     return samples, metrics, kernels, meta, pid
+
+
+def report_kernels(db):
+    """The kernels of a gpuhier report, as load() gives them: launches with GPU times, by start."""
+    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = c.execute(
+            "SELECT l.start_ns, l.end_ns, COALESCE(l.correlation_id, 0), COALESCE(l.graph_id, 0),"
+            " COALESCE(l.graph_node_id, 0), COALESCE(l.stream_id, 0),"
+            " c.grid_x || ',' || c.grid_y || ',' || c.grid_z, c.block_x || ',' || c.block_y || ',' || c.block_z,"
+            " k.mangled_name FROM launch l JOIN kernel k ON k.id = l.kernel_id"
+            " LEFT JOIN config c ON c.id = l.config_id"
+            " WHERE l.start_ns IS NOT NULL AND l.end_ns IS NOT NULL ORDER BY l.start_ns").fetchall()
+    finally:
+        c.close()
+    return [{"start": r[0], "end": r[1], "corr": r[2], "graph_id": r[3], "node": r[4], "stream": r[5],
+             "grid": r[6] or "?", "block": r[7] or "?", "name": r[8]} for r in rows]
 
 
 def activity_index(metrics):
@@ -211,8 +234,10 @@ def fmt(v):
     return f"{v:.3g}"
 
 
-def table(directory, ncu=None, top=30):
+def table(directory, ncu=None, top=30, report=None):
     samples, metrics, kernels, meta, pid = load(directory)
+    if report:
+        kernels = report_kernels(report)
     lines = [f"# PM sampling attributed to kernels: {directory} (pid {pid})", ""]
     for key in ("chip", "interval_ns", "samples", "overflow", "decode", "evaluate_ms", "kernels"):
         lines.append(f"- {key}: {'; '.join(meta.get(key, ['-']))}")
@@ -269,10 +294,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir")
     ap.add_argument("--ncu")
+    ap.add_argument("--report")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--md")
     a = ap.parse_args()
-    text = table(a.dir, a.ncu, a.top)
+    text = table(a.dir, a.ncu, a.top, a.report)
     print(text)
     if a.md:
         with open(a.md, "w") as f:

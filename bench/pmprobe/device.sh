@@ -11,7 +11,11 @@
 #     (bench/suite/jax_mlp.py with XLA's defaults: its steady state runs as command buffers,
 #     CUDA graphs), native then under the probe at 20 µs: the wall-time cost, the samples,
 #     the kernel time the samples reach, the time in graphs; PyTorch also at 20 µs without
-#     evaluating the samples (PMPROBE_EVALUATE=0: what decoding alone costs) and at 5 µs.
+#     evaluating the samples (PMPROBE_EVALUATE=0: what decoding alone costs) and at 5 µs;
+#  4. the probe attached to gpuhier's collector (GPUHIER_DIAG_PMPROBE): `cases` under the
+#     instrumentation engine alone and under both engines, the PyTorch benchmark under both:
+#     does PM sampling run while SASS metrics patch launches and while the range profiler
+#     profiles them, and what does the pair cost.
 # attribute.py runs on the device (a PyTorch run's samples are too large to bring back); what
 # comes back into $OUT: pmprobe.md (the summary table, then each run's attribution) and
 # pmprobe-runs.tar.gz (every run's meta and kernel files, the cases runs' samples, the ncu csv).
@@ -68,6 +72,17 @@ one cases-ncu 120 ncu --csv --page raw --metrics "$metrics" "$cases"
 probe graph-20us 20000 60 "$graph"
 one torch-native 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
 probe torch-20us 20000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
+# beside the collector (GPUHIER_DIAG_PMPROBE): with the instrumentation engine alone, then with
+# both engines (the default); the kernels' times are the report's
+gh() { # gh NAME COUNTERS SECONDS CMD...: gpuhier run with the probe attached
+    name=$1 counters=$2 limit=$3
+    shift 3
+    one "$name" "$limit" env GPUHIER_DIAG_PMPROBE="$lib" PMPROBE_OUT="$runs/$name" PMPROBE_INTERVAL_NS=20000 \
+        "$stage/gpuhier" run --counters "$counters" -o "$runs/$name/report.db" -f -- "$@"
+}
+gh cases-gh-pattern pattern 60 "$cases"
+gh cases-gh-both both 60 "$cases"
+gh torch-gh-both both 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
 one jax-native 90 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
 probe jax-20us 20000 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
 probe torch-20us-noeval 20000 180 env PMPROBE_EVALUATE=0 python3 bench/pytorch_train.py --steps 20 --warmup 3
@@ -78,7 +93,8 @@ probe torch-5us 5000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
     echo
     echo "| run | status | wall s | native s | ratio | samples | overflow | errors |"
     echo "|---|---|---|---|---|---|---|---|"
-    for r in cases-2us cases-20us graph-20us torch-20us torch-20us-noeval torch-5us jax-20us; do
+    for r in cases-2us cases-20us graph-20us torch-20us cases-gh-pattern cases-gh-both torch-gh-both jax-20us \
+        torch-20us-noeval torch-5us; do
         [ -f "$runs/$r/skipped" ] && { echo "| $r | skipped | | | | | | |"; continue; }
         nat=$(cat "$runs/${r%%-*}-native/wall" 2>/dev/null || echo -)
         w=$(cat "$runs/$r/wall" 2>/dev/null || echo -)
@@ -89,19 +105,24 @@ probe torch-5us 5000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
         ratio=$(echo "$w $nat" | awk '$2 > 0 { printf "%.2f", $1 / $2 }')
         echo "| $r | $(cat "$runs/$r/rc" 2>/dev/null) | $w | $nat | ${ratio:--} | ${s:--} | ${o:--} | ${e:--} |"
     done
-    for r in cases-2us cases-20us graph-20us torch-20us torch-5us jax-20us; do
+    for r in cases-2us cases-20us graph-20us torch-20us cases-gh-pattern cases-gh-both torch-gh-both jax-20us \
+        torch-5us; do
         [ -f "$runs/$r/skipped" ] && continue
         echo
+        rep=
+        [ -f "$runs/$r/report.db" ] && rep="--report $runs/$r/report.db"
         if [ "${r%%-*}" = cases ]; then
-            python3 "$d/attribute.py" "$runs/$r" --ncu "$runs/cases-ncu/stdout" --top 25 2>&1
+            # shellcheck disable=SC2086 # rep is empty or two words
+            python3 "$d/attribute.py" "$runs/$r" $rep --ncu "$runs/cases-ncu/stdout" --top 25 2>&1
         else
-            python3 "$d/attribute.py" "$runs/$r" --top 25 2>&1
+            # shellcheck disable=SC2086
+            python3 "$d/attribute.py" "$runs/$r" $rep --top 25 2>&1
         fi
         grep -h '^error\|^metric_refused\|^base_metrics\|^call_ms' "$runs/$r"/pm-*-meta.tsv 2>/dev/null | sort | uniq -c | head -40
     done
 } > "$out/pmprobe.md" 2>&1
-# the large runs' samples stay on the device; the cases runs' come back
-rm -f "$runs"/torch-*/pm-*-samples.tsv "$runs"/jax-*/pm-*-samples.tsv
+# the large runs' samples and reports stay on the device; the cases runs' come back
+rm -f "$runs"/torch-*/pm-*-samples.tsv "$runs"/jax-*/pm-*-samples.tsv "$runs"/torch-*/report.db
 tar czf "$out/pmprobe-runs.tar.gz" -C "$out" pmprobe-runs && rm -rf "$runs"
 head -20 "$out/pmprobe.md"
 echo "total $(($(date +%s) - t_start)) s"

@@ -28,7 +28,9 @@
 // tabs). It never writes to stdout and never stops the host: a failed call
 // is recorded and the probe goes quiet. Not part of gpuhier: it links CUPTI
 // directly. bench/pmprobe/attribute.py turns the files into per-kernel
-// values.
+// values. Attached to gpuhier's collector instead (GPUHIER_DIAG_PMPROBE=PATH,
+// collector/diagprobe.c), the collector starts and stops it
+// (pmprobe_attached_start/stop) and the kernels' times are the report's.
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -129,6 +131,7 @@ static struct {
     char *meta[PM_MAX_META];
     size_t nmeta;
     int at_context; /* PMPROBE_START=context */
+    int attached;   /* started by the collector (pmprobe_attached_start): no activity of its own */
     int evaluate;   /* PMPROBE_EVALUATE (default 1) */
     volatile int quit;
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .klock = PTHREAD_MUTEX_INITIALIZER};
@@ -667,10 +670,13 @@ write_files(void)
     }
     written = 1;
     pthread_mutex_unlock(&once);
-    cuptiActivityFlushAll(1);
     char path[640];
-    snprintf(path, sizeof(path), "%s/pm-%ld-kernels.tsv", P.out_dir, (long)getpid());
-    FILE *f = fopen(path, "w");
+    FILE *f = NULL;
+    if (!P.attached) { /* attached, the kernels' times are the report's (attribute.py --report) */
+        cuptiActivityFlushAll(1);
+        snprintf(path, sizeof(path), "%s/pm-%ld-kernels.tsv", P.out_dir, (long)getpid());
+        f = fopen(path, "w");
+    }
     if (f) {
         fprintf(
             f,
@@ -731,6 +737,36 @@ on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
         cuptiActivityFlushAll(1);
         pm_stop();
     }
+}
+
+/*
+ * Attached to gpuhier's collector (GPUHIER_DIAG_PMPROBE, collector/diagprobe.c): the collector
+ * calls this at its first launch outside a capture, on the launching thread; the probe neither
+ * subscribes nor traces kernels (CUPTI allows one subscriber and one set of activity buffers,
+ * both the collector's). 0 when sampling started.
+ */
+PM_EXPORT int
+pmprobe_attached_start(void)
+{
+    read_env();
+    P.attached = 1;
+    mkdir(P.out_dir, 0777);
+    meta("pid", "%ld", (long)getpid());
+    meta("start", "attached");
+    meta("evaluate", "%d", P.evaluate);
+    atexit(at_exit);
+    pm_start();
+    pthread_mutex_lock(&P.lock);
+    int ok = P.started;
+    pthread_mutex_unlock(&P.lock);
+    return ok ? 0 : -1;
+}
+
+/* The collector's exit, after its forced flush: stops sampling and writes the files. */
+PM_EXPORT void
+pmprobe_attached_stop(void)
+{
+    at_exit();
 }
 
 PM_EXPORT int

@@ -8,6 +8,7 @@ bytes and the busy nanoseconds of the kernels inside it. attribute.py must
 find the offset and give a kernel alone in its samples exactly its bytes,
 however short, and concurrent kernels their shared samples by time."""
 import os
+import sqlite3
 import sys
 import tempfile
 
@@ -79,10 +80,34 @@ def main():
             fails.append("table row of _Z1Bv:\n" + text)
         if "Kernel time in graphs: 8.2%" not in text:
             fails.append("graph share line:\n" + text)
+        # the same kernels from a gpuhier report (the probe attached to the collector): the same bytes
+        db = os.path.join(d, "report.db")
+        c = sqlite3.connect(db)
+        c.executescript(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                                          "schema.sql")).read())
+        for i, (n, s, e, _) in enumerate(KERNELS):
+            c.execute("INSERT INTO kernel(id, mangled_name) VALUES (?, ?)", (i + 1, n))
+            c.execute("INSERT INTO config(id, kernel_id, grid_x, grid_y, grid_z, block_x, block_y, block_z)"
+                      " VALUES (?, ?, 1, 1, 1, 32, 1, 1)", (i + 1, i + 1))
+            c.execute("INSERT INTO launch(kernel_id, config_id, correlation_id, start_ns, end_ns, graph_id)"
+                      " VALUES (?, ?, ?, ?, ?, ?)", (i + 1, i + 1, i + 1, s, e, 1 if n == "_Z1Ev" else None))
+        # a profiled launch keeps no GPU times: not a kernel to attribute to
+        c.execute("INSERT INTO launch(kernel_id, config_id, correlation_id, profiled) VALUES (1, 1, 99, 1)")
+        c.commit()
+        c.close()
+        rk = attribute.report_kernels(db)
+        if [k["name"] for k in rk] != [k["name"] for k in kernels]:
+            fails.append("report kernels: %r" % [k["name"] for k in rk])
+        ratt = attribute.attribute(samples, metrics, rk, OFF)
+        if [r["values"][0] for r in ratt] != [r["values"][0] for r in att]:
+            fails.append("from the report, other bytes: %r" % [r["values"][0] for r in ratt])
+        if "| _Z1Bv | 1,1,1 | - | 5.0 | 1 |" not in attribute.table(d, report=db):
+            fails.append("table from the report:\n" + attribute.table(d, report=db))
     for f in fails:
         print("FAIL", f)
     if not fails:
-        print("ok: offset found, lone kernels exact however short, concurrent ones split by time, table")
+        print("ok: offset found, lone kernels exact however short, concurrent ones split by time, table, "
+              "kernels from a report")
     return 1 if fails else 0
 
 

@@ -3,7 +3,8 @@
 #
 # bench/pmprobe/test_cpu.sh LIB: what can be checked of libgh_pmprobe.so
 # without a GPU, and attribute.py on a synthetic run. The library exports
-# InitializeInjection and no other function; loaded into a program
+# InitializeInjection and the collector's two entry points (GPUHIER_DIAG_PMPROBE),
+# no other function; loaded into a program
 # (LD_PRELOAD, or InitializeInjection called as the driver would) it leaves
 # the exit status and stdout alone and writes its meta file at exit, with
 # the failed call named; attribute.py reads such a run without failing.
@@ -16,7 +17,8 @@ trap 'rm -rf "$t"' EXIT
 bad() { echo "FAIL: $*"; fail=1; }
 
 syms=$(nm -D --defined-only "$lib" | awk '$2 == "T" { print $3 }' | grep -v -E '^_(init|fini)$')
-[ "$syms" = "InitializeInjection" ] || bad "exported functions are '$syms', want InitializeInjection only"
+[ "$(echo $syms | tr ' ' '\n' | sort | tr '\n' ' ')" = "InitializeInjection pmprobe_attached_start pmprobe_attached_stop " ] ||
+    bad "exported functions are '$syms', want InitializeInjection and pmprobe_attached_start/stop only"
 
 out=$(LD_PRELOAD="$lib" sh -c 'echo hello; exit 7')
 rc=$?
