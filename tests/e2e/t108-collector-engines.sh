@@ -621,7 +621,7 @@ for i in $(seq 1 20); do
     run "threads$i" threads FAKE_RANGEPROF=1 FAKE_SASS_HANG_MS=5 FAKE_THREADS_BARRIER=$((i % 2))
     got=$(q "threads$i" "SELECT count(*) || '|' || sum(profile_reason IS NULL) || '|' || (SELECT count(DISTINCT l.config_id) FROM launch l JOIN profile p ON p.launch_id = l.id WHERE l.profile_reason = 'first_of_config' AND p.metric_set LIKE 'group1/%') || '|' || (SELECT count(*) FROM inst_launch) FROM launch")
     [ "$got" = "1600|0|2|2" ] && continue
-    echo "threads$i: launches|without a reason|functions with group 1 first|instrumented launches: $got; kernel_kind_swaps: $(meta "threads$i" kernel_kind_swaps)"
+    echo "threads$i: launches|without a reason|functions with group 1 first|instrumented launches: $got; kernel_kind_swaps: $(meta "threads$i" kernel_kind_swaps); $(grep '^fake_untraced_kernels=' "$tmp/threads$i.out"); profiles (launch, reason, set): $(q "threads$i" "SELECT group_concat(l.correlation_id || ':' || l.profile_reason || ':' || p.metric_set, ' ') FROM profile p JOIN launch l ON l.id = p.launch_id"); instrumented: $(q "threads$i" "SELECT group_concat(l.correlation_id || ':' || i.reason, ' ') FROM inst_launch i LEFT JOIN launch l ON l.id = i.launch_id"); events: $(q "threads$i" "SELECT group_concat(code, ' ') FROM event")"
     [ "$(bound_hit "threads$i")" = 1 ] || lost=$((lost + 1))
 done
 expect threads "runs where a launch lost its launch record's reason or profile, the gate's bounds not hit" "$lost" 0
@@ -635,7 +635,7 @@ for i in 1 2 3; do
     run "swapgap$i" threads FAKE_RANGEPROF=1 FAKE_SASS_HANG_MS=5 FAKE_SWAP_GAP_US=2000
     got=$(q "swapgap$i" "SELECT count(*) FROM launch")
     [ "$got" = 1600 ] && continue
-    echo "swapgap$i: $got launches of 1600; kernel_kind_swaps: $(meta "swapgap$i" kernel_kind_swaps)"
+    echo "swapgap$i: $got launches of 1600; kernel_kind_swaps: $(meta "swapgap$i" kernel_kind_swaps); $(grep '^fake_untraced_kernels=' "$tmp/swapgap$i.out"); events: $(q "swapgap$i" "SELECT group_concat(code, ' ') FROM event")"
     [ "$(bound_hit "swapgap$i")" = 1 ] || lost=$((lost + 1))
 done
 expect swapgap "runs where a launch in a kind swap's gap lost its row, the gate's bounds not hit" "$lost" 0

@@ -127,6 +127,8 @@ static struct {
     atomic_int sass_sets, sass_unsets; /* SetConfig and UnsetConfig calls */
     atomic_int sass_enables;           /* Enable calls that succeeded */
     atomic_int patched_runs;           /* stream launches run while SASS metrics were enabled */
+    atomic_int untraced;               /* kernels run while no kernel kind was on: no record */
+    atomic_int queue_full;             /* kernel records dropped: the pending queue was full */
 } F = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* Enables now sleeping in FAKE_SASS_HANG_MS (FAKE_FLUSH_WAITS). */
 static atomic_int fake_hanging, fake_in_flush; /* and flushes inside cuptiActivityFlushAll */
@@ -269,6 +271,16 @@ EXPORT int
 fake_sass_enables(void)
 {
     return atomic_load(&F.sass_enables);
+}
+
+/*
+ * Kernels that got no record: run while no kernel kind was on (the gap of a
+ * kind swap the launch gate should close), and records the full queue dropped.
+ */
+EXPORT int
+fake_untraced_kernels(void)
+{
+    return atomic_load(&F.untraced) + atomic_load(&F.queue_full);
 }
 
 /* Stream launches that ran while SASS metrics were enabled: patched, at a patched run's cost. */
@@ -554,8 +566,14 @@ static CUpti_ActivityKernel10 *
 kernel_record(const char *name, uint32_t corr, const unsigned grid[3], const unsigned block[3],
               uint64_t ns, uint32_t stream)
 {
-    if (F.npending >= MAX_PENDING || (!F.concurrent_on && !F.kernel_kind))
+    if (!F.concurrent_on && !F.kernel_kind) {
+        atomic_fetch_add(&F.untraced, 1);
         return NULL;
+    }
+    if (F.npending >= MAX_PENDING) {
+        atomic_fetch_add(&F.queue_full, 1);
+        return NULL;
+    }
     CUpti_ActivityKernel10 *k = &F.pending[F.npending++];
     memset(k, 0, sizeof(*k));
     k->kind = F.kernel_kind ? F.kernel_kind : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;

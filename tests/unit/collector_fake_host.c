@@ -144,7 +144,10 @@ function_of(function_fn function, char (*names)[256], fn_t *fns, size_t *nnames,
     return i < *nnames ? fns[i] : NULL;
 }
 
-/* The fake's SASS Enables and patched stream launches: fake_enables=, fake_patched_runs= */
+/*
+ * The fake's SASS Enables, patched stream launches and kernels that got no record:
+ * fake_enables=, fake_patched_runs=, fake_untraced_kernels=
+ */
 static void
 print_sass_counts(void *h)
 {
@@ -152,6 +155,9 @@ print_sass_counts(void *h)
     int (*patched)(void) = (int (*)(void))dlsym(h, "fake_patched_runs");
     if (enables && patched)
         printf("fake_enables=%d\nfake_patched_runs=%d\n", enables(), patched());
+    int (*untraced)(void) = (int (*)(void))dlsym(h, "fake_untraced_kernels");
+    if (untraced)
+        printf("fake_untraced_kernels=%d\n", untraced());
 }
 
 /* `replay FILE`: a recorded report's launches (bench/policy_sim.py writes FILE). */
