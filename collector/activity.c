@@ -313,8 +313,25 @@ init_activity(void)
     atomic_store(&A.activity_on, 1);
 }
 
-/* Is KIND_KERNEL on in place of CONCURRENT_KERNEL (a served launch)? */
-static _Atomic int kernel_swapped;
+/*
+ * The pauses not yet resumed, and whether KIND_KERNEL is on in place of
+ * CONCURRENT_KERNEL, under swap_lock: one swap at a time, and a pause
+ * and its resume counted, not flagged. Pauses and resumes come from
+ * several threads: a served launch pauses and resumes on its own, an
+ * instrumentation enable kept open for a chain pauses on its launch's
+ * thread and is resumed by whichever thread shuts it. With a flag and
+ * swaps that could overlap, a chain shut on another thread (its resume)
+ * and a range-profiled launch's pause ran their swaps at once: one
+ * reopened the launch gate while the other's Disable came after its own
+ * Enable, so the served launch ran with no kernel kind on and its record
+ * was lost (t108-tsan's threads case, 1 run in about 700 under load,
+ * 2026-12-05; unit.activity_swap), or the shut turned the served launch
+ * back to concurrent tracing. Now the first pause swaps, the last resume
+ * swaps back, and the swaps never overlap.
+ */
+static pthread_mutex_t swap_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pauses;         /* under swap_lock */
+static int kernel_swapped; /* under swap_lock */
 
 /*
  * The launch gate. A kernel launched while neither kernel kind is on gets
@@ -424,24 +441,45 @@ kernel_activity_pause(void)
     int kind = atomic_load(&kernel_kind);
     if (!kind || !gh.cuptiActivityDisable)
         return;
-    if (opt.concurrent_toggle && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-        kernel_kind_swap(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_KERNEL,
-                         "for an instrumented launch");
-        atomic_store(&kernel_swapped, 1);
-    } else if (opt.sass_kernel_gate) {
-        kernel_kind_swap((CUpti_ActivityKind)kind, (CUpti_ActivityKind)0, NULL);
+    pthread_mutex_lock(&swap_lock);
+    if (pauses++ == 0) {
+        if (opt.concurrent_toggle && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            kernel_kind_swap(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_KERNEL,
+                             "for an instrumented launch");
+            kernel_swapped = 1;
+        } else if (opt.sass_kernel_gate) {
+            kernel_kind_swap((CUpti_ActivityKind)kind, (CUpti_ActivityKind)0, NULL);
+        }
     }
+    pthread_mutex_unlock(&swap_lock);
 }
 
 void
 kernel_activity_resume(void)
 {
     int kind = atomic_load(&kernel_kind);
-    if (atomic_exchange(&kernel_swapped, 0))
-        kernel_kind_swap(CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                         "after an instrumented launch");
-    else if (opt.sass_kernel_gate && kind)
-        gh.cuptiActivityEnable((CUpti_ActivityKind)kind);
+    if (!kind || !gh.cuptiActivityDisable)
+        return;
+    pthread_mutex_lock(&swap_lock);
+    if (pauses > 0 && --pauses == 0) {
+        if (kernel_swapped) {
+            kernel_kind_swap(CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                             "after an instrumented launch");
+            kernel_swapped = 0;
+        } else if (opt.sass_kernel_gate) {
+            gh.cuptiActivityEnable((CUpti_ActivityKind)kind);
+        }
+    }
+    pthread_mutex_unlock(&swap_lock);
+}
+
+void
+kernel_activity_forget(void)
+{
+    pthread_mutex_lock(&swap_lock);
+    if (pauses > 0)
+        pauses--;
+    pthread_mutex_unlock(&swap_lock);
 }
 
 void

@@ -45,6 +45,16 @@ void kernel_activity_pause(void);
 void kernel_activity_resume(void);
 
 /*
+ * A pause ended where no swap may be made (a context's destruction, the
+ * exit: the swap's flush is forbidden there): counted as resumed, the
+ * kinds left as they are; the next pause and its resume swap them back.
+ * Pauses and resumes are counted (the first pause swaps, the last resume
+ * swaps back) and never swap at once: they come from several threads
+ * (collector/activity.c, swap_lock).
+ */
+void kernel_activity_forget(void);
+
+/*
  * The launch gate around a kind swap (activity.c): a launch or graph
  * launch calls activity_launch_begin() at the end of its ENTER callback
  * (after its engine's own swap) and activity_launch_end() first thing at

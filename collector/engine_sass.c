@@ -318,8 +318,13 @@ sass_retire_as(const char *note, int resume)
          * swap's flush there) nor at exit
          */
         X.nchain = 0;
-        if (atomic_exchange(&X.open, 0) && resume)
-            kernel_activity_resume();
+        /* not swapped back here: counted as resumed, so the next served launch's resume swaps */
+        if (atomic_exchange(&X.open, 0)) {
+            if (resume)
+                kernel_activity_resume();
+            else
+                kernel_activity_forget();
+        }
         sass_unconfigure();
         if (gh_debug)
             gh_say("instrumentation: retired (%s)", X.retired_note);

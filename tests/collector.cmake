@@ -38,6 +38,23 @@ target_link_options(test_collector_queue_tsan PRIVATE -fno-sanitize=all -fsaniti
 gh_add_test(NAME unit.collector_queue_tsan COMMAND test_collector_queue_tsan LABELS unit collector
             ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1")
 
+# The kernel tracing swap and the launch gate (collector/activity.c) under threads, on a stub CUPTI.
+add_executable(test_activity_swap ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_activity_swap.c
+  ${PROJECT_SOURCE_DIR}/collector/activity.c)
+target_include_directories(test_activity_swap PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES})
+target_compile_options(test_activity_swap PRIVATE -idirafter ${GH_CUPTI_SHIM})
+target_link_libraries(test_activity_swap PRIVATE Threads::Threads)
+gh_add_test(NAME unit.activity_swap COMMAND test_activity_swap LABELS unit collector)
+add_executable(test_activity_swap_tsan ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_activity_swap.c
+  ${PROJECT_SOURCE_DIR}/collector/activity.c)
+target_include_directories(test_activity_swap_tsan PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES})
+target_compile_options(test_activity_swap_tsan PRIVATE -idirafter ${GH_CUPTI_SHIM} -fno-sanitize=all
+  -fsanitize=thread -O1 -g)
+target_link_options(test_activity_swap_tsan PRIVATE -fno-sanitize=all -fsanitize=thread)
+target_link_libraries(test_activity_swap_tsan PRIVATE Threads::Threads)
+gh_add_test(NAME unit.activity_swap_tsan COMMAND test_activity_swap_tsan LABELS unit collector
+            ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1")
+
 gh_add_test(NAME e2e.t101-collector-preload
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t101-collector-preload.sh LABELS e2e collector)
 gh_add_test(NAME e2e.t104-collector-bad-options
