@@ -27,18 +27,22 @@ instead of pm-PID-kernels.tsv (the probe attached to the collector,
 GPUHIER_DIAG_PMPROBE, traces no kernel of its own): every launch with GPU
 times (an instrumented or range-profiled launch has none).
 
---ncu CSV: `ncu --csv --page raw --metrics M,...` of the same program; the
+--ncu CSV: `ncu --csv --page raw --print-units base --print-kernel-base
+mangled --metrics M,...` of the same program (bench/agreement/ncu_csv.py
+reads it); the
 i-th ncu row of a kernel name is compared with the i-th probe kernel of that
 name, for every metric both have.
 """
 import argparse
 import bisect
-import csv
 import glob
 import os
 import sqlite3
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "agreement"))
+import ncu_csv  # noqa: E402
 
 
 def load(directory, pid=None):
@@ -203,22 +207,11 @@ def attribute(samples, metrics, kernels, offset):
 
 
 def read_ncu(path):
-    """{kernel name: [ {metric: value} in launch order ]} from an ncu --csv --page raw file."""
-    rows = list(csv.reader(open(path, newline="")))
-    start = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
-    head = rows[start]
-    name_col = head.index("Kernel Name")
+    """{kernel name: [ {metric: value} in launch order ]} from an ncu --csv --page raw file (run with
+    --print-units base --print-kernel-base mangled, so values are in bytes and names match the probe's)."""
     by_name = {}
-    for r in rows[start + 1:]:
-        if len(r) != len(head) or not r[0].strip().isdigit():
-            continue  # the units row
-        vals = {}
-        for c, h in enumerate(head):
-            try:
-                vals[h] = float(r[c].replace(",", ""))
-            except ValueError:
-                pass
-        by_name.setdefault(r[name_col], []).append(vals)
+    for launch in ncu_csv.parse(open(path, errors="replace").read()):
+        by_name.setdefault(launch["kernel"], []).append(launch["metrics"])
     return by_name
 
 

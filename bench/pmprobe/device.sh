@@ -68,7 +68,7 @@ probe() { # probe NAME INTERVAL_NS SECONDS CMD...
 one cases-native 30 "$cases"
 probe cases-2us 2000 60 "$cases"
 probe cases-20us 20000 60 "$cases"
-one cases-ncu 120 ncu --csv --page raw --metrics "$metrics" "$cases"
+one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$metrics" "$cases"
 probe graph-20us 20000 60 "$graph"
 one torch-native 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
 probe torch-20us 20000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3

@@ -103,11 +103,25 @@ def main():
             fails.append("from the report, other bytes: %r" % [r["values"][0] for r in ratt])
         if "| _Z1Bv | 1,1,1 | - | 5.0 | 1 |" not in attribute.table(d, report=db):
             fails.append("table from the report:\n" + attribute.table(d, report=db))
+        # against ncu (a synthetic --csv --page raw file: ncu's own lines first, units row, separators)
+        ncu = os.path.join(d, "ncu.csv")
+        with open(ncu, "w") as f:
+            f.write('==PROF== Connected to process 7\n'
+                    '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+                    '"Block Size","Grid Size","Device","CC","dram__bytes_read.sum"\n'
+                    '"","","","","","","","","","","","byte"\n'
+                    '"0","7","p","h","_Z1Av","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","100,000"\n'
+                    '"1","7","p","h","_Z1Bv","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","20,000"\n')
+        text = attribute.table(d, ncu=ncu)
+        for row in ("| _Z1Av | 0 | dram__bytes_read.sum | 100,000 | 100,000 | 1.000 |",
+                    "| _Z1Bv | 0 | dram__bytes_read.sum | 40,000 | 20,000 | 2.000 |"):
+            if row not in text:
+                fails.append("ncu row %r missing:\n%s" % (row, text))
     for f in fails:
         print("FAIL", f)
     if not fails:
         print("ok: offset found, lone kernels exact however short, concurrent ones split by time, table, "
-              "kernels from a report")
+              "kernels from a report, beside ncu")
     return 1 if fails else 0
 
 
