@@ -21,7 +21,7 @@ judged apart:
                              wrote (derived, written again by every analyze),
                              in none of the three
 
-Usage: report_bytes.py REPORT prints both.
+Usage: report_bytes.py REPORT prints all four.
 """
 import os
 import sqlite3
