@@ -18,8 +18,10 @@ proportion to their overlap (an idle GPU is taken to count nothing, so a
 kernel alone in a sample gets all of it, however short; copies, which count
 DRAM bytes with no kernel running, are the exception this misreads).
 Concurrent kernels, and neighbours sharing a sample at an edge, split it by
-time, which is right only if they move bytes at the same rate: the `edge`
-column gives the share of a kernel's time in samples it shared. Ratios and
+their rates (what each counted per nanosecond in the samples it had alone)
+times their overlap, or by overlap alone where one of them never had a
+sample to itself (a kernel shorter than a sample between two others): the
+`edge` column gives the share of a kernel's time in samples it shared. Ratios and
 percentages are averaged over the kernel's overlap, weighted by it.
 
 --report DB: the kernels' times from a gpuhier report of the same process
@@ -166,6 +168,19 @@ def clock_offset(samples, kernels, metrics, meta, window=2000):
     return best[0], best[1], score(part, kernels, starts, act, 0), best[2]
 
 
+def split_share(lst, ki, o, together, m, alone, alone_ns):
+    """Kernel KI's share of metric M in a sample the kernels LST overlap (ki's overlap O): by rate x
+    overlap where every kernel of LST has a rate from samples it had alone, else by overlap."""
+    if len(lst) == 1:
+        return 1.0
+    if all(alone_ns[k] for k, _ in lst):
+        weights = {k: ov * alone[k][m] / alone_ns[k] for k, ov in lst}
+        total = sum(weights.values())
+        if total > 0:
+            return weights[ki] / total
+    return o / together
+
+
 def attribute(samples, metrics, kernels, offset):
     """Per kernel: its values (dict), samples touched, edge share."""
     additive = [m.endswith(".sum") for m in metrics]
@@ -183,18 +198,27 @@ def attribute(samples, metrics, kernels, offset):
             i += 1
     out = [{"values": [0.0] * len(metrics), "weight": [0.0] * len(metrics), "samples": 0, "edge_ns": 0,
             "time_ns": max(0, k["end"] - k["start"])} for k in kernels]
+    # each kernel's rate per metric where it ran alone in a sample (value / overlap), to split the
+    # samples it shares by rate x overlap instead of overlap alone
+    alone = [[0.0] * len(metrics) for _ in kernels]
+    alone_ns = [0] * len(kernels)
+    for i, lst in per_sample.items():
+        if len(lst) == 1:
+            ki, o = lst[0]
+            alone_ns[ki] += o
+            for m, v in enumerate(samples[i][2]):
+                alone[ki][m] += v
     for i, lst in per_sample.items():
         vals = samples[i][2]
         together = sum(o for _, o in lst)
         for ki, o in lst:
-            share = o / together
             r = out[ki]
             r["samples"] += 1
             if len(lst) > 1:
                 r["edge_ns"] += o
             for m, v in enumerate(vals):
                 if additive[m]:
-                    r["values"][m] += v * share
+                    r["values"][m] += v * split_share(lst, ki, o, together, m, alone, alone_ns)
                 else:
                     r["values"][m] += v * o
                     r["weight"][m] += o
