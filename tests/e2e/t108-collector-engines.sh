@@ -289,8 +289,8 @@ done
 expect bgboth "the SASS config unset once, at the exit" \
     "$(grep '^fake_sass_' "$tmp/bgboth.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
 #     Whether that exit lands in a started range is timing (the fake's Start sleeps 20 ms before
-#     the range starts): on a loaded machine one CI run in several landed between ranges (the
-#     CI of 2026-12-05 16:03 UTC: 7 launches traced, no range started at the exit). The check is
+#     the range starts): on a loaded machine a run can land between ranges (a clean-clone
+#     .ci/run of 2026-12-05 16:03 UTC: 7 launches traced, no range started at the exit). The check is
 #     that the old collector can be caught, so it gets up to 3 runs and passes at the first
 #     caught; a fake that never catches it fails all 3.
 caught=0
