@@ -314,9 +314,8 @@ init_activity(void)
 }
 
 /*
- * The pauses not yet resumed, and whether KIND_KERNEL is on in place of
- * CONCURRENT_KERNEL, under swap_lock: one swap at a time, and a pause
- * and its resume counted, not flagged. Pauses and resumes come from
+ * The pauses not yet resumed, under swap_lock: one swap at a time, and a
+ * pause and its resume counted, not flagged. Pauses and resumes come from
  * several threads: a served launch pauses and resumes on its own, an
  * instrumentation enable kept open for a chain pauses on its launch's
  * thread and is resumed by whichever thread shuts it. With a flag and
@@ -330,8 +329,14 @@ init_activity(void)
  * swaps back, and the swaps never overlap.
  */
 static pthread_mutex_t swap_lock = PTHREAD_MUTEX_INITIALIZER;
-static int pauses;         /* under swap_lock */
-static int kernel_swapped; /* under swap_lock */
+static int pauses; /* under swap_lock */
+
+/* Does a pause swap CONCURRENT_KERNEL for KIND_KERNEL (the kind init_activity() enabled)? */
+static int
+swaps_kinds(int kind)
+{
+    return opt.concurrent_toggle && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+}
 
 /*
  * The launch gate. A kernel launched while neither kernel kind is on gets
@@ -443,10 +448,9 @@ kernel_activity_pause(void)
         return;
     pthread_mutex_lock(&swap_lock);
     if (pauses++ == 0) {
-        if (opt.concurrent_toggle && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+        if (swaps_kinds(kind)) {
             kernel_kind_swap(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_KERNEL,
                              "for an instrumented launch");
-            kernel_swapped = 1;
         } else if (opt.sass_kernel_gate) {
             kernel_kind_swap((CUpti_ActivityKind)kind, (CUpti_ActivityKind)0, NULL);
         }
@@ -462,10 +466,9 @@ kernel_activity_resume(void)
         return;
     pthread_mutex_lock(&swap_lock);
     if (pauses > 0 && --pauses == 0) {
-        if (kernel_swapped) {
+        if (swaps_kinds(kind)) {
             kernel_kind_swap(CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                              "after an instrumented launch");
-            kernel_swapped = 0;
         } else if (opt.sass_kernel_gate) {
             gh.cuptiActivityEnable((CUpti_ActivityKind)kind);
         }
