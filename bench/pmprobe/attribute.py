@@ -109,10 +109,11 @@ def activity_index(metrics):
     return 0 if metrics else None
 
 
-def busy_overlap(kernels, starts, lo, hi, offset):
-    """Nanoseconds of [lo, hi) covered by any kernel shifted by OFFSET (kernels sorted by start)."""
+def busy_overlap(kernels, starts, longest, lo, hi, offset):
+    """Nanoseconds of [lo, hi) covered by any kernel shifted by OFFSET (kernels sorted by start, none
+    longer than LONGEST ns)."""
     covered, cur_end = 0, lo
-    i = bisect.bisect_left(starts, lo - offset - 10**10)
+    i = bisect.bisect_left(starts, lo - offset - longest)
     for k in kernels[i:]:
         s, e = k["start"] + offset, k["end"] + offset
         if s >= hi:
@@ -124,13 +125,13 @@ def busy_overlap(kernels, starts, lo, hi, offset):
     return covered
 
 
-def score(samples, kernels, starts, act, offset):
+def score(samples, kernels, starts, longest, act, offset):
     """How well the kernels shifted by OFFSET line up with the samples' activity (0..1)."""
     total = sum(s[2][act] for s in samples) or 1.0
     got = 0.0
     for lo, hi, v in samples:
         if hi > lo and v[act] > 0:
-            got += v[act] * busy_overlap(kernels, starts, lo, hi, offset) / (hi - lo)
+            got += v[act] * busy_overlap(kernels, starts, longest, lo, hi, offset) / (hi - lo)
     return got / total
 
 
@@ -143,6 +144,7 @@ def clock_offset(samples, kernels, metrics, meta, window=2000):
     if not samples or not kernels or act is None:
         return 0, 0.0, 0.0, "nothing to align"
     starts = [k["start"] for k in kernels]
+    longest = max(k["end"] - k["start"] for k in kernels)
     interval = int(statistics.median(hi - lo for lo, hi, _ in samples)) or 1
     first = next((i for i, (lo, hi, v) in enumerate(samples) if v[act] > 0), 0)
     part = samples[first:first + window]
@@ -157,15 +159,17 @@ def clock_offset(samples, kernels, metrics, meta, window=2000):
         centre = base
         for step, reach in ((interval, 100), (max(1, interval // 16), 32)):
             found = None
-            for j in range(-reach, reach + 1):
+            # nearest to the centre first: a periodic program ties at every period, and a tie keeps
+            # the offset found first (0 before the other candidates)
+            for j in sorted(range(-reach, reach + 1), key=abs):
                 off = centre + j * step
-                sc = score(part, kernels, starts, act, off)
+                sc = score(part, kernels, starts, longest, act, off)
                 if found is None or sc > found[1]:
                     found = (off, sc)
             centre = found[0]
         if best is None or found[1] > best[1]:
             best = (found[0], found[1], how)
-    return best[0], best[1], score(part, kernels, starts, act, 0), best[2]
+    return best[0], best[1], score(part, kernels, starts, longest, act, 0), best[2]
 
 
 def split_share(lst, ki, o, together, m, alone, alone_ns):
