@@ -127,8 +127,7 @@ static struct {
     atomic_int sass_sets, sass_unsets; /* SetConfig and UnsetConfig calls */
     atomic_int sass_enables;           /* Enable calls that succeeded */
     atomic_int patched_runs;           /* stream launches run while SASS metrics were enabled */
-    atomic_int untraced;               /* kernels run while no kernel kind was on: no record */
-    atomic_int queue_full;             /* kernel records dropped: the pending queue was full */
+    atomic_int untraced; /* kernels that got no record: no kernel kind on, or the queue full */
 } F = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* Enables now sleeping in FAKE_SASS_HANG_MS (FAKE_FLUSH_WAITS). */
 static atomic_int fake_hanging, fake_in_flush; /* and flushes inside cuptiActivityFlushAll */
@@ -280,7 +279,7 @@ fake_sass_enables(void)
 EXPORT int
 fake_untraced_kernels(void)
 {
-    return atomic_load(&F.untraced) + atomic_load(&F.queue_full);
+    return atomic_load(&F.untraced);
 }
 
 /* Stream launches that ran while SASS metrics were enabled: patched, at a patched run's cost. */
@@ -566,12 +565,8 @@ static CUpti_ActivityKernel10 *
 kernel_record(const char *name, uint32_t corr, const unsigned grid[3], const unsigned block[3],
               uint64_t ns, uint32_t stream)
 {
-    if (!F.concurrent_on && !F.kernel_kind) {
+    if (F.npending >= MAX_PENDING || (!F.concurrent_on && !F.kernel_kind)) {
         atomic_fetch_add(&F.untraced, 1);
-        return NULL;
-    }
-    if (F.npending >= MAX_PENDING) {
-        atomic_fetch_add(&F.queue_full, 1);
         return NULL;
     }
     CUpti_ActivityKernel10 *k = &F.pending[F.npending++];
