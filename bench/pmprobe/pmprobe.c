@@ -131,10 +131,10 @@ static struct {
     /* meta lines */
     char *meta[PM_MAX_META];
     size_t nmeta;
-    int at_context; /* PMPROBE_START=context */
-    int attached;   /* started by the collector (pmprobe_attached_start): no activity of its own */
-    int evaluate;   /* PMPROBE_EVALUATE (default 1) */
-    volatile int quit;
+    int at_context;  /* PMPROBE_START=context */
+    int attached;    /* started by the collector (pmprobe_attached_start): no activity of its own */
+    int evaluate;    /* PMPROBE_EVALUATE (default 1) */
+    atomic_int quit; /* the decoder thread stops (pm_stop) */
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .klock = PTHREAD_MUTEX_INITIALIZER};
 
 static double
@@ -466,10 +466,10 @@ static void *
 decoder_main(void *arg)
 {
     (void)arg;
-    while (!P.quit) {
+    while (!atomic_load(&P.quit)) {
         struct timespec ts = {(time_t)(P.decode_ms / 1000), (long)(P.decode_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
-        if (!P.quit)
+        if (!atomic_load(&P.quit))
             decode();
     }
     return NULL;
@@ -591,7 +591,7 @@ pm_stop(void)
     pthread_mutex_unlock(&P.lock);
     if (!was)
         return;
-    P.quit = 1;
+    atomic_store(&P.quit, 1);
     if (P.decoder_on)
         pthread_join(P.decoder, NULL);
     P.decoder_on = 0;
