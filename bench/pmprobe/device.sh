@@ -69,7 +69,7 @@ one cases-native 30 "$cases"
 probe cases-2us 2000 60 "$cases"
 probe cases-20us 20000 60 "$cases"
 one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$metrics" "$cases"
-probe graph-20us 20000 60 "$graph"
+probe graph-20us 20000 60 "$graph" 20
 one torch-native 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
 probe torch-20us 20000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
 # beside the collector (GPUHIER_DIAG_PMPROBE): with the instrumentation engine alone, then with
@@ -86,7 +86,7 @@ gh torch-gh-both both 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
 one jax-native 90 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
 probe jax-20us 20000 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
 probe torch-20us-noeval 20000 180 env PMPROBE_EVALUATE=0 python3 bench/pytorch_train.py --steps 20 --warmup 3
-probe torch-5us 5000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
+probe torch-5us 5000 90 python3 bench/pytorch_train.py --steps 20 --warmup 3
 
 {
     echo "# PM sampling probe, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
@@ -99,7 +99,7 @@ probe torch-5us 5000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
         nat=$(cat "$runs/${r%%-*}-native/wall" 2>/dev/null || echo -)
         w=$(cat "$runs/$r/wall" 2>/dev/null || echo -)
         m=$(ls "$runs/$r"/pm-*-meta.tsv 2>/dev/null | head -1)
-        s=$( [ -n "$m" ] && awk -F'\t' '$1 == "samples" { print $2 }' "$m" | paste -sd+ | bc)
+        s=$( [ -n "$m" ] && awk -F'\t' '$1 == "samples" { n += $2 } END { print n }' "$m")
         o=$( [ -n "$m" ] && awk -F'\t' '$1 == "overflow" { print $2 }' "$m" | paste -sd' ')
         e=$( [ -n "$m" ] && cat "$runs/$r"/pm-*-meta.tsv | grep -c '^error')
         ratio=$(echo "$w $nat" | awk '$2 > 0 { printf "%.2f", $1 / $2 }')

@@ -486,6 +486,8 @@ clock_pair(const char *when)
          (long long)rt.tv_sec, rt.tv_nsec);
 }
 
+static void at_exit(void);
+
 /* PM sampling on device 0 with the metrics it takes; quiet on any failure. */
 static void
 pm_start(void)
@@ -579,6 +581,12 @@ pm_start(void)
     pthread_mutex_unlock(&P.lock);
     if (pthread_create(&P.decoder, NULL, decoder_main, NULL) == 0)
         P.decoder_on = 1;
+    /* nvperf registered its exit-time destructors while the host object and the image were
+     * built above, after InitializeInjection's atexit: exit handlers run last-registered first,
+     * so without this one the stop and the last evaluation ran on destroyed nvperf state
+     * ("double free or corruption" at every standalone exit on the H100, 2026-12-05; the
+     * collector's exit_hook_refresh() is the same fix). at_exit runs once. */
+    atexit(at_exit);
 }
 
 /* Stops sampling, decodes the rest, disables (once). */
