@@ -66,14 +66,22 @@ probe() { # probe NAME INTERVAL_NS SECONDS CMD...
 }
 
 one cases-native 30 "$cases"
-probe cases-2us 2000 60 "$cases"
 probe cases-20us 20000 60 "$cases"
 one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$metrics" "$cases"
 probe graph-20us 20000 60 "$graph" 20
 one torch-native 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
-probe torch-20us 20000 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
-# beside the collector (GPUHIER_DIAG_PMPROBE): with the instrumentation engine alone, then with
-# both engines (the default); the kernels' times are the report's
+# the decode thread's pace: 2 µs and 5 µs (session of 2026-12-05 21:12 UTC) and 20 µs overflowed
+# the hardware buffer on PyTorch (decoding and evaluating took about 40 µs of CPU a sample with
+# 13 metrics); 50 and 100 µs, and 50 µs with the 4 metrics of a DRAM and L2 reading
+probe torch-100us 100000 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
+probe torch-50us 50000 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
+probe torch-50us-4m 50000 120 env PMPROBE_METRICS=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,gr__cycles_active.sum \
+    python3 bench/pytorch_train.py --steps 20 --warmup 3
+one jax-native 90 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+probe jax-100us 100000 120 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+probe jax-50us 50000 120 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+# beside the collector (GPUHIER_DIAG_PMPROBE), with the instrumentation engine alone (with the
+# range profiler too, its Start is refused: CUPTI_ERROR_HARDWARE_BUSY, the counters are PM sampling's)
 gh() { # gh NAME COUNTERS SECONDS CMD...: gpuhier run with the probe attached
     name=$1 counters=$2 limit=$3
     shift 3
@@ -81,32 +89,30 @@ gh() { # gh NAME COUNTERS SECONDS CMD...: gpuhier run with the probe attached
         "$stage/gpuhier" run --counters "$counters" -o "$runs/$name/report.db" -f -- "$@"
 }
 gh cases-gh-pattern pattern 60 "$cases"
-gh cases-gh-both both 60 "$cases"
-gh torch-gh-both both 180 python3 bench/pytorch_train.py --steps 20 --warmup 3
-one jax-native 90 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
-probe jax-20us 20000 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
-probe torch-20us-noeval 20000 180 env PMPROBE_EVALUATE=0 python3 bench/pytorch_train.py --steps 20 --warmup 3
-probe torch-5us 5000 90 python3 bench/pytorch_train.py --steps 20 --warmup 3
+gh jax-gh-pattern pattern 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
 
 {
     echo "# PM sampling probe, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
     echo
-    echo "| run | status | wall s | native s | ratio | samples | overflow | errors |"
-    echo "|---|---|---|---|---|---|---|---|"
-    for r in cases-2us cases-20us graph-20us torch-20us cases-gh-pattern cases-gh-both torch-gh-both jax-20us \
-        torch-20us-noeval torch-5us; do
-        [ -f "$runs/$r/skipped" ] && { echo "| $r | skipped | | | | | | |"; continue; }
+    echo "| run | status | wall s | native s | ratio | samples | overflow | restarts | decode ms | evaluate ms | errors |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    for r in cases-20us graph-20us torch-100us torch-50us torch-50us-4m jax-100us jax-50us cases-gh-pattern \
+        jax-gh-pattern; do
+        [ -f "$runs/$r/skipped" ] && { echo "| $r | skipped | | | | | | | | | |"; continue; }
         nat=$(cat "$runs/${r%%-*}-native/wall" 2>/dev/null || echo -)
         w=$(cat "$runs/$r/wall" 2>/dev/null || echo -)
         m=$(ls "$runs/$r"/pm-*-meta.tsv 2>/dev/null | head -1)
         s=$( [ -n "$m" ] && awk -F'\t' '$1 == "samples" { n += $2 } END { print n }' "$m")
         o=$( [ -n "$m" ] && awk -F'\t' '$1 == "overflow" { print $2 }' "$m" | paste -sd' ')
         e=$( [ -n "$m" ] && cat "$runs/$r"/pm-*-meta.tsv | grep -c '^error')
+        rs=$( [ -n "$m" ] && awk -F'\t' '$1 == "restarts" { split($2, a, " "); print a[1] }' "$m")
+        dm=$( [ -n "$m" ] && awk -F'\t' '$1 == "decode" { split($2, a, " "); print a[3] }' "$m")
+        em=$( [ -n "$m" ] && awk -F'\t' '$1 == "evaluate_ms" { print $2 }' "$m")
         ratio=$(echo "$w $nat" | awk '$2 > 0 { printf "%.2f", $1 / $2 }')
-        echo "| $r | $(cat "$runs/$r/rc" 2>/dev/null) | $w | $nat | ${ratio:--} | ${s:--} | ${o:--} | ${e:--} |"
+        echo "| $r | $(cat "$runs/$r/rc" 2>/dev/null) | $w | $nat | ${ratio:--} | ${s:--} | ${o:--} | ${rs:--} | ${dm:--} | ${em:--} | ${e:--} |"
     done
-    for r in cases-2us cases-20us graph-20us torch-20us cases-gh-pattern cases-gh-both torch-gh-both jax-20us \
-        torch-5us; do
+    for r in cases-20us graph-20us torch-100us torch-50us torch-50us-4m jax-100us jax-50us cases-gh-pattern \
+        jax-gh-pattern; do
         [ -f "$runs/$r/skipped" ] && continue
         echo
         rep=

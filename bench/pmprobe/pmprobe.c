@@ -116,6 +116,8 @@ static struct {
     long image_inits;     /* the counter data image initialized (again at every fill) */
     int started, stopped;
     int overflow;
+    long restarts;     /* the hardware buffer filled: Stop, Start (samples lost in between) */
+    double restart_ms; /* their time */
     pthread_t decoder;
     int decoder_on;
     pthread_mutex_t lock; /* the PM object and the sample file */
@@ -426,6 +428,29 @@ evaluate_completed(void)
     P.eval_ms_total += now_ms() - t0;
 }
 
+/* Stop, a fresh image, Start (lock not held): after the hardware buffer overflowed. */
+static void
+restart(void)
+{
+    CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+    sp.pPmSamplingObject = P.pm;
+    double t0 = now_ms();
+    CUptiResult rc = cuptiPmSamplingStop(&sp);
+    if (rc == CUPTI_SUCCESS)
+        rc = image_init() == 0 ? CUPTI_SUCCESS : CUPTI_ERROR_UNKNOWN;
+    if (rc == CUPTI_SUCCESS) {
+        CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+        st.pPmSamplingObject = P.pm;
+        rc = cuptiPmSamplingStart(&st);
+    }
+    pthread_mutex_lock(&P.lock);
+    P.restarts++;
+    P.restart_ms += now_ms() - t0;
+    pthread_mutex_unlock(&P.lock);
+    if (rc != CUPTI_SUCCESS)
+        ck("restart after a full hardware buffer", rc, t0);
+}
+
 /* Decodes what the hardware buffer holds into the image, evaluating as it fills. */
 static void
 decode(void)
@@ -446,6 +471,16 @@ decode(void)
         P.decodes++;
         if (d.overflow)
             P.overflow = 1;
+        if (rc == CUPTI_ERROR_OUT_OF_MEMORY && !P.stopped) {
+            /* the hardware buffer filled (KEEP_OLDEST) faster than it was decoded: CUPTI
+             * decodes nothing more until sampling restarts. Evaluate what the image holds,
+             * then stop and start again; the samples in between are lost (counted). */
+            evaluate_completed();
+            pthread_mutex_unlock(&P.lock);
+            restart();
+            pthread_mutex_lock(&P.lock);
+            break;
+        }
         if (rc != CUPTI_SUCCESS) {
             pthread_mutex_unlock(&P.lock);
             ck("cuptiPmSamplingDecodeData", rc, t0);
@@ -714,6 +749,7 @@ write_files(void)
     fprintf(f, "decode\t%ld calls, %.3f ms\nevaluate_ms\t%.3f\n", P.decodes, P.decode_ms_total,
             P.eval_ms_total);
     fprintf(f, "image_inits\t%ld\n", P.image_inits);
+    fprintf(f, "restarts\t%ld (%.3f ms)\n", P.restarts, P.restart_ms);
     fprintf(f, "kernels\t%zu (%ld records dropped)\n", P.nk, P.records_dropped);
     fprintf(f, "interval_ns\t%llu\nhw_buffer_bytes\t%zu\n", (unsigned long long)P.interval_ns,
             P.hw_buf_bytes);
