@@ -2,6 +2,7 @@
 /* fault: the GPUHIER_FAULT list, parsed without allocation. */
 #include "collector/fault.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,4 +31,16 @@ fault_find(const char *list, const char *site, struct fault_entry *e)
         return 1;
     }
     return 0;
+}
+
+int
+fault_take(const char *site, struct fault_entry *e)
+{
+    static atomic_long calls[16];
+    if (!fault_find(getenv("GPUHIER_FAULT"), site, e))
+        return 0;
+    if (e->has_count && e->index < (int)(sizeof(calls) / sizeof(calls[0])) &&
+        atomic_fetch_add(&calls[e->index], 1) >= e->count)
+        return 0;
+    return 1;
 }

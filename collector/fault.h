@@ -27,4 +27,11 @@ struct fault_entry {
  */
 int fault_find(const char *list, const char *site, struct fault_entry *e);
 
+/*
+ * Whether `site` fails at this call: its entry in $GPUHIER_FAULT, and with
+ * a count <n>, only its first n calls (counted per entry, for the first 16
+ * entries; a later entry fails always). 1 and *e filled when it fails.
+ */
+int fault_take(const char *site, struct fault_entry *e);
+
 #endif

@@ -13,7 +13,6 @@
 #include "collector/options.h"
 
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,18 +162,14 @@ static const struct {
  * first n calls do and later ones call CUPTI, so a transient failure can
  * be shown. Calls are counted per entry, for the first 16 entries (a
  * later entry, or a count that is not a number, fails always). The list
- * is parsed by fault_find() (collector/fault.c, tested on the CPU).
+ * is parsed and counted by fault_take() (collector/fault.c, tested on the CPU).
  * docs/fault-injection.md.
  */
 CUptiResult
 fault(const char *site)
 {
-    static atomic_long calls[16];
     struct fault_entry fe;
-    if (!fault_find(getenv("GPUHIER_FAULT"), site, &fe))
-        return CUPTI_SUCCESS;
-    if (fe.has_count && fe.index < (int)(sizeof(calls) / sizeof(calls[0])) &&
-        atomic_fetch_add(&calls[fe.index], 1) >= fe.count)
+    if (!fault_take(site, &fe))
         return CUPTI_SUCCESS;
     const char *e = fe.error;
     size_t el = fe.error_len;

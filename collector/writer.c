@@ -1172,16 +1172,17 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
      * Executed warp and thread instructions as runs (schema.sql inst_run):
      * each launch row once, after all its rows of this record. A failure
      * leaves the rows per instruction, which read the same.
-     * GPUHIER_FAULT=inst_runs:<any error> fails it (docs/fault-injection.md).
+     * GPUHIER_FAULT=inst_runs:<any error>[:<n>] fails it (the first n launch rows with :<n>;
+     * docs/fault-injection.md).
      */
-    struct fault_entry fe;
-    int runs_fault = fault_find(getenv("GPUHIER_FAULT"), "inst_runs", &fe);
     for (size_t f = 0; f < b->nnames; f++) {
         size_t g = 0;
         while (g < f && fn_lid[g] != fn_lid[f])
             g++;
         if (fn_lid[f] <= 0 || g != f)
             continue;
+        struct fault_entry fe;
+        int runs_fault = fault_take("inst_runs", &fe);
         if (runs_fault)
             store_set_error("injected (GPUHIER_FAULT inst_runs)");
         if (runs_fault || store_inst_runs(W.db, fn_lid[f]) < 0)

@@ -106,6 +106,12 @@ expect bothnoruns "no run written, the rows kept" \
     "$(q bothnoruns "SELECT (SELECT count(*) FROM inst_run) || ':' || (SELECT count(*) > 0 FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = 'smsp__sass_inst_executed')")" 0:1
 like bothnoruns "the event says so" "$(q bothnoruns "SELECT message FROM event WHERE code = 'inst_runs_failed'")" \
     "*instrumented launches' executed-instruction counts stayed one row per instruction (writing their runs failed: injected*"
+# with a count (inst_runs:UNKNOWN:1) only the first launch row's runs fail: the others are runs
+run bothruns1 GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=instantiate GPUHIER_FAULT=$perm,inst_runs:UNKNOWN:1
+expect bothruns1 "the counts read as the runs do" "$(q bothruns1 "$vi")" "$(q both "$vi")"
+expect bothruns1 "one launch row per instruction, the others as runs" \
+    "$(q bothruns1 "SELECT (SELECT count(DISTINCT c.launch_id) FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = 'smsp__sass_inst_executed') || ':' || (SELECT count(*) > 0 FROM inst_run)")" 1:1
+like bothruns1 "the event counts one launch" "$(q bothruns1 "SELECT message FROM event WHERE code = 'inst_runs_failed'")" "1 instrumented launches'*"
 expect both "the graph's overhead on its first row only" \
     "$(q both "SELECT count(overhead_ns) FROM inst_launch WHERE reason = 'graph'")" 1
 grep -q "the instrumentation engine still tries its launches" "$tmp/both.err" || bad "both: stderr: $(cat "$tmp/both.err")"

@@ -1147,6 +1147,17 @@ test_collector_fault_spec(void)
           e.count == 0);
     CHECK(fault_find("a:b,,range_start:UNKNOWN", "range_start", &e) && e.index == 2);
     CHECK(fault_find("range_start:", "range_start", &e) && e.error_len == 0);
+
+    /* fault_take: the site fails at its first n calls only, counted per entry */
+    setenv("GPUHIER_FAULT", "subscribe:7,inst_runs:UNKNOWN:2", 1);
+    CHECK(fault_take("inst_runs", &e) && e.index == 1);
+    CHECK(fault_take("inst_runs", &e));
+    CHECK(!fault_take("inst_runs", &e));
+    CHECK(!fault_take("inst_runs", &e));
+    CHECK(fault_take("subscribe", &e) && fault_take("subscribe", &e)); /* no count: always */
+    CHECK(!fault_take("range_start", &e));
+    unsetenv("GPUHIER_FAULT");
+    CHECK(!fault_take("subscribe", &e));
 }
 
 /*
