@@ -69,6 +69,20 @@ def load(directory, pid=None):
                     continue
                 samples.append((int(c[0]), int(c[1]), [float(x) for x in c[2:]]))
     samples.sort()
+    # A sample covers one interval of GPU time. CUPTI's first one (ending just after Start, begun
+    # about a second before it on the H100, 2026-12-05) and one spanning a restart's gap hold
+    # counts of time nobody sampled at that period: they are dropped, and said.
+    try:
+        interval = int(meta.get("interval_ns", ["0"])[0])
+    except ValueError:
+        interval = 0
+    if not interval and samples:
+        interval = int(statistics.median(hi - lo for lo, hi, _ in samples))
+    if interval:
+        kept = [x for x in samples if x[1] - x[0] <= 2 * interval]
+        if len(kept) != len(samples):
+            meta["samples_dropped"] = [f"{len(samples) - len(kept)} longer than 2 intervals"]
+        samples = kept
     kernels = []
     kp = os.path.join(directory, f"pm-{pid}-kernels.tsv")
     if os.path.exists(kp):
@@ -260,7 +274,8 @@ def table(directory, ncu=None, top=30, report=None):
     if report:
         kernels = report_kernels(report)
     lines = [f"# PM sampling attributed to kernels: {directory} (pid {pid})", ""]
-    for key in ("chip", "interval_ns", "samples", "overflow", "decode", "evaluate_ms", "kernels"):
+    for key in ("chip", "interval_ns", "samples", "samples_dropped", "overflow", "restarts", "decode",
+                "evaluate_ms", "kernels"):
         lines.append(f"- {key}: {'; '.join(meta.get(key, ['-']))}")
     refused = meta.get("metric_refused", [])
     lines.append(f"- metrics kept: {len(metrics)}; refused: {', '.join(refused) if refused else 'none'}")
