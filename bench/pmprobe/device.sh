@@ -4,18 +4,20 @@
 # bench/pmprobe/device.sh [STAGE]: the PM sampling probe (docs/pmprobe.md), one device call.
 #
 #  1. bench/sassprobe's `cases` (7 kernels x 3 launches, synchronized after each round):
-#     native, then under libgh_pmprobe.so at 2 µs and 20 µs samples, then
-#     `ncu --csv --page raw` with the metrics both can read, for the per-kernel comparison;
+#     native, then under libgh_pmprobe.so at 20 µs samples, then `ncu --csv --page raw` with
+#     the metrics both can read, for the per-kernel comparison;
 #  2. tk_graph (the testkernel launched from a CUDA graph) under the probe;
 #  3. the PyTorch benchmark (bench/pytorch_train.py --steps 20 --warmup 3) and the JAX loop
 #     (bench/suite/jax_mlp.py with XLA's defaults: its steady state runs as command buffers,
-#     CUDA graphs), native then under the probe at 20 µs: the wall-time cost, the samples,
-#     the kernel time the samples reach, the time in graphs; PyTorch also at 20 µs without
-#     evaluating the samples (PMPROBE_EVALUATE=0: what decoding alone costs) and at 5 µs;
-#  4. the probe attached to gpuhier's collector (GPUHIER_DIAG_PMPROBE): `cases` under the
-#     instrumentation engine alone and under both engines, the PyTorch benchmark under both:
-#     does PM sampling run while SASS metrics patch launches and while the range profiler
-#     profiles them, and what does the pair cost.
+#     CUDA graphs), native then under the probe at 100 µs and 50 µs, PyTorch also at 50 µs with
+#     4 metrics: the wall-time cost, the samples, restarts after a full hardware buffer, decode
+#     and evaluation time, the kernel time the samples reach, the time in graphs (2, 5 and 20 µs
+#     overflowed the hardware buffer on 2026-12-05: docs/pmprobe.md "Measured");
+#  4. the probe attached to gpuhier's collector (GPUHIER_DIAG_PMPROBE) under the instrumentation
+#     engine alone (`cases`, the JAX loop): does PM sampling run while SASS metrics patch launches;
+#  5. windows (docs/pmprobe.md "Windows"): `stress_app kernels 3000` under both engines with every
+#     launch chosen, without the probe and with a 200 ms sampling window ended by Stop, or by Stop
+#     and Disable: does the range profiler profile after the window.
 # attribute.py runs on the device (a PyTorch run's samples are too large to bring back); what
 # comes back into $OUT: pmprobe.md (the summary table, then each run's attribution) and
 # pmprobe-runs.tar.gz (every run's meta and kernel files, the cases runs' samples, the ncu csv).
@@ -89,7 +91,37 @@ gh() { # gh NAME COUNTERS SECONDS CMD...: gpuhier run with the probe attached
         "$stage/gpuhier" run --counters "$counters" -o "$runs/$name/report.db" -f -- "$@"
 }
 gh cases-gh-pattern pattern 60 "$cases"
+# windows: sampling for 200 ms from the first launch, then Stop (and Disable): does the range
+# profiler, refused while sampling runs, profile the launches after the window? `stress_app kernels
+# 3000` (one configuration, 0.1 ms kernels), every launch chosen (--sample all), both engines
+app=$(cd "$stage/gpu" && pwd)/stress_app
+win() { # win NAME DISABLE
+    one "$1" 90 env GPUHIER_DIAG_PMPROBE="$lib" PMPROBE_OUT="$runs/$1" PMPROBE_INTERVAL_NS=100000 \
+        PMPROBE_WINDOW_MS=200 PMPROBE_WINDOW_DISABLE="$2" \
+        "$stage/gpuhier" run --counters both --sample all -o "$runs/$1/report.db" -f -- "$app" kernels 3000
+}
+one win-none 90 "$stage/gpuhier" run --counters both --sample all -o "$runs/win-none/report.db" -f -- "$app" kernels 3000
+win win-stop 0
+win win-disable 1
 gh jax-gh-pattern pattern 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+
+# each window run: range profiles, launches refused as busy, the probe's window meta
+for r in win-none win-stop win-disable; do
+    [ -f "$runs/$r/report.db" ] || continue
+    python3 - "$runs/$r/report.db" "$r" > "$runs/$r/summary.txt" 2>&1 <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+q = lambda s: c.execute(s).fetchall()
+# api_ns: the launch call's time (a profiled launch has no GPU times)
+prof = q("SELECT count(*), min(l.api_ns) FROM profile p JOIN launch l ON l.id = p.launch_id")[0]
+first = q("SELECT min(api_ns) FROM launch")[0][0] or 0
+reasons = q("SELECT profile_reason, count(*) FROM launch GROUP BY 1 ORDER BY 2 DESC")
+busy = q("SELECT count(*) FROM event WHERE code LIKE '%busy%'")[0][0]
+eng = q("SELECT key, value FROM meta WHERE key IN ('engine_range_profiler', 'profiler_enables', 'profiler_disables')")
+print(f"{sys.argv[2]}: {prof[0]} range profiles, first at {((prof[1] or first) - first) / 1e6:.1f} ms after the first launch; "
+      f"launches by reason {reasons}; busy events {busy}; {eng}")
+PY
+done
 
 {
     echo "# PM sampling probe, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
@@ -111,6 +143,9 @@ gh jax-gh-pattern pattern 150 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
         ratio=$(echo "$w $nat" | awk '$2 > 0 { printf "%.2f", $1 / $2 }')
         echo "| $r | $(cat "$runs/$r/rc" 2>/dev/null) | $w | $nat | ${ratio:--} | ${s:--} | ${o:--} | ${rs:--} | ${dm:--} | ${em:--} | ${e:--} |"
     done
+    echo
+    cat "$runs"/win-*/summary.txt 2>/dev/null
+    grep -h '^window\|^clock\|Disable\|Stop' "$runs"/win-*/pm-*-meta.tsv 2>/dev/null
     for r in cases-20us graph-20us torch-100us torch-50us torch-50us-4m jax-100us jax-50us cases-gh-pattern \
         jax-gh-pattern; do
         [ -f "$runs/$r/skipped" ] && continue

@@ -138,6 +138,10 @@ static struct {
     int attached;    /* started by the collector (pmprobe_attached_start): no activity of its own */
     int evaluate;    /* PMPROBE_EVALUATE (default 1) */
     atomic_int quit; /* the decoder thread stops (pm_stop) */
+    unsigned window_ms;      /* PMPROBE_WINDOW_MS: sampling ends that long after Start (0: never) */
+    int window_disable;      /* PMPROBE_WINDOW_DISABLE=1: and Disable then */
+    atomic_int window_ended; /* the decoder ended the window */
+    int disabled;            /* Disable called */
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .klock = PTHREAD_MUTEX_INITIALIZER};
 
 static double
@@ -203,6 +207,12 @@ read_env(void)
     P.decode_ms = v ? (unsigned)strtoul(v, NULL, 10) : 100;
     if (P.decode_ms < 1)
         P.decode_ms = 1;
+    v = getenv("PMPROBE_WINDOW_MS");
+    P.window_ms = v ? (unsigned)strtoul(v, NULL, 10) : 0;
+    v = getenv("PMPROBE_WINDOW_DISABLE");
+    P.window_disable = v && strcmp(v, "1") == 0;
+    if (P.window_ms)
+        meta("window", "%u ms, then Stop%s", P.window_ms, P.window_disable ? " and Disable" : "");
     v = getenv("PMPROBE_EVALUATE");
     P.evaluate = !(v && strcmp(v, "0") == 0);
     v = getenv("PMPROBE_START");
@@ -500,15 +510,62 @@ decode(void)
     pthread_mutex_unlock(&P.lock);
 }
 
+static void clock_pair(const char *when);
+
+/* Disable, once (timed). */
+static void
+pm_disable(void)
+{
+    if (P.disabled)
+        return;
+    P.disabled = 1;
+    CUpti_PmSampling_Disable_Params di = {CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+    di.pPmSamplingObject = P.pm;
+    double t0 = now_ms();
+    ck("cuptiPmSamplingDisable", cuptiPmSamplingDisable(&di), t0);
+}
+
+/* Stop, the last decode, the samples file closed; `disable`: Disable too (decoder thread or exit). */
+static void
+pm_end(const char *why, int disable)
+{
+    clock_pair(why);
+    CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+    sp.pPmSamplingObject = P.pm;
+    double t0 = now_ms();
+    ck("cuptiPmSamplingStop", cuptiPmSamplingStop(&sp), t0);
+    decode();
+    if (disable)
+        pm_disable();
+    pthread_mutex_lock(&P.lock);
+    P.started = 0;
+    if (P.samples)
+        fclose(P.samples);
+    P.samples = NULL;
+    pthread_mutex_unlock(&P.lock);
+}
+
+/*
+ * The decoder: a decode every PMPROBE_DECODE_MS; with PMPROBE_WINDOW_MS, sampling ends that long
+ * after Start (Stop, and Disable with PMPROBE_WINDOW_DISABLE=1), so what a range profiler can do
+ * in the same process after a window can be seen (docs/pmprobe.md "Windows").
+ */
 static void *
 decoder_main(void *arg)
 {
     (void)arg;
+    double t_start = now_ms();
     while (!atomic_load(&P.quit)) {
         struct timespec ts = {(time_t)(P.decode_ms / 1000), (long)(P.decode_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
-        if (!atomic_load(&P.quit))
-            decode();
+        if (atomic_load(&P.quit))
+            break;
+        if (P.window_ms && now_ms() - t_start >= (double)P.window_ms) {
+            pm_end("window_end", P.window_disable);
+            atomic_store(&P.window_ended, 1);
+            break;
+        }
+        decode();
     }
     return NULL;
 }
@@ -632,7 +689,7 @@ static void
 pm_stop(void)
 {
     pthread_mutex_lock(&P.lock);
-    int was = P.started && !P.stopped;
+    int was = !P.stopped && (P.started || P.decoder_on);
     P.stopped = 1;
     pthread_mutex_unlock(&P.lock);
     if (!was)
@@ -641,22 +698,11 @@ pm_stop(void)
     if (P.decoder_on)
         pthread_join(P.decoder, NULL);
     P.decoder_on = 0;
-    clock_pair("before_stop");
-    CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
-    sp.pPmSamplingObject = P.pm;
-    double t0 = now_ms();
-    ck("cuptiPmSamplingStop", cuptiPmSamplingStop(&sp), t0);
-    decode();
-    CUpti_PmSampling_Disable_Params di = {CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
-    di.pPmSamplingObject = P.pm;
-    t0 = now_ms();
-    ck("cuptiPmSamplingDisable", cuptiPmSamplingDisable(&di), t0);
-    pthread_mutex_lock(&P.lock);
-    P.started = 0;
-    if (P.samples)
-        fclose(P.samples);
-    P.samples = NULL;
-    pthread_mutex_unlock(&P.lock);
+    if (atomic_load(&P.window_ended)) { /* the window's end stopped it: what is left is Disable */
+        pm_disable();
+        return;
+    }
+    pm_end("before_stop", 1);
 }
 
 /* ---- kernel activity --------------------------------------------------------- */

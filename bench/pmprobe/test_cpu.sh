@@ -27,7 +27,7 @@ rc=$?
 
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
 call='import ctypes, sys; r = ctypes.CDLL(sys.argv[1]).InitializeInjection(); sys.exit(5 if r == 1 else 9)'
-out=$(PMPROBE_OUT="$t/o" python3 -c "$call" "$lib")
+out=$(PMPROBE_OUT="$t/o" PMPROBE_WINDOW_MS=200 PMPROBE_WINDOW_DISABLE=1 python3 -c "$call" "$lib")
 rc=$?
 [ $rc -eq 5 ] || bad "InitializeInjection: exit status $rc, want 5 (it returned 1 and the host went on)"
 [ -z "$out" ] || bad "InitializeInjection wrote to stdout: '$out'"
@@ -38,6 +38,7 @@ else
     grep -q '^pid	[0-9]' "$m" || bad "meta file without its pid: $(cat "$m")"
     grep -q '^samples	0$' "$m" || bad "meta file: samples should be 0 without a GPU: $(cat "$m")"
     grep -q '^error	' "$m" || bad "meta file: no failed call named without a GPU: $(cat "$m")"
+    grep -q '^window	200 ms, then Stop and Disable$' "$m" || bad "meta file: the window not said: $(cat "$m")"
     a=$(python3 "$here/attribute.py" "$t/o" 2>&1)
     rc=$?
     [ $rc -eq 0 ] || bad "attribute.py on a run without samples: exit $rc: $a"
