@@ -140,7 +140,7 @@ done
         rs=$( [ -n "$m" ] && awk -F'\t' '$1 == "restarts" { split($2, a, " "); print a[1] }' "$m")
         dm=$( [ -n "$m" ] && awk -F'\t' '$1 == "decode" { split($2, a, " "); print a[3] }' "$m")
         em=$( [ -n "$m" ] && awk -F'\t' '$1 == "evaluate_ms" { print $2 }' "$m")
-        ratio=$(echo "$w $nat" | awk '$2 > 0 { printf "%.2f", $1 / $2 }')
+        ratio=$(echo "$w $nat" | awk '$1 + 0 > 0 && $2 + 0 > 0 { printf "%.2f", $1 / $2 }')
         echo "| $r | $(cat "$runs/$r/rc" 2>/dev/null) | $w | $nat | ${ratio:--} | ${s:--} | ${o:--} | ${rs:--} | ${dm:--} | ${em:--} | ${e:--} |"
     done
     echo
