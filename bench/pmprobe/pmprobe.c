@@ -142,6 +142,7 @@ static struct {
     int window_disable;      /* PMPROBE_WINDOW_DISABLE=1: and Disable then */
     atomic_int window_ended; /* the decoder ended the window */
     int disabled;            /* Disable called */
+    int ending;              /* pm_end() began: a full buffer is not restarted */
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .klock = PTHREAD_MUTEX_INITIALIZER};
 
 static double
@@ -484,7 +485,7 @@ decode(void)
         P.decodes++;
         if (d.overflow)
             P.overflow = 1;
-        if (rc == CUPTI_ERROR_OUT_OF_MEMORY && !P.stopped) {
+        if (rc == CUPTI_ERROR_OUT_OF_MEMORY && !P.stopped && !P.ending) {
             /* the hardware buffer filled (KEEP_OLDEST) faster than it was decoded: CUPTI
              * decodes nothing more until sampling restarts. Evaluate what the image holds,
              * then stop and start again; the samples in between are lost (counted). */
@@ -529,6 +530,9 @@ pm_disable(void)
 static void
 pm_end(const char *why, int disable)
 {
+    pthread_mutex_lock(&P.lock);
+    P.ending = 1; /* the last decode restarts nothing */
+    pthread_mutex_unlock(&P.lock);
     clock_pair(why);
     CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
     sp.pPmSamplingObject = P.pm;
