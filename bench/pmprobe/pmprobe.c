@@ -74,6 +74,11 @@ static const char *const default_metrics[] = {
     "lts__t_sectors.sum",
     "lts__t_sectors_lookup_hit.sum",
     "lts__average_t_sector_hit_rate_realtime.ratio",
+    /* L2 hits under the names GH100's PM sampling lists (pm-PID-base-metrics.tsv of the H100,
+     * 2026-12-05): no lts__ hit counter, hit ratios, one under the TriageCompute set's prefix */
+    "LTS.TriageCompute.lts__average_t_sector_hit_rate_realtime.ratio",
+    "lts__average_t_sector_aperture_device_lookup_hit.ratio",
+    "lts__average_t_sector_aperture_device_op_read_lookup_hit.ratio",
     "lts__t_sector_throughput.avg.pct_of_peak_sustained_elapsed",
     "l1tex__t_sectors.sum",
     "l1tex__t_sectors_lookup_hit.sum",
