@@ -85,6 +85,11 @@ static const char *const default_metrics[] = {
     "l1tex__m_xbar2l1tex_read_sectors_realtime.sum",
     "sm__cycles_active.sum",
     "tpc__warps_active_realtime.sum",
+    /* the same two under the names the H100's list gives (refused above without a prefix) and
+     * the plain warps counter, for achieved occupancy */
+    "TPC.TriageCompute.tpc__warps_active_realtime.sum",
+    "SM_A.TriageCompute.l1tex__m_xbar2l1tex_read_sectors_realtime.sum",
+    "sm__warps_active_realtime.sum",
     "sm__inst_executed_realtime.sum",
     "sm__pipe_tensor_cycles_active_realtime.sum",
     "gr__cycles_active.sum",
