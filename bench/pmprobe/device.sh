@@ -123,13 +123,14 @@ print(f"{sys.argv[2]}: {prof[0]} range profiles, first at {((prof[1] or first) -
 PY
 done
 
+# the runs of the table and of the attributions, in this order
+table_runs="cases-20us graph-20us torch-100us torch-50us torch-50us-4m jax-100us jax-50us cases-gh-pattern jax-gh-pattern"
 {
     echo "# PM sampling probe, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
     echo
     echo "| run | status | wall s | native s | ratio | samples | overflow | restarts | decode ms | evaluate ms | errors |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
-    for r in cases-20us graph-20us torch-100us torch-50us torch-50us-4m jax-100us jax-50us cases-gh-pattern \
-        jax-gh-pattern; do
+    for r in $table_runs; do
         [ -f "$runs/$r/skipped" ] && { echo "| $r | skipped | | | | | | | | | |"; continue; }
         nat=$(cat "$runs/${r%%-*}-native/wall" 2>/dev/null || echo -)
         w=$(cat "$runs/$r/wall" 2>/dev/null || echo -)
@@ -146,8 +147,7 @@ done
     echo
     cat "$runs"/win-*/summary.txt 2>/dev/null
     grep -h '^window\|^clock\|Disable\|Stop' "$runs"/win-*/pm-*-meta.tsv 2>/dev/null
-    for r in cases-20us graph-20us torch-100us torch-50us torch-50us-4m jax-100us jax-50us cases-gh-pattern \
-        jax-gh-pattern; do
+    for r in $table_runs; do
         [ -f "$runs/$r/skipped" ] && continue
         echo
         rep=
