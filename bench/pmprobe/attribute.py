@@ -34,6 +34,21 @@ mangled --metrics M,...` of the same program (bench/agreement/ncu_csv.py
 reads it); the
 i-th ncu row of a kernel name is compared with the i-th probe kernel of that
 name, for every metric both have.
+
+--by-config: a second estimate, per configuration (kernel name, grid,
+block), for programs whose kernels are shorter than a sample. Each
+configuration is taken to count at one rate per nanosecond of its kernels'
+time, whatever launch, and each sample's value to be the sum of the rates
+times the overlaps (plus one more rate for the sample's time no kernel
+covers: copies, write-backs after a kernel). Over thousands of samples, the
+launches of one configuration fall at every phase of the sample grid, so
+the rates are the non-negative least-squares solution of that system
+(deconvolve(); coordinate descent on the normal equations, no numpy). A
+configuration's value per launch is its rate times its launches' mean time.
+With --ncu, ncu's launches are grouped by configuration too (its mean per
+launch, `--filter-mode per-launch-config -c 1` gives one) and compared; the
+summary counts the configurations, and their share of the sampled kernel
+time, within 10 % and 25 % of ncu's.
 """
 import argparse
 import bisect
@@ -248,6 +263,150 @@ def attribute(samples, metrics, kernels, offset):
     return out
 
 
+def config_key(name, grid, block):
+    """A configuration's key from a probe kernel ("x,y,z") or an ncu row ("(x, y, z)")."""
+    def norm(t):
+        return ",".join(p.strip() for p in str(t).strip("() ").split(","))
+    return (name, norm(grid), norm(block))
+
+
+def deconvolve(samples, metrics, kernels, offset, iters=400):
+    """{config key: {"launches", "mean_ns", "overlap_ns", "values": [per launch or None]}} and the
+    idle column's rates: the non-negative least-squares rates of every configuration (per ns of its
+    kernels' time) that best explain the samples' additive metrics, as the module's docstring says."""
+    keys, col = [], {}
+    launches = {}
+    for k in kernels:
+        key = config_key(k["name"], k["grid"], k["block"])
+        if key not in col:
+            col[key] = len(keys)
+            keys.append(key)
+            launches[key] = []
+        launches[key].append(k["end"] - k["start"])
+    idle = len(keys)  # the column of time no kernel covers
+    n = idle + 1
+    starts = [lo for lo, _, _ in samples]
+    rows = [dict() for _ in samples]  # per sample: {column: overlap ns}
+    for k in kernels:
+        c = col[config_key(k["name"], k["grid"], k["block"])]
+        s, e = k["start"] + offset, k["end"] + offset
+        i = max(0, bisect.bisect_right(starts, s) - 1)
+        while i < len(samples) and samples[i][0] < e:
+            lo, hi, _ = samples[i]
+            o = min(e, hi) - max(s, lo)
+            if o > 0:
+                rows[i][c] = rows[i].get(c, 0) + o
+            i += 1
+    for i, (lo, hi, _) in enumerate(samples):
+        covered = sum(rows[i].values())
+        if hi - lo > covered:
+            rows[i][idle] = (hi - lo) - covered
+    # normal equations: G = A'A (sparse, symmetric), b_m = A'v_m, in microseconds to keep them small
+    G = [dict() for _ in range(n)]
+    for r in rows:
+        items = [(c, o / 1e3) for c, o in r.items()]
+        for a, oa in items:
+            g = G[a]
+            for b, ob in items:
+                g[b] = g.get(b, 0.0) + oa * ob
+    additive = [m.endswith(".sum") for m in metrics]
+    overlap = [G[c].get(c, 0.0) for c in range(n)]
+    rates = []
+    for m in range(len(metrics)):
+        if not additive[m]:
+            rates.append(None)
+            continue
+        b = [0.0] * n
+        for r, (_, _, v) in zip(rows, samples):
+            for c, o in r.items():
+                b[c] += (o / 1e3) * v[m]
+        x = [0.0] * n
+        for _ in range(iters):
+            moved = 0.0
+            for c in range(n):
+                d = G[c].get(c, 0.0)
+                if d <= 0:
+                    continue
+                rest = sum(g * x[j] for j, g in G[c].items() if j != c)
+                new = max(0.0, (b[c] - rest) / d)
+                moved = max(moved, abs(new - x[c]) / (abs(new) + 1e-12))
+                x[c] = new
+            if moved < 1e-9:
+                break
+        rates.append(x)  # per µs of overlap
+    out = {}
+    for key in keys:
+        c = col[key]
+        mean_ns = sum(launches[key]) / len(launches[key])
+        out[key] = {"launches": len(launches[key]), "mean_ns": mean_ns, "time_ns": sum(launches[key]),
+                    "sampled": overlap[c] > 0,
+                    "values": [x[c] * mean_ns / 1e3 if x is not None else None for x in rates]}
+    return out, [x[idle] if x is not None else None for x in rates]
+
+
+def read_ncu_configs(path):
+    """{config key: {metric: mean per launch}, "launches": n} of an ncu csv."""
+    acc = {}
+    for launch in ncu_csv.parse(open(path, errors="replace").read()):
+        key = config_key(launch["kernel"], launch["grid"], launch["block"])
+        a = acc.setdefault(key, {"n": 0, "sum": {}})
+        a["n"] += 1
+        for m, v in launch["metrics"].items():
+            if v is not None:
+                a["sum"][m] = a["sum"].get(m, 0.0) + v
+    return {k: {m: v / a["n"] for m, v in a["sum"].items()} for k, a in acc.items()}
+
+
+def config_table(samples, metrics, kernels, offset, ncu=None, top=30):
+    """Lines of the --by-config section."""
+    est, idle = deconvolve(samples, metrics, kernels, offset)
+    total = sum(e["time_ns"] for e in est.values()) or 1
+    shown = [m for m in metrics if m.endswith(".sum")][:6]
+    lines = ["", "Per configuration, deconvolved (rate per ns of kernel time by non-negative least squares, "
+             "times the mean launch time):", "",
+             "| kernel | grid | block | launches | mean µs | share of kernel time | " + " | ".join(shown) + " |",
+             "|---|---|---|---|---|---|" + "---|" * len(shown)]
+    order = sorted(est, key=lambda k: -est[k]["time_ns"])
+    for key in order[:top]:
+        e = est[key]
+        lines.append(f"| {short(key[0], 40)} | {key[1]} | {key[2]} | {e['launches']} | {e['mean_ns'] / 1e3:.1f} | "
+                     f"{e['time_ns'] / total:.1%} | "
+                     + " | ".join(fmt(e['values'][metrics.index(m)]) for m in shown) + " |")
+    lines.append("")
+    lines.append("Rates of the time no kernel covers (per µs): " + ", ".join(
+        f"{m} {fmt(r)}" for m, r in zip(metrics, idle) if r is not None))
+    if not ncu:
+        return lines
+    ref = read_ncu_configs(ncu)
+    common = [m for m in metrics if m.endswith(".sum") and any(m in v for v in ref.values())]
+    lines += ["", "Against ncu per configuration (probe's deconvolved value per launch / ncu's mean per launch):",
+              "", "| metric | configurations compared | within 10 % | within 25 % | kernel time within 10 % | "
+              "kernel time within 25 % | median ratio |", "|---|---|---|---|---|---|---|"]
+    detail = []
+    for m in common:
+        j = metrics.index(m)
+        pairs = []
+        for key, e in est.items():
+            r = ref.get(key, {}).get(m)
+            v = e["values"][j]
+            if r is None or v is None or not e["sampled"] or r <= 0:
+                continue
+            pairs.append((key, v / r, e["time_ns"]))
+        if not pairs:
+            continue
+        t = sum(p[2] for p in pairs) or 1
+        w10 = [p for p in pairs if abs(p[1] - 1) <= 0.10]
+        w25 = [p for p in pairs if abs(p[1] - 1) <= 0.25]
+        lines.append(f"| {m} | {len(pairs)} | {len(w10)} | {len(w25)} | {sum(p[2] for p in w10) / t:.1%} | "
+                     f"{sum(p[2] for p in w25) / t:.1%} | {statistics.median(p[1] for p in pairs):.3f} |")
+        for key, ratio, tn in sorted(pairs, key=lambda p: -p[2])[:10]:
+            detail.append(f"| {short(key[0], 40)} | {key[1]} | {m} | {tn / t:.1%} | {ratio:.3f} |")
+    if detail:
+        lines += ["", "The heaviest configurations:", "", "| kernel | grid | metric | share of compared time | "
+                  "probe / ncu |", "|---|---|---|---|---|"] + detail
+    return lines
+
+
 def read_ncu(path):
     """{kernel name: [ {metric: value} in launch order ]} from an ncu --csv --page raw file (run with
     --print-units base --print-kernel-base mangled, so values are in bytes and names match the probe's)."""
@@ -269,7 +428,7 @@ def fmt(v):
     return f"{v:.3g}"
 
 
-def table(directory, ncu=None, top=30, report=None):
+def table(directory, ncu=None, top=30, report=None, by_config=False):
     samples, metrics, kernels, meta, pid = load(directory)
     if report:
         kernels = report_kernels(report)
@@ -304,6 +463,8 @@ def table(directory, ncu=None, top=30, report=None):
     all_ns = sum(k["end"] - k["start"] for k in kernels) or 1
     touched = sum(k["end"] - k["start"] for k, r in zip(kernels, att) if r["samples"])
     lines += ["", f"Kernel time in graphs: {graph_ns / all_ns:.1%}; kernel time with samples: {touched / all_ns:.1%}."]
+    if by_config:
+        lines += config_table(samples, metrics, kernels, offset, ncu, top)
     if ncu:
         lines += ["", "Against ncu (the same program, ncu's i-th launch of a name against the probe's i-th):", ""]
         ref = read_ncu(ncu)
@@ -333,8 +494,9 @@ def main():
     ap.add_argument("--report")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--md")
+    ap.add_argument("--by-config", action="store_true")
     a = ap.parse_args()
-    text = table(a.dir, a.ncu, a.top, a.report)
+    text = table(a.dir, a.ncu, a.top, a.report, a.by_config)
     print(text)
     if a.md:
         with open(a.md, "w") as f:

@@ -67,6 +67,31 @@ probe() { # probe NAME INTERVAL_NS SECONDS CMD...
     one "$name" "$limit" env CUDA_INJECTION64_PATH="$lib" PMPROBE_OUT="$runs/$name" PMPROBE_INTERVAL_NS="$iv" "$@"
 }
 
+# PMPROBE_PART=byconfig: only the per-configuration deconvolution against ncu (attribute.py
+# --by-config): the PyTorch benchmark under the probe at 100 µs, the same program under ncu
+# (--filter-mode per-launch-config -c 1, the sampled metrics that add up), and `cases` at 20 µs;
+# brings back byconfig.md and the PyTorch samples, kernels and ncu csv (byconfig-runs.tar.gz)
+if [ "${PMPROBE_PART:-all}" = byconfig ]; then
+    sums="dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,l1tex__t_sectors.sum,l1tex__t_sectors_lookup_hit.sum,sm__cycles_active.sum,gr__cycles_active.sum"
+    probe torch-100us 100000 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
+    one torch-ncu 240 ncu --csv --page raw --print-units base --print-kernel-base mangled --filter-mode per-launch-config \
+        -c 1 --metrics "$sums" python3 bench/pytorch_train.py --steps 20 --warmup 3
+    probe cases-20us 20000 60 "$cases"
+    one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$sums" "$cases"
+    {
+        echo "# PM sampling per configuration, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
+        for r in torch cases; do
+            echo
+            echo "## $r: status $(cat "$runs/$r-"*us/rc), ncu status $(cat "$runs/$r-ncu/rc")"
+            python3 "$d/attribute.py" "$runs/$r-"*us --by-config --ncu "$runs/$r-ncu/stdout" --top 40 2>&1
+        done
+    } > "$out/byconfig.md" 2>&1
+    tar czf "$out/byconfig-runs.tar.gz" -C "$out" pmprobe-runs && rm -rf "$runs"
+    grep -A12 'Against ncu per configuration' "$out/byconfig.md"
+    echo "total $(($(date +%s) - t_start)) s"
+    exit 0
+fi
+
 one cases-native 30 "$cases"
 probe cases-20us 20000 60 "$cases"
 one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$metrics" "$cases"
