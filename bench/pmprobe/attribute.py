@@ -201,6 +201,21 @@ def clock_offset(samples, kernels, metrics, meta, window=2000):
     return best[0], best[1], score(part, kernels, starts, longest, act, 0), best[2]
 
 
+def overlaps(samples, kernels, offset):
+    """(kernel index, sample index, overlap ns) for every kernel shifted by OFFSET and every sample it
+    overlaps (samples sorted by start, none overlapping another)."""
+    starts = [lo for lo, _, _ in samples]
+    for ki, k in enumerate(kernels):
+        s, e = k["start"] + offset, k["end"] + offset
+        i = max(0, bisect.bisect_right(starts, s) - 1)
+        while i < len(samples) and samples[i][0] < e:
+            lo, hi, _ = samples[i]
+            o = min(e, hi) - max(s, lo)
+            if o > 0:
+                yield ki, i, o
+            i += 1
+
+
 def split_share(lst, ki, o, together, m, alone, alone_ns):
     """Kernel KI's share of metric M in a sample the kernels LST overlap (ki's overlap O): by rate x
     overlap where every kernel of LST has a rate from samples it had alone, else by overlap."""
@@ -217,18 +232,10 @@ def split_share(lst, ki, o, together, m, alone, alone_ns):
 def attribute(samples, metrics, kernels, offset):
     """Per kernel: its values (dict), samples touched, edge share."""
     additive = [m.endswith(".sum") for m in metrics]
-    starts = [lo for lo, _, _ in samples]
     # kernels overlapping each sample, for the shares
     per_sample = {}
-    for ki, k in enumerate(kernels):
-        s, e = k["start"] + offset, k["end"] + offset
-        i = max(0, bisect.bisect_right(starts, s) - 1)
-        while i < len(samples) and samples[i][0] < e:
-            lo, hi, _ = samples[i]
-            o = min(e, hi) - max(s, lo)
-            if o > 0:
-                per_sample.setdefault(i, []).append((ki, o))
-            i += 1
+    for ki, i, o in overlaps(samples, kernels, offset):
+        per_sample.setdefault(i, []).append((ki, o))
     out = [{"values": [0.0] * len(metrics), "weight": [0.0] * len(metrics), "samples": 0, "edge_ns": 0,
             "time_ns": max(0, k["end"] - k["start"])} for k in kernels]
     # each kernel's rate per metric where it ran alone in a sample (value / overlap), to split the
@@ -285,18 +292,11 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
         launches[key].append(k["end"] - k["start"])
     idle = len(keys)  # the column of time no kernel covers
     n = idle + 1
-    starts = [lo for lo, _, _ in samples]
     rows = [dict() for _ in samples]  # per sample: {column: overlap ns}
-    for k in kernels:
+    for ki, i, o in overlaps(samples, kernels, offset):
+        k = kernels[ki]
         c = col[config_key(k["name"], k["grid"], k["block"])]
-        s, e = k["start"] + offset, k["end"] + offset
-        i = max(0, bisect.bisect_right(starts, s) - 1)
-        while i < len(samples) and samples[i][0] < e:
-            lo, hi, _ = samples[i]
-            o = min(e, hi) - max(s, lo)
-            if o > 0:
-                rows[i][c] = rows[i].get(c, 0) + o
-            i += 1
+        rows[i][c] = rows[i].get(c, 0) + o
     for i, (lo, hi, _) in enumerate(samples):
         covered = sum(rows[i].values())
         if hi - lo > covered:
