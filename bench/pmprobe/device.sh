@@ -74,7 +74,7 @@ probe() { # probe NAME INTERVAL_NS SECONDS CMD...
 if [ "${PMPROBE_PART:-all}" = byconfig ]; then
     sums="dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,l1tex__t_sectors.sum,l1tex__t_sectors_lookup_hit.sum,sm__cycles_active.sum,gr__cycles_active.sum"
     probe torch-100us 100000 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
-    one torch-ncu 240 ncu --csv --page raw --print-units base --print-kernel-base mangled --filter-mode per-launch-config \
+    one torch-ncu 150 ncu --csv --page raw --print-units base --print-kernel-base mangled --filter-mode per-launch-config \
         -c 1 --metrics "$sums" python3 bench/pytorch_train.py --steps 20 --warmup 3
     probe cases-20us 20000 60 "$cases"
     one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$sums" "$cases"
