@@ -167,7 +167,7 @@ def score(samples, kernels, starts, longest, act, offset):
 def clock_offset(samples, kernels, metrics, meta, window=2000):
     """(offset to add to kernel times, its score, score at 0, how it was found).
 
-    Scored on the first WINDOW samples from the first active one (the search
+    Scored on the WINDOW consecutive samples of most activity (the search
     costs a pass over them per offset tried)."""
     act = activity_index(metrics)
     if not samples or not kernels or act is None:
@@ -175,14 +175,29 @@ def clock_offset(samples, kernels, metrics, meta, window=2000):
     starts = [k["start"] for k in kernels]
     longest = max(k["end"] - k["start"] for k in kernels)
     interval = int(statistics.median(hi - lo for lo, hi, _ in samples)) or 1
-    first = next((i for i, (lo, hi, v) in enumerate(samples) if v[act] > 0), 0)
+    # the WINDOW samples of most activity: a program that idles before its kernels (PyTorch's
+    # imports, 2-3 s under the probe on the H200, 2026-12-06) leaves the first ones with only the
+    # idle GPU's background count, which no offset lines up (0.4 % of the activity in kernels)
+    acc, best_sum, first = 0.0, -1.0, 0
+    for i, (_, _, v) in enumerate(samples):
+        acc += v[act]
+        if i >= window:
+            acc -= samples[i - window][2][act]
+        if acc > best_sum:
+            best_sum, first = acc, max(0, i - window + 1)
     part = samples[first:first + window]
     candidates = {0: "0"}
     for line in meta.get("clock", []):
         parts = line.split()
         if len(parts) >= 3 and parts[0] == "after_start":
             candidates.setdefault(samples[0][0] - int(parts[2]), "first sample at the Start call")
-    candidates.setdefault(part[0][0] - kernels[0]["start"], "first activity at the first kernel")
+    # the first sample well above the idle GPU's background count (the median sample, in a program
+    # that mostly waits), else the first active one
+    floor = 10 * statistics.median(v[act] for _, _, v in samples)
+    first_active = next((lo for lo, hi, v in samples if v[act] > floor), None)
+    if first_active is None:
+        first_active = next((lo for lo, hi, v in samples if v[act] > 0), samples[0][0])
+    candidates.setdefault(first_active - kernels[0]["start"], "first activity at the first kernel")
     best = None
     for base, how in candidates.items():
         centre = base

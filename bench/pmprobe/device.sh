@@ -68,26 +68,51 @@ probe() { # probe NAME INTERVAL_NS SECONDS CMD...
 }
 
 # PMPROBE_PART=byconfig: only the per-configuration deconvolution against ncu (attribute.py
-# --by-config): the PyTorch benchmark under the probe at 100 µs, the same program under ncu
-# (--filter-mode per-launch-config -c 1, the sampled metrics that add up), and `cases` at 20 µs;
-# brings back byconfig.md and the PyTorch samples, kernels and ncu csv (byconfig-runs.tar.gz)
+# --by-config); PMPROBE_BYCONFIG lists the workloads (default torch,cases): torch (the PyTorch
+# benchmark under the probe at 100 µs and under ncu --filter-mode per-launch-config -c 1 with the
+# sampled metrics that add up), torchwarm (the same ncu run with --cache-control none, for DRAM bytes
+# like for like with the warm sampled run), jax (the JAX loop, XLA's defaults, the same two runs),
+# cases (`cases` at 20 µs and under ncu). Brings back byconfig.md and byconfig-runs.tar.gz.
 if [ "${PMPROBE_PART:-all}" = byconfig ]; then
     sums="dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,l1tex__t_sectors.sum,l1tex__t_sectors_lookup_hit.sum,sm__cycles_active.sum,gr__cycles_active.sum"
-    probe torch-100us 100000 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
-    one torch-ncu 150 ncu --csv --page raw --print-units base --print-kernel-base mangled --filter-mode per-launch-config \
-        -c 1 --metrics "$sums" python3 bench/pytorch_train.py --steps 20 --warmup 3
-    probe cases-20us 20000 60 "$cases"
-    one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$sums" "$cases"
+    ncu_cfg() { # ncu_cfg NAME SECONDS [ncu options] -- CMD...
+        name=$1 limit=$2
+        shift 2
+        one "$name" "$limit" ncu --csv --page raw --print-units base --print-kernel-base mangled \
+            --filter-mode per-launch-config -c 1 --metrics "$sums" "$@"
+    }
+    sections=
+    for w in $(echo "${PMPROBE_BYCONFIG:-torch,cases}" | tr ',' ' '); do
+        case $w in
+        torch)
+            probe torch-100us 100000 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
+            ncu_cfg torch-ncu 150 python3 bench/pytorch_train.py --steps 20 --warmup 3
+            sections="$sections torch-100us:torch-ncu" ;;
+        torchwarm)
+            [ -d "$runs/torch-100us" ] || probe torch-100us 100000 120 python3 bench/pytorch_train.py --steps 20 --warmup 3
+            ncu_cfg torchwarm-ncu 150 --cache-control none python3 bench/pytorch_train.py --steps 20 --warmup 3
+            sections="$sections torch-100us:torchwarm-ncu" ;;
+        jax)
+            probe jax-100us 100000 120 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+            ncu_cfg jax-ncu 180 env -u XLA_FLAGS python3 bench/suite/jax_mlp.py
+            sections="$sections jax-100us:jax-ncu" ;;
+        cases)
+            probe cases-20us 20000 60 "$cases"
+            one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$sums" "$cases"
+            sections="$sections cases-20us:cases-ncu" ;;
+        esac
+    done
     {
         echo "# PM sampling per configuration, $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 2p "$runs/env.txt"), stage $(cat "$stage/COMMIT" 2>/dev/null)"
-        for r in torch cases; do
+        for s in $sections; do
+            p=${s%%:*} n=${s#*:}
             echo
-            echo "## $r: status $(cat "$runs/$r-"*us/rc), ncu status $(cat "$runs/$r-ncu/rc")"
-            python3 "$d/attribute.py" "$runs/$r-"*us --by-config --ncu "$runs/$r-ncu/stdout" --top 40 2>&1
+            echo "## $p against $n: status $(cat "$runs/$p/rc" 2>/dev/null), ncu status $(cat "$runs/$n/rc" 2>/dev/null)"
+            python3 "$d/attribute.py" "$runs/$p" --by-config --ncu "$runs/$n/stdout" --top 40 2>&1
         done
     } > "$out/byconfig.md" 2>&1
     tar czf "$out/byconfig-runs.tar.gz" -C "$out" pmprobe-runs && rm -rf "$runs"
-    grep -A12 'Against ncu per configuration' "$out/byconfig.md"
+    grep -A12 '^## \|Against ncu per configuration' "$out/byconfig.md" | grep -v '^$'
     echo "total $(($(date +%s) - t_start)) s"
     exit 0
 fi

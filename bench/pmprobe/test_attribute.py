@@ -137,6 +137,20 @@ def main():
     poff = attribute.clock_offset(psamples, per, ["gr__cycles_active.sum"], {})
     if poff[0] != 0:
         fails.append("periodic program: offset %r, want 0" % (poff,))
+    # a program that idles before its kernels (PyTorch's imports under the probe, 2-3 s on the H200,
+    # 2026-12-06): 3,000 samples before the kernels count only the idle GPU's background activity; the
+    # offset must still be found (before the fix the search scored the first 2,000 active samples,
+    # all of them background, and the attribution on the H200's PyTorch run fell apart)
+    with tempfile.TemporaryDirectory() as d:
+        write_run(d)
+        sp = os.path.join(d, "pm-7-samples.tsv")
+        lines = open(sp).read().splitlines()
+        idle = [f"{T0 + OFF - (3000 - i) * 10 * US}\t{T0 + OFF - (2999 - i) * 10 * US}\t0\t60.0\t0" for i in range(3000)]
+        open(sp, "w").write("\n".join(lines[:1] + idle + lines[2:]) + "\n")
+        samples, metrics, kernels, meta, pid = attribute.load(d)
+        off = attribute.clock_offset(samples, kernels, metrics, meta)
+        if off[0] != OFF:
+            fails.append(f"a program idle before its kernels: offset {off}, want {OFF}")
     fails += deconvolution()
     for f in fails:
         print("FAIL", f)
