@@ -293,9 +293,11 @@ def config_key(name, grid, block):
 
 
 def deconvolve(samples, metrics, kernels, offset, iters=400):
-    """{config key: {"launches", "mean_ns", "overlap_ns", "values": [per launch or None]}} and the
-    idle column's rates: the non-negative least-squares rates of every configuration (per ns of its
-    kernels' time) that best explain the samples' additive metrics, as the module's docstring says."""
+    """({config key: {"launches", "mean_ns", "time_ns", "sampled", "values": [per launch, None for a
+    metric that does not add up]}}, [the uncovered time's rate per µs of each metric]): the
+    non-negative least-squares rates of every configuration (per ns of its kernels' time) that best
+    explain the samples' additive metrics, as the module's docstring says. "sampled": some of the
+    configuration's time fell in a sample."""
     keys, col = [], {}
     launches = {}
     for k in kernels:
