@@ -139,6 +139,19 @@ def med(xs):
     return statistics.median(ok) if ok else None
 
 
+def paired(natives, others):
+    """The ratios of the runs made side by side (the i-th of OTHERS over the i-th native, both
+    status 0), sorted: native and default alternate, so a pair shares the machine's drift, which
+    on the device is as large as the effect (natives of 9.3-13.9 s in one call, 2026-12-06)."""
+    return sorted(o / n for (n, rn), (o, ro) in zip(natives, others) if rn == 0 and ro == 0 and n > 0)
+
+
+def paired_text(natives, others):
+    """' (pairs 1.22-1.58)' for the ratio cell, or '' with fewer than two pairs."""
+    r = paired(natives, others)
+    return " (pairs %.2f–%.2f)" % (r[0], r[-1]) if len(r) >= 2 else ""
+
+
 # the runs --parts picks: native and default per workload, the trace-only baseline, ncu per
 # launch configuration, the every-launch rows (gpuhier twice and ncu on 200 launches)
 PARTS = ("default", "trace", "ncu", "every")
@@ -312,7 +325,8 @@ def main():
                if n.get("bytes") and n.get("trace_bytes") and n.get("profiled") else None)
         sp = n.get("split") or {}
         rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            prog, fmt(nat[prog]), fmt(d), ratio(d, nat[prog]),
+            prog, fmt(nat[prog]), fmt(d),
+            ratio(d, nat[prog]) + paired_text(res.get((prog, "native"), []), res.get((prog, "default"), [])),
             ("%s %% / %s %%" % (n.get("pattern"), n.get("hardware"))
              + ("; repeated work alone %s" % n["repeated"] if n.get("repeated") else ""))
             if n.get("pattern") else "-",
@@ -337,7 +351,7 @@ def main():
             else " --parts %s --workloads %s" % (",".join(parts), ",".join(progs)),
             ", native and default alternating after one untimed native run" if a.warmup else ""),
         "",
-        "| workload | native | gpuhier default | ratio | coverage (pattern / hardware, by working kernel time) "
+        "| workload | native | gpuhier default | ratio (the side-by-side pairs' range) | coverage (pattern / hardware, by working kernel time) "
         "| profiled launches | report bytes per profiled launch (beyond a trace-only report) "
         "| per range profile / per instrumented launch / per profiled launch, the engines' tables alone; "
         "the analysis output (bench/report_bytes.py) |",

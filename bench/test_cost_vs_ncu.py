@@ -8,7 +8,9 @@ the first's coverage.json, and the table fell back to the coverage printed
 by `gpuhier run --no-analyze`, which counts kernels that wait (JAX: 86.0 %
 printed against 41.4 % of the working GPU time). Also delay_lines(), the
 appendix bench/delay_along.py writes (a recorded report against itself loses
-nothing; no appendix without both reports)."""
+nothing; no appendix without both reports). And paired(): the ratios of the
+runs made side by side, a failed run's pair left out (the call of 2026-12-06
+00:47 UTC, its natives 12.3, 9.3 and 13.9 s)."""
 import os
 import shutil
 import sys
@@ -47,4 +49,9 @@ try:
     check(cost_vs_ncu.meta_value(os.path.join(tmp, "none.db"), "schema_version") is None, "no report: None")
 finally:
     shutil.rmtree(tmp)
+nat, dflt = [(12.3, 0), (9.3, 0), (13.9, 0), (11.0, 1)], [(15.6, 0), (14.7, 0), (17.0, 0), (12.0, 0)]
+got = cost_vs_ncu.paired(nat, dflt)
+check([round(x, 2) for x in got] == [1.22, 1.27, 1.58], "paired ratios, the failed native's pair left out: %r" % got)
+check(cost_vs_ncu.paired_text(nat, dflt) == " (pairs 1.22–1.58)", "the ratio cell's range")
+check(cost_vs_ncu.paired_text(nat[:1], dflt[:1]) == "", "one pair: no range")
 sys.exit(done("test_cost_vs_ncu"))
