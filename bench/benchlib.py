@@ -24,6 +24,15 @@ def stage_commit(stage):
         return "?"
 
 
+def paired(base, other):
+    """The ratios of runs made side by side, sorted: the i-th of OTHER over the i-th of BASE, each a
+    (seconds, status) or None for a run not made, pairs with a failed or missing run left out. The
+    benchmarks alternate their modes run by run, so a pair shares the machine's drift, which on the
+    device is as large as the effects measured (natives of 9.3-13.9 s in one call, 2026-12-06)."""
+    return sorted(o[0] / n[0] for n, o in zip(base, other)
+                  if n and o and n[1] == 0 and o[1] == 0 and n[0] and n[0] > 0)
+
+
 def runs_table(out, stem, reuse, measure, render):
     """The runs of a counting benchmark (inst_hang, graph_arming): read from the JSON file
     `reuse` when given (its header says so), else measure() -> (runs, header). Prints

@@ -68,6 +68,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 from benchlib import gpu_name, stage_commit  # noqa: E402
 from rangeprof_cost import GROUP1, run  # noqa: E402
 from report_bytes import kb, split  # noqa: E402
@@ -139,16 +140,9 @@ def med(xs):
     return statistics.median(ok) if ok else None
 
 
-def paired(natives, others):
-    """The ratios of the runs made side by side (the i-th of OTHERS over the i-th native, both
-    status 0), sorted: native and default alternate, so a pair shares the machine's drift, which
-    on the device is as large as the effect (natives of 9.3-13.9 s in one call, 2026-12-06)."""
-    return sorted(o / n for (n, rn), (o, ro) in zip(natives, others) if rn == 0 and ro == 0 and n > 0)
-
-
 def paired_text(natives, others):
     """' (pairs 1.22-1.58)' for the ratio cell, or '' with fewer than two pairs."""
-    r = paired(natives, others)
+    r = benchlib.paired(natives, others)
     return " (pairs %.2f–%.2f)" % (r[0], r[-1]) if len(r) >= 2 else ""
 
 

@@ -56,6 +56,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "e2e"))
 import proc  # noqa: E402
 
+sys.path.insert(0, here)
+import benchlib  # noqa: E402
+
 try:
     import sqlite3
 except ImportError:
@@ -124,7 +127,8 @@ def summarise(runs):
     out = {}
     for r in runs:
         w = out.setdefault(r["workload"], {})
-        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "failed": 0, "skipped": 0})
+        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "failed": 0, "skipped": 0, "by_rep": {}})
+        row["by_rep"][r.get("rep", 0)] = None if r.get("skipped") else (r.get("wall_s"), r.get("rc"))
         if r.get("skipped"):
             row["skipped"] += 1
             continue
@@ -149,6 +153,16 @@ def summarise(runs):
     return out
 
 
+def pairs_text(summ, w, base, mode):
+    """' (pairs 1.05-1.21)': the ratios of MODE's runs over BASE's of the same rep, or ''."""
+    b, m = summ.get(w, {}).get(base), summ.get(w, {}).get(mode)
+    if not b or not m:
+        return ""
+    reps = sorted(set(b["by_rep"]) | set(m["by_rep"]))
+    r = benchlib.paired([b["by_rep"].get(i) for i in reps], [m["by_rep"].get(i) for i in reps])
+    return " (pairs %.3f–%.3f)" % (r[0], r[-1]) if len(r) >= 2 else ""
+
+
 def targets(summ, mode="inst"):
     """[(what, value text, ok or None when not measured)] of `mode` (inst: the engine as it is;
     inst-chain: the candidate, only where it ran)."""
@@ -164,12 +178,14 @@ def targets(summ, mode="inst"):
     v = pt and pt.get("ratio")
     out.append(("pytorch%s: first-launch instrumentation adds <= %.0f %% (%s / native <= %.2f)"
                 % (tag, 100 * (TARGET_PT_RATIO - 1), mode, TARGET_PT_RATIO),
-                "%.3fx" % v if v is not None else "not measured", (v <= TARGET_PT_RATIO) if v is not None else None))
+                "%.3fx%s" % (v, pairs_text(summ, "pytorch", "native", mode)) if v is not None else "not measured",
+                (v <= TARGET_PT_RATIO) if v is not None else None))
     tr = summ.get("pytorch", {}).get("trace")
     if pt and tr and pt.get("median_s") is not None and tr.get("median_s"):
         v = pt["median_s"] / tr["median_s"]
         out.append(("pytorch%s: the same over tracing alone (%s / trace <= %.2f; tracing's own cost left out)"
-                    % (tag, mode, TARGET_PT_RATIO), "%.3fx" % v, v <= TARGET_PT_RATIO))
+                    % (tag, mode, TARGET_PT_RATIO), "%.3fx%s" % (v, pairs_text(summ, "pytorch", "trace", mode)),
+                    v <= TARGET_PT_RATIO))
     return out
 
 

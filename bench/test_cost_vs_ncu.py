@@ -50,7 +50,7 @@ try:
 finally:
     shutil.rmtree(tmp)
 nat, dflt = [(12.3, 0), (9.3, 0), (13.9, 0), (11.0, 1)], [(15.6, 0), (14.7, 0), (17.0, 0), (12.0, 0)]
-got = cost_vs_ncu.paired(nat, dflt)
+got = cost_vs_ncu.benchlib.paired(nat, dflt)
 check([round(x, 2) for x in got] == [1.22, 1.27, 1.58], "paired ratios, the failed native's pair left out: %r" % got)
 check(cost_vs_ncu.paired_text(nat, dflt) == " (pairs 1.22–1.58)", "the ratio cell's range")
 check(cost_vs_ncu.paired_text(nat[:1], dflt[:1]) == "", "one pair: no range")

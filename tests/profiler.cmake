@@ -89,6 +89,9 @@ gh_add_test(NAME unit.stress_merge
 gh_add_test(NAME unit.cost_vs_ncu
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_cost_vs_ncu.py $<TARGET_FILE:gpuhier>
             LABELS unit profiler)
+gh_add_test(NAME unit.instrument_cost
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_instrument_cost.py
+            LABELS unit profiler)
 gh_add_test(NAME unit.report_bytes
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_report_bytes.py
             LABELS unit profiler)
