@@ -521,7 +521,8 @@ decode(void)
             break;
         /* a backlog (the interval faster than this thread's pace) is not drained without end:
          * the decoder thread leaves it when the exit begins, and the exit's own decode stops
-         * at PMPROBE_DRAIN_MS (the JAX run at 50 µs of 2026-12-06 never ended) */
+         * at PMPROBE_DRAIN_MS (the JAX run at 50 µs of 2026-12-06 had not ended 120 s after
+         * its program finished) */
         if (atomic_load(&P.quit) && !P.ending)
             break;
         if (P.ending && now_ms() - t_first >= (double)P.drain_ms) {
