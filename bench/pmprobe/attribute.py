@@ -297,7 +297,8 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
     metric that does not add up]}}, [the uncovered time's rate per µs of each metric]): the
     non-negative least-squares rates of every configuration (per ns of its kernels' time) that best
     explain the samples' additive metrics, as the module's docstring says. "sampled": some of the
-    configuration's time fell in a sample."""
+    configuration's time fell in a sample; "alone": the share of its sampled time in samples no other
+    configuration shares (low: its value rests on telling it from its neighbours)."""
     keys, col = [], {}
     launches = {}
     for k in kernels:
@@ -318,6 +319,13 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
         covered = sum(rows[i].values())
         if hi - lo > covered:
             rows[i][idle] = (hi - lo) - covered
+    # how much of each configuration's sampled time lies in samples no other configuration shares
+    # (the uncovered time aside): where little does, its rate rests on telling it from neighbours
+    alone = [0] * n
+    for r in rows:
+        kern = [c for c in r if c != idle]
+        if len(kern) == 1:
+            alone[kern[0]] += r[kern[0]]
     # normal equations: G = A'A (sparse, symmetric), b_m = A'v_m, in microseconds to keep them small
     G = [dict() for _ in range(n)]
     for r in rows:
@@ -351,12 +359,17 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
             if moved < 1e-9:
                 break
         rates.append(x)  # per µs of overlap
+    sampled_ns = [0] * n
+    for r in rows:
+        for c, o in r.items():
+            sampled_ns[c] += o
     out = {}
     for key in keys:
         c = col[key]
         mean_ns = sum(launches[key]) / len(launches[key])
         out[key] = {"launches": len(launches[key]), "mean_ns": mean_ns, "time_ns": sum(launches[key]),
                     "sampled": overlap[c] > 0,
+                    "alone": alone[c] / sampled_ns[c] if sampled_ns[c] else None,
                     "values": [x[c] * mean_ns / 1e3 if x is not None else None for x in rates]}
     return out, [x[idle] if x is not None else None for x in rates]
 
@@ -381,13 +394,14 @@ def config_table(samples, metrics, kernels, offset, ncu=None, top=30):
     shown = [m for m in metrics if m.endswith(".sum")][:6]
     lines = ["", "Per configuration, deconvolved (rate per ns of kernel time by non-negative least squares, "
              "times the mean launch time):", "",
-             "| kernel | grid | block | launches | mean µs | share of kernel time | " + " | ".join(shown) + " |",
-             "|---|---|---|---|---|---|" + "---|" * len(shown)]
+             "| kernel | grid | block | launches | mean µs | share of kernel time | alone | " + " | ".join(shown) + " |",
+             "|---|---|---|---|---|---|---|" + "---|" * len(shown)]
     order = sorted(est, key=lambda k: -est[k]["time_ns"])
     for key in order[:top]:
         e = est[key]
         lines.append(f"| {short(key[0], 40)} | {key[1]} | {key[2]} | {e['launches']} | {e['mean_ns'] / 1e3:.1f} | "
                      f"{e['time_ns'] / total:.1%} | "
+                     f"{format(e['alone'], '.0%') if e['alone'] is not None else '-'} | "
                      + " | ".join(fmt(e['values'][metrics.index(m)]) for m in shown) + " |")
     lines.append("")
     lines.append("Rates of the time no kernel covers (per µs): " + ", ".join(

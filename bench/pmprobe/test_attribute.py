@@ -209,6 +209,9 @@ def deconvolution():
             worst = max(worst, abs(e["values"][m] / (rate * dur) - 1))
     if worst > 0.01:
         fails.append(f"deconvolution: worst configuration off by {worst:.1%}")
+    alone = [e["alone"] for e in est.values()]
+    if not all(a is not None and 0 <= a < 1 for a in alone) or not any(a > 0 for a in alone):
+        fails.append(f"deconvolution: the shares of time alone {alone}")
     if idle[1] is None or abs(idle[1] / 1e3 - 0.5) > 0.01 or idle[0] > 1e-3:
         fails.append(f"deconvolution: the uncovered time's rates {idle}")
     # the per-launch split is what it replaces: on the same run it misses some configuration by > 10 %
