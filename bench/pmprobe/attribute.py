@@ -301,6 +301,7 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
     configuration shares (low: its value rests on telling it from its neighbours)."""
     keys, col = [], {}
     launches = {}
+    kcol = []  # each kernel's column
     for k in kernels:
         key = config_key(k["name"], k["grid"], k["block"])
         if key not in col:
@@ -308,24 +309,26 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
             keys.append(key)
             launches[key] = []
         launches[key].append(k["end"] - k["start"])
+        kcol.append(col[key])
     idle = len(keys)  # the column of time no kernel covers
     n = idle + 1
     rows = [dict() for _ in samples]  # per sample: {column: overlap ns}
     for ki, i, o in overlaps(samples, kernels, offset):
-        k = kernels[ki]
-        c = col[config_key(k["name"], k["grid"], k["block"])]
+        c = kcol[ki]
         rows[i][c] = rows[i].get(c, 0) + o
-    for i, (lo, hi, _) in enumerate(samples):
-        covered = sum(rows[i].values())
-        if hi - lo > covered:
-            rows[i][idle] = (hi - lo) - covered
-    # how much of each configuration's sampled time lies in samples no other configuration shares
+    # each column's sampled time, and how much of it lies in samples no other configuration shares
     # (the uncovered time aside): where little does, its rate rests on telling it from neighbours
-    alone = [0] * n
-    for r in rows:
-        kern = [c for c in r if c != idle]
-        if len(kern) == 1:
-            alone[kern[0]] += r[kern[0]]
+    sampled_ns, alone = [0] * n, [0] * n
+    for r, (lo, hi, _) in zip(rows, samples):
+        for c, o in r.items():
+            sampled_ns[c] += o
+        if len(r) == 1:
+            (c, o), = r.items()
+            alone[c] += o
+        covered = sum(r.values())
+        if hi - lo > covered:
+            r[idle] = (hi - lo) - covered
+            sampled_ns[idle] += r[idle]
     # normal equations: G = A'A (sparse, symmetric), b_m = A'v_m, in microseconds to keep them small
     G = [dict() for _ in range(n)]
     for r in rows:
@@ -335,7 +338,6 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
             for b, ob in items:
                 g[b] = g.get(b, 0.0) + oa * ob
     additive = [m.endswith(".sum") for m in metrics]
-    overlap = [G[c].get(c, 0.0) for c in range(n)]
     rates = []
     for m in range(len(metrics)):
         if not additive[m]:
@@ -359,16 +361,12 @@ def deconvolve(samples, metrics, kernels, offset, iters=400):
             if moved < 1e-9:
                 break
         rates.append(x)  # per µs of overlap
-    sampled_ns = [0] * n
-    for r in rows:
-        for c, o in r.items():
-            sampled_ns[c] += o
     out = {}
     for key in keys:
         c = col[key]
         mean_ns = sum(launches[key]) / len(launches[key])
         out[key] = {"launches": len(launches[key]), "mean_ns": mean_ns, "time_ns": sum(launches[key]),
-                    "sampled": overlap[c] > 0,
+                    "sampled": sampled_ns[c] > 0,
                     "alone": alone[c] / sampled_ns[c] if sampled_ns[c] else None,
                     "values": [x[c] * mean_ns / 1e3 if x is not None else None for x in rates]}
     return out, [x[idle] if x is not None else None for x in rates]
