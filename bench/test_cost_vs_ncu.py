@@ -10,9 +10,15 @@ printed against 41.4 % of the working GPU time). Also delay_lines(), the
 appendix bench/delay_along.py writes (a recorded report against itself loses
 nothing; no appendix without both reports). And paired(): the ratios of the
 runs made side by side, a failed run's pair left out (the call of 2026-12-06
-00:47 UTC, its natives 12.3, 9.3 and 13.9 s)."""
+00:47 UTC, its natives 12.3, 9.3 and 13.9 s). And the plan ncu is asked for
+in part ncuplan (PLAN_GROUPS) against the plan the collector packs, as
+build/tests/test_onepass (argv[2]) prints it: a group changed in
+collector/onepass.c without the benchmark would compare ncu on other
+metrics."""
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -54,4 +60,17 @@ got = cost_vs_ncu.benchlib.paired(nat, dflt)
 check([round(x, 2) for x in got] == [1.22, 1.27, 1.58], "paired ratios, the failed native's pair left out: %r" % got)
 check(cost_vs_ncu.paired_text(nat, dflt) == " (pairs 1.22–1.58)", "the ratio cell's range")
 check(cost_vs_ncu.paired_text(nat[:1], dflt[:1]) == "", "one pair: no range")
+if len(sys.argv) > 2:
+    printed = subprocess.run([sys.argv[2]], capture_output=True, text=True).stdout
+    groups = [re.findall(r"`([^`]+)`", line) for line in printed.splitlines()
+              if re.match(r"\| \d+ \| \d+ \|", line)]
+    check(len(groups) == len(cost_vs_ncu.PLAN_GROUPS),
+          "the plan's groups: %d printed, %d in the benchmark" % (len(groups), len(cost_vs_ncu.PLAN_GROUPS)))
+    for k, (want, have) in enumerate(zip(groups, cost_vs_ncu.PLAN_GROUPS)):
+        check(set(want) == set(have.split()), "group %d as packed: %s" % (
+            k + 1, sorted(set(want) ^ set(have.split()))))
+    names = cost_vs_ncu.plan_metrics().split(",")
+    check(len(names) == len(set(names)), "ncu gets each name once")
+    check(all(n.endswith(".sum") for n in cost_vs_ncu.SASS_SUMS) and len(cost_vs_ncu.SASS_SUMS) == 19,
+          "the 19 SASS sums ncu takes: %r" % (cost_vs_ncu.SASS_SUMS,))
 sys.exit(done("test_cost_vs_ncu"))

@@ -88,6 +88,7 @@ gh_add_test(NAME unit.stress_merge
             LABELS unit profiler)
 gh_add_test(NAME unit.cost_vs_ncu
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_cost_vs_ncu.py $<TARGET_FILE:gpuhier>
+                    $<TARGET_FILE:test_onepass>
             LABELS unit profiler)
 gh_add_test(NAME unit.instrument_cost
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_instrument_cost.py
