@@ -161,6 +161,14 @@ def analyzed_coverage(g, db, work):
     return out
 
 
+def cover_text(n):
+    """'100.0 % / 45.4 %' (with the repeated work's pair) from analyzed_coverage()'s keys, '-' without."""
+    if not n.get("pattern"):
+        return "-"
+    return "%s %% / %s %%" % (n["pattern"], n["hardware"]) + (
+        "; repeated work alone %s" % n["repeated"] if n.get("repeated") else "")
+
+
 def delay_lines(prog, trace_db, default_db, jumps=5):
     """Markdown lines: where along the run `prog`'s last default run lost its time against its trace
     run (bench/delay_along.py), or [] when either report is missing or unreadable."""
@@ -235,7 +243,8 @@ def main():
     ap.add_argument("--keep-reports", action="store_true",
                     help="copy each workload's last default report to OUT/cost-WORKLOAD.db (which configurations "
                          "the budget profiled, read afterwards without a GPU) and its trace report to "
-                         "OUT/cost-WORKLOAD-trace.db (what bench/policy_sim.py replays)")
+                         "OUT/cost-WORKLOAD-trace.db (what bench/policy_sim.py replays), and each variant's "
+                         "last report to OUT/cost-WORKLOAD-NAME.db")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="a variable for the gpuhier runs only (a collector variant)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE[,KEY=VALUE]",
@@ -320,6 +329,15 @@ def main():
                     notes.setdefault("variants", {})[(prog, name)] = {
                         "profiled": p and int(p.group(2)),
                         "enables": meta_value(os.path.join(work, vdb), "profiler_enables")}
+        for name, _, _ in variants:
+            # each variant's last report, analyzed as the default's: what it covered, and kept with
+            # --keep-reports (what its findings lose against the default's, read without a GPU)
+            vdb = os.path.join(work, "%s-%s.db" % (prog, name))
+            vn = notes.get("variants", {}).get((prog, name))
+            if vn is not None and os.path.exists(vdb):
+                vn.update(analyzed_coverage(g, vdb, work))
+                if a.keep_reports:
+                    shutil.copyfile(vdb, os.path.join(out, "cost-%s-%s.db" % (prog, name)))
         db = os.path.join(work, "%s.db" % prog)
         # the table describes the last run's report: analyzed once, after it
         if notes.get(prog, {}).get("bytes"):
@@ -383,9 +401,7 @@ def main():
         rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             prog, fmt(nat[prog]), fmt(d),
             ratio(d, nat[prog]) + paired_text(res.get((prog, "native"), []), res.get((prog, "default"), [])),
-            ("%s %% / %s %%" % (n.get("pattern"), n.get("hardware"))
-             + ("; repeated work alone %s" % n["repeated"] if n.get("repeated") else ""))
-            if n.get("pattern") else "-",
+            cover_text(n),
             "%s of %s" % (n.get("profiled"), n.get("traced")) if n.get("profiled") is not None else "-",
             "%.2f KB" % (per / 1024) if per is not None else "-",
             "%s / %s / %s; analysis %s" % (kb(sp.get("per_profile")), kb(sp.get("per_inst")),
@@ -438,20 +454,20 @@ def main():
     if variants:
         lines += ["", "Variants, run in the same rounds as the default (`--variant NAME:VARIABLES`):", "",
                   "| workload | variant | variables | gpuhier (median) | ratio to native | ratio to the default "
-                  "| profiled launches | range-profiler enables |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                  "| profiled launches | range-profiler enables | coverage (pattern / hardware) |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for prog in progs:
             d = med(res.get((prog, "default"), []))
             dn = notes.get(prog, {})
-            lines.append("| %s | default | - | %s | %s | 1.00× | %s | %s |" % (
+            lines.append("| %s | default | - | %s | %s | 1.00× | %s | %s | %s |" % (
                 prog, fmt(d), ratio(d, nat[prog]), dn.get("profiled", "-"),
-                meta_value(os.path.join(work, "%s.db" % prog), "profiler_enables") or "-"))
+                meta_value(os.path.join(work, "%s.db" % prog), "profiler_enables") or "-", cover_text(dn)))
             for name, _, kvs in variants:
                 v = med(res.get((prog, "variant " + name), []))
                 vn = notes.get("variants", {}).get((prog, name), {})
-                lines.append("| %s | %s | `%s` | %s | %s | %s | %s | %s |" % (
+                lines.append("| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
                     prog, name, kvs, fmt(v), ratio(v, nat[prog]), ratio(v, d), vn.get("profiled", "-"),
-                    vn.get("enables") or "-"))
+                    vn.get("enables") or "-", cover_text(vn)))
     if notes.get("every"):
         nr = [t for t, rc in res.get(("torch", "native"), []) if rc == 0]
         lines.append("")

@@ -60,6 +60,10 @@ got = cost_vs_ncu.benchlib.paired(nat, dflt)
 check([round(x, 2) for x in got] == [1.22, 1.27, 1.58], "paired ratios, the failed native's pair left out: %r" % got)
 check(cost_vs_ncu.paired_text(nat, dflt) == " (pairs 1.22–1.58)", "the ratio cell's range")
 check(cost_vs_ncu.paired_text(nat[:1], dflt[:1]) == "", "one pair: no range")
+check(cost_vs_ncu.cover_text({}) == "-", "no coverage: '-'")
+check(cost_vs_ncu.cover_text({"pattern": "100.0", "hardware": "45.4"}) == "100.0 % / 45.4 %", "a pair")
+check(cost_vs_ncu.cover_text({"pattern": "34.8", "hardware": "17.5", "repeated": "66.9 % / 44.6 %"})
+      == "34.8 % / 17.5 %; repeated work alone 66.9 % / 44.6 %", "with the repeated work's pair")
 if len(sys.argv) > 2:
     printed = subprocess.run([sys.argv[2]], capture_output=True, text=True).stdout
     groups = [re.findall(r"`([^`]+)`", line) for line in printed.splitlines()
