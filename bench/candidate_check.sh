@@ -23,11 +23,12 @@
 # CANDIDATE_PARTS (default tests,stress,cost) picks the parts, in that
 # order; BUDGET_S (default 560) bounds the call: a part that would start
 # with less than 30 s left is skipped, and each runs under timeout(1).
-# Out ($OUT, default out/candidate), at most 11 files (the parts asked
+# Out ($OUT, default out/candidate), at most 12 files (the parts asked
 # for: the device tool returns 8): candidate.log, gpu-tests.txt,
 # gpu-tests.tgz (the tests' logs, no reports), stress.md, stress.json,
 # cost_vs_ncu.md, spread-agree.md, cost-torch.db, cost-jax.db and their
-# trace reports cost-torch-trace.db, cost-jax-trace.db (bench/policy_sim.py).
+# trace reports cost-torch-trace.db, cost-jax-trace.db (bench/policy_sim.py),
+# and cost-variants.tgz (each COST_ARGS --variant's last report).
 # Exit 77 without a GPU.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,4 +106,8 @@ cat "$out/candidate.log"
 cp "$w/tests/gpu-tests.txt" "$w/tests/gpu-tests.tgz" "$w/stress.md" "$w/stress.json" "$w/cost/cost_vs_ncu.md" \
     "$w/spread/spread-agree.md" "$w/cost/cost-torch.db" "$w/cost/cost-jax.db" "$w/cost/cost-torch-trace.db" \
     "$w/cost/cost-jax-trace.db" "$out/" 2> /dev/null
+# the variants' last reports (cost_vs_ncu.py --variant with --keep-reports), one archive: the
+# device returns at most 8 files, and what a variant's findings lose is read from its report
+variants=$(cd "$w/cost" 2> /dev/null && find . -maxdepth 1 -name 'cost-*-*.db' ! -name 'cost-*-trace.db' | sort)
+[ -n "$variants" ] && (cd "$w/cost" && echo "$variants" | xargs tar czf "$out/cost-variants.tgz")
 ls -l "$out"
