@@ -161,6 +161,16 @@ def analyzed_coverage(g, db, work):
     return out
 
 
+def bytes_text(beyond, profiled, inst):
+    """'1.29 KB (0.97 KB)': the bytes a default report holds beyond the trace-only one, per
+    range-profiled launch (the run's printed count) and, in brackets, per launch either engine
+    profiled (range-profiled and instrumented); '-' without the sizes or a range profile."""
+    if beyond is None or not profiled:
+        return "-"
+    text = "%.2f KB" % (beyond / profiled / 1024)
+    return text + (" (%.2f KB)" % (beyond / (profiled + inst) / 1024) if inst else "")
+
+
 def cover_text(n):
     """'100.0 % / 45.4 %' (with the repeated work's pair) from analyzed_coverage()'s keys, '-' without."""
     if not n.get("pattern"):
@@ -395,15 +405,14 @@ def main():
     for prog in progs:
         d = med(res.get((prog, "default"), []))
         n = notes.get(prog, {})
-        per = ((n["bytes"] - n["trace_bytes"]) / n["profiled"]
-               if n.get("bytes") and n.get("trace_bytes") and n.get("profiled") else None)
         sp = n.get("split") or {}
+        beyond = n["bytes"] - n["trace_bytes"] if n.get("bytes") and n.get("trace_bytes") else None
         rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             prog, fmt(nat[prog]), fmt(d),
             ratio(d, nat[prog]) + paired_text(res.get((prog, "native"), []), res.get((prog, "default"), [])),
             cover_text(n),
             "%s of %s" % (n.get("profiled"), n.get("traced")) if n.get("profiled") is not None else "-",
-            "%.2f KB" % (per / 1024) if per is not None else "-",
+            bytes_text(beyond, n.get("profiled"), sp.get("inst_launches")),
             "%s / %s / %s; analysis %s" % (kb(sp.get("per_profile")), kb(sp.get("per_inst")),
                                            kb(sp.get("per_launch")), kb(sp.get("analysis_bytes")))))
     nc = med(res.get(("torch", "ncu per config"), []))
@@ -425,7 +434,8 @@ def main():
             ", native and default alternating after one untimed native run" if a.warmup else ""),
         "",
         "| workload | native | gpuhier default | ratio (the side-by-side pairs' range) | coverage (pattern / hardware, by working kernel time) "
-        "| profiled launches | report bytes per profiled launch (beyond a trace-only report) "
+        "| profiled launches | report bytes per range-profiled launch (per range-profiled or instrumented "
+        "launch), beyond a trace-only report "
         "| per range profile / per instrumented launch / per profiled launch, the engines' tables alone; "
         "the analysis output (bench/report_bytes.py) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -64,6 +64,11 @@ check(cost_vs_ncu.cover_text({}) == "-", "no coverage: '-'")
 check(cost_vs_ncu.cover_text({"pattern": "100.0", "hardware": "45.4"}) == "100.0 % / 45.4 %", "a pair")
 check(cost_vs_ncu.cover_text({"pattern": "34.8", "hardware": "17.5", "repeated": "66.9 % / 44.6 %"})
       == "34.8 % / 17.5 %; repeated work alone 66.9 % / 44.6 %", "with the repeated work's pair")
+# PyTorch on the H100 (2026-12-06 02:42 UTC): 1.29 KB per range profile beyond the trace report,
+# 0.95 KB per launch either engine profiled (411 range profiles, 146 instrumented launches)
+check(cost_vs_ncu.bytes_text(543000, 411, 146) == "1.29 KB (0.95 KB)", cost_vs_ncu.bytes_text(543000, 411, 146))
+check(cost_vs_ncu.bytes_text(543000, 411, 0) == "1.29 KB", "no instrumented launch: one figure")
+check(cost_vs_ncu.bytes_text(None, 411, 146) == "-" and cost_vs_ncu.bytes_text(1000, 0, 5) == "-", "no sizes: '-'")
 if len(sys.argv) > 2:
     printed = subprocess.run([sys.argv[2]], capture_output=True, text=True).stdout
     groups = [re.findall(r"`([^`]+)`", line) for line in printed.splitlines()
