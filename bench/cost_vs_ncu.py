@@ -89,7 +89,8 @@ COVER = re.compile(r"coverage by (?:GPU|kernel) time: pattern counters ([0-9.]+)
 PROFILED = re.compile(r"launches: (\d+) traced, (\d+) profiled")
 # The default plan's one-pass groups on GH100 (collector/onepass.c, docs/metrics.md "One-pass
 # groups"; unit.cost_vs_ncu checks them against build/tests/test_onepass's printout), group 1
-# first: GROUP1 is that group without the names only the analyzer's later rules read.
+# first. (GROUP1, bench/rangeprof_cost.py's 19 names, is an earlier group 1, kept so that the
+# one-pass rows compare with the calls before.)
 PLAN_GROUPS = (
     "gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write.sum lts__t_sectors_srcunit_tex.sum "
     "lts__t_sectors_srcunit_tex_op_read.sum dram__bytes.sum.pct_of_peak_sustained_elapsed "
@@ -162,7 +163,7 @@ def analyzed_coverage(g, db, work):
 
 
 def bytes_text(beyond, profiled, inst):
-    """'1.29 KB (0.97 KB)': the bytes a default report holds beyond the trace-only one, per
+    """'1.29 KB (0.95 KB)': the bytes a default report holds beyond the trace-only one, per
     range-profiled launch (the run's printed count) and, in brackets, per launch either engine
     profiled (range-profiled and instrumented); '-' without the sizes or a range profile."""
     if beyond is None or not profiled:

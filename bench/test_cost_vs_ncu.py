@@ -70,7 +70,9 @@ check(cost_vs_ncu.bytes_text(543000, 411, 146) == "1.29 KB (0.95 KB)", cost_vs_n
 check(cost_vs_ncu.bytes_text(543000, 411, 0) == "1.29 KB", "no instrumented launch: one figure")
 check(cost_vs_ncu.bytes_text(None, 411, 146) == "-" and cost_vs_ncu.bytes_text(1000, 0, 5) == "-", "no sizes: '-'")
 if len(sys.argv) > 2:
-    printed = subprocess.run([sys.argv[2]], capture_output=True, text=True).stdout
+    # GPUHIER_CACHE_DIR empty: the plan packed, no cache file written in the home directory
+    printed = subprocess.run([sys.argv[2]], capture_output=True, text=True,
+                             env=dict(os.environ, GPUHIER_CACHE_DIR="")).stdout
     groups = [re.findall(r"`([^`]+)`", line) for line in printed.splitlines()
               if re.match(r"\| \d+ \| \d+ \|", line)]
     check(len(groups) == len(cost_vs_ncu.PLAN_GROUPS),
