@@ -75,11 +75,17 @@ if len(sys.argv) > 2:
                              env=dict(os.environ, GPUHIER_CACHE_DIR="")).stdout
     groups = [re.findall(r"`([^`]+)`", line) for line in printed.splitlines()
               if re.match(r"\| \d+ \| \d+ \|", line)]
-    check(len(groups) == len(cost_vs_ncu.PLAN_GROUPS),
-          "the plan's groups: %d printed, %d in the benchmark" % (len(groups), len(cost_vs_ncu.PLAN_GROUPS)))
-    for k, (want, have) in enumerate(zip(groups, cost_vs_ncu.PLAN_GROUPS)):
-        check(set(want) == set(have.split()), "group %d as packed: %s" % (
-            k + 1, sorted(set(want) ^ set(have.split()))))
+    # test_onepass packs no plan under AddressSanitizer (CUPTI's RTLD_DEEPBIND dlopen cannot run there)
+    # nor without libcupti, and says so: the plan check is then the plain build's
+    skipped = [line for line in printed.splitlines() if line.startswith("skipped: test_onepass_plan")]
+    if not groups and skipped:
+        print("skipped: the plan's groups against test_onepass (%s)" % skipped[0])
+    else:
+        check(len(groups) == len(cost_vs_ncu.PLAN_GROUPS),
+              "the plan's groups: %d printed, %d in the benchmark" % (len(groups), len(cost_vs_ncu.PLAN_GROUPS)))
+        for k, (want, have) in enumerate(zip(groups, cost_vs_ncu.PLAN_GROUPS)):
+            check(set(want) == set(have.split()), "group %d as packed: %s" % (
+                k + 1, sorted(set(want) ^ set(have.split()))))
     names = cost_vs_ncu.plan_metrics().split(",")
     check(len(names) == len(set(names)), "ncu gets each name once")
     check(all(n.endswith(".sum") for n in cost_vs_ncu.SASS_SUMS) and len(cost_vs_ncu.SASS_SUMS) == 19,
