@@ -589,6 +589,9 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
              * PyTorch benchmark's GPU time got hardware counters on the H200,
              * 2026-12-01). --profile-budget keeps every engine's time.
              */
+            /* every engine's time, for GPUHIER_DIAG_LATER_TOTAL_BUDGET below */
+            const struct engine_stats all = st;
+            const int64_t all_elapsed = elapsed;
             if (budget <= 0 && e == &engine_rangeprof && opt.instrument != ENGINES_RANGEPROF) {
                 struct engine_stats own = {0};
                 engine_rangeprof.stats(&own);
@@ -646,6 +649,20 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                     : allow >= 0
                         ? slots_within(gpct, allow, st.profiling_ns, elapsed, st.profiles)
                         : sampling_budget_slots(gpct, st.profiling_ns, elapsed, st.profiles);
+                /*
+                 * GPUHIER_DIAG_LATER_TOTAL_BUDGET=PCT (diagnosis): past the allowance, a
+                 * later group also waits while both engines' time together is over PCT %
+                 * of the program's own time. On the H100 (2026-12-06, docs/cost-vs-ncu.md)
+                 * the PyTorch benchmark's later groups were 1.25 s of the default's 3.4 s,
+                 * each group's run opened by a config image switch of about 0.25 s, and the
+                 * instrumentation engine's time, not charged to the range profiler, already
+                 * took 12 % of the program's.
+                 */
+                if (budget <= 0 && S.sampling.opts.later_total_pct > 0 && e == &engine_rangeprof &&
+                    (allow < 0 || st.profiling_ns >= allow) &&
+                    !sampling_budget_allows(S.sampling.opts.later_total_pct, all.profiling_ns,
+                                            all_elapsed))
+                    sl.group_slots = 0;
                 sl.group_over_budget = sl.group_slots == 0;
                 /* the allowance's second half (past the set-up) is kept for first groups to come */
                 sl.groups_wait =

@@ -145,6 +145,16 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
             return -1;
         }
     }
+    if ((v = getenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET")) && *v) {
+        if (!strcmp(v, "0") || !strcmp(v, "none"))
+            o->later_total_pct = 0;
+        else if (optvalue_percent(v, &o->later_total_pct) != 0) {
+            snprintf(err, n,
+                     "bad GPUHIER_DIAG_LATER_TOTAL_BUDGET '%s': expected a percentage > 0 or none",
+                     v);
+            return -1;
+        }
+    }
     if ((v = getenv("GPUHIER_GROUP_BUDGET")) && *v) {
         if (!strcmp(v, "0") || !strcmp(v, "none"))
             o->group_budget_pct = 0;

@@ -96,6 +96,12 @@ struct sampling_opts {
                                   SAMPLING_INST_ALLOWANCE_NS, GPUHIER_INSTRUMENT_ALLOWANCE_MS */
     double inst_budget_pct;     /* the share above; default SAMPLING_INST_BUDGET_PCT,
                                   GPUHIER_INSTRUMENT_BUDGET (a percentage > 0, or none) */
+    double later_total_pct;     /* diagnosis (GPUHIER_DIAG_LATER_TOTAL_BUDGET=PCT), config mode
+                                  with groups and both engines, without --profile-budget: past
+                                  the allowance a later group is taken only while every
+                                  engine's time so far is within PCT % of the program's own
+                                  time (elapsed less every engine's time), on top of
+                                  group_budget_pct; 0 = off (the default) */
 };
 /*
  * The default budget of the one-pass groups: 30 % of the program's own

@@ -940,6 +940,25 @@ test_sampling_group_budget_env(void)
     unsetenv("GPUHIER_GROUP_BUDGET");
 }
 
+/* GPUHIER_DIAG_LATER_TOTAL_BUDGET: off by default, a percentage, or 0 / none for off. */
+static void
+test_sampling_later_total_env(void)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    CHECK_NEAR(o.later_total_pct, 0, 1e-9);
+    setenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET", "25", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_NEAR(o.later_total_pct, 25, 1e-9);
+    setenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET", "none", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_NEAR(o.later_total_pct, 0, 1e-9);
+    setenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET", "-3", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+    CHECK(strstr(err, "GPUHIER_DIAG_LATER_TOTAL_BUDGET '-3'") != NULL);
+    unsetenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET");
+}
+
 /*
  * The first groups' budget (default sampling): within the allowance every
  * configuration's first launch is profiled; beyond it the first groups share
@@ -1790,6 +1809,7 @@ static const struct check_test tests[] = {
     {"test_sampling_group_waits_for_first", test_sampling_group_waits_for_first},
     {"test_sampling_groups_all", test_sampling_groups_all},
     {"test_sampling_group_budget_env", test_sampling_group_budget_env},
+    {"test_sampling_later_total_env", test_sampling_later_total_env},
     {"test_sampling_first_slots", test_sampling_first_slots},
     {"test_sampling_first_budget", test_sampling_first_budget},
     {"test_sampling_inst_price", test_sampling_inst_price},
