@@ -580,6 +580,9 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             struct engine_stats st;
             engine_stats(&st);
             int64_t elapsed = mono_ns() - S.start_mono_ns;
+            /* every engine's time, for GPUHIER_DIAG_LATER_TOTAL_BUDGET below */
+            const struct engine_stats all = st;
+            const int64_t all_elapsed = elapsed;
             /*
              * By default the range profiler's allowance and groups count its
              * own profiles, against the program's time less every engine's:
@@ -589,9 +592,6 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
              * PyTorch benchmark's GPU time got hardware counters on the H200,
              * 2026-12-01). --profile-budget keeps every engine's time.
              */
-            /* every engine's time, for GPUHIER_DIAG_LATER_TOTAL_BUDGET below */
-            const struct engine_stats all = st;
-            const int64_t all_elapsed = elapsed;
             if (budget <= 0 && e == &engine_rangeprof && opt.instrument != ENGINES_RANGEPROF) {
                 struct engine_stats own = {0};
                 engine_rangeprof.stats(&own);
