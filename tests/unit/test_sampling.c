@@ -921,42 +921,45 @@ test_sampling_groups_all_switches(void)
     sampling_release(&s);
 }
 
+/*
+ * A percentage variable of sampling_opts_from_env(): `dflt` unset, 12.5
+ * read, 0 / none for no limit (0), and a word refused with the variable
+ * named. `off` is the field's offset in struct sampling_opts.
+ */
+static void
+check_percent_env(const char *var, size_t off, double dflt)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    const double *field = (const double *)(const void *)((const char *)&o + off);
+    char err[256], want[96];
+    CHECK_NEAR(*field, dflt, 1e-9);
+    setenv(var, "12.5", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_NEAR(*field, 12.5, 1e-9);
+    setenv(var, "none", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    CHECK_NEAR(*field, 0, 1e-9);
+    setenv(var, "lots", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s 'lots'", var);
+    CHECK(strstr(err, want) != NULL);
+    unsetenv(var);
+}
+
 /* GPUHIER_GROUP_BUDGET: a percentage, or 0 / none for no limit. */
 static void
 test_sampling_group_budget_env(void)
 {
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    char err[256];
-    CHECK_NEAR(o.group_budget_pct, SAMPLING_GROUP_BUDGET_PCT, 1e-9);
-    setenv("GPUHIER_GROUP_BUDGET", "12.5", 1);
-    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
-    CHECK_NEAR(o.group_budget_pct, 12.5, 1e-9);
-    setenv("GPUHIER_GROUP_BUDGET", "none", 1);
-    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
-    CHECK_NEAR(o.group_budget_pct, 0, 1e-9);
-    setenv("GPUHIER_GROUP_BUDGET", "lots", 1);
-    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
-    CHECK(strstr(err, "GPUHIER_GROUP_BUDGET 'lots'") != NULL);
-    unsetenv("GPUHIER_GROUP_BUDGET");
+    check_percent_env("GPUHIER_GROUP_BUDGET", offsetof(struct sampling_opts, group_budget_pct),
+                      SAMPLING_GROUP_BUDGET_PCT);
 }
 
 /* GPUHIER_DIAG_LATER_TOTAL_BUDGET: off by default, a percentage, or 0 / none for off. */
 static void
 test_sampling_later_total_env(void)
 {
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    char err[256];
-    CHECK_NEAR(o.later_total_pct, 0, 1e-9);
-    setenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET", "25", 1);
-    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
-    CHECK_NEAR(o.later_total_pct, 25, 1e-9);
-    setenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET", "none", 1);
-    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
-    CHECK_NEAR(o.later_total_pct, 0, 1e-9);
-    setenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET", "-3", 1);
-    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
-    CHECK(strstr(err, "GPUHIER_DIAG_LATER_TOTAL_BUDGET '-3'") != NULL);
-    unsetenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET");
+    check_percent_env("GPUHIER_DIAG_LATER_TOTAL_BUDGET",
+                      offsetof(struct sampling_opts, later_total_pct), 0);
 }
 
 /*
