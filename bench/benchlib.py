@@ -33,6 +33,13 @@ def paired(base, other):
                   if n and o and n[1] == 0 and o[1] == 0 and n[0] and n[0] > 0)
 
 
+def paired_text(base, other, digits=2):
+    """' (pairs 1.22-1.58)', the range of paired(base, other) for a ratio's cell (DIGITS decimals),
+    or '' with fewer than two pairs."""
+    r = paired(base, other)
+    return " (pairs %.*f–%.*f)" % (digits, r[0], digits, r[-1]) if len(r) >= 2 else ""
+
+
 def runs_table(out, stem, reuse, measure, render):
     """The runs of a counting benchmark (inst_hang, graph_arming): read from the JSON file
     `reuse` when given (its header says so), else measure() -> (runs, header). Prints

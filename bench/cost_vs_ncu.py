@@ -78,7 +78,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
-from benchlib import gpu_name, stage_commit  # noqa: E402
+from benchlib import gpu_name, paired_text, stage_commit  # noqa: E402
 from rangeprof_cost import GROUP1, run  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "agreement"))
 from inst_agree import RANGE_VALID  # noqa: E402
@@ -212,12 +212,6 @@ def meta_value(db, key):
 def med(xs):
     ok = [t for t, rc in xs if rc == 0]
     return statistics.median(ok) if ok else None
-
-
-def paired_text(natives, others):
-    """' (pairs 1.22-1.58)' for the ratio cell, or '' with fewer than two pairs."""
-    r = benchlib.paired(natives, others)
-    return " (pairs %.2f–%.2f)" % (r[0], r[-1]) if len(r) >= 2 else ""
 
 
 # the runs --parts picks: native and default per workload, the trace-only baseline, ncu per
@@ -364,7 +358,10 @@ def main():
             # the trace report too: bench/policy_sim.py replays it, with the prices --calibrate reads from the default's
             if a.keep_reports and os.path.exists(db):
                 shutil.copyfile(db, os.path.join(out, "cost-%s-trace.db" % prog))
-    ncu = ["ncu", "--metrics", GROUP1, "--csv", "--log-file", os.path.join(work, "ncu.csv")]
+    def ncu_cmd(metrics, log):
+        return ["ncu", "--metrics", metrics, "--csv", "--log-file", os.path.join(work, log)]
+
+    ncu = ncu_cmd(GROUP1, "ncu.csv")
     if a.no_ncu or "ncu" not in parts or "torch" not in progs:
         a.ncu_runs = 0
     # the every-launch rows: torch only, once each, never with --no-ncu
@@ -373,9 +370,8 @@ def main():
                    progs.get("torch", []), a.ncu_runs):
         pass
     nplan = 0 if a.no_ncu or "ncuplan" not in parts or "torch" not in progs else a.ncu_runs_plan
-    for _ in timed("torch", "ncu plan", ["ncu", "--metrics", plan_metrics(), "--csv", "--log-file",
-                                         os.path.join(work, "ncu-plan.csv"), "--filter-mode", "per-launch-config",
-                                         "-c", "1"] + progs.get("torch", []), nplan):
+    for _ in timed("torch", "ncu plan", ncu_cmd(plan_metrics(), "ncu-plan.csv") +
+                   ["--filter-mode", "per-launch-config", "-c", "1"] + progs.get("torch", []), nplan):
         pass
 
     def every_note(err, variant):

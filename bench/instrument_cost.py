@@ -159,8 +159,7 @@ def pairs_text(summ, w, base, mode):
     if not b or not m:
         return ""
     reps = sorted(set(b["by_rep"]) | set(m["by_rep"]))
-    r = benchlib.paired([b["by_rep"].get(i) for i in reps], [m["by_rep"].get(i) for i in reps])
-    return " (pairs %.3f–%.3f)" % (r[0], r[-1]) if len(r) >= 2 else ""
+    return benchlib.paired_text([b["by_rep"].get(i) for i in reps], [m["by_rep"].get(i) for i in reps], 3)
 
 
 def targets(summ, mode="inst"):

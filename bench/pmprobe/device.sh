@@ -75,11 +75,16 @@ probe() { # probe NAME INTERVAL_NS SECONDS CMD...
 # cases (`cases` at 20 µs and under ncu). Brings back byconfig.md and byconfig-runs.tar.gz.
 if [ "${PMPROBE_PART:-all}" = byconfig ]; then
     sums="dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,l1tex__t_sectors.sum,l1tex__t_sectors_lookup_hit.sum,sm__cycles_active.sum,gr__cycles_active.sum"
-    ncu_cfg() { # ncu_cfg NAME SECONDS [ncu options] CMD...
+    ncu_raw() { # ncu_raw NAME SECONDS [ncu options] CMD...: the sums' raw page, base units
         name=$1 limit=$2
         shift 2
         one "$name" "$limit" ncu --csv --page raw --print-units base --print-kernel-base mangled \
-            --filter-mode per-launch-config -c 1 --metrics "$sums" "$@"
+            --metrics "$sums" "$@"
+    }
+    ncu_cfg() { # ncu_cfg NAME SECONDS [ncu options] CMD...: each configuration's first launch
+        name=$1 limit=$2
+        shift 2
+        ncu_raw "$name" "$limit" --filter-mode per-launch-config -c 1 "$@"
     }
     sections=
     for w in $(echo "${PMPROBE_BYCONFIG:-torch,cases}" | tr ',' ' '); do
@@ -101,7 +106,7 @@ if [ "${PMPROBE_PART:-all}" = byconfig ]; then
             sections="$sections jax-100us:jax-ncu" ;;
         cases)
             probe cases-20us 20000 60 "$cases"
-            one cases-ncu 120 ncu --csv --page raw --print-units base --print-kernel-base mangled --metrics "$sums" "$cases"
+            ncu_raw cases-ncu 120 "$cases"
             sections="$sections cases-20us:cases-ncu" ;;
         esac
     done
