@@ -580,9 +580,10 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
             struct engine_stats st;
             engine_stats(&st);
             int64_t elapsed = mono_ns() - S.start_mono_ns;
-            /* every engine's time, for GPUHIER_DIAG_LATER_TOTAL_BUDGET below */
-            const struct engine_stats all = st;
-            const int64_t all_elapsed = elapsed;
+            /* every engine's time and the elapsed time it is judged against, for
+             * GPUHIER_DIAG_LATER_TOTAL_BUDGET below (st and elapsed may become the range
+             * profiler's own) */
+            const int64_t all_profiling_ns = st.profiling_ns, all_elapsed = elapsed;
             /*
              * By default the range profiler's allowance and groups count its
              * own profiles, against the program's time less every engine's:
@@ -660,7 +661,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                  */
                 if (budget <= 0 && S.sampling.opts.later_total_pct > 0 && e == &engine_rangeprof &&
                     (allow < 0 || st.profiling_ns >= allow) &&
-                    !sampling_budget_allows(S.sampling.opts.later_total_pct, all.profiling_ns,
+                    !sampling_budget_allows(S.sampling.opts.later_total_pct, all_profiling_ns,
                                             all_elapsed))
                     sl.group_slots = 0;
                 sl.group_over_budget = sl.group_slots == 0;
