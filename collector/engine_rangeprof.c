@@ -397,7 +397,8 @@ prof_plan(void)
     char err[512] = "";
     onepass_plan_release(&R.plan); /* another chip: the old hosts stay alive */
     R.plan_groups = 0;
-    if (onepass_plan_build(&R.plan, R.chip, err, sizeof(err))) {
+    enum onepass_order order = opt.plan_roof_early ? ONEPASS_ROOF_EARLY : ONEPASS_CODE_EARLY;
+    if (onepass_plan_build_ordered(&R.plan, R.chip, order, err, sizeof(err))) {
         R.plan_groups = -1;
         push_event("warning", "metric_groups_failed",
                    "one-pass groups unavailable for chip '%s' (%s): the core set is collected "
@@ -412,6 +413,8 @@ prof_plan(void)
     char v[64];
     snprintf(v, sizeof(v), "%d", R.plan_groups);
     push_meta("metric_groups", v);
+    if (order == ONEPASS_ROOF_EARLY)
+        push_meta("metric_plan_order", "roof");
     exit_hook_refresh(); /* nvperf's host state was built for the packing */
     return 0;
 }

@@ -199,9 +199,57 @@ onepass_group_bundles(size_t *n)
     return gb;
 }
 
-size_t
-onepass_bundles(struct metrics_bundle *b, size_t cap)
+/* Does group bundle b hold a name of the catalogue's group "roof" (the compute roof's pipes)? */
+static int
+is_roof(const struct metrics_bundle *b)
 {
+    unsigned bit = 0;
+    for (size_t g = 0; g < catalogue_ngroups && g < CATALOGUE_MAX_GROUPS; g++)
+        if (!strcmp(catalogue_groups[g].name, "roof"))
+            bit = 1u << g;
+    for (size_t i = 0; bit && i < b->n; i++) {
+        const struct catalogue_metric *m = catalogue_find(b->names[i]);
+        if (m && (m->sets & bit))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * ONEPASS_ROOF_EARLY: the floor's bundles, the roof's, the state bundles
+ * holding core names (the second ones first), then the code-only bundles,
+ * then the other groups' bundles.
+ */
+static size_t
+roof_early(struct metrics_bundle *b, size_t cap)
+{
+    size_t ns, ng, k = 0;
+    const struct metrics_bundle *s = metrics_state_bundles(&ns);
+    const struct metrics_bundle *g = onepass_group_bundles(&ng);
+    for (size_t i = 0; i < ns && k < cap; i++)
+        if (bundle_has(&s[i], floor_name))
+            b[k++] = s[i];
+    for (size_t i = 0; i < ng && k < cap; i++)
+        if (is_roof(&g[i]))
+            b[k++] = g[i];
+    for (int second = 1; second >= 0; second--)
+        for (size_t i = 0; i < ns && k < cap; i++)
+            if (!bundle_has(&s[i], floor_name) && is_second(&s[i]) == second &&
+                (second || holds_core(&s[i])))
+                b[k++] = s[i];
+    for (size_t i = 0; i < N(code_bundles) && k < cap; i++)
+        b[k++] = code_bundles[i];
+    for (size_t i = 0; i < ng && k < cap; i++)
+        if (!is_roof(&g[i]))
+            b[k++] = g[i];
+    return k;
+}
+
+size_t
+onepass_bundles_ordered(enum onepass_order order, struct metrics_bundle *b, size_t cap)
+{
+    if (order == ONEPASS_ROOF_EARLY)
+        return roof_early(b, cap);
     size_t ns, ng, k = 0;
     const struct metrics_bundle *s = metrics_state_bundles(&ns);
     const struct metrics_bundle *g = onepass_group_bundles(&ng);
@@ -221,6 +269,12 @@ onepass_bundles(struct metrics_bundle *b, size_t cap)
     for (size_t i = 0; i < ng && k < cap; i++)
         b[k++] = g[i];
     return k;
+}
+
+size_t
+onepass_bundles(struct metrics_bundle *b, size_t cap)
+{
+    return onepass_bundles_ordered(ONEPASS_CODE_EARLY, b, cap);
 }
 
 /* ------------------------------------------------------------ the plan cache */
@@ -349,9 +403,16 @@ cache_save(const struct onepass_plan *p, const char *path, uint64_t key)
 int
 onepass_plan_build(struct onepass_plan *p, const char *chip, char *err, size_t errlen)
 {
+    return onepass_plan_build_ordered(p, chip, ONEPASS_CODE_EARLY, err, errlen);
+}
+
+int
+onepass_plan_build_ordered(struct onepass_plan *p, const char *chip, enum onepass_order order,
+                           char *err, size_t errlen)
+{
     memset(p, 0, sizeof *p);
     snprintf(p->chip, sizeof p->chip, "%s", chip);
-    p->nbundles = onepass_bundles(p->bundles, ONEPASS_MAX_BUNDLES);
+    p->nbundles = onepass_bundles_ordered(order, p->bundles, ONEPASS_MAX_BUNDLES);
     char path[1024];
     uint64_t key = plan_key(p);
     int cached = cache_path(p, key, path, sizeof path) == 0;

@@ -63,6 +63,20 @@ const struct metrics_bundle *onepass_group_bundles(size_t *n);
  */
 size_t onepass_bundles(struct metrics_bundle *b, size_t cap);
 
+/*
+ * Which bundles first fit meets first. ONEPASS_CODE_EARLY is the default
+ * (onepass_bundles()). ONEPASS_ROOF_EARLY (a diagnosis plan,
+ * GPUHIER_DIAG_PLAN_ORDER=roof; docs/metrics.md "The tensor roof in group
+ * 1") puts the compute roof's bundles right after the floor's and the
+ * code-only bundles after every state bundle holding a core name: group 1
+ * then has the tensor pipe, and the sectors and requests that the
+ * instrumentation engine counts exactly wait for a later group.
+ */
+enum onepass_order { ONEPASS_CODE_EARLY, ONEPASS_ROOF_EARLY };
+
+/* onepass_bundles() in `order`. Pure. */
+size_t onepass_bundles_ordered(enum onepass_order order, struct metrics_bundle *b, size_t cap);
+
 /* The tie counters added to every group they fit (work done, time taken). */
 const char *const *onepass_tie(size_t *n);
 
@@ -93,6 +107,10 @@ struct onepass_plan {
  * onepass_plan_release().
  */
 int onepass_plan_build(struct onepass_plan *p, const char *chip, char *err, size_t errlen);
+
+/* onepass_plan_build() of onepass_bundles_ordered(order): its own cache entry. */
+int onepass_plan_build_ordered(struct onepass_plan *p, const char *chip, enum onepass_order order,
+                               char *err, size_t errlen);
 
 /* Frees the plan's names; safe on a zeroed or released plan. */
 void onepass_plan_release(struct onepass_plan *p);

@@ -52,6 +52,7 @@ struct options {
     int prewarm;       /* GPUHIER_DIAG_PREWARM=1: one empty range before the first launch; =bg
                     (PREWARM_BG): on the flusher thread before the first launch (diagnosis) */
     int extras_core; /* GPUHIER_DIAG_EXTRAS_WITH_CORE=1: extras carry the whole core (diagnosis) */
+    int plan_roof_early; /* GPUHIER_DIAG_PLAN_ORDER=roof: the tensor roof in group 1 (diagnosis) */
     int print_metrics; /* GPUHIER_DIAG_PRINT_METRICS=1: each profile's values on stderr (diagnosis) */
     /* The instrumentation engine's diagnosis switches (docs/collector.md, engine_sass.c). */
     const char *sass_metrics; /* GPUHIER_DIAG_SASS_METRICS=a,b,...: only those; borrowed */

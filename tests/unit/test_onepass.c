@@ -399,7 +399,70 @@ test_onepass_plan_cache(void)
     onepass_plan_release(&p2);
 }
 
+/* Is `name` in any group of p? */
+static int
+plan_holds(const struct onepass_plan *p, const char *name)
+{
+    for (size_t g = 0; g < p->ngroups; g++)
+        if (plan_has(p, g, name))
+            return 1;
+    return 0;
+}
+
+/*
+ * GPUHIER_DIAG_PLAN_ORDER=roof (docs/metrics.md "The tensor roof in group
+ * 1"): group 1 holds the floor and the tensor pipe, not the global
+ * sectors; every group is one pass; no name of the default plan is lost.
+ */
+static void
+test_onepass_roof_early(void)
+{
+    struct metrics_bundle b[ONEPASS_MAX_BUNDLES];
+    size_t n = onepass_bundles_ordered(ONEPASS_ROOF_EARLY, b, ONEPASS_MAX_BUNDLES);
+    struct metrics_bundle d[ONEPASS_MAX_BUNDLES];
+    CHECK_EQ_INT((int)n, (int)onepass_bundles(d, ONEPASS_MAX_BUNDLES)); /* the same bundles */
+    const char *tensor = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+    const char *gld = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+    int at_tensor = -1, at_gld = -1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < b[i].n; k++) {
+            if (!strcmp(b[i].names[k], tensor) && at_tensor < 0)
+                at_tensor = (int)i;
+            if (!strcmp(b[i].names[k], gld) && at_gld < 0)
+                at_gld = (int)i;
+        }
+    CHECK(at_tensor >= 1 && at_gld > at_tensor);
+    setenv("GPUHIER_CACHE_DIR", "", 1);
+    struct onepass_plan p, q;
+    char err[512] = "";
+    int rc = onepass_plan_build_ordered(&p, chip, ONEPASS_ROOF_EARLY, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(onepass_plan_build(&q, chip, err, sizeof err), 0);
+    unsetenv("GPUHIER_CACHE_DIR");
+    if (rc)
+        return;
+    CHECK_EQ_INT((int)p.left_out, 0);
+    CHECK(plan_has(&p, 0, "dram__bytes_read.sum") && plan_has(&p, 0, tensor));
+    CHECK(!plan_has(&p, 0, gld) && plan_holds(&p, gld));
+    CHECK(!plan_has(&q, 0, tensor) && plan_has(&q, 0, gld)); /* the default's group 1 */
+    printf("roof-early plan (GPUHIER_DIAG_PLAN_ORDER=roof):\n");
+    for (size_t g = 0; g < p.ngroups; g++) {
+        CHECK_EQ_INT(metrics_count_passes(chip, (const char *const *)p.packing.names[g],
+                                          p.packing.count[g], err, sizeof err),
+                     1);
+        printf("  group %zu: %zu counters\n", g + 1, p.packing.count[g]);
+    }
+    for (size_t g = 0; g < q.ngroups; g++)
+        for (size_t i = 0; i < q.packing.count[g]; i++)
+            CHECK(plan_holds(&p, q.packing.names[g][i]));
+    onepass_plan_release(&p);
+    onepass_plan_release(&q);
+}
+
 static const struct check_test tests[] = {
+    {"test_onepass_roof_early", test_onepass_roof_early},
     {"test_onepass_order", test_onepass_order},
     {"test_onepass_bundles", test_onepass_bundles},
     {"test_onepass_plan", test_onepass_plan},
