@@ -17,7 +17,9 @@
 --                   profiled launches that did the same work as the first;
 --   temp.cfg_metric every metric of the report by name, averaged the same way
 --                   (the counters v_profiled has no column for);
---   temp.footprint  device memory live at the profiled launch.
+--   temp.footprint  device memory live at the profiled launch;
+--   v_inst_config   the instrumented launch's exact counts (temp.v_inst_config
+--                   when the report has any, else the schema's view, empty).
 -- One statement, read step by step (each step's columns are the next one's
 -- input): base (the inputs), tiers (bytes, bandwidths, per-limit blocks),
 -- useful (what the useful bytes are), work (useful bytes, issue time,
@@ -80,12 +82,21 @@ WITH base AS (
     'sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_alu_pct,
   (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =
     'sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_fp64_pct,
+  -- the instrumentation engine's exact counts of its instrumented launch (v_inst_config; NULL when
+  -- it has none): global load and store sectors, their ideal (the fewest sectors the requested bytes
+  -- fit: NULL when an instruction that moved sectors has none), every global sector (atomics too),
+  -- local sectors, and the asynchronous copy instructions (LDGSTS, TMA), whose bytes no sector counts
+  ic.launch_id AS ic_launch_id, ic.gld_sectors AS ic_gld_sectors, ic.gst_sectors AS ic_gst_sectors,
+  ic.gld_sectors_ideal AS ic_gld_ideal, ic.gst_sectors_ideal AS ic_gst_ideal,
+  ic.global_sectors AS ic_global_sectors, ic.local_sectors AS ic_local_sectors,
+  ic.async_inst AS ic_async_inst,
   -- every v_profiled column (pagg_config_id, profiled_launch_id, then the catalogue's columns)
   p.*
   FROM main.config c JOIN main.kernel k ON k.id = c.kernel_id LEFT JOIN main.device d ON d.id = c.device_id
   LEFT JOIN temp.lstat2 s ON s.config_id = c.id AND s.kernel_id = c.kernel_id
   LEFT JOIN temp.pagg p ON p.pagg_config_id = c.id
   LEFT JOIN temp.footprint fp ON fp.fp_config_id = c.id
+  LEFT JOIN v_inst_config ic ON ic.config_id = c.id
 ),
 tiers AS (
   SELECT base.*,
@@ -98,9 +109,17 @@ tiers AS (
            COALESCE(pipe_fp64_pct, -1))
     WHEN pipe_tensor_pct THEN 'tensor' WHEN pipe_fma_pct THEN 'fma' WHEN pipe_alu_pct THEN 'alu'
     WHEN pipe_fp64_pct THEN 'fp64' END AS roof_pipe,
-  -- bytes the global loads and stores requested (gld_/gst_requested_bytes, group sass_bytes)
-  CASE WHEN gld_requested_bytes IS NULL AND gst_requested_bytes IS NULL THEN NULL
-       ELSE COALESCE(gld_requested_bytes, 0) + COALESCE(gst_requested_bytes, 0) END AS requested_bytes,
+  -- bytes the global loads and stores requested (gld_/gst_requested_bytes, group sass_bytes); else
+  -- the instrumented launch's ideal sectors, 32 bytes each (exact to the sector: a load of 4 bytes a
+  -- lane is 4 sectors a warp either way), when every instruction that moved sectors has its ideal
+  -- and the DRAM bytes were measured (requested bytes served by the caches are no floor: the useful
+  -- bytes below take the fewer of the two)
+  CASE WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL
+         THEN COALESCE(gld_requested_bytes, 0) + COALESCE(gst_requested_bytes, 0)
+       WHEN ic_launch_id IS NOT NULL AND COALESCE(dram_read_bytes, dram_write_bytes) IS NOT NULL
+            AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
+            AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
+         THEN 32.0 * (COALESCE(ic_gld_ideal, 0) + COALESCE(ic_gst_ideal, 0)) END AS requested_bytes,
   -- bytes read and written in device memory (dram_read_bytes + dram_write_bytes)
   CASE WHEN dram_read_bytes IS NULL AND dram_write_bytes IS NULL THEN NULL
        ELSE COALESCE(dram_read_bytes, 0) + COALESCE(dram_write_bytes, 0) END AS dram_bytes,
@@ -110,23 +129,32 @@ tiers AS (
   -- bytes of local-memory (spill) traffic: 32 per sector (lld_ + lst_sectors)
   CASE WHEN lld_sectors IS NULL AND lst_sectors IS NULL THEN NULL
        ELSE 32.0 * (COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0)) END AS local_bytes,
-  -- bytes through L1: global and local sectors, 32 bytes each
-  CASE WHEN COALESCE(gld_sectors, gst_sectors, lld_sectors, lst_sectors) IS NULL THEN NULL
-       ELSE 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0)) END AS l1_bytes,
-  -- bytes looked up in L2: hit + miss sectors, 32 bytes each
-  CASE WHEN l2_hit_sectors IS NULL AND l2_miss_sectors IS NULL THEN NULL
-       ELSE 32.0 * (COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0)) END AS l2_bytes,
+  -- bytes through L1: global and local sectors, 32 bytes each; without the range profiler's, the
+  -- instrumented launch's (exact, the same quantity)
+  CASE WHEN COALESCE(gld_sectors, gst_sectors, lld_sectors, lst_sectors) IS NOT NULL
+         THEN 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + COALESCE(lld_sectors, 0) + COALESCE(lst_sectors, 0))
+       WHEN ic_launch_id IS NOT NULL
+         THEN 32.0 * (COALESCE(ic_global_sectors, 0) + COALESCE(ic_local_sectors, 0)) END AS l1_bytes,
+  -- bytes looked up in L2: hit + miss sectors, 32 bytes each; without either (they take later
+  -- groups than the floor's: docs/metrics.md), the sectors the SMs asked the L2 for (group 1's
+  -- l2_sectors_from_l1: L1TEX's loads, stores, atomics and TMA, not the copy engines')
+  CASE WHEN l2_hit_sectors IS NOT NULL OR l2_miss_sectors IS NOT NULL
+         THEN 32.0 * (COALESCE(l2_hit_sectors, 0) + COALESCE(l2_miss_sectors, 0))
+       ELSE 32.0 * l2_sectors_from_l1 END AS l2_bytes,
   -- bytes the asynchronous copies moved (TMA loads and stores, LDGSTS through or around L1, group
   -- tma / sass_bytes): traffic no LDG or STG sector counts
   CASE WHEN COALESCE(tma_load_bytes, tma_store_bytes, ldgsts_access_bytes, ldgsts_bypass_bytes) IS NULL THEN NULL
        ELSE COALESCE(tma_load_bytes, 0) + COALESCE(tma_store_bytes, 0) + COALESCE(ldgsts_access_bytes, 0)
             + COALESCE(ldgsts_bypass_bytes, 0) END AS async_bytes,
   -- bytes every counted SM access could have moved: global and local sectors, atomics and
-  -- reductions at L2, 32 bytes each (NULL when no sector counter was collected)
-  CASE WHEN COALESCE(gld_sectors, gst_sectors) IS NULL THEN NULL
-       ELSE 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + COALESCE(lld_sectors, 0)
-                    + COALESCE(lst_sectors, 0) + COALESCE(l2_atom_sectors, 0) + COALESCE(l2_red_sectors, 0))
-       END AS counted_access_bytes,
+  -- reductions at L2, 32 bytes each (NULL when no sector counter was collected); without the range
+  -- profiler's sector counters, the instrumented launch's global (atomics too) and local sectors
+  CASE WHEN COALESCE(gld_sectors, gst_sectors) IS NOT NULL
+         THEN 32.0 * (COALESCE(gld_sectors, 0) + COALESCE(gst_sectors, 0) + COALESCE(lld_sectors, 0)
+                      + COALESCE(lst_sectors, 0) + COALESCE(l2_atom_sectors, 0) + COALESCE(l2_red_sectors, 0))
+       WHEN ic_launch_id IS NOT NULL
+         THEN 32.0 * (COALESCE(ic_global_sectors, 0) + COALESCE(ic_local_sectors, 0)
+                      + COALESCE(l2_atom_sectors, 0) + COALESCE(l2_red_sectors, 0)) END AS counted_access_bytes,
   -- bytes the SMs moved to or from system memory (sm_sysmem_sectors)
   32.0 * sm_sysmem_sectors AS host_bytes,
   -- pct of L2 lookups that hit (hits and misses may come from two launches: docs/metrics.md)
@@ -163,9 +191,14 @@ useful AS (
   -- sectors, so scattered sector accesses may read twice their bytes (the suite's gather: 1.6x);
   -- the 1 MiB leaves room for traffic no SM instruction makes (instruction and constant fetches,
   -- page-table walks). Only with the local sectors measured: otherwise the unseen traffic may be
-  -- spills, which are no useful bytes.
+  -- spills, which are no useful bytes (the instrumented launch's local sectors count them exactly).
+  -- And when the instrumented launch executed asynchronous copies (LDGSTS, TMA) whose bytes were not
+  -- measured, traffic no sector counts is known to exist: the DRAM bytes stand for the useful ones
+  -- whenever they exceed what the counted accesses could move.
   CASE WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
-            AND COALESCE(lld_sectors, lst_sectors) IS NOT NULL
+            AND ic_async_inst > 0 AND dram_bytes > counted_access_bytes THEN 'dram'
+       WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
+            AND (COALESCE(lld_sectors, lst_sectors) IS NOT NULL OR ic_launch_id IS NOT NULL)
             AND dram_bytes > 2.0 * counted_access_bytes + 1048576.0 THEN 'dram'
        WHEN requested_bytes IS NOT NULL THEN 'requested'
        WHEN dram_bytes IS NOT NULL AND COALESCE(gld_sectors, gst_sectors) IS NOT NULL THEN 'sectors'

@@ -1031,13 +1031,15 @@ an_prepare(sqlite3 *db)
         goto out;
     an_lap("  metric averages");
     if (build_pagg(db) || build_footprint(db) ||
-        exec(db, "CREATE INDEX temp.pagg_by_config ON pagg(pagg_config_id)", "profiled averages") ||
-        exec(db, an_derived_sql, "configuration table") ||
-        exec(db, "CREATE INDEX temp.cfg_by_config ON cfg(config_id)", "configuration table"))
+        exec(db, "CREATE INDEX temp.pagg_by_config ON pagg(pagg_config_id)", "profiled averages"))
         goto out;
+    /* before temp.cfg: its useful bytes read the instrumented counts (v_inst_config) */
     if (build_inst(db))
         goto out;
     an_lap("  per-instruction counts");
+    if (exec(db, an_derived_sql, "configuration table") ||
+        exec(db, "CREATE INDEX temp.cfg_by_config ON cfg(config_id)", "configuration table"))
+        goto out;
     ret = 0;
 out:
     free(sql);
