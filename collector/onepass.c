@@ -215,60 +215,66 @@ is_roof(const struct metrics_bundle *b)
     return 0;
 }
 
-/*
- * ONEPASS_ROOF_EARLY: the floor's bundles, the roof's, the state bundles
- * holding core names (the second ones first), then the code-only bundles,
- * then the other groups' bundles.
- */
-static size_t
-roof_early(struct metrics_bundle *b, size_t cap)
+/* A state bundle's place: 0 the floor's, 1 a second one, 2 another holding a core name, -1 none. */
+static int
+state_kind(const struct metrics_bundle *b)
 {
-    size_t ns, ng, k = 0;
+    return bundle_has(b, floor_name) ? 0 : is_second(b) ? 1 : holds_core(b) ? 2 : -1;
+}
+
+/* Appends the state bundles of `kind` to b[k..cap): the new count. */
+static size_t
+add_state(struct metrics_bundle *b, size_t k, size_t cap, int kind)
+{
+    size_t ns;
     const struct metrics_bundle *s = metrics_state_bundles(&ns);
-    const struct metrics_bundle *g = onepass_group_bundles(&ng);
     for (size_t i = 0; i < ns && k < cap; i++)
-        if (bundle_has(&s[i], floor_name))
+        if (state_kind(&s[i]) == kind)
             b[k++] = s[i];
-    for (size_t i = 0; i < ng && k < cap; i++)
-        if (is_roof(&g[i]))
-            b[k++] = g[i];
-    for (int second = 1; second >= 0; second--)
-        for (size_t i = 0; i < ns && k < cap; i++)
-            if (!bundle_has(&s[i], floor_name) && is_second(&s[i]) == second &&
-                (second || holds_core(&s[i])))
-                b[k++] = s[i];
-    for (size_t i = 0; i < N(code_bundles) && k < cap; i++)
+    return k;
+}
+
+/* Appends code_bundles[from..to) to b[k..cap): the new count. */
+static size_t
+add_code(struct metrics_bundle *b, size_t k, size_t cap, size_t from, size_t to)
+{
+    for (size_t i = from; i < to && k < cap; i++)
         b[k++] = code_bundles[i];
+    return k;
+}
+
+/* Appends the groups' bundles to b[k..cap), the roof's (roof 1), the others (0) or all (-1). */
+static size_t
+add_groups(struct metrics_bundle *b, size_t k, size_t cap, int roof)
+{
+    size_t ng;
+    const struct metrics_bundle *g = onepass_group_bundles(&ng);
     for (size_t i = 0; i < ng && k < cap; i++)
-        if (!is_roof(&g[i]))
+        if (roof < 0 || is_roof(&g[i]) == roof)
             b[k++] = g[i];
     return k;
 }
 
+/*
+ * ONEPASS_CODE_EARLY: the floor's, the early code-only bundles, the second
+ * state bundles, the other code-only ones, the other state bundles holding
+ * core names, the groups'. ONEPASS_ROOF_EARLY: the floor's, the roof's, the
+ * second and the other core state bundles, every code-only one, the other
+ * groups'.
+ */
 size_t
 onepass_bundles_ordered(enum onepass_order order, struct metrics_bundle *b, size_t cap)
 {
-    if (order == ONEPASS_ROOF_EARLY)
-        return roof_early(b, cap);
-    size_t ns, ng, k = 0;
-    const struct metrics_bundle *s = metrics_state_bundles(&ns);
-    const struct metrics_bundle *g = onepass_group_bundles(&ng);
-    for (size_t i = 0; i < ns && k < cap; i++)
-        if (bundle_has(&s[i], floor_name))
-            b[k++] = s[i];
-    for (size_t i = 0; i < EARLY_CODE && k < cap; i++)
-        b[k++] = code_bundles[i];
-    for (size_t i = 0; i < ns && k < cap; i++)
-        if (!bundle_has(&s[i], floor_name) && is_second(&s[i]))
-            b[k++] = s[i];
-    for (size_t i = EARLY_CODE; i < N(code_bundles) && k < cap; i++)
-        b[k++] = code_bundles[i];
-    for (size_t i = 0; i < ns && k < cap; i++)
-        if (!bundle_has(&s[i], floor_name) && !is_second(&s[i]) && holds_core(&s[i]))
-            b[k++] = s[i];
-    for (size_t i = 0; i < ng && k < cap; i++)
-        b[k++] = g[i];
-    return k;
+    int roof = order == ONEPASS_ROOF_EARLY;
+    size_t k = add_state(b, 0, cap, 0);
+    k = roof ? add_groups(b, k, cap, 1) : add_code(b, k, cap, 0, EARLY_CODE);
+    k = add_state(b, k, cap, 1);
+    if (!roof)
+        k = add_code(b, k, cap, EARLY_CODE, N(code_bundles));
+    k = add_state(b, k, cap, 2);
+    if (roof)
+        k = add_code(b, k, cap, 0, N(code_bundles));
+    return add_groups(b, k, cap, roof ? 0 : -1);
 }
 
 size_t
