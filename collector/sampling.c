@@ -430,33 +430,11 @@ name_matches(const struct sampling *s, const struct sampling_launch *l)
            regexec(&s->kernel_re, buf, 0, NULL, 0) == 0;
 }
 
-static double slowdown_locked(const struct sampling *s);
-
-/*
- * What e's launches have cost the GPU so far, to rank it by (lock held):
- * the GPU time of its traced launches; before any has its record, the
- * native time its instrumented launch implies (what it cost less the fixed
- * part, over the learned slowdown: sampling_inst_price() read backwards).
- * With both engines a configuration's first launch is instrumented and
- * untimed, so one launched twice (JAX's GEMM fusions, 5-14 ms each on the
- * H100 on 2026-12-06) had no GPU time at its second launch and ranked
- * behind every configuration with some, whatever it costs.
- */
-static int64_t
-gpu_weight(const struct sampling *s, const struct sampling_slot *e)
-{
-    if (e->timed > 0 || e->inst_ns <= 0)
-        return e->gpu_ns;
-    double sd = slowdown_locked(s);
-    int64_t extra = e->inst_ns - SAMPLING_INST_FIXED_NS;
-    return extra > 0 && sd > 0 ? (int64_t)((double)extra / sd) : 0;
-}
-
 /*
  * Under --profile-budget (lock held): may e's chosen launch take one of the
  * `slots` profiles the budget buys now? Only when its configuration has
- * GPU time (gpu_weight()) and fewer than `slots` configurations that still
- * wait for their first profile (eligible, not profiled) took more. A
+ * GPU time recorded and fewer than `slots` configurations that still wait
+ * for their first profile (eligible, not profiled) took more GPU time. A
  * configuration that has a profile already (extras, --sample all, first:N)
  * ranks behind every waiting one with GPU time: first profiles first.
  * Always yes without a budget.
@@ -466,14 +444,13 @@ budget_ranks(const struct sampling *s, const struct sampling_slot *e, long slots
 {
     if (s->opts.budget_pct <= 0 || !e)
         return 1;
-    int64_t w = gpu_weight(s, e);
-    if (w <= 0)
+    if (e->gpu_ns <= 0)
         return 0;
     long above = 0, want = slots < 1 ? 1 : slots;
-    int64_t bar = e->profiled > 0 ? 0 : w;
+    int64_t bar = e->profiled > 0 ? 0 : e->gpu_ns;
     for (size_t i = 0; i < s->used && above < want; i++) {
         const struct sampling_slot *f = &s->slots[s->order[i]];
-        if (f != e && f->eligible > 0 && f->profiled == 0 && gpu_weight(s, f) > bar)
+        if (f != e && f->eligible > 0 && f->profiled == 0 && f->gpu_ns > bar)
             above++;
     }
     return above < want;
@@ -483,7 +460,7 @@ budget_ranks(const struct sampling *s, const struct sampling_slot *e, long slots
  * The first groups' budget (lock held): may e's first group take one of
  * the `slots` profiles the budget buys now? Only when fewer than `slots`
  * configurations still waiting for their first group (eligible, not
- * profiled) took more GPU time (gpu_weight()); one without any ranks behind
+ * profiled) took more GPU time; one without GPU time yet ranks behind
  * every one with some. Always yes when slots is LONG_MAX (the allowance).
  */
 static int
@@ -492,10 +469,9 @@ first_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
     if (slots == LONG_MAX || !e)
         return 1;
     long above = 0, want = slots < 1 ? 1 : slots;
-    int64_t w = gpu_weight(s, e);
     for (size_t i = 0; i < s->used && above < want; i++) {
         const struct sampling_slot *f = &s->slots[s->order[i]];
-        if (f != e && f->eligible > 0 && f->profiled == 0 && gpu_weight(s, f) > w)
+        if (f != e && f->eligible > 0 && f->profiled == 0 && f->gpu_ns > e->gpu_ns)
             above++;
     }
     return above < want;
@@ -509,8 +485,7 @@ first_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
  * have none yet (deferred by the first groups' budget). Coverage before
  * completeness: a configuration with no group is not counted in the
  * coverage by GPU time at all, a later group only completes one that is.
- * A configuration without GPU time yet (gpu_weight()) ranks behind every
- * one with some.
+ * A configuration without GPU time yet ranks behind every one with some.
  * Always yes when slots < 1.
  */
 static int
@@ -519,10 +494,9 @@ group_ranks(const struct sampling *s, const struct sampling_slot *e, long slots)
     if (slots < 1 || !e)
         return 1;
     long above = 0;
-    int64_t w = gpu_weight(s, e);
     for (size_t i = 0; i < s->used && above < slots; i++) {
         const struct sampling_slot *f = &s->slots[s->order[i]];
-        if (f != e && f->eligible > 0 && f->profiled < s->ngroups && gpu_weight(s, f) > w)
+        if (f != e && f->eligible > 0 && f->profiled < s->ngroups && f->gpu_ns > e->gpu_ns)
             above++;
     }
     return above < slots;

@@ -1087,44 +1087,6 @@ test_sampling_first_budget(void)
 }
 
 /*
- * Ranking by GPU time (gpu_weight()): a configuration whose only launch so
- * far was instrumented, so untimed, ranks by the native time that launch
- * implies (its cost less the fixed part, over the slowdown), not behind
- * every configuration with GPU time: a 5 ms kernel instrumented once
- * outranks one traced for 50 us; an instrumented launch that cost less than
- * the fixed part implies nothing.
- */
-static void
-test_sampling_rank_instrumented(void)
-{
-    struct sampling s;
-    const char *why;
-    int g;
-    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
-    struct sampling_launch c = L("c", 8, 128, 0), d = L("d", 8, 128, 0), e = L("e", 8, 128, 0);
-    struct sampling_launch *all[] = {&c, &d, &e};
-    for (size_t i = 0; i < 3; i++) {
-        all[i]->first_budget = all[i]->first_over_budget = 1;
-        CHECK_STR(sampling_decide_group(&s, all[i], &why, NULL, NULL, &g), "profile_budget");
-    }
-    CHECK_EQ_INT(sampling_add_gpu_time(&s, &c, 50000), 0);
-    sampling_inst_cost(&s, &d, SAMPLING_INST_FIXED_NS + (int64_t)(SAMPLING_INST_SLOWDOWN * 5e6));
-    sampling_inst_cost(&s, &e, SAMPLING_INST_FIXED_NS / 2);
-    for (size_t i = 0; i < 3; i++) {
-        all[i]->first_over_budget = 0;
-        all[i]->first_slots = 1;
-    }
-    CHECK_STR(sampling_decide_group(&s, &c, &why, NULL, NULL, &g), "profile_budget");
-    CHECK_STR(sampling_decide_group(&s, &e, &why, NULL, NULL, &g), "profile_budget");
-    CHECK(sampling_decide_group(&s, &d, &why, NULL, NULL, &g) == NULL);
-    CHECK_STR(why, "first_of_config");
-    /* d has its group: c (50 us) now ranks above e (nothing implied) */
-    CHECK_STR(sampling_decide_group(&s, &e, &why, NULL, NULL, &g), "profile_budget");
-    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL);
-    sampling_release(&s);
-}
-
-/*
  * A first launch taken blind within the allowance, unless another
  * configuration of the same kernel cost more than the bar to instrument
  * (XLA's autotuning candidates of one fusion: 966, 482 and 262 ms on the
@@ -1853,7 +1815,6 @@ static const struct check_test tests[] = {
     {"test_sampling_later_total_env", test_sampling_later_total_env},
     {"test_sampling_first_slots", test_sampling_first_slots},
     {"test_sampling_first_budget", test_sampling_first_budget},
-    {"test_sampling_rank_instrumented", test_sampling_rank_instrumented},
     {"test_sampling_inst_price", test_sampling_inst_price},
     {"test_sampling_inst_sibling", test_sampling_inst_sibling},
     {"test_sampling_inst_once", test_sampling_inst_once},
