@@ -84,6 +84,22 @@ allowance_from_env(const char *name, int64_t *ns, char *err, size_t n)
     return 0;
 }
 
+/* NAME=a percentage > 0, or "0" / "none" (0: off) into *pct; unset leaves it. -1 with err. */
+static int
+percent_from_env(const char *name, double *pct, char *err, size_t n)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    if (!strcmp(v, "0") || !strcmp(v, "none"))
+        *pct = 0;
+    else if (optvalue_percent(v, pct) != 0) {
+        snprintf(err, n, "bad %s '%s': expected a percentage > 0 or none", name, v);
+        return -1;
+    }
+    return 0;
+}
+
 int
 sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
 {
@@ -145,24 +161,9 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
             return -1;
         }
     }
-    if ((v = getenv("GPUHIER_DIAG_LATER_TOTAL_BUDGET")) && *v) {
-        if (!strcmp(v, "0") || !strcmp(v, "none"))
-            o->later_total_pct = 0;
-        else if (optvalue_percent(v, &o->later_total_pct) != 0) {
-            snprintf(err, n,
-                     "bad GPUHIER_DIAG_LATER_TOTAL_BUDGET '%s': expected a percentage > 0 or none",
-                     v);
-            return -1;
-        }
-    }
-    if ((v = getenv("GPUHIER_GROUP_BUDGET")) && *v) {
-        if (!strcmp(v, "0") || !strcmp(v, "none"))
-            o->group_budget_pct = 0;
-        else if (optvalue_percent(v, &o->group_budget_pct) != 0) {
-            snprintf(err, n, "bad GPUHIER_GROUP_BUDGET '%s': expected a percentage > 0 or none", v);
-            return -1;
-        }
-    }
+    if (percent_from_env("GPUHIER_DIAG_LATER_TOTAL_BUDGET", &o->later_total_pct, err, n) ||
+        percent_from_env("GPUHIER_GROUP_BUDGET", &o->group_budget_pct, err, n))
+        return -1;
     return 0;
 }
 
