@@ -196,10 +196,9 @@ useful AS (
   -- measured, traffic no sector counts is known to exist: the DRAM bytes stand for the useful ones
   -- whenever they exceed what the counted accesses could move.
   CASE WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
-            AND ic_async_inst > 0 AND dram_bytes > counted_access_bytes THEN 'dram'
-       WHEN dram_bytes IS NOT NULL AND counted_access_bytes IS NOT NULL AND async_bytes IS NULL
-            AND (COALESCE(lld_sectors, lst_sectors) IS NOT NULL OR ic_launch_id IS NOT NULL)
-            AND dram_bytes > 2.0 * counted_access_bytes + 1048576.0 THEN 'dram'
+            AND ((ic_async_inst > 0 AND dram_bytes > counted_access_bytes)
+                 OR ((COALESCE(lld_sectors, lst_sectors) IS NOT NULL OR ic_launch_id IS NOT NULL)
+                     AND dram_bytes > 2.0 * counted_access_bytes + 1048576.0)) THEN 'dram'
        WHEN requested_bytes IS NOT NULL THEN 'requested'
        WHEN dram_bytes IS NOT NULL AND COALESCE(gld_sectors, gst_sectors) IS NOT NULL THEN 'sectors'
        WHEN dram_bytes IS NOT NULL THEN 'dram' END AS useful_basis
