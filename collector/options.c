@@ -93,11 +93,10 @@ options_read(void)
     opt.session_kept = !se || strcmp(se, "launch") != 0;
     opt.extras_core = env("GPUHIER_DIAG_EXTRAS_WITH_CORE") != NULL;
     /* docs/metrics.md "The tensor roof in group 1": the roof early, the code-only bundles late */
-    opt.plan_roof_early =
-        env("GPUHIER_DIAG_PLAN_ORDER") && !strcmp(env("GPUHIER_DIAG_PLAN_ORDER"), "roof");
-    if (env("GPUHIER_DIAG_PLAN_ORDER") && !opt.plan_roof_early)
-        gh_say("GPUHIER_DIAG_PLAN_ORDER=%s: not 'roof'; the default plan is used",
-               env("GPUHIER_DIAG_PLAN_ORDER"));
+    const char *po = env("GPUHIER_DIAG_PLAN_ORDER");
+    opt.plan_roof_early = po && !strcmp(po, "roof");
+    if (po && !opt.plan_roof_early)
+        gh_say("GPUHIER_DIAG_PLAN_ORDER=%s: not 'roof'; the default plan is used", po);
     opt.prewarm = !env("GPUHIER_DIAG_PREWARM")                 ? 0
                   : !strcmp(env("GPUHIER_DIAG_PREWARM"), "bg") ? PREWARM_BG
                                                                : 1;
