@@ -16,6 +16,7 @@
  */
 #include "analyzer/analyzer_int.h"
 #include "export/export.h"
+#include "schema/severity.h"
 #include "schema/store.h"
 
 #include <ctype.h>
@@ -824,25 +825,7 @@ cmp_rank(const void *a, const void *b)
     return strcmp(x->message, y->message);
 }
 
-/*
- * The severity scale (docs/severity.md). An error is worth a ticket: it
- * costs a tenth of the GPU time and a hundredth of the program's wall
- * time, by an exact estimate; a warning a hundredth and a thousandth.
- * A finding below either share drops a level: time the GPU loses while
- * the program waits on the host, the disk or Python is not time the
- * user waits for (Amdahl: the program speeds up by at most the wall
- * share). A bound or a rule of thumb never makes an error on its own.
- */
-#define SEV_ERROR_GPU_PCT 10.0
-#define SEV_ERROR_WALL_PCT 1.0
-#define SEV_WARNING_GPU_PCT 1.0
-#define SEV_WARNING_WALL_PCT 0.1
-/*
- * One-time set-up (a model upload before the training loop) is paid once,
- * however long the program runs: a note, unless it is a tenth of the wall
- * time (docs/severity.md "One-time set-up").
- */
-#define SEV_ONE_TIME_WALL_PCT 10.0
+/* The severity scale: schema/severity.h (docs/severity.md). */
 
 static const char *const sev_names[] = {"error", "warning", "note"};
 

@@ -206,7 +206,8 @@ print_text(sqlite3 *db, const char *path, int top, int all)
     if (analyzer_groups_missing(db, &gm, &gm_pct) == 0 && gm > 0)
         printf("note: %lld configuration%s (%.1f %% of the %s kernel time) got only some of the "
                "one-pass counter groups (launched fewer times than there are groups, deferred by "
-               "the budget, or waiting for their group's run: docs/sampling.md \"Group runs\"); "
+               "the budget, waiting for their group's run, or too small a share of the time for "
+               "a warning: docs/sampling.md); "
                "the rules that read the missing counters did not judge %s "
                "(v_config_groups lists them; docs/analyzer.md)\n\n",
                gm, gm == 1 ? "" : "s", gm_pct, store_has_waiting(db) ? "working" : "traced",

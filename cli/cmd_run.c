@@ -299,7 +299,8 @@ print_coverage(sqlite3 *db, const char *shown)
         fprintf(stderr,
                 "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "
                 "groups (launched fewer times than there are groups, deferred by the "
-                "budget, or waiting for their group's run)\n",
+                "budget, waiting for their group's run, or too small a share of the time "
+                "for a warning)\n",
                 shown, cov.groups_partial, cov.groups_partial == 1 ? "" : "s");
     /* the instrumentation engine's price left configurations without exact counts: its word */
     sqlite3_stmt *st = NULL;

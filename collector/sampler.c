@@ -36,6 +36,7 @@
 #include "collector/sampling.h"
 #include "collector/signals.h"
 #include "collector/stacks.h"
+#include "schema/severity.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -669,6 +670,8 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                 sl.groups_wait =
                     settling ||
                     (budget <= 0 && sampling_groups_wait(allow, st.profiling_ns, st.first_ns));
+                /* the severity floor's wall share: the program's own time, as the analyzer's */
+                sl.own_ns = all_elapsed - all_profiling_ns;
             }
         }
         sl.counters_busy = e->deferring && e->deferring();
@@ -930,6 +933,19 @@ sampler_at_exit(void)
             learned ? "learned from this run" : "before any was measured",
             S.sampling.opts.inst_budget_pct);
     }
+    long floored = 0;
+    int64_t floored_ns = 0;
+    if (opt.sampling_ok)
+        sampling_floor_left(&S.sampling, &floored, &floored_ns);
+    if (floored)
+        push_event("info", "groups_below_floor",
+                   "%ld configurations (%.3f ms of GPU time) have only some of the plan's "
+                   "one-pass groups: past the first half of the allowance, a later group goes "
+                   "only to a configuration that holds at least %.1f %% of the GPU time and "
+                   "%.1f %% of the program's own time so far, the least a warning needs "
+                   "(docs/severity.md); below that every finding on it is a note "
+                   "(GPUHIER_DIAG_GROUPS_FLOOR=0 lifts the floor; docs/sampling.md)",
+                   floored, (double)floored_ns / 1e6, SEV_WARNING_GPU_PCT, SEV_WARNING_WALL_PCT);
     if (atomic_load(&S.budget_unmatched))
         /* the kernel records' names or geometry did not match the launch callbacks' */
         push_event("warning", "budget_time_unmatched",

@@ -12,6 +12,7 @@
 
 #include "schema/hash.h"
 #include "schema/optvalue.h"
+#include "schema/severity.h"
 
 #include <demangle.h>
 #include <limits.h>
@@ -40,6 +41,7 @@ struct sampling_slot {
     unsigned done;                            /* the groups given (bit per group) */
     int first_inflight; /* its first group given to a launch (track_first) that has not ended */
     long last_seen;     /* `seen` at its last launch (group runs: the program's period) */
+    int floor_held;     /* a later group of it was deferred by the severity floor */
 };
 
 int
@@ -161,6 +163,8 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
             return -1;
         }
     }
+    if ((v = getenv("GPUHIER_DIAG_GROUPS_FLOOR")) && *v)
+        o->no_floor = !strcmp(v, "0");
     if (percent_from_env("GPUHIER_DIAG_LATER_TOTAL_BUDGET", &o->later_total_pct, err, n) ||
         percent_from_env("GPUHIER_GROUP_BUDGET", &o->group_budget_pct, err, n))
         return -1;
@@ -256,6 +260,16 @@ int
 sampling_groups_wait(int64_t allowance_ns, int64_t profiling_ns, int64_t first_ns)
 {
     return allowance_ns >= 0 && profiling_ns - first_ns >= allowance_ns / 2;
+}
+
+int
+sampling_can_warn(int64_t cfg_ns, int64_t gpu_ns, int64_t own_ns)
+{
+    if (cfg_ns <= 0)
+        return 0;
+    if ((double)cfg_ns * 100.0 < SEV_WARNING_GPU_PCT * (double)gpu_ns)
+        return 0;
+    return own_ns <= 0 || (double)cfg_ns * 100.0 >= SEV_WARNING_WALL_PCT * (double)own_ns;
 }
 
 int64_t
@@ -675,6 +689,7 @@ sampling_add_gpu_time(struct sampling *s, const struct sampling_launch *l, int64
     if (e) {
         e->gpu_ns += ns;
         e->timed++;
+        s->gpu_ns += ns;
         inst_learn(s, e);
     }
     pthread_mutex_unlock(&s->lock);
@@ -925,6 +940,17 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         chosen = NULL;
         skip = "profile_budget";
         held = 1;
+    } else if (later && l->groups_wait && !s->opts.no_floor &&
+               !sampling_can_warn(e->gpu_ns, s->gpu_ns, l->own_ns)) {
+        /*
+         * the severity floor: every finding on this configuration would be
+         * a note, which its first group already gives; deferred, so a
+         * configuration whose share grows takes it at a later launch
+         */
+        chosen = NULL;
+        skip = "profile_budget";
+        s->floor_held++;
+        e->floor_held = 1;
     } else if (later && (l->group_over_budget || !group_ranks(s, e, l->group_slots))) {
         /* the later groups' budget: the configuration's next launch is chosen again */
         chosen = NULL;
@@ -1096,4 +1122,20 @@ sampling_request_extras(struct sampling *s, const struct sampling_launch *l, uns
     }
     pthread_mutex_unlock(&s->lock);
     return ret;
+}
+
+void
+sampling_floor_left(struct sampling *s, long *n, int64_t *ns)
+{
+    *n = 0;
+    *ns = 0;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->used; i++) {
+        const struct sampling_slot *e = &s->slots[s->order[i]];
+        if (e->floor_held && e->profiled < s->ngroups) {
+            (*n)++;
+            *ns += e->gpu_ns;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
 }

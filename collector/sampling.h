@@ -102,6 +102,9 @@ struct sampling_opts {
                                   engine's time so far is within PCT % of the program's own
                                   time (elapsed less every engine's time), on top of
                                   group_budget_pct; 0 = off (the default) */
+    int no_floor;               /* diagnosis (GPUHIER_DIAG_GROUPS_FLOOR=0): a later group waiting
+                                  under groups_wait is not held to the severity floor
+                                  (sampling_can_warn()); 0 = the floor applies (the default) */
 };
 /*
  * The default budget of the one-pass groups: 30 % of the program's own
@@ -275,6 +278,9 @@ struct sampling_launch {
                               never with settle_floor < 0). The sampler sets it once half
                               of the first groups' allowance is spent: the other half is
                               kept for the first groups of configurations still to come */
+    int64_t own_ns;        /* with groups_wait: the program's own time so far (elapsed less
+                              every engine's time), against which sampling_can_warn() judges
+                              a configuration's wall share; <= 0: unknown, the GPU share alone */
     int first_wait;        /* config mode with groups and first_budget: a first group chosen
                               now waits ("profile_budget") while the program still shows new
                               configurations (sampling_repeated() with opts.settle_floor), as a
@@ -409,6 +415,18 @@ int sampling_after_inst(long seen, long last_inst, long wait, long period);
 int sampling_groups_wait(int64_t allowance_ns, int64_t profiling_ns, int64_t first_ns);
 
 /*
+ * The severity floor of later one-pass groups (docs/sampling.md "Later
+ * groups only where a warning can come"): could a configuration that took
+ * cfg_ns of the gpu_ns GPU time traced so far, in own_ns of the program's
+ * own time (<= 0: unknown), still carry a finding of warning severity?
+ * A finding's time lost is at most its configurations' time, and a warning
+ * needs SEV_WARNING_GPU_PCT of the GPU time and SEV_WARNING_WALL_PCT of
+ * the wall time (schema/severity.h); below either, every finding on it is
+ * a note, which group 1 already gives. No GPU time yet: no.
+ */
+int sampling_can_warn(int64_t cfg_ns, int64_t gpu_ns, int64_t own_ns);
+
+/*
  * Does this kernel wait on other ranks or devices? NCCL's collectives and
  * point-to-point kernels (names containing "ncclDevKernel_" or
  * "ncclKernel_"), NVSHMEM's own kernels ("nvshmemi_", "nvshmem_").
@@ -451,6 +469,8 @@ struct sampling {
     double learn_extra_ns;  /* instrumented launches' cost beyond the fixed part */
     double learn_native_ns; /* their configurations' native mean times */
     long learn_n;
+    int64_t gpu_ns;  /* GPU time of every configuration's traced launches so far */
+    long floor_held; /* later groups deferred by the severity floor (sampling_can_warn()) */
 };
 
 /*
@@ -555,6 +575,12 @@ int64_t sampling_inst_price(int64_t fixed_ns, double slowdown, int64_t mean_ns);
  */
 int sampling_inst_pays(struct sampling *s, const struct sampling_launch *l, double slack_ns,
                        int64_t *price);
+
+/*
+ * At exit: the configurations still short of a later group that the
+ * severity floor deferred (*n), and their GPU time (*ns).
+ */
+void sampling_floor_left(struct sampling *s, long *n, int64_t *ns);
 
 /*
  * What instrumenting l's configuration's launch added to the run (the

@@ -1277,11 +1277,14 @@ test_sampling_groups_settle(void)
     /* before half the allowance is spent, a later group does not wait */
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 2 */
     CHECK_EQ_INT(g, 1);
+    /* every configuration's share over the severity floor (test_sampling_groups_floor) */
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &a, 1000000), 0);
     a.groups_wait = b.groups_wait = c.groups_wait = 1;
     CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget"); /* 3 */
     CHECK_EQ_INT(g, -1);
     CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL); /* 4, new: first group */
     CHECK_EQ_INT(g, 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &b, 1000000), 0);
     for (int i = 5; i <= 11; i++) /* fewer than 8 launches since b's first */
         CHECK_STR(sampling_decide_group(&s, i % 2 ? &a : &b, &why, NULL, NULL, &g),
                   "profile_budget");
@@ -1306,6 +1309,7 @@ test_sampling_groups_settle(void)
     CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
     sampling_set_groups(&s, 3);
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &a, 1000000), 0);
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
     CHECK_EQ_INT(g, 1);
     sampling_release(&s);
@@ -1316,6 +1320,87 @@ test_sampling_groups_settle(void)
     CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), -1);
     CHECK(strstr(err, "GPUHIER_DIAG_GROUPS_SETTLE 'soon'") != NULL);
     unsetenv("GPUHIER_DIAG_GROUPS_SETTLE");
+}
+
+/*
+ * The severity floor of later groups: past half the allowance
+ * (groups_wait) a configuration's later group is taken only while it holds
+ * at least 1 % of the GPU time traced so far and 0.1 % of the program's
+ * own time (own_ns; unknown: the GPU share alone), what a warning needs
+ * (docs/severity.md); below, it is deferred ("profile_budget") and taken
+ * at a later launch once its share has grown. First groups, and later
+ * groups without groups_wait, are never held to it;
+ * GPUHIER_DIAG_GROUPS_FLOOR=0 lifts it. At exit the configurations it left
+ * short are counted with their GPU time.
+ */
+static void
+test_sampling_groups_floor(void)
+{
+    const int64_t ms = 1000000LL;
+    CHECK_EQ_INT(sampling_can_warn(0, 0, 0), 0); /* no GPU time yet */
+    CHECK_EQ_INT(sampling_can_warn(10 * ms, 1000 * ms, 0), 1);
+    CHECK_EQ_INT(sampling_can_warn(10 * ms - 1, 1000 * ms, 0), 0);
+    CHECK_EQ_INT(sampling_can_warn(10 * ms, 1000 * ms, 10000 * ms), 1); /* 0.1 % of 10 s */
+    CHECK_EQ_INT(sampling_can_warn(10 * ms, 1000 * ms, 10001 * ms), 0);
+    CHECK_EQ_INT(sampling_can_warn(1 * ms, 1 * ms, -1), 1);
+
+    struct sampling s;
+    const char *why;
+    int g;
+    CHECK_EQ_INT(groups_init(&s, SAMPLING_CONFIG, 3), 0);
+    CHECK_EQ_INT(s.opts.no_floor, 0);
+    s.opts.settle_floor = -1; /* the floor alone, not the wait for repeats */
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 4, 64, 0),
+                           d = L("d", 2, 32, 0);
+    struct sampling_launch *all[] = {&a, &b, &c, &d};
+    for (int i = 0; i < 4; i++) {
+        CHECK(sampling_decide_group(&s, all[i], &why, NULL, NULL, &g) == NULL);
+        CHECK_STR(why, "first_of_config");
+        all[i]->groups_wait = 1;
+    }
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &a, 980 * ms), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &b, 15 * ms), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &c, 5 * ms), 0);
+    /* by GPU share alone (own time unknown): a 98 %, b 1.5 %, c 0.5 %, d no time */
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "metric_group");
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(sampling_decide_group(&s, &c, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_STR(sampling_decide_group(&s, &d, &why, NULL, NULL, &g), "profile_budget");
+    /* 20 s of the program's own time: b's 15 ms is under 0.1 % of it */
+    a.own_ns = b.own_ns = 20000 * ms;
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
+    /* c's share grows past 1 %: its next launch takes the group */
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &c, 10 * ms), 0);
+    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "metric_group");
+    long n = 0;
+    int64_t ns = 0;
+    sampling_floor_left(&s, &n, &ns);
+    CHECK_EQ_INT(n, 3); /* b (2 of 3 groups), c (2 of 3) and d (1 of 3) */
+    CHECK(ns == 30 * ms);
+    /* without groups_wait (the allowance's first half) no floor */
+    d.groups_wait = 0;
+    CHECK(sampling_decide_group(&s, &d, &why, NULL, NULL, &g) == NULL);
+    sampling_release(&s);
+
+    /* GPUHIER_DIAG_GROUPS_FLOOR=0 lifts it */
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    char err[256];
+    setenv("GPUHIER_DIAG_GROUPS_FLOOR", "0", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    unsetenv("GPUHIER_DIAG_GROUPS_FLOOR");
+    CHECK_EQ_INT(o.no_floor, 1);
+    o.settle_floor = -1;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    d.groups_wait = 1;
+    CHECK(sampling_decide_group(&s, &d, &why, NULL, NULL, &g) == NULL);
+    CHECK(sampling_decide_group(&s, &d, &why, NULL, NULL, &g) == NULL); /* no time, no floor */
+    CHECK_STR(why, "metric_group");
+    sampling_release(&s);
 }
 
 /*
@@ -1829,6 +1914,7 @@ static const struct check_test tests[] = {
     {"test_sampling_group_runs_inst_inflight", test_sampling_group_runs_inst_inflight},
     {"test_sampling_repeated", test_sampling_repeated},
     {"test_sampling_groups_settle", test_sampling_groups_settle},
+    {"test_sampling_groups_floor", test_sampling_groups_floor},
     {"test_sampling_groups_wait", test_sampling_groups_wait},
     {"test_sampling_groups_all_switches", test_sampling_groups_all_switches},
     {"test_sampling_budget", test_sampling_budget},
