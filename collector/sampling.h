@@ -102,6 +102,10 @@ struct sampling_opts {
                                   engine's time so far is within PCT % of the program's own
                                   time (elapsed less every engine's time), on top of
                                   group_budget_pct; 0 = off (the default) */
+    int first_waits_run;        /* diagnosis (GPUHIER_DIAG_RP_FIRST_WAITS=1), group runs: a
+                                  configuration with no group yet waits for group 1's run, as
+                                  before 2026-12-06; by default it takes its first group at once,
+                                  and the run turns to group 1 (coverage before completeness) */
     int no_floor;               /* diagnosis (GPUHIER_DIAG_GROUPS_FLOOR=0): a later group waiting
                                   under groups_wait is not held to the severity floor
                                   (sampling_can_warn()); 0 = the floor applies (the default) */
@@ -471,6 +475,7 @@ struct sampling {
     long learn_n;
     int64_t gpu_ns;  /* GPU time of every configuration's traced launches so far */
     long floor_held; /* later groups deferred by the severity floor (sampling_can_warn()) */
+    long preempts;   /* group runs: later groups' runs a configuration's first group ended */
 };
 
 /*

@@ -1453,6 +1453,116 @@ test_sampling_sticky_groups(void)
 }
 
 /*
+ * Group runs, by default: a configuration with no group yet does not wait
+ * for group 1's run; its first group ends a later group's run (coverage
+ * before completeness), and the configurations that lack the later group
+ * get it in that group's next run. The suite's blas_dnn on the H100
+ * (2026-12-06): a GEMM took groups 2 to 5 within the allowance, then four
+ * cuDNN convolutions first launched in group 5's run waited through the
+ * runs of groups 5 to 8 (a period each) and the program ended with none
+ * profiled. Only within the first groups' allowance, and not while the
+ * instrumentation engine served a launch within the program's period.
+ * GPUHIER_DIAG_RP_FIRST_WAITS=1 keeps the wait.
+ */
+static void
+test_sampling_group_runs_preempt(void)
+{
+    struct sampling s;
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.group_budget_pct = 30;
+    o.run_floor = 4;
+    char err[256];
+    const char *why;
+    int g;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0);
+    /* within the first groups' allowance (sampling_first_slots(): no limit) */
+    b.first_budget = c.first_budget = 1;
+    b.first_slots = c.first_slots = LONG_MAX;
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 1: group 1 */
+    CHECK_EQ_INT(g, 0);
+    for (int i = 2; i <= 5; i++) /* 2-5: a has group 1; the floor of 4 passes at 5 */
+        if (i < 5)
+            CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 5: group 2's run */
+    CHECK_EQ_INT(g, 1);
+    CHECK_EQ_INT(s.run_group, 1);
+    /* 6: b, new in group 2's run, takes group 1 at once; the run is group 1's now */
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_STR(why, "first_of_config");
+    CHECK_EQ_INT(g, 0);
+    CHECK_EQ_INT(s.run_group, 0);
+    CHECK_EQ_INT(s.preempts, 1);
+    /* 7: c too, in group 1's run: no second preemption */
+    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 0);
+    CHECK_EQ_INT(s.preempts, 1);
+    /* a has group 1: it waits for group 2's next run, which comes once the run is over */
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    long n = 8;
+    int b_got = 0;
+    while (n++ < 40 && !b_got) {
+        const char *r = sampling_decide_group(&s, &b, &why, NULL, NULL, &g);
+        if (r == NULL) {
+            CHECK_EQ_INT(g, 1);
+            b_got = 1;
+        }
+    }
+    CHECK(b_got);
+    sampling_release(&s);
+
+    /*
+     * not while the instrumentation engine served a launch within the
+     * program's period: d, new after c's instrumented launch, waits
+     */
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    struct sampling_launch d = L("d", 8, 128, 0);
+    d.first_budget = 1;
+    d.first_slots = LONG_MAX;
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    for (int i = 2; i < 5; i++)
+        CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 5: group 2's run */
+    CHECK_EQ_INT(g, 1);
+    /* 6: c's launch, decided for the instrumentation engine (no group) and served */
+    CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, NULL) == NULL);
+    sampling_mark_instrumented(&s, &c);
+    sampling_inst_served(&s);
+    s.period = 10; /* the program's period: 10 launches */
+    CHECK_STR(sampling_decide_group(&s, &d, &why, NULL, NULL, &g), "profile_budget"); /* 7 */
+    CHECK_EQ_INT(s.preempts, 0);
+    for (int i = 8; i < 16; i++) /* 8-15: within the period of launch 6 */
+        CHECK_STR(sampling_decide_group(&s, &d, &why, NULL, NULL, &g), "profile_budget");
+    d.first_slots = 3; /* past the allowance: the budget's slots, no preemption */
+    CHECK_STR(sampling_decide_group(&s, &d, &why, NULL, NULL, &g), "profile_budget"); /* 16 */
+    d.first_slots = LONG_MAX;
+    CHECK(sampling_decide_group(&s, &d, &why, NULL, NULL, &g) == NULL); /* 17: 11 after 6 */
+    CHECK_EQ_INT(g, 0);
+    CHECK_EQ_INT(s.preempts, 1);
+    sampling_release(&s);
+
+    /* GPUHIER_DIAG_RP_FIRST_WAITS=1: the wait of before */
+    setenv("GPUHIER_DIAG_RP_FIRST_WAITS", "1", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    unsetenv("GPUHIER_DIAG_RP_FIRST_WAITS");
+    CHECK_EQ_INT(o.first_waits_run, 1);
+    o.run_floor = 4;
+    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(&s, 3);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    for (int i = 2; i < 5; i++)
+        CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    CHECK_STR(sampling_decide_group(&s, &b, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(s.preempts, 0);
+    sampling_release(&s);
+}
+
+/*
  * Group runs (GPUHIER_DIAG_RP_RUNS): every profile of a run takes the
  * run's group; the run moves on once the program's period (the longest gap
  * between two launches of a configuration) and the floor have passed with
@@ -1467,6 +1577,7 @@ test_sampling_group_runs(void)
     o.groups = 1;
     o.group_budget_pct = 30; /* runs spend a budget (no slots given: no ranking) */
     o.run_floor = 4;
+    o.first_waits_run = 1; /* the form before 2026-12-06 (test_sampling_group_runs_preempt) */
     char err[256];
     const char *why;
     int g;
@@ -1857,6 +1968,7 @@ test_sampling_group_runs_skip(void)
         const char *why;
         int g;
         runs_init(&s, 4, 0, on);
+        s.opts.first_waits_run = 1; /* the switch was made for the form where a first waits */
         struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
         CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
         CHECK_EQ_INT(g, 0);
@@ -1908,6 +2020,7 @@ static const struct check_test tests[] = {
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_group_runs", test_sampling_group_runs},
+    {"test_sampling_group_runs_preempt", test_sampling_group_runs_preempt},
     {"test_sampling_after_inst", test_sampling_after_inst},
     {"test_sampling_group_runs_after_inst", test_sampling_group_runs_after_inst},
     {"test_sampling_group_runs_skip", test_sampling_group_runs_skip},
