@@ -979,7 +979,6 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
          */
         chosen = NULL;
         skip = "profile_budget";
-        s->floor_held++;
         e->floor_held = 1;
     } else if (later && (l->group_over_budget || !group_ranks(s, e, l->group_slots))) {
         /* the later groups' budget: the configuration's next launch is chosen again */

@@ -473,9 +473,8 @@ struct sampling {
     double learn_extra_ns;  /* instrumented launches' cost beyond the fixed part */
     double learn_native_ns; /* their configurations' native mean times */
     long learn_n;
-    int64_t gpu_ns;  /* GPU time of every configuration's traced launches so far */
-    long floor_held; /* later groups deferred by the severity floor (sampling_can_warn()) */
-    long preempts;   /* group runs: later groups' runs a configuration's first group ended */
+    int64_t gpu_ns; /* GPU time of every configuration's traced launches so far */
+    long preempts;  /* group runs: later groups' runs a configuration's first group ended */
 };
 
 /*
