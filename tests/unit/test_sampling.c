@@ -1452,6 +1452,21 @@ test_sampling_sticky_groups(void)
     sampling_release(&s);
 }
 
+/* Group runs of `ngroups` groups (floor 1, later groups' budget 30 %) with the two switches. */
+static void
+runs_init(struct sampling *s, int ngroups, int after_inst, int skip)
+{
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.group_budget_pct = 30;
+    o.run_floor = 1;
+    o.rp_after_inst = after_inst;
+    o.run_skip = skip;
+    char err[256];
+    CHECK_EQ_INT(sampling_init(s, &o, 0, err, sizeof err), 0);
+    sampling_set_groups(s, ngroups);
+}
+
 /*
  * Group runs, by default: a configuration with no group yet does not wait
  * for group 1's run; its first group ends a later group's run (coverage
@@ -1468,15 +1483,10 @@ static void
 test_sampling_group_runs_preempt(void)
 {
     struct sampling s;
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    o.groups = 1;
-    o.group_budget_pct = 30;
-    o.run_floor = 4;
-    char err[256];
     const char *why;
     int g;
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    sampling_set_groups(&s, 3);
+    runs_init(&s, 3, 0, 0);
+    s.opts.run_floor = 4;
     struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0);
     /* within the first groups' allowance (sampling_first_slots(): no limit) */
     b.first_budget = c.first_budget = 1;
@@ -1517,8 +1527,8 @@ test_sampling_group_runs_preempt(void)
      * not while the instrumentation engine served a launch within the
      * program's period: d, new after c's instrumented launch, waits
      */
-    CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
-    sampling_set_groups(&s, 3);
+    runs_init(&s, 3, 0, 0);
+    s.opts.run_floor = 4;
     struct sampling_launch d = L("d", 8, 128, 0);
     d.first_budget = 1;
     d.first_slots = LONG_MAX;
@@ -1545,6 +1555,10 @@ test_sampling_group_runs_preempt(void)
     sampling_release(&s);
 
     /* GPUHIER_DIAG_RP_FIRST_WAITS=1: the wait of before */
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    o.groups = 1;
+    o.group_budget_pct = 30;
+    char err[256];
     setenv("GPUHIER_DIAG_RP_FIRST_WAITS", "1", 1);
     CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
     unsetenv("GPUHIER_DIAG_RP_FIRST_WAITS");
@@ -1837,21 +1851,6 @@ test_sampling_inst_once(void)
     CHECK_STR(why, "first_of_config");
     CHECK_EQ_INT(g, 0);
     sampling_release(&s);
-}
-
-/* Group runs of `ngroups` groups (floor 1, later groups' budget 30 %) with the two switches. */
-static void
-runs_init(struct sampling *s, int ngroups, int after_inst, int skip)
-{
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    o.groups = 1;
-    o.group_budget_pct = 30;
-    o.run_floor = 1;
-    o.rp_after_inst = after_inst;
-    o.run_skip = skip;
-    char err[256];
-    CHECK_EQ_INT(sampling_init(s, &o, 0, err, sizeof err), 0);
-    sampling_set_groups(s, ngroups);
 }
 
 /*
