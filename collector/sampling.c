@@ -165,6 +165,8 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
     }
     if ((v = getenv("GPUHIER_DIAG_RP_FIRST_WAITS")) && *v)
         o->first_waits_run = strcmp(v, "0") != 0;
+    if ((v = getenv("GPUHIER_DIAG_RUN_VALUE")) && *v)
+        o->run_value = strcmp(v, "0") != 0;
     if ((v = getenv("GPUHIER_DIAG_GROUPS_FLOOR")) && *v)
         o->no_floor = !strcmp(v, "0");
     if (percent_from_env("GPUHIER_DIAG_LATER_TOTAL_BUDGET", &o->later_total_pct, err, n) ||
@@ -923,6 +925,7 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
             s->run_group = next_run_group(s);
             s->run_mark = s->seen;
             s->runs++;
+            s->run_profiles = 0;
         }
         if (!run_wants(s, e) && !first_preempts(s, e, l)) {
             chosen = NULL;
@@ -980,6 +983,15 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
         chosen = NULL;
         skip = "profile_budget";
         e->floor_held = 1;
+    } else if (later && runs && l->groups_wait && s->opts.run_value && s->run_profiles == 0 &&
+               l->switch_ns > 0 && e->gpu_ns < l->switch_ns) {
+        /*
+         * GPUHIER_DIAG_RUN_VALUE: the run's first profile pays an image
+         * switch, more than this configuration's whole GPU time so far, which
+         * no finding on it can win back; another configuration may open it
+         */
+        chosen = NULL;
+        skip = "profile_budget";
     } else if (later && (l->group_over_budget || !group_ranks(s, e, l->group_slots))) {
         /* the later groups' budget: the configuration's next launch is chosen again */
         chosen = NULL;
@@ -1000,7 +1012,10 @@ out:
         s->run_mark = s->seen;
         s->runs++;
         s->preempts++;
+        s->run_profiles = 0;
     }
+    if (chosen && runs)
+        s->run_profiles++;
     if (chosen && groups) {
         *group = next_group(s, e);
         s->last_group = *group;

@@ -106,6 +106,11 @@ struct sampling_opts {
                                   configuration with no group yet waits for group 1's run, as
                                   before 2026-12-06; by default it takes its first group at once,
                                   and the run turns to group 1 (coverage before completeness) */
+    int run_value;              /* diagnosis (GPUHIER_DIAG_RUN_VALUE=1), group runs: a later
+                                  group that would be its run's first profile (an image
+                                  switch) waits under groups_wait unless its configuration's
+                                  GPU time so far is at least the switch's cost
+                                  (sampling_launch.switch_ns); 0 = off (the default) */
     int no_floor;               /* diagnosis (GPUHIER_DIAG_GROUPS_FLOOR=0): a later group waiting
                                   under groups_wait is not held to the severity floor
                                   (sampling_can_warn()); 0 = the floor applies (the default) */
@@ -282,6 +287,9 @@ struct sampling_launch {
                               never with settle_floor < 0). The sampler sets it once half
                               of the first groups' allowance is spent: the other half is
                               kept for the first groups of configurations still to come */
+    int64_t switch_ns;     /* with groups_wait: what a config image switch costs, taken as
+                              the range profiler's first profile (enable, set-up, Start:
+                              about 300 ms on the H100); 0: unknown (opts.run_value) */
     int64_t own_ns;        /* with groups_wait: the program's own time so far (elapsed less
                               every engine's time), against which sampling_can_warn() judges
                               a configuration's wall share; <= 0: unknown, the GPU share alone */
@@ -473,8 +481,9 @@ struct sampling {
     double learn_extra_ns;  /* instrumented launches' cost beyond the fixed part */
     double learn_native_ns; /* their configurations' native mean times */
     long learn_n;
-    int64_t gpu_ns; /* GPU time of every configuration's traced launches so far */
-    long preempts;  /* group runs: later groups' runs a configuration's first group ended */
+    int64_t gpu_ns;    /* GPU time of every configuration's traced launches so far */
+    long preempts;     /* group runs: later groups' runs a configuration's first group ended */
+    long run_profiles; /* group runs: profiles taken in the current run */
 };
 
 /*

@@ -1468,6 +1468,59 @@ runs_init(struct sampling *s, int ngroups, int after_inst, int skip)
 }
 
 /*
+ * GPUHIER_DIAG_RUN_VALUE=1: past the allowance's first half a later group
+ * that would open its run (the run's first profile: an image switch) waits
+ * unless its configuration's GPU time so far is at least the switch's cost;
+ * once a configuration worth it has opened the run, the others take the
+ * run's group at no switch. Off by default.
+ */
+static void
+test_sampling_run_value(void)
+{
+    const int64_t ms = 1000000LL;
+    struct sampling s;
+    const char *why;
+    int g;
+    runs_init(&s, 3, 0, 0);
+    s.opts.settle_floor = -1;
+    s.opts.run_value = 1;
+    struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &a, 100 * ms), 0);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &b, 400 * ms), 0);
+    a.groups_wait = b.groups_wait = 1;
+    a.switch_ns = b.switch_ns = 300 * ms;
+    /* 3: group 1's run goes on (a period of 2 launches) */
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    /* 4: the run moves to group 2 at a's launch; a's 100 ms does not pay the switch */
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    CHECK_EQ_INT(s.run_group, 1);
+    CHECK_EQ_INT(s.run_profiles, 0);
+    /* b's 400 ms does: b opens group 2's run */
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    /* in the open run a takes group 2 with no switch */
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    sampling_release(&s);
+    /* off (the default): a opens the run itself */
+    runs_init(&s, 3, 0, 0);
+    s.opts.settle_floor = -1;
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(sampling_add_gpu_time(&s, &a, 100 * ms), 0);
+    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
+    sampling_release(&s);
+    struct sampling_opts o = SAMPLING_OPTS_INIT;
+    char err[256];
+    setenv("GPUHIER_DIAG_RUN_VALUE", "1", 1);
+    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
+    unsetenv("GPUHIER_DIAG_RUN_VALUE");
+    CHECK_EQ_INT(o.run_value, 1);
+}
+
+/*
  * Group runs, by default: a configuration with no group yet does not wait
  * for group 1's run; its first group ends a later group's run (coverage
  * before completeness), and the configurations that lack the later group
@@ -2020,6 +2073,7 @@ static const struct check_test tests[] = {
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_group_runs", test_sampling_group_runs},
     {"test_sampling_group_runs_preempt", test_sampling_group_runs_preempt},
+    {"test_sampling_run_value", test_sampling_run_value},
     {"test_sampling_after_inst", test_sampling_after_inst},
     {"test_sampling_group_runs_after_inst", test_sampling_group_runs_after_inst},
     {"test_sampling_group_runs_skip", test_sampling_group_runs_skip},
