@@ -725,6 +725,16 @@ run_wants(const struct sampling *s, const struct sampling_slot *e)
     return group_wanted(e, s->run_group);
 }
 
+/* Group runs (lock held): the run turns to group g from this launch on. */
+static void
+run_turn(struct sampling *s, int g)
+{
+    s->run_group = g;
+    s->run_mark = s->seen;
+    s->runs++;
+    s->run_profiles = 0;
+}
+
 /*
  * Group runs (lock held): does e, which has no group yet, end a later
  * group's run? A configuration without any group is not in the coverage
@@ -805,9 +815,10 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
 {
     const char *skip = NULL, *chosen = NULL;
     int groups = group && s->opts.groups;
-    int later = 0; /* a later one-pass group of a configuration in config mode */
-    int held = 0;  /* chosen, then held back until the program settles (not by a budget) */
-    int first = 0; /* a first one-pass group in config mode, under the first groups' budget */
+    int later = 0;   /* a later one-pass group of a configuration in config mode */
+    int held = 0;    /* chosen, then held back until the program settles (not by a budget) */
+    int first = 0;   /* a first one-pass group in config mode, under the first groups' budget */
+    int preempt = 0; /* group runs: its first group ends a later group's run (first_preempts()) */
     if (extras)
         *extras = 0;
     if (group)
@@ -921,13 +932,9 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
          * what it lacks comes in its own run (a configuration with every
          * group is "sampled_out" above).
          */
-        if (sampling_run_ends(s->seen, s->run_mark, s->period, s->opts.run_floor)) {
-            s->run_group = next_run_group(s);
-            s->run_mark = s->seen;
-            s->runs++;
-            s->run_profiles = 0;
-        }
-        if (!run_wants(s, e) && !first_preempts(s, e, l)) {
+        if (sampling_run_ends(s->seen, s->run_mark, s->period, s->opts.run_floor))
+            run_turn(s, next_run_group(s));
+        if (!run_wants(s, e) && !(preempt = first_preempts(s, e, l))) {
             chosen = NULL;
             skip = "profile_budget";
         }
@@ -1006,13 +1013,10 @@ out:
      */
     if (runs && (chosen || held))
         s->run_mark = s->seen;
-    if (chosen && runs && first_preempts(s, e, l)) {
+    if (chosen && preempt) {
         /* the first group ends the later group's run: group 1's run from here */
-        s->run_group = 0;
-        s->run_mark = s->seen;
-        s->runs++;
+        run_turn(s, 0);
         s->preempts++;
-        s->run_profiles = 0;
     }
     if (chosen && runs)
         s->run_profiles++;
