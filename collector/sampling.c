@@ -86,6 +86,15 @@ allowance_from_env(const char *name, int64_t *ns, char *err, size_t n)
     return 0;
 }
 
+/* A diagnosis switch: NAME set and not "0" turns *on to 1, "0" to 0; unset or empty leaves it. */
+static void
+switch_from_env(const char *name, int *on)
+{
+    const char *v = getenv(name);
+    if (v && *v)
+        *on = strcmp(v, "0") != 0;
+}
+
 /* NAME=a percentage > 0, or "0" / "none" (0: off) into *pct; unset leaves it. -1 with err. */
 static int
 percent_from_env(const char *name, double *pct, char *err, size_t n)
@@ -124,8 +133,7 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
         snprintf(err, n, "bad GPUHIER_PROFILE_BUDGET '%s': expected a percentage > 0", v);
         return -1;
     }
-    if ((v = getenv("GPUHIER_DIAG_STICKY_GROUPS")) && *v)
-        o->sticky_groups = strcmp(v, "0") != 0;
+    switch_from_env("GPUHIER_DIAG_STICKY_GROUPS", &o->sticky_groups);
     /* group runs are the default since 2026-12-04 (docs/sampling.md "Group runs") */
     o->run_floor = SAMPLING_RUN_FLOOR;
     if ((v = getenv("GPUHIER_DIAG_RP_RUNS")) && *v) {
@@ -137,10 +145,8 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
             return -1;
         }
     }
-    if ((v = getenv("GPUHIER_DIAG_RP_AFTER_INST")) && *v)
-        o->rp_after_inst = strcmp(v, "0") != 0;
-    if ((v = getenv("GPUHIER_DIAG_RP_RUN_SKIP")) && *v)
-        o->run_skip = strcmp(v, "0") != 0;
+    switch_from_env("GPUHIER_DIAG_RP_AFTER_INST", &o->rp_after_inst);
+    switch_from_env("GPUHIER_DIAG_RP_RUN_SKIP", &o->run_skip);
     if (allowance_from_env("GPUHIER_FIRST_ALLOWANCE_MS", &o->first_allowance_ns, err, n) ||
         allowance_from_env("GPUHIER_INSTRUMENT_ALLOWANCE_MS", &o->inst_allowance_ns, err, n))
         return -1;
@@ -163,10 +169,8 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
             return -1;
         }
     }
-    if ((v = getenv("GPUHIER_DIAG_RP_FIRST_WAITS")) && *v)
-        o->first_waits_run = strcmp(v, "0") != 0;
-    if ((v = getenv("GPUHIER_DIAG_RUN_VALUE")) && *v)
-        o->run_value = strcmp(v, "0") != 0;
+    switch_from_env("GPUHIER_DIAG_RP_FIRST_WAITS", &o->first_waits_run);
+    switch_from_env("GPUHIER_DIAG_RUN_VALUE", &o->run_value);
     if ((v = getenv("GPUHIER_DIAG_GROUPS_FLOOR")) && *v)
         o->no_floor = !strcmp(v, "0");
     if (percent_from_env("GPUHIER_DIAG_LATER_TOTAL_BUDGET", &o->later_total_pct, err, n) ||
