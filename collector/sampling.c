@@ -997,9 +997,10 @@ sampling_decide_group(struct sampling *s, const struct sampling_launch *l, const
     } else if (later && runs && l->groups_wait && s->opts.run_value && s->run_profiles == 0 &&
                l->switch_ns > 0 && e->gpu_ns < l->switch_ns) {
         /*
-         * GPUHIER_DIAG_RUN_VALUE: the run's first profile pays an image
-         * switch, more than this configuration's whole GPU time so far, which
-         * no finding on it can win back; another configuration may open it
+         * the run's value (GPUHIER_DIAG_RUN_VALUE=0 lifts it): the run's first
+         * profile pays an image switch, more than this configuration's whole
+         * GPU time so far, which no finding on it can win back; another
+         * configuration may open it
          */
         chosen = NULL;
         skip = "profile_budget";
@@ -1112,6 +1113,9 @@ sampling_undo(struct sampling *s, const struct sampling_launch *l, const char *c
      */
     if (e && group >= 0 && group < SAMPLING_GROUPS_MAX)
         e->done &= ~(1u << group);
+    /* a run's profile given back paid no image switch: the run's value is judged again */
+    if (group >= 0 && group == s->run_group && s->run_profiles > 0)
+        s->run_profiles--;
     if (e && group == 0)
         e->first_inflight = 0;
     if (e && chosen && !strcmp(chosen, "extra_metrics"))

@@ -106,11 +106,11 @@ struct sampling_opts {
                                   configuration with no group yet waits for group 1's run, as
                                   before 2026-12-06; by default it takes its first group at once,
                                   and the run turns to group 1 (coverage before completeness) */
-    int run_value;              /* diagnosis (GPUHIER_DIAG_RUN_VALUE=1), group runs: a later
-                                  group that would be its run's first profile (an image
-                                  switch) waits under groups_wait unless its configuration's
-                                  GPU time so far is at least the switch's cost
-                                  (sampling_launch.switch_ns); 0 = off (the default) */
+    int run_value;              /* group runs (the default since 2026-12-06; diagnosis
+                                  GPUHIER_DIAG_RUN_VALUE=0 turns it off): a later group that
+                                  would be its run's first profile (an image switch) waits
+                                  under groups_wait unless its configuration's GPU time so far
+                                  is at least the switch's cost (sampling_launch.switch_ns) */
     int no_floor;               /* diagnosis (GPUHIER_DIAG_GROUPS_FLOOR=0): a later group waiting
                                   under groups_wait is not held to the severity floor
                                   (sampling_can_warn()); 0 = the floor applies (the default) */
@@ -221,7 +221,7 @@ struct sampling_opts {
         .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
         .settle_first_floor = SAMPLING_SETTLE_FIRST_FLOOR,                                         \
         .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS,                                           \
-        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1                               \
+        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1, .run_value = 1               \
     }
 
 /*

@@ -1468,11 +1468,12 @@ runs_init(struct sampling *s, int ngroups, int after_inst, int skip)
 }
 
 /*
- * GPUHIER_DIAG_RUN_VALUE=1: past the allowance's first half a later group
- * that would open its run (the run's first profile: an image switch) waits
- * unless its configuration's GPU time so far is at least the switch's cost;
- * once a configuration worth it has opened the run, the others take the
- * run's group at no switch. Off by default.
+ * The run's value (the default since 2026-12-06): past the allowance's
+ * first half a later group that would open its run (the run's first
+ * profile: an image switch) waits unless its configuration's GPU time so
+ * far is at least the switch's cost; once a configuration worth it has
+ * opened the run, the others take the run's group at no switch.
+ * GPUHIER_DIAG_RUN_VALUE=0 turns it off.
  */
 static void
 test_sampling_run_value(void)
@@ -1483,7 +1484,7 @@ test_sampling_run_value(void)
     int g;
     runs_init(&s, 3, 0, 0);
     s.opts.settle_floor = -1;
-    s.opts.run_value = 1;
+    CHECK_EQ_INT(s.opts.run_value, 1);
     struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0);
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
     CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
@@ -1500,13 +1501,20 @@ test_sampling_run_value(void)
     /* b's 400 ms does: b opens group 2's run */
     CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
     CHECK_EQ_INT(g, 1);
+    /* given back (not served), it paid no switch: a still waits, b opens the run again */
+    sampling_undo(&s, &b, why, g);
+    CHECK_EQ_INT(s.run_profiles, 0);
+    CHECK_STR(sampling_decide_group(&s, &a, &why, NULL, NULL, &g), "profile_budget");
+    CHECK(sampling_decide_group(&s, &b, &why, NULL, NULL, &g) == NULL);
+    CHECK_EQ_INT(g, 1);
     /* in the open run a takes group 2 with no switch */
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
     CHECK_EQ_INT(g, 1);
     sampling_release(&s);
-    /* off (the default): a opens the run itself */
+    /* off (GPUHIER_DIAG_RUN_VALUE=0): a opens the run itself */
     runs_init(&s, 3, 0, 0);
     s.opts.settle_floor = -1;
+    s.opts.run_value = 0;
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
     CHECK_EQ_INT(sampling_add_gpu_time(&s, &a, 100 * ms), 0);
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
@@ -1514,10 +1522,11 @@ test_sampling_run_value(void)
     sampling_release(&s);
     struct sampling_opts o = SAMPLING_OPTS_INIT;
     char err[256];
-    setenv("GPUHIER_DIAG_RUN_VALUE", "1", 1);
+    CHECK_EQ_INT(o.run_value, 1);
+    setenv("GPUHIER_DIAG_RUN_VALUE", "0", 1);
     CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
     unsetenv("GPUHIER_DIAG_RUN_VALUE");
-    CHECK_EQ_INT(o.run_value, 1);
+    CHECK_EQ_INT(o.run_value, 0);
 }
 
 /*
