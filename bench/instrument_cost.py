@@ -20,7 +20,9 @@ configuration's first launch instrumented, no range profiler), both
 (inst with GPUHIER_DIAG_SASS_CHAIN=1: instrumented launches in a row share
 one enable, docs/collector.md "Chained instrumented launches"; the
 collector's default since 2026-12-05, so the same as inst from then on;
-its targets are printed as a candidate's), and trace (`gpuhier run --mode
+its targets are printed as a candidate's), inst-lean (only when named: inst
+without smsp__sass_thread_inst_executed, which no rule reads; a candidate
+too), and trace (`gpuhier run --mode
 trace`: activity tracing alone, no counter engine), which gives the PyTorch
 target a second reading: what the instrumentation adds over the tracing it
 rides on (inst median / trace median), beside inst / native, which holds
@@ -39,6 +41,11 @@ instrumented launch <= 10 ms (every workload, inst mode); instrumentation
 of every configuration's first launch adds <= 10 % to the PyTorch
 benchmark's wall time (inst median / native median <= 1.10; where trace ran,
 also inst median / trace median, the instrumentation's share alone).
+Each workload gets one untimed native run first (--no-warmup: none; torch_compile's
+is its compile run). Beside the wall times, the engine's own account from each
+report's meta: its time in all (instrumented_launches) and how much of the
+patched run was the launch calls, where lazy patching happens
+(instrumented_launch_calls).
 A run that would not fit the budget is skipped and the table says so.
 Writes DIR/instrument-cost.md and DIR/instrument-cost.json; exit 0.
 """
@@ -47,6 +54,7 @@ import glob
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -64,11 +72,15 @@ try:
 except ImportError:
     sys.exit("instrument_cost: this python3 has no sqlite3 module")
 
-MODES = ("native", "trace", "default", "inst", "inst-chain", "both")
-# the modes run unless --modes names others: inst-chain is a candidate, run when asked for
+MODES = ("native", "trace", "default", "inst", "inst-chain", "inst-lean", "both")
+# the modes run unless --modes names others: the candidates are run when asked for
 DEFAULT_MODES = ("native", "default", "inst", "both")
+CANDIDATES = ("inst-chain", "inst-lean")
 MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": "both"},
-            "inst-chain": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"}}
+            "inst-chain": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"},
+            # the engine's list less the one metric no rule or view reads beyond v_inst's column
+            "inst-lean": {"GPUHIER_INSTRUMENT": "1",
+                          "GPUHIER_DIAG_SASS_METRICS": "-smsp__sass_thread_inst_executed"}}
 TARGET_MS = 10.0
 TARGET_PT_RATIO = 1.10
 # per run, seconds allowed (its timeout; a third of it is the first guess of
@@ -115,6 +127,17 @@ def read_report(path):
                 "SELECT overhead_ns FROM inst_launch WHERE overhead_ns IS NOT NULL")]
         else:
             r["instrumented"], r["overhead_ns"] = 0, []
+        # the engine's own account (meta, written at a clean exit): its time in all, and the part
+        # of the patched run spent in the launch calls (lazy patching; since 2026-12-06)
+        if "meta" in tables:
+            meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN "
+                                   "('instrumented_launches', 'instrumented_launch_calls')"))
+            m = re.match(r"\d+ launches, ([\d.]+) ms", meta.get("instrumented_launches", ""))
+            if m:
+                r["engine_ms"] = float(m.group(1))
+            m = re.match(r"([\d.]+) ms of the patched run in the launch calls", meta.get("instrumented_launch_calls", ""))
+            if m:
+                r["call_ms"] = float(m.group(1))
         return r
     finally:
         db.close()
@@ -127,7 +150,8 @@ def summarise(runs):
     out = {}
     for r in runs:
         w = out.setdefault(r["workload"], {})
-        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "failed": 0, "skipped": 0, "by_rep": {}})
+        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "engine": [], "call": [], "failed": 0,
+                                       "skipped": 0, "by_rep": {}})
         row["by_rep"][r.get("rep", 0)] = None if r.get("skipped") else (r.get("wall_s"), r.get("rc"))
         if r.get("skipped"):
             row["skipped"] += 1
@@ -139,6 +163,9 @@ def summarise(runs):
         rep = r.get("report") or {}
         row["inst"].append(rep.get("instrumented", 0))
         row["over"] += rep.get("overhead_ns", [])
+        for k, key in (("engine", "engine_ms"), ("call", "call_ms")):
+            if rep.get(key) is not None:
+                row[k].append(rep[key])
     for w, modes in out.items():
         nat = median(modes.get("native", {}).get("walls", []))
         for m, row in modes.items():
@@ -148,6 +175,7 @@ def summarise(runs):
             row["instrumented"] = median(row["inst"])
             row["added_med_ms"] = median(row["over"]) / 1e6 if row["over"] else None
             row["added_p95_ms"] = p95(row["over"]) / 1e6 if row["over"] else None
+            row["engine_ms"], row["call_ms"] = median(row["engine"]), median(row["call"])
             row["added_wall_ms"] = (1e3 * (row["median_s"] - nat) / row["instrumented"]
                                     if nat and row["median_s"] is not None and row["instrumented"] else None)
     return out
@@ -189,10 +217,11 @@ def targets(summ, mode="inst"):
 
 
 def all_targets(summ):
-    """The engine's targets, then the candidate's where any workload ran it."""
+    """The engine's targets, then each candidate's where any workload ran it."""
     out = targets(summ)
-    if any("inst-chain" in modes for modes in summ.values()):
-        out += targets(summ, "inst-chain")
+    for c in CANDIDATES:
+        if any(c in modes for modes in summ.values()):
+            out += targets(summ, c)
     return out
 
 
@@ -202,17 +231,17 @@ def f(v, spec="%.2f"):
 
 def markdown(summ, header, notes):
     L = ["## Cost of the instrumentation engine (issue 17 point 7)", ""] + header + [""]
-    L += ["| workload | mode | runs | median wall s | x native | instrumented launches | added ms/launch median | p95 | wall-time estimate ms/launch | failed | skipped |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    L += ["| workload | mode | runs | median wall s | x native | instrumented launches | added ms/launch median | p95 | wall-time estimate ms/launch | failed | skipped | the engine's own time, ms (meta, median) | of its patched run, in the launch calls, ms |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for w, modes in summ.items():
         for m in MODES:
             row = modes.get(m)
             if not row:
                 continue
-            L.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %d | %d |" % (
+            L.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %d | %d | %s | %s |" % (
                 w, m, row["n"], f(row["median_s"]), f(row["ratio"], "%.3f"), f(row["instrumented"], "%d"),
                 f(row["added_med_ms"]), f(row["added_p95_ms"]), f(row["added_wall_ms"]), row["failed"],
-                row["skipped"]))
+                row["skipped"], f(row.get("engine_ms"), "%.0f"), f(row.get("call_ms"), "%.0f")))
     L += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
     for what, v, ok in all_targets(summ):
         L.append("| %s | %s | %s |" % (what, v, "not measured" if ok is None else ("met" if ok else "**NOT met**")))
@@ -233,6 +262,8 @@ def main(argv):
                     help="modes to run, of %s (native is the ratios' base; default %s)"
                     % (",".join(MODES), ",".join(DEFAULT_MODES)))
     ap.add_argument("--reuse", default="")
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false",
+                    help="no untimed native run before a workload's timed runs")
     a = ap.parse_args(argv[1:])
     a.modes = [m for m in MODES if m in a.modes.split(",")]
     if not a.modes:
@@ -276,6 +307,11 @@ def measure(a, notes):
             ce = dict(env, TORCHINDUCTOR_COMPILE_THREADS=str(os.cpu_count() or 1))
             rc, _ = proc.run_group(argv, max(5.0, min(COMPILE_LIMIT, deadline - time.monotonic())), ce)
             notes.append("torch_compile: untimed native run first (compiles into the cache; status %d)" % rc)
+        elif a.warmup and "native" in a.modes:
+            # one untimed native run first: a call's first run loads the libraries from a cold disk
+            # cache (the slowest of 25 runs on 2026-12-06, 17.1 s against a 13.4 s median)
+            rc, _ = proc.run_group(argv, max(5.0, min(LIMIT[name], deadline - time.monotonic() - 5)), env)
+            notes.append("%s: one untimed native run first (status %d)" % (name, rc))
         for rep in range(a.reps):
             for mode in a.modes:
                 # a mode not timed yet: three times native's time, native's first: a third of the limit

@@ -148,6 +148,7 @@ static struct {
     atomic_llong ns;
     /* where ns went (PH_*), summed over the served launches: meta instrumented_launches */
     atomic_llong phase_ns[PH_N];
+    atomic_llong launch_call_ns; /* of PH_RUN: the launch calls themselves (sass_collect()) */
     atomic_long served;
     atomic_long refused_records; /* records of other functions left out */
     /*
@@ -412,6 +413,17 @@ sass_context_created(CUcontext ctx)
                rc ? X.off_why : "ok");
 }
 
+/* Is `name` one of the comma-separated `list`'s words? */
+static int
+listed(const char *list, const char *name)
+{
+    size_t l = strlen(name);
+    const char *at = list;
+    while ((at = strstr(at, name)) && ((at != list && at[-1] != ',') || (at[l] && at[l] != ',')))
+        at += l;
+    return at != NULL;
+}
+
 /* Resolves the metric ids and sets the config for the context's device (lock held). */
 static int
 sass_configure(CUcontext ctx)
@@ -434,18 +446,15 @@ sass_configure(CUcontext ctx)
             sass_off("cuptiDeviceGetChipName", rc);
             return -1;
         }
-        /* GPUHIER_DIAG_SASS_METRICS=a,b,... (diagnosis): only those of the list */
+        /*
+         * GPUHIER_DIAG_SASS_METRICS=a,b,... (diagnosis): only those of the
+         * list; =-a,b,...: all but those
+         */
         const char *only = opt.sass_metrics;
+        int drop = only && only[0] == '-';
         for (size_t i = 0; i < NM; i++) {
-            if (only) {
-                size_t l = strlen(sass_metrics[i]);
-                const char *at = only;
-                while ((at = strstr(at, sass_metrics[i])) &&
-                       ((at != only && at[-1] != ',') || (at[l] && at[l] != ',')))
-                    at += l;
-                if (!at)
-                    continue;
-            }
+            if (only && listed(drop ? only + 1 : only, sass_metrics[i]) == drop)
+                continue;
             CUpti_SassMetrics_GetProperties_Params gp = {
                 CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
             gp.pChipName = cn.pChipName;
@@ -832,6 +841,8 @@ sass_collect(int launch_ok, int is_graph)
 {
     CUcontext ctx = tls_ctx;
     struct sass_batch *b = NULL;
+    /* the patched run so far is the launch call, where lazy patching happens */
+    atomic_fetch_add(&X.launch_call_ns, mono_ns() - tls_tmark);
     if (gh.cuCtxSynchronize)
         gh.cuCtxSynchronize();
     sass_phase(PH_RUN);
@@ -1101,6 +1112,12 @@ sass_exit_notes(void)
         atomic_load(&X.phase_ns[PH_RUN]) / 1e6, atomic_load(&X.phase_ns[PH_FLUSH]) / 1e6,
         atomic_load(&X.phase_ns[PH_DISABLE]) / 1e6);
     push_meta("instrumented_launches", v);
+    int64_t run = atomic_load(&X.phase_ns[PH_RUN]), call = atomic_load(&X.launch_call_ns);
+    snprintf(v, sizeof(v),
+             "%.1f ms of the patched run in the launch calls (lazy patching), %.1f ms in the "
+             "synchronize after them (the patched kernels' execution)",
+             call / 1e6, (run - call) / 1e6);
+    push_meta("instrumented_launch_calls", v);
     if (opt.sass_chain) {
         snprintf(v, sizeof(v),
                  "%ld launches ran in the enable of the launch before, %ld enables were shut for "

@@ -145,6 +145,10 @@ PRAGMA user_version = 3;
 -- each; since 2026-12-04, before then counted in enable and disable),
 -- SetConfig and Enable, the launch and the patched kernel up to the
 -- synchronize after it, reading the counts, Disable.
+-- 'instrumented_launch_calls' (added: 2026-12-06, beside it): '<ms> ms of
+-- the patched run in the launch calls (lazy patching), <ms> ms in the
+-- synchronize after them (the patched kernels' execution)': the patched
+-- run split where the launch call returns.
 -- 'instrumentation_metrics_missing' (added: 2026-12-02, written at a clean
 -- exit once the engine resolved its metrics): the engine's SASS metrics the
 -- chip refused (cuptiSassMetricsGetProperties failed), comma-joined, or

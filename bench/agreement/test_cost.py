@@ -33,6 +33,18 @@ r.close()
 rep = ic.read_report(path)
 check(rep["launches"] == 4 and rep["instrumented"] == 3 and sorted(rep["overhead_ns"]) == [4000000, 6000000],
       "report read: %s" % rep)
+check("engine_ms" not in rep and "call_ms" not in rep, "no engine account in a report without the meta keys")
+import sqlite3  # noqa: E402
+db = sqlite3.connect(path)
+db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
+    ("instrumented_launches", "3 launches, 42.5 ms (waiting for queued work 0.1, kernel tracing swaps 0.2, "
+     "enable 3.0, patched run 30.0, flush 5.0, disable 4.2)"),
+    ("instrumented_launch_calls", "21.0 ms of the patched run in the launch calls (lazy patching), 9.0 ms in the "
+     "synchronize after them (the patched kernels' execution)")])
+db.commit()
+db.close()
+rep = ic.read_report(path)
+check(rep.get("engine_ms") == 42.5 and rep.get("call_ms") == 21.0, "the engine's account read from meta: %s" % rep)
 
 
 def runs(native, inst, over_ms, pt_inst=None, failed=False):
@@ -81,6 +93,17 @@ check([ok for _, ok in cand] == [True, None, False], "the candidate: 8 ms met, J
 check("| pytorch | inst-chain | 3 |" in ic.markdown(ic.summarise(rc), ["- synthetic"], []), "the candidate's row")
 check(ic.MODE_ENV["inst-chain"] == {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"},
       "the candidate's environment")
+# a second candidate (inst-lean) gets its own targets beside the first's
+for i in range(3):
+    rc.append({"workload": "pytorch", "mode": "inst-lean", "rep": i, "wall_s": 10.9, "rc": 0,
+               "report": {"instrumented": 100, "overhead_ns": [int(4e6)], "engine_ms": 400.0 + i, "call_ms": 300.0}})
+t = ic.all_targets(ic.summarise(rc))
+lean = [(w, ok) for w, _, ok in t if "inst-lean, a candidate" in w]
+check([ok for _, ok in lean] == [True, None, True], "inst-lean: 4 ms met, JAX not run, 1.09x met: %s" % lean)
+check("| pytorch | inst-lean | 3 | 10.90 | 1.090 | 100 | 4.00 | 4.00 | 9.00 | 0 | 0 | 401 | 300 |"
+      in ic.markdown(ic.summarise(rc), ["- synthetic"], []), "inst-lean's row with the engine's account (medians)")
+check(ic.MODE_ENV["inst-lean"]["GPUHIER_DIAG_SASS_METRICS"] == "-smsp__sass_thread_inst_executed",
+      "inst-lean drops the thread instruction count")
 
 md = ic.markdown(ic.summarise(runs([10.0] * 3, [10.5] * 3, [12])), ["- synthetic"], [])
 check("**NOT met**" in md and "| pytorch | inst | 3 |" in md, "the table")

@@ -481,12 +481,20 @@ expect inst "instrumentation ran" "$(meta inst engine_instrumentation)" "ran: 2 
 like inst "kernels traced concurrently, serialized while served (the SASS counts need it)" "$(meta inst kernel_activity)" "concurrent, serialized*only while a launch was served (instrumented or range-profiled)"
 like norperm "the range profiler alone: concurrent, serialized while a launch is profiled (concurrent tracing adds instructions)" "$(meta norperm kernel_activity)" "concurrent, serialized*only while a launch was served*"
 like inst "instrumentation time split by phase" "$(meta inst instrumented_launches)" "3 launches, * ms (waiting for queued work *, kernel tracing swaps *, enable *, patched run *, flush *, disable *)"
+like inst "the patched run split at the launch call's return" "$(meta inst instrumented_launch_calls)" "* ms of the patched run in the launch calls (lazy patching), * ms in the synchronize after them (the patched kernels' execution)"
 expect inst "activity records in pinned host memory (device buffers hung the engine)" "$(meta inst activity_buffer)" "host-pinned"
 expect norperm "the default keeps CUPTI's device buffers" "$(meta norperm activity_buffer)" "device"
 # A function whose mangled name is longer than a record's copy (256 bytes): its counts are its own
 run long longname GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm
 expect long "the 300-byte name's configuration instrumented" "$(q long "SELECT count(*) FROM inst_launch i JOIN kernel k ON k.id = i.kernel_id WHERE length(k.mangled_name) = 300")" 1
 expect long "every metric of the engine's list known to the chip" "$(meta long instrumentation_metrics_missing)" "none"
+# GPUHIER_DIAG_SASS_METRICS=-a,b (diagnosis): every metric of the list but those
+run drop GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm GPUHIER_DIAG_SASS_METRICS=-smsp__sass_sectors_mem_global_ideal,smsp__sass_inst_executed_op_global_ld
+sass_rows() { q "$1" "SELECT count(*) FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = '$2'"; }
+expect drop "the first metric left out not asked" "$(sass_rows drop smsp__sass_sectors_mem_global_ideal)" 0
+expect drop "the second neither" "$(sass_rows drop smsp__sass_inst_executed_op_global_ld)" 0
+expect drop "a metric whose name begins the same still asked" "$([ "$(sass_rows drop smsp__sass_sectors_mem_global)" -gt 0 ] && echo yes)" yes
+expect inst "the full list asks the first" "$([ "$(sass_rows inst smsp__sass_sectors_mem_global_ideal)" -gt 0 ] && echo yes)" yes
 run unknown GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm FAKE_SASS_UNKNOWN=smsp__sass_inst_executed_op_tma
 expect unknown "a metric the chip refused is named" "$(meta unknown instrumentation_metrics_missing)" "smsp__sass_inst_executed_op_tma"
 expect unknown "the others still counted" "$(q unknown "SELECT count(*) > 0 FROM inst_count")" 1
