@@ -22,7 +22,8 @@ one enable, docs/collector.md "Chained instrumented launches"; the
 collector's default since 2026-12-05, so the same as inst from then on;
 its targets are printed as a candidate's), inst-lean (only when named: inst
 without smsp__sass_thread_inst_executed, which no rule reads; a candidate
-too), and trace (`gpuhier run --mode
+too, until the collector stopped asking for it on 2026-12-06: the same as
+inst from then on), and trace (`gpuhier run --mode
 trace`: activity tracing alone, no counter engine), which gives the PyTorch
 target a second reading: what the instrumentation adds over the tracing it
 rides on (inst median / trace median), beside inst / native, which holds

@@ -560,7 +560,8 @@ CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
 -- collector asks for, v_inst the ones rules read. Values are exact counts
 -- over the whole launch, in the metric's unit: warp instructions
 -- ('smsp__sass_inst_executed'), thread instructions
--- ('smsp__sass_thread_inst_executed'), 32-byte sectors
+-- ('smsp__sass_thread_inst_executed'; not asked since 2026-12-06, so
+-- v_inst's thread_inst_executed is NULL in later reports), 32-byte sectors
 -- ('smsp__sass_sectors_mem_global', '..._ideal': the fewest sectors the
 -- bytes the warp requested could take), shared-memory wavefronts
 -- ('smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared', '..._ideal'),
@@ -1138,7 +1139,8 @@ SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
        sf.path AS file, sl.line,      -- source line, NULL without line info
        sl.sass,                       -- SASS text, NULL when unknown
        COALESCE(p.inst_executed, 0) AS inst_executed,               -- warp instructions executed
-       COALESCE(p.thread_inst_executed, 0) AS thread_inst_executed, -- thread instructions executed
+       CASE WHEN p.thread_inst_executed IS NULL AND p.inst_executed > 0 THEN NULL  -- not collected (reports since 2026-12-06)
+            ELSE COALESCE(p.thread_inst_executed, 0) END AS thread_inst_executed, -- thread instructions executed
        COALESCE(p.gld_inst, 0) AS gld_inst,                         -- global load warp instructions
        COALESCE(p.gst_inst, 0) AS gst_inst,                         -- global store warp instructions
        COALESCE(p.global_sectors, 0) AS global_sectors,             -- global sectors (loads, stores, atomics)

@@ -89,8 +89,11 @@ RANGE_VALID = (
 )
 # what collector/engine_sass.c asks for (test_inst.py checks the two lists
 # agree): a metric of these without inst_count rows reads 0 (schema.sql)
-COLLECTED = RANGE_VALID[:5] + ("smsp__sass_sectors_mem_global_ideal",) + RANGE_VALID[5:8] + (
+# (the thread instruction count is not asked since 2026-12-06: no rule reads it, and it
+# patches every instruction; docs/instrument-cost.md)
+COLLECTED = tuple(n for n in RANGE_VALID[:5] + ("smsp__sass_sectors_mem_global_ideal",) + RANGE_VALID[5:8] + (
     "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal",) + RANGE_VALID[8:]
+    if n != "smsp__sass_thread_inst_executed")
 # asked for until 2026-12-03, when the H200's reports named both in meta
 # instrumentation_metrics_missing (the chip refuses them; they read 0 on
 # every launch of the 2026-12-01 run): the engine no longer asks for them

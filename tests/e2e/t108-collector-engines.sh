@@ -99,8 +99,11 @@ expect both "executed instructions as runs" \
 # the runs failing (GPUHIER_FAULT=inst_runs): the counts stay per instruction, read the same, and the
 # report says so
 run bothnoruns GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=instantiate GPUHIER_FAULT=$perm,inst_runs:UNKNOWN
-vi="SELECT group_concat(function || ':' || pc || '=' || inst_executed || '/' || thread_inst_executed || '/' || global_sectors, ',') FROM (SELECT * FROM v_inst ORDER BY function, pc)"
+vi="SELECT group_concat(function || ':' || pc || '=' || inst_executed || '/' || COALESCE(thread_inst_executed, '-') || '/' || global_sectors, ',') FROM (SELECT * FROM v_inst ORDER BY function, pc)"
 like both "v_inst has counts to compare" "$(q both "$vi")" "*_Z4nodePf:16=32/*"
+# the thread instruction count is not asked (2026-12-06): NULL, not 0, on an executed instruction
+expect both "thread instructions read as not collected" \
+    "$(q both "SELECT count(*) FROM v_inst WHERE inst_executed > 0 AND thread_inst_executed IS NOT NULL")" 0
 expect bothnoruns "the counts per instruction read as the runs do" "$(q bothnoruns "$vi")" "$(q both "$vi")"
 expect bothnoruns "no run written, the rows kept" \
     "$(q bothnoruns "SELECT (SELECT count(*) FROM inst_run) || ':' || (SELECT count(*) > 0 FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = 'smsp__sass_inst_executed')")" 0:1
