@@ -155,6 +155,8 @@ static struct {
     /* where ns went (PH_*), summed over the served launches: meta instrumented_launches */
     atomic_llong phase_ns[PH_N];
     atomic_llong launch_call_ns; /* of PH_RUN: the launch calls themselves (sass_collect()) */
+    atomic_llong
+        init_ns; /* cuptiProfilerInitialize at contexts' creation (sass_context_created()) */
     atomic_long served;
     atomic_long refused_records; /* records of other functions left out */
     /*
@@ -412,7 +414,9 @@ sass_context_created(CUcontext ctx)
     if (opt.instrument == ENGINES_RANGEPROF || !sass_available())
         return;
     pthread_mutex_lock(&X.lock);
+    int64_t t0 = mono_ns();
     int rc = sass_initialize();
+    atomic_fetch_add(&X.init_ns, mono_ns() - t0);
     pthread_mutex_unlock(&X.lock);
     if (gh_debug)
         gh_say("instrumentation: profiler initialized at the context's creation: %s",
@@ -1142,6 +1146,9 @@ sass_exit_notes(void)
              "synchronize after them (the patched kernels' execution)",
              call / 1e6, (run - call) / 1e6);
     push_meta("instrumented_launch_calls", v);
+    snprintf(v, sizeof(v), "%.1f ms initializing the profiler at the context's creation",
+             atomic_load(&X.init_ns) / 1e6);
+    push_meta("instrumentation_setup", v);
     if (opt.sass_chain) {
         snprintf(v, sizeof(v),
                  "%ld launches ran in the enable of the launch before, %ld enables were shut for "

@@ -199,6 +199,7 @@ static struct {
     size_t ngraphs;
     uint64_t graph_unattributed; /* graph launches whose counts found no kernel node */
     uint64_t inst_runs_failed;   /* instrumented launches whose counts stayed per instruction */
+    int64_t inst_write_ns;       /* write_sass_rows()' time in all (meta instrumentation_rows) */
     int settle_all;              /* the last batch: every pending graph launch is written */
     /* How kernel records found their launch record (the 'kernel_correlation' event). */
     uint64_t by_driver_id, by_runtime_id, unmatched;
@@ -1042,6 +1043,7 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
                 uint32_t graph_corr)
 {
     const struct sass_batch *b = r->batch;
+    int64_t t0 = mono_ns();
     enum { I_LAUNCH, I_CUBIN, I_FUNC, S_FUNC, I_FILE, S_FILE, I_LINE, I_COUNT, NST };
     static const char *const sql[NST] = {
         "INSERT OR IGNORE INTO inst_launch(launch_id, config_id, kernel_id, reason, overhead_ns, "
@@ -1191,6 +1193,7 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
 out:
     for (int i = 0; i < NST; i++)
         sqlite3_finalize(st[i]);
+    W.inst_write_ns += mono_ns() - t0;
 }
 
 /* One instrumented stream launch (REC_SASS): every function's rows to `launch_id`. */
@@ -2017,7 +2020,24 @@ writer_main(void *arg)
         batch();
     }
     W.settle_all = 1;
+    int64_t t_last = mono_ns();
     batch();
+    /*
+     * Where the instrumentation's cost outside the engine's own phases may
+     * go (docs/instrument-cost.md): the writer's time on its rows (its own
+     * thread, beside the program) and the last batch, which the program's
+     * exit waits for
+     */
+    if (W.instrumented) {
+        char v[160];
+        snprintf(v, sizeof(v),
+                 "%.1f ms writing %llu inst_launch rows and their counts; the last batch at exit "
+                 "%.1f ms",
+                 W.inst_write_ns / 1e6, (unsigned long long)W.instrumented,
+                 (mono_ns() - t_last) / 1e6);
+        if (store_meta_set(W.db, "instrumentation_rows", v))
+            fail_store();
+    }
     if (W.graph_unattributed) {
         char msg[200];
         snprintf(msg, sizeof(msg),

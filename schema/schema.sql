@@ -149,6 +149,14 @@ PRAGMA user_version = 3;
 -- the patched run in the launch calls (lazy patching), <ms> ms in the
 -- synchronize after them (the patched kernels' execution)': the patched
 -- run split where the launch call returns.
+-- 'instrumentation_setup' (added: 2026-12-06): '<ms> ms initializing the
+-- profiler at the context's creation' (cuptiProfilerInitialize, outside
+-- the launches' phases). 'instrumentation_rows' (added: 2026-12-06,
+-- written by the writer at a clean exit when it wrote instrumented
+-- launches): '<ms> ms writing <n> inst_launch rows and their counts; the
+-- last batch at exit <ms> ms': the writer thread's time on inst_launch,
+-- inst_count, inst_run and sass_line rows, and its last batch, which the
+-- program's exit waits for.
 -- 'instrumentation_metrics_missing' (added: 2026-12-02, written at a clean
 -- exit once the engine resolved its metrics): the engine's SASS metrics the
 -- chip refused (cuptiSassMetricsGetProperties failed), comma-joined, or

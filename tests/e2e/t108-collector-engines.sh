@@ -485,6 +485,8 @@ like inst "kernels traced concurrently, serialized while served (the SASS counts
 like norperm "the range profiler alone: concurrent, serialized while a launch is profiled (concurrent tracing adds instructions)" "$(meta norperm kernel_activity)" "concurrent, serialized*only while a launch was served*"
 like inst "instrumentation time split by phase" "$(meta inst instrumented_launches)" "3 launches, * ms (waiting for queued work *, kernel tracing swaps *, enable *, patched run *, flush *, disable *)"
 like inst "the patched run split at the launch call's return" "$(meta inst instrumented_launch_calls)" "* ms of the patched run in the launch calls (lazy patching), * ms in the synchronize after them (the patched kernels' execution)"
+like inst "the profiler's initialization timed" "$(meta inst instrumentation_setup)" "* ms initializing the profiler at the context's creation"
+like inst "the writer's instrumentation rows timed" "$(meta inst instrumentation_rows)" "* ms writing * inst_launch rows and their counts; the last batch at exit * ms"
 expect inst "activity records in pinned host memory (device buffers hung the engine)" "$(meta inst activity_buffer)" "host-pinned"
 expect norperm "the default keeps CUPTI's device buffers" "$(meta norperm activity_buffer)" "device"
 # A function whose mangled name is longer than a record's copy (256 bytes): its counts are its own
