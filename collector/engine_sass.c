@@ -155,8 +155,7 @@ static struct {
     /* where ns went (PH_*), summed over the served launches: meta instrumented_launches */
     atomic_llong phase_ns[PH_N];
     atomic_llong launch_call_ns; /* of PH_RUN: the launch calls themselves (sass_collect()) */
-    atomic_llong
-        init_ns; /* cuptiProfilerInitialize at contexts' creation (sass_context_created()) */
+    atomic_llong init_ns;        /* cuptiProfilerInitialize at a context's creation */
     atomic_long served;
     atomic_long refused_records; /* records of other functions left out */
     /*
