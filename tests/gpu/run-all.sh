@@ -32,18 +32,32 @@ run() {
     shift 2
     case ",${GPU_TESTS:-$name}," in *",$name,"*) ;; *) return ;; esac
     left=$((deadline - ($(date +%s) - t0)))
-    if [ "$left" -lt "$limit" ]; then
+    if [ "$left" -lt "${MIN_LEFT_S:-20}" ]; then
         echo "$name: not run (${left} s left, limit ${limit} s)" | tee -a "$sum"
         return
     fi
+    lim=$limit
+    [ "$left" -lt "$limit" ] && lim=$left
     mkdir -p "$out/$name"
     s=$(date +%s)
     env GPUHIER_BINARY_DIR="$stage" GPUHIER_SOURCE_DIR="$root" GPUHIER_DATA_DIR="$root" \
         GPUHIER="$stage/gpuhier" GPUHIER_COLLECTOR="$stage/libgpuhier-collector.so" \
         GH_CLI_CHILD="$stage/tests/gh_cli_child" GH_TEST_EXPORT=true OUT="$out/$name" \
-        timeout -k 5 "$limit" "$@" > "$out/$name/log.txt" 2>&1
+        timeout -k 5 "$lim" "$@" > "$out/$name/log.txt" 2>&1
     rc=$?
-    case $rc in 0) v=passed ;; 77) v=skipped ;; 124 | 137) v="TIMED OUT"; fail=1 ;; *) v=FAILED; fail=1 ;; esac
+    case $rc in
+    0) v=passed ;;
+    77) v=skipped ;;
+    124 | 137)
+        if [ "$lim" -lt "$limit" ]; then
+            v="not finished (the deadline left it ${lim} s of its ${limit} s limit)"
+        else
+            v="TIMED OUT"
+            fail=1
+        fi
+        ;;
+    *) v=FAILED; fail=1 ;;
+    esac
     echo "$name: $v (exit $rc, $(($(date +%s) - s)) s, $(grep -c '^ok' "$out/$name/log.txt") ok, $(grep -c 'FAIL' "$out/$name/log.txt") FAIL lines)" |
         tee -a "$sum"
     grep 'FAIL' "$out/$name/log.txt" | head -8 | sed 's/^/    /' | tee -a "$sum"
