@@ -91,10 +91,9 @@ ex_write_csv(const struct ex_report *r, const struct export_opts *o, FILE *out)
         ev[0] = '\0';
         for (size_t j = 0; j < f->n_ev; j++) {
             const struct ex_evidence *e = &f->ev[j];
-            char v[64], t[64], item[512];
-            snprintf(item, sizeof(item), "%s%s=%s%s%s%s%s%s%s", j ? "; " : "", e->name,
-                     e->text_value ? e->text_value : ex_fmt_num(v, sizeof(v), e->value),
-                     e->unit ? " " : "", e->unit ? e->unit : "", e->has_threshold ? " (" : "",
+            char v[EX_NAME_MAX + 80], t[64], item[512];
+            snprintf(item, sizeof(item), "%s%s=%s%s%s%s%s", j ? "; " : "", e->name,
+                     ex_fmt_evidence(v, sizeof(v), e), e->has_threshold ? " (" : "",
                      e->has_threshold && e->op ? e->op : "",
                      e->has_threshold ? ex_fmt_num(t, sizeof(t), e->threshold) : "",
                      e->has_threshold ? ")" : "");

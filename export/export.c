@@ -130,6 +130,21 @@ ex_fmt_num(char *buf, size_t n, double v)
 }
 
 const char *
+ex_fmt_evidence(char *buf, size_t n, const struct ex_evidence *e)
+{
+    if (e->text_value)
+        snprintf(buf, n, "%s", e->text_value);
+    else if (!e->has_value || !isfinite(e->value))
+        snprintf(buf, n, "not measured");
+    else {
+        char v[64];
+        snprintf(buf, n, "%s%s%s", ex_fmt_num(v, sizeof(v), e->value), e->unit ? " " : "",
+                 e->unit ? e->unit : "");
+    }
+    return buf;
+}
+
+const char *
 ex_fmt_dim(char *buf, size_t n, const long long d[3])
 {
     if (d[0] < 0)

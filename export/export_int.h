@@ -136,6 +136,12 @@ const struct ex_rule *ex_rule_find(const struct ex_report *r, const char *id);
 /* Human-readable quantities: "12.3 µs", "1.50 MB". Write into buf, return buf. */
 const char *ex_fmt_ns(char *buf, size_t n, double ns);
 const char *ex_fmt_num(char *buf, size_t n, double v);
+/*
+ * An evidence row's value as every text format prints it: its text, or
+ * the number and its unit, or "not measured" when the rule's column was
+ * NULL (never a unit after an unknown value: "unknown %").
+ */
+const char *ex_fmt_evidence(char *buf, size_t n, const struct ex_evidence *e);
 
 /* "256x1x1" or "?" pieces; returns buf. */
 const char *ex_fmt_dim(char *buf, size_t n, const long long d[3]);

@@ -771,10 +771,8 @@ write_finding(xmlTextWriterPtr w, const struct ex_finding *f)
         end(w);
         for (size_t j = 0; j < f->n_ev; j++) {
             const struct ex_evidence *e = &f->ev[j];
-            char v[64], t[64], val[160], thr[96];
-            snprintf(val, sizeof(val), "%s%s%s",
-                     e->text_value ? e->text_value : ex_fmt_num(v, sizeof(v), e->value),
-                     e->unit ? " " : "", e->unit ? e->unit : "");
+            char t[64], val[160], thr[96];
+            ex_fmt_evidence(val, sizeof(val), e);
             snprintf(thr, sizeof(thr), "%s %s", e->op ? e->op : "",
                      e->has_threshold ? ex_fmt_num(t, sizeof(t), e->threshold) : "");
             el(w, "tr", NULL);

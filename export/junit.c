@@ -68,11 +68,9 @@ write_details(xmlTextWriterPtr w, const struct ex_report *r, long long kid, cons
                                        ex_fmt_ns(a, sizeof(a), f->time_lost_ns));
         for (size_t j = 0; j < f->n_ev; j++) {
             const struct ex_evidence *e = &f->ev[j];
-            char v[64], t[64];
-            xmlTextWriterWriteFormatString(w, "  %s = %s%s%s", e->name,
-                                           e->text_value ? e->text_value
-                                                         : ex_fmt_num(v, sizeof(v), e->value),
-                                           e->unit ? " " : "", e->unit ? e->unit : "");
+            char v[EX_NAME_MAX + 80], t[64];
+            xmlTextWriterWriteFormatString(w, "  %s = %s", e->name,
+                                           ex_fmt_evidence(v, sizeof(v), e));
             if (e->has_threshold)
                 xmlTextWriterWriteFormatString(w, " (threshold %s %s)", e->op ? e->op : "",
                                                ex_fmt_num(t, sizeof(t), e->threshold));

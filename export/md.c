@@ -399,11 +399,8 @@ write_ticket(const struct ex_report *r, const struct ex_finding *f, FILE *out, i
             fputs("| ", out);
             md_text(out, e->name);
             fputs(" | ", out);
-            md_text(out, e->text_value ? e->text_value : ex_fmt_num(a, sizeof(a), e->value));
-            if (e->unit && !e->text_value) {
-                fputc(' ', out);
-                md_text(out, e->unit);
-            }
+            char ev[EX_NAME_MAX + 80];
+            md_text(out, ex_fmt_evidence(ev, sizeof(ev), e));
             fputs(" | ", out);
             if (e->has_threshold) {
                 if (e->op) {

@@ -159,7 +159,7 @@ add_evidence(struct view *v)
             snprintf(val, sizeof(val), "%s %.20s",
                      export_fmt_number(num, sizeof(num), tui_col_num(st, 1), 4), unit ? unit : "");
         else
-            snprintf(val, sizeof(val), "%.60s", col_text(st, 2) ? col_text(st, 2) : "-");
+            snprintf(val, sizeof(val), "%.60s", col_text(st, 2) ? col_text(st, 2) : "not measured");
         line_add_untrusted(l, LINE_DEFAULT, 16, val, 0);
         if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
             const char *op = col_text(st, 5);

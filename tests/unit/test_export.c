@@ -840,6 +840,27 @@ test_export_number_format(void)
     CHECK(strchr(ex_fmt_ns(b, sizeof(b), 8.64e16), 'e') == NULL);
 }
 
+/*
+ * An evidence value as the text formats print it: a NULL column read
+ * "unknown x" and "unknown %" in tickets (latency-not-hidden on a
+ * configuration without a range profile, the H100 suite of 2026-12-06).
+ */
+static void
+test_export_evidence_value(void)
+{
+    char b[128];
+    struct ex_evidence num = {.value = 32, .has_value = 1, .unit = "sectors"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &num), "32 sectors");
+    struct ex_evidence bare = {.value = 1.5, .has_value = 1};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &bare), "1.5");
+    struct ex_evidence text = {.value = NAN, .text_value = "partial last wave"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &text), "partial last wave");
+    struct ex_evidence null = {.value = NAN, .unit = "%"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &null), "not measured");
+    struct ex_evidence nullx = {.value = NAN, .unit = "x"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &nullx), "not measured");
+}
+
 /* Elements named `name` whose class attribute contains the word `cls` (NULL: any). */
 static int
 count_class(xmlNodePtr n, const char *name, const char *cls)
@@ -1046,6 +1067,7 @@ static const struct check_test tests[] = {
     {"export_extreme_timestamps", test_export_extreme_timestamps},
     {"export_every_format_parses", test_export_every_format_parses},
     {"export_number_format", test_export_number_format},
+    {"export_evidence_value", test_export_evidence_value},
     {"export_json_records", test_export_json_records},
     {"export_sarif_shape", test_export_sarif_shape},
     {"export_sarif_interpreter_and_missing_kernel",
