@@ -46,7 +46,10 @@ Each workload gets one untimed native run first (--no-warmup: none; torch_compil
 is its compile run). Beside the wall times, the engine's own account from each
 report's meta: its time in all (instrumented_launches) and how much of the
 patched run was the launch calls, where lazy patching happens
-(instrumented_launch_calls).
+(instrumented_launch_calls); and, in a table of its own, what lies outside
+the launches' phases: the profiler's set-up at the context's creation
+(instrumentation_setup), the writer's rows and its last batch at exit
+(instrumentation_rows), the collector's start (collector_init_ms).
 A run that would not fit the budget is skipped and the table says so.
 Writes DIR/instrument-cost.md and DIR/instrument-cost.json; exit 0.
 """
@@ -82,6 +85,8 @@ MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": 
             # the engine's list less the one metric no rule or view reads beyond v_inst's column
             "inst-lean": {"GPUHIER_INSTRUMENT": "1",
                           "GPUHIER_DIAG_SASS_METRICS": "-smsp__sass_thread_inst_executed"}}
+# the collector's own account read from each report's meta (read_report()), medians per mode
+ACCOUNT = ("engine_ms", "call_ms", "setup_ms", "rows_ms", "exit_ms", "init_ms")
 TARGET_MS = 10.0
 TARGET_PT_RATIO = 1.10
 # per run, seconds allowed (its timeout; a third of it is the first guess of
@@ -132,13 +137,27 @@ def read_report(path):
         # of the patched run spent in the launch calls (lazy patching; since 2026-12-06)
         if "meta" in tables:
             meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN "
-                                   "('instrumented_launches', 'instrumented_launch_calls')"))
+                                   "('instrumented_launches', 'instrumented_launch_calls', 'instrumentation_setup', "
+                                   "'instrumentation_rows', 'collector_init_ms')"))
             m = re.match(r"\d+ launches, ([\d.]+) ms", meta.get("instrumented_launches", ""))
             if m:
                 r["engine_ms"] = float(m.group(1))
             m = re.match(r"([\d.]+) ms of the patched run in the launch calls", meta.get("instrumented_launch_calls", ""))
             if m:
                 r["call_ms"] = float(m.group(1))
+            # what lies outside the launches' phases (since 2026-12-06): the profiler's set-up at the
+            # context's creation, the writer's rows and its last batch at exit, the collector's start
+            m = re.match(r"([\d.]+) ms initializing the profiler", meta.get("instrumentation_setup", ""))
+            if m:
+                r["setup_ms"] = float(m.group(1))
+            m = re.match(r"([\d.]+) ms writing \d+ inst_launch rows.*the last batch at exit ([\d.]+) ms",
+                         meta.get("instrumentation_rows", ""))
+            if m:
+                r["rows_ms"], r["exit_ms"] = float(m.group(1)), float(m.group(2))
+            try:
+                r["init_ms"] = float(meta["collector_init_ms"])
+            except (KeyError, ValueError):
+                pass
         return r
     finally:
         db.close()
@@ -151,8 +170,9 @@ def summarise(runs):
     out = {}
     for r in runs:
         w = out.setdefault(r["workload"], {})
-        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "engine": [], "call": [], "failed": 0,
-                                       "skipped": 0, "by_rep": {}})
+        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "failed": 0, "skipped": 0, "by_rep": {}})
+        for k in ACCOUNT:
+            row.setdefault(k, [])
         row["by_rep"][r.get("rep", 0)] = None if r.get("skipped") else (r.get("wall_s"), r.get("rc"))
         if r.get("skipped"):
             row["skipped"] += 1
@@ -164,9 +184,9 @@ def summarise(runs):
         rep = r.get("report") or {}
         row["inst"].append(rep.get("instrumented", 0))
         row["over"] += rep.get("overhead_ns", [])
-        for k, key in (("engine", "engine_ms"), ("call", "call_ms")):
+        for key in ACCOUNT:
             if rep.get(key) is not None:
-                row[k].append(rep[key])
+                row[key].append(rep[key])
     for w, modes in out.items():
         nat = median(modes.get("native", {}).get("walls", []))
         for m, row in modes.items():
@@ -176,7 +196,8 @@ def summarise(runs):
             row["instrumented"] = median(row["inst"])
             row["added_med_ms"] = median(row["over"]) / 1e6 if row["over"] else None
             row["added_p95_ms"] = p95(row["over"]) / 1e6 if row["over"] else None
-            row["engine_ms"], row["call_ms"] = median(row["engine"]), median(row["call"])
+            row["account"] = {key: median(row[key]) for key in ACCOUNT}
+            row["engine_ms"], row["call_ms"] = row["account"]["engine_ms"], row["account"]["call_ms"]
             row["added_wall_ms"] = (1e3 * (row["median_s"] - nat) / row["instrumented"]
                                     if nat and row["median_s"] is not None and row["instrumented"] else None)
     return out
@@ -243,6 +264,18 @@ def markdown(summ, header, notes):
                 w, m, row["n"], f(row["median_s"]), f(row["ratio"], "%.3f"), f(row["instrumented"], "%d"),
                 f(row["added_med_ms"]), f(row["added_p95_ms"]), f(row["added_wall_ms"]), row["failed"],
                 row["skipped"], f(row.get("engine_ms"), "%.0f"), f(row.get("call_ms"), "%.0f")))
+    acct = [(w, m, modes[m]["account"]) for w, modes in summ.items() for m in MODES
+            if m in modes and any(v is not None for k, v in modes[m].get("account", {}).items()
+                                  if k not in ("engine_ms", "call_ms"))]
+    if acct:
+        L += ["", "Outside the launches' phases (each report's meta, medians): the profiler's set-up at the "
+              "context's creation, the writer's instrumentation rows (its own thread) and its last batch at "
+              "exit, the collector's start.", "",
+              "| workload | mode | profiler set-up ms | writer's rows ms | last batch at exit ms | collector start ms |",
+              "| --- | --- | --- | --- | --- | --- |"]
+        for w, m, a in acct:
+            L.append("| %s | %s | %s | %s | %s | %s |" % (w, m, f(a["setup_ms"], "%.1f"), f(a["rows_ms"], "%.1f"),
+                                                        f(a["exit_ms"], "%.1f"), f(a["init_ms"], "%.1f")))
     L += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
     for what, v, ok in all_targets(summ):
         L.append("| %s | %s | %s |" % (what, v, "not measured" if ok is None else ("met" if ok else "**NOT met**")))

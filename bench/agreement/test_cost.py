@@ -40,11 +40,16 @@ db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
     ("instrumented_launches", "3 launches, 42.5 ms (waiting for queued work 0.1, kernel tracing swaps 0.2, "
      "enable 3.0, patched run 30.0, flush 5.0, disable 4.2)"),
     ("instrumented_launch_calls", "21.0 ms of the patched run in the launch calls (lazy patching), 9.0 ms in the "
-     "synchronize after them (the patched kernels' execution)")])
+     "synchronize after them (the patched kernels' execution)"),
+    ("instrumentation_setup", "12.5 ms initializing the profiler at the context's creation"),
+    ("instrumentation_rows", "30.2 ms writing 3 inst_launch rows and their counts; the last batch at exit 4.1 ms"),
+    ("collector_init_ms", "129.1")])
 db.commit()
 db.close()
 rep = ic.read_report(path)
 check(rep.get("engine_ms") == 42.5 and rep.get("call_ms") == 21.0, "the engine's account read from meta: %s" % rep)
+check((rep.get("setup_ms"), rep.get("rows_ms"), rep.get("exit_ms"), rep.get("init_ms")) == (12.5, 30.2, 4.1, 129.1),
+      "what lies outside the launches' phases read from meta: %s" % rep)
 
 
 def runs(native, inst, over_ms, pt_inst=None, failed=False):
@@ -102,6 +107,11 @@ lean = [(w, ok) for w, _, ok in t if "inst-lean, a candidate" in w]
 check([ok for _, ok in lean] == [True, None, True], "inst-lean: 4 ms met, JAX not run, 1.09x met: %s" % lean)
 check("| pytorch | inst-lean | 3 | 10.90 | 1.090 | 100 | 4.00 | 4.00 | 9.00 | 0 | 0 | 401 | 300 |"
       in ic.markdown(ic.summarise(rc), ["- synthetic"], []), "inst-lean's row with the engine's account (medians)")
+check("Outside the launches' phases" not in ic.markdown(ic.summarise(rc), ["- synthetic"], []),
+      "no table of what lies outside the phases when no report had it")
+rc[-1]["report"].update(setup_ms=12.5, rows_ms=30.2, exit_ms=4.1, init_ms=129.1)
+md = ic.markdown(ic.summarise(rc), ["- synthetic"], [])
+check("| pytorch | inst-lean | 12.5 | 30.2 | 4.1 | 129.1 |" in md, "the table of what lies outside the phases")
 check(ic.MODE_ENV["inst-lean"]["GPUHIER_DIAG_SASS_METRICS"] == "-smsp__sass_thread_inst_executed",
       "inst-lean drops the thread instruction count")
 
