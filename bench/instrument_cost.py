@@ -166,13 +166,13 @@ def read_report(path):
 def summarise(runs):
     """runs: [dict(workload, mode, wall_s, rc, report={...} or None, skipped)].
     Returns {workload: {mode: row}}, row = dict(n, median_s, ratio,
-    instrumented, added_med_ms, added_p95_ms, added_wall_ms, failed)."""
+    instrumented, added_med_ms, added_p95_ms, added_wall_ms, failed, account:
+    {ACCOUNT key: the runs' median or None})."""
     out = {}
     for r in runs:
         w = out.setdefault(r["workload"], {})
-        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "failed": 0, "skipped": 0, "by_rep": {}})
-        for k in ACCOUNT:
-            row.setdefault(k, [])
+        row = w.setdefault(r["mode"], {"walls": [], "inst": [], "over": [], "failed": 0, "skipped": 0, "by_rep": {},
+                                       "acct": {k: [] for k in ACCOUNT}})
         row["by_rep"][r.get("rep", 0)] = None if r.get("skipped") else (r.get("wall_s"), r.get("rc"))
         if r.get("skipped"):
             row["skipped"] += 1
@@ -184,9 +184,9 @@ def summarise(runs):
         rep = r.get("report") or {}
         row["inst"].append(rep.get("instrumented", 0))
         row["over"] += rep.get("overhead_ns", [])
-        for key in ACCOUNT:
+        for key, vals in row["acct"].items():
             if rep.get(key) is not None:
-                row[key].append(rep[key])
+                vals.append(rep[key])
     for w, modes in out.items():
         nat = median(modes.get("native", {}).get("walls", []))
         for m, row in modes.items():
@@ -196,8 +196,7 @@ def summarise(runs):
             row["instrumented"] = median(row["inst"])
             row["added_med_ms"] = median(row["over"]) / 1e6 if row["over"] else None
             row["added_p95_ms"] = p95(row["over"]) / 1e6 if row["over"] else None
-            row["account"] = {key: median(row[key]) for key in ACCOUNT}
-            row["engine_ms"], row["call_ms"] = row["account"]["engine_ms"], row["account"]["call_ms"]
+            row["account"] = {key: median(vals) for key, vals in row["acct"].items()}
             row["added_wall_ms"] = (1e3 * (row["median_s"] - nat) / row["instrumented"]
                                     if nat and row["median_s"] is not None and row["instrumented"] else None)
     return out
@@ -263,9 +262,9 @@ def markdown(summ, header, notes):
             L.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %d | %d | %s | %s |" % (
                 w, m, row["n"], f(row["median_s"]), f(row["ratio"], "%.3f"), f(row["instrumented"], "%d"),
                 f(row["added_med_ms"]), f(row["added_p95_ms"]), f(row["added_wall_ms"]), row["failed"],
-                row["skipped"], f(row.get("engine_ms"), "%.0f"), f(row.get("call_ms"), "%.0f")))
+                row["skipped"], f(row["account"]["engine_ms"], "%.0f"), f(row["account"]["call_ms"], "%.0f")))
     acct = [(w, m, modes[m]["account"]) for w, modes in summ.items() for m in MODES
-            if m in modes and any(v is not None for k, v in modes[m].get("account", {}).items()
+            if m in modes and any(v is not None for k, v in modes[m]["account"].items()
                                   if k not in ("engine_ms", "call_ms"))]
     if acct:
         L += ["", "Outside the launches' phases (each report's meta, medians): the profiler's set-up at the "

@@ -672,7 +672,7 @@ sampler_launch_enter(const struct engine_launch *el, int capturing, const char *
                     (budget <= 0 && sampling_groups_wait(allow, st.profiling_ns, st.first_ns));
                 /* the severity floor's wall share: the program's own time, as the analyzer's */
                 sl.own_ns = all_elapsed - all_profiling_ns;
-                /* GPUHIER_DIAG_RUN_VALUE: an image switch costs about the first profile */
+                /* the run's value (sampling_decide_group()): a switch costs about the first profile */
                 sl.switch_ns = st.first_ns;
             }
         }
