@@ -907,7 +907,6 @@ SELECT l.id AS launch_id, l.kernel_id, l.config_id, l.device_id,
        MAX(CASE WHEN n.name = 'lts__t_sectors_srcunit_tex.sum' THEN m.value END) AS l2_sectors_from_l1, -- sectors: L2 sectors requested by L1TEX
        MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum' THEN m.value END) AS lld_sectors_miss, -- sectors: local load sectors that missed L1
        MAX(CASE WHEN n.name = 'l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum' THEN m.value END) AS lst_sectors_miss, -- sectors: local store sectors that missed L1
-       MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors, -- sectors: L2 sectors to system memory, every L2 client (zero-copy, managed)
        MAX(CASE WHEN n.name = 'lts__t_sectors_op_atom.sum' THEN m.value END) AS l2_atom_sectors, -- sectors: L2 atomic sectors
        MAX(CASE WHEN n.name = 'lts__t_sectors_op_red.sum' THEN m.value END) AS l2_red_sectors, -- sectors: L2 reduction sectors
        MAX(CASE WHEN n.name = 'idc__requests.sum' THEN m.value END) AS const_requests, -- requests: constant-cache requests
@@ -918,6 +917,7 @@ SELECT l.id AS launch_id, l.kernel_id, l.config_id, l.device_id,
        MAX(CASE WHEN n.name = 'l1tex__m_xbar2l1tex_read_bytes_mem_global_op_ldgsts_cache_access.sum' THEN m.value END) AS ldgsts_access_bytes, -- bytes: LDGSTS bytes through L1 (group tma)
        MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum' THEN m.value END) AS gld_requests, -- requests: LSU global load requests (group requests)
        MAX(CASE WHEN n.name = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum' THEN m.value END) AS gst_requests, -- requests: LSU global store requests (group requests)
+       MAX(CASE WHEN n.name = 'lts__t_sectors_aperture_sysmem.sum' THEN m.value END) AS sysmem_sectors, -- sectors: L2 sectors to system memory, every L2 client (zero-copy, managed)
        MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_ld.sum' THEN m.value END) AS gld_requested_bytes, -- bytes: global load bytes the instructions requested (group sass_bytes)
        MAX(CASE WHEN n.name = 'smsp__sass_data_bytes_mem_global_op_st.sum' THEN m.value END) AS gst_requested_bytes, -- bytes: global store bytes the instructions requested (group sass_bytes)
        MAX(CASE WHEN n.name = 'smsp__sass_inst_executed_op_memory_32b.sum' THEN m.value END) AS mem_inst_32b, -- inst: 32-bit memory warp instructions (group sass_bytes)
