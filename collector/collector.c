@@ -271,9 +271,13 @@ initialize(void)
     snprintf(act, sizeof(act), "%s:%s", G.image, G.path);
     setenv("GPUHIER_COLLECTOR_ACTIVE", act, 1);
 
+    /* where the start's time goes (meta collector_init_parts; docs/instrument-cost.md) */
+    int64_t t_start = mono_ns();
     void *cupti = cupti_load(err, sizeof(err));
     int api_ok = cupti && load_api(err, sizeof(err)) == 0;
+    int64_t t_cupti = mono_ns();
     init_profiling();
+    int64_t t_options = mono_ns();
 
     struct strbuf opts = {0};
     int first = 1;
@@ -315,6 +319,7 @@ initialize(void)
     }
     strbuf_release(&opts);
     free(mjson);
+    int64_t t_writer = mono_ns();
     callbacks_set_active(1);
     G.initialized = 1;
     start_flusher();
@@ -344,11 +349,20 @@ initialize(void)
     /* NVTX ranges reach CUPTI only through NVTX's injection hook. */
     if (!getenv("NVTX_INJECTION64_PATH") && cupti_load_path()[0])
         setenv("NVTX_INJECTION64_PATH", cupti_load_path(), 0);
+    int64_t t_subscribe = mono_ns();
     if (subscribe())
         return 0;
     enable_callbacks();
+    int64_t t_callbacks = mono_ns();
     init_activity();
     exit_hook_refresh(); /* after CUPTI's subscription and activity set-up */
+    char parts[256];
+    snprintf(parts, sizeof(parts),
+             "loading CUPTI %.1f ms, profiling options %.1f ms, the writer's start %.1f ms, "
+             "subscribing %.1f ms, activity set-up %.1f ms",
+             (t_cupti - t_start) / 1e6, (t_options - t_cupti) / 1e6, (t_writer - t_options) / 1e6,
+             (t_callbacks - t_subscribe) / 1e6, (mono_ns() - t_callbacks) / 1e6);
+    push_meta("collector_init_parts", parts);
     return 0;
 }
 

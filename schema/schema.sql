@@ -177,6 +177,11 @@ PRAGMA user_version = 3;
 -- initialization inside cuInit took (options, the report, CUPTI's
 -- subscription and activity set-up), in ms: part of what the program waits
 -- before its first kernel (bench/delay_along.py).
+-- 'collector_init_parts' (added: 2026-12-06): where collector_init_ms went:
+-- 'loading CUPTI <ms> ms, profiling options <ms> ms, the writer's start
+-- <ms> ms, subscribing <ms> ms, activity set-up <ms> ms' (the rest of
+-- collector_init_ms is the flusher, watchdog and signal set-up between the
+-- writer's start and the subscription); docs/instrument-cost.md.
 -- 'profiler_setup' (added: 2026-12-04, written at a clean exit when the
 -- range profiler profiled): 'plan <ms> ms at the first launch; first profile
 -- <ms> ms (enable <ms>, set-up <ms>, start <ms>)': building the one-pass

@@ -681,6 +681,8 @@ expect swapgap "and no bound hit when none was" "$(sqlite3 "$tmp/swapgap1.db" "U
 # what the set-up cost before the first kernel (docs/cost-vs-ncu.md "Where along the run"): cuInit's
 # share, and the range profiler's plan and first profile by phase
 like threads1 "collector_init_ms" "$(meta threads1 collector_init_ms)" "[0-9]*.[0-9]"
+like threads1 "collector_init_parts" "$(meta threads1 collector_init_parts)" \
+    "loading CUPTI *.* ms, profiling options *.* ms, the writer's start *.* ms, subscribing *.* ms, activity set-up *.* ms"
 like threads1 "profiler_setup" "$(meta threads1 profiler_setup)" \
     "plan *.* ms at the first launch; first profile *.* ms (enable *.*, set-up *.*, start *.*)"
 
