@@ -212,8 +212,8 @@ test_metrics_extras_policy(void)
     CHECK_EQ_INT(metrics_extras_wanted(names, quiet, 12), 0);
     /*
      * without the SM-originated counter the all-units one no longer decides (since 2026-12-06 it
-     * is the host group's, not a trigger's: other L2 clients' traffic asked for the group on
-     * every configuration)
+     * is not collected by default and no trigger reads it: other L2 clients' traffic asked for
+     * the group on every configuration)
      */
     CHECK_EQ_INT(metrics_extras_wanted(names, misc, 10) & METRICS_GROUP_HOST, 0);
     /* nothing known, nothing wanted */
