@@ -49,7 +49,8 @@ patched run was the launch calls, where lazy patching happens
 (instrumented_launch_calls); and, in a table of its own, what lies outside
 the launches' phases: the profiler's set-up at the context's creation
 (instrumentation_setup), the writer's rows and its last batch at exit
-(instrumentation_rows), the collector's start (collector_init_ms).
+(instrumentation_rows), the collector's start (collector_init_ms) and, of
+it, loading CUPTI and the profiler's libraries (collector_init_parts).
 A run that would not fit the budget is skipped and the table says so.
 Writes DIR/instrument-cost.md and DIR/instrument-cost.json; exit 0.
 """
@@ -86,7 +87,7 @@ MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": 
             "inst-lean": {"GPUHIER_INSTRUMENT": "1",
                           "GPUHIER_DIAG_SASS_METRICS": "-smsp__sass_thread_inst_executed"}}
 # the collector's own account read from each report's meta (read_report()), medians per mode
-ACCOUNT = ("engine_ms", "call_ms", "setup_ms", "rows_ms", "exit_ms", "init_ms")
+ACCOUNT = ("engine_ms", "call_ms", "setup_ms", "rows_ms", "exit_ms", "init_ms", "cupti_ms")
 TARGET_MS = 10.0
 TARGET_PT_RATIO = 1.10
 # per run, seconds allowed (its timeout; a third of it is the first guess of
@@ -138,7 +139,7 @@ def read_report(path):
         if "meta" in tables:
             meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN "
                                    "('instrumented_launches', 'instrumented_launch_calls', 'instrumentation_setup', "
-                                   "'instrumentation_rows', 'collector_init_ms')"))
+                                   "'instrumentation_rows', 'collector_init_ms', 'collector_init_parts')"))
             m = re.match(r"\d+ launches, ([\d.]+) ms", meta.get("instrumented_launches", ""))
             if m:
                 r["engine_ms"] = float(m.group(1))
@@ -158,6 +159,10 @@ def read_report(path):
                 r["init_ms"] = float(meta["collector_init_ms"])
             except (KeyError, ValueError):
                 pass
+            # of the start, loading CUPTI (and, but in trace mode, nvperf; since 2026-12-06)
+            m = re.match(r"loading CUPTI ([\d.]+) ms", meta.get("collector_init_parts", ""))
+            if m:
+                r["cupti_ms"] = float(m.group(1))
         return r
     finally:
         db.close()
@@ -269,12 +274,14 @@ def markdown(summ, header, notes):
     if acct:
         L += ["", "Outside the launches' phases (each report's meta, medians): the profiler's set-up at the "
               "context's creation, the writer's instrumentation rows (its own thread) and its last batch at "
-              "exit, the collector's start.", "",
-              "| workload | mode | profiler set-up ms | writer's rows ms | last batch at exit ms | collector start ms |",
-              "| --- | --- | --- | --- | --- | --- |"]
+              "exit, the collector's start and, of it, loading CUPTI and the profiler's libraries.", "",
+              "| workload | mode | profiler set-up ms | writer's rows ms | last batch at exit ms | collector start ms "
+              "| of it, loading CUPTI ms |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
         for w, m, a in acct:
-            L.append("| %s | %s | %s | %s | %s | %s |" % (w, m, f(a["setup_ms"], "%.1f"), f(a["rows_ms"], "%.1f"),
-                                                        f(a["exit_ms"], "%.1f"), f(a["init_ms"], "%.1f")))
+            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                w, m, f(a["setup_ms"], "%.1f"), f(a["rows_ms"], "%.1f"), f(a["exit_ms"], "%.1f"),
+                f(a["init_ms"], "%.1f"), f(a["cupti_ms"], "%.1f")))
     L += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
     for what, v, ok in all_targets(summ):
         L.append("| %s | %s | %s |" % (what, v, "not measured" if ok is None else ("met" if ok else "**NOT met**")))
