@@ -86,8 +86,22 @@ MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": 
             # the engine's list less the one metric no rule or view reads beyond v_inst's column
             "inst-lean": {"GPUHIER_INSTRUMENT": "1",
                           "GPUHIER_DIAG_SASS_METRICS": "-smsp__sass_thread_inst_executed"}}
-# the collector's own account read from each report's meta (read_report()), medians per mode
-ACCOUNT = ("engine_ms", "call_ms", "setup_ms", "rows_ms", "exit_ms", "init_ms", "cupti_ms")
+# the collector's own account read from each report's meta (read_report()): (meta key, pattern,
+# the ACCOUNT fields its groups give). The engine's time in all, and the part of the patched run
+# spent in the launch calls (lazy patching); what lies outside the launches' phases (since
+# 2026-12-06): the profiler's set-up at the context's creation, the writer's rows and its last
+# batch at exit, the collector's start and, of it, loading CUPTI (and, but in trace mode, nvperf)
+META_READS = (
+    ("instrumented_launches", r"\d+ launches, ([\d.]+) ms", ("engine_ms",)),
+    ("instrumented_launch_calls", r"([\d.]+) ms of the patched run in the launch calls", ("call_ms",)),
+    ("instrumentation_setup", r"([\d.]+) ms initializing the profiler", ("setup_ms",)),
+    ("instrumentation_rows", r"([\d.]+) ms writing \d+ inst_launch rows.*the last batch at exit ([\d.]+) ms",
+     ("rows_ms", "exit_ms")),
+    ("collector_init_ms", r"([\d.]+)$", ("init_ms",)),
+    ("collector_init_parts", r"loading CUPTI ([\d.]+) ms", ("cupti_ms",)),
+)
+# medians per mode (summarise())
+ACCOUNT = tuple(f for _, _, fields in META_READS for f in fields)
 TARGET_MS = 10.0
 TARGET_PT_RATIO = 1.10
 # per run, seconds allowed (its timeout; a third of it is the first guess of
@@ -134,35 +148,15 @@ def read_report(path):
                 "SELECT overhead_ns FROM inst_launch WHERE overhead_ns IS NOT NULL")]
         else:
             r["instrumented"], r["overhead_ns"] = 0, []
-        # the engine's own account (meta, written at a clean exit): its time in all, and the part
-        # of the patched run spent in the launch calls (lazy patching; since 2026-12-06)
+        # the collector's own account (meta, written at a clean exit): META_READS
         if "meta" in tables:
-            meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN "
-                                   "('instrumented_launches', 'instrumented_launch_calls', 'instrumentation_setup', "
-                                   "'instrumentation_rows', 'collector_init_ms', 'collector_init_parts')"))
-            m = re.match(r"\d+ launches, ([\d.]+) ms", meta.get("instrumented_launches", ""))
-            if m:
-                r["engine_ms"] = float(m.group(1))
-            m = re.match(r"([\d.]+) ms of the patched run in the launch calls", meta.get("instrumented_launch_calls", ""))
-            if m:
-                r["call_ms"] = float(m.group(1))
-            # what lies outside the launches' phases (since 2026-12-06): the profiler's set-up at the
-            # context's creation, the writer's rows and its last batch at exit, the collector's start
-            m = re.match(r"([\d.]+) ms initializing the profiler", meta.get("instrumentation_setup", ""))
-            if m:
-                r["setup_ms"] = float(m.group(1))
-            m = re.match(r"([\d.]+) ms writing \d+ inst_launch rows.*the last batch at exit ([\d.]+) ms",
-                         meta.get("instrumentation_rows", ""))
-            if m:
-                r["rows_ms"], r["exit_ms"] = float(m.group(1)), float(m.group(2))
-            try:
-                r["init_ms"] = float(meta["collector_init_ms"])
-            except (KeyError, ValueError):
-                pass
-            # of the start, loading CUPTI (and, but in trace mode, nvperf; since 2026-12-06)
-            m = re.match(r"loading CUPTI ([\d.]+) ms", meta.get("collector_init_parts", ""))
-            if m:
-                r["cupti_ms"] = float(m.group(1))
+            keys = [k for k, _, _ in META_READS]
+            meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN (%s)" % ",".join("?" * len(keys)),
+                                   keys))
+            for key, pattern, fields in META_READS:
+                m = re.match(pattern, meta.get(key, ""))
+                if m:
+                    r.update(zip(fields, map(float, m.groups())))
         return r
     finally:
         db.close()

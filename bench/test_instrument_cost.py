@@ -41,7 +41,7 @@ check(not [w for w, _, _ in instrument_cost.targets(summ2) if "inst / trace" in 
 text = instrument_cost.markdown(summ, ["- synthetic"], [])
 check("| pytorch | trace | 3 | 10.43 |" in text, "the trace mode's row: " + text)
 # the collector's start and its CUPTI part, medians of the runs' metas, in the outside-phases table
-acct_runs = [dict(run("native", i, 10.0)) for i in range(2)] + [
+acct_runs = [run("native", i, 10.0) for i in range(2)] + [
     dict(run("trace", i, 10.2), report={"instrumented": 0, "overhead_ns": [], "init_ms": v, "cupti_ms": c})
     for i, (v, c) in enumerate(((26.0, 3.0), (28.0, 5.0)))]
 text3 = instrument_cost.markdown(instrument_cost.summarise(acct_runs), ["- synthetic"], [])

@@ -43,13 +43,16 @@ db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
      "synchronize after them (the patched kernels' execution)"),
     ("instrumentation_setup", "12.5 ms initializing the profiler at the context's creation"),
     ("instrumentation_rows", "30.2 ms writing 3 inst_launch rows and their counts; the last batch at exit 4.1 ms"),
-    ("collector_init_ms", "129.1")])
+    ("collector_init_ms", "129.1"),
+    ("collector_init_parts", "loading CUPTI 97.4 ms, profiling options 0.3 ms, the writer's start 12.0 ms, "
+     "subscribing 4.1 ms, activity set-up 8.8 ms")])
 db.commit()
 db.close()
 rep = ic.read_report(path)
 check(rep.get("engine_ms") == 42.5 and rep.get("call_ms") == 21.0, "the engine's account read from meta: %s" % rep)
 check((rep.get("setup_ms"), rep.get("rows_ms"), rep.get("exit_ms"), rep.get("init_ms")) == (12.5, 30.2, 4.1, 129.1),
       "what lies outside the launches' phases read from meta: %s" % rep)
+check(rep.get("cupti_ms") == 97.4, "the start's CUPTI part read from meta: %s" % rep)
 
 
 def runs(native, inst, over_ms, pt_inst=None, failed=False):
