@@ -98,7 +98,7 @@ PLAN_GROUPS = (
     "smsp__inst_executed_op_global_ld.sum smsp__inst_executed_op_global_st.sum "
     "sm__warps_active.avg.pct_of_peak_sustained_active sm__cycles_active.avg l1tex__t_sector_hit_rate.pct "
     "smsp__inst_executed_op_ldgsts.sum "
-    "lts__t_sectors_srcunit_tex_aperture_sysmem.sum lts__t_requests_aperture_sysmem.sum "
+    "lts__t_sectors_srcunit_tex_aperture_sysmem.sum "
     "lts__t_sectors_op_atom.sum lts__t_sectors_op_red.sum lts__d_atomic_input_cycles_active.sum "
     "smsp__inst_executed.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum "

@@ -150,6 +150,13 @@ test_onepass_plan(void)
     CHECK(onepass_group_of(&p, "lts__t_sectors_lookup_hit.sum") !=
           onepass_group_of(&p, "lts__t_sectors_lookup_miss.sum"));
     CHECK_EQ_INT(onepass_group_of(&p, "no__such_counter.sum"), -1);
+    /*
+     * the all-unit system-memory counters are in no group by default (their catalogue lines say
+     * why: other L2 clients' traffic, gate (b)'s misses); the SMs' own sectors are in group 1
+     */
+    CHECK_EQ_INT(onepass_group_of(&p, "lts__t_sectors_aperture_sysmem.sum"), -1);
+    CHECK_EQ_INT(onepass_group_of(&p, "lts__t_requests_aperture_sysmem.sum"), -1);
+    CHECK_EQ_INT(onepass_group_of(&p, "lts__t_sectors_srcunit_tex_aperture_sysmem.sum"), 0);
     onepass_plan_release(&p);
     onepass_plan_release(&p); /* idempotent */
 }
