@@ -50,7 +50,9 @@ patched run was the launch calls, where lazy patching happens
 the launches' phases: the profiler's set-up at the context's creation
 (instrumentation_setup), the writer's rows and its last batch at exit
 (instrumentation_rows), the collector's start (collector_init_ms) and, of
-it, loading CUPTI and the profiler's libraries (collector_init_parts).
+it, loading CUPTI (collector_init_parts); the profiler's libraries (nvperf),
+opened on a thread of their own, and the profiler's wait for them
+(nvperf_open).
 A run that would not fit the budget is skipped and the table says so.
 Writes DIR/instrument-cost.md and DIR/instrument-cost.json; exit 0.
 """
@@ -90,7 +92,8 @@ MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": 
 # the ACCOUNT fields its groups give). The engine's time in all, and the part of the patched run
 # spent in the launch calls (lazy patching); what lies outside the launches' phases (since
 # 2026-12-06): the profiler's set-up at the context's creation, the writer's rows and its last
-# batch at exit, the collector's start and, of it, loading CUPTI (and, but in trace mode, nvperf)
+# batch at exit, the collector's start and, of it, loading CUPTI (nvperf too before 2026-12-06
+# 15:57 UTC; since, on a thread of its own: nvperf_open)
 META_READS = (
     ("instrumented_launches", r"\d+ launches, ([\d.]+) ms", ("engine_ms",)),
     ("instrumented_launch_calls", r"([\d.]+) ms of the patched run in the launch calls", ("call_ms",)),
@@ -99,6 +102,8 @@ META_READS = (
      ("rows_ms", "exit_ms")),
     ("collector_init_ms", r"([\d.]+)$", ("init_ms",)),
     ("collector_init_parts", r"loading CUPTI ([\d.]+) ms", ("cupti_ms",)),
+    # since the session of 2026-12-06 15:57 UTC nvperf opens on its own thread after the start
+    ("nvperf_open", r"opened in ([\d.]+) ms .*waited for ([\d.]+) ms", ("nvperf_ms", "nvperf_wait_ms")),
 )
 # medians per mode (summarise())
 ACCOUNT = tuple(f for _, _, fields in META_READS for f in fields)
@@ -268,14 +273,17 @@ def markdown(summ, header, notes):
     if acct:
         L += ["", "Outside the launches' phases (each report's meta, medians): the profiler's set-up at the "
               "context's creation, the writer's instrumentation rows (its own thread) and its last batch at "
-              "exit, the collector's start and, of it, loading CUPTI and the profiler's libraries.", "",
+              "exit, the collector's start and, of it, loading CUPTI; the profiler's libraries (nvperf), "
+              "opened on a thread of their own after the start, and how long the profiler's first call "
+              "waited for them.", "",
               "| workload | mode | profiler set-up ms | writer's rows ms | last batch at exit ms | collector start ms "
-              "| of it, loading CUPTI ms |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
+              "| of it, loading CUPTI ms | nvperf open ms | waited for it ms |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for w, m, a in acct:
-            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 w, m, f(a["setup_ms"], "%.1f"), f(a["rows_ms"], "%.1f"), f(a["exit_ms"], "%.1f"),
-                f(a["init_ms"], "%.1f"), f(a["cupti_ms"], "%.1f")))
+                f(a["init_ms"], "%.1f"), f(a["cupti_ms"], "%.1f"), f(a["nvperf_ms"], "%.1f"),
+                f(a["nvperf_wait_ms"], "%.1f")))
     L += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
     for what, v, ok in all_targets(summ):
         L.append("| %s | %s | %s |" % (what, v, "not measured" if ok is None else ("met" if ok else "**NOT met**")))

@@ -5,6 +5,7 @@ here, no GPU): the PyTorch target read over native and over the trace mode,
 each with the range of the side-by-side pairs (the runs of one rep), a failed
 run's pair left out, and no trace reading where the trace mode did not run."""
 import os
+import re
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -43,7 +44,14 @@ check("| pytorch | trace | 3 | 10.43 |" in text, "the trace mode's row: " + text
 # the collector's start and its CUPTI part, medians of the runs' metas, in the outside-phases table
 acct_runs = [run("native", i, 10.0) for i in range(2)] + [
     dict(run("trace", i, 10.2), report={"instrumented": 0, "overhead_ns": [], "init_ms": v, "cupti_ms": c})
-    for i, (v, c) in enumerate(((26.0, 3.0), (28.0, 5.0)))]
+    for i, (v, c) in enumerate(((26.0, 3.0), (28.0, 5.0)))] + [
+    dict(run("inst", i, 10.9), report={"instrumented": 0, "overhead_ns": [], "nvperf_ms": o, "nvperf_wait_ms": w})
+    for i, (o, w) in enumerate(((100.0, 10.0), (120.0, 30.0)))]
 text3 = instrument_cost.markdown(instrument_cost.summarise(acct_runs), ["- synthetic"], [])
-check("| pytorch | trace | - | - | - | 27.0 | 4.0 |" in text3, "the start and its CUPTI part: " + text3)
+check("| pytorch | trace | - | - | - | 27.0 | 4.0 | - | - |" in text3, "the start and its CUPTI part: " + text3)
+check("| pytorch | inst | - | - | - | - | - | 110.0 | 20.0 |" in text3, "nvperf's open and the wait: " + text3)
+# the meta's text, as the collector writes it (collector/exit.c nvperf_settle()), read by META_READS
+pat = [p for k, p, _ in instrument_cost.META_READS if k == "nvperf_open"]
+m = re.search(pat[0], "opened in 97.3 ms on its own thread; waited for 4.5 ms") if pat else None
+check(m is not None and m.groups() == ("97.3", "4.5"), "the nvperf_open meta parsed: %r" % (m and m.groups(),))
 sys.exit(done("test_instrument_cost"))

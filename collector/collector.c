@@ -142,6 +142,13 @@ session_line(const char *line)
     xfsz_restore(&old);
 }
 
+/* A child must not start with the loader's lock held by nvperf's open (cupti_load.c). */
+static void
+atfork_prepare(void)
+{
+    cupti_nvperf_join();
+}
+
 static void
 atfork_child(void)
 {
@@ -275,6 +282,13 @@ initialize(void)
     int64_t t_start = mono_ns();
     void *cupti = cupti_load(err, sizeof(err));
     int api_ok = cupti && load_api(err, sizeof(err)) == 0;
+    /*
+     * nvperf's open, on its own thread while the start goes on; after our
+     * own dlsym calls (load_api()), which would wait for it: glibc's dlsym
+     * takes the loader's lock
+     */
+    if (api_ok)
+        cupti_nvperf_start();
     int64_t t_cupti = mono_ns();
     init_profiling();
     int64_t t_options = mono_ns();
@@ -336,7 +350,7 @@ initialize(void)
     snprintf(line, sizeof(line), "start\t%ld\t%s\n", (long)G.pid, G.path);
     session_line(line);
     exit_hook_refresh();
-    pthread_atfork(NULL, NULL, atfork_child);
+    pthread_atfork(atfork_prepare, NULL, atfork_child);
 
     if (!api_ok) {
         char msg[1100];

@@ -7,6 +7,15 @@
  * on LD_LIBRARY_PATH or the ld.so cache pointing at the toolkit, and
  * libcupti's own directory is not searched (CUPTI-NOTES §1). Once a
  * library with that soname is loaded, the bare-name dlopen finds it.
+ *
+ * Why off the application's thread: opening the two takes 0.1 s on the
+ * H100 host and 0.55 s on a 2-core build machine (2026-12-06), nearly all
+ * of it their static constructors touching ~120 MB of zeroed memory each
+ * (perf: memset page faults), not relocation (RTLD_LAZY is no faster). The
+ * collector's start runs inside the program's cuInit, so it starts the open
+ * on a thread of its own (cupti_nvperf_start()) once its own dlsym calls
+ * are done (glibc's dlsym waits for a dlopen in progress), and whatever
+ * first needs the profiler joins it (cupti_nvperf_wait()).
  */
 #include "collector/cupti_load.h"
 
@@ -17,9 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void load_once(void);
 static void *handle;
 static char load_err[512];
 static char load_path[PATH_MAX];
@@ -57,33 +69,133 @@ loaded_dir(void *h, char *dir, size_t n)
 }
 
 /*
- * Pre-open nvperf from `dir`. Missing files are not an error here: the
- * host API reports NOT_INITIALIZED later, and that message names nvperf.
+ * nvperf's open: the directory it is opened from (libcupti's, found by
+ * try_open()), and whether it is opened yet (NV_NONE: not asked for; NV_RUNNING:
+ * on its thread; NV_DONE). The lock covers the state and the times, and is
+ * held while joining, so a second waiter waits for the first.
  */
-static void
-preload_nvperf(const char *dir)
+enum { NV_NONE, NV_RUNNING, NV_DONE };
+static pthread_mutex_t nv_lock = PTHREAD_MUTEX_INITIALIZER;
+static char nv_dir[PATH_MAX];
+static int nv_state;
+static pthread_t nv_thread;
+static double nv_open_ms, nv_wait_ms;
+static int nv_on_thread;
+
+static double
+now_ms(void)
 {
-    static const char *const libs[] = {"libnvperf_host.so", "libnvperf_target.so"};
-    /*
-     * Trace mode never starts the profiler, and opening libnvperf_host
-     * (32 MB, RTLD_NOW) took 0.5 s on a loaded CPU: skip it there
-     * (docs/collector.md, "What tracing costs").
-     */
-    const char *mode = getenv("GPUHIER_MODE");
-    if (mode && !strcmp(mode, "trace"))
-        return;
-    for (size_t i = 0; i < 2; i++) {
-        char p[PATH_MAX];
-        if (path_join(p, sizeof p, dir, libs[i]) == 0 && is_file(p))
-            dlopen(p, RTLD_NOW | RTLD_GLOBAL);
-    }
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 /*
- * Try one candidate: open it RTLD_LAZY|RTLD_LOCAL just to learn its
- * directory, pre-open nvperf from there, then keep the handle. Opening
- * libcupti before nvperf is fine: it loads nvperf only when the profiler
- * initializes.
+ * Open nvperf from nv_dir. Missing files are not an error here: the host
+ * API reports NOT_INITIALIZED later, and that message names nvperf.
+ */
+static void
+nvperf_open(void)
+{
+    static const char *const libs[] = {"libnvperf_host.so", "libnvperf_target.so"};
+    double t0 = now_ms();
+    for (size_t i = 0; i < 2; i++) {
+        char p[PATH_MAX];
+        if (path_join(p, sizeof p, nv_dir, libs[i]) == 0 && is_file(p))
+            dlopen(p, RTLD_NOW | RTLD_GLOBAL);
+    }
+    nv_open_ms = now_ms() - t0;
+}
+
+static void *
+nvperf_main(void *arg)
+{
+    (void)arg;
+    nvperf_open();
+    return NULL;
+}
+
+/*
+ * Remember where nvperf is, for cupti_nvperf_start() or wait(). Trace mode
+ * never starts the profiler, so it never opens nvperf (docs/collector.md,
+ * "What tracing costs").
+ */
+static void
+note_nvperf_dir(const char *dir)
+{
+    const char *mode = getenv("GPUHIER_MODE");
+    if (mode && !strcmp(mode, "trace"))
+        return;
+    snprintf(nv_dir, sizeof nv_dir, "%s", dir);
+}
+
+void
+cupti_nvperf_start(void)
+{
+    pthread_once(&once, load_once);
+    pthread_mutex_lock(&nv_lock);
+    if (nv_state == NV_NONE && nv_dir[0]) {
+        /* no signal of the program's is delivered to this thread */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        if (pthread_create(&nv_thread, NULL, nvperf_main, NULL) == 0) {
+            nv_state = NV_RUNNING;
+            nv_on_thread = 1;
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    pthread_mutex_unlock(&nv_lock);
+}
+
+/* Join the thread when it runs; with open_here, open nvperf here when it never started. */
+static void
+settle(int open_here)
+{
+    if (open_here)
+        pthread_once(&once, load_once); /* a join alone never loads CUPTI */
+    pthread_mutex_lock(&nv_lock);
+    double t0 = now_ms();
+    if (nv_state == NV_RUNNING) {
+        pthread_join(nv_thread, NULL);
+        nv_wait_ms = now_ms() - t0;
+        nv_state = NV_DONE;
+    } else if (nv_state == NV_NONE && nv_dir[0] && open_here) {
+        nvperf_open(); /* never started (or could not be): here, on the caller's thread */
+        nv_wait_ms = now_ms() - t0;
+        nv_state = NV_DONE;
+    }
+    pthread_mutex_unlock(&nv_lock);
+}
+
+void
+cupti_nvperf_wait(void)
+{
+    settle(1);
+}
+
+void
+cupti_nvperf_join(void)
+{
+    settle(0);
+}
+
+int
+cupti_nvperf_times(double *open_ms, double *waited_ms, int *on_thread)
+{
+    pthread_mutex_lock(&nv_lock);
+    int done = nv_state == NV_DONE && nv_dir[0];
+    *open_ms = nv_open_ms;
+    *waited_ms = nv_wait_ms;
+    *on_thread = nv_on_thread;
+    pthread_mutex_unlock(&nv_lock);
+    return done;
+}
+
+/*
+ * Try one candidate: open it to learn its directory, note nvperf there
+ * (opened later), then keep the handle. Opening libcupti before nvperf is
+ * fine: it loads nvperf only when the profiler initializes.
  */
 static void *
 try_open(const char *name)
@@ -101,7 +213,7 @@ try_open(const char *name)
     }
     char dir[PATH_MAX];
     if (loaded_dir(h, dir, sizeof dir) == 0)
-        preload_nvperf(dir);
+        note_nvperf_dir(dir);
     return h;
 }
 

@@ -483,6 +483,7 @@ prof_initialize(void)
 {
     if (R.prof_inited)
         return 0;
+    nvperf_ready(); /* CUPTI loads nvperf by bare name now: its open (started at init) ends */
     CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     CUptiResult rc = gh.cuptiProfilerInitialize(&pi);
     if (rc != CUPTI_SUCCESS) {

@@ -60,6 +60,7 @@
 #include "collector/activity.h"
 #include "collector/collector_int.h"
 #include "collector/engine.h"
+#include "collector/exit.h"
 #include "collector/graphscan.h"
 #include "collector/umap.h"
 #include "collector/notes.h"
@@ -395,6 +396,7 @@ sass_initialize(void)
     static int done;
     if (done)
         return 0;
+    nvperf_ready(); /* CUPTI loads nvperf by bare name now: its open (started at init) ends */
     CUpti_Profiler_Initialize_Params ip = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     CUptiResult rc =
         gh.cuptiProfilerInitialize ? gh.cuptiProfilerInitialize(&ip) : CUPTI_ERROR_NOT_INITIALIZED;

@@ -10,6 +10,7 @@
 #include "collector/activity.h"
 #include "collector/callbacks.h"
 #include "collector/collector_int.h"
+#include "collector/cupti_load.h"
 #include "collector/diagprobe.h"
 #include "collector/engine.h"
 #include "collector/notes.h"
@@ -99,6 +100,39 @@ wait_flag(atomic_int *flag, int ms)
  * those are registered when their state is first built, and
  * exit_hook_refresh() registers finish() again after each such point.
  */
+/*
+ * nvperf's open (collector/cupti_load.c), ended before anything is torn
+ * down: a program that exits before its first profiled launch may exit
+ * while the open runs. Its times go to the meta nvperf_open
+ * (docs/instrument-cost.md): how long it took, and how long the profiler's
+ * first call (or this exit) waited for it.
+ */
+static void
+nvperf_settle(void)
+{
+    cupti_nvperf_join();
+    double open_ms = 0, waited_ms = 0;
+    int on_thread = 0;
+    if (!cupti_nvperf_times(&open_ms, &waited_ms, &on_thread))
+        return;
+    char v[200];
+    snprintf(v, sizeof(v), "opened in %.1f ms %s; waited for %.1f ms", open_ms,
+             on_thread ? "on its own thread" : "on the caller's thread", waited_ms);
+    push_meta("nvperf_open", v);
+}
+
+void
+nvperf_ready(void)
+{
+    cupti_nvperf_wait();
+    /*
+     * nvperf's constructors registered its destructors when they ran, on
+     * the open's thread, maybe after finish() was registered: register it
+     * again so it runs before them (exit_hook_refresh() says why).
+     */
+    exit_hook_refresh();
+}
+
 static void
 finish(void)
 {
@@ -112,6 +146,7 @@ finish(void)
     pthread_mutex_unlock(&X.lock);
     if (atomic_exchange(&X.closing, 1))
         return; /* a fatal signal is closing it */
+    nvperf_settle();
     callbacks_set_active(0);
     stop_flusher();
     sampler_watchdog_stop();

@@ -18,6 +18,13 @@
 void exit_hook_refresh(void);
 
 /*
+ * Before the profiler's first call (cuptiProfilerInitialize): waits for
+ * nvperf's open (collector/cupti_load.h) and registers finish() again
+ * after the destructors nvperf's constructors registered.
+ */
+void nvperf_ready(void);
+
+/*
  * signals.c's before_death: a fatal signal is about to end the process.
  * Has the flusher close the report (die_commit()) and waits for it, at
  * most 3 s; waits for finish() instead if it is closing. The dying thread.

@@ -264,6 +264,7 @@ cupti_ready(char *err, size_t errlen)
         snprintf(err, errlen, "%s", e);
         return -1;
     }
+    cupti_nvperf_wait(); /* the host API needs nvperf */
     return 0;
 }
 

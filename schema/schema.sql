@@ -182,6 +182,15 @@ PRAGMA user_version = 3;
 -- <ms> ms, subscribing <ms> ms, activity set-up <ms> ms' (the rest of
 -- collector_init_ms is the flusher, watchdog and signal set-up between the
 -- writer's start and the subscription); docs/instrument-cost.md.
+-- 'nvperf_open' (added: 2026-12-06, written at a clean exit where the
+-- profiler's libraries were opened, i.e. in every mode but trace): 'opened
+-- in <ms> ms on its own thread | on the caller's thread; waited for <ms>
+-- ms': libnvperf_host and libnvperf_target, opened from libcupti's
+-- directory on a thread the collector starts once CUPTI is loaded (before
+-- 2026-12-06 15:57 UTC on the program's thread, in 'loading CUPTI'), and
+-- how long the first caller that needed them (cuptiProfilerInitialize, the
+-- host API, or the exit) waited for the open to end
+-- (collector/cupti_load.c; docs/instrument-cost.md).
 -- 'profiler_setup' (added: 2026-12-04, written at a clean exit when the
 -- range profiler profiled): 'plan <ms> ms at the first launch; first profile
 -- <ms> ms (enable <ms>, set-up <ms>, start <ms>)': building the one-pass

@@ -87,6 +87,13 @@ function(gh_fake_driver suffix)
   target_link_libraries(collector_fake_host${suffix} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 endfunction()
 gh_fake_driver("" -fno-sanitize=all)
+# A stand-in libnvperf_host.so beside the fake CUPTI (the same directory): the
+# collector opens it from libcupti's directory on a thread of its own
+# (collector/cupti_load.c), and t108 makes its constructor slow.
+add_library(gh_fake_nvperf_host SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/fake_nvperf.c)
+set_target_properties(gh_fake_nvperf_host PROPERTIES OUTPUT_NAME nvperf_host)
+target_compile_options(gh_fake_nvperf_host PRIVATE -fno-sanitize=all)
+target_link_options(gh_fake_nvperf_host PRIVATE -fno-sanitize=all)
 gh_add_test(NAME e2e.t108-collector-engines
             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t108-collector-engines.sh LABELS e2e collector
             ENVIRONMENT "FAKE_CUDA=$<TARGET_FILE:gh_collector_fake_cuda>;FAKE_HOST=$<TARGET_FILE:collector_fake_host>")

@@ -704,5 +704,21 @@ like bothrpgraphsu "the second served under one user range: one range" \
     "$(q bothrpgraphsu "SELECT group_concat(message, '|') FROM event WHERE code = 'graph_profile'")" \
     "graph launch * under one user range (*): 1 ranges, 0 dropped, * ms"
 
+# nvperf's open off the program's thread (collector/cupti_load.c): the fake libnvperf_host.so
+# beside the fake CUPTI sleeps 600 ms in its constructor. The collector's start inside cuInit does
+# not wait for it (it did, synchronously, before 2026-12-06 15:57 UTC: this check failed then),
+# the open runs on its own thread, and the profiler's first call waits for what is left. In trace
+# mode nvperf is never opened.
+run nvslow GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 FAKE_NVPERF_SLEEP_MS=600
+expect nvslow "every launch traced" "$(q nvslow "SELECT count(*) FROM launch")" 12
+expect nvslow "the collector's start did not wait for nvperf (under 600 ms)" \
+    "$(q nvslow "SELECT CAST(value AS REAL) < 600 FROM meta WHERE key = 'collector_init_ms'")" 1
+like nvslow "nvperf opened on its own thread, and the wait said" "$(meta nvslow nvperf_open)" \
+    "opened in [6-9][0-9][0-9].* ms on its own thread; waited for *.* ms"
+run nvtrace GPUHIER_MODE=trace FAKE_NVPERF_SLEEP_MS=600
+expect nvtrace "trace mode: nvperf never opened" "$(meta nvtrace nvperf_open)" ""
+expect nvtrace "trace mode: the start short" \
+    "$(q nvtrace "SELECT CAST(value AS REAL) < 600 FROM meta WHERE key = 'collector_init_ms'")" 1
+
 [ $fail = 0 ] && echo "t108: the engines' choices, graphs, refusals and the watchdog hold"
 exit $fail

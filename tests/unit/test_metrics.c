@@ -483,7 +483,11 @@ child_dir_override(void)
 static int
 child_threads(void)
 {
-    /* 8 threads race for the first load: one handle, nvperf pre-opened */
+    /*
+     * 8 threads race for the first load: one handle. The load does not open
+     * nvperf (since 2026-12-06: its own thread or the first wait does); a
+     * wait with no thread started opens it on the caller's thread.
+     */
     pthread_t t[8];
     void *h[8];
     for (int i = 0; i < 8; i++)
@@ -493,7 +497,49 @@ child_threads(void)
     for (int i = 0; i < 8; i++)
         if (!h[i] || h[i] != h[0])
             return 1;
-    return has_lib("libnvperf_host.so") && has_lib("libnvperf_target.so") ? 0 : 2;
+    if (has_lib("libnvperf_host.so"))
+        return 2;
+    cupti_nvperf_wait();
+    double open_ms, waited_ms;
+    int on_thread = -1;
+    if (!cupti_nvperf_times(&open_ms, &waited_ms, &on_thread) || on_thread != 0)
+        return 3;
+    return has_lib("libnvperf_host.so") && has_lib("libnvperf_target.so") ? 0 : 4;
+}
+
+/* nvperf opened on its own thread: joined by the wait, which sees both libraries mapped */
+static int
+child_nvperf_thread(void)
+{
+    if (!cupti_load(NULL, 0))
+        return 1;
+    cupti_nvperf_start();
+    cupti_nvperf_start(); /* a second start starts nothing */
+    cupti_nvperf_wait();
+    double open_ms, waited_ms;
+    int on_thread = 0;
+    if (!cupti_nvperf_times(&open_ms, &waited_ms, &on_thread) || on_thread != 1 || open_ms <= 0)
+        return 2;
+    return has_lib("libnvperf_host.so") && has_lib("libnvperf_target.so") ? 0 : 3;
+}
+
+/* trace mode never opens nvperf, started or waited for; a join alone never loads CUPTI */
+static int
+child_nvperf_trace(void)
+{
+    cupti_nvperf_join();
+    if (has_lib("libcupti"))
+        return 1;
+    setenv("GPUHIER_MODE", "trace", 1);
+    if (!cupti_load(NULL, 0))
+        return 2;
+    cupti_nvperf_start();
+    cupti_nvperf_wait();
+    double open_ms, waited_ms;
+    int on_thread;
+    if (cupti_nvperf_times(&open_ms, &waited_ms, &on_thread))
+        return 3;
+    return has_lib("libnvperf") ? 4 : 0;
 }
 
 /* Loading scenarios, each in a fresh process, before this one loads CUPTI. */
@@ -506,6 +552,8 @@ test_metrics_loading(void)
     CHECK_EQ_INT(in_child(child_bad_override), 0);
     CHECK_EQ_INT(in_child(child_dir_override), 0);
     CHECK_EQ_INT(in_child(child_threads), 0);
+    CHECK_EQ_INT(in_child(child_nvperf_thread), 0);
+    CHECK_EQ_INT(in_child(child_nvperf_trace), 0);
     CHECK(cupti_sym("cuptiGetVersion") == NULL || has_lib("libcupti"));
 }
 
@@ -533,6 +581,8 @@ main(int argc, char **argv)
         return 77;
     }
     printf("libcupti: %s\n", cupti_load_path());
+    CHECK(!has_lib("libnvperf_host.so")); /* not by the load: by the wait */
+    cupti_nvperf_wait();
     CHECK(has_lib("libnvperf_host.so"));
     int rc = check_run(tests, sizeof tests / sizeof tests[0], argc, argv);
     return rc | load_failed | check_failed;
