@@ -84,23 +84,6 @@ wait_flag(atomic_int *flag, int ms)
 }
 
 /*
- * At exit (atexit; docs/collector.md "At exit", with the crash this order
- * fixes). The order matters:
- *   1. `active` off: callbacks still arriving (a thread still launching,
- *      the runtime's own teardown) return at once;
- *   2. the flusher is joined before anything else touches CUPTI, so no
- *      thread of ours is inside CUPTI while it or nvperf tear down;
- *      a launch another thread's engine serves reaches its EXIT (the
- *      callbacks let it through, sampler_exit_wait());
- *   3. the counter engines stop (engine_exit_stop()): the range profiler is
- *      disabled from this thread with its context made current (exit() may
- *      be called by a thread that never used CUDA);
- *   4. a forced flush, then the writer drains, commits and closes.
- * finish() runs before CUPTI's and nvperf's own exit-time destructors:
- * those are registered when their state is first built, and
- * exit_hook_refresh() registers finish() again after each such point.
- */
-/*
  * nvperf's open (collector/cupti_load.c), ended before anything is torn
  * down: a program that exits before its first profiled launch may exit
  * while the open runs. Its times go to the meta nvperf_open
@@ -133,6 +116,24 @@ nvperf_ready(void)
     exit_hook_refresh();
 }
 
+/*
+ * At exit (atexit; docs/collector.md "At exit", with the crash this order
+ * fixes). The order matters:
+ *   0. nvperf's open, if it still runs on its thread, ends (nvperf_settle());
+ *   1. `active` off: callbacks still arriving (a thread still launching,
+ *      the runtime's own teardown) return at once;
+ *   2. the flusher is joined before anything else touches CUPTI, so no
+ *      thread of ours is inside CUPTI while it or nvperf tear down;
+ *      a launch another thread's engine serves reaches its EXIT (the
+ *      callbacks let it through, sampler_exit_wait());
+ *   3. the counter engines stop (engine_exit_stop()): the range profiler is
+ *      disabled from this thread with its context made current (exit() may
+ *      be called by a thread that never used CUDA);
+ *   4. a forced flush, then the writer drains, commits and closes.
+ * finish() runs before CUPTI's and nvperf's own exit-time destructors:
+ * those are registered when their state is first built, and
+ * exit_hook_refresh() registers finish() again after each such point.
+ */
 static void
 finish(void)
 {
