@@ -23,7 +23,10 @@ collector's default since 2026-12-05, so the same as inst from then on;
 its targets are printed as a candidate's), inst-lean (only when named: inst
 without smsp__sass_thread_inst_executed, which no rule reads; a candidate
 too, until the collector stopped asking for it on 2026-12-06: the same as
-inst from then on), and trace (`gpuhier run --mode
+inst from then on), inst-nvsync (only when named: inst with
+GPUHIER_DIAG_NVPERF_SYNC=1, nvperf opened in the collector's start on the
+program's thread, the form before 2026-12-06 15:57 UTC; a candidate's
+targets), and trace (`gpuhier run --mode
 trace`: activity tracing alone, no counter engine), which gives the PyTorch
 target a second reading: what the instrumentation adds over the tracing it
 rides on (inst median / trace median), beside inst / native, which holds
@@ -79,13 +82,16 @@ try:
 except ImportError:
     sys.exit("instrument_cost: this python3 has no sqlite3 module")
 
-MODES = ("native", "trace", "default", "inst", "inst-chain", "inst-lean", "both")
+MODES = ("native", "trace", "default", "inst", "inst-chain", "inst-lean", "inst-nvsync", "both")
 # the modes run unless --modes names others: the candidates are run when asked for
 DEFAULT_MODES = ("native", "default", "inst", "both")
-CANDIDATES = ("inst-chain", "inst-lean")
+CANDIDATES = ("inst-chain", "inst-lean", "inst-nvsync")
 MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": "both"},
             "inst-chain": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"},
             # the engine's list less the one metric no rule or view reads beyond v_inst's column
+            # nvperf opened in the collector's start, on the program's thread (the form before
+            # 2026-12-06 15:57 UTC), against `inst`'s open on a thread of its own
+            "inst-nvsync": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_NVPERF_SYNC": "1"},
             "inst-lean": {"GPUHIER_INSTRUMENT": "1",
                           "GPUHIER_DIAG_SASS_METRICS": "-smsp__sass_thread_inst_executed"}}
 # the collector's own account read from each report's meta (read_report()): (meta key, pattern,

@@ -134,7 +134,11 @@ cupti_nvperf_start(void)
 {
     pthread_once(&once, load_once);
     pthread_mutex_lock(&nv_lock);
-    if (nv_state == NV_NONE && nv_dir[0]) {
+    if (nv_state == NV_NONE && nv_dir[0] && getenv("GPUHIER_DIAG_NVPERF_SYNC")) {
+        /* diagnosis: here, on the caller's thread, as before 2026-12-06 15:57 UTC */
+        nvperf_open();
+        nv_state = NV_DONE;
+    } else if (nv_state == NV_NONE && nv_dir[0]) {
         /* no signal of the program's is delivered to this thread */
         sigset_t all, old;
         sigfillset(&all);

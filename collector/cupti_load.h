@@ -46,7 +46,9 @@ const char *cupti_load_path(void);
  * own, with every signal blocked, so the caller goes on. Nothing in trace
  * mode (GPUHIER_MODE=trace), before cupti_load() found libcupti, or after
  * the open started or finished. Where the thread cannot be made, the next
- * cupti_nvperf_wait() opens it. Thread-safe.
+ * cupti_nvperf_wait() opens it. GPUHIER_DIAG_NVPERF_SYNC=1 (diagnosis):
+ * opens it here, on the caller's thread, the form before 2026-12-06.
+ * Thread-safe.
  */
 void cupti_nvperf_start(void);
 

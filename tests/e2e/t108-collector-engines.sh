@@ -715,6 +715,12 @@ expect nvslow "the collector's start did not wait for nvperf (under 600 ms)" \
     "$(q nvslow "SELECT CAST(value AS REAL) < 600 FROM meta WHERE key = 'collector_init_ms'")" 1
 like nvslow "nvperf opened on its own thread, and the wait said" "$(meta nvslow nvperf_open)" \
     "opened in [6-9][0-9][0-9].* ms on its own thread; waited for *.* ms"
+# the form before, kept for diagnosis (GPUHIER_DIAG_NVPERF_SYNC=1): the start waits for the open
+run nvsync GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 FAKE_NVPERF_SLEEP_MS=600 GPUHIER_DIAG_NVPERF_SYNC=1
+expect nvsync "the start waited for nvperf (600 ms or more)" \
+    "$(q nvsync "SELECT CAST(value AS REAL) >= 600 FROM meta WHERE key = 'collector_init_ms'")" 1
+like nvsync "nvperf opened on the program's thread" "$(meta nvsync nvperf_open)" \
+    "opened in [6-9][0-9][0-9].* ms on the caller's thread; waited for 0.0 ms"
 run nvtrace GPUHIER_MODE=trace FAKE_NVPERF_SLEEP_MS=600
 expect nvtrace "trace mode: nvperf never opened" "$(meta nvtrace nvperf_open)" ""
 expect nvtrace "trace mode: the start short" \
