@@ -338,7 +338,9 @@ initialize(void)
     G.initialized = 1;
     start_flusher();
     sampler_watchdog_start();
+    int64_t t_threads = mono_ns();
     signals_install(on_death);
+    int64_t t_signals = mono_ns();
     push_pending_note();
     push_rank();
     if (opt.sampling_ok)
@@ -349,6 +351,7 @@ initialize(void)
     char line[8192];
     snprintf(line, sizeof(line), "start\t%ld\t%s\n", (long)G.pid, G.path);
     session_line(line);
+    int64_t t_session = mono_ns();
     exit_hook_refresh();
     pthread_atfork(atfork_prepare, NULL, atfork_child);
 
@@ -370,13 +373,20 @@ initialize(void)
     int64_t t_callbacks = mono_ns();
     init_activity();
     exit_hook_refresh(); /* after CUPTI's subscription and activity set-up */
-    char parts[256];
+    char parts[200];
     snprintf(parts, sizeof(parts),
              "loading CUPTI %.1f ms, profiling options %.1f ms, the writer's start %.1f ms, "
              "subscribing %.1f ms, activity set-up %.1f ms",
              (t_cupti - t_start) / 1e6, (t_options - t_cupti) / 1e6, (t_writer - t_options) / 1e6,
              (t_callbacks - t_subscribe) / 1e6, (mono_ns() - t_callbacks) / 1e6);
     push_meta("collector_init_parts", parts);
+    /* the steps between the writer's start and the subscription (a meta value holds 200 bytes) */
+    snprintf(parts, sizeof(parts),
+             "the flusher's and watchdog's threads %.1f ms, signal handlers %.1f ms, notes and the "
+             "session file %.1f ms, exit hooks %.1f ms",
+             (t_threads - t_writer) / 1e6, (t_signals - t_threads) / 1e6,
+             (t_session - t_signals) / 1e6, (t_subscribe - t_session) / 1e6);
+    push_meta("collector_init_between", parts);
     return 0;
 }
 

@@ -179,9 +179,12 @@ PRAGMA user_version = 3;
 -- before its first kernel (bench/delay_along.py).
 -- 'collector_init_parts' (added: 2026-12-06): where collector_init_ms went:
 -- 'loading CUPTI <ms> ms, profiling options <ms> ms, the writer's start
--- <ms> ms, subscribing <ms> ms, activity set-up <ms> ms' (the rest of
--- collector_init_ms is the flusher, watchdog and signal set-up between the
--- writer's start and the subscription); docs/instrument-cost.md.
+-- <ms> ms, subscribing <ms> ms, activity set-up <ms> ms'; and
+-- 'collector_init_between' (added: 2026-12-06 17:25 UTC) the steps between
+-- the writer's start and the subscription: 'the flusher's and watchdog's
+-- threads <ms> ms, signal handlers <ms> ms, notes and the session file <ms>
+-- ms, exit hooks <ms> ms' (the rest of collector_init_ms is the report's
+-- name and path, before both); docs/instrument-cost.md.
 -- 'nvperf_open' (added: 2026-12-06, written at a clean exit where the
 -- profiler's libraries were opened, i.e. in every mode but trace): 'opened
 -- in <ms> ms on its own thread | on the caller's thread; waited for <ms>

@@ -683,6 +683,8 @@ expect swapgap "and no bound hit when none was" "$(sqlite3 "$tmp/swapgap1.db" "U
 like threads1 "collector_init_ms" "$(meta threads1 collector_init_ms)" "[0-9]*.[0-9]"
 like threads1 "collector_init_parts" "$(meta threads1 collector_init_parts)" \
     "loading CUPTI *.* ms, profiling options *.* ms, the writer's start *.* ms, subscribing *.* ms, activity set-up *.* ms"
+like threads1 "collector_init_between" "$(meta threads1 collector_init_between)" \
+    "the flusher's and watchdog's threads *.* ms, signal handlers *.* ms, notes and the session file *.* ms, exit hooks *.* ms"
 like threads1 "profiler_setup" "$(meta threads1 profiler_setup)" \
     "plan *.* ms at the first launch; first profile *.* ms (enable *.*, set-up *.*, start *.*)"
 
