@@ -18,6 +18,8 @@
  * first needs the profiler joins it (cupti_nvperf_wait()).
  */
 #include "collector/cupti_load.h"
+#include "collector/clock.h"
+#include "collector/signals.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -26,9 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void load_once(void);
@@ -82,14 +82,6 @@ static pthread_t nv_thread;
 static double nv_open_ms, nv_wait_ms;
 static int nv_on_thread;
 
-static double
-now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /*
  * Open nvperf from nv_dir. Missing files are not an error here: the host
  * API reports NOT_INITIALIZED later, and that message names nvperf.
@@ -98,13 +90,13 @@ static void
 nvperf_open(void)
 {
     static const char *const libs[] = {"libnvperf_host.so", "libnvperf_target.so"};
-    double t0 = now_ms();
+    int64_t t0 = mono_ns();
     for (size_t i = 0; i < 2; i++) {
         char p[PATH_MAX];
         if (path_join(p, sizeof p, nv_dir, libs[i]) == 0 && is_file(p))
             dlopen(p, RTLD_NOW | RTLD_GLOBAL);
     }
-    nv_open_ms = now_ms() - t0;
+    nv_open_ms = (double)(mono_ns() - t0) / 1e6;
 }
 
 static void *
@@ -138,16 +130,10 @@ cupti_nvperf_start(void)
         /* diagnosis: here, on the caller's thread, as before 2026-12-06 15:57 UTC */
         nvperf_open();
         nv_state = NV_DONE;
-    } else if (nv_state == NV_NONE && nv_dir[0]) {
-        /* no signal of the program's is delivered to this thread */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        if (pthread_create(&nv_thread, NULL, nvperf_main, NULL) == 0) {
-            nv_state = NV_RUNNING;
-            nv_on_thread = 1;
-        }
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    } else if (nv_state == NV_NONE && nv_dir[0] &&
+               signals_thread_start(&nv_thread, nvperf_main, NULL, 0) == 0) {
+        nv_state = NV_RUNNING; /* the program's signals never reach this thread */
+        nv_on_thread = 1;
     }
     pthread_mutex_unlock(&nv_lock);
 }
@@ -159,14 +145,16 @@ settle(int open_here)
     if (open_here)
         pthread_once(&once, load_once); /* a join alone never loads CUPTI */
     pthread_mutex_lock(&nv_lock);
-    double t0 = now_ms();
-    if (nv_state == NV_RUNNING) {
+    int64_t t0 = mono_ns();
+    int ends = 1;
+    if (nv_state == NV_RUNNING)
         pthread_join(nv_thread, NULL);
-        nv_wait_ms = now_ms() - t0;
-        nv_state = NV_DONE;
-    } else if (nv_state == NV_NONE && nv_dir[0] && open_here) {
+    else if (nv_state == NV_NONE && nv_dir[0] && open_here)
         nvperf_open(); /* never started (or could not be): here, on the caller's thread */
-        nv_wait_ms = now_ms() - t0;
+    else
+        ends = 0; /* done already, never needed, or a join with nothing started */
+    if (ends) {
+        nv_wait_ms = (double)(mono_ns() - t0) / 1e6;
         nv_state = NV_DONE;
     }
     pthread_mutex_unlock(&nv_lock);

@@ -25,6 +25,7 @@
 #include "collector/fault.h"
 #include "collector/occupancy.h"
 #include "collector/queue.h"
+#include "collector/signals.h"
 #include "collector/umap.h"
 #include "schema/store.h"
 
@@ -34,7 +35,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -2347,11 +2347,7 @@ writer_start(const char *path, const struct writer_run_info *ri, size_t slots, c
         snprintf(err, errlen, "cannot start the writer thread: %s", strerror(errno));
         goto fail;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&W.th, NULL, writer_main, &s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = signals_thread_start(&W.th, writer_main, &s, 0);
     if (rc) {
         sem_destroy(&s.done);
         snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
