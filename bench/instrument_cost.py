@@ -26,7 +26,9 @@ too, until the collector stopped asking for it on 2026-12-06: the same as
 inst from then on), inst-nvsync (only when named: inst with
 GPUHIER_DIAG_NVPERF_SYNC=1, nvperf opened in the collector's start on the
 program's thread, the form before 2026-12-06 15:57 UTC; a candidate's
-targets), and trace (`gpuhier run --mode
+targets), inst-floor (only when named: inst with the list cut to
+smsp__sass_inst_executed alone, the floor of the engine's cost per
+configuration whatever its metric list; a diagnosis), and trace (`gpuhier run --mode
 trace`: activity tracing alone, no counter engine), which gives the PyTorch
 target a second reading: what the instrumentation adds over the tracing it
 rides on (inst median / trace median), beside inst / native, which holds
@@ -82,16 +84,19 @@ try:
 except ImportError:
     sys.exit("instrument_cost: this python3 has no sqlite3 module")
 
-MODES = ("native", "trace", "default", "inst", "inst-chain", "inst-lean", "inst-nvsync", "both")
+MODES = ("native", "trace", "default", "inst", "inst-chain", "inst-lean", "inst-nvsync", "inst-floor", "both")
 # the modes run unless --modes names others: the candidates are run when asked for
 DEFAULT_MODES = ("native", "default", "inst", "both")
-CANDIDATES = ("inst-chain", "inst-lean", "inst-nvsync")
+CANDIDATES = ("inst-chain", "inst-lean", "inst-nvsync", "inst-floor")
 MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": "both"},
             "inst-chain": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"},
             # the engine's list less the one metric no rule or view reads beyond v_inst's column
             # nvperf opened in the collector's start, on the program's thread (the form before
             # 2026-12-06 15:57 UTC), against `inst`'s open on a thread of its own
             "inst-nvsync": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_NVPERF_SYNC": "1"},
+            # one metric, the one every list holds (it patches every instruction): the floor of
+            # what the engine costs per configuration whatever the list (a diagnosis, not a candidate)
+            "inst-floor": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_METRICS": "smsp__sass_inst_executed"},
             "inst-lean": {"GPUHIER_INSTRUMENT": "1",
                           "GPUHIER_DIAG_SASS_METRICS": "-smsp__sass_thread_inst_executed"}}
 # the collector's own account read from each report's meta (read_report()): (meta key, pattern,
