@@ -119,6 +119,9 @@ gh_add_test(NAME unit.delay_along
 gh_add_test(NAME unit.policy_sim
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_policy_sim.py
             LABELS unit profiler)
+gh_add_test(NAME unit.chain_sim
+            COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_chain_sim.py
+            LABELS unit profiler)
 gh_add_test(NAME unit.threads_check
             COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/test_threads_check.py
             LABELS unit profiler)
