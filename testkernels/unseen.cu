@@ -5,7 +5,8 @@
 // tuned on"). Not a manifest case: what each kernel should get is written
 // beside it here, and the suite's table says what gpuhier and ncu made of it.
 //
-// TK_REPS (default 3): timed launches of each kernel after its warm-up launch.
+// usage: tk_unseen all (every kernel in turn). TK_REPS (default 3): timed
+// launches of each kernel after its warm-up launch.
 #include "tk_common.h"
 #include <cuda_fp16.h>
 
@@ -142,8 +143,12 @@ __global__ void read_host_mapped(const float *host, float *out, int n)
     out[i] = host[i] + 1.0f;
 }
 
-int main()
+int main(int argc, char **argv)
 {
+  if (argc != 2 || strcmp(argv[1], "all")) {
+    fprintf(stderr, "usage: tk_unseen all (every pathology and clean kernel in turn; TK_REPS timed launches each)\n");
+    return 2;
+  }
   const char *r = getenv("TK_REPS");
   int reps = r ? atoi(r) : 3;
   if (reps < 1)

@@ -15,4 +15,4 @@
 # suite-ncu: --kernel-name-base function --kernel-name regex:^(aos_mass|half_stride2_store|reduce_strided_index|reduce_sequential|hist8_global|local_lookup|copy_block48|copy_float4|broadcast_scale|sum_few_blocks|read_host_mapped)$ --filter-mode per-launch-config --launch-count 1
 set -eu
 export TK_REPS="${TK_REPS:-3}"
-"${1:?usage: unseen.sh STAGE}/testkernels/tk_unseen"
+"${1:?usage: unseen.sh STAGE}/testkernels/tk_unseen" all
