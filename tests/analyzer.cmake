@@ -30,6 +30,12 @@ gh_add_test(NAME analyzer.golden.exact-patterns
           ${GH_PATTERN_RULE_LIST} ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-patterns.expected
   LABELS unit analyzer)
 
+# The same rules on access shapes none was written against (tk_unseen's kernels, tests/fixtures/exact-unseen.sql).
+gh_add_test(NAME analyzer.golden.exact-unseen
+  COMMAND test_analyzer golden ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-unseen.sql
+          ${GH_PATTERN_RULE_LIST} ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-unseen.expected
+  LABELS unit analyzer)
+
 file(GLOB GH_AN_E2E CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t2*.sh)
 foreach(t ${GH_AN_E2E})
   get_filename_component(name ${t} NAME_WE)
