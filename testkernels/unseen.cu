@@ -143,6 +143,20 @@ __global__ void read_host_mapped(const float *host, float *out, int n)
     out[i] = host[i] + 1.0f;
 }
 
+// Fills the records: every field from tk_val, one record (two 16-byte stores) per thread.
+__global__ void fill_particles(Particle *p, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    p[i] = Particle{tk_val(4ull * i), tk_val(4ull * i + 1), tk_val(4ull * i + 2), tk_val(4ull * i + 3)};
+}
+
+static void near(const char *what, long long i, double got, double want, double rel)
+{
+  if (!(fabs(got - want) <= rel * fabs(want) + 1e-6))
+    tk_fail(what, i, got, want);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2 || strcmp(argv[1], "all")) {
@@ -152,12 +166,13 @@ int main(int argc, char **argv)
   const char *r = getenv("TK_REPS");
   int reps = r ? atoi(r) : 3;
   if (reps < 1)
-    reps = 1;
+    reps = 1; // tk_time needs one timed launch
+  const int launches = reps + 1; // tk_time's warm-up and the timed ones
   float *in, *out, *host, *host_dev;
   Particle *parts;
   __half *halves;
   unsigned *bins;
-  const int nparts = N / 4, nhost = 1 << 20;
+  const int nparts = N / 4, nhost = 1 << 20, nloc = N / 16;
   CK(cudaMalloc(&in, (size_t)N * sizeof(float)));
   CK(cudaMalloc(&out, (size_t)N * sizeof(float)));
   CK(cudaMalloc(&parts, (size_t)nparts * sizeof(Particle)));
@@ -165,42 +180,102 @@ int main(int argc, char **argv)
   CK(cudaMalloc(&bins, 8 * sizeof(unsigned)));
   CK(cudaHostAlloc(&host, (size_t)nhost * sizeof(float), cudaHostAllocMapped));
   CK(cudaHostGetDevicePointer(&host_dev, host, 0));
-  {
-    std::vector<float> h(N);
-    for (int i = 0; i < N; i++)
-      h[i] = tk_val((unsigned long long)i);
-    CK(cudaMemcpy(in, h.data(), (size_t)N * sizeof(float), cudaMemcpyHostToDevice));
-    for (int i = 0; i < nhost; i++)
-      host[i] = h[i];
-  }
-  CK(cudaMemset(parts, 0, (size_t)nparts * sizeof(Particle)));
+  // inputs on the device (docs/testkernels.md "Harness"); the mapped buffer is host memory by design
+  tk_fill_dev(in, N);
+  fill_particles<<<(nparts + 255) / 256, 256>>>(parts, nparts);
+  CKL();
+  for (int i = 0; i < nhost; i++)
+    host[i] = tk_val((unsigned long long)i);
   CK(cudaMemset(bins, 0, 8 * sizeof(unsigned)));
 
   const int B = 256, G = (N + B - 1) / B;
-  struct {
-    const char *name;
-    float ms;
-  } t[12];
-  int k = 0;
-  t[k++] = {"aos_mass", tk_time(reps, [&] { aos_mass<<<(nparts + B - 1) / B, B>>>(parts, out, nparts); })};
-  t[k++] = {"half_stride2_store", tk_time(reps, [&] { half_stride2_store<<<G, B>>>(in, halves, N); })};
-  t[k++] = {"reduce_strided_index", tk_time(reps, [&] { reduce_strided_index<<<G, B>>>(in, out, N); })};
-  t[k++] = {"reduce_sequential", tk_time(reps, [&] { reduce_sequential<<<G, B>>>(in, out, N); })};
-  t[k++] = {"hist8_global", tk_time(reps, [&] { hist8_global<<<G, B>>>(in, bins, N); })};
-  t[k++] = {"local_lookup", tk_time(reps, [&] { local_lookup<<<(N / 16 + B - 1) / B, B>>>(in, out, N / 16); })};
-  t[k++] = {"copy_block48", tk_time(reps, [&] { copy_block48<<<(N + 47) / 48, 48>>>(in, out, N); })};
-  t[k++] = {"copy_float4", tk_time(reps, [&] { copy_float4<<<(N / 4 + B - 1) / B, B>>>((const float4 *)in, (float4 *)out, N / 4); })};
-  t[k++] = {"broadcast_scale", tk_time(reps, [&] { broadcast_scale<<<G, B>>>(in, out, N); })};
-  t[k++] = {"sum_few_blocks", tk_time(reps, [&] { sum_few_blocks<<<8, 128>>>(in, out, N); })};
-  t[k++] = {"read_host_mapped", tk_time(reps, [&] { read_host_mapped<<<(nhost + B - 1) / B, B>>>(host_dev, out, nhost); })};
-  CKL();
-  for (int j = 0; j < k; j++)
-    printf("%-22s %8.3f ms\n", t[j].name, t[j].ms);
+  float ms;
+  // SAMPLED: each kernel's output is checked on tk_sample's 4 slices of 2048 elements (all of the 8 bins, the
+  // sum's one value) against the CPU, before the next kernel overwrites it.
+  ms = tk_time(reps, [&] { aos_mass<<<(nparts + B - 1) / B, B>>>(parts, out, nparts); });
+  tk_sample(out, nparts, [](size_t i, float v) { near("aos_mass", i, v, 2.0f * tk_val(4ull * i + 3), 0); });
+  printf("%-22s %8.3f ms\n", "aos_mass", ms);
+  ms = tk_time(reps, [&] { half_stride2_store<<<G, B>>>(in, halves, N); });
+  tk_sample(halves, 2 * (size_t)N, [](size_t i, __half v) {
+    if (i % 2 == 0)
+      near("half_stride2_store", i, __half2float(v), __half2float(__float2half(tk_val(i / 2))), 0);
+  });
+  printf("%-22s %8.3f ms\n", "half_stride2_store", ms);
+  for (int seq = 0; seq < 2; seq++) {
+    ms = tk_time(reps, [&] {
+      if (seq)
+        reduce_sequential<<<G, B>>>(in, out, N);
+      else
+        reduce_strided_index<<<G, B>>>(in, out, N);
+    });
+    tk_sample(out, G, [&](size_t b, float v) {
+      double want = 0;
+      for (int k = 0; k < B; k++)
+        want += tk_val(b * B + k);
+      near(seq ? "reduce_sequential" : "reduce_strided_index", b, v, want, 1e-5);
+    });
+    printf("%-22s %8.3f ms\n", seq ? "reduce_sequential" : "reduce_strided_index", ms);
+  }
+  ms = tk_time(reps, [&] { hist8_global<<<G, B>>>(in, bins, N); });
+  {
+    unsigned *h = tk_host_copy(bins, 8);
+    std::vector<unsigned long long> want(8, 0);
+    for (int i = 0; i < N; i++) {
+      float v = tk_val((unsigned long long)i);
+      unsigned u;
+      memcpy(&u, &v, sizeof u);
+      want[u & 7u] += launches;
+    }
+    for (int b = 0; b < 8; b++)
+      near("hist8_global", b, h[b], (double)want[b], 0);
+    tk_free_host(h);
+  }
+  printf("%-22s %8.3f ms\n", "hist8_global", ms);
+  ms = tk_time(reps, [&] { local_lookup<<<(nloc + B - 1) / B, B>>>(in, out, nloc); });
+  tk_sample(out, nloc, [&](size_t i, float v) {
+    float table[48], acc = 0.0f;
+    for (int k = 0; k < 48; k++)
+      table[k] = tk_val((i + k * 1024) & (size_t)(nloc - 1));
+    unsigned h = (unsigned)i * 2654435761u;
+    for (int k = 0; k < 16; k++) {
+      h = h * 1664525u + 1013904223u;
+      acc += table[h % 48u];
+    }
+    near("local_lookup", i, v, acc, 1e-6);
+  });
+  printf("%-22s %8.3f ms\n", "local_lookup", ms);
+  ms = tk_time(reps, [&] { copy_block48<<<(N + 47) / 48, 48>>>(in, out, N); });
+  tk_sample(out, N, [](size_t i, float v) { near("copy_block48", i, v, tk_val(i), 0); });
+  printf("%-22s %8.3f ms\n", "copy_block48", ms);
+  CK(cudaMemset(out, 0, (size_t)N * sizeof(float)));
+  ms = tk_time(reps, [&] { copy_float4<<<(N / 4 + B - 1) / B, B>>>((const float4 *)in, (float4 *)out, N / 4); });
+  tk_sample(out, N, [](size_t i, float v) { near("copy_float4", i, v, tk_val(i), 0); });
+  printf("%-22s %8.3f ms\n", "copy_float4", ms);
+  ms = tk_time(reps, [&] { broadcast_scale<<<G, B>>>(in, out, N); });
+  tk_sample(out, N, [&](size_t i, float v) {
+    near("broadcast_scale", i, v, tk_val((i / B) & 1023) * (float)i, 1e-6);
+  });
+  printf("%-22s %8.3f ms\n", "broadcast_scale", ms);
+  CK(cudaMemset(out, 0, sizeof(float)));
+  ms = tk_time(reps, [&] { sum_few_blocks<<<8, 128>>>(in, out, N); });
+  {
+    float *h = tk_host_copy(out, 1);
+    double want = 0;
+    for (int i = 0; i < N; i++)
+      want += tk_val((unsigned long long)i);
+    near("sum_few_blocks", 0, h[0], want * launches, 1e-4);
+    tk_free_host(h);
+  }
+  printf("%-22s %8.3f ms\n", "sum_few_blocks", ms);
+  ms = tk_time(reps, [&] { read_host_mapped<<<(nhost + B - 1) / B, B>>>(host_dev, out, nhost); });
+  tk_sample(out, nhost, [](size_t i, float v) { near("read_host_mapped", i, v, tk_val(i) + 1.0f, 0); });
+  printf("%-22s %8.3f ms\n", "read_host_mapped", ms);
   CK(cudaFreeHost(host));
   CK(cudaFree(bins));
   CK(cudaFree(halves));
   CK(cudaFree(parts));
   CK(cudaFree(out));
   CK(cudaFree(in));
+  printf("tk_unseen: every sampled result matched the CPU\n");
   return 0;
 }
