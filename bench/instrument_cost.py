@@ -90,13 +90,13 @@ DEFAULT_MODES = ("native", "default", "inst", "both")
 CANDIDATES = ("inst-chain", "inst-lean", "inst-nvsync", "inst-floor")
 MODE_ENV = {"inst": {"GPUHIER_INSTRUMENT": "1"}, "both": {"GPUHIER_INSTRUMENT": "both"},
             "inst-chain": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_CHAIN": "1"},
-            # the engine's list less the one metric no rule or view reads beyond v_inst's column
             # nvperf opened in the collector's start, on the program's thread (the form before
             # 2026-12-06 15:57 UTC), against `inst`'s open on a thread of its own
             "inst-nvsync": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_NVPERF_SYNC": "1"},
             # one metric, the one every list holds (it patches every instruction): the floor of
-            # what the engine costs per configuration whatever the list (a diagnosis, not a candidate)
+            # what the engine costs per configuration whatever the list (a diagnosis, run only when named)
             "inst-floor": {"GPUHIER_INSTRUMENT": "1", "GPUHIER_DIAG_SASS_METRICS": "smsp__sass_inst_executed"},
+            # the engine's list less the one metric no rule or view reads beyond v_inst's column
             "inst-lean": {"GPUHIER_INSTRUMENT": "1",
                           "GPUHIER_DIAG_SASS_METRICS": "-smsp__sass_thread_inst_executed"}}
 # the collector's own account read from each report's meta (read_report()): (meta key, pattern,
