@@ -190,18 +190,23 @@ int main(int argc, char **argv)
 
   const int B = 256, G = (N + B - 1) / B;
   float ms;
+  // outputs poisoned with NaN before each kernel (docs/testkernels.md), so a kernel that wrote nothing fails its check
+  auto poison = [&] { CK(cudaMemset(out, 0xff, (size_t)N * sizeof(float))); };
   // SAMPLED: each kernel's output is checked on tk_sample's 4 slices of 2048 elements (all of the 8 bins, the
   // sum's one value) against the CPU, before the next kernel overwrites it.
+  poison();
   ms = tk_time(reps, [&] { aos_mass<<<(nparts + B - 1) / B, B>>>(parts, out, nparts); });
   tk_sample(out, nparts, [](size_t i, float v) { near("aos_mass", i, v, 2.0f * tk_val(4ull * i + 3), 0); });
-  printf("%-22s %8.3f ms\n", "aos_mass", ms);
+  tk_report("all", "aos_mass", ms, 0);
+  CK(cudaMemset(halves, 0xff, 2 * (size_t)N * sizeof(__half)));
   ms = tk_time(reps, [&] { half_stride2_store<<<G, B>>>(in, halves, N); });
   tk_sample(halves, 2 * (size_t)N, [](size_t i, __half v) {
     if (i % 2 == 0)
       near("half_stride2_store", i, __half2float(v), __half2float(__float2half(tk_val(i / 2))), 0);
   });
-  printf("%-22s %8.3f ms\n", "half_stride2_store", ms);
+  tk_report("all", "half_stride2_store", ms, 0);
   for (int seq = 0; seq < 2; seq++) {
+    poison();
     ms = tk_time(reps, [&] {
       if (seq)
         reduce_sequential<<<G, B>>>(in, out, N);
@@ -214,7 +219,7 @@ int main(int argc, char **argv)
         want += tk_val(b * B + k);
       near(seq ? "reduce_sequential" : "reduce_strided_index", b, v, want, 1e-5);
     });
-    printf("%-22s %8.3f ms\n", seq ? "reduce_sequential" : "reduce_strided_index", ms);
+    tk_report("all", seq ? "reduce_sequential" : "reduce_strided_index", ms, 0);
   }
   ms = tk_time(reps, [&] { hist8_global<<<G, B>>>(in, bins, N); });
   {
@@ -230,7 +235,8 @@ int main(int argc, char **argv)
       near("hist8_global", b, h[b], (double)want[b], 0);
     tk_free_host(h);
   }
-  printf("%-22s %8.3f ms\n", "hist8_global", ms);
+  tk_report("all", "hist8_global", ms, 0);
+  poison();
   ms = tk_time(reps, [&] { local_lookup<<<(nloc + B - 1) / B, B>>>(in, out, nloc); });
   tk_sample(out, nloc, [&](size_t i, float v) {
     float table[48], acc = 0.0f;
@@ -243,20 +249,22 @@ int main(int argc, char **argv)
     }
     near("local_lookup", i, v, acc, 1e-6);
   });
-  printf("%-22s %8.3f ms\n", "local_lookup", ms);
+  tk_report("all", "local_lookup", ms, 0);
+  poison();
   ms = tk_time(reps, [&] { copy_block48<<<(N + 47) / 48, 48>>>(in, out, N); });
   tk_sample(out, N, [](size_t i, float v) { near("copy_block48", i, v, tk_val(i), 0); });
-  printf("%-22s %8.3f ms\n", "copy_block48", ms);
-  CK(cudaMemset(out, 0, (size_t)N * sizeof(float)));
+  tk_report("all", "copy_block48", ms, 0);
+  poison();
   ms = tk_time(reps, [&] { copy_float4<<<(N / 4 + B - 1) / B, B>>>((const float4 *)in, (float4 *)out, N / 4); });
   tk_sample(out, N, [](size_t i, float v) { near("copy_float4", i, v, tk_val(i), 0); });
-  printf("%-22s %8.3f ms\n", "copy_float4", ms);
+  tk_report("all", "copy_float4", ms, 0);
+  poison();
   ms = tk_time(reps, [&] { broadcast_scale<<<G, B>>>(in, out, N); });
   tk_sample(out, N, [&](size_t i, float v) {
     near("broadcast_scale", i, v, tk_val((i / B) & 1023) * (float)i, 1e-6);
   });
-  printf("%-22s %8.3f ms\n", "broadcast_scale", ms);
-  CK(cudaMemset(out, 0, sizeof(float)));
+  tk_report("all", "broadcast_scale", ms, 0);
+  CK(cudaMemset(out, 0, sizeof(float))); // the sum accumulates here: zero, not poison
   ms = tk_time(reps, [&] { sum_few_blocks<<<8, 128>>>(in, out, N); });
   {
     float *h = tk_host_copy(out, 1);
@@ -266,10 +274,11 @@ int main(int argc, char **argv)
     near("sum_few_blocks", 0, h[0], want * launches, 1e-4);
     tk_free_host(h);
   }
-  printf("%-22s %8.3f ms\n", "sum_few_blocks", ms);
+  tk_report("all", "sum_few_blocks", ms, 0);
+  poison();
   ms = tk_time(reps, [&] { read_host_mapped<<<(nhost + B - 1) / B, B>>>(host_dev, out, nhost); });
   tk_sample(out, nhost, [](size_t i, float v) { near("read_host_mapped", i, v, tk_val(i) + 1.0f, 0); });
-  printf("%-22s %8.3f ms\n", "read_host_mapped", ms);
+  tk_report("all", "read_host_mapped", ms, 0);
   CK(cudaFreeHost(host));
   CK(cudaFree(bins));
   CK(cudaFree(halves));
