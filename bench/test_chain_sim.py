@@ -6,16 +6,11 @@ import sqlite3
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "agreement"))
 import chain_sim  # noqa: E402
-
-fails = 0
-
-
-def check(cond, what):
-    global fails
-    print(("ok   " if cond else "FAIL ") + what)
-    fails += 0 if cond else 1
+from checks import check, done  # noqa: E402
 
 
 # kernels A=1, B=2; configs: A1=10, A2=11, B1=20
@@ -46,4 +41,4 @@ with tempfile.TemporaryDirectory() as d:
     db.close()
     check(chain_sim.launch_order(p) == [(1, 10), (2, 20)], "graph nodes are left out, order by correlation")
     check(chain_sim.main([os.path.join(d, "missing.db")]) == 2, "a report that cannot be read: exit 2")
-sys.exit(1 if fails else 0)
+sys.exit(done("unit.chain_sim"))
