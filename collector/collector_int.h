@@ -418,17 +418,25 @@ static const CUpti_CallbackId gh_cb_runtime_profile[] = {
 };
 
 /*
- * NVTX: the calls on_nvtx handles (push/pop, start/end, domain names),
- * not the whole domain (marks, naming, categories, registered strings,
+ * NVTX: the calls on_nvtx handles (push/pop, start/end, domain names,
+ * registered strings), not the whole domain (marks, naming, categories
  * ... never call back). If CUPTI refuses one, the whole domain is enabled.
  */
 static const CUpti_CallbackId gh_cb_nvtx[] = {
-    CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushW,
-    CUPTI_CBID_NVTX_nvtxRangePushEx,        CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
-    CUPTI_CBID_NVTX_nvtxRangePop,           CUPTI_CBID_NVTX_nvtxDomainRangePop,
-    CUPTI_CBID_NVTX_nvtxRangeStartA,        CUPTI_CBID_NVTX_nvtxRangeStartEx,
-    CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, CUPTI_CBID_NVTX_nvtxRangeEnd,
-    CUPTI_CBID_NVTX_nvtxDomainRangeEnd,     CUPTI_CBID_NVTX_nvtxDomainCreateA,
+    CUPTI_CBID_NVTX_nvtxRangePushA,
+    CUPTI_CBID_NVTX_nvtxRangePushW,
+    CUPTI_CBID_NVTX_nvtxRangePushEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+    CUPTI_CBID_NVTX_nvtxRangePop,
+    CUPTI_CBID_NVTX_nvtxDomainRangePop,
+    CUPTI_CBID_NVTX_nvtxRangeStartA,
+    CUPTI_CBID_NVTX_nvtxRangeStartEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangeStartEx,
+    CUPTI_CBID_NVTX_nvtxRangeEnd,
+    CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
+    CUPTI_CBID_NVTX_nvtxDomainCreateA,
+    CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
+    CUPTI_CBID_NVTX_nvtxDomainRegisterStringW,
 };
 
 #define GH_NCB(a) (sizeof(a) / sizeof((a)[0]))

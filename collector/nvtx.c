@@ -14,12 +14,15 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
 
 #define NVTX_STACK 16
 #define NVTX_NAME 64
+/* registered strings kept (nvtxDomainRegisterString*: XLA names its ranges this way); a power of two */
+#define NVTX_STRINGS 1024
 
 static struct {
     atomic_uint_fast64_t nvtx_seq; /* the last push range's id */
@@ -29,7 +32,15 @@ static struct {
         char name[40];
     } domains[32]; /* nvtxDomainCreateA's handles and names */
     int ndomains;
+    pthread_mutex_t str_lock;
+    /* nvtxDomainRegisterString*'s handles and their text, open addressing on the handle; full: the
+     * range is named "(registered string)" */
+    struct {
+        const void *handle;
+        char text[NVTX_NAME];
+    } strings[NVTX_STRINGS];
 } N = {
+    .str_lock = PTHREAD_MUTEX_INITIALIZER,
     .dom_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -46,6 +57,61 @@ static __thread size_t tls_nvtx_len[NVTX_STACK + 1];
 
 /* ------------------------------------------------------------ NVTX */
 
+/* A wide string's printable ASCII, '?' for the rest (n >= 1). */
+static void
+nvtx_copy_wide(char *out, size_t n, const wchar_t *w)
+{
+    size_t i = 0;
+    for (; w && *w && i + 1 < n; w++)
+        out[i++] = *w < 128 && *w >= 32 ? (char)*w : '?';
+    out[i] = 0;
+}
+
+static size_t
+nvtx_string_slot(const void *handle)
+{
+    uintptr_t h = (uintptr_t)handle;
+    return (size_t)((h >> 3) * 0x9E3779B97F4A7C15ULL >> 32) & (NVTX_STRINGS - 1);
+}
+
+/* Keeps a registered string's text under its handle (the first NVTX_NAME - 1 bytes). */
+static void
+nvtx_string_register(const void *handle, const char *text, const wchar_t *wide)
+{
+    if (!handle)
+        return;
+    pthread_mutex_lock(&N.str_lock);
+    size_t i = nvtx_string_slot(handle);
+    for (size_t k = 0; k < NVTX_STRINGS; k++, i = (i + 1) & (NVTX_STRINGS - 1))
+        if (!N.strings[i].handle || N.strings[i].handle == handle) {
+            N.strings[i].handle = handle;
+            if (wide)
+                nvtx_copy_wide(N.strings[i].text, NVTX_NAME, wide);
+            else
+                gh_copy(N.strings[i].text, NVTX_NAME, text ? text : "");
+            break;
+        }
+    pthread_mutex_unlock(&N.str_lock);
+}
+
+/* A registered string's text into out, or "(registered string)" when it was never seen or not kept. */
+static void
+nvtx_string_lookup(const void *handle, char *out, size_t n)
+{
+    snprintf(out, n, "%s", "(registered string)");
+    if (!handle)
+        return;
+    pthread_mutex_lock(&N.str_lock);
+    size_t i = nvtx_string_slot(handle);
+    for (size_t k = 0; k < NVTX_STRINGS && N.strings[i].handle;
+         k++, i = (i + 1) & (NVTX_STRINGS - 1))
+        if (N.strings[i].handle == handle) {
+            snprintf(out, n, "%s", N.strings[i].text);
+            break;
+        }
+    pthread_mutex_unlock(&N.str_lock);
+}
+
 static void
 nvtx_copy_message(char *out, size_t n, const nvtxEventAttributes_t *a)
 {
@@ -54,13 +120,10 @@ nvtx_copy_message(char *out, size_t n, const nvtxEventAttributes_t *a)
         return;
     if (a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii)
         snprintf(out, n, "%s", a->message.ascii);
-    else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE && a->message.unicode) {
-        size_t i = 0;
-        for (const wchar_t *w = a->message.unicode; *w && i + 1 < n; w++)
-            out[i++] = *w < 128 && *w >= 32 ? (char)*w : '?';
-        out[i] = 0;
-    } else if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED)
-        snprintf(out, n, "%s", "(registered string)");
+    else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE && a->message.unicode)
+        nvtx_copy_wide(out, n, a->message.unicode);
+    else if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED)
+        nvtx_string_lookup(a->message.registered, out, n);
 }
 
 static void
@@ -159,7 +222,7 @@ on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
         if (cbid == CUPTI_CBID_NVTX_nvtxRangePushEx)
             nvtx_copy_message(msg, sizeof(msg), ((const nvtxRangePushEx_params *)p)->eventAttrib);
         else
-            snprintf(msg, sizeof(msg), "%s", "(wide string)");
+            nvtx_copy_wide(msg, sizeof(msg), ((const nvtxRangePushW_params *)p)->message);
         nvtx_open(1, 0, NULL, msg);
         break;
     case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
@@ -211,6 +274,18 @@ on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
                 N.ndomains++;
             }
             pthread_mutex_unlock(&N.dom_lock);
+        }
+        break;
+    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA:
+    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringW:
+        /* the W form's parameter is declared `const char *` in CUPTI's header but carries the
+         * caller's wchar_t string (nvtxDomainRegisterStringW's signature) */
+        if (d->functionReturnValue) {
+            const void *h = *(const void *const *)d->functionReturnValue;
+            const char *text = ((const nvtxDomainRegisterStringA_params *)p)->string;
+            int wide = cbid == CUPTI_CBID_NVTX_nvtxDomainRegisterStringW;
+            nvtx_string_register(h, wide ? NULL : text,
+                                 wide ? (const wchar_t *)(const void *)text : NULL);
         }
         break;
     default:

@@ -9,6 +9,7 @@
 set(GH_COLLECTOR_TEST_SOURCES
   ${PROJECT_SOURCE_DIR}/collector/writer.c
   ${PROJECT_SOURCE_DIR}/collector/queue.c
+  ${PROJECT_SOURCE_DIR}/collector/nvtx.c
   ${PROJECT_SOURCE_DIR}/collector/signals.c
   ${PROJECT_SOURCE_DIR}/collector/json.c
   ${PROJECT_SOURCE_DIR}/schema/strbuf.c

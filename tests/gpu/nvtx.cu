@@ -1,5 +1,7 @@
 // NVTX push/pop and start/end around kernels; the report must show the
-// ranges and the launch's NVTX path "outer > inner".
+// ranges and the launch's NVTX path "outer > inner". A domain range named by
+// a registered string (as XLA names its ranges) and a wide-string push must
+// keep their text.
 #include <cstdio>
 #include <nvtx3/nvToolsExt.h>
 #include <cuda_runtime.h>
@@ -17,6 +19,19 @@ int main() {
     nvtxRangePop();
     marked<<<2, 128>>>(x);
     nvtxRangeEnd(r);
+    nvtxDomainHandle_t dom = nvtxDomainCreateA("gh_domain");
+    nvtxStringHandle_t reg = nvtxDomainRegisterStringA(dom, "registered_range");
+    nvtxEventAttributes_t a = {};
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = reg;
+    nvtxDomainRangePushEx(dom, &a);
+    marked<<<1, 64>>>(x);
+    nvtxDomainRangePop(dom);
+    nvtxRangePushW(L"wide_range");
+    marked<<<1, 32>>>(x);
+    nvtxRangePop();
     cudaError_t e = cudaDeviceSynchronize();
     printf("nvtx: %s\n", cudaGetErrorName(e));
     return e == cudaSuccess ? 0 : 1;

@@ -9,11 +9,13 @@
 #include "collector/cacheflush.h"
 #include "collector/collector_int.h"
 #include "collector/fault.h"
+#include "collector/nvtx.h"
 #include "collector/queue.h"
 #include "schema/store.h"
 #include "tests/check.h"
 
 #include <elf.h>
+#include <generated_nvtx_meta.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <sched.h>
@@ -963,21 +965,29 @@ test_collector_callbacks(void)
                               GH_NCB(gh_cb_runtime_profile), gh_cb_runtime[i]),
                      1);
 
-    /* NVTX: push/pop, start/end (plain and domain forms) and domain names; no marks, no naming. */
+    /* NVTX: push/pop, start/end (plain and domain forms), domain names and registered strings; no
+     * marks, no naming. */
     static const CUpti_CallbackId nvtx_need[] = {
-        CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
-        CUPTI_CBID_NVTX_nvtxRangePop,           CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
-        CUPTI_CBID_NVTX_nvtxDomainRangePop,     CUPTI_CBID_NVTX_nvtxRangeStartA,
-        CUPTI_CBID_NVTX_nvtxRangeStartEx,       CUPTI_CBID_NVTX_nvtxRangeEnd,
-        CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
+        CUPTI_CBID_NVTX_nvtxRangePushA,
+        CUPTI_CBID_NVTX_nvtxRangePushEx,
+        CUPTI_CBID_NVTX_nvtxRangePop,
+        CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+        CUPTI_CBID_NVTX_nvtxDomainRangePop,
+        CUPTI_CBID_NVTX_nvtxRangeStartA,
+        CUPTI_CBID_NVTX_nvtxRangeStartEx,
+        CUPTI_CBID_NVTX_nvtxRangeEnd,
+        CUPTI_CBID_NVTX_nvtxDomainRangeStartEx,
+        CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
         CUPTI_CBID_NVTX_nvtxDomainCreateA,
+        CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
+        CUPTI_CBID_NVTX_nvtxDomainRegisterStringW,
     };
     for (size_t i = 0; i < GH_NCB(nvtx_need); i++)
         CHECK(cb_has(gh_cb_nvtx, GH_NCB(gh_cb_nvtx), nvtx_need[i]));
     static const CUpti_CallbackId nvtx_not[] = {
         CUPTI_CBID_NVTX_nvtxMarkA,         CUPTI_CBID_NVTX_nvtxMarkEx,
         CUPTI_CBID_NVTX_nvtxNameOsThreadA, CUPTI_CBID_NVTX_nvtxNameCategoryA,
-        CUPTI_CBID_NVTX_nvtxDomainMarkEx,  CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
+        CUPTI_CBID_NVTX_nvtxDomainMarkEx,  CUPTI_CBID_NVTX_nvtxDomainNameCategoryA,
     };
     for (size_t i = 0; i < GH_NCB(nvtx_not); i++)
         CHECK(!cb_has(gh_cb_nvtx, GH_NCB(gh_cb_nvtx), nvtx_not[i]));
@@ -1274,7 +1284,83 @@ test_collector_writer_sass(void)
     released = 0; /* the joins test counts its own buffer */
 }
 
+/* Calls on_nvtx() as CUPTI would, with `ret` as the function's return value. */
+static void
+nvtx_call(CUpti_CallbackId cbid, const void *params, const void *ret)
+{
+    CUpti_NvtxData d = {
+        .functionName = "nvtx", .functionParams = params, .functionReturnValue = ret};
+    on_nvtx(cbid, &d);
+}
+
+/*
+ * NVTX ranges named by a registered string (XLA's TSL domain names its
+ * ranges so) or a wide string keep their text, in the thread's path and
+ * in nvtx_range; a handle never registered reads "(registered string)".
+ */
+static void
+test_collector_nvtx_strings(void)
+{
+    char path[256], p[REC_NVTX_PATH_MAX];
+    writer_start_fake(path, sizeof(path), "nvtx");
+    nvtxDomainHandle_t dom = (nvtxDomainHandle_t)(uintptr_t)0x5000;
+    nvtxDomainCreateA_params create = {.name = "TSL"};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainCreateA, &create, &dom);
+    nvtxStringHandle_t reg = (nvtxStringHandle_t)(uintptr_t)0x7010,
+                       wreg = (nvtxStringHandle_t)(uintptr_t)0x7020;
+    nvtxDomainRegisterStringA_params ra = {.domain = dom, .string = "XlaCompile:#module=jit_step#"};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRegisterStringA, &ra, &reg);
+    static const wchar_t wide_text[] = L"wide registered";
+    nvtxDomainRegisterStringW_params rw = {.domain = dom,
+                                           .string = (const char *)(const void *)wide_text};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRegisterStringW, &rw, &wreg);
+
+    nvtxEventAttributes_t a = {.version = NVTX_VERSION,
+                               .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+                               .messageType = NVTX_MESSAGE_TYPE_REGISTERED};
+    a.message.registered = reg;
+    nvtxDomainRangePushEx_params push = {.domain = dom, .core = {.eventAttrib = &a}};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push, NULL);
+    nvtxEventAttributes_t b = a;
+    b.message.registered = wreg;
+    nvtxDomainRangePushEx_params push_w = {.domain = dom, .core = {.eventAttrib = &b}};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push_w, NULL);
+    nvtxRangePushW_params wide = {.message = L"w\u00e9de"};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxRangePushW, &wide, NULL);
+    nvtx_path(p, sizeof(p));
+    CHECK_STR(p, "XlaCompile:#module=jit_step# > wide registered > w?de");
+    nvtxEventAttributes_t c = a;
+    c.message.registered = (nvtxStringHandle_t)(uintptr_t)0x9990; /* never registered */
+    nvtxDomainRangePushEx_params push_c = {.domain = dom, .core = {.eventAttrib = &c}};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push_c, NULL);
+    for (int i = 0; i < 4; i++)
+        nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangePop, &(nvtxDomainRangePop_params){.domain = dom},
+                  NULL);
+    nvtx_path(p, sizeof(p));
+    CHECK_STR(p, "");
+    writer_stop(1);
+    gh.cuptiActivityGetNextRecord = NULL;
+
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(query_long(db,
+                            "SELECT count(*) FROM nvtx_range WHERE domain = 'TSL' AND name = "
+                            "'XlaCompile:#module=jit_step#' AND depth = 0 AND end_ns >= start_ns"),
+                 1);
+    CHECK_EQ_INT(
+        query_long(db,
+                   "SELECT count(*) FROM nvtx_range WHERE name = 'wide registered' AND depth = 1"),
+        1);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM nvtx_range WHERE name = 'w?de' AND domain IS NULL"),
+        1);
+    CHECK_EQ_INT(
+        query_long(db, "SELECT count(*) FROM nvtx_range WHERE name = '(registered string)'"), 1);
+    sqlite3_close(db);
+}
+
 static const struct check_test tests[] = {
+    {"test_collector_nvtx_strings", test_collector_nvtx_strings},
     {"test_collector_writer_sass", test_collector_writer_sass},
     {"test_collector_callbacks", test_collector_callbacks},
     {"test_collector_writer_joins", test_collector_writer_joins},
