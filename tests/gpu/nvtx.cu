@@ -1,7 +1,8 @@
 // NVTX push/pop and start/end around kernels; the report must show the
 // ranges and the launch's NVTX path "outer > inner". A domain range named by
-// a registered string (as XLA names its ranges) and a wide-string push must
-// keep their text.
+// a registered string (as XLA names its ranges) must keep its text.
+// (nvtxRangePushW is not tried: CUPTI 13.0 made no callback for it on the
+// H100 of 2026-12-06 23:27 UTC, docs/gpu-runs.md.)
 #include <cstdio>
 #include <nvtx3/nvToolsExt.h>
 #include <cuda_runtime.h>
@@ -29,9 +30,6 @@ int main() {
     nvtxDomainRangePushEx(dom, &a);
     marked<<<1, 64>>>(x);
     nvtxDomainRangePop(dom);
-    nvtxRangePushW(L"wide_range");
-    marked<<<1, 32>>>(x);
-    nvtxRangePop();
     cudaError_t e = cudaDeviceSynchronize();
     printf("nvtx: %s\n", cudaGetErrorName(e));
     return e == cudaSuccess ? 0 : 1;
