@@ -23,6 +23,8 @@
 #define NVTX_NAME 64
 /* registered strings kept (nvtxDomainRegisterString*: XLA names its ranges this way); a power of two */
 #define NVTX_STRINGS 1024
+/* the bytes kept of each (XLA's pass names run to about 80) */
+#define NVTX_STRING_MAX 128
 
 static struct {
     atomic_uint_fast64_t nvtx_seq; /* the last push range's id */
@@ -37,7 +39,7 @@ static struct {
      * range is named "(registered string)" */
     struct {
         const void *handle;
-        char text[NVTX_NAME];
+        char text[NVTX_STRING_MAX];
     } strings[NVTX_STRINGS];
 } N = {
     .str_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -74,7 +76,7 @@ nvtx_string_slot(const void *handle)
     return (size_t)((h >> 3) * 0x9E3779B97F4A7C15ULL >> 32) & (NVTX_STRINGS - 1);
 }
 
-/* Keeps a registered string's text under its handle (the first NVTX_NAME - 1 bytes). */
+/* Keeps a registered string's text under its handle (the first NVTX_STRING_MAX - 1 bytes). */
 static void
 nvtx_string_register(const void *handle, const char *text, const wchar_t *wide)
 {
@@ -86,9 +88,9 @@ nvtx_string_register(const void *handle, const char *text, const wchar_t *wide)
         if (!N.strings[i].handle || N.strings[i].handle == handle) {
             N.strings[i].handle = handle;
             if (wide)
-                nvtx_copy_wide(N.strings[i].text, NVTX_NAME, wide);
+                nvtx_copy_wide(N.strings[i].text, NVTX_STRING_MAX, wide);
             else
-                gh_copy(N.strings[i].text, NVTX_NAME, text ? text : "");
+                gh_copy(N.strings[i].text, NVTX_STRING_MAX, text ? text : "");
             break;
         }
     pthread_mutex_unlock(&N.str_lock);

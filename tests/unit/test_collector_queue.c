@@ -1338,6 +1338,18 @@ test_collector_nvtx_strings(void)
                   NULL);
     nvtx_path(p, sizeof(p));
     CHECK_STR(p, "");
+    /* XLA's pass names run past the 63 bytes a path level keeps: the range keeps the whole text */
+    static const char long_text[] =
+        "XlaPass:#name=hlo_host_device_type_call_wrapper,module=jit_train_step,program_id=12345#";
+    nvtxStringHandle_t lreg = (nvtxStringHandle_t)(uintptr_t)0x7030;
+    nvtxDomainRegisterStringA_params rl = {.domain = dom, .string = long_text};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRegisterStringA, &rl, &lreg);
+    nvtxEventAttributes_t l = a;
+    l.message.registered = lreg;
+    nvtxDomainRangePushEx_params push_l = {.domain = dom, .core = {.eventAttrib = &l}};
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push_l, NULL);
+    nvtx_call(CUPTI_CBID_NVTX_nvtxDomainRangePop, &(nvtxDomainRangePop_params){.domain = dom},
+              NULL);
     writer_stop(1);
     gh.cuptiActivityGetNextRecord = NULL;
 
@@ -1356,6 +1368,11 @@ test_collector_nvtx_strings(void)
         1);
     CHECK_EQ_INT(
         query_long(db, "SELECT count(*) FROM nvtx_range WHERE name = '(registered string)'"), 1);
+    CHECK_EQ_INT(
+        query_long(db,
+                   "SELECT count(*) FROM nvtx_range WHERE name = 'XlaPass:#name=hlo_host_device_"
+                   "type_call_wrapper,module=jit_train_step,program_id=12345#'"),
+        1);
     sqlite3_close(db);
 }
 
