@@ -69,11 +69,21 @@ nvtx_copy_wide(char *out, size_t n, const wchar_t *w)
     out[i] = 0;
 }
 
+/*
+ * The slot of `handle` in N.strings, or the empty slot where it would go,
+ * or NVTX_STRINGS when the table is full without it (str_lock held). A
+ * fixed table, not collector/umap.h: a callback never allocates
+ * (callbacks.c).
+ */
 static size_t
-nvtx_string_slot(const void *handle)
+nvtx_string_find(const void *handle)
 {
     uintptr_t h = (uintptr_t)handle;
-    return (size_t)((h >> 3) * 0x9E3779B97F4A7C15ULL >> 32) & (NVTX_STRINGS - 1);
+    size_t i = (size_t)((h >> 3) * 0x9E3779B97F4A7C15ULL >> 32) & (NVTX_STRINGS - 1);
+    for (size_t k = 0; k < NVTX_STRINGS; k++, i = (i + 1) & (NVTX_STRINGS - 1))
+        if (!N.strings[i].handle || N.strings[i].handle == handle)
+            return i;
+    return NVTX_STRINGS;
 }
 
 /* Keeps a registered string's text under its handle (the first NVTX_STRING_MAX - 1 bytes). */
@@ -83,16 +93,14 @@ nvtx_string_register(const void *handle, const char *text, const wchar_t *wide)
     if (!handle)
         return;
     pthread_mutex_lock(&N.str_lock);
-    size_t i = nvtx_string_slot(handle);
-    for (size_t k = 0; k < NVTX_STRINGS; k++, i = (i + 1) & (NVTX_STRINGS - 1))
-        if (!N.strings[i].handle || N.strings[i].handle == handle) {
-            N.strings[i].handle = handle;
-            if (wide)
-                nvtx_copy_wide(N.strings[i].text, NVTX_STRING_MAX, wide);
-            else
-                gh_copy(N.strings[i].text, NVTX_STRING_MAX, text ? text : "");
-            break;
-        }
+    size_t i = nvtx_string_find(handle);
+    if (i < NVTX_STRINGS) {
+        N.strings[i].handle = handle;
+        if (wide)
+            nvtx_copy_wide(N.strings[i].text, NVTX_STRING_MAX, wide);
+        else
+            gh_copy(N.strings[i].text, NVTX_STRING_MAX, text ? text : "");
+    }
     pthread_mutex_unlock(&N.str_lock);
 }
 
@@ -104,13 +112,9 @@ nvtx_string_lookup(const void *handle, char *out, size_t n)
     if (!handle)
         return;
     pthread_mutex_lock(&N.str_lock);
-    size_t i = nvtx_string_slot(handle);
-    for (size_t k = 0; k < NVTX_STRINGS && N.strings[i].handle;
-         k++, i = (i + 1) & (NVTX_STRINGS - 1))
-        if (N.strings[i].handle == handle) {
-            snprintf(out, n, "%s", N.strings[i].text);
-            break;
-        }
+    size_t i = nvtx_string_find(handle);
+    if (i < NVTX_STRINGS && N.strings[i].handle == handle)
+        snprintf(out, n, "%s", N.strings[i].text);
     pthread_mutex_unlock(&N.str_lock);
 }
 
