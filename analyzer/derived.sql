@@ -120,6 +120,19 @@ tiers AS (
             AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
             AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
          THEN 32.0 * (COALESCE(ic_gld_ideal, 0) + COALESCE(ic_gst_ideal, 0)) END AS requested_bytes,
+  -- the same, loads and stores apart (NULL where requested_bytes is)
+  CASE WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL
+         THEN COALESCE(gld_requested_bytes, 0)
+       WHEN ic_launch_id IS NOT NULL AND COALESCE(dram_read_bytes, dram_write_bytes) IS NOT NULL
+            AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
+            AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
+         THEN 32.0 * COALESCE(ic_gld_ideal, 0) END AS requested_ld_bytes,
+  CASE WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL
+         THEN COALESCE(gst_requested_bytes, 0)
+       WHEN ic_launch_id IS NOT NULL AND COALESCE(dram_read_bytes, dram_write_bytes) IS NOT NULL
+            AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
+            AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
+         THEN 32.0 * COALESCE(ic_gst_ideal, 0) END AS requested_st_bytes,
   -- bytes read and written in device memory (dram_read_bytes + dram_write_bytes)
   CASE WHEN dram_read_bytes IS NULL AND dram_write_bytes IS NULL THEN NULL
        ELSE COALESCE(dram_read_bytes, 0) + COALESCE(dram_write_bytes, 0) END AS dram_bytes,
@@ -146,6 +159,10 @@ tiers AS (
   CASE WHEN COALESCE(tma_load_bytes, tma_store_bytes, ldgsts_access_bytes, ldgsts_bypass_bytes) IS NULL THEN NULL
        ELSE COALESCE(tma_load_bytes, 0) + COALESCE(tma_store_bytes, 0) + COALESCE(ldgsts_access_bytes, 0)
             + COALESCE(ldgsts_bypass_bytes, 0) END AS async_bytes,
+  -- the same, reads (TMA loads, LDGSTS) and writes (TMA stores) apart
+  COALESCE(tma_load_bytes, 0) + COALESCE(ldgsts_access_bytes, 0) + COALESCE(ldgsts_bypass_bytes, 0)
+    AS async_ld_bytes,
+  COALESCE(tma_store_bytes, 0) AS async_st_bytes,
   -- bytes every counted SM access could have moved: global and local sectors, atomics and
   -- reductions at L2, 32 bytes each (NULL when no sector counter was collected); without the range
   -- profiler's sector counters, the instrumented launch's global (atomics too) and local sectors
@@ -214,15 +231,27 @@ work AS (
   -- copies' bytes (TMA, LDGSTS) are requested bytes too, when measured (added where the DRAM bytes
   -- bound the sum: without them, requested bytes that hit in L2 would already make the floor too
   -- high, and the copies' would make it more so).
+  -- With the DRAM's reads and writes apart, each direction is bounded by its own: a load's bytes by
+  -- the bytes read, a store's by the bytes written, so the write-backs of local memory (a spill's
+  -- stores evicted to DRAM) or of an earlier kernel's dirty lines do not make a kernel's loads
+  -- look useful, nor L1 rereads its stores.
   CASE useful_basis
        WHEN 'dram' THEN dram_bytes
-       WHEN 'requested' THEN CASE WHEN dram_bytes IS NOT NULL
+       WHEN 'requested' THEN CASE WHEN dram_read_bytes IS NOT NULL AND dram_write_bytes IS NOT NULL
+                                  THEN MIN(requested_ld_bytes + async_ld_bytes, dram_read_bytes)
+                                       + MIN(requested_st_bytes + async_st_bytes, dram_write_bytes)
+                                  WHEN dram_bytes IS NOT NULL
                                   THEN MIN(requested_bytes + COALESCE(async_bytes, 0), dram_bytes)
                                   ELSE requested_bytes END
        WHEN 'sectors'
-         THEN MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
-                         + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0))
-                  + COALESCE(async_bytes, 0), dram_bytes) END AS useful_bytes,
+         THEN CASE WHEN dram_read_bytes IS NOT NULL AND dram_write_bytes IS NOT NULL
+                   THEN MIN(32.0 * COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
+                            + async_ld_bytes, dram_read_bytes)
+                        + MIN(32.0 * COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0)
+                              + async_st_bytes, dram_write_bytes)
+                   ELSE MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
+                                   + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0))
+                            + COALESCE(async_bytes, 0), dram_bytes) END END AS useful_bytes,
   -- ns: the warp instructions other than memory ones (global, shared, local: the memory roof's
   -- business, and spills are not the work) at 4 per SM per cycle. Executed, not necessary: a fix
   -- that removes arithmetic can beat it.
