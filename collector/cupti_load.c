@@ -126,7 +126,8 @@ cupti_nvperf_start(void)
 {
     pthread_once(&once, load_once);
     pthread_mutex_lock(&nv_lock);
-    if (nv_state == NV_NONE && nv_dir[0] && getenv("GPUHIER_DIAG_NVPERF_SYNC")) {
+    const char *sync = getenv("GPUHIER_DIAG_NVPERF_SYNC"); /* set and not "0" */
+    if (nv_state == NV_NONE && nv_dir[0] && sync && *sync && strcmp(sync, "0") != 0) {
         /* diagnosis: here, on the caller's thread, as before 2026-12-06 15:57 UTC */
         nvperf_open();
         nv_state = NV_DONE;

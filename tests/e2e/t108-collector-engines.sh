@@ -723,6 +723,10 @@ expect nvsync "the start waited for nvperf (600 ms or more)" \
     "$(q nvsync "SELECT CAST(value AS REAL) >= 600 FROM meta WHERE key = 'collector_init_ms'")" 1
 like nvsync "nvperf opened on the program's thread" "$(meta nvsync nvperf_open)" \
     "opened in [6-9][0-9][0-9].* ms on the caller's thread; waited for 0.0 ms"
+# =0 is off, as for the other switches (it opened on the program's thread, H100 2026-12-07)
+run nvsync0 GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 FAKE_NVPERF_SLEEP_MS=600 GPUHIER_DIAG_NVPERF_SYNC=0
+like nvsync0 "GPUHIER_DIAG_NVPERF_SYNC=0: nvperf opened on its own thread" "$(meta nvsync0 nvperf_open)" \
+    "opened in [6-9][0-9][0-9].* ms on its own thread; waited for *.* ms"
 run nvtrace GPUHIER_MODE=trace FAKE_NVPERF_SLEEP_MS=600
 expect nvtrace "trace mode: nvperf never opened" "$(meta nvtrace nvperf_open)" ""
 expect nvtrace "trace mode: the start short" \
