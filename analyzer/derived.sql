@@ -120,19 +120,6 @@ tiers AS (
             AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
             AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
          THEN 32.0 * (COALESCE(ic_gld_ideal, 0) + COALESCE(ic_gst_ideal, 0)) END AS requested_bytes,
-  -- the same, loads and stores apart (NULL where requested_bytes is)
-  CASE WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL
-         THEN COALESCE(gld_requested_bytes, 0)
-       WHEN ic_launch_id IS NOT NULL AND COALESCE(dram_read_bytes, dram_write_bytes) IS NOT NULL
-            AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
-            AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
-         THEN 32.0 * COALESCE(ic_gld_ideal, 0) END AS requested_ld_bytes,
-  CASE WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL
-         THEN COALESCE(gst_requested_bytes, 0)
-       WHEN ic_launch_id IS NOT NULL AND COALESCE(dram_read_bytes, dram_write_bytes) IS NOT NULL
-            AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
-            AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
-         THEN 32.0 * COALESCE(ic_gst_ideal, 0) END AS requested_st_bytes,
   -- bytes read and written in device memory (dram_read_bytes + dram_write_bytes)
   CASE WHEN dram_read_bytes IS NULL AND dram_write_bytes IS NULL THEN NULL
        ELSE COALESCE(dram_read_bytes, 0) + COALESCE(dram_write_bytes, 0) END AS dram_bytes,
@@ -198,6 +185,13 @@ tiers AS (
 ),
 useful AS (
   SELECT tiers.*,
+  -- requested_bytes' loads and stores apart (NULL where it is), from the same source
+  CASE WHEN requested_bytes IS NULL THEN NULL
+       WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL THEN COALESCE(gld_requested_bytes, 0)
+       ELSE 32.0 * COALESCE(ic_gld_ideal, 0) END AS requested_ld_bytes,
+  CASE WHEN requested_bytes IS NULL THEN NULL
+       WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL THEN COALESCE(gst_requested_bytes, 0)
+       ELSE 32.0 * COALESCE(ic_gst_ideal, 0) END AS requested_st_bytes,
   -- what the useful bytes (next step) are: 'requested' (the instructions' own bytes), 'sectors'
   -- (bounded by the global sectors, no requested bytes), 'dram' (the DRAM bytes: no requested
   -- bytes either, or traffic the run's counters did not see). The DRAM bytes stand for the useful
