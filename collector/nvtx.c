@@ -23,7 +23,7 @@
 #define NVTX_NAME 64
 /* registered strings kept (nvtxDomainRegisterString*: XLA names its ranges this way); a power of two */
 #define NVTX_STRINGS 1024
-/* the bytes kept of each (XLA's pass names run to about 80) */
+/* the bytes kept of each (XLA's pass names ran to 121 in the JAX report of 2026-12-07) */
 #define NVTX_STRING_MAX 128
 
 static struct {
