@@ -192,6 +192,9 @@ useful AS (
   CASE WHEN requested_bytes IS NULL THEN NULL
        WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL THEN COALESCE(gst_requested_bytes, 0)
        ELSE 32.0 * COALESCE(ic_gst_ideal, 0) END AS requested_st_bytes,
+  -- without requested bytes, the global loads' and stores' sectors, at most 16 per warp instruction
+  32.0 * COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0) AS sector_ld_bytes,
+  32.0 * COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0) AS sector_st_bytes,
   -- what the useful bytes (next step) are: 'requested' (the instructions' own bytes), 'sectors'
   -- (bounded by the global sectors, no requested bytes), 'dram' (the DRAM bytes: no requested
   -- bytes either, or traffic the run's counters did not see). The DRAM bytes stand for the useful
@@ -239,13 +242,10 @@ work AS (
                                   ELSE requested_bytes END
        WHEN 'sectors'
          THEN CASE WHEN dram_read_bytes IS NOT NULL AND dram_write_bytes IS NOT NULL
-                   THEN MIN(32.0 * COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
-                            + async_ld_bytes, dram_read_bytes)
-                        + MIN(32.0 * COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0)
-                              + async_st_bytes, dram_write_bytes)
-                   ELSE MIN(32.0 * (COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0)
-                                   + COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0))
-                            + COALESCE(async_bytes, 0), dram_bytes) END END AS useful_bytes,
+                   THEN MIN(sector_ld_bytes + async_ld_bytes, dram_read_bytes)
+                        + MIN(sector_st_bytes + async_st_bytes, dram_write_bytes)
+                   ELSE MIN(sector_ld_bytes + sector_st_bytes + COALESCE(async_bytes, 0), dram_bytes) END
+       END AS useful_bytes,
   -- ns: the warp instructions other than memory ones (global, shared, local: the memory roof's
   -- business, and spills are not the work) at 4 per SM per cycle. Executed, not necessary: a fix
   -- that removes arithmetic can beat it.
