@@ -41,7 +41,10 @@ gates hold (gate (b) judged on at least one state metric with ncu's run 2),
 Environment: SPREAD_SKIP (--launch-skip, both tools), SPREAD_COUNT (most
 launches in ncu's window, default 200), SPREAD_TK (testkernel programs,
 default 6), SPREAD_PROGRAMS (a regular expression on the labels),
-SPREAD_NCU_RUNS (1 or 2, default 2: every group's run 1 goes first).
+SPREAD_NCU_RUNS (1 or 2, default 2: every group's run 1 goes first),
+SPREAD_CACHE (--cache-control: none, the default, runs ncu with
+--cache-control none and gpuhier with its default; all runs both with
+--cache-control all, each profiled launch starting from a flushed L2).
 """
 import argparse
 import json
@@ -275,7 +278,7 @@ def programs(root, stage):
     return inst_agree.programs(root, stage, int(os.environ.get("SPREAD_TK", "6")), "SPREAD_PROGRAMS")
 
 
-def one_program(label, argv, gpuhier, outdir, skip, count, deadline, reuse=None):
+def one_program(label, argv, gpuhier, outdir, skip, count, deadline, reuse=None, cache="none"):
     safe = inst_agree.safe_name(label)
     info = {"program": label, "notes": []}
     d = reuse or outdir
@@ -285,7 +288,10 @@ def one_program(label, argv, gpuhier, outdir, skip, count, deadline, reuse=None)
         if os.path.exists(db):
             os.remove(db)
         # no --launch-count: it caps profiles, not the window (docs/sampling.md)
-        g = [gpuhier, "run", "-q", "-f", "--no-analyze", "-o", db] + skipw + ["--"] + argv
+        # --cache-control all: both tools flush the L2 before each profiled launch (ncu's own
+        # default), so neither launch's state counters depend on what ran before it
+        cc = ["--cache-control", "all"] if cache == "all" else []
+        g = [gpuhier, "run", "-q", "-f", "--no-analyze", "-o", db] + cc + skipw + ["--"] + argv
         rc, out = agree_run.proc.run_group(g, max(5.0, min(90.0, deadline - time.monotonic())))
         info["gpuhier_rc"] = rc
         with open(os.path.join(outdir, safe + ".gpuhier.log"), "wb") as f:
@@ -312,7 +318,7 @@ def one_program(label, argv, gpuhier, outdir, skip, count, deadline, reuse=None)
                     info["notes"].append("group %d run %d skipped: budget" % (k, r))
                     continue
                 n = [agree_run.NCU, "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base",
-                     "mangled", "--target-processes", "all", "--replay-mode", "kernel", "--cache-control", "none",
+                     "mangled", "--target-processes", "all", "--replay-mode", "kernel", "--cache-control", cache,
                      "--clock-control", "none", "--metrics", ",".join(groups[k])] + window + argv
                 rc, out = agree_run.proc.run_group(n, max(5.0, min(120.0, deadline - time.monotonic())))
                 with open(path, "wb") as f:
@@ -337,6 +343,8 @@ def main(argv):
     ap.add_argument("--budget", type=float, default=float(os.environ.get("SPREAD_BUDGET_S", "150")))
     ap.add_argument("--reuse", default="")
     ap.add_argument("--rejudge", default="")
+    # none (the default: each tool's launch sees the L2 its process left) or all (both flush it first)
+    ap.add_argument("--cache-control", choices=("none", "all"), default=os.environ.get("SPREAD_CACHE", "none"))
     a = ap.parse_args(argv[1:])
     if a.rejudge:
         return main_rejudge(a.rejudge, a.out)
@@ -354,7 +362,7 @@ def main(argv):
             infos.append({"program": label, "notes": ["skipped: budget (%.0f s) spent" % a.budget]})
             continue
         c, info, g = one_program(label, pargv, os.path.join(stage, "gpuhier"), a.out, skip, count, deadline,
-                                 a.reuse or None)
+                                 a.reuse or None, a.cache_control)
         for k, names in g.items():
             groups.setdefault(k, set()).update(names)
         print("[%5.1fs] %s: %d values %s" % (time.monotonic() - t0, label, len(c), "; ".join(info["notes"])),
@@ -363,10 +371,10 @@ def main(argv):
         infos.append(info)
     groups = {k: sorted(v) for k, v in groups.items()}
     header = ["- %s; window --launch-skip %d --launch-count %d; gpuhier default (one group per profiled launch) "
-              "against ncu with each group's names on the same window, twice; --cache-control none "
+              "against ncu with each group's names on the same window, twice; --cache-control %s (both tools) "
               "--clock-control none; %.0f s." % (
                   time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) if not a.reuse else "recomputed from " + a.reuse,
-                  skip, count, time.monotonic() - t0)]
+                  skip, count, a.cache_control, time.monotonic() - t0)]
     return write_results(a.out, comps, infos, groups, header)
 
 

@@ -171,8 +171,10 @@ import time  # noqa: E402
 fake = os.path.join(tmp, "fake")
 os.makedirs(fake)
 gh, ncu, argslog = os.path.join(fake, "gpuhier"), os.path.join(fake, "ncu"), os.path.join(fake, "args")
+ghlog = os.path.join(fake, "gh-args")
 open(gh, "w").write("#!%s\nimport shutil, sys\na = sys.argv\nassert '--launch-count' not in a\n"
-                    "shutil.copy(%r, a[a.index('-o') + 1])\n" % (sys.executable, path))
+                    "open(%r, 'a').write(' '.join(a[1:]) + '\\n')\n"
+                    "shutil.copy(%r, a[a.index('-o') + 1])\n" % (sys.executable, ghlog, path))
 open(ncu, "w").write("""#!%s
 import sys
 sys.path.insert(0, %r)
@@ -199,6 +201,18 @@ check(all("--launch-count 5" in c for c in calls), "ncu's window is the 5 launch
 check(sorted(calls[0].split("--metrics ")[1].split()[0].split(",")) == groups[1], "run 1 of group 1 first, its names")
 g = sa.gates(comps_l)
 check(g[0] and g[3] and g[4] and info["unmatched"] == 0, "the live path's gates: %s" % (g[:4],))
+check(all("--cache-control none" in c for c in calls) and "--cache-control" not in open(ghlog).read(),
+      "by default ncu runs with --cache-control none and gpuhier with its default (none)")
+# --cache-control all: both tools flush the L2 before each profiled launch
+os.remove(argslog)
+os.remove(ghlog)
+live2 = os.path.join(tmp, "live2")
+os.makedirs(live2)
+sa.one_program("p", ["/bin/true"], gh, live2, 0, 200, time.monotonic() + 60, cache="all")
+calls = open(argslog).read().splitlines()
+check(len(calls) == 6 and all("--cache-control all" in c for c in calls), "cache all: every ncu run flushes")
+check(open(ghlog).read().split(" -- ")[0].endswith("--cache-control all"), "cache all: gpuhier run flushes too: %s"
+      % open(ghlog).read().strip())
 
 # --rejudge: a recording that judged the hardware's bank conflicts code-only
 # (as the run of 2026-12-04 did) is judged again with today's classes, on
