@@ -206,6 +206,7 @@ static struct {
     /* foreign_kernel(): kernels CUPTI ran under a sampled launch's id, left out */
     uint64_t foreign_kernels, sampled_written;
     uint64_t untimed_kernels, untimed_graph_nodes; /* kernel records with start = end = 0 */
+    uint64_t untimed_copies; /* copy and memset records with start = end = 0 */
     char foreign_name[64];
     struct {
         uint32_t corr;
@@ -1567,8 +1568,18 @@ copy_record(int is_memset, const void *rec)
     if (p && p->dst)
         sqlite3_bind_int64(st, 6, (sqlite3_int64)p->dst);
     sqlite3_bind_int64(st, 7, (sqlite3_int64)bytes);
-    sqlite3_bind_int64(st, 8, (sqlite3_int64)start);
-    sqlite3_bind_int64(st, 9, (sqlite3_int64)end);
+    /*
+     * CUPTI_TIMESTAMP_UNKNOWN (0) in both: seen on an H100 (2026-12-07,
+     * CUDA 13.0) on one DtoH copy just before an instrumented launch. NULL,
+     * not 0: a time of 0 read as the epoch (the TUI's "At" column, the
+     * order of a buffer's copies), and its duration is not known.
+     */
+    if (start || end) {
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)start);
+        sqlite3_bind_int64(st, 9, (sqlite3_int64)end);
+    } else {
+        W.untimed_copies++;
+    }
     sqlite3_bind_int64(st, 10, dev);
     sqlite3_bind_int64(st, 11, ctx);
     sqlite3_bind_int64(st, 12, stream);
@@ -2086,6 +2097,14 @@ writer_main(void *arg)
                  "start and end times: their launches are listed, their GPU time is not counted",
                  (unsigned long long)W.untimed_kernels, (unsigned long long)W.untimed_graph_nodes);
         event_row(realtime_ns(), "warning", "kernels_untimed", msg);
+    }
+    if (W.untimed_copies) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "%llu copy records came from CUPTI without start and end times: they are listed "
+                 "with their bytes, their time is not counted",
+                 (unsigned long long)W.untimed_copies);
+        event_row(realtime_ns(), "warning", "copies_untimed", msg);
     }
     close_report();
     return NULL;

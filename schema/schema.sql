@@ -643,7 +643,7 @@ CREATE TABLE copy (
     src_ptr         INTEGER,  -- source address from the API call (NULL when unknown)
     dst_ptr         INTEGER,  -- destination address
     bytes           INTEGER,
-    start_ns        INTEGER,
+    start_ns        INTEGER,  -- GPU clock, ns; NULL (with end_ns) when CUPTI's record had no times (event 'copies_untimed')
     end_ns          INTEGER,
     device_id       INTEGER,
     context_id      INTEGER,

@@ -612,7 +612,14 @@ test_collector_writer_joins(void)
     push_profile(10, 1, 1234);
     push_profile(16, 0, 0);
 
-    static union fake_slot buf[6];
+    struct rec c2 = {.type = REC_COPY};
+    c2.u.copy.corr = 22;
+    c2.u.copy.src = 0x3000;
+    c2.u.copy.dst = 0x4000;
+    snprintf(c2.u.copy.api, sizeof(c2.u.copy.api), "cudaMemcpyAsync");
+    writer_push(&c2);
+
+    static union fake_slot buf[7];
     fake_kernel(&buf[0], k, 9, 1000, 0);  /* the runtime id, as kernel records may carry */
     fake_kernel(&buf[1], k, 12, 3000, 0); /* the driver id */
     fake_kernel(&buf[2], "_Z5otherv", 13, 5000, 0);
@@ -627,6 +634,18 @@ test_collector_writer_joins(void)
     buf[5].m.correlationId = 20;
     buf[5].m.runtimeCorrelationId = 19;
     buf[5].m.start = 100, buf[5].m.end = 200;
+    /*
+     * A copy record CUPTI gave without times (CUPTI_TIMESTAMP_UNKNOWN): seen
+     * on an H100 (2026-12-07), a DtoH copy just before an instrumented
+     * launch. Its times are stored as NULL, not as 0 (the epoch).
+     */
+    buf[6] = buf[5];
+    buf[6].m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+    buf[6].m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    buf[6].m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+    buf[6].m.correlationId = 22;
+    buf[6].m.runtimeCorrelationId = 0;
+    buf[6].m.start = buf[6].m.end = 0;
     buf[3].k.end = buf[3].k.start + 3000; /* the graph node's time must not reach the hook */
     writer_set_gpu_time_hook(count_gpu_time);
     writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
@@ -694,6 +713,12 @@ test_collector_writer_joins(void)
                        "AND dst_kind = 'device' AND src_ptr = 4096 AND dst_ptr = 8192 AND "
                        "api = 'cudaMemcpy' AND bytes = 4096"),
         1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM copy WHERE copy_kind = 'DtoH' AND src_ptr = "
+                                "12288 AND start_ns IS NULL AND end_ns IS NULL AND bytes = 4096"),
+                 1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM event WHERE level = 'warning' AND code = "
+                                "'copies_untimed' AND message LIKE '1 copy records %'"),
+                 1);
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM device WHERE id = 0 AND chip = 'GH100'"), 1);
     /* Which id joined each kernel record: 12 and 16 by the driver's, 9 and 13 by the runtime's. */
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM event WHERE level = 'info' AND code = "
