@@ -1571,8 +1571,8 @@ copy_record(int is_memset, const void *rec)
     /*
      * CUPTI_TIMESTAMP_UNKNOWN (0) in both: seen on an H100 (2026-12-07,
      * CUDA 13.0) on one DtoH copy just before an instrumented launch. NULL,
-     * not 0: a time of 0 read as the epoch (the TUI's "At" column, the
-     * order of a buffer's copies), and its duration is not known.
+     * not 0: a time of 0 read as the epoch (the TUI's "At" column put it
+     * 1.8e18 ns before the run), and its duration is not known.
      */
     if (start || end) {
         sqlite3_bind_int64(st, 8, (sqlite3_int64)start);
