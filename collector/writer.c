@@ -407,6 +407,18 @@ event_row(uint64_t t, const char *level, const char *code, const char *msg)
     step_insert(st, "insert an event");
 }
 
+/* event_row() now, its message formatted (the writer's exit summaries). */
+static void __attribute__((format(printf, 3, 4)))
+event_rowf(const char *level, const char *code, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    event_row(realtime_ns(), level, code, msg);
+}
+
 /* ------------------------------------------------------------ kernels */
 
 /*
@@ -2050,20 +2062,16 @@ writer_main(void *arg)
             fail_store();
     }
     if (W.graph_unattributed) {
-        char msg[200];
-        snprintf(msg, sizeof(msg),
-                 "%llu instrumented graph launches' counts found no kernel node record of their "
-                 "launch and were left out",
-                 (unsigned long long)W.graph_unattributed);
-        event_row(realtime_ns(), "warning", "graph_counts_unattributed", msg);
+        event_rowf("warning", "graph_counts_unattributed",
+                   "%llu instrumented graph launches' counts found no kernel node record of their "
+                   "launch and were left out",
+                   (unsigned long long)W.graph_unattributed);
     }
     if (W.inst_runs_failed) {
-        char msg[200];
-        snprintf(msg, sizeof(msg),
-                 "%llu instrumented launches' executed-instruction counts stayed one row per "
-                 "instruction (writing their runs failed: %s); they read the same",
-                 (unsigned long long)W.inst_runs_failed, store_error());
-        event_row(realtime_ns(), "warning", "inst_runs_failed", msg);
+        event_rowf("warning", "inst_runs_failed",
+                   "%llu instrumented launches' executed-instruction counts stayed one row per "
+                   "instruction (writing their runs failed: %s); they read the same",
+                   (unsigned long long)W.inst_runs_failed, store_error());
     }
     /*
      * Evidence for the launch path (docs/collector.md): kernel records
@@ -2072,39 +2080,32 @@ writer_main(void *arg)
      * 0; "unmatched" counts kernels without a launch callback (graphs).
      */
     if (W.by_driver_id + W.by_runtime_id + W.unmatched) {
-        char msg[200];
-        snprintf(msg, sizeof(msg),
-                 "kernel records joined to their launch by the driver API id: %llu, by the "
-                 "runtime API id: %llu, unmatched: %llu",
-                 (unsigned long long)W.by_driver_id, (unsigned long long)W.by_runtime_id,
-                 (unsigned long long)W.unmatched);
-        event_row(realtime_ns(), "info", "kernel_correlation", msg);
+        event_rowf("info", "kernel_correlation",
+                   "kernel records joined to their launch by the driver API id: %llu, by the "
+                   "runtime API id: %llu, unmatched: %llu",
+                   (unsigned long long)W.by_driver_id, (unsigned long long)W.by_runtime_id,
+                   (unsigned long long)W.unmatched);
     }
     if (W.foreign_kernels) {
-        char msg[300];
-        snprintf(msg, sizeof(msg),
-                 "%llu kernel records ran another function than their launch (first: %s) under "
-                 "the correlation id of one of the %llu launches the counter engines served: "
-                 "kernels CUPTI ran for the profile, left out of the launches",
-                 (unsigned long long)W.foreign_kernels, W.foreign_name,
-                 (unsigned long long)W.sampled_written);
-        event_row(realtime_ns(), "info", "profiler_kernels", msg);
+        event_rowf("info", "profiler_kernels",
+                   "%llu kernel records ran another function than their launch (first: %s) under "
+                   "the correlation id of one of the %llu launches the counter engines served: "
+                   "kernels CUPTI ran for the profile, left out of the launches",
+                   (unsigned long long)W.foreign_kernels, W.foreign_name,
+                   (unsigned long long)W.sampled_written);
     }
     if (W.untimed_kernels) {
-        char msg[300];
-        snprintf(msg, sizeof(msg),
-                 "%llu kernel records (%llu of them graph kernel nodes) came from CUPTI without "
-                 "start and end times: their launches are listed, their GPU time is not counted",
-                 (unsigned long long)W.untimed_kernels, (unsigned long long)W.untimed_graph_nodes);
-        event_row(realtime_ns(), "warning", "kernels_untimed", msg);
+        event_rowf("warning", "kernels_untimed",
+                   "%llu kernel records (%llu of them graph kernel nodes) came from CUPTI without "
+                   "start and end times: their launches are listed, their GPU time is not counted",
+                   (unsigned long long)W.untimed_kernels,
+                   (unsigned long long)W.untimed_graph_nodes);
     }
     if (W.untimed_copies) {
-        char msg[200];
-        snprintf(msg, sizeof(msg),
-                 "%llu copy records came from CUPTI without start and end times: they are listed "
-                 "with their bytes, their time is not counted",
-                 (unsigned long long)W.untimed_copies);
-        event_row(realtime_ns(), "warning", "copies_untimed", msg);
+        event_rowf("warning", "copies_untimed",
+                   "%llu copy records came from CUPTI without start and end times: they are listed "
+                   "with their bytes, their time is not counted",
+                   (unsigned long long)W.untimed_copies);
     }
     close_report();
     return NULL;
