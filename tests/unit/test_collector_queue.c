@@ -554,6 +554,18 @@ push_launch(uint32_t corr, uint32_t rt, const char *reason, int sampled, long id
 
 static const char *const fake_metrics[] = {"gpu__time_duration.sum", "smsp__inst_executed.sum"};
 
+/* The API side of a copy: its pointers and call, joined to its record by `corr`. */
+static void
+push_copy(uint32_t corr, uint64_t src, uint64_t dst, const char *api)
+{
+    struct rec c = {.type = REC_COPY};
+    c.u.copy.corr = corr;
+    c.u.copy.src = src;
+    c.u.copy.dst = dst;
+    snprintf(c.u.copy.api, sizeof(c.u.copy.api), "%s", api);
+    writer_push(&c);
+}
+
 static void
 push_profile(uint32_t corr, int ok, double dur)
 {
@@ -603,21 +615,10 @@ test_collector_writer_joins(void)
     push_launch(12, 11, "sampled_out", 0, 1, "");
     push_launch(14, 13, "first_of_config", 1, 0, ""); /* profile arrives after its kernel record */
     push_launch(16, 15, "first_of_config", 1, 0, ""); /* its batch is dropped */
-    struct rec c = {.type = REC_COPY};
-    c.u.copy.corr = 19;
-    c.u.copy.src = 0x1000;
-    c.u.copy.dst = 0x2000;
-    snprintf(c.u.copy.api, sizeof(c.u.copy.api), "cudaMemcpy");
-    writer_push(&c);
+    push_copy(19, 0x1000, 0x2000, "cudaMemcpy");
     push_profile(10, 1, 1234);
     push_profile(16, 0, 0);
-
-    struct rec c2 = {.type = REC_COPY};
-    c2.u.copy.corr = 22;
-    c2.u.copy.src = 0x3000;
-    c2.u.copy.dst = 0x4000;
-    snprintf(c2.u.copy.api, sizeof(c2.u.copy.api), "cudaMemcpyAsync");
-    writer_push(&c2);
+    push_copy(22, 0x3000, 0x4000, "cudaMemcpyAsync"); /* its record comes without times */
 
     static union fake_slot buf[7];
     fake_kernel(&buf[0], k, 9, 1000, 0);  /* the runtime id, as kernel records may carry */
