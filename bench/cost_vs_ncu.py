@@ -232,6 +232,17 @@ def fmt(x, unit="s"):
     return "-" if x is None else ("%.2f %s" % (x, unit)).strip()
 
 
+def workloads_run(parts, wanted, no_ncu):
+    """The workloads that run: those asked for, and PyTorch whenever the every-launch rows
+    run (they subtract its native time; without 'default' the native runs still come);
+    --no-ncu skips those rows, so it does not bring PyTorch back (on 2026-12-07
+    `--no-ncu --workloads jax` ran PyTorch too)."""
+    run = list(wanted)
+    if "every" in parts and not no_ncu and "torch" not in run:
+        run.append("torch")
+    return run
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("stage")
@@ -284,10 +295,7 @@ def main():
                   "--warmup", "1"],
         "jax": ["python3", os.path.join(root, "bench/suite/jax_mlp.py")],
     }
-    # 'every' subtracts the native torch time: without 'default' the native runs still come
-    if "every" in parts and "torch" not in wanted:
-        wanted.append("torch")
-    progs = {k: v for k, v in progs.items() if k in wanted}
+    progs = {k: v for k, v in progs.items() if k in workloads_run(parts, wanted, a.no_ncu)}
     res = {}  # (prog, variant) -> [(seconds, rc)]
     notes = {}
     skipped = []

@@ -55,6 +55,13 @@ try:
     check(cost_vs_ncu.meta_value(os.path.join(tmp, "none.db"), "schema_version") is None, "no report: None")
 finally:
     shutil.rmtree(tmp)
+# which workloads run: the every-launch rows bring PyTorch in (they subtract its native time),
+# unless --no-ncu skips them (on 2026-12-07 `--no-ncu --workloads jax` ran PyTorch as well)
+every = list(cost_vs_ncu.PARTS)
+check(cost_vs_ncu.workloads_run(every, ["jax"], True) == ["jax"], "--no-ncu --workloads jax: JAX alone")
+check(sorted(cost_vs_ncu.workloads_run(every, ["jax"], False)) == ["jax", "torch"],
+      "--workloads jax with the every-launch rows: PyTorch too")
+check(cost_vs_ncu.workloads_run(["default"], ["jax"], False) == ["jax"], "--parts default --workloads jax: JAX alone")
 nat, dflt = [(12.3, 0), (9.3, 0), (13.9, 0), (11.0, 1)], [(15.6, 0), (14.7, 0), (17.0, 0), (12.0, 0)]
 got = cost_vs_ncu.benchlib.paired(nat, dflt)
 check([round(x, 2) for x in got] == [1.22, 1.27, 1.58], "paired ratios, the failed native's pair left out: %r" % got)
