@@ -250,7 +250,7 @@ initialize(void)
     if (env("GPUHIER_SESSION_FILE"))
         snprintf(G.session_file, sizeof(G.session_file), "%s", env("GPUHIER_SESSION_FILE"));
     const char *pattern = env("GPUHIER_OUTPUT") ? env("GPUHIER_OUTPUT") : OUTNAME_DEFAULT;
-    int force = env("GPUHIER_FORCE") && strcmp(env("GPUHIER_FORCE"), "0");
+    int force = optvalue_switch(getenv("GPUHIER_FORCE"), 0);
     char *path = outname_claim(pattern, (long)G.pid, NULL, force);
     if (!path) {
         if (errno == EEXIST) {

@@ -20,6 +20,7 @@
 #include "collector/cupti_load.h"
 #include "collector/clock.h"
 #include "collector/signals.h"
+#include "schema/optvalue.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -126,8 +127,8 @@ cupti_nvperf_start(void)
 {
     pthread_once(&once, load_once);
     pthread_mutex_lock(&nv_lock);
-    const char *sync = getenv("GPUHIER_DIAG_NVPERF_SYNC"); /* set and not "0" */
-    if (nv_state == NV_NONE && nv_dir[0] && sync && *sync && strcmp(sync, "0") != 0) {
+    if (nv_state == NV_NONE && nv_dir[0] &&
+        optvalue_switch(getenv("GPUHIER_DIAG_NVPERF_SYNC"), 0)) {
         /* diagnosis: here, on the caller's thread, as before 2026-12-06 15:57 UTC */
         nvperf_open();
         nv_state = NV_DONE;

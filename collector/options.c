@@ -37,7 +37,7 @@ env(const char *name)
 void
 options_read(void)
 {
-    gh_quiet = env("GPUHIER_QUIET") && strcmp(env("GPUHIER_QUIET"), "0");
+    gh_quiet = optvalue_switch(getenv("GPUHIER_QUIET"), 0);
     gh_debug = env("GPUHIER_DEBUG") != NULL;
     /*
      * Diagnosis only (docs/metrics.md, cost): CUPTI_UserReplay instead of
@@ -135,7 +135,7 @@ options_read(void)
      * any other launch shuts it first. GPUHIER_DIAG_SASS_CHAIN=0
      * (diagnosis) gives every instrumented launch its own enable.
      */
-    opt.sass_chain = !env("GPUHIER_DIAG_SASS_CHAIN") || strcmp(env("GPUHIER_DIAG_SASS_CHAIN"), "0");
+    opt.sass_chain = optvalue_switch(getenv("GPUHIER_DIAG_SASS_CHAIN"), 1);
     opt.sass_kernel_gate = env("GPUHIER_DIAG_SASS_KERNEL_GATE") != NULL;
     /*
      * With the instrumentation engine, kernels are traced concurrently and
@@ -159,13 +159,13 @@ options_read(void)
         gh_say("GPUHIER_DIAG_RP_SETTLE: with both engines the range profiler's groups wait for "
                "the program to repeat itself (at most %ld ms) and go by GPU time (diagnosis)",
                opt.rp_settle_ms);
-    if (env("GPUHIER_DIAG_RP_RUNS") && !strcmp(env("GPUHIER_DIAG_RP_RUNS"), "0"))
+    if (!optvalue_switch(getenv("GPUHIER_DIAG_RP_RUNS"), 1))
         gh_say("GPUHIER_DIAG_RP_RUNS=0: no group runs, each configuration's groups in its own "
                "order (diagnosis: the default before 2026-12-04)");
-    if (env("GPUHIER_DIAG_RP_AFTER_INST") && strcmp(env("GPUHIER_DIAG_RP_AFTER_INST"), "0"))
+    if (optvalue_switch(getenv("GPUHIER_DIAG_RP_AFTER_INST"), 0))
         gh_say("GPUHIER_DIAG_RP_AFTER_INST: range profiles wait while the instrumentation engine "
                "served a launch within the program's period (diagnosis)");
-    if (env("GPUHIER_DIAG_RP_RUN_SKIP") && strcmp(env("GPUHIER_DIAG_RP_RUN_SKIP"), "0"))
+    if (optvalue_switch(getenv("GPUHIER_DIAG_RP_RUN_SKIP"), 0))
         gh_say("GPUHIER_DIAG_RP_RUN_SKIP: a group run moves to a group a recent configuration can "
                "take (diagnosis)");
     opt.rp_graph_user =
@@ -189,8 +189,7 @@ options_read(void)
      * (since 2026-12-04); GPUHIER_DIAG_RP_KERNEL_SWAP=0 (diagnosis) leaves
      * concurrent tracing on through ranges, as before.
      */
-    const char *swap = env("GPUHIER_DIAG_RP_KERNEL_SWAP");
-    opt.rp_kernel_swap = !swap || strcmp(swap, "0") != 0;
+    opt.rp_kernel_swap = optvalue_switch(getenv("GPUHIER_DIAG_RP_KERNEL_SWAP"), 1);
     if (!opt.rp_kernel_swap)
         gh_say("GPUHIER_DIAG_RP_KERNEL_SWAP=0: range-profiled launches traced concurrently, "
                "their counts include concurrent-kernel tracing's instructions (diagnosis)");

@@ -90,9 +90,7 @@ allowance_from_env(const char *name, int64_t *ns, char *err, size_t n)
 static void
 switch_from_env(const char *name, int *on)
 {
-    const char *v = getenv(name);
-    if (v && *v)
-        *on = strcmp(v, "0") != 0;
+    *on = optvalue_switch(getenv(name), *on);
 }
 
 /* NAME=a percentage > 0, or "0" / "none" (0: off) into *pct; unset leaves it. -1 with err. */

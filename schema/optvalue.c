@@ -26,6 +26,12 @@ optvalue_count(const char *s, long min, long *out)
 }
 
 int
+optvalue_switch(const char *s, int dflt)
+{
+    return s && *s ? strcmp(s, "0") != 0 : dflt;
+}
+
+int
 optvalue_percent(const char *s, double *out)
 {
     if (!s || !*s || *s == ' ' || *s == '\t')

@@ -25,6 +25,12 @@ enum optvalue_sample {
  */
 int optvalue_count(const char *s, long min, long *out);
 
+/*
+ * An on/off switch (GPUHIER_QUIET, GPUHIER_DIAG_*): unset (NULL) or empty
+ * gives `dflt`, "0" gives 0, any other value 1.
+ */
+int optvalue_switch(const char *s, int dflt);
+
 /* A finite number > 0 (a percentage; above 100 allowed). 0 and *out set, or -1. */
 int optvalue_percent(const char *s, double *out);
 

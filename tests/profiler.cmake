@@ -32,7 +32,7 @@ set_source_files_properties(${PROJECT_BINARY_DIR}/schema/catalogue_data.c PROPER
 # empty collector/shim/string). gh_offline_metrics_test(TARGET TEST SOURCES...)
 function(gh_offline_metrics_test target test)
   add_executable(${target} ${ARGN} ${GH_PROF_SRC}/metrics.c ${GH_PROF_SRC}/cupti_load.c
-                 ${GH_PROF_SRC}/signals.c ${GH_CATALOGUE_SOURCES})
+                 ${GH_PROF_SRC}/signals.c ${PROJECT_SOURCE_DIR}/schema/optvalue.c ${GH_CATALOGUE_SOURCES})
   add_dependencies(${target} gh_store)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
   target_compile_options(${target} PRIVATE -idirafter ${GH_PROF_SRC}/shim)

@@ -32,6 +32,18 @@ test_optvalue_count(void)
 }
 
 static void
+test_optvalue_switch(void)
+{
+    CHECK_EQ_INT(optvalue_switch(NULL, 0), 0);
+    CHECK_EQ_INT(optvalue_switch(NULL, 1), 1);
+    CHECK_EQ_INT(optvalue_switch("", 1), 1); /* empty reads as unset */
+    CHECK_EQ_INT(optvalue_switch("0", 1), 0);
+    CHECK_EQ_INT(optvalue_switch("1", 0), 1);
+    CHECK_EQ_INT(optvalue_switch("yes", 0), 1);
+    CHECK_EQ_INT(optvalue_switch("00", 0), 1); /* only "0" turns a switch off */
+}
+
+static void
 test_optvalue_percent(void)
 {
     double p = 0;
@@ -96,9 +108,8 @@ test_optvalue_choice(void)
 }
 
 static const struct check_test tests[] = {
-    {"optvalue_count", test_optvalue_count},
-    {"optvalue_percent", test_optvalue_percent},
-    {"optvalue_sample", test_optvalue_sample},
+    {"optvalue_count", test_optvalue_count},     {"optvalue_switch", test_optvalue_switch},
+    {"optvalue_percent", test_optvalue_percent}, {"optvalue_sample", test_optvalue_sample},
     {"optvalue_choice", test_optvalue_choice},
 };
 
