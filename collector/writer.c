@@ -1184,8 +1184,11 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
         }
     }
     /*
-     * Executed warp and thread instructions as runs (schema.sql inst_run):
-     * each launch row once, after all its rows of this record. A failure
+     * The compact forms, each launch row once, after all its rows of this
+     * record (a record may hold a pc twice, summed by the insert): kinds,
+     * widths and ideals equal to a count the instruction keeps left
+     * implied (schema.sql 'gpuhier_inst_implied', version 4), then
+     * executed warp and thread instructions as runs (inst_run). A failure
      * leaves the rows per instruction, which read the same.
      * GPUHIER_FAULT=inst_runs:<any error>[:<n>] fails it (the first n launch rows with :<n>;
      * docs/fault-injection.md).
@@ -1200,7 +1203,8 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
         int runs_fault = fault_take("inst_runs", &fe);
         if (runs_fault)
             store_set_error("injected (GPUHIER_FAULT inst_runs)");
-        if (runs_fault || store_inst_runs(W.db, fn_lid[f]) < 0)
+        if (runs_fault || store_inst_implied(W.db, fn_lid[f]) < 0 ||
+            store_inst_runs(W.db, fn_lid[f]) < 0)
             W.inst_runs_failed++;
     }
 out:
@@ -2069,8 +2073,8 @@ writer_main(void *arg)
     }
     if (W.inst_runs_failed) {
         event_rowf("warning", "inst_runs_failed",
-                   "%llu instrumented launches' executed-instruction counts stayed one row per "
-                   "instruction (writing their runs failed: %s); they read the same",
+                   "%llu instrumented launches' counts stayed one row per instruction and "
+                   "metric (writing their compact form failed: %s); they read the same",
                    (unsigned long long)W.inst_runs_failed, store_error());
     }
     /*

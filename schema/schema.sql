@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
 --
--- gpuhier report schema, version 3 (PRAGMA user_version = 3).
+-- gpuhier report schema, version 4 (PRAGMA user_version = 4).
 --
 -- This file is the contract between the collector (writer of the raw
 -- tables), the analyzer (writer of the analysis tables) and every reader
@@ -54,6 +54,17 @@
 -- empty as TEMP objects (and, for version 1, the "(version 2)" ones), and
 -- v_inst reads both forms, so any report's counts read the same.
 --
+-- Version 4 (2026-12-07) leaves implied an instrumented instruction's
+-- kind and access-width counts that equal its executed warp instructions,
+-- and its ideal sectors or wavefronts that equal its sectors or
+-- wavefronts (no bank conflict, a fully used sector): one inst_count row
+-- of the pseudo-metric 'gpuhier_inst_implied', a bit mask, stands for
+-- them (inst_count below). They were 60-70 % of inst_count's rows on the
+-- suite's reports of 2026-12-07 (docs/collector.md "Report size"). A
+-- version-3 reader would read those counts as 0, hence the new version.
+-- Reports of versions 1-3 have no mask rows and read as before; v_inst
+-- expands the masks, so every report's counts read the same through it.
+--
 -- Ownership: the collector writes the tables of section 1-3; the analyzer
 -- writes only the tables of section 4 (analysis, rule_run, finding,
 -- finding_evidence, finding_launch, kernel_summary, finding_line, and for
@@ -61,7 +72,7 @@
 -- merge` writes a new report only, with sections 1-3 of its inputs plus
 -- job_rank and rank_meta; readers write nothing.
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- ===================================================================
 -- 1. The run
@@ -592,6 +603,27 @@ CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
 -- ('smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared', '..._ideal'),
 -- instructions by access width ('smsp__sass_inst_executed_op_memory_32b'),
 -- branch targets ('smsp__sass_branch_targets_threads_divergent').
+-- (version 4) A row of metric 'gpuhier_inst_implied' (not a CUPTI metric)
+-- holds a bit mask: bit b set means the instruction's count of metric b
+-- below equals its count of that metric's base at the same pc and has no
+-- row of its own (the writer's store_inst_implied(), schema/store_inst.c).
+-- The bits, fixed for every report:
+--    0 ..._op_global_ld    1 ..._op_global_st    2 ..._op_shared_ld
+--    3 ..._op_shared_st    4 ..._op_local_ld     5 ..._op_local_st
+--    6 ..._op_memory_8b    7 ..._op_memory_16b   8 ..._op_memory_32b
+--    9 ..._op_memory_64b  10 ..._op_memory_128b 11 ..._op_ldgsts
+--   12 ..._op_tma (each 'smsp__sass_inst_executed...', base
+--      'smsp__sass_inst_executed': the instruction's executed warp
+--      instructions, in inst_run or here);
+--   13 'smsp__sass_sectors_mem_global_ideal', base
+--      'smsp__sass_sectors_mem_global';
+--   14 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal', base
+--      'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared'.
+-- A kind count is at most the executed count (a warp whose every thread
+-- the predicate turned off executes the instruction without a load), so
+-- one that is smaller keeps its row. v_inst adds the implied counts; a
+-- reader summing inst_count itself adds, for each mask row and bit, the
+-- base's count at that pc.
 CREATE TABLE inst_count (
     launch_id    INTEGER NOT NULL REFERENCES inst_launch(launch_id),
     function_id  INTEGER NOT NULL REFERENCES sass_function(id),
@@ -1132,8 +1164,9 @@ counts AS (
     UNION ALL
     SELECT launch_id, function_id, pc, metric_id, value FROM run_pc
 ),
-p AS (
+p0 AS (
     SELECT c.launch_id, c.function_id, c.pc,
+           MAX(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'gpuhier_inst_implied') THEN c.value END) AS implied,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed') THEN c.value END) AS inst_executed,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_thread_inst_executed') THEN c.value END) AS thread_inst_executed,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_inst_executed_op_global_ld') THEN c.value END) AS gld_inst,
@@ -1156,7 +1189,31 @@ p AS (
                     THEN c.value END) AS async_inst,
            SUM(CASE WHEN c.metric_id = (SELECT id FROM metric_name WHERE name = 'smsp__sass_branch_targets_threads_divergent') THEN c.value END) AS branch_targets_divergent
     FROM counts c
-    GROUP BY c.launch_id, c.function_id, c.pc
+    GROUP BY c.launch_id, c.function_id, c.pc),
+p AS ( -- (version 4) the counts a 'gpuhier_inst_implied' mask stands for, added to any row of the same metric
+    SELECT launch_id, function_id, pc, inst_executed, thread_inst_executed,
+           CASE WHEN implied & 1 THEN COALESCE(gld_inst, 0) + inst_executed ELSE gld_inst END AS gld_inst,
+           CASE WHEN implied & 2 THEN COALESCE(gst_inst, 0) + inst_executed ELSE gst_inst END AS gst_inst,
+           global_sectors,
+           CASE WHEN implied & 8192 THEN COALESCE(global_sectors_ideal, 0) + global_sectors ELSE global_sectors_ideal END
+             AS global_sectors_ideal,
+           CASE WHEN implied & 12 THEN COALESCE(shared_inst, 0) + ((implied >> 2) & 1) * inst_executed
+                                       + ((implied >> 3) & 1) * inst_executed ELSE shared_inst END AS shared_inst,
+           shared_wavefronts,
+           CASE WHEN implied & 16384 THEN COALESCE(shared_wavefronts_ideal, 0) + shared_wavefronts
+                ELSE shared_wavefronts_ideal END AS shared_wavefronts_ideal,
+           CASE WHEN implied & 16 THEN COALESCE(lld_inst, 0) + inst_executed ELSE lld_inst END AS lld_inst,
+           CASE WHEN implied & 32 THEN COALESCE(lst_inst, 0) + inst_executed ELSE lst_inst END AS lst_inst,
+           local_sectors,
+           CASE WHEN implied & 64 THEN COALESCE(mem_8b, 0) + inst_executed ELSE mem_8b END AS mem_8b,
+           CASE WHEN implied & 128 THEN COALESCE(mem_16b, 0) + inst_executed ELSE mem_16b END AS mem_16b,
+           CASE WHEN implied & 256 THEN COALESCE(mem_32b, 0) + inst_executed ELSE mem_32b END AS mem_32b,
+           CASE WHEN implied & 512 THEN COALESCE(mem_64b, 0) + inst_executed ELSE mem_64b END AS mem_64b,
+           CASE WHEN implied & 1024 THEN COALESCE(mem_128b, 0) + inst_executed ELSE mem_128b END AS mem_128b,
+           CASE WHEN implied & 6144 THEN COALESCE(async_inst, 0) + ((implied >> 11) & 1) * inst_executed
+                                         + ((implied >> 12) & 1) * inst_executed ELSE async_inst END AS async_inst,
+           branch_targets_divergent
+    FROM p0
 )
 SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
        f.name AS function,            -- mangled function (sass_function.name)

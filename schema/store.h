@@ -18,7 +18,7 @@
 #include <stdarg.h>
 
 /* Schema version written to PRAGMA user_version by store_create(). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* Version string of gpuhier itself (set by the build). */
 #ifndef GPUHIER_VERSION
@@ -157,6 +157,33 @@ long store_live_pid(const char *path);
  * message.
  */
 int store_inst_runs(sqlite3 *db, long long launch_id);
+
+/*
+ * Schema version 4: an instruction's count of store_implied[b].metric that
+ * equals its count of store_implied[b].base (its executed warp
+ * instructions for the kinds and access widths, its sectors or wavefronts
+ * for their ideal) has no inst_count row; bit b of the instruction's
+ * STORE_IMPLIED_METRIC row stands for it (schema.sql inst_count). The
+ * order is the schema's and never changes.
+ */
+#define STORE_IMPLIED_METRIC "gpuhier_inst_implied"
+#define STORE_IMPLIED_N 15
+struct store_implied {
+    const char *metric, *base;
+};
+extern const struct store_implied store_implied[STORE_IMPLIED_N];
+
+/*
+ * Launch `launch_id`'s counts that a mask can stand for, left implied:
+ * after all its rows are written (a record may hold a pc twice, summed),
+ * the rows equal to their base's count are replaced by one
+ * STORE_IMPLIED_METRIC row per instruction, inside a savepoint of the
+ * caller's transaction. Call it before store_inst_runs() (it compares
+ * with the executed counts' rows). A launch with runs or masks already is
+ * left as it is. Returns the inst_count rows removed (0 when none), or -1
+ * with the message.
+ */
+int store_inst_implied(sqlite3 *db, long long launch_id);
 
 /*
  * The first column of the first row of `sql` as an integer, or `fallback`

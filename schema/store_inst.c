@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * store_inst: the per-instruction counts' run form (schema.sql inst_run,
- * version 3).
+ * store_inst: the per-instruction counts' compact forms: runs (schema.sql
+ * inst_run, version 3) and implied counts (inst_count's
+ * 'gpuhier_inst_implied' rows, version 4).
  */
 #include "schema/store.h"
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * The metrics every instruction of a basic block shares, kept as runs.
@@ -57,6 +59,92 @@ exec_launch(sqlite3 *db, const char *sql, long long launch_id, int *changes)
         *changes = sqlite3_changes(db);
     sqlite3_finalize(st);
     return ret;
+}
+
+/* schema.sql inst_count's 'gpuhier_inst_implied' bits, in their order (store.h) */
+const struct store_implied store_implied[STORE_IMPLIED_N] = {
+    {"smsp__sass_inst_executed_op_global_ld", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_global_st", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_shared_ld", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_shared_st", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_local_ld", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_local_st", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_memory_8b", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_memory_16b", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_memory_32b", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_memory_64b", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_memory_128b", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_ldgsts", "smsp__sass_inst_executed"},
+    {"smsp__sass_inst_executed_op_tma", "smsp__sass_inst_executed"},
+    {"smsp__sass_sectors_mem_global_ideal", "smsp__sass_sectors_mem_global"},
+    {"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal",
+     "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared"},
+};
+
+/*
+ * `what` (an INSERT or DELETE reading `hit`) after the CTE `hit`: the
+ * launch's rows whose count equals their base's at the same pc, as
+ * (function_id, pc, metric_id, bit), the bits from store_implied[].
+ */
+static int
+exec_hits(sqlite3 *db, const char *what, long long launch_id, int *changes)
+{
+    char sql[4096];
+    size_t n = (size_t)snprintf(sql, sizeof(sql), "WITH b(bit, metric, base) AS (VALUES ");
+    for (int b = 0; b < STORE_IMPLIED_N && n < sizeof(sql); b++)
+        n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s(%d, '%s', '%s')", b ? ", " : "", b,
+                              store_implied[b].metric, store_implied[b].base);
+    if (n < sizeof(sql))
+        n += (size_t)snprintf(
+            sql + n, sizeof(sql) - n,
+            "), k AS (SELECT b.bit, m.id AS mid, s.id AS bid FROM b"
+            " JOIN metric_name m ON m.name = b.metric JOIN metric_name s ON s.name = b.base),"
+            " hit AS (SELECT c.function_id, c.pc, c.metric_id, k.bit FROM inst_count c"
+            " JOIN k ON k.mid = c.metric_id JOIN inst_count s ON s.launch_id = c.launch_id"
+            " AND s.function_id = c.function_id AND s.pc = c.pc AND s.metric_id = k.bid"
+            " AND s.value = c.value WHERE c.launch_id = ?1) %s",
+            what);
+    if (n >= sizeof(sql))
+        return store_set_error("the implied counts' statement is too long");
+    return exec_launch(db, sql, launch_id, changes);
+}
+
+int
+store_inst_implied(sqlite3 *db, long long launch_id)
+{
+    /*
+     * A launch is made compact once, after all its rows: one with runs or
+     * masks already is left as it is (an implied count is its base's
+     * count, so a row added to the base later would change it too).
+     */
+    int skip = exec_launch(db,
+                           "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
+                           " OR EXISTS (SELECT 1 FROM inst_count c JOIN metric_name n"
+                           " ON n.id = c.metric_id WHERE c.launch_id = ?1"
+                           " AND n.name = '" STORE_IMPLIED_METRIC "')",
+                           launch_id, NULL);
+    if (skip)
+        return skip < 0 ? -1 : 0;
+    int removed = 0;
+    if (store_exec(db, "SAVEPOINT inst_implied"))
+        return -1;
+    if (store_exec(db,
+                   "INSERT OR IGNORE INTO metric_name(name) VALUES ('" STORE_IMPLIED_METRIC "')") ||
+        exec_hits(db,
+                  "INSERT INTO inst_count(launch_id, function_id, pc, metric_id, value)"
+                  " SELECT ?1, function_id, pc, (SELECT id FROM metric_name WHERE name = "
+                  "'" STORE_IMPLIED_METRIC "'), SUM(1 << bit) FROM hit GROUP BY function_id, pc",
+                  launch_id, NULL) ||
+        exec_hits(db,
+                  "DELETE FROM inst_count WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
+                  " (SELECT function_id, pc, metric_id FROM hit)",
+                  launch_id, &removed)) {
+        sqlite3_exec(db, "ROLLBACK TO inst_implied; RELEASE inst_implied", NULL, NULL, NULL);
+        return -1;
+    }
+    if (store_exec(db, "RELEASE inst_implied"))
+        return -1;
+    return removed;
 }
 
 int

@@ -183,35 +183,65 @@ def ncu_value(name, metrics):
     return None, None
 
 
+# schema.sql inst_count, version 4: bit -> (implied metric, its base); a mask row stands for each bit's metric
+# with its base's count at the same pc
+IMPLIED = dict(enumerate(
+    [("smsp__sass_inst_executed_op_" + k, "smsp__sass_inst_executed") for k in (
+        "global_ld", "global_st", "shared_ld", "shared_st", "local_ld", "local_st", "memory_8b", "memory_16b",
+        "memory_32b", "memory_64b", "memory_128b", "ldgsts", "tma")]
+    + [("smsp__sass_sectors_mem_global_ideal", "smsp__sass_sectors_mem_global"),
+       ("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared")]))
+IMPLIED_MASK = "gpuhier_inst_implied"
+
+
+def launch_counts(db, launch_id):
+    """{metric name: sum over the launch's instructions}: inst_count's rows, inst_run's runs (schema version 3:
+    a run from pc to the next run's pc counts value for each of its 16-byte instructions) and the counts a
+    'gpuhier_inst_implied' mask stands for (version 4), each expanded per instruction."""
+    per = {}
+    for f, pc, n, v in db.execute(
+            "SELECT c.function_id, c.pc, n.name, c.value FROM inst_count c JOIN metric_name n ON n.id = c.metric_id"
+            " WHERE c.launch_id = ?", (launch_id,)):
+        d = per.setdefault((f, pc), {})
+        d[n] = d.get(n, 0) + v
+    if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'inst_run'").fetchone()[0]:
+        runs = db.execute("SELECT r.function_id, n.name, r.pc, r.value, LEAD(r.pc) OVER (PARTITION BY"
+                          " r.function_id, r.metric_id ORDER BY r.pc) FROM inst_run r JOIN metric_name n"
+                          " ON n.id = r.metric_id WHERE r.launch_id = ?", (launch_id,)).fetchall()
+        for f, n, pc, v, end in runs:
+            for p in range(pc, end if end is not None and v else pc, 16):
+                d = per.setdefault((f, p), {})
+                d[n] = d.get(n, 0) + v
+    sums = {}
+    for d in per.values():
+        mask = d.pop(IMPLIED_MASK, 0)
+        for b, (n, base) in IMPLIED.items():
+            if mask >> b & 1:
+                d[n] = d.get(n, 0) + d.get(base, 0)
+        for n, v in d.items():
+            sums[n] = sums.get(n, 0) + v
+    return sums
+
+
 def read_inst(path):
     """Instrumented stream launches of one report, in launch order:
     ([dict(launch_id, name, mangled, key, index, metrics={sass name: sum})],
-    names). A metric of COLLECTED or of the report's inst_count (or inst_run) that a
-    launch has no row for reads 0 (schema.sql)."""
+    names). A metric of COLLECTED or of the report's counts that a launch
+    has no count for reads 0 (schema.sql)."""
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     try:
-        # a report of schema version 3 keeps executed instructions as runs (schema.sql inst_run): a run
-        # from pc to the next run's pc counts value for each of its (16-byte) instructions
-        runs = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'inst_run'").fetchone()[0]
-        counts = ("(SELECT launch_id, metric_id, value FROM inst_count" + (
-            " UNION ALL SELECT launch_id, metric_id, value * (LEAD(pc) OVER (PARTITION BY launch_id, function_id,"
-            " metric_id ORDER BY pc) - pc) / 16 FROM inst_run" if runs else "") + ")")
-        names = [n for (n,) in db.execute(
-            "SELECT DISTINCT n.name FROM " + counts + " i JOIN metric_name n ON n.id = i.metric_id ORDER BY n.name")]
-        names = sorted(set(names) | set(COLLECTED))
         rows = db.execute(
             "SELECT l.id, COALESCE(k.demangled_name, k.mangled_name), k.mangled_name,"
             " c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, l.config_launch_index"
             " FROM inst_launch il JOIN launch l ON l.id = il.launch_id"
             " JOIN kernel k ON k.id = l.kernel_id LEFT JOIN config c ON c.id = l.config_id"
             " WHERE il.graph_corr IS NULL ORDER BY l.correlation_id, l.id").fetchall()
+        sums = [launch_counts(db, r[0]) for r in rows]
+        names = sorted(set(COLLECTED).union(*[set(m) for m in sums]))
         out = []
-        for r in rows:
+        for r, got in zip(rows, sums):
             m = {n: 0.0 for n in names}
-            for n, v in db.execute(
-                    "SELECT n.name, SUM(i.value) FROM " + counts + " i JOIN metric_name n ON n.id = i.metric_id"
-                    " WHERE i.launch_id = ? GROUP BY n.name HAVING SUM(i.value) IS NOT NULL", (r[0],)):
-                m[n] = float(v)
+            m.update({n: float(v) for n, v in got.items()})
             out.append({"launch_id": r[0], "name": r[1], "mangled": r[2],
                         "key": (agree_run.norm_name(r[1]), tuple(r[3:6]), tuple(r[6:9])),
                         "index": r[9], "metrics": m})

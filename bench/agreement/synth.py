@@ -70,9 +70,12 @@ class Report:
         return lid, kid, cid, fid
 
     def instrumented(self, mangled, counts, grid=(1, 1, 1), block=(32, 1, 1), overhead_ns=None, graph_corr=None,
-                     runs=None):
+                     runs=None, implied=None):
         """counts: {metric: [value per pc]} (zero values are left out, as the collector does); runs: the same,
-        written as schema.sql's inst_run (a row where the value changes, a 0 row ending the last run)."""
+        written as schema.sql's inst_run (a row where the value changes, a 0 row ending the last run); implied:
+        [mask per pc], written as inst_count's 'gpuhier_inst_implied' rows (schema version 4)."""
+        if implied:
+            counts = dict(counts, gpuhier_inst_implied=implied)
         lid, kid, cid, fid = self.launch(mangled, grid, block, "instrumented")
         self.db.execute("INSERT INTO inst_launch (launch_id, config_id, kernel_id, reason, overhead_ns, graph_corr)"
                         " VALUES (?, ?, ?, 'sample_all', ?, ?)", (lid, cid, kid, overhead_ns, graph_corr))

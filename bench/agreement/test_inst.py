@@ -79,11 +79,17 @@ r.instrumented("_Z4copyPfi", {G: [4194304, 4194304], GI: [1000000, 194304], LL: 
 r.instrumented("_Z4copyPfi", {G: [8388608], GI: [1194304]}, (64, 1, 1), (256, 1, 1))
 r.instrumented("_Z5graphv", {G: [5]}, graph_corr=99)
 r.instrumented("_Z4runsv", {G: [0, 0, 0, 0, 7]}, runs={"smsp__sass_inst_executed": [3, 3, 3, 0, 5, 5]})
+# schema version 4: pc 0's global loads (bit 0) and pc 1's ideal (bit 13) implied, pc 2 with no executed count
+r.instrumented("_Z7impliedv", {G: [0, 12, 4], GI: [0, 0, 0], "smsp__sass_inst_executed_op_global_ld": [0, 2, 0]},
+               runs={"smsp__sass_inst_executed": [6, 6]}, implied=[1, 8192 | 1, 1])
 r.close()
 ours, names = ia.read_inst(os.path.join(tmp, "prog.inst.db"))
-check(len(ours) == 3, "three stream launches (the graph row left out): %d" % len(ours))
+check(len(ours) == 4, "four stream launches (the graph row left out): %d" % len(ours))
 check(ours[2]["metrics"]["smsp__sass_inst_executed"] == 19.0 and ours[2]["metrics"][G] == 7.0,
       "runs (schema version 3) summed over their instructions: %s" % ours[2]["metrics"])
+check(ours[3]["metrics"]["smsp__sass_inst_executed_op_global_ld"] == 6 + 2 + 6 + 0
+      and ours[3]["metrics"][GI] == 12.0 and ours[3]["metrics"][G] == 16.0,
+      "implied counts (schema version 4) added from their base at each pc: %s" % ours[3]["metrics"])
 ours = ours[:2]
 check(ours[0]["metrics"][G] == 8388608.0 and ours[0]["metrics"][GI] == 1194304.0, "sums over pcs")
 check(ours[1]["metrics"].get(LL) == 0.0, "a metric without rows reads 0")

@@ -108,7 +108,7 @@ expect bothnoruns "the counts per instruction read as the runs do" "$(q bothnoru
 expect bothnoruns "no run written, the rows kept" \
     "$(q bothnoruns "SELECT (SELECT count(*) FROM inst_run) || ':' || (SELECT count(*) > 0 FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = 'smsp__sass_inst_executed')")" 0:1
 like bothnoruns "the event says so" "$(q bothnoruns "SELECT message FROM event WHERE code = 'inst_runs_failed'")" \
-    "*instrumented launches' executed-instruction counts stayed one row per instruction (writing their runs failed: injected*"
+    "*instrumented launches' counts stayed one row per instruction and metric (writing their compact form failed: injected*"
 # with a count (inst_runs:UNKNOWN:1) only the first launch row's runs fail: the others are runs
 run bothruns1 GPUHIER_INSTRUMENT=both GPUHIER_DIAG_SASS_GRAPHS=instantiate GPUHIER_FAULT=$perm,inst_runs:UNKNOWN:1
 expect bothruns1 "the counts read as the runs do" "$(q bothruns1 "$vi")" "$(q both "$vi")"
@@ -500,6 +500,9 @@ expect drop "the first metric left out not asked" "$(sass_rows drop smsp__sass_s
 expect drop "the second neither" "$(sass_rows drop smsp__sass_inst_executed_op_global_ld)" 0
 expect drop "a metric whose name begins the same still asked" "$([ "$(sass_rows drop smsp__sass_sectors_mem_global)" -gt 0 ] && echo yes)" yes
 expect inst "the full list asks the first" "$([ "$(sass_rows inst smsp__sass_sectors_mem_global_ideal)" -gt 0 ] && echo yes)" yes
+# schema version 4: the store's kind (equal to its executed count) and ideal (equal to its sectors) left
+# implied by a mask row, and v_inst reading them back
+expect inst "counts equal to their base implied, read back by v_inst" "$(q inst "SELECT (SELECT count(*) > 0 FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = 'gpuhier_inst_implied') || ':' || (SELECT count(*) FROM inst_count c JOIN metric_name m ON m.id = c.metric_id WHERE m.name = 'smsp__sass_inst_executed_op_global_st') || ':' || (SELECT sum(gst_inst) > 0 AND sum(gst_inst) = sum(CASE WHEN gst_inst > 0 THEN inst_executed END) AND sum(gst_sectors_ideal) = sum(gst_sectors) FROM v_inst)")" 1:0:1
 run unknown GPUHIER_INSTRUMENT=1 GPUHIER_FAULT=$perm FAKE_SASS_UNKNOWN=smsp__sass_inst_executed_op_tma
 expect unknown "a metric the chip refused is named" "$(meta unknown instrumentation_metrics_missing)" "smsp__sass_inst_executed_op_tma"
 expect unknown "the others still counted" "$(q unknown "SELECT count(*) > 0 FROM inst_count")" 1

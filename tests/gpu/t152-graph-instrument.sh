@@ -29,7 +29,11 @@ q() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execut
 expect() { v=$(q "$2" "$3"); if [ "$v" = "$4" ]; then echo "ok   $1 = $v"; else echo "FAIL $1: '$v' want '$4'"; fail=1; fi; }
 ratio() {
     echo "SELECT printf('%.2f', 1.0 * sum(CASE WHEN n.name = 'smsp__sass_sectors_mem_global' THEN c.value END)
-      / sum(CASE WHEN n.name = 'smsp__sass_sectors_mem_global_ideal' THEN c.value END))
+      / sum(CASE WHEN n.name = 'smsp__sass_sectors_mem_global_ideal' THEN c.value
+                 WHEN n.name = 'smsp__sass_sectors_mem_global' AND EXISTS (SELECT 1 FROM inst_count m
+                   JOIN metric_name mn ON mn.id = m.metric_id WHERE mn.name = 'gpuhier_inst_implied'
+                   AND m.launch_id = c.launch_id AND m.function_id = c.function_id AND m.pc = c.pc
+                   AND (m.value >> 13) & 1) THEN c.value END))
       FROM inst_count c JOIN metric_name n ON n.id = c.metric_id JOIN inst_launch i ON i.launch_id = c.launch_id
       JOIN kernel k ON k.id = i.kernel_id WHERE i.reason = 'graph' AND k.mangled_name LIKE '%$1%'"
 }

@@ -726,6 +726,134 @@ test_store_inst_runs(void)
     sqlite3_close(db);
 }
 
+/* Every column of v_inst and v_inst_config, one string (NULL told from 0). */
+static char *
+inst_all_columns(sqlite3 *db)
+{
+    static const char *const sql[] = {"SELECT * FROM v_inst ORDER BY launch_id, function_id, pc",
+                                      "SELECT * FROM v_inst_config ORDER BY config_id"};
+    size_t len = 0, cap = 4096;
+    char *out = calloc(1, cap);
+    for (size_t q = 0; q < 2 && out; q++) {
+        sqlite3_stmt *st = NULL;
+        if (store_prepare(db, sql[q], &st)) {
+            free(out);
+            return NULL;
+        }
+        while (sqlite3_step(st) == SQLITE_ROW)
+            for (int c = 0; c < sqlite3_column_count(st); c++) {
+                const unsigned char *t = sqlite3_column_text(st, c);
+                char cell[128];
+                int n = snprintf(cell, sizeof(cell), "%s=%s%c", sqlite3_column_name(st, c),
+                                 t ? (const char *)t : "NULL",
+                                 c + 1 == sqlite3_column_count(st) ? '\n' : ' ');
+                if (len + (size_t)n + 1 > cap) {
+                    char *grown = realloc(out, cap *= 2);
+                    if (!grown) {
+                        free(out);
+                        out = NULL;
+                        break;
+                    }
+                    out = grown;
+                }
+                memcpy(out + len, cell, (size_t)n + 1);
+                len += (size_t)n;
+            }
+        sqlite3_finalize(st);
+    }
+    return out;
+}
+
+/*
+ * store_inst_implied() (schema.sql inst_count 'gpuhier_inst_implied',
+ * version 4): kinds, widths and ideals equal to their base leave their
+ * rows for one mask per instruction, those that differ keep them, a
+ * launch without executed counts keeps its kinds, and v_inst and
+ * v_inst_config read every column the same before and after (then after
+ * the runs too).
+ */
+static void
+test_store_inst_implied(void)
+{
+    sqlite3 *db = NULL;
+    CHECK(store_create(":memory:", "test", &db) == 0);
+    CHECK(store_exec(
+              db,
+              "INSERT INTO metric_name(id, name) VALUES (1, 'smsp__sass_inst_executed'),"
+              " (3, 'smsp__sass_sectors_mem_global'), (4, 'smsp__sass_sectors_mem_global_ideal'),"
+              " (5, 'smsp__sass_inst_executed_op_global_ld'),"
+              " (6, 'smsp__sass_inst_executed_op_memory_32b'),"
+              " (7, 'smsp__sass_inst_executed_op_shared_ld'),"
+              " (8, 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared'),"
+              " (9, 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal'),"
+              " (10, 'smsp__sass_inst_executed_op_global_st'),"
+              " (11, 'smsp__sass_inst_executed_op_memory_128b'),"
+              " (13, 'smsp__sass_inst_executed_op_tma');"
+              "INSERT INTO cubin(crc, bytes, sm_arch, has_lineinfo) VALUES (9, 1, NULL, 0);"
+              "INSERT INTO sass_function(id, cubin_crc, name) VALUES (1, 9, 'f');"
+              "INSERT INTO inst_launch(launch_id, config_id, kernel_id) VALUES (1, 1, 1),"
+              " (2, 2, 1);"
+              /* pc 0 no memory; 16 an LDG at its ideal; 32 one predicated off in part */
+              "INSERT INTO inst_count VALUES (1, 1, 0, 1, 10), (1, 1, 16, 1, 10),"
+              " (1, 1, 16, 5, 10), (1, 1, 16, 6, 10), (1, 1, 16, 3, 40), (1, 1, 16, 4, 40),"
+              " (1, 1, 32, 1, 10), (1, 1, 32, 5, 8), (1, 1, 32, 6, 8), (1, 1, 32, 3, 32),"
+              " (1, 1, 32, 4, 8),"
+              /* 48 an LDS.128 with two-way conflicts; 64 an STG.128; 80 a TMA */
+              " (1, 1, 48, 1, 10), (1, 1, 48, 7, 10), (1, 1, 48, 11, 10), (1, 1, 48, 8, 40),"
+              " (1, 1, 48, 9, 20), (1, 1, 64, 1, 10), (1, 1, 64, 10, 10), (1, 1, 64, 11, 10),"
+              " (1, 1, 64, 3, 40), (1, 1, 64, 4, 40), (1, 1, 80, 1, 10), (1, 1, 80, 13, 10),"
+              /* launch 2 without executed counts: its kinds have no base */
+              " (2, 1, 16, 5, 5), (2, 1, 16, 3, 5), (2, 1, 16, 4, 5)") == 0);
+    char *before = inst_all_columns(db);
+    CHECK(before != NULL && strstr(before, "gld_sectors_ideal=8 ") &&
+          strstr(before, "async_inst=10"));
+    CHECK_EQ_INT(store_inst_implied(db, 1), 9);
+    CHECK_EQ_INT(store_inst_implied(db, 2), 1);
+    CHECK_EQ_INT(store_inst_implied(db, 1), 0); /* masks already */
+    CHECK_EQ_INT(store_query_int(
+                     db,
+                     "SELECT group_concat(pc || ':' || value) = '16:8449,48:1028,64:9218,80:4096'"
+                     " FROM (SELECT c.pc, c.value FROM inst_count c JOIN metric_name n"
+                     " ON n.id = c.metric_id WHERE n.name = 'gpuhier_inst_implied'"
+                     " AND c.launch_id = 1 ORDER BY c.pc)",
+                     0),
+                 1);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count WHERE launch_id = 2", -1), 3);
+    char *after = inst_all_columns(db);
+    CHECK(after != NULL && before && !strcmp(before, after));
+    if (after && before && strcmp(before, after))
+        printf("before\n%s\nafter\n%s\n", before, after);
+    CHECK(store_inst_runs(db, 1) > 0);
+    free(after);
+    after = inst_all_columns(db);
+    CHECK(after != NULL && before && !strcmp(before, after));
+    free(before);
+    free(after);
+    /* every bit: one instruction whose count of the bit's metric equals its base's reads the same */
+    for (int b = 0; b < STORE_IMPLIED_N; b++) {
+        char sql[1024];
+        long long lid = 10 + b;
+        snprintf(sql, sizeof(sql),
+                 "INSERT OR IGNORE INTO metric_name(name) VALUES ('%s'), ('%s');"
+                 "INSERT INTO inst_launch(launch_id, config_id, kernel_id) VALUES (%lld, %lld, 1);"
+                 "INSERT INTO inst_count SELECT %lld, 1, 0, id, 7 FROM metric_name"
+                 " WHERE name IN ('%s', '%s', 'smsp__sass_inst_executed')",
+                 store_implied[b].metric, store_implied[b].base, lid, lid, lid,
+                 store_implied[b].metric, store_implied[b].base);
+        CHECK(store_exec(db, sql) == 0);
+        before = inst_all_columns(db);
+        CHECK_EQ_INT(store_inst_implied(db, lid), 1);
+        after = inst_all_columns(db);
+        CHECK(after != NULL && before && !strcmp(before, after));
+        if (after && before && strcmp(before, after))
+            printf("bit %d (%s): before\n%s\nafter\n%s\n", b, store_implied[b].metric, before,
+                   after);
+        free(before);
+        free(after);
+    }
+    sqlite3_close(db);
+}
+
 /*
  * A version-2 report (no inst_run) opens as it is, with inst_run an empty
  * TEMP table; a version-3 report without it is damaged.
@@ -774,6 +902,7 @@ static const struct check_test tests[] = {
     {"test_store_version1", test_store_version1},
     {"test_store_version2", test_store_version2},
     {"test_store_inst_runs", test_store_inst_runs},
+    {"test_store_inst_implied", test_store_inst_implied},
 };
 
 /*
