@@ -1069,11 +1069,16 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
         "SELECT id FROM source_file WHERE path = ?",
         "INSERT OR IGNORE INTO sass_line(function_id, pc, file_id, line, sass) VALUES (?, ?, ?, ?, "
         "NULL)",
-        "INSERT INTO inst_count(launch_id, function_id, pc, metric_id, value) VALUES (?, ?, ?, ?, "
-        "?) "
+        "INSERT INTO temp.inst_stage(launch_id, function_id, pc, metric_id, value) VALUES (?, ?, "
+        "?, ?, ?) "
         "ON CONFLICT DO UPDATE SET value = value + excluded.value",
     };
     sqlite3_stmt *st[NST] = {0};
+    /* the counts go to the stage first (store_inst_stage(): compacted there, then moved) */
+    if (store_inst_stage(W.db)) {
+        sql_ok(SQLITE_ERROR, SQLITE_OK, "create the instrumentation stage");
+        goto out;
+    }
     for (int i = 0; i < NST; i++)
         if (!(st[i] = prepare_once(sql[i], "prepare the instrumentation rows")))
             goto out;
@@ -1188,8 +1193,9 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
      * record (a record may hold a pc twice, summed by the insert): kinds,
      * widths and ideals equal to a count the instruction keeps left
      * implied (schema.sql 'gpuhier_inst_implied', version 4), then
-     * executed warp and thread instructions as runs (inst_run). A failure
-     * leaves the rows per instruction, which read the same.
+     * executed warp and thread instructions as runs (inst_run), both on
+     * the stage, whose rows then go to inst_count in key order. A failed
+     * compaction moves the rows per instruction, which read the same.
      * GPUHIER_FAULT=inst_runs:<any error>[:<n>] fails it (the first n launch rows with :<n>;
      * docs/fault-injection.md).
      */
@@ -1201,11 +1207,14 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
             continue;
         struct fault_entry fe;
         int runs_fault = fault_take("inst_runs", &fe);
-        if (runs_fault)
-            store_set_error("injected (GPUHIER_FAULT inst_runs)");
-        if (runs_fault || store_inst_implied(W.db, fn_lid[f]) < 0 ||
-            store_inst_runs(W.db, fn_lid[f]) < 0)
+        int moved = store_inst_unstage(W.db, fn_lid[f], !runs_fault);
+        if (moved == -2)
+            sql_ok(SQLITE_ERROR, SQLITE_OK, "move the instruction counts");
+        else if (moved < 0 || runs_fault) {
+            if (runs_fault)
+                store_set_error("injected (GPUHIER_FAULT inst_runs)");
             W.inst_runs_failed++;
+        }
     }
 out:
     for (int i = 0; i < NST; i++)

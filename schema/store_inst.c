@@ -9,6 +9,8 @@
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /*
  * The metrics every instruction of a basic block shares, kept as runs.
@@ -24,11 +26,11 @@
  * instruction whose next one has no count (a gap, or the function's end),
  * which also ends the last run (schema.sql inst_run).
  */
-static const char runs_sql[] =
+static const char runs_sql[] = /* @T: the table of counts (with_table()) */
     "WITH r AS ("
     " SELECT launch_id, function_id, metric_id, pc, value,"
     "        LAG(pc) OVER w AS prev_pc, LAG(value) OVER w AS prev_value, LEAD(pc) OVER w AS next_pc"
-    " FROM inst_count WHERE launch_id = ?1 AND metric_id IN " RUN_METRICS
+    " FROM @T WHERE launch_id = ?1 AND metric_id IN " RUN_METRICS
     " WINDOW w AS (PARTITION BY function_id, metric_id ORDER BY pc))"
     " INSERT INTO inst_run(launch_id, function_id, metric_id, pc, value)"
     " SELECT launch_id, function_id, metric_id, pc, value FROM r"
@@ -82,12 +84,44 @@ const struct store_implied store_implied[STORE_IMPLIED_N] = {
 };
 
 /*
- * `what` (an INSERT or DELETE reading `hit`) after the CTE `hit`: the
- * launch's rows whose count equals their base's at the same pc, as
- * (function_id, pc, metric_id, bit), the bits from store_implied[].
+ * `tmpl` with every "@T" replaced by the table `tbl`, into out[cap]: 0, or
+ * -1 with the message when it does not fit.
  */
 static int
-exec_hits(sqlite3 *db, const char *what, long long launch_id, int *changes)
+with_table(char *out, size_t cap, const char *tmpl, const char *tbl)
+{
+    size_t n = 0, tl = strlen(tbl);
+    for (const char *p = tmpl; *p; p++) {
+        int at = p[0] == '@' && p[1] == 'T';
+        size_t add = at ? tl : 1;
+        if (n + add + 1 > cap)
+            return store_set_error("an instruction counts' statement is too long");
+        memcpy(out + n, at ? tbl : p, add);
+        n += add;
+        p += at;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* A statement of `tmpl` on the table `tbl` (with_table()), run with ?1 = launch_id (exec_launch()). */
+static int
+exec_table(sqlite3 *db, const char *tmpl, const char *tbl, long long launch_id, int *changes)
+{
+    char sql[4096];
+    if (with_table(sql, sizeof(sql), tmpl, tbl))
+        return -1;
+    return exec_launch(db, sql, launch_id, changes);
+}
+
+/*
+ * `what` (an INSERT or DELETE on @T reading `hit`) after the CTE `hit`:
+ * the launch's rows of table `tbl` whose count equals their base's at the
+ * same pc, as (function_id, pc, metric_id, bit), the bits from
+ * store_implied[].
+ */
+static int
+exec_hits(sqlite3 *db, const char *tbl, const char *what, long long launch_id, int *changes)
 {
     char sql[4096];
     size_t n = (size_t)snprintf(sql, sizeof(sql), "WITH b(bit, metric, base) AS (VALUES ");
@@ -96,33 +130,34 @@ exec_hits(sqlite3 *db, const char *what, long long launch_id, int *changes)
                               store_implied[b].metric, store_implied[b].base);
     if (n < sizeof(sql))
         n += (size_t)snprintf(
-            sql + n, sizeof(sql) - n,
+            sql + n, sizeof(sql) - n, "%s %s",
             "), k AS (SELECT b.bit, m.id AS mid, s.id AS bid FROM b"
             " JOIN metric_name m ON m.name = b.metric JOIN metric_name s ON s.name = b.base),"
-            " hit AS (SELECT c.function_id, c.pc, c.metric_id, k.bit FROM inst_count c"
-            " JOIN k ON k.mid = c.metric_id JOIN inst_count s ON s.launch_id = c.launch_id"
+            " hit AS (SELECT c.function_id, c.pc, c.metric_id, k.bit FROM @T c"
+            " JOIN k ON k.mid = c.metric_id JOIN @T s ON s.launch_id = c.launch_id"
             " AND s.function_id = c.function_id AND s.pc = c.pc AND s.metric_id = k.bid"
-            " AND s.value = c.value WHERE c.launch_id = ?1) %s",
+            " AND s.value = c.value WHERE c.launch_id = ?1)",
             what);
     if (n >= sizeof(sql))
         return store_set_error("the implied counts' statement is too long");
-    return exec_launch(db, sql, launch_id, changes);
+    return exec_table(db, sql, tbl, launch_id, changes);
 }
 
-int
-store_inst_implied(sqlite3 *db, long long launch_id)
+/* store_inst_implied() on the counts of table `tbl` (inst_count, or the writer's stage). */
+static int
+implied_in(sqlite3 *db, const char *tbl, long long launch_id)
 {
     /*
      * A launch is made compact once, after all its rows: one with runs or
      * masks already is left as it is (an implied count is its base's
      * count, so a row added to the base later would change it too).
      */
-    int skip = exec_launch(db,
-                           "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
-                           " OR EXISTS (SELECT 1 FROM inst_count c JOIN metric_name n"
-                           " ON n.id = c.metric_id WHERE c.launch_id = ?1"
-                           " AND n.name = '" STORE_IMPLIED_METRIC "')",
-                           launch_id, NULL);
+    int skip = exec_table(db,
+                          "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
+                          " OR EXISTS (SELECT 1 FROM @T c JOIN metric_name n"
+                          " ON n.id = c.metric_id WHERE c.launch_id = ?1"
+                          " AND n.name = '" STORE_IMPLIED_METRIC "')",
+                          tbl, launch_id, NULL);
     if (skip)
         return skip < 0 ? -1 : 0;
     int removed = 0;
@@ -130,13 +165,13 @@ store_inst_implied(sqlite3 *db, long long launch_id)
         return -1;
     if (store_exec(db,
                    "INSERT OR IGNORE INTO metric_name(name) VALUES ('" STORE_IMPLIED_METRIC "')") ||
-        exec_hits(db,
-                  "INSERT INTO inst_count(launch_id, function_id, pc, metric_id, value)"
+        exec_hits(db, tbl,
+                  "INSERT INTO @T(launch_id, function_id, pc, metric_id, value)"
                   " SELECT ?1, function_id, pc, (SELECT id FROM metric_name WHERE name = "
                   "'" STORE_IMPLIED_METRIC "'), SUM(1 << bit) FROM hit GROUP BY function_id, pc",
                   launch_id, NULL) ||
-        exec_hits(db,
-                  "DELETE FROM inst_count WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
+        exec_hits(db, tbl,
+                  "DELETE FROM @T WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
                   " (SELECT function_id, pc, metric_id FROM hit)",
                   launch_id, &removed)) {
         sqlite3_exec(db, "ROLLBACK TO inst_implied; RELEASE inst_implied", NULL, NULL, NULL);
@@ -147,31 +182,79 @@ store_inst_implied(sqlite3 *db, long long launch_id)
     return removed;
 }
 
-int
-store_inst_runs(sqlite3 *db, long long launch_id)
+/* store_inst_runs() on the counts of table `tbl`. */
+static int
+runs_in(sqlite3 *db, const char *tbl, long long launch_id)
 {
     /*
      * A launch that has runs already keeps any later rows per instruction
      * (v_inst sums both forms); pcs that are not whole instructions of 16
      * bytes stay per instruction too, where expansion could not restore them.
      */
-    int skip = exec_launch(db,
-                           "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
-                           " OR EXISTS (SELECT 1 FROM inst_count WHERE launch_id = ?1"
-                           " AND metric_id IN " RUN_METRICS " AND pc % 16 <> 0)",
-                           launch_id, NULL);
+    int skip = exec_table(db,
+                          "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
+                          " OR EXISTS (SELECT 1 FROM @T WHERE launch_id = ?1"
+                          " AND metric_id IN " RUN_METRICS " AND pc % 16 <> 0)",
+                          tbl, launch_id, NULL);
     if (skip)
         return skip < 0 ? -1 : 0;
     int removed = 0;
     if (store_exec(db, "SAVEPOINT inst_runs"))
         return -1;
-    if (exec_launch(db, runs_sql, launch_id, NULL) ||
-        exec_launch(db, "DELETE FROM inst_count WHERE launch_id = ?1 AND metric_id IN " RUN_METRICS,
-                    launch_id, &removed)) {
+    if (exec_table(db, runs_sql, tbl, launch_id, NULL) ||
+        exec_table(db, "DELETE FROM @T WHERE launch_id = ?1 AND metric_id IN " RUN_METRICS, tbl,
+                   launch_id, &removed)) {
         sqlite3_exec(db, "ROLLBACK TO inst_runs; RELEASE inst_runs", NULL, NULL, NULL);
         return -1;
     }
     if (store_exec(db, "RELEASE inst_runs"))
         return -1;
     return removed;
+}
+
+int
+store_inst_implied(sqlite3 *db, long long launch_id)
+{
+    return implied_in(db, "inst_count", launch_id);
+}
+
+int
+store_inst_runs(sqlite3 *db, long long launch_id)
+{
+    return runs_in(db, "inst_count", launch_id);
+}
+
+/* the writer's stage: inst_count's columns and key, in the connection's TEMP schema */
+#define STAGE "temp.inst_stage"
+
+int
+store_inst_stage(sqlite3 *db)
+{
+    return store_exec(db,
+                      "CREATE TEMP TABLE IF NOT EXISTS inst_stage ("
+                      " launch_id INTEGER NOT NULL, function_id INTEGER NOT NULL,"
+                      " pc INTEGER NOT NULL, metric_id INTEGER NOT NULL, value INTEGER NOT NULL,"
+                      " PRIMARY KEY (launch_id, function_id, pc, metric_id)) WITHOUT ROWID");
+}
+
+int
+store_inst_unstage(sqlite3 *db, long long launch_id, int compact)
+{
+    int failed =
+        compact && (implied_in(db, STAGE, launch_id) < 0 || runs_in(db, STAGE, launch_id) < 0);
+    char *kept = failed ? strdup(store_error()) : NULL;
+    if (exec_table(db,
+                   "INSERT INTO inst_count(launch_id, function_id, pc, metric_id, value)"
+                   " SELECT launch_id, function_id, pc, metric_id, value FROM @T"
+                   " WHERE launch_id = ?1 ORDER BY function_id, pc, metric_id"
+                   " ON CONFLICT DO UPDATE SET value = value + excluded.value",
+                   STAGE, launch_id, NULL) ||
+        exec_table(db, "DELETE FROM @T WHERE launch_id = ?1", STAGE, launch_id, NULL)) {
+        free(kept);
+        return -2;
+    }
+    if (kept) /* the compaction's message, not the move's */
+        store_set_error("%s", kept);
+    free(kept);
+    return failed ? -1 : 0;
 }

@@ -807,6 +807,42 @@ test_store_inst_implied(void)
     char *before = inst_all_columns(db);
     CHECK(before != NULL && strstr(before, "gld_sectors_ideal=8 ") &&
           strstr(before, "async_inst=10"));
+    /*
+     * The writer's path: the same counts staged as launches 101 and 102,
+     * made compact on the stage (101; 102 moved as it is) and moved to
+     * inst_count, read the same through v_inst.
+     */
+    CHECK(store_inst_stage(db) == 0);
+    CHECK(store_exec(db, "INSERT INTO inst_launch(launch_id, config_id, kernel_id)"
+                         " VALUES (101, 101, 1), (102, 102, 1);"
+                         "INSERT INTO temp.inst_stage SELECT launch_id + 100, function_id, pc,"
+                         " metric_id, value FROM inst_count") == 0);
+    CHECK_EQ_INT(store_inst_unstage(db, 101, 1), 0);
+    CHECK_EQ_INT(store_inst_unstage(db, 102, 0), 0);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM temp.inst_stage", -1), 0);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count WHERE launch_id = 102", -1),
+                 3);
+    CHECK_EQ_INT(store_query_int(db,
+                                 "SELECT (SELECT COUNT(*) FROM inst_run WHERE launch_id = 101) > 0"
+                                 " AND (SELECT COUNT(*) FROM inst_count c JOIN metric_name n"
+                                 " ON n.id = c.metric_id WHERE n.name = 'gpuhier_inst_implied'"
+                                 " AND c.launch_id = 101) = 4",
+                                 -1),
+                 1);
+    static const char staged_differs[] =
+        "WITH v AS (SELECT launch_id % 100 AS l, function_id, pc, inst_executed, gld_inst,"
+        " gst_inst, global_sectors, global_sectors_ideal, shared_inst, shared_wavefronts,"
+        " shared_wavefronts_ideal, mem_32b, mem_128b, async_inst, launch_id > 100 AS staged"
+        " FROM v_inst), a AS (SELECT * FROM v WHERE staged), b AS (SELECT * FROM v WHERE NOT "
+        "staged)"
+        " SELECT (SELECT COUNT(*) FROM (SELECT * FROM a EXCEPT SELECT l, function_id, pc,"
+        " inst_executed, gld_inst, gst_inst, global_sectors, global_sectors_ideal, shared_inst,"
+        " shared_wavefronts, shared_wavefronts_ideal, mem_32b, mem_128b, async_inst, 1 FROM b))"
+        " + (SELECT COUNT(*) FROM a) - (SELECT COUNT(*) FROM b)";
+    CHECK_EQ_INT(store_query_int(db, staged_differs, -1), 0);
+    CHECK(store_exec(db, "DELETE FROM inst_count WHERE launch_id > 100;"
+                         "DELETE FROM inst_run WHERE launch_id > 100;"
+                         "DELETE FROM inst_launch WHERE launch_id > 100") == 0);
     CHECK_EQ_INT(store_inst_implied(db, 1), 9);
     CHECK_EQ_INT(store_inst_implied(db, 2), 1);
     CHECK_EQ_INT(store_inst_implied(db, 1), 0); /* masks already */
