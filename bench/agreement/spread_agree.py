@@ -107,6 +107,10 @@ DERIVED = (
 )
 
 
+# the DRAM busy share over the range's elapsed time (the roof trigger): shown beside the durations
+BUSY = "dram__bytes.sum.pct_of_peak_sustained_elapsed"
+
+
 def code_only(metric):
     """True for a counter that depends only on the code and its data."""
     return (compare.kind(metric) != "time" and not metric.startswith(STATE_PREFIXES)
@@ -187,13 +191,15 @@ def compare_spread(label, ours, ncu_runs):
             unmatched += 1
             continue
         for n, g in sorted(o["metrics"].items()):
-            if n not in t1["metrics"] or compare.kind(n) == "time":
+            if n not in t1["metrics"]:
                 continue
             v1 = t1["metrics"][n]
             v2 = t2["metrics"].get(n) if t2 else None
             c = {"program": label, "kernel": o["name"], "occ": o["occ"], "group": o["group"], "metric": n,
                  "gpuhier": g, "ncu1": v1, "ncu2": v2, "code_only": code_only(n),
                  "ok1": compare.agree(n, g, v1)[0], "diff1": compare.agree(n, g, v1)[1]}
+            if compare.kind(n) == "time":  # shown beside the rates over elapsed time, never gated
+                c["shown"] = True
             if v2 is not None:
                 c["ok2"] = compare.agree(n, g, v2)[0]
                 c["self_ok"] = compare.agree(n, v2, v1)[0]
@@ -203,6 +209,7 @@ def compare_spread(label, ours, ncu_runs):
 
 def gates(comps):
     """(a_ok, a_misses, a_values, b_ok, [(metric, gpuhier misses, 2 x ncu self misses, values)])."""
+    comps = [c for c in comps if not c.get("shown")]
     a = [c for c in comps if c["code_only"]]
     a_miss = sum(1 for c in a if not c["ok1"])
     per = {}
@@ -254,9 +261,23 @@ def markdown(comps, infos, groups, header):
               "| --- | --- | --- | --- | --- |"]
         for m, ours, lim, n in b:
             L.append("| `%s` | %d | %d | %d | %s |" % (m, n, ours, lim, "ok" if ours <= lim else "**over**"))
+    busy = {(c["program"], c["kernel"], c["occ"]): c for c in comps if c["metric"] == BUSY}
+    shown = [(c, busy.get((c["program"], c["kernel"], c["occ"]))) for c in comps if c.get("shown")]
+    if shown:
+        L += ["", "Durations, not gated (the DRAM busy share's denominator is the range's elapsed time): "
+              "gpuhier's range against ncu's two runs, and the busy share beside them.", "",
+              "| program | kernel | occurrence | gpuhier ns | ncu ns (run 1, 2) | gpuhier / ncu run 1 "
+              "| busy share gpuhier | ncu (run 1, 2) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for c, b in shown:
+            L.append("| %s | %s | %d | %.0f | %.0f, %s | %s | %s | %s |" % (
+                c["program"], c["kernel"][:50], c["occ"], c["gpuhier"], c["ncu1"],
+                "-" if c.get("ncu2") is None else "%.0f" % c["ncu2"],
+                "%.3f" % (c["gpuhier"] / c["ncu1"]) if c["ncu1"] else "-",
+                "%.1f" % b["gpuhier"] if b else "-", "%.1f, %s" % (b["ncu1"], "-" if b.get("ncu2") is None
+                                                                  else "%.1f" % b["ncu2"]) if b else "-"))
     per = {}
     for c in comps:
-        if c["code_only"]:
+        if c["code_only"] and not c.get("shown"):
             e = per.setdefault(c["metric"], [0, 0])
             e[0] += 1
             e[1] += 0 if c["ok1"] else 1

@@ -104,10 +104,18 @@ def make(g1a, g1b, g2a, g2b, g3a, g3b):
 
 comps, unmatched = sa.compare_spread("prog", ours, make(g1, g1, g2, g2, g3, g3))
 check(unmatched == 0, "every spread launch paired (%d unmatched)" % unmatched)
+shown = [c for c in comps if c.get("shown")]
+comps = [c for c in comps if not c.get("shown")]
 check(len(comps) == 6 + 3 + 2, "values: group 1 on k and j (3 each), group 2 (3), group 3 (2): %d" % len(comps))
 check(all(c["ok1"] and c["ok2"] and c["self_ok"] for c in comps), "identical: all agree")
 check({c["group"] for c in comps} == {1, 2, 3} and not any(c["metric"] == DUR for c in comps),
-      "all three groups compared, durations not gated")
+      "all three groups compared, durations not among the gated values")
+check(shown and all(c["metric"] == DUR for c in shown), "durations shown beside them: %s" % shown)
+wrong = [dict(c, gpuhier=2 * c["gpuhier"]) for c in shown]
+check(sa.gates(comps + wrong)[:4] == sa.gates(comps)[:4], "a duration twice ncu's changes no gate")
+md = sa.markdown(comps + shown, [], {}, [])
+check("| gpuhier ns |" in md and "2.000" in sa.markdown(comps + wrong, [], {}, []),
+      "the markdown's durations table, with the ratio to ncu's run 1")
 check(any(c["metric"] == HIT and c["gpuhier"] == 900 and c["ncu1"] == 900 for c in comps),
       "group 2's launch compared with ncu's group-2 run at occurrence 1 (not its filler launches)")
 a_ok, a_miss, a_n, b_ok, b = sa.gates(comps)
