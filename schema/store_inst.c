@@ -143,73 +143,86 @@ exec_hits(sqlite3 *db, const char *tbl, const char *what, long long launch_id, i
     return exec_table(db, sql, tbl, launch_id, changes);
 }
 
-/* store_inst_implied() on the counts of table `tbl` (inst_count, or the writer's stage). */
+/*
+ * One compact form of launch `launch_id`'s counts in table `tbl`: unless
+ * `skip` (a query on @T) says the launch is left as it is, `body` inside a
+ * savepoint, rolled back when it fails. Returns the rows `body` removed
+ * (0 when skipped), or -1 with the message.
+ */
 static int
-implied_in(sqlite3 *db, const char *tbl, long long launch_id)
+compact(sqlite3 *db, const char *tbl, long long launch_id, const char *skip,
+        int (*body)(sqlite3 *, const char *, long long, int *))
 {
-    /*
-     * A launch is made compact once, after all its rows: one with runs or
-     * masks already is left as it is (an implied count is its base's
-     * count, so a row added to the base later would change it too).
-     */
-    int skip = exec_table(db,
-                          "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
-                          " OR EXISTS (SELECT 1 FROM @T c JOIN metric_name n"
-                          " ON n.id = c.metric_id WHERE c.launch_id = ?1"
-                          " AND n.name = '" STORE_IMPLIED_METRIC "')",
-                          tbl, launch_id, NULL);
-    if (skip)
-        return skip < 0 ? -1 : 0;
+    int skipped = exec_table(db, skip, tbl, launch_id, NULL);
+    if (skipped)
+        return skipped < 0 ? -1 : 0;
     int removed = 0;
-    if (store_exec(db, "SAVEPOINT inst_implied"))
+    if (store_exec(db, "SAVEPOINT inst_compact"))
         return -1;
-    if (store_exec(db,
-                   "INSERT OR IGNORE INTO metric_name(name) VALUES ('" STORE_IMPLIED_METRIC "')") ||
-        exec_hits(db, tbl,
-                  "INSERT INTO @T(launch_id, function_id, pc, metric_id, value)"
-                  " SELECT ?1, function_id, pc, (SELECT id FROM metric_name WHERE name = "
-                  "'" STORE_IMPLIED_METRIC "'), SUM(1 << bit) FROM hit GROUP BY function_id, pc",
-                  launch_id, NULL) ||
-        exec_hits(db, tbl,
-                  "DELETE FROM @T WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
-                  " (SELECT function_id, pc, metric_id FROM hit)",
-                  launch_id, &removed)) {
-        sqlite3_exec(db, "ROLLBACK TO inst_implied; RELEASE inst_implied", NULL, NULL, NULL);
+    if (body(db, tbl, launch_id, &removed)) {
+        sqlite3_exec(db, "ROLLBACK TO inst_compact; RELEASE inst_compact", NULL, NULL, NULL);
         return -1;
     }
-    if (store_exec(db, "RELEASE inst_implied"))
+    if (store_exec(db, "RELEASE inst_compact"))
         return -1;
     return removed;
 }
 
-/* store_inst_runs() on the counts of table `tbl`. */
+/* The implied form's statements: a mask row per instruction with hits, then the hits' rows removed. */
+static int
+implied_body(sqlite3 *db, const char *tbl, long long launch_id, int *removed)
+{
+    return store_exec(db, "INSERT OR IGNORE INTO metric_name(name) VALUES ('" STORE_IMPLIED_METRIC
+                          "')") ||
+           exec_hits(db, tbl,
+                     "INSERT INTO @T(launch_id, function_id, pc, metric_id, value)"
+                     " SELECT ?1, function_id, pc, (SELECT id FROM metric_name WHERE name = "
+                     "'" STORE_IMPLIED_METRIC "'), SUM(1 << bit) FROM hit GROUP BY function_id, pc",
+                     launch_id, NULL) ||
+           exec_hits(db, tbl,
+                     "DELETE FROM @T WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
+                     " (SELECT function_id, pc, metric_id FROM hit)",
+                     launch_id, removed);
+}
+
+/* The runs' statements: the runs written, then the rows they replace removed. */
+static int
+runs_body(sqlite3 *db, const char *tbl, long long launch_id, int *removed)
+{
+    return exec_table(db, runs_sql, tbl, launch_id, NULL) ||
+           exec_table(db, "DELETE FROM @T WHERE launch_id = ?1 AND metric_id IN " RUN_METRICS, tbl,
+                      launch_id, removed);
+}
+
+/*
+ * A launch is made compact once, after all its rows: one with runs or
+ * masks already is left as it is (an implied count is its base's count,
+ * so a row added to the base later would change it too).
+ */
+static int
+implied_in(sqlite3 *db, const char *tbl, long long launch_id)
+{
+    return compact(db, tbl, launch_id,
+                   "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
+                   " OR EXISTS (SELECT 1 FROM @T c JOIN metric_name n"
+                   " ON n.id = c.metric_id WHERE c.launch_id = ?1"
+                   " AND n.name = '" STORE_IMPLIED_METRIC "')",
+                   implied_body);
+}
+
+/*
+ * A launch that has runs already keeps any later rows per instruction
+ * (v_inst sums both forms); pcs that are not whole instructions of 16
+ * bytes stay per instruction too, where expansion could not restore them.
+ */
 static int
 runs_in(sqlite3 *db, const char *tbl, long long launch_id)
 {
-    /*
-     * A launch that has runs already keeps any later rows per instruction
-     * (v_inst sums both forms); pcs that are not whole instructions of 16
-     * bytes stay per instruction too, where expansion could not restore them.
-     */
-    int skip = exec_table(db,
-                          "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
-                          " OR EXISTS (SELECT 1 FROM @T WHERE launch_id = ?1"
-                          " AND metric_id IN " RUN_METRICS " AND pc % 16 <> 0)",
-                          tbl, launch_id, NULL);
-    if (skip)
-        return skip < 0 ? -1 : 0;
-    int removed = 0;
-    if (store_exec(db, "SAVEPOINT inst_runs"))
-        return -1;
-    if (exec_table(db, runs_sql, tbl, launch_id, NULL) ||
-        exec_table(db, "DELETE FROM @T WHERE launch_id = ?1 AND metric_id IN " RUN_METRICS, tbl,
-                   launch_id, &removed)) {
-        sqlite3_exec(db, "ROLLBACK TO inst_runs; RELEASE inst_runs", NULL, NULL, NULL);
-        return -1;
-    }
-    if (store_exec(db, "RELEASE inst_runs"))
-        return -1;
-    return removed;
+    return compact(db, tbl, launch_id,
+                   "SELECT EXISTS (SELECT 1 FROM inst_run WHERE launch_id = ?1)"
+                   " OR EXISTS (SELECT 1 FROM @T WHERE launch_id = ?1"
+                   " AND metric_id IN " RUN_METRICS " AND pc % 16 <> 0)",
+                   runs_body);
 }
 
 int
