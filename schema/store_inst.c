@@ -251,10 +251,10 @@ store_inst_stage(sqlite3 *db)
 }
 
 int
-store_inst_unstage(sqlite3 *db, long long launch_id, int compact)
+store_inst_unstage(sqlite3 *db, long long launch_id, int make_compact)
 {
     int failed =
-        compact && (implied_in(db, STAGE, launch_id) < 0 || runs_in(db, STAGE, launch_id) < 0);
+        make_compact && (implied_in(db, STAGE, launch_id) < 0 || runs_in(db, STAGE, launch_id) < 0);
     char *kept = failed ? strdup(store_error()) : NULL;
     if (exec_table(db,
                    "INSERT INTO inst_count(launch_id, function_id, pc, metric_id, value)"
