@@ -59,8 +59,8 @@
 -- and its ideal sectors or wavefronts that equal its sectors or
 -- wavefronts (no bank conflict, a fully used sector): one inst_count row
 -- of the pseudo-metric 'gpuhier_inst_implied', a bit mask, stands for
--- them (inst_count below). They were 60-70 % of inst_count's rows on the
--- suite's reports of 2026-12-07 (docs/collector.md "Report size"). A
+-- them (inst_count below). They were 65-73 % of inst_count's rows on the
+-- suite's reports of 2026-12-07 (docs/collector.md "Implied counts"). A
 -- version-3 reader would read those counts as 0, hence the new version.
 -- Reports of versions 1-3 have no mask rows and read as before; v_inst
 -- expands the masks, so every report's counts read the same through it.
