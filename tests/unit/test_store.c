@@ -770,7 +770,9 @@ inst_all_columns(sqlite3 *db)
  * rows for one mask per instruction, those that differ keep them, a
  * launch without executed counts keeps its kinds, and v_inst and
  * v_inst_config read every column the same before and after (then after
- * the runs too).
+ * the runs too); the writer's path (store_inst_stage(), the counts made
+ * compact on the stage and moved by store_inst_unstage()) reads the same
+ * as counts written directly; every bit of store_implied[] round-trips.
  */
 static void
 test_store_inst_implied(void)
