@@ -1069,16 +1069,12 @@ write_sass_rows(const struct rec_sass *r, const long *fn_lid, const long *fn_nod
         "SELECT id FROM source_file WHERE path = ?",
         "INSERT OR IGNORE INTO sass_line(function_id, pc, file_id, line, sass) VALUES (?, ?, ?, ?, "
         "NULL)",
+        /* the counts go to the stage first, made compact there, then moved (store_inst_stage()) */
         "INSERT INTO temp.inst_stage(launch_id, function_id, pc, metric_id, value) VALUES (?, ?, "
         "?, ?, ?) "
         "ON CONFLICT DO UPDATE SET value = value + excluded.value",
     };
     sqlite3_stmt *st[NST] = {0};
-    /* the counts go to the stage first (store_inst_stage(): compacted there, then moved) */
-    if (store_inst_stage(W.db)) {
-        sql_ok(SQLITE_ERROR, SQLITE_OK, "create the instrumentation stage");
-        goto out;
-    }
     for (int i = 0; i < NST; i++)
         if (!(st[i] = prepare_once(sql[i], "prepare the instrumentation rows")))
             goto out;
@@ -2274,7 +2270,8 @@ open_report(const struct writer_run_info *ri, char *err, size_t errlen)
     if (!sql_ok(sqlite3_exec(W.db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL), SQLITE_OK,
                 "set synchronous=NORMAL"))
         goto failed;
-    if (store_meta_set(W.db, "provenance", prov)) {
+    /* the instruction counts' stage (store_inst_stage()), once for the connection */
+    if (store_meta_set(W.db, "provenance", prov) || store_inst_stage(W.db)) {
         fail_store();
         goto failed;
     }

@@ -181,7 +181,9 @@ extern const struct store_implied store_implied[STORE_IMPLIED_N];
  * caller's transaction. Call it before store_inst_runs() (it compares
  * with the executed counts' rows). A launch with runs or masks already is
  * left as it is. Returns the inst_count rows removed (0 when none), or -1
- * with the message.
+ * with the message. This and store_inst_runs() work on inst_count in
+ * place; the writer makes its counts compact on its stage instead
+ * (store_inst_unstage(), the same statements).
  */
 int store_inst_implied(sqlite3 *db, long long launch_id);
 
@@ -192,7 +194,8 @@ int store_inst_implied(sqlite3 *db, long long launch_id);
  * pages hold no room left by the rows compaction removes (the JAX loop's
  * recorded counts replayed: 232 KB of pages against 256 KB compacted in
  * place; docs/collector.md "Implied counts"). store_inst_stage() creates
- * it where it is missing: 0 or -1.
+ * it where it is missing (the writer, once when it opens the report): 0
+ * or -1.
  */
 int store_inst_stage(sqlite3 *db);
 

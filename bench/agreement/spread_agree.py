@@ -277,7 +277,7 @@ def markdown(comps, infos, groups, header):
                                                                   else "%.1f" % b["ncu2"]) if b else "-"))
     per = {}
     for c in comps:
-        if c["code_only"] and not c.get("shown"):
+        if c["code_only"]:
             e = per.setdefault(c["metric"], [0, 0])
             e[0] += 1
             e[1] += 0 if c["ok1"] else 1
