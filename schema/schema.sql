@@ -65,6 +65,12 @@
 -- Reports of versions 1-3 have no mask rows and read as before; v_inst
 -- expands the masks, so every report's counts read the same through it.
 --
+-- Version 5 (2026-12-07) moves into each mask row the instruction's
+-- sectors or wavefronts (inst_count below), so that a memory instruction
+-- at its ideal is one row. A version-4 reader would read a mask's value
+-- as bits it does not know, hence the new version. A version-4 mask is
+-- below 2^15 and carries nothing, so v_inst reads every version the same.
+--
 -- Ownership: the collector writes the tables of section 1-3; the analyzer
 -- writes only the tables of section 4 (analysis, rule_run, finding,
 -- finding_evidence, finding_launch, kernel_summary, finding_line, and for
@@ -72,7 +78,7 @@
 -- merge` writes a new report only, with sections 1-3 of its inputs plus
 -- job_rank and rank_meta; readers write nothing.
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- ===================================================================
 -- 1. The run
@@ -624,6 +630,17 @@ CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
 -- one that is smaller keeps its row. v_inst adds the implied counts; a
 -- reader summing inst_count itself adds, for each mask row and bit, the
 -- base's count at that pc.
+-- (version 5) A mask row also carries one count of its instruction, the
+-- first it has of: 1 'smsp__sass_sectors_mem_global', 2
+-- 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared', 3
+-- 'smsp__sass_sectors_mem_local'; that count then has no row of its own.
+-- The value is mask | k << 15 | count << 17: value & 32767 is the mask,
+-- (value >> 15) & 3 is k (0: nothing carried), value >> 17 the count. A
+-- count of 2^46 or more keeps its row (the writer's store_inst_implied()).
+-- So a memory instruction at its ideal is one row, its mask, where
+-- version 4 wrote two (docs/collector.md "Implied counts"). A reader summing
+-- inst_count itself reads the mask and the carried count out of the value
+-- as v_inst does.
 CREATE TABLE inst_count (
     launch_id    INTEGER NOT NULL REFERENCES inst_launch(launch_id),
     function_id  INTEGER NOT NULL REFERENCES sass_function(id),
@@ -1159,8 +1176,18 @@ run_pc(launch_id, function_id, metric_id, pc, value, end_pc) AS ( -- one row per
     UNION ALL
     SELECT launch_id, function_id, metric_id, pc + 16, value, end_pc FROM run_pc WHERE pc + 16 < end_pc
 ),
-counts AS (
-    SELECT launch_id, function_id, pc, metric_id, value FROM inst_count WHERE launch_id IN (SELECT launch_id FROM src)
+mask_id AS (SELECT id FROM metric_name WHERE name = 'gpuhier_inst_implied'),
+counts AS ( -- (version 5) a mask row's value is its mask (bits 0-14) and the count it carries (bits 15-16 name it, 17 up)
+    SELECT launch_id, function_id, pc, metric_id,
+           CASE WHEN metric_id IN (SELECT id FROM mask_id) THEN value & 32767 ELSE value END AS value
+    FROM inst_count WHERE launch_id IN (SELECT launch_id FROM src)
+    UNION ALL
+    SELECT c.launch_id, c.function_id, c.pc, n.id, c.value >> 17
+    FROM inst_count c JOIN metric_name n ON n.name = CASE (c.value >> 15) & 3
+             WHEN 1 THEN 'smsp__sass_sectors_mem_global'
+             WHEN 2 THEN 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared'
+             WHEN 3 THEN 'smsp__sass_sectors_mem_local' END
+    WHERE c.launch_id IN (SELECT launch_id FROM src) AND c.metric_id IN (SELECT id FROM mask_id) AND c.value >= 32768
     UNION ALL
     SELECT launch_id, function_id, pc, metric_id, value FROM run_pc
 ),

@@ -18,7 +18,7 @@
 #include <stdarg.h>
 
 /* Schema version written to PRAGMA user_version by store_create(). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* Version string of gpuhier itself (set by the build). */
 #ifndef GPUHIER_VERSION
@@ -164,7 +164,10 @@ int store_inst_runs(sqlite3 *db, long long launch_id);
  * instructions for the kinds and access widths, its sectors or wavefronts
  * for their ideal) has no inst_count row; bit b of the instruction's
  * STORE_IMPLIED_METRIC row stands for it (schema.sql inst_count). The
- * order is the schema's and never changes.
+ * order is the schema's and never changes. Since version 5 the mask row
+ * also carries the instruction's sectors or wavefronts (value | k << 15 |
+ * count << 17, k from schema.sql's inst_count: 1 global sectors, 2 shared
+ * wavefronts, 3 local sectors), whose own row then goes.
  */
 #define STORE_IMPLIED_METRIC "gpuhier_inst_implied"
 #define STORE_IMPLIED_N 15
@@ -177,8 +180,9 @@ extern const struct store_implied store_implied[STORE_IMPLIED_N];
  * Launch `launch_id`'s counts that a mask can stand for, left implied:
  * after all its rows are written (a record may hold a pc twice, summed),
  * the rows equal to their base's count are replaced by one
- * STORE_IMPLIED_METRIC row per instruction, inside a savepoint of the
- * caller's transaction. Call it before store_inst_runs() (it compares
+ * STORE_IMPLIED_METRIC row per instruction, which then takes in the
+ * instruction's first count of global sectors, shared wavefronts or local
+ * sectors (version 5), inside a savepoint of the caller's transaction. Call it before store_inst_runs() (it compares
  * with the executed counts' rows). A launch with runs or masks already is
  * left as it is. Returns the inst_count rows removed (0 when none), or -1
  * with the message. This and store_inst_runs() work on inst_count in

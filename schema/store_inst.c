@@ -2,7 +2,8 @@
 /*
  * store_inst: the per-instruction counts' compact forms: runs (schema.sql
  * inst_run, version 3) and implied counts (inst_count's
- * 'gpuhier_inst_implied' rows, version 4).
+ * 'gpuhier_inst_implied' rows, version 4, each carrying one count since
+ * version 5).
  */
 #include "schema/store.h"
 
@@ -168,21 +169,66 @@ compact(sqlite3 *db, const char *tbl, long long launch_id, const char *skip,
     return removed;
 }
 
-/* The implied form's statements: a mask row per instruction with hits, then the hits' rows removed. */
+/* the mask row's metric id, as an SQL expression */
+#define MASK_ID "(SELECT id FROM metric_name WHERE name = '" STORE_IMPLIED_METRIC "')"
+
+/*
+ * The metrics a mask row can carry (store_carried[], bits 15-16: 1, 2, 3)
+ * as a CTE `carry(k, mid)` of their ids.
+ */
+#define CARRY_CTE                                                                                  \
+    "carry(k, mid) AS (SELECT 1, (SELECT id FROM metric_name WHERE name = "                        \
+    "'smsp__sass_sectors_mem_global') UNION ALL SELECT 2, (SELECT id FROM metric_name WHERE "      \
+    "name = 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared') UNION ALL SELECT 3, (SELECT id "    \
+    "FROM metric_name WHERE name = 'smsp__sass_sectors_mem_local'))"
+
+/*
+ * Version 5: each mask row takes in the instruction's first count of
+ * store_carried[] (the lowest k it has), value | k << 15 | count << 17,
+ * and that count's row goes. A count of 2^46 or more (never a launch's
+ * sectors) keeps its row. Masks are below 2^15 and nothing is carried
+ * twice: a launch is made compact once (implied_in()).
+ */
+static const char carry_sql[] = /* @T (with_table()) */
+    "WITH " CARRY_CTE ","
+    " c AS (SELECT x.function_id, x.pc, x.value, carry.k,"
+    "        ROW_NUMBER() OVER (PARTITION BY x.function_id, x.pc ORDER BY carry.k) AS rn"
+    "       FROM @T x JOIN carry ON carry.mid = x.metric_id"
+    "       WHERE x.launch_id = ?1 AND x.value >= 0 AND x.value < (1 << 46))"
+    " UPDATE @T AS t SET value = t.value | (c.k << 15) | (c.value << 17) FROM c"
+    " WHERE t.launch_id = ?1 AND t.metric_id = " MASK_ID
+    " AND c.function_id = t.function_id AND c.pc = t.pc AND c.rn = 1";
+
+/* the rows the masks took in (carry_sql) removed */
+static const char carried_sql[] = /* @T (with_table()) */
+    "WITH " CARRY_CTE " DELETE FROM @T WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
+    " (SELECT m.function_id, m.pc, carry.mid FROM @T m JOIN carry ON carry.k = (m.value >> 15) & 3"
+    "  WHERE m.launch_id = ?1 AND m.metric_id = " MASK_ID ")";
+
+/*
+ * The implied form's statements: a mask row per instruction with hits,
+ * the hits' rows removed, then the count each mask carries (carry_sql)
+ * moved into it.
+ */
 static int
 implied_body(sqlite3 *db, const char *tbl, long long launch_id, int *removed)
 {
-    return store_exec(db, "INSERT OR IGNORE INTO metric_name(name) VALUES ('" STORE_IMPLIED_METRIC
-                          "')") ||
-           exec_hits(db, tbl,
-                     "INSERT INTO @T(launch_id, function_id, pc, metric_id, value)"
-                     " SELECT ?1, function_id, pc, (SELECT id FROM metric_name WHERE name = "
-                     "'" STORE_IMPLIED_METRIC "'), SUM(1 << bit) FROM hit GROUP BY function_id, pc",
-                     launch_id, NULL) ||
-           exec_hits(db, tbl,
-                     "DELETE FROM @T WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
-                     " (SELECT function_id, pc, metric_id FROM hit)",
-                     launch_id, removed);
+    int carried = 0;
+    int rc = store_exec(db, "INSERT OR IGNORE INTO metric_name(name) VALUES ('" STORE_IMPLIED_METRIC
+                            "')") ||
+             exec_hits(db, tbl,
+                       "INSERT INTO @T(launch_id, function_id, pc, metric_id, value)"
+                       " SELECT ?1, function_id, pc, " MASK_ID ", SUM(1 << bit) FROM hit"
+                       " GROUP BY function_id, pc",
+                       launch_id, NULL) ||
+             exec_hits(db, tbl,
+                       "DELETE FROM @T WHERE launch_id = ?1 AND (function_id, pc, metric_id) IN"
+                       " (SELECT function_id, pc, metric_id FROM hit)",
+                       launch_id, removed) ||
+             exec_table(db, carry_sql, tbl, launch_id, NULL) ||
+             exec_table(db, carried_sql, tbl, launch_id, &carried);
+    *removed += carried;
+    return rc;
 }
 
 /* The runs' statements: the runs written, then the rows they replace removed. */

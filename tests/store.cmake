@@ -36,3 +36,14 @@ gh_add_test(NAME unit.fixtures_fresh
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/fixtures_fresh.sh
           ${CMAKE_CURRENT_SOURCE_DIR}/fixtures ${CMAKE_CURRENT_BINARY_DIR}/fixtures-fresh
   LABELS unit analyzer)
+
+# Re-writing recorded reports' per-instruction counts the way this build's
+# writer does (bench/inst_restage.c), to measure a change to their compact
+# forms without a GPU; the test runs it on a synthetic report.
+add_executable(inst_restage ${PROJECT_SOURCE_DIR}/bench/inst_restage.c)
+target_include_directories(inst_restage PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(inst_restage PRIVATE gh_store)
+gh_add_test(NAME unit.inst_restage
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_inst_restage.sh $<TARGET_FILE:inst_restage>
+          ${PROJECT_SOURCE_DIR}
+  LABELS unit store)

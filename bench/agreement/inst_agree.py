@@ -192,17 +192,24 @@ IMPLIED = dict(enumerate(
     + [("smsp__sass_sectors_mem_global_ideal", "smsp__sass_sectors_mem_global"),
        ("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared")]))
 IMPLIED_MASK = "gpuhier_inst_implied"
+# version 5: bits 15-16 of a mask row's value name the count it carries (bits 17 up), whose row then goes
+CARRIED = {1: "smsp__sass_sectors_mem_global", 2: "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared",
+           3: "smsp__sass_sectors_mem_local"}
 
 
 def launch_counts(db, launch_id):
     """{metric name: sum over the launch's instructions}: inst_count's rows, inst_run's runs (schema version 3:
     a run from pc to the next run's pc counts value for each of its 16-byte instructions) and the counts a
-    'gpuhier_inst_implied' mask stands for (version 4), each expanded per instruction."""
+    'gpuhier_inst_implied' mask stands for (version 4) with the count it carries (version 5), each expanded per
+    instruction."""
     per = {}
     for f, pc, n, v in db.execute(
             "SELECT c.function_id, c.pc, n.name, c.value FROM inst_count c JOIN metric_name n ON n.id = c.metric_id"
             " WHERE c.launch_id = ?", (launch_id,)):
         d = per.setdefault((f, pc), {})
+        if n == IMPLIED_MASK and v >> 15 & 3:
+            d[CARRIED[v >> 15 & 3]] = d.get(CARRIED[v >> 15 & 3], 0) + (v >> 17)
+            v &= 32767
         d[n] = d.get(n, 0) + v
     if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'inst_run'").fetchone()[0]:
         runs = db.execute("SELECT r.function_id, n.name, r.pc, r.value, LEAD(r.pc) OVER (PARTITION BY"

@@ -90,6 +90,16 @@ check(ours[2]["metrics"]["smsp__sass_inst_executed"] == 19.0 and ours[2]["metric
 check(ours[3]["metrics"]["smsp__sass_inst_executed_op_global_ld"] == 6 + 2 + 6 + 0
       and ours[3]["metrics"][GI] == 12.0 and ours[3]["metrics"][G] == 16.0,
       "implied counts (schema version 4) added from their base at each pc: %s" % ours[3]["metrics"])
+# schema version 5: a mask row carries its instruction's global sectors (k 1) or shared wavefronts (k 2)
+r5 = synth.Report(os.path.join(tmp, "prog5.inst.db"))
+W = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared"
+r5.instrumented("_Z7carriedv", {G: [0, 0, 3]}, runs={"smsp__sass_inst_executed": [6, 6, 6]},
+                implied=[1 | 8192 | 1 << 15 | 12 << 17, 4 | 2 << 15 | 5 << 17, 1])
+r5.close()
+v5 = ia.read_inst(os.path.join(tmp, "prog5.inst.db"))[0][0]["metrics"]
+check(v5[G] == 15 and v5[GI] == 12 and v5["smsp__sass_inst_executed_op_global_ld"] == 12 and v5[W] == 5
+      and v5["smsp__sass_inst_executed_op_shared_ld"] == 6,
+      "counts a mask carries (schema version 5) read out of its value: %s" % v5)
 ours = ours[:2]
 check(ours[0]["metrics"][G] == 8388608.0 and ours[0]["metrics"][GI] == 1194304.0, "sums over pcs")
 check(ours[1]["metrics"].get(LL) == 0.0, "a metric without rows reads 0")

@@ -27,15 +27,16 @@ tk=${GPUHIER_BINARY_DIR:?}/testkernels/tk_graph
 gpu_setup t152 "$tk"
 q() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchone(); print("" if r is None or r[0] is None else r[0])' "$1" "$2" 2>&1; }
 expect() { v=$(q "$2" "$3"); if [ "$v" = "$4" ]; then echo "ok   $1 = $v"; else echo "FAIL $1: '$v' want '$4'"; fail=1; fi; }
-ratio() {
-    echo "SELECT printf('%.2f', 1.0 * sum(CASE WHEN n.name = 'smsp__sass_sectors_mem_global' THEN c.value END)
-      / sum(CASE WHEN n.name = 'smsp__sass_sectors_mem_global_ideal' THEN c.value
-                 WHEN n.name = 'smsp__sass_sectors_mem_global' AND EXISTS (SELECT 1 FROM inst_count m
-                   JOIN metric_name mn ON mn.id = m.metric_id WHERE mn.name = 'gpuhier_inst_implied'
-                   AND m.launch_id = c.launch_id AND m.function_id = c.function_id AND m.pc = c.pc
-                   AND (m.value >> 13) & 1) THEN c.value END))
-      FROM inst_count c JOIN metric_name n ON n.id = c.metric_id JOIN inst_launch i ON i.launch_id = c.launch_id
-      JOIN kernel k ON k.id = i.kernel_id WHERE i.reason = 'graph' AND k.mangled_name LIKE '%$1%'"
+ratio() { # per instruction: sectors (a row, or carried by the mask: schema versions 4-5), their ideal (a row, or bit 13)
+    echo "WITH i AS (SELECT
+        SUM(CASE WHEN n.name = 'smsp__sass_sectors_mem_global' THEN c.value
+                 WHEN n.name = 'gpuhier_inst_implied' AND (c.value >> 15) & 3 = 1 THEN c.value >> 17 ELSE 0 END) AS s,
+        SUM(CASE WHEN n.name = 'smsp__sass_sectors_mem_global_ideal' THEN c.value ELSE 0 END) AS ideal,
+        MAX(CASE WHEN n.name = 'gpuhier_inst_implied' THEN (c.value >> 13) & 1 ELSE 0 END) AS implied
+      FROM inst_count c JOIN metric_name n ON n.id = c.metric_id JOIN inst_launch l ON l.launch_id = c.launch_id
+      JOIN kernel k ON k.id = l.kernel_id WHERE l.reason = 'graph' AND k.mangled_name LIKE '%$1%'
+      GROUP BY c.launch_id, c.function_id, c.pc)
+      SELECT printf('%.2f', 1.0 * sum(s) / sum(ideal + implied * s)) FROM i"
 }
 db=graph-default.db
 env -u GPUHIER_INSTRUMENT CUDA_INJECTION64_PATH="$lib" GPUHIER_OUTPUT="$out/$db" \

@@ -790,7 +790,8 @@ test_store_inst_implied(void)
               " (9, 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal'),"
               " (10, 'smsp__sass_inst_executed_op_global_st'),"
               " (11, 'smsp__sass_inst_executed_op_memory_128b'),"
-              " (13, 'smsp__sass_inst_executed_op_tma');"
+              " (13, 'smsp__sass_inst_executed_op_tma'),"
+              " (14, 'smsp__sass_inst_executed_op_local_ld'), (15, 'smsp__sass_sectors_mem_local');"
               "INSERT INTO cubin(crc, bytes, sm_arch, has_lineinfo) VALUES (9, 1, NULL, 0);"
               "INSERT INTO sass_function(id, cubin_crc, name) VALUES (1, 9, 'f');"
               "INSERT INTO inst_launch(launch_id, config_id, kernel_id) VALUES (1, 1, 1),"
@@ -804,6 +805,10 @@ test_store_inst_implied(void)
               " (1, 1, 48, 1, 10), (1, 1, 48, 7, 10), (1, 1, 48, 11, 10), (1, 1, 48, 8, 40),"
               " (1, 1, 48, 9, 20), (1, 1, 64, 1, 10), (1, 1, 64, 10, 10), (1, 1, 64, 11, 10),"
               " (1, 1, 64, 3, 40), (1, 1, 64, 4, 40), (1, 1, 80, 1, 10), (1, 1, 80, 13, 10),"
+              /* 96 an LDL; 112 an LDG whose sectors (2^46) are too many to carry */
+              " (1, 1, 96, 1, 10), (1, 1, 96, 14, 10), (1, 1, 96, 15, 80), (1, 1, 112, 1, 10),"
+              " (1, 1, 112, 5, 10), (1, 1, 112, 3, 70368744177664),"
+              " (1, 1, 112, 4, 70368744177664),"
               /* launch 2 without executed counts: its kinds have no base */
               " (2, 1, 16, 5, 5), (2, 1, 16, 3, 5), (2, 1, 16, 4, 5)") == 0);
     char *before = inst_all_columns(db);
@@ -828,35 +833,46 @@ test_store_inst_implied(void)
                                  "SELECT (SELECT COUNT(*) FROM inst_run WHERE launch_id = 101) > 0"
                                  " AND (SELECT COUNT(*) FROM inst_count c JOIN metric_name n"
                                  " ON n.id = c.metric_id WHERE n.name = 'gpuhier_inst_implied'"
-                                 " AND c.launch_id = 101) = 4",
+                                 " AND c.launch_id = 101) = 6",
                                  -1),
                  1);
     static const char staged_differs[] =
         "WITH v AS (SELECT launch_id % 100 AS l, function_id, pc, inst_executed, gld_inst,"
         " gst_inst, global_sectors, global_sectors_ideal, shared_inst, shared_wavefronts,"
-        " shared_wavefronts_ideal, mem_32b, mem_128b, async_inst, launch_id > 100 AS staged"
+        " shared_wavefronts_ideal, mem_32b, mem_128b, async_inst, lld_inst, local_sectors,"
+        " launch_id > 100 AS staged"
         " FROM v_inst), a AS (SELECT * FROM v WHERE staged), b AS (SELECT * FROM v WHERE NOT "
         "staged)"
         " SELECT (SELECT COUNT(*) FROM (SELECT * FROM a EXCEPT SELECT l, function_id, pc,"
         " inst_executed, gld_inst, gst_inst, global_sectors, global_sectors_ideal, shared_inst,"
-        " shared_wavefronts, shared_wavefronts_ideal, mem_32b, mem_128b, async_inst, 1 FROM b))"
+        " shared_wavefronts, shared_wavefronts_ideal, mem_32b, mem_128b, async_inst, lld_inst,"
+        " local_sectors, 1 FROM b))"
         " + (SELECT COUNT(*) FROM a) - (SELECT COUNT(*) FROM b)";
     CHECK_EQ_INT(store_query_int(db, staged_differs, -1), 0);
     CHECK(store_exec(db, "DELETE FROM inst_count WHERE launch_id > 100;"
                          "DELETE FROM inst_run WHERE launch_id > 100;"
                          "DELETE FROM inst_launch WHERE launch_id > 100") == 0);
-    CHECK_EQ_INT(store_inst_implied(db, 1), 9);
-    CHECK_EQ_INT(store_inst_implied(db, 2), 1);
+    CHECK_EQ_INT(store_inst_implied(db, 1), 16);
+    CHECK_EQ_INT(store_inst_implied(db, 2), 2);
     CHECK_EQ_INT(store_inst_implied(db, 1), 0); /* masks already */
-    CHECK_EQ_INT(store_query_int(
-                     db,
-                     "SELECT group_concat(pc || ':' || value) = '16:8449,48:1028,64:9218,80:4096'"
-                     " FROM (SELECT c.pc, c.value FROM inst_count c JOIN metric_name n"
-                     " ON n.id = c.metric_id WHERE n.name = 'gpuhier_inst_implied'"
-                     " AND c.launch_id = 1 ORDER BY c.pc)",
-                     0),
+    CHECK_EQ_INT(store_query_int(db,
+                                 "SELECT group_concat(pc || ':' || value) = '16:5284097,48:5309444,"
+                                 "64:5284866,80:4096,96:10584080,112:8193'"
+                                 " FROM (SELECT c.pc, c.value FROM inst_count c JOIN metric_name n"
+                                 " ON n.id = c.metric_id WHERE n.name = 'gpuhier_inst_implied'"
+                                 " AND c.launch_id = 1 ORDER BY c.pc)",
+                                 0),
                  1);
-    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count WHERE launch_id = 2", -1), 3);
+    CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count WHERE launch_id = 2", -1), 2);
+    /*
+     * carried (version 5): the sectors at 16 and 64, the wavefronts at 48,
+     * the local sectors at 96; left: 32's (no mask) and 112's (2^46)
+     */
+    CHECK_EQ_INT(store_query_int(db,
+                                 "SELECT COUNT(*) FROM inst_count WHERE launch_id = 1"
+                                 " AND metric_id IN (3, 8, 15) AND pc IN (32, 112)",
+                                 -1),
+                 2);
     char *after = inst_all_columns(db);
     CHECK(after != NULL && before && !strcmp(before, after));
     if (after && before && strcmp(before, after))
@@ -880,7 +896,8 @@ test_store_inst_implied(void)
                  store_implied[b].metric, store_implied[b].base);
         CHECK(store_exec(db, sql) == 0);
         before = inst_all_columns(db);
-        CHECK_EQ_INT(store_inst_implied(db, lid), 1);
+        /* the ideals' bases are sectors or wavefronts, which the mask carries (version 5) */
+        CHECK_EQ_INT(store_inst_implied(db, lid), 1 + (b >= 13));
         after = inst_all_columns(db);
         CHECK(after != NULL && before && !strcmp(before, after));
         if (after && before && strcmp(before, after))
