@@ -83,6 +83,7 @@ note_stack_limit(void)
 struct launch_args {
     CUfunction f;
     uint32_t grid[3], block[3], smem;
+    void **params; /* kernelParams, NULL when the launch passed `extra` */
 };
 
 static int
@@ -95,7 +96,8 @@ launch_args(CUpti_CallbackId cbid, const void *params, struct launch_args *a)
         *a = (struct launch_args){p->f,
                                   {p->gridDimX, p->gridDimY, p->gridDimZ},
                                   {p->blockDimX, p->blockDimY, p->blockDimZ},
-                                  p->sharedMemBytes};
+                                  p->sharedMemBytes,
+                                  p->kernelParams};
         return 0;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
@@ -104,7 +106,8 @@ launch_args(CUpti_CallbackId cbid, const void *params, struct launch_args *a)
         *a = (struct launch_args){p->f,
                                   {p->gridDimX, p->gridDimY, p->gridDimZ},
                                   {p->blockDimX, p->blockDimY, p->blockDimZ},
-                                  p->sharedMemBytes};
+                                  p->sharedMemBytes,
+                                  p->kernelParams};
         return 0;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
@@ -116,7 +119,8 @@ launch_args(CUpti_CallbackId cbid, const void *params, struct launch_args *a)
         *a = (struct launch_args){p->f,
                                   {c->gridDimX, c->gridDimY, c->gridDimZ},
                                   {c->blockDimX, c->blockDimY, c->blockDimZ},
-                                  c->sharedMemBytes};
+                                  c->sharedMemBytes,
+                                  p->kernelParams};
         return 0;
     }
     default:
@@ -143,6 +147,24 @@ driver_api_name(CUpti_CallbackId cbid)
     default:
         return "cuLaunch";
     }
+}
+
+/*
+ * A sampled launch's pointer arguments into page-locked host memory
+ * (hostargs.h, schema.sql launch_host_arg): a few driver queries, made
+ * only for the launches the engines serve; meta host_args says the
+ * collector looked (once).
+ */
+static void
+host_args(const struct launch_args *a, struct hostargs *out)
+{
+    const struct hostargs_api api = {gh.cuFuncGetParamInfo, gh.cuPointerGetAttribute};
+    if (!api.param_info || !api.pointer_attribute)
+        return;
+    static atomic_int said;
+    if (!atomic_exchange(&said, 1))
+        push_meta("host_args", "on");
+    hostargs_scan(&api, a->f, a->params, out);
 }
 
 /* nvtx_path must stay the last field (only tail padding after it). */
@@ -240,6 +262,8 @@ on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                  * costs milliseconds: unsampled launches skip the clock call.
                  */
                 r.time_ns = gh_now_ns();
+                if (!capturing)
+                    host_args(&a, &l->host);
             }
         }
         gh_copy(l->reason, sizeof(l->reason), why);

@@ -8,6 +8,7 @@
 #ifndef GPUHIER_COLLECTOR_INT_H
 #define GPUHIER_COLLECTOR_INT_H
 #include "schema/hash.h"
+#include "collector/hostargs.h"
 #include "collector/metrics.h"
 #include "schema/strbuf.h"
 
@@ -67,6 +68,8 @@ struct rec_launch {
      * CUPTI runs under the same correlation id (WaitNs under user replay).
      */
     uint64_t name_hash;
+    /* sampled launches: pointer arguments into page-locked host memory (hostargs.h) */
+    struct hostargs host;
     char nvtx_path[REC_NVTX_PATH_MAX];
 };
 
@@ -270,6 +273,7 @@ struct rec {
     X(cuCtxPopCurrent_v2)                                                                          \
     X(cuFuncGetName)                                                                               \
     X(cuFuncGetParamInfo)                                                                          \
+    X(cuPointerGetAttribute)                                                                       \
     X(cuKernelGetFunction)                                                                         \
     X(cuGraphGetNodes)                                                                             \
     X(cuGraphGetEdges_v2)                                                                          \

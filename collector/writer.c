@@ -122,8 +122,9 @@ struct pend {
     int64_t kernel_ns; /* the kernel record's end - start, once written; 0 unknown */
     long config_index;
     int sampled;
-    uint64_t api_ns;    /* launch API time (profiled launches), 0 unknown */
-    uint64_t name_hash; /* rec_launch.name_hash: sampled launches, 0 unknown */
+    uint64_t api_ns;      /* launch API time (profiled launches), 0 unknown */
+    uint64_t name_hash;   /* rec_launch.name_hash: sampled launches, 0 unknown */
+    struct hostargs host; /* rec_launch.host: sampled launches */
     char reason[24];
     char *nvtx;
     char *kname;              /* short kernel name, for the progress line */
@@ -229,7 +230,7 @@ static struct {
     int clean_exit; /* writer_stop's argument, for the thread's close */
     sqlite3_stmt *ins_launch, *ins_copy, *ins_metric, *ins_profile, *ins_event, *ins_nvtx,
         *end_nvtx, *upd_config, *upd_config_facts, *upd_run, *upd_profiled, *ins_failure,
-        *ins_alloc;
+        *ins_alloc, *ins_host_arg;
 } W;
 
 uint32_t
@@ -1424,6 +1425,22 @@ foreign_kernel(const CUpti_ActivityKernel10 *k, const struct pend *p)
     return 1;
 }
 
+/* A launch's pointer arguments into page-locked host memory (schema.sql launch_host_arg). */
+static void
+write_host_args(long lid, const struct hostargs *h)
+{
+    for (int i = 0; i < h->n && i < HOSTARGS_MAX; i++) {
+        sqlite3_stmt *st = W.ins_host_arg;
+        sqlite3_bind_int64(st, 1, lid);
+        sqlite3_bind_int(st, 2, h->index[i]);
+        if (h->range_bytes[i])
+            sqlite3_bind_int64(st, 3, (sqlite3_int64)h->range_bytes[i]);
+        else
+            sqlite3_bind_null(st, 3);
+        step_done(st, "write a host pointer argument");
+    }
+}
+
 static void
 kernel_record(const CUpti_ActivityKernel10 *k)
 {
@@ -1524,6 +1541,7 @@ kernel_record(const CUpti_ActivityKernel10 *k)
     p->launch_id = lid;
     if (k->end > k->start)
         p->kernel_ns = (int64_t)(k->end - k->start);
+    write_host_args(lid, &p->host);
     if (p->name_hash) {
         W.served[p->corr % 256].corr = p->corr;
         W.served[p->corr % 256].name_hash = p->name_hash;
@@ -1778,6 +1796,7 @@ handle(struct rec *r)
             p->sampled = r->u.launch.sampled;
             p->api_ns = r->time_ns;
             p->name_hash = r->u.launch.name_hash;
+            p->host = r->u.launch.host;
             snprintf(p->reason, sizeof(p->reason), "%s", r->u.launch.reason);
             if (r->u.launch.nvtx_path[0])
                 p->nvtx = strdup(r->u.launch.nvtx_path);
@@ -2311,6 +2330,8 @@ open_report(const struct writer_run_info *ri, char *err, size_t errlen)
              "error_name, "
              "grid_x, grid_y, grid_z, block_x, block_y, block_z, dynamic_smem_bytes, "
              "max_dynamic_smem_bytes, thread_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") ||
+        prep(&W.ins_host_arg, "INSERT OR IGNORE INTO launch_host_arg(launch_id, param_index, "
+                              "range_bytes) VALUES (?,?,?)") ||
         prep(&W.ins_alloc,
              "INSERT INTO allocation(op, memory_kind, address, bytes, time_ns, device_id, "
              "context_id, stream_id, correlation_id, is_async, pool, name) "
@@ -2473,10 +2494,10 @@ writer_sync(int ms)
 static void
 stmt_free(void)
 {
-    sqlite3_stmt **all[] = {&W.ins_launch,       &W.ins_copy, &W.ins_metric,   &W.ins_profile,
-                            &W.ins_event,        &W.ins_nvtx, &W.end_nvtx,     &W.upd_config,
-                            &W.upd_config_facts, &W.upd_run,  &W.upd_profiled, &W.ins_failure,
-                            &W.ins_alloc};
+    sqlite3_stmt **all[] = {&W.ins_launch,       &W.ins_copy,    &W.ins_metric,   &W.ins_profile,
+                            &W.ins_event,        &W.ins_nvtx,    &W.end_nvtx,     &W.upd_config,
+                            &W.upd_config_facts, &W.upd_run,     &W.upd_profiled, &W.ins_failure,
+                            &W.ins_alloc,        &W.ins_host_arg};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

@@ -95,6 +95,8 @@ PRAGMA user_version = 5;
 -- when it did not, or when the program later used memory MEMORY2 may not
 -- report (virtual-memory mappings, IPC, graph memory nodes: 'off: the
 -- program called <api>, ...'): readers then treat allocations as unknown.
+-- 'host_args' (added: host arguments): 'on' when the collector looked
+-- for pointer arguments into page-locked host memory (launch_host_arg).
 -- 'stack_limit_bytes' (added: 2026-11-30): the context's per-thread stack
 -- limit (CU_LIMIT_STACK_SIZE) at the first launch and, when it changed, at
 -- the last profiled launch: the local memory the context reserves per
@@ -729,6 +731,22 @@ CREATE TABLE allocation (
     name            TEXT      -- variable name for static allocations, else NULL (untrusted)
 );
 CREATE INDEX allocation_by_time ON allocation(device_id, time_ns);
+
+-- (added: host arguments) One row per pointer argument of a launch that
+-- points into page-locked host memory, which a kernel reaches over the
+-- host link at every access (zero-copy: cudaHostAlloc/cuMemHostAlloc,
+-- cudaMallocHost, cudaHostRegister; the driver's
+-- CU_POINTER_ATTRIBUTE_MEMORY_TYPE says CU_MEMORYTYPE_HOST). The
+-- collector looks at the launches the engines serve (launch.profiled or
+-- an inst_launch row), outside stream capture, at each 8-byte parameter
+-- passed directly (cuFuncGetParamInfo): a pointer inside a structure
+-- passed by value is not seen. Meta 'host_args' = 'on' when it looked.
+CREATE TABLE launch_host_arg (
+    launch_id    INTEGER NOT NULL REFERENCES launch(id),
+    param_index  INTEGER NOT NULL,  -- the kernel's parameter, from 0
+    range_bytes  INTEGER,           -- size of the host allocation it points into (CU_POINTER_ATTRIBUTE_RANGE_SIZE), NULL unknown
+    PRIMARY KEY (launch_id, param_index)
+) WITHOUT ROWID;
 
 -- ===================================================================
 -- 4. Analysis (written only by `gpuhier analyze`)

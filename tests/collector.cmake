@@ -40,6 +40,13 @@ target_link_options(test_collector_queue_tsan PRIVATE -fno-sanitize=all -fsaniti
 gh_add_test(NAME unit.collector_queue_tsan COMMAND test_collector_queue_tsan LABELS unit collector
             ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1")
 
+# A launch's pointer arguments into page-locked host memory (collector/hostargs.c), on a fake driver.
+add_executable(test_hostargs ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hostargs.c
+  ${PROJECT_SOURCE_DIR}/collector/hostargs.c)
+target_include_directories(test_hostargs PRIVATE ${PROJECT_SOURCE_DIR} ${GH_CUPTI_INCLUDES})
+target_compile_options(test_hostargs PRIVATE -idirafter ${GH_CUPTI_SHIM})
+gh_add_test(NAME unit.hostargs COMMAND test_hostargs LABELS unit collector)
+
 # The kernel tracing swap and the launch gate (collector/activity.c) under threads, on a stub CUPTI.
 add_executable(test_activity_swap ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_activity_swap.c
   ${PROJECT_SOURCE_DIR}/collector/activity.c)

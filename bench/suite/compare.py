@@ -114,6 +114,7 @@ SUPPORT = [
     ("stream-evicts-reused", "MemoryCacheAccessPattern", r"device memory|DRAM", "both", "DRAM read sectors"),
     ("stream-evicts-reused", "SOLBottleneck", r"DRAM", "support", "DRAM named as the bottleneck"),
     ("host-memory-access", "MemoryApertureUsage", None, "both", "accesses through the system-memory aperture"),
+    ("host-pointer-argument", "MemoryApertureUsage", None, "both", "accesses through the system-memory aperture"),
     ("constant-divergent", "CPIStall.*", r"\bIMC\b|constant", "both", "constant-cache (IMC) miss stalls"),
     ("atomic-contention", "CPIStall.*", r"atomic|LG throttle|lg_throttle", "both", "stalls on atomics"),
     ("atomic-contention", ".*", r"atomic", "both", "any rule naming atomics"),

@@ -539,10 +539,15 @@ writer_start_fake(char *path, size_t n, const char *name)
     CHECK(writer_start(path, &ri, 1024, err, sizeof(err)) == 0);
 }
 
+/* the next push_launch()'s pointer arguments into host memory (then cleared) */
+static struct hostargs next_host;
+
 static void
 push_launch(uint32_t corr, uint32_t rt, const char *reason, int sampled, long idx, const char *nvtx)
 {
     struct rec r = {.type = REC_LAUNCH};
+    r.u.launch.host = next_host;
+    memset(&next_host, 0, sizeof(next_host));
     r.u.launch.corr = corr;
     r.u.launch.rt_corr = rt;
     r.u.launch.sampled = sampled;
@@ -611,6 +616,8 @@ test_collector_writer_joins(void)
     snprintf(d.u.device.chip, sizeof(d.u.device.chip), "GH100");
     writer_push(&d);
     const char *k = "_Z6kernelPfi";
+    /* parameters 0 and 3 point into page-locked host memory, 3's allocation size unknown */
+    next_host = (struct hostargs){.n = 2, .index = {0, 3}, .range_bytes = {1 << 20, 0}};
     push_launch(10, 9, "first_of_config", 1, 0, "step > fwd");
     push_launch(12, 11, "sampled_out", 0, 1, "");
     push_launch(14, 13, "first_of_config", 1, 0, ""); /* profile arrives after its kernel record */
@@ -666,6 +673,13 @@ test_collector_writer_joins(void)
     sqlite3 *db = NULL;
     CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM launch"), 5);
+    /* the launch's host pointer arguments (schema.sql launch_host_arg), none for the others */
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM launch_host_arg a JOIN launch l ON l.id = "
+                                "a.launch_id WHERE l.correlation_id = 9 AND ((a.param_index = 0 "
+                                "AND a.range_bytes = 1048576) OR (a.param_index = 3 AND "
+                                "a.range_bytes IS NULL))"),
+                 2);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM launch_host_arg"), 2);
     CHECK_EQ_INT(
         query_long(db, "SELECT count(*) FROM launch WHERE correlation_id = 9 AND profiled = 1 AND "
                        "profile_reason = 'first_of_config' AND nvtx_path = 'step > fwd' AND "

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hostargs: a launch's pointer arguments into page-locked host memory
+ * (schema.sql launch_host_arg). A kernel given such a pointer reads or
+ * writes host memory over the host link at every access (zero-copy); the
+ * range profiler measures those bytes (host-memory-access), but a launch
+ * it did not profile still shows the pointer. Only 8-byte parameters
+ * passed directly are looked at (cuFuncGetParamInfo): a pointer inside a
+ * structure passed by value is not seen.
+ */
+#ifndef GPUHIER_COLLECTOR_HOSTARGS_H
+#define GPUHIER_COLLECTOR_HOSTARGS_H
+
+#include <cuda.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOSTARGS_MAX 4     /* host pointers recorded per launch; more are counted, not kept */
+#define HOSTARGS_PARAMS 64 /* parameters looked at per launch */
+
+struct hostargs {
+    int n;                              /* host pointers kept, at most HOSTARGS_MAX */
+    uint8_t index[HOSTARGS_MAX];        /* their parameters, from 0 */
+    uint64_t range_bytes[HOSTARGS_MAX]; /* their allocations' sizes, 0 unknown */
+};
+
+/* The driver calls the scan makes (the collector's gh table, a test's fakes). */
+struct hostargs_api {
+    CUresult (*param_info)(CUfunction, size_t, size_t *, size_t *);
+    CUresult (*pointer_attribute)(void *, CUpointer_attribute, CUdeviceptr);
+};
+
+/*
+ * The parameters of `f`, whose values `params` holds (cuLaunchKernel's
+ * kernelParams: params[i] points to parameter i), that are 8-byte pointers
+ * into page-locked host memory, into *out. Returns how many there were
+ * (possibly more than out->n), 0 when `params` is NULL or the driver
+ * cannot say.
+ */
+int hostargs_scan(const struct hostargs_api *api, CUfunction f, void *const *params,
+                  struct hostargs *out);
+
+#endif

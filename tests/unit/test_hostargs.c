@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hostargs_scan() (collector/hostargs.c) on a fake driver: a kernel of
+ * five parameters (a host pointer, an int, a device pointer, a struct of
+ * 16 bytes, a second host pointer whose range the driver will not give)
+ * yields parameters 0 and 4, with 0's range; small values, 4-byte
+ * parameters and NULL kernelParams yield nothing; a kernel of more host
+ * pointers than HOSTARGS_MAX keeps the first ones and counts them all.
+ */
+#include "collector/hostargs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                                    \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* the fake kernel's parameter sizes, ended by 0 */
+static const size_t *sizes;
+/* host allocations: [start, start + bytes); range 0 = the driver will not say */
+static const struct {
+    uint64_t start, bytes;
+    int range_known;
+} host[] = {{0x7f0000000000ull, 1 << 20, 1}, {0x7f1000000000ull, 4096, 0}};
+static int queries;
+
+static CUresult
+fake_param_info(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+    (void)f;
+    if (!sizes[i])
+        return CUDA_ERROR_INVALID_VALUE;
+    *off = 0;
+    for (size_t k = 0; k < i; k++)
+        *off += sizes[k];
+    *size = sizes[i];
+    return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_pointer_attribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
+{
+    queries++;
+    for (size_t k = 0; k < sizeof(host) / sizeof(host[0]); k++) {
+        if (p < host[k].start || p >= host[k].start + host[k].bytes)
+            continue;
+        if (attr == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+            *(unsigned int *)data = CU_MEMORYTYPE_HOST;
+            return CUDA_SUCCESS;
+        }
+        if (attr == CU_POINTER_ATTRIBUTE_RANGE_SIZE && host[k].range_known) {
+            *(size_t *)data = host[k].bytes;
+            return CUDA_SUCCESS;
+        }
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (p >= 0x300000000ull && attr == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) { /* device memory */
+        *(unsigned int *)data = CU_MEMORYTYPE_DEVICE;
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+int
+main(void)
+{
+    const struct hostargs_api api = {fake_param_info, fake_pointer_attribute};
+    CUfunction f = (CUfunction)(uintptr_t)1;
+    struct hostargs h;
+
+    static const size_t five[] = {8, 4, 8, 16, 8, 0};
+    uint64_t p0 = 0x7f0000000100ull, p2 = 0x300001000ull, p4 = 0x7f1000000010ull;
+    int n = 7;
+    unsigned char rec[16];
+    memset(rec, 0, sizeof(rec));
+    memcpy(rec, &p0, sizeof(p0)); /* a host pointer inside a struct: not seen */
+    void *params[] = {&p0, &n, &p2, rec, &p4};
+    sizes = five;
+    CHECK(hostargs_scan(&api, f, params, &h) == 2);
+    CHECK(h.n == 2 && h.index[0] == 0 && h.index[1] == 4);
+    CHECK(h.range_bytes[0] == 1 << 20 && h.range_bytes[1] == 0);
+
+    /* a small integer in an 8-byte parameter is never asked about */
+    static const size_t one[] = {8, 0};
+    uint64_t small = 12;
+    void *small_params[] = {&small};
+    sizes = one;
+    queries = 0;
+    CHECK(hostargs_scan(&api, f, small_params, &h) == 0 && h.n == 0 && queries == 0);
+
+    /* a launch with `extra` instead of kernelParams, no function, no driver */
+    CHECK(hostargs_scan(&api, f, NULL, &h) == 0 && h.n == 0);
+    CHECK(hostargs_scan(&api, NULL, params, &h) == 0);
+    const struct hostargs_api none = {0};
+    CHECK(hostargs_scan(&none, f, params, &h) == 0);
+
+    /* six host pointers: the first HOSTARGS_MAX kept, all six counted */
+    static const size_t six[] = {8, 8, 8, 8, 8, 8, 0};
+    void *many[] = {&p0, &p0, &p0, &p0, &p0, &p0};
+    sizes = six;
+    CHECK(hostargs_scan(&api, f, many, &h) == 6);
+    CHECK(h.n == HOSTARGS_MAX && h.index[HOSTARGS_MAX - 1] == HOSTARGS_MAX - 1);
+
+    printf(failures ? "test_hostargs: %d failure(s)\n" : "test_hostargs: ok\n", failures);
+    return failures != 0;
+}
