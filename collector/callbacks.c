@@ -158,7 +158,8 @@ driver_api_name(CUpti_CallbackId cbid)
 static void
 host_args(const struct launch_args *a, struct hostargs *out)
 {
-    const struct hostargs_api api = {gh.cuFuncGetParamInfo, gh.cuPointerGetAttribute};
+    const struct hostargs_api api = {gh.cuFuncGetParamInfo, gh.cuPointerGetAttribute,
+                                     gh.cuKernelGetParamInfo};
     if (!api.param_info || !api.pointer_attribute)
         return;
     static atomic_int said;
@@ -173,11 +174,18 @@ host_args(const struct launch_args *a, struct hostargs *out)
         CUresult pr = CUDA_SUCCESS;
         while (n < HOSTARGS_PARAMS && (pr = api.param_info(a->f, n, &off, &size)) == CUDA_SUCCESS)
             n++;
+        if (!n && pr == CUDA_ERROR_INVALID_HANDLE && api.kernel_param_info)
+            while (n < HOSTARGS_PARAMS &&
+                   (pr = api.kernel_param_info((CUkernel)a->f, n, &off, &size)) == CUDA_SUCCESS)
+                n++;
         char line[512];
         int len = snprintf(line, sizeof(line), "host args: params %s, %zu parameters (then %d),",
                            a->params ? "given" : "NULL", n, (int)pr);
         for (size_t i = 0; i < n && a->params && len > 0 && (size_t)len < sizeof(line) - 64; i++) {
-            if (api.param_info(a->f, i, &off, &size) != CUDA_SUCCESS || size != 8 || !a->params[i])
+            if ((api.param_info(a->f, i, &off, &size) != CUDA_SUCCESS &&
+                 (!api.kernel_param_info ||
+                  api.kernel_param_info((CUkernel)a->f, i, &off, &size) != CUDA_SUCCESS)) ||
+                size != 8 || !a->params[i])
                 continue;
             uint64_t v = 0;
             unsigned int type = 0;

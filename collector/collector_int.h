@@ -273,6 +273,7 @@ struct rec {
     X(cuCtxPopCurrent_v2)                                                                          \
     X(cuFuncGetName)                                                                               \
     X(cuFuncGetParamInfo)                                                                          \
+    X(cuKernelGetParamInfo)                                                                        \
     X(cuPointerGetAttribute)                                                                       \
     X(cuKernelGetFunction)                                                                         \
     X(cuGraphGetNodes)                                                                             \

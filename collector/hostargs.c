@@ -18,9 +18,13 @@ hostargs_scan(const struct hostargs_api *api, CUfunction f, void *const *params,
     if (!api || !api->param_info || !api->pointer_attribute || !f || !params)
         return 0;
     int found = 0;
+    size_t off = 0, size = 0;
+    int as_kernel =
+        api->param_info(f, 0, &off, &size) == CUDA_ERROR_INVALID_HANDLE && api->kernel_param_info;
     for (size_t i = 0; i < HOSTARGS_PARAMS; i++) {
-        size_t off = 0, size = 0;
-        if (api->param_info(f, i, &off, &size) != CUDA_SUCCESS)
+        CUresult r = as_kernel ? api->kernel_param_info((CUkernel)f, i, &off, &size)
+                               : api->param_info(f, i, &off, &size);
+        if (r != CUDA_SUCCESS)
             break; /* past the last parameter */
         if (size != sizeof(uint64_t) || !params[i])
             continue;

@@ -28,6 +28,12 @@ struct hostargs {
 struct hostargs_api {
     CUresult (*param_info)(CUfunction, size_t, size_t *, size_t *);
     CUresult (*pointer_attribute)(void *, CUpointer_attribute, CUdeviceptr);
+    /*
+     * For a launch whose "function" is a CUkernel (the runtime's launches
+     * since CUDA 12, context-independent loading): cuFuncGetParamInfo
+     * answers CUDA_ERROR_INVALID_HANDLE to it. NULL: not asked.
+     */
+    CUresult (*kernel_param_info)(CUkernel, size_t, size_t *, size_t *);
 };
 
 /*

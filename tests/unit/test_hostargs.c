@@ -5,7 +5,10 @@
  * 16 bytes, a second host pointer whose range the driver will not give)
  * yields parameters 0 and 4, with 0's range; small values, 4-byte
  * parameters and NULL kernelParams yield nothing; a kernel of more host
- * pointers than HOSTARGS_MAX keeps the first ones and counts them all.
+ * pointers than HOSTARGS_MAX keeps the first ones and counts them all; a
+ * launch whose function is a CUkernel (the runtime's, found on an H100:
+ * cuFuncGetParamInfo answered CUDA_ERROR_INVALID_HANDLE) is read through
+ * cuKernelGetParamInfo.
  */
 #include "collector/hostargs.h"
 
@@ -41,6 +44,20 @@ fake_param_info(CUfunction f, size_t i, size_t *off, size_t *size)
         *off += sizes[k];
     *size = sizes[i];
     return CUDA_SUCCESS;
+}
+
+/* the runtime's launches pass a CUkernel: cuFuncGetParamInfo refuses it */
+static CUresult
+refusing_param_info(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+    (void)f, (void)i, (void)off, (void)size;
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult
+fake_kernel_param_info(CUkernel k, size_t i, size_t *off, size_t *size)
+{
+    return fake_param_info((CUfunction)k, i, off, size);
 }
 
 static CUresult
@@ -106,6 +123,14 @@ main(void)
     sizes = six;
     CHECK(hostargs_scan(&api, f, many, &h) == 6);
     CHECK(h.n == HOSTARGS_MAX && h.index[HOSTARGS_MAX - 1] == HOSTARGS_MAX - 1);
+
+    /* a CUkernel: read through cuKernelGetParamInfo, and nothing without it */
+    const struct hostargs_api kernel_api = {refusing_param_info, fake_pointer_attribute,
+                                            fake_kernel_param_info};
+    sizes = five;
+    CHECK(hostargs_scan(&kernel_api, f, params, &h) == 2 && h.n == 2 && h.index[1] == 4);
+    const struct hostargs_api no_kernel_api = {refusing_param_info, fake_pointer_attribute, NULL};
+    CHECK(hostargs_scan(&no_kernel_api, f, params, &h) == 0 && h.n == 0);
 
     printf(failures ? "test_hostargs: %d failure(s)\n" : "test_hostargs: ok\n", failures);
     return failures != 0;
