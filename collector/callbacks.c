@@ -166,36 +166,12 @@ host_args(const struct launch_args *a, struct hostargs *out)
     if (!atomic_exchange(&said, 1))
         push_meta("host_args", "on");
     int found = hostargs_scan(&api, a->f, a->params, out);
-    if (gh_debug) { /* GPUHIER_DEBUG: what the driver said, the first launches' */
+    if (gh_debug) { /* GPUHIER_DEBUG: what the driver gave, for the first 40 served launches */
         static atomic_int shown;
-        if (atomic_fetch_add(&shown, 1) >= 40)
-            return;
-        size_t off = 0, size = 0, n = 0;
-        CUresult pr = CUDA_SUCCESS;
-        while (n < HOSTARGS_PARAMS && (pr = api.param_info(a->f, n, &off, &size)) == CUDA_SUCCESS)
-            n++;
-        if (!n && pr == CUDA_ERROR_INVALID_HANDLE && api.kernel_param_info)
-            while (n < HOSTARGS_PARAMS &&
-                   (pr = api.kernel_param_info((CUkernel)a->f, n, &off, &size)) == CUDA_SUCCESS)
-                n++;
-        char line[512];
-        int len = snprintf(line, sizeof(line), "host args: params %s, %zu parameters (then %d),",
-                           a->params ? "given" : "NULL", n, (int)pr);
-        for (size_t i = 0; i < n && a->params && len > 0 && (size_t)len < sizeof(line) - 64; i++) {
-            if ((api.param_info(a->f, i, &off, &size) != CUDA_SUCCESS &&
-                 (!api.kernel_param_info ||
-                  api.kernel_param_info((CUkernel)a->f, i, &off, &size) != CUDA_SUCCESS)) ||
-                size != 8 || !a->params[i])
-                continue;
-            uint64_t v = 0;
-            unsigned int type = 0;
-            memcpy(&v, a->params[i], sizeof(v));
-            CUresult tr =
-                api.pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)v);
-            len += snprintf(line + len, sizeof(line) - (size_t)len, " [%zu] 0x%llx rc %d type %u",
-                            i, (unsigned long long)v, (int)tr, type);
-        }
-        gh_say("%s; %d found", line, found);
+        if (atomic_fetch_add(&shown, 1) < 40)
+            gh_say("host args: kernelParams %s, %d parameters read%s, %d host pointers",
+                   a->params ? "given" : "NULL", out->params,
+                   out->as_kernel ? " as a CUkernel's" : "", found);
     }
 }
 

@@ -21,11 +21,13 @@ hostargs_scan(const struct hostargs_api *api, CUfunction f, void *const *params,
     size_t off = 0, size = 0;
     int as_kernel =
         api->param_info(f, 0, &off, &size) == CUDA_ERROR_INVALID_HANDLE && api->kernel_param_info;
+    out->as_kernel = (uint8_t)as_kernel;
     for (size_t i = 0; i < HOSTARGS_PARAMS; i++) {
         CUresult r = as_kernel ? api->kernel_param_info((CUkernel)f, i, &off, &size)
                                : api->param_info(f, i, &off, &size);
         if (r != CUDA_SUCCESS)
             break; /* past the last parameter */
+        out->params = (uint8_t)(i + 1);
         if (size != sizeof(uint64_t) || !params[i])
             continue;
         uint64_t v;

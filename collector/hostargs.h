@@ -22,6 +22,8 @@ struct hostargs {
     int n;                              /* host pointers kept, at most HOSTARGS_MAX */
     uint8_t index[HOSTARGS_MAX];        /* their parameters, from 0 */
     uint64_t range_bytes[HOSTARGS_MAX]; /* their allocations' sizes, 0 unknown */
+    uint8_t params;                     /* the parameters the driver gave (GPUHIER_DEBUG) */
+    uint8_t as_kernel;                  /* read as a CUkernel's (GPUHIER_DEBUG) */
 };
 
 /* The driver calls the scan makes (the collector's gh table, a test's fakes). */

@@ -102,6 +102,7 @@ main(void)
     CHECK(hostargs_scan(&api, f, params, &h) == 2);
     CHECK(h.n == 2 && h.index[0] == 0 && h.index[1] == 4);
     CHECK(h.range_bytes[0] == 1 << 20 && h.range_bytes[1] == 0);
+    CHECK(h.params == 5 && !h.as_kernel);
 
     /* a small integer in an 8-byte parameter is never asked about */
     static const size_t one[] = {8, 0};
@@ -129,6 +130,7 @@ main(void)
                                             fake_kernel_param_info};
     sizes = five;
     CHECK(hostargs_scan(&kernel_api, f, params, &h) == 2 && h.n == 2 && h.index[1] == 4);
+    CHECK(h.params == 5 && h.as_kernel);
     const struct hostargs_api no_kernel_api = {refusing_param_info, fake_pointer_attribute, NULL};
     CHECK(hostargs_scan(&no_kernel_api, f, params, &h) == 0 && h.n == 0);
 
