@@ -173,8 +173,8 @@ compact(sqlite3 *db, const char *tbl, long long launch_id, const char *skip,
 #define MASK_ID "(SELECT id FROM metric_name WHERE name = '" STORE_IMPLIED_METRIC "')"
 
 /*
- * The metrics a mask row can carry (store_carried[], bits 15-16: 1, 2, 3)
- * as a CTE `carry(k, mid)` of their ids.
+ * The metrics a mask row can carry, k = 1, 2, 3 in its bits 15-16
+ * (schema.sql inst_count, version 5), as a CTE `carry(k, mid)` of their ids.
  */
 #define CARRY_CTE                                                                                  \
     "carry(k, mid) AS (SELECT 1, (SELECT id FROM metric_name WHERE name = "                        \
@@ -184,7 +184,7 @@ compact(sqlite3 *db, const char *tbl, long long launch_id, const char *skip,
 
 /*
  * Version 5: each mask row takes in the instruction's first count of
- * store_carried[] (the lowest k it has), value | k << 15 | count << 17,
+ * CARRY_CTE's metrics (the lowest k it has), value | k << 15 | count << 17,
  * and that count's row goes. A count of 2^46 or more (never a launch's
  * sectors) keeps its row. Masks are below 2^15 and nothing is carried
  * twice: a launch is made compact once (implied_in()).
