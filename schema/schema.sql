@@ -41,6 +41,12 @@
 -- connection (they vanish with it; the file is never written), so readers
 -- query them without testing for them, and find them empty. A version-2
 -- table is never "(added: ...)": every version-2 report holds it.
+-- The mark is read from the comment lines right above a statement and
+-- names the version that created it (schema/store.c version_of()): a
+-- later change to it is written "since version N" there, never in the
+-- mark's form, or readers would take the statement for a new one and
+-- shadow an older report's own table with an empty one
+-- (test_store_earlier_versions_keep_counts).
 --
 -- Version 3 (2026-12-05) stores the two per-instruction counts that are
 -- the same for every instruction of a basic block (executed warp and
@@ -611,7 +617,7 @@ CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
 -- ('smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared', '..._ideal'),
 -- instructions by access width ('smsp__sass_inst_executed_op_memory_32b'),
 -- branch targets ('smsp__sass_branch_targets_threads_divergent').
--- (version 4) A row of metric 'gpuhier_inst_implied' (not a CUPTI metric)
+-- Since version 4, a row of metric 'gpuhier_inst_implied' (not a CUPTI metric)
 -- holds a bit mask: bit b set means the instruction's count of metric b
 -- below equals its count of that metric's base at the same pc and has no
 -- row of its own (the writer's store_inst_implied(), schema/store_inst.c).
@@ -632,7 +638,7 @@ CREATE INDEX inst_launch_by_config ON inst_launch(config_id);
 -- one that is smaller keeps its row. v_inst adds the implied counts; a
 -- reader summing inst_count itself adds, for each mask row and bit, the
 -- base's count at that pc.
--- (version 5) A mask row also carries one count of its instruction, the
+-- Since version 5, a mask row also carries one count of its instruction, the
 -- first it has of: 1 'smsp__sass_sectors_mem_global', 2
 -- 'smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared', 3
 -- 'smsp__sass_sectors_mem_local'; that count then has no row of its own.
@@ -1170,7 +1176,7 @@ FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.
 -- load (LDG), one that executed global stores a store (STG). Metrics are
 -- matched by id (one lookup of each name), not by name per row. The
 -- counts are inst_count's rows and inst_run's runs expanded to one row per
--- instruction (version 3), summed per instruction.
+-- instruction (since version 3), summed per instruction.
 -- global_bytes and branch_targets (changed: 2026-12-03) are always NULL,
 -- not collected: the collector no longer asks for their metrics,
 -- 'smsp__sass_data_bytes_mem_global' and 'smsp__sass_branch_targets',

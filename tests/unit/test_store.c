@@ -938,6 +938,46 @@ test_store_version2(void)
     CHECK(strstr(store_error(), "inst_run") != NULL);
 }
 
+/*
+ * Reports of every earlier version since 2 keep their own per-instruction
+ * counts: a statement's comment that names a later version for a change
+ * to it (not its creation) must not make the reader shadow the report's
+ * table with an empty TEMP one. Found on 2026-12-07: inst_count's comment
+ * said "(version 4)" and "(version 5)", and a version-3 report's counts
+ * read as none (the suite's recorded reports, re-analyzed, lost every
+ * pattern finding).
+ */
+static void
+test_store_earlier_versions_keep_counts(void)
+{
+    for (int v = 2; v < STORE_SCHEMA_VERSION; v++) {
+        char p[256], name[32], sql[256];
+        sqlite3 *db = NULL;
+        snprintf(name, sizeof(name), "counts-v%d.db", v);
+        path_in(p, sizeof(p), name);
+        CHECK(store_create(p, "test", &db) == 0);
+        snprintf(sql, sizeof(sql),
+                 "PRAGMA journal_mode=DELETE; INSERT INTO metric_name(id, name) VALUES (1, "
+                 "'smsp__sass_sectors_mem_global'); INSERT INTO inst_count VALUES (1, 1, 16, 1, "
+                 "40); PRAGMA user_version = %d",
+                 v);
+        CHECK(store_exec(db, sql) == 0);
+        sqlite3_close(db);
+        CHECK(store_open(p, STORE_READ_ONLY, &db) == 0);
+        CHECK_EQ_INT(store_user_version(db), v);
+        if (store_query_int(db, "SELECT COUNT(*) FROM inst_count", -1) != 1)
+            printf("version %d: inst_count reads %lld rows\n", v,
+                   store_query_int(db, "SELECT COUNT(*) FROM inst_count", -1));
+        CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count", -1), 1);
+        CHECK_EQ_INT(store_query_int(db,
+                                     "SELECT COUNT(*) FROM sqlite_temp_master WHERE name IN"
+                                     " ('inst_count', 'inst_launch', 'metric_name')",
+                                     -1),
+                     0);
+        sqlite3_close(db);
+    }
+}
+
 static const struct check_test tests[] = {
     {"test_store_create_and_open", test_store_create_and_open},
     {"test_store_refuse_newer", test_store_refuse_newer},
@@ -955,6 +995,7 @@ static const struct check_test tests[] = {
     {"test_store_bad_schema", test_store_bad_schema},
     {"test_store_diagnose", test_store_diagnose},
     {"test_store_version1", test_store_version1},
+    {"test_store_earlier_versions_keep_counts", test_store_earlier_versions_keep_counts},
     {"test_store_version2", test_store_version2},
     {"test_store_inst_runs", test_store_inst_runs},
     {"test_store_inst_implied", test_store_inst_implied},
