@@ -940,7 +940,8 @@ test_store_version2(void)
 
 /*
  * Reports of every earlier version since 2 keep their own per-instruction
- * counts: a statement's comment that names a later version for a change
+ * counts, and every other table and view they hold: a statement's comment
+ * that names a later version for a change
  * to it (not its creation) must not make the reader shadow the report's
  * table with an empty TEMP one. Found on 2026-12-07: inst_count's comment
  * said "(version 4)" and "(version 5)", and a version-3 report's counts
@@ -969,9 +970,18 @@ test_store_earlier_versions_keep_counts(void)
             printf("version %d: inst_count reads %lld rows\n", v,
                    store_query_int(db, "SELECT COUNT(*) FROM inst_count", -1));
         CHECK_EQ_INT(store_query_int(db, "SELECT COUNT(*) FROM inst_count", -1), 1);
+        /*
+         * no object of the report (made with every table and view) shadowed
+         * by a TEMP one, but what a report of that version lacks: inst_run
+         * (version 3) in a version-2 report
+         */
         CHECK_EQ_INT(store_query_int(db,
-                                     "SELECT COUNT(*) FROM sqlite_temp_master WHERE name IN"
-                                     " ('inst_count', 'inst_launch', 'metric_name')",
+                                     v == 2 ? "SELECT COUNT(*) FROM sqlite_temp_master t JOIN"
+                                              " sqlite_master m ON m.name = t.name AND m.type ="
+                                              " t.type WHERE t.name <> 'inst_run'"
+                                            : "SELECT COUNT(*) FROM sqlite_temp_master t JOIN"
+                                              " sqlite_master m ON m.name = t.name AND m.type ="
+                                              " t.type",
                                      -1),
                      0);
         sqlite3_close(db);
