@@ -135,7 +135,8 @@ __global__ void sum_few_blocks(const float *in, float *out, int n)
 }
 
 // 9. A kernel reading mapped pinned host memory (zero-copy) element by
-//    element, every launch. Expected: host-memory-access.
+//    element, every launch. Expected: host-memory-access, or, where no range
+//    profile measured its system-memory sectors, host-pointer-argument.
 __global__ void read_host_mapped(const float *host, float *out, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -988,6 +988,48 @@ test_store_earlier_versions_keep_counts(void)
     }
 }
 
+/*
+ * Every CREATE TABLE and CREATE VIEW of the compiled schema carries at most
+ * one "(version N)" mark in the comment lines right above it: the mark
+ * names the version that created the statement (schema/store.c
+ * version_of() takes the highest), and a later change written in the
+ * mark's form would make readers shadow an older report's own table
+ * (test_store_earlier_versions_keep_counts).
+ */
+static void
+test_store_schema_version_marks(void)
+{
+    const char *s = store_schema_sql();
+    static const char *const kinds[] = {"\nCREATE TABLE ", "\nCREATE VIEW "};
+    int statements = 0;
+    for (size_t k = 0; k < 2; k++) {
+        for (const char *p = strstr(s, kinds[k]); p; p = strstr(p + 1, kinds[k])) {
+            /* the comment block: the "--" lines right above p + 1 */
+            const char *top = p + 1;
+            while (top > s + 1) {
+                const char *prev = top - 1;
+                while (prev > s && prev[-1] != '\n')
+                    prev--;
+                if (strncmp(prev, "--", 2))
+                    break;
+                top = prev;
+            }
+            int marks = 0;
+            for (const char *m = strstr(top, "(version "); m && m < p;
+                 m = strstr(m + 1, "(version "))
+                marks += m[9] >= '0' && m[9] <= '9' && m[10] == ')';
+            statements++;
+            if (marks > 1) {
+                const char *name = p + strlen(kinds[k]);
+                printf("%.*s has %d version marks above it\n", (int)strcspn(name, " ("), name,
+                       marks);
+            }
+            CHECK(marks <= 1);
+        }
+    }
+    CHECK(statements > 40);
+}
+
 static const struct check_test tests[] = {
     {"test_store_create_and_open", test_store_create_and_open},
     {"test_store_refuse_newer", test_store_refuse_newer},
@@ -1006,6 +1048,7 @@ static const struct check_test tests[] = {
     {"test_store_diagnose", test_store_diagnose},
     {"test_store_version1", test_store_version1},
     {"test_store_earlier_versions_keep_counts", test_store_earlier_versions_keep_counts},
+    {"test_store_schema_version_marks", test_store_schema_version_marks},
     {"test_store_version2", test_store_version2},
     {"test_store_inst_runs", test_store_inst_runs},
     {"test_store_inst_implied", test_store_inst_implied},
