@@ -160,7 +160,7 @@ host_args(const struct launch_args *a, struct hostargs *out)
 {
     const struct hostargs_api api = {gh.cuFuncGetParamInfo, gh.cuPointerGetAttribute,
                                      gh.cuKernelGetParamInfo};
-    if (!api.param_info || !api.pointer_attribute)
+    if ((!api.param_info && !api.kernel_param_info) || !api.pointer_attribute)
         return;
     static atomic_int said;
     if (!atomic_exchange(&said, 1))

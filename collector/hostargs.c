@@ -15,12 +15,14 @@ hostargs_scan(const struct hostargs_api *api, CUfunction f, void *const *params,
               struct hostargs *out)
 {
     memset(out, 0, sizeof(*out));
-    if (!api || !api->param_info || !api->pointer_attribute || !f || !params)
+    if (!api || (!api->param_info && !api->kernel_param_info) || !api->pointer_attribute || !f ||
+        !params)
         return 0;
     int found = 0;
     size_t off = 0, size = 0;
     int as_kernel =
-        api->param_info(f, 0, &off, &size) == CUDA_ERROR_INVALID_HANDLE && api->kernel_param_info;
+        api->kernel_param_info &&
+        (!api->param_info || api->param_info(f, 0, &off, &size) == CUDA_ERROR_INVALID_HANDLE);
     out->as_kernel = (uint8_t)as_kernel;
     for (size_t i = 0; i < HOSTARGS_PARAMS; i++) {
         CUresult r = as_kernel ? api->kernel_param_info((CUkernel)f, i, &off, &size)

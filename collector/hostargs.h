@@ -33,7 +33,8 @@ struct hostargs_api {
     /*
      * For a launch whose "function" is a CUkernel (the runtime's launches
      * since CUDA 12, context-independent loading): cuFuncGetParamInfo
-     * answers CUDA_ERROR_INVALID_HANDLE to it. NULL: not asked.
+     * answers CUDA_ERROR_INVALID_HANDLE to it. NULL: not asked. Either
+     * this or param_info may be NULL (a driver without the other).
      */
     CUresult (*kernel_param_info)(CUkernel, size_t, size_t *, size_t *);
 };

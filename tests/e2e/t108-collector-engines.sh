@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 q() { sqlite3 "$tmp/$1.db" "$2"; }
-# run NAME [stuck|loop|longname|reset|bg|overlap|cluster|conditional|seen|again] VAR=VALUE...: the fake program under the collector,
+# run NAME [stuck|loop|longname|reset|bg|overlap|cluster|conditional|seen|again|hostarg] VAR=VALUE...: the fake program under the collector,
 # 20 s at most (violations=RE before NAME: that many calls CUPTI refuses or hangs in, a grep pattern,
 # not 0; soname=1 before NAME: the program opens the fake as libcuda.so.1, so the collector finds
 # the driver calls it looks up by that name, as in a real program)
@@ -27,7 +27,7 @@ run() {
     n=$1; shift
     arg=
     case "${1:-}" in
-    stuck | loop | longname | reset | bg | threads | overlap | cluster | conditional | seen | again) arg=$1; shift ;;
+    stuck | loop | longname | reset | bg | threads | overlap | cluster | conditional | seen | again | hostarg) arg=$1; shift ;;
     replay) arg="replay $2"; shift 2 ;;
     esac
     driver=$FAKE_CUDA
@@ -734,6 +734,16 @@ run nvtrace GPUHIER_MODE=trace FAKE_NVPERF_SLEEP_MS=600
 expect nvtrace "trace mode: nvperf never opened" "$(meta nvtrace nvperf_open)" ""
 expect nvtrace "trace mode: the start short" \
     "$(q nvtrace "SELECT CAST(value AS REAL) < 600 FROM meta WHERE key = 'collector_init_ms'")" 1
+
+# Pointer arguments into page-locked host memory (collector/hostargs.c, schema.sql launch_host_arg):
+# the fake's `hostarg` kernel, launched twice, takes a host pointer (parameter 0), a device pointer
+# and an int, its parameters given as a CUkernel's (cuKernelGetParamInfo; the fake has no
+# cuFuncGetParamInfo); the served launches record parameter 0 with its 1 MB allocation, nothing else
+soname=1 run hostarg hostarg GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_FAULT=$perm
+expect hostarg "the collector looked" "$(meta hostarg host_args)" on
+expect hostarg "served launches of hostarg: parameter 0, 1 MB" "$(q hostarg "SELECT group_concat(DISTINCT a.param_index || ':' || a.range_bytes) FROM launch_host_arg a JOIN launch l ON l.id = a.launch_id JOIN kernel k ON k.id = l.kernel_id WHERE k.mangled_name = '_Z7hostargPKfPfi'")" 0:1048576
+expect hostarg "rows only for served launches of hostarg" "$(q hostarg "SELECT count(*) FROM launch_host_arg a JOIN launch l ON l.id = a.launch_id JOIN kernel k ON k.id = l.kernel_id WHERE k.mangled_name <> '_Z7hostargPKfPfi' OR l.profile_reason = 'sampled_out'")" 0
+expect hostarg "at least one row" "$(q hostarg "SELECT count(*) > 0 FROM launch_host_arg")" 1
 
 [ $fail = 0 ] && echo "t108: the engines' choices, graphs, refusals and the watchdog hold"
 exit $fail

@@ -466,6 +466,42 @@ fake_graph(int n, CUfunction *nodes)
  * is a conditional node (whose body the scan cannot read). cuFuncGetParamInfo and cuGraphGetEdges are left
  * out: the scan reads no parameters and no programmatic edges without them.
  */
+
+/* Page-locked host memory of the fake: 1 MB at FAKE_HOST_MEMORY (collector/hostargs.c's queries). */
+#define FAKE_HOST_MEMORY 0x7f0000000000ull
+
+/*
+ * A launch's parameters as the runtime's CUkernel gives them (cuFuncGetParamInfo is left out, as
+ * above): a function whose name holds "hostarg" takes (const float *, float *, int), the others none.
+ */
+EXPORT CUresult
+cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
+{
+    static const size_t sizes[] = {8, 8, 4};
+    if (!k || !strstr(((const struct fake_func *)k)->name, "hostarg") || i >= 3)
+        return CUDA_ERROR_INVALID_VALUE;
+    *off = 8 * i;
+    *size = sizes[i];
+    return CUDA_SUCCESS;
+}
+
+/* FAKE_HOST_MEMORY's megabyte is host memory; addresses from 8 GB up to it, device memory. */
+EXPORT CUresult
+cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
+{
+    int host = p >= FAKE_HOST_MEMORY && p < FAKE_HOST_MEMORY + (1u << 20);
+    if (!host && (p < 0x200000000ull || p >= FAKE_HOST_MEMORY))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (attr == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+        *(unsigned int *)data = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        return CUDA_SUCCESS;
+    }
+    if (attr == CU_POINTER_ATTRIBUTE_RANGE_SIZE && host) {
+        *(size_t *)data = 1u << 20;
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
 EXPORT CUresult
 cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *n)
 {

@@ -258,6 +258,15 @@ main(int argc, char **argv)
     copy = function("_Z4copyPfPKf");
     fn_t strided = function("_Z7stridedPfPKf");
     fn_t node = function("_Z4nodePf");
+    /* `hostarg`: a kernel given a pointer into the fake's page-locked host memory, twice */
+    if (argc > 2 && !strcmp(argv[2], "hostarg")) {
+        fn_t hostarg = function("_Z7hostargPKfPfi");
+        unsigned long long in = 0x7f0000000100ull, out = 0x300000000ull;
+        int n = 256;
+        void *params[] = {&in, &out, &n};
+        for (int i = 0; i < 2; i++)
+            launch(hostarg, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+    }
     if (argc > 2 && !strcmp(argv[2], "stuck")) {
         pthread_t t;
         pthread_create(&t, NULL, stuck_launch, NULL);

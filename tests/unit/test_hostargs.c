@@ -131,6 +131,9 @@ main(void)
     sizes = five;
     CHECK(hostargs_scan(&kernel_api, f, params, &h) == 2 && h.n == 2 && h.index[1] == 4);
     CHECK(h.params == 5 && h.as_kernel);
+    const struct hostargs_api kernel_only_api = {NULL, fake_pointer_attribute,
+                                                 fake_kernel_param_info};
+    CHECK(hostargs_scan(&kernel_only_api, f, params, &h) == 2 && h.as_kernel);
     const struct hostargs_api no_kernel_api = {refusing_param_info, fake_pointer_attribute, NULL};
     CHECK(hostargs_scan(&no_kernel_api, f, params, &h) == 0 && h.n == 0);
 
