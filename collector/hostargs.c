@@ -19,14 +19,17 @@ hostargs_scan(const struct hostargs_api *api, CUfunction f, void *const *params,
         !params)
         return 0;
     int found = 0;
-    size_t off = 0, size = 0;
-    int as_kernel =
-        api->kernel_param_info &&
-        (!api->param_info || api->param_info(f, 0, &off, &size) == CUDA_ERROR_INVALID_HANDLE);
-    out->as_kernel = (uint8_t)as_kernel;
+    int as_kernel = !api->param_info;
     for (size_t i = 0; i < HOSTARGS_PARAMS; i++) {
+        size_t off = 0, size = 0;
         CUresult r = as_kernel ? api->kernel_param_info((CUkernel)f, i, &off, &size)
                                : api->param_info(f, i, &off, &size);
+        /* the first parameter tells a CUkernel, which cuFuncGetParamInfo refuses */
+        if (i == 0 && r == CUDA_ERROR_INVALID_HANDLE && !as_kernel && api->kernel_param_info) {
+            as_kernel = 1;
+            r = api->kernel_param_info((CUkernel)f, i, &off, &size);
+        }
+        out->as_kernel = (uint8_t)as_kernel;
         if (r != CUDA_SUCCESS)
             break; /* past the last parameter */
         out->params = (uint8_t)(i + 1);
