@@ -182,8 +182,9 @@ extern const struct store_implied store_implied[STORE_IMPLIED_N];
  * the rows equal to their base's count are replaced by one
  * STORE_IMPLIED_METRIC row per instruction, which then takes in the
  * instruction's first count of global sectors, shared wavefronts or local
- * sectors (version 5), inside a savepoint of the caller's transaction. Call it before store_inst_runs() (it compares
- * with the executed counts' rows). A launch with runs or masks already is
+ * sectors (version 5), inside a savepoint of the caller's transaction.
+ * Call it before store_inst_runs() (it compares with the executed counts'
+ * rows). A launch with runs or masks already is
  * left as it is. Returns the inst_count rows removed (0 when none), or -1
  * with the message. This and store_inst_runs() work on inst_count in
  * place; the writer makes its counts compact on its stage instead

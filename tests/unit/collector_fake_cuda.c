@@ -458,21 +458,12 @@ fake_graph(int n, CUfunction *nodes)
     return (CUgraphExec)g;
 }
 
-/*
- * What the collector's graph scan reads (collector/graphscan.c): a template's
- * nodes are its kernel nodes, each node handle the address of its slot; a
- * function whose name holds "cluster" runs in clusters of 2 (the property
- * the scan keeps unarmed), a node whose function's name holds "conditional"
- * is a conditional node (whose body the scan cannot read). cuFuncGetParamInfo and cuGraphGetEdges are left
- * out: the scan reads no parameters and no programmatic edges without them.
- */
-
 /* Page-locked host memory of the fake: 1 MB at FAKE_HOST_MEMORY (collector/hostargs.c's queries). */
 #define FAKE_HOST_MEMORY 0x7f0000000000ull
 
 /*
- * A launch's parameters as the runtime's CUkernel gives them (cuFuncGetParamInfo is left out, as
- * above): a function whose name holds "hostarg" takes (const float *, float *, int), the others none.
+ * A launch's parameters as the runtime's CUkernel gives them (cuFuncGetParamInfo is left out, see
+ * below): a function whose name holds "hostarg" takes (const float *, float *, int), the others none.
  */
 EXPORT CUresult
 cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
@@ -502,6 +493,15 @@ cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
     }
     return CUDA_ERROR_INVALID_VALUE;
 }
+
+/*
+ * What the collector's graph scan reads (collector/graphscan.c): a template's
+ * nodes are its kernel nodes, each node handle the address of its slot; a
+ * function whose name holds "cluster" runs in clusters of 2 (the property
+ * the scan keeps unarmed), a node whose function's name holds "conditional"
+ * is a conditional node (whose body the scan cannot read). cuFuncGetParamInfo and cuGraphGetEdges are left
+ * out: the scan reads no parameters and no programmatic edges without them.
+ */
 EXPORT CUresult
 cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *n)
 {
