@@ -56,6 +56,8 @@ static struct {
     atomic_int flusher_stop;
     sem_t flush_sem;
     atomic_int urgent, urgent_done; /* a fatal signal: die_commit() asked, done */
+    atomic_int um_wanted;           /* a context exists: the flusher turns UM events on */
+    atomic_int um_done;             /* the flusher has (the meta um_tracking says how) */
 
     /* The launch gate (kernel_kind_swap()). */
     atomic_long in_flight;  /* launch calls past their ENTER callback, before their EXIT */
@@ -139,6 +141,8 @@ buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_
         buf_release(buffer);
 }
 
+static void um_start(void);
+
 static void *
 flusher_main(void *arg)
 {
@@ -171,6 +175,8 @@ flusher_main(void *arg)
         /* an engine call stuck inside CUPTI may hold its locks: stay out of CUPTI meanwhile */
         if (sampler_watchdog())
             continue;
+        if (atomic_load(&A.um_wanted))
+            um_start();
         sampler_flush();
         engine_flush();
         if (atomic_load(&A.activity_on))
@@ -311,6 +317,102 @@ init_activity(void)
     if (env("GPUHIER_FLUSH_FORCED"))
         A.flush_flag = CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
     atomic_store(&A.activity_on, 1);
+}
+
+/*
+ * Unified-memory events (schema.sql um_event), in trace and profile mode:
+ * page migrations between host and device, CPU page faults, thrashing and
+ * throttling, from the driver's unified-memory tracking. GPU page faults
+ * are left out: their records cost a faulting program most (Nsight
+ * Systems leaves them off by default too), and a kernel's faults show as
+ * the migrations they cause inside its time. CUPTI takes the configuration
+ * only once the driver is initialized: the first context's creation asks
+ * (activity_um_wanted()) and the flusher thread, woken at once, makes the
+ * calls, as CUPTI's own sample makes them from a thread after cuInit and
+ * not from inside a driver call. A platform without the driver's events
+ * says so in meta 'um_tracking' and everything else goes on.
+ * GPUHIER_UM_TRACKING=off leaves them off.
+ */
+static void
+um_configure(void)
+{
+    const char *off = env("GPUHIER_UM_TRACKING");
+    if (off && !strcmp(off, "off")) {
+        push_meta("um_tracking", "off: GPUHIER_UM_TRACKING=off");
+        return;
+    }
+    if (!gh.cuptiActivityConfigureUnifiedMemoryCounter) {
+        push_meta("um_tracking",
+                  "off: this CUPTI has no cuptiActivityConfigureUnifiedMemoryCounter");
+        return;
+    }
+    static const CUpti_ActivityUnifiedMemoryCounterKind kinds[] = {
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING};
+    static const char *const words = "htod, dtoh, cpu_fault, thrashing, throttling";
+    enum { NKINDS = sizeof(kinds) / sizeof(kinds[0]) };
+    CUpti_ActivityUnifiedMemoryCounterConfig cfg[NKINDS];
+    memset(cfg, 0, sizeof cfg);
+    for (int i = 0; i < NKINDS; i++) {
+        cfg[i].scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_ALL_DEVICES;
+        cfg[i].kind = kinds[i];
+        cfg[i].enable = 1;
+    }
+    /* the migrations alone when the platform refuses the others */
+    CUptiResult rc = gh.cuptiActivityConfigureUnifiedMemoryCounter(cfg, NKINDS);
+    int n = NKINDS;
+    if (rc != CUPTI_SUCCESS &&
+        (n = 2, gh.cuptiActivityConfigureUnifiedMemoryCounter(cfg, 2)) != CUPTI_SUCCESS) {
+        char v[200];
+        snprintf(v, sizeof v, "off: cuptiActivityConfigureUnifiedMemoryCounter failed: %s",
+                 cupti_err(rc));
+        push_meta("um_tracking", v);
+        return;
+    }
+    rc = gh.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    char v[200];
+    if (rc != CUPTI_SUCCESS)
+        snprintf(v, sizeof v, "off: cuptiActivityEnable(UNIFIED_MEMORY_COUNTER) failed: %s",
+                 cupti_err(rc));
+    else
+        snprintf(v, sizeof v, "on (%s)", n == NKINDS ? words : "htod, dtoh");
+    push_meta("um_tracking", v);
+}
+
+/* The flusher's call (A.um_wanted), once. */
+static void
+um_start(void)
+{
+    static atomic_int done;
+    if (atomic_exchange(&done, 1))
+        return;
+    um_configure();
+    atomic_store(&A.um_done, 1);
+}
+
+/*
+ * The first context's creation: the flusher configures the counters, and
+ * this thread waits for it, at most UM_WAIT_MS, so that a short program's
+ * kernels do not run (or the program end) before the events are on. If
+ * CUPTI's configuration waits for the context's creation to end, the wait
+ * runs out and the events come on a little later.
+ */
+enum { UM_WAIT_MS = 200 };
+
+void
+activity_um_wanted(void)
+{
+    if (atomic_exchange(&A.um_wanted, 1))
+        return;
+    if (!A.flusher_running) {
+        push_meta("um_tracking", "off: the collector's flusher thread did not start");
+        return;
+    }
+    sem_post(&A.flush_sem);
+    wait_flag(&A.um_done, UM_WAIT_MS);
 }
 
 /*

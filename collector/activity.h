@@ -15,6 +15,9 @@
  */
 void init_activity(void);
 
+/* A context exists (the driver is initialized): the flusher turns unified-memory events on, once. */
+void activity_um_wanted(void);
+
 /*
  * cuptiActivityFlushAll(FORCED): every buffer goes to the writer, an
  * incomplete record without its times. Nothing before init_activity().

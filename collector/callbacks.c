@@ -521,6 +521,7 @@ on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         if (gh.cuptiDeviceGetChipName(&cn) == CUPTI_SUCCESS && cn.pChipName)
             snprintf(r.u.device.chip, sizeof(r.u.device.chip), "%s", cn.pChipName);
         writer_push(&r);
+        activity_um_wanted();
         if (!opt.trace_only)
             engine_context_created(rd->context);
         break;

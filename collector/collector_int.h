@@ -220,6 +220,7 @@ struct rec {
     X(cuptiActivityFlushAll)                                                                       \
     X(cuptiActivityGetNumDroppedRecords)                                                           \
     X(cuptiActivityFlushPeriod)                                                                    \
+    X(cuptiActivityConfigureUnifiedMemoryCounter)                                                  \
     X(cuptiActivitySetAttribute)                                                                   \
     X(cuptiGetTimestamp)                                                                           \
     X(cuptiGetDeviceId)                                                                            \

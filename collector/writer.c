@@ -230,7 +230,7 @@ static struct {
     int clean_exit; /* writer_stop's argument, for the thread's close */
     sqlite3_stmt *ins_launch, *ins_copy, *ins_metric, *ins_profile, *ins_event, *ins_nvtx,
         *end_nvtx, *upd_config, *upd_config_facts, *upd_run, *upd_profiled, *ins_failure,
-        *ins_alloc, *ins_host_arg;
+        *ins_alloc, *ins_host_arg, *ins_um;
 } W;
 
 uint32_t
@@ -1696,6 +1696,81 @@ alloc_record(const CUpti_ActivityMemory4 *m)
     step_insert(st, "insert an allocation");
 }
 
+static const char *
+um_kind(CUpti_ActivityUnifiedMemoryCounterKind k)
+{
+    switch (k) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD:
+        return "htod";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH:
+        return "dtoh";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOD:
+        return "dtod";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT:
+        return "cpu_fault";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT:
+        return "gpu_fault";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING:
+        return "thrashing";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING:
+        return "throttling";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP:
+        return "remote_map";
+    default:
+        return NULL;
+    }
+}
+
+static const char *
+um_cause(uint32_t flags)
+{
+    switch (flags) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER:
+        return "user";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE:
+        return "coherence";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH:
+        return "prefetch";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION:
+        return "eviction";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_ACCESS_COUNTERS:
+        return "access_counters";
+    default:
+        return NULL;
+    }
+}
+
+/* One `um_event` row per UNIFIED_MEMORY_COUNTER record (schema.sql um_event). */
+static void
+um_record(const CUpti_ActivityUnifiedMemoryCounter3 *u)
+{
+    const char *kind = um_kind(u->counterKind);
+    if (!kind)
+        return;
+    int migration =
+        u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD ||
+        u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH ||
+        u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOD;
+    int timed =
+        migration || u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING;
+    sqlite3_stmt *st = W.ins_um;
+    sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+    if (u->start)
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)u->start);
+    if (timed && u->end >= u->start && u->end)
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)u->end);
+    if (migration ||
+        u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT)
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)u->value);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)u->address);
+    if (u->counterKind != CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT)
+        sqlite3_bind_int64(st, 6, u->srcId);
+    if (migration || u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP)
+        sqlite3_bind_int64(st, 7, u->dstId);
+    bind_text_or_null(st, 8, migration ? um_cause(u->flags) : NULL);
+    step_insert(st, "insert a unified-memory event");
+}
+
 /*
  * Writes the buffer's records; after a failure only counts them. Returns
  * how many records of the kinds the report keeps the buffer held.
@@ -1724,6 +1799,11 @@ parse_buffer(uint8_t *buf, size_t valid)
         case CUPTI_ACTIVITY_KIND_MEMORY2:
             if (!W.has_failed)
                 alloc_record((const CUpti_ActivityMemory4 *)r);
+            n++;
+            break;
+        case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+            if (!W.has_failed)
+                um_record((const CUpti_ActivityUnifiedMemoryCounter3 *)r);
             n++;
             break;
         default:
@@ -2335,7 +2415,9 @@ open_report(const struct writer_run_info *ri, char *err, size_t errlen)
         prep(&W.ins_alloc,
              "INSERT INTO allocation(op, memory_kind, address, bytes, time_ns, device_id, "
              "context_id, stream_id, correlation_id, is_async, pool, name) "
-             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"))
+             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)") ||
+        prep(&W.ins_um, "INSERT INTO um_event(kind, start_ns, end_ns, value, address, src_id, "
+                        "dst_id, cause) VALUES (?,?,?,?,?,?,?,?)"))
         goto failed;
     return 0;
 failed:
@@ -2494,10 +2576,10 @@ writer_sync(int ms)
 static void
 stmt_free(void)
 {
-    sqlite3_stmt **all[] = {&W.ins_launch,       &W.ins_copy,    &W.ins_metric,   &W.ins_profile,
-                            &W.ins_event,        &W.ins_nvtx,    &W.end_nvtx,     &W.upd_config,
-                            &W.upd_config_facts, &W.upd_run,     &W.upd_profiled, &W.ins_failure,
-                            &W.ins_alloc,        &W.ins_host_arg};
+    sqlite3_stmt **all[] = {&W.ins_launch,       &W.ins_copy,     &W.ins_metric,   &W.ins_profile,
+                            &W.ins_event,        &W.ins_nvtx,     &W.end_nvtx,     &W.upd_config,
+                            &W.upd_config_facts, &W.upd_run,      &W.upd_profiled, &W.ins_failure,
+                            &W.ins_alloc,        &W.ins_host_arg, &W.ins_um};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

@@ -754,6 +754,29 @@ CREATE TABLE launch_host_arg (
     PRIMARY KEY (launch_id, param_index)
 ) WITHOUT ROWID;
 
+-- (added: unified memory) One row per unified-memory event the driver
+-- reported for managed memory (CUPTI UNIFIED_MEMORY_COUNTER records): page
+-- migrations between host and device, CPU page faults, and the thrashing
+-- and throttling the driver detected. GPU page faults are not asked for
+-- (their records cost the faulting program most; Nsight Systems leaves them
+-- off by default too): a kernel that faults shows as the host-to-device
+-- migrations its faults caused, inside its own time. Meaningful only when
+-- meta 'um_tracking' starts with 'on' (it says which kinds were asked);
+-- 'off: ...' says why not (an older CUPTI, or a platform without the
+-- driver's unified-memory events).
+CREATE TABLE um_event (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT,     -- 'htod' / 'dtoh' (a migration), 'cpu_fault', 'thrashing', 'throttling', 'remote_map', 'dtod'
+    start_ns    INTEGER,  -- CUPTI clock (as launch.start_ns): a migration's start on the GPU, the driver's start for the others
+    end_ns      INTEGER,  -- a migration's end on the GPU, a throttling's end; NULL for the instantaneous kinds
+    value       INTEGER,  -- bytes for a migration, faults for 'cpu_fault', else NULL
+    address     INTEGER,  -- virtual address of the first page concerned
+    src_id      INTEGER,  -- the source processor (device id, or CPU), as CUPTI numbers it
+    dst_id      INTEGER,  -- the destination processor of a migration or remote map
+    cause       TEXT      -- a migration's cause: 'user' (an explicit prefetch or copy), 'coherence' (a page fault or access), 'prefetch' (the driver's), 'eviction', 'access_counters'; else NULL
+);
+CREATE INDEX um_event_by_start ON um_event(start_ns);
+
 -- ===================================================================
 -- 4. Analysis (written only by `gpuhier analyze`)
 -- ===================================================================

@@ -735,6 +735,20 @@ expect nvtrace "trace mode: nvperf never opened" "$(meta nvtrace nvperf_open)" "
 expect nvtrace "trace mode: the start short" \
     "$(q nvtrace "SELECT CAST(value AS REAL) < 600 FROM meta WHERE key = 'collector_init_ms'")" 1
 
+# Unified-memory events (collector/activity.c um_start(), schema.sql um_event): configured once, by the
+# flusher after the first context (the fake counts a configuration inside a callback as a violation),
+# all five kinds; the migrations alone where the platform refuses the others; none where it refuses all,
+# and GPUHIER_UM_TRACKING=off asks nothing. The program goes on in each.
+run umon GPUHIER_MODE=trace
+expect umon "five kinds asked" "$(meta umon um_tracking)" "on (htod, dtoh, cpu_fault, thrashing, throttling)"
+run umpartial GPUHIER_MODE=trace FAKE_UM=partial
+expect umpartial "the migrations alone" "$(meta umpartial um_tracking)" "on (htod, dtoh)"
+run umrefuse GPUHIER_INSTRUMENT=both FAKE_RANGEPROF=1 GPUHIER_FAULT=$perm FAKE_UM=refuse
+like umrefuse "refused, said" "$(meta umrefuse um_tracking)" "off: cuptiActivityConfigureUnifiedMemoryCounter failed: *"
+expect umrefuse "traced as before" "$(q umrefuse "SELECT count(*) > 0 FROM launch")" 1
+run umoff GPUHIER_MODE=trace GPUHIER_UM_TRACKING=off
+expect umoff "off by the variable" "$(meta umoff um_tracking)" "off: GPUHIER_UM_TRACKING=off"
+
 # Pointer arguments into page-locked host memory (collector/hostargs.c, schema.sql launch_host_arg):
 # the fake's `hostarg` kernel, launched twice, takes a host pointer (parameter 0), a device pointer
 # and an int, its parameters given as a CUkernel's (cuKernelGetParamInfo; the fake has no

@@ -377,11 +377,16 @@ cuCtxPopCurrent_v2(CUcontext *c)
     return CUDA_SUCCESS;
 }
 
+static _Thread_local int in_callback;
+
 static void
 callback(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data)
 {
-    if (F.cb && dom < 8 && id < 1024 && F.enabled[dom][id])
+    if (F.cb && dom < 8 && id < 1024 && F.enabled[dom][id]) {
+        in_callback++;
         F.cb(F.cb_ud, dom, id, data);
+        in_callback--;
+    }
 }
 
 EXPORT CUresult
@@ -855,6 +860,31 @@ cuptiActivityEnable(CUpti_ActivityKind k)
         F.kernel_kind = CUPTI_ACTIVITY_KIND_KERNEL;
     pthread_mutex_unlock(&F.lock);
     return rc;
+}
+
+/*
+ * Unified-memory counters (collector/activity.c um_start()): FAKE_UM=refuse
+ * answers as a platform without the driver's unified-memory events,
+ * FAKE_UM=partial takes at most the two migration kinds. The counters must
+ * be configured on a thread that is not inside a driver call, as CUPTI's
+ * sample does after cuInit: one configured inside a launch or resource
+ * callback is a violation.
+ */
+
+EXPORT CUptiResult
+cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config,
+                                           uint32_t count)
+{
+    const char *um = getenv("FAKE_UM");
+    if (!config || !count)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    if (in_callback)
+        violation("cuptiActivityConfigureUnifiedMemoryCounter inside a callback");
+    if (um && !strcmp(um, "refuse"))
+        return CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED;
+    if (um && !strcmp(um, "partial") && count > 2)
+        return CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE;
+    return CUPTI_SUCCESS;
 }
 
 /* Turning a kernel kind off: CONCURRENT_KERNEL stops zeroing the counts, KIND_KERNEL's tag goes. */

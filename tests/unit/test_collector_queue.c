@@ -490,6 +490,7 @@ union fake_slot {
     CUpti_ActivityKernel10 k;
     CUpti_ActivityMemcpy6 m;
     CUpti_ActivityMemory4 mem;
+    CUpti_ActivityUnifiedMemoryCounter3 um;
 };
 
 static CUptiResult CUPTIAPI
@@ -785,6 +786,69 @@ test_collector_writer_provisional_config(void)
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM config c JOIN kernel k ON k.id = c.kernel_id "
                                 "WHERE k.mangled_name = '_Z4onlyv' AND local_bytes_per_thread IS "
                                 "NULL AND carveout_bytes IS NULL AND blocks_per_sm > 0"),
+                 1);
+    sqlite3_close(db);
+}
+
+static void
+fake_um(union fake_slot *s, CUpti_ActivityUnifiedMemoryCounterKind kind, uint64_t value,
+        uint64_t start, uint64_t end, uint32_t flags)
+{
+    memset(s, 0, sizeof(*s));
+    s->um.kind = CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER;
+    s->um.counterKind = kind;
+    s->um.value = value;
+    s->um.start = start;
+    s->um.end = end;
+    s->um.address = 0x200000;
+    s->um.srcId = 1;
+    s->um.dstId = 0;
+    s->um.flags = flags;
+}
+
+/*
+ * Unified-memory records (schema.sql um_event): a migration keeps its bytes,
+ * times, both processors and its cause; a CPU fault count its count and no
+ * end or processors; thrashing no value and no end; a kind the report does
+ * not name is left out.
+ */
+static void
+test_collector_writer_um(void)
+{
+    char path[256];
+    released = 0;
+    writer_start_fake(path, sizeof(path), "u");
+    static union fake_slot buf[5];
+    fake_um(&buf[0], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD, 2097152, 5000,
+            9000, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE);
+    fake_um(&buf[1], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH, 65536, 12000,
+            12500, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH);
+    fake_um(&buf[2], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT, 3, 11000,
+            11000, 0);
+    fake_um(&buf[3], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING, 77, 13000, 0, 0);
+    fake_um(&buf[4], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_UNKNOWN, 1, 14000, 14000, 0);
+    writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
+    for (int i = 0; i < 200 && released == 0; i++)
+        usleep(5000);
+    writer_stop(1);
+    gh.cuptiActivityGetNextRecord = NULL;
+    CHECK_EQ_INT(released, 1);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM um_event"), 4);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM um_event WHERE kind = 'htod' AND value = "
+                                "2097152 AND start_ns = 5000 AND end_ns = 9000 AND src_id = 1 AND "
+                                "dst_id = 0 AND cause = 'coherence' AND address = 2097152"),
+                 1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM um_event WHERE kind = 'dtoh' AND value = "
+                                "65536 AND end_ns = 12500 AND cause = 'prefetch'"),
+                 1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM um_event WHERE kind = 'cpu_fault' AND value "
+                                "= 3 AND end_ns IS NULL AND src_id IS NULL AND dst_id IS NULL AND "
+                                "cause IS NULL"),
+                 1);
+    CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM um_event WHERE kind = 'thrashing' AND value "
+                                "IS NULL AND end_ns IS NULL AND start_ns = 13000 AND src_id = 1"),
                  1);
     sqlite3_close(db);
 }
@@ -1423,6 +1487,7 @@ static const struct check_test tests[] = {
     {"test_collector_writer_joins", test_collector_writer_joins},
     {"test_collector_writer_provisional_config", test_collector_writer_provisional_config},
     {"test_collector_writer_allocations", test_collector_writer_allocations},
+    {"test_collector_writer_um", test_collector_writer_um},
     {"test_collector_queue_8_producers", test_collector_queue_8_producers},
     {"test_collector_queue_full_drops", test_collector_queue_full_drops},
     {"test_collector_queue_pop_before_waits_for_a_claimed_slot",
