@@ -874,7 +874,7 @@ grade(struct findings *fs, double run_ns, double wall_ns)
             f->final_severity = sev_names[sev_level(f->lost_total, f->share_pct, wall_pct, est)];
         if (f->one_time) {
             static const char tail[] =
-                " One-time set-up: it ran before the program's repeated work.";
+                " One-time set-up: paid once, not at each repetition of the program's work.";
             size_t n = strlen(f->message);
             f->message = an_xrealloc(f->message, n + sizeof(tail));
             memcpy(f->message + n, tail, sizeof(tail));

@@ -607,7 +607,7 @@ test_analyzer_default_rules_load(void)
                          "round-trip-copy",         "small-copies",
                          "host-memory-access",      "constant-divergent",
                          "atomic-contention",       "idle-kernel",
-                         "host-pointer-argument"};
+                         "host-pointer-argument",   "managed-migration"};
     CHECK_EQ_INT(rs->n, sizeof(ids) / sizeof(ids[0]));
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         const struct rule *r = ruleset_find(rs, ids[i]);
@@ -1434,7 +1434,7 @@ test_analyzer_open_report_read_only(void)
     CHECK(analyzer_analyze(db, &oo) == 0);
     sqlite3_close(db);
     CHECK(analyzer_open_report(path, &o, &r) == 0);
-    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM rule_run"), 23);
+    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM rule_run"), 24);
     CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE rule_id = 'toy-slow'"), 0);
     sqlite3_close(r);
     CHECK(store_open(path, STORE_READ_ONLY, &db) == 0);
