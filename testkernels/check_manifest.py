@@ -3,7 +3,7 @@
 
 usage: check_manifest.py MANIFEST [--binaries LIST --bindir DIR] [--metrics GH100_METRICS_TXT]
 Checks: the JSON shape; unique case ids; twins name existing cases; every rule id is one of the
-team's 21 rule ids; every must/may names a kernel of its case (or null for copy-level rules);
+team's 22 rule ids; every must/may names a kernel of its case (or null for copy-level rules);
 tolerances are 0..10 %; ncu key metrics are Perfworks metric names (when the reference list is
 given) or ratios of two; with --binaries, every case's binary is built (listed and present).
 Exits 0 when all hold, 1 otherwise (each problem on its own line).
@@ -18,7 +18,7 @@ RULES = {
     "smem-optin-48k", "reread-not-staged", "stream-evicts-reused", "l2-reread-miss",
     "uncoalesced-global-load", "uncoalesced-global-store", "scalar-access", "floor-distance",
     "latency-not-hidden", "block-shape", "pageable-copy", "transfer-exceeds-work", "round-trip-copy",
-    "small-copies", "host-memory-access", "constant-divergent", "atomic-contention",
+    "small-copies", "host-memory-access", "constant-divergent", "atomic-contention", "managed-migration",
 }
 SEVERITIES = {"error", "warning", "note"}
 SOURCES = {"ncu", "ncu-launch", "activity"}

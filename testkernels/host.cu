@@ -22,12 +22,20 @@
 //   mapped     kernel read_mapped sums 64 MiB (per thread, grid-stride). Defect: reads mapped pinned host
 //              memory (zero-copy) directly. FIXED: reads a device copy made once before the kernel.
 //              Both copy the 1 MiB of per-thread sums back through pinned memory and check them all.
+//   managed    64 MiB of managed memory (cudaMallocManaged), 10 steps: the host adds 1 to every element
+//              (its pages migrate back to the host), then kernel step runs on it. Defect: the kernel's
+//              first touch of each page faults and the driver migrates it host->device inside the
+//              kernel's time, at every step. FIXED: cudaMemPrefetchAsync to the device on the kernel's
+//              stream before each step: the same migrations, asked for, before the kernel. Both check a
+//              1 MiB slice of the result.
 // Findings:
 //   pageable defect: must pageable-copy; may transfer-exceeds-work.   fixed: may transfer-exceeds-work.
 //   small defect: must small-copies; may transfer-exceeds-work.   fixed: may transfer-exceeds-work.
 //   roundtrip defect: must round-trip-copy; may transfer-exceeds-work.   fixed: none (one 1 MiB copy
 //   against ten 64 MiB steps).
 //   transfer defect: must transfer-exceeds-work.   fixed: none.
+//   managed defect: must managed-migration; may floor-distance, latency-not-hidden, scalar-access.
+//   managed fixed: may floor-distance, scalar-access (step's 4-byte accesses).
 //   mapped defect: must host-memory-access; may floor-distance, latency-not-hidden.
 //   mapped fixed: may transfer-exceeds-work (the one 64 MiB copy feeds 11 launches of 20-35 us),
 //   floor-distance.
@@ -279,9 +287,48 @@ static void run_mapped(void)
   CK(cudaFree(out));
 }
 
+static void run_managed(void)
+{
+  size_t n = (size_t)16 << 20; // 64 MiB
+  float *x;
+  CK(cudaMallocManaged(&x, n * 4));
+  for (size_t i = 0; i < n; i++) // first touched on the host
+    x[i] = tk_val(i);
+#ifdef FIXED
+  int dev = 0;
+  CK(cudaGetDevice(&dev));
+  cudaMemLocation loc = {};
+  loc.type = cudaMemLocationTypeDevice;
+  loc.id = dev;
+#endif
+  for (int s = 0; s < 10; s++) {
+    if (s)
+      for (size_t i = 0; i < n; i++) // the host's update between steps: its pages come back
+        x[i] += 1.0f;
+#ifdef FIXED
+    CK(cudaMemPrefetchAsync(x, n * 4, loc, 0, 0));
+#endif
+    step<<<g_blocks, 256>>>(x, n);
+    CKL();
+    CK(cudaDeviceSynchronize());
+  }
+  auto want = [](size_t i) {
+    float v = tk_val(i);
+    for (int s = 0; s < 10; s++)
+      v = (s ? v + 1.0f : v) * 0.5f + 1.0f;
+    return v;
+  };
+  size_t off = n / 2;
+  for (size_t i = off; i < off + ((size_t)256 << 10); i++)
+    if (fabsf(x[i] - want(i)) > 1e-6f * fabsf(want(i)))
+      tk_fail("step", (long long)i, x[i], want(i));
+  printf("%s managed: ok\n", TK_VARIANT);
+  CK(cudaFree(x));
+}
+
 int main(int argc, char **argv)
 {
-  const char *cases = "pageable small roundtrip transfer mapped";
+  const char *cases = "pageable small roundtrip transfer mapped managed";
   if (argc < 2)
     tk_usage(argv[0], cases);
   cudaDeviceProp p = tk_device();
@@ -297,6 +344,8 @@ int main(int argc, char **argv)
       run_transfer();
     else if (!strcmp(argv[a], "mapped"))
       run_mapped();
+    else if (!strcmp(argv[a], "managed"))
+      run_managed();
     else
       tk_usage(argv[0], cases);
   }

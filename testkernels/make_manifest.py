@@ -300,6 +300,17 @@ case("host-mapped-fixed", "tk_host_fixed", ["mapped"], "read_mapped", may=[FLOOR
      also=[{"name": "lts__t_sectors_aperture_sysmem_op_read.sum", "source": "ncu", "at_most": 1024,
             "formula": "all units: ncu, 2026-11-29, read 58 sectors (not from the kernel's loads)"}])
 
+# managed memory (H §4.6 "Trois modes de mémoire hôte", G §4.7: rule 17's page migrations)
+case("host-managed", "tk_host", ["managed"], "step", must=["managed-migration"],
+     may=[FLOOR, "latency-not-hidden", (SCALAR, ANY)], twin="host-managed-fixed",
+     what="10 steps on 64 MiB of managed memory the host updates between them: the kernel faults its pages over",
+     key=km("um_htod_fault_bytes", 10 * (64 << 20), "64 MiB migrated to the device at each of the 10 steps",
+            tol=10, source="activity"), ncu_launches=0)
+case("host-managed-fixed", "tk_host_fixed", ["managed"], "step", may=[FLOOR, (SCALAR, ANY)], role="fixed",
+     what="the same steps with cudaMemPrefetchAsync to the device before each",
+     key=km("um_htod_fault_bytes", 0, "every migration to the device asked for (cause user)", tol=0,
+            source="activity"), ncu_launches=0)
+
 # --- shared-memory opt-in (H §4.3) -------------------------------------------------------------
 case("optin-big", "tk_optin", ["big"], "smem_big", must=["smem-optin-48k"], twin="optin-big-fixed",
      what="64 KiB of dynamic shared memory without cudaFuncSetAttribute: the launch fails",
