@@ -1759,8 +1759,9 @@ um_record(const CUpti_ActivityUnifiedMemoryCounter3 *u)
         sqlite3_bind_int64(st, 2, (sqlite3_int64)u->start);
     if (timed && u->end >= u->start && u->end)
         sqlite3_bind_int64(st, 3, (sqlite3_int64)u->end);
-    if (migration ||
-        u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT)
+    /* bytes of a migration or of the region thrashed or mapped; a CPU fault's value is its PC */
+    if (migration || u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING ||
+        u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP)
         sqlite3_bind_int64(st, 4, (sqlite3_int64)u->value);
     sqlite3_bind_int64(st, 5, (sqlite3_int64)u->address);
     if (u->counterKind != CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT)

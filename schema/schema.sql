@@ -769,7 +769,7 @@ CREATE TABLE um_event (
     kind        TEXT,     -- 'htod' / 'dtoh' (a migration), 'cpu_fault', 'thrashing', 'throttling', 'remote_map', 'dtod'
     start_ns    INTEGER,  -- CUPTI clock (as launch.start_ns): a migration's start on the GPU, the driver's start for the others
     end_ns      INTEGER,  -- a migration's end on the GPU, a throttling's end; NULL for the instantaneous kinds
-    value       INTEGER,  -- bytes for a migration, faults for 'cpu_fault', else NULL
+    value       INTEGER,  -- bytes: of a migration, or of the region a 'thrashing' or 'remote_map' concerns; NULL for the others (one row is one CPU fault)
     address     INTEGER,  -- virtual address of the first page concerned
     src_id      INTEGER,  -- the source processor (device id, or CPU), as CUPTI numbers it
     dst_id      INTEGER,  -- the destination processor of a migration or remote map
