@@ -73,6 +73,12 @@ WITH base AS (
     THEN 1 ELSE 0 END AS one_time,
   -- bytes of device memory live at its profiled launch (NULL: allocations not recorded)
   fp.live_device_bytes,
+  -- managed memory migrated to the device while its launches ran, unasked (temp.um_wait,
+  -- managed-migration): launches that waited, migrations, bytes, the waits' total and per traced
+  -- launch (um_wait_ns: 0 without such migrations or without the report's um_event), and the ids
+  COALESCE(um.um_launches, 0) AS um_launches, um.um_migrations, um.um_bytes,
+  COALESCE(um.um_wait_total_ns, 0) AS um_wait_total_ns,
+  COALESCE(um.um_wait_total_ns * 1.0 / NULLIF(s.launches, 0), 0) AS um_wait_ns, um.um_launch_ids,
   -- pct of the elapsed cycles each pipe was busy (the compute roof), when the report has the counter
   (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =
     'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_tensor_pct,
@@ -96,6 +102,7 @@ WITH base AS (
   LEFT JOIN temp.lstat2 s ON s.config_id = c.id AND s.kernel_id = c.kernel_id
   LEFT JOIN temp.pagg p ON p.pagg_config_id = c.id
   LEFT JOIN temp.footprint fp ON fp.fp_config_id = c.id
+  LEFT JOIN temp.um_wait um ON um.um_config_id = c.id
   LEFT JOIN v_inst_config ic ON ic.config_id = c.id
 ),
 tiers AS (
