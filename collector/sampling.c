@@ -145,7 +145,6 @@ sampling_opts_from_env(struct sampling_opts *o, char *err, size_t n)
     }
     switch_from_env("GPUHIER_DIAG_RP_AFTER_INST", &o->rp_after_inst);
     switch_from_env("GPUHIER_DIAG_RP_RUN_SKIP", &o->run_skip);
-    switch_from_env("GPUHIER_DIAG_RUN_FIRST", &o->run_first);
     if (allowance_from_env("GPUHIER_FIRST_ALLOWANCE_MS", &o->first_allowance_ns, err, n) ||
         allowance_from_env("GPUHIER_INSTRUMENT_ALLOWANCE_MS", &o->inst_allowance_ns, err, n))
         return -1;
@@ -779,15 +778,9 @@ static int
 next_run_group(const struct sampling *s)
 {
     int next = (s->run_group + 1) % s->ngroups;
-    long p = period_within(s->period, 1);
-    if (s->opts.run_first && s->run_group != 0)
-        for (size_t i = 0; i < s->used; i++) {
-            const struct sampling_slot *e = &s->slots[s->order[i]];
-            if (s->seen - e->last_seen <= p && group_wanted(e, 0))
-                return 0;
-        }
     if (!s->opts.run_skip)
         return next;
+    long p = period_within(s->period, 1);
     for (int k = 1; k <= s->ngroups; k++) {
         int g = (s->run_group + k) % s->ngroups;
         for (size_t i = 0; i < s->used; i++) {

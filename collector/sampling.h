@@ -69,10 +69,6 @@ struct sampling_opts {
                                 profile waits while the instrumentation engine served a launch
                                 within the program's period (sampling_after_inst()), at most
                                 SAMPLING_RUN_PERIOD_MAX launches in a row */
-    int run_first;           /* group runs (GPUHIER_DIAG_RUN_FIRST=0 turns it off): a run that
-                                ends turns to group 1 while a configuration launched within the
-                                period lacks it (coverage before completeness), not to the
-                                next group in turn */
     int run_skip;            /* diagnosis (GPUHIER_DIAG_RP_RUN_SKIP=1), group runs: a run that
                                 ends moves to the next group a configuration launched within
                                 the period can take, not to one nobody can */
@@ -225,8 +221,7 @@ struct sampling_opts {
         .first_allowance_ns = SAMPLING_FIRST_ALLOWANCE_NS, .settle_floor = SAMPLING_SETTLE_FLOOR,  \
         .settle_first_floor = SAMPLING_SETTLE_FIRST_FLOOR,                                         \
         .inst_allowance_ns = SAMPLING_INST_ALLOWANCE_NS,                                           \
-        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1, .run_value = 1,              \
-        .run_first = 1                                                                             \
+        .inst_budget_pct = SAMPLING_INST_BUDGET_PCT, .run_floor = -1, .run_value = 1               \
     }
 
 /*

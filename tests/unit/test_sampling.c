@@ -1462,7 +1462,6 @@ runs_init(struct sampling *s, int ngroups, int after_inst, int skip)
     o.run_floor = 1;
     o.rp_after_inst = after_inst;
     o.run_skip = skip;
-    o.run_first = 0; /* the runs in turn; test_sampling_run_first has the turn back to group 1 */
     char err[256];
     CHECK_EQ_INT(sampling_init(s, &o, 0, err, sizeof err), 0);
     sampling_set_groups(s, ngroups);
@@ -1627,7 +1626,6 @@ test_sampling_group_runs_preempt(void)
     unsetenv("GPUHIER_DIAG_RP_FIRST_WAITS");
     CHECK_EQ_INT(o.first_waits_run, 1);
     o.run_floor = 4;
-    o.run_first = 0;
     CHECK_EQ_INT(sampling_init(&s, &o, 0, err, sizeof err), 0);
     sampling_set_groups(&s, 3);
     CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
@@ -1656,7 +1654,6 @@ test_sampling_group_runs(void)
     o.group_budget_pct = 30; /* runs spend a budget (no slots given: no ranking) */
     o.run_floor = 4;
     o.first_waits_run = 1; /* the form before 2026-12-06 (test_sampling_group_runs_preempt) */
-    o.run_first = 0;       /* the runs in turn (test_sampling_run_first) */
     char err[256];
     const char *why;
     int g;
@@ -2055,75 +2052,6 @@ test_sampling_group_runs_skip(void)
     }
 }
 
-/*
- * A run that ends turns back to group 1 while a configuration launched
- * within the program's period lacks it (coverage before completeness,
- * GPUHIER_DIAG_RUN_FIRST=0 turns it off). The suite's torch_library on an
- * H100 (2026-12-07 12:58 UTC): a configuration took group 2 within the
- * allowance at its sixth launch, and every configuration after it, new
- * ones each instrumented at their first launch (so none preempted the run),
- * waited through the runs of groups 2, 3, 4, ... a period each; group 1's
- * never came back in the program's 454 launches, and 60 of its 62
- * configurations, 41 % of its GPU time in one of them, had no hardware
- * counters.
- */
-static void
-test_sampling_run_first(void)
-{
-    for (int on = 0; on <= 1; on++) {
-        struct sampling s;
-        const char *why;
-        int g;
-        runs_init(&s, 4, 0, 0);
-        s.opts.run_first = on;
-        s.opts.first_waits_run = 1; /* no preemption: as while instrumented launches come */
-        struct sampling_launch a = L("a", 8, 128, 0), b = L("b", 8, 128, 0), c = L("c", 8, 128, 0);
-        CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 1: a, group 1 */
-        CHECK_EQ_INT(g, 0);
-        sampling_first_landed(&s, &a);
-        CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL); /* 2: group 2's run */
-        CHECK_EQ_INT(g, 1);
-        CHECK_EQ_INT(s.run_group, 1);
-        /* 3: b is new in group 2's run, which ends here (a period of 1 with no profile) */
-        const char *r = sampling_decide_group(&s, &b, &why, NULL, NULL, &g);
-        if (on) {
-            /* group 1's run again, since b lacks it: b takes it, and c after it */
-            CHECK(r == NULL);
-            CHECK_EQ_INT(g, 0);
-            CHECK_EQ_INT(s.run_group, 0);
-            CHECK(sampling_decide_group(&s, &c, &why, NULL, NULL, &g) == NULL); /* 4 */
-            CHECK_EQ_INT(g, 0);
-        } else {
-            /* the next run in turn, group 3's: b and c wait */
-            CHECK_STR(r, "profile_budget");
-            CHECK_EQ_INT(s.run_group, 2);
-            CHECK_STR(sampling_decide_group(&s, &c, &why, NULL, NULL, &g), "profile_budget");
-        }
-        sampling_release(&s);
-    }
-    /* no configuration lacking group 1 within the period: the runs in turn, as before */
-    struct sampling s;
-    const char *why;
-    int g;
-    runs_init(&s, 4, 0, 0);
-    s.opts.run_first = 1;
-    struct sampling_launch a = L("a", 8, 128, 0);
-    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
-    sampling_first_landed(&s, &a);
-    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
-    CHECK_EQ_INT(g, 1);
-    CHECK(sampling_decide_group(&s, &a, &why, NULL, NULL, &g) == NULL);
-    CHECK_EQ_INT(g, 2);
-    sampling_release(&s);
-    struct sampling_opts o = SAMPLING_OPTS_INIT;
-    char err[256];
-    CHECK_EQ_INT(o.run_first, 1);
-    setenv("GPUHIER_DIAG_RUN_FIRST", "0", 1);
-    CHECK_EQ_INT(sampling_opts_from_env(&o, err, sizeof err), 0);
-    unsetenv("GPUHIER_DIAG_RUN_FIRST");
-    CHECK_EQ_INT(o.run_first, 0);
-}
-
 static const struct check_test tests[] = {
     {"test_sampling_comm_kernels", test_sampling_comm_kernels},
     {"test_sampling_parse", test_sampling_parse},
@@ -2153,7 +2081,6 @@ static const struct check_test tests[] = {
     {"test_sampling_first_allowance_env", test_sampling_first_allowance_env},
     {"test_sampling_sticky_groups", test_sampling_sticky_groups},
     {"test_sampling_group_runs", test_sampling_group_runs},
-    {"test_sampling_run_first", test_sampling_run_first},
     {"test_sampling_group_runs_preempt", test_sampling_group_runs_preempt},
     {"test_sampling_run_value", test_sampling_run_value},
     {"test_sampling_after_inst", test_sampling_after_inst},
