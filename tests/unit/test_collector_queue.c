@@ -790,6 +790,26 @@ test_collector_writer_provisional_config(void)
     sqlite3_close(db);
 }
 
+/*
+ * Hands one buffer of records to the writer, waits for it to be released,
+ * stops the writer and opens its report: the report, or NULL after a
+ * failed check.
+ */
+static sqlite3 *
+write_buffer(const char *path, union fake_slot *buf, size_t bytes)
+{
+    released = 0;
+    writer_push_buffer((uint8_t *)buf, bytes, fake_release);
+    for (int i = 0; i < 200 && released == 0; i++)
+        usleep(5000);
+    writer_stop(1);
+    gh.cuptiActivityGetNextRecord = NULL;
+    CHECK_EQ_INT(released, 1);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    return db;
+}
+
 static void
 fake_um(union fake_slot *s, CUpti_ActivityUnifiedMemoryCounterKind kind, uint64_t value,
         uint64_t start, uint64_t end, uint32_t flags)
@@ -817,7 +837,6 @@ static void
 test_collector_writer_um(void)
 {
     char path[256];
-    released = 0;
     writer_start_fake(path, sizeof(path), "u");
     static union fake_slot buf[5];
     fake_um(&buf[0], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD, 2097152, 5000,
@@ -828,14 +847,7 @@ test_collector_writer_um(void)
             11000, 0);
     fake_um(&buf[3], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING, 77, 13000, 0, 0);
     fake_um(&buf[4], CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_UNKNOWN, 1, 14000, 14000, 0);
-    writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
-    for (int i = 0; i < 200 && released == 0; i++)
-        usleep(5000);
-    writer_stop(1);
-    gh.cuptiActivityGetNextRecord = NULL;
-    CHECK_EQ_INT(released, 1);
-    sqlite3 *db = NULL;
-    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    sqlite3 *db = write_buffer(path, buf, sizeof(buf));
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM um_event"), 4);
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM um_event WHERE kind = 'htod' AND value = "
                                 "2097152 AND start_ns = 5000 AND end_ns = 9000 AND src_id = 1 AND "
@@ -915,16 +927,7 @@ test_collector_writer_allocations(void)
     fake_memory(&buf[9], 0, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0x10000, 512 * MB, 6000, 0);
     /* A module loaded lazily inside the launch call: its variables count for that launch. */
     fake_memory(&buf[10], 1, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC, 0xd0000, 2 * MB, 5001, 0);
-    released = 0;
-    writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
-    for (int i = 0; i < 200 && released == 0; i++)
-        usleep(5000);
-    writer_stop(1);
-    gh.cuptiActivityGetNextRecord = NULL;
-    CHECK_EQ_INT(released, 1);
-
-    sqlite3 *db = NULL;
-    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    sqlite3 *db = write_buffer(path, buf, sizeof(buf));
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM meta WHERE key = 'alloc_tracking' AND "
                                 "value = 'on'"),
                  1);
