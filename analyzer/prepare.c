@@ -1020,9 +1020,7 @@ static const char um_wait_sql[] =
 static int
 build_um_wait(sqlite3 *db)
 {
-    int has = store_query_int(
-        db, "SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'um_event'",
-        -1);
+    int has = store_has_column(db, "um_event", "kind");
     if (has < 0)
         return an_fail(ANALYZER_ERR_REPORT, "cannot read the report's schema");
     if (!has)

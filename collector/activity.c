@@ -141,7 +141,7 @@ buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_
         buf_release(buffer);
 }
 
-static void um_start(void);
+static void um_configure(void);
 
 static void *
 flusher_main(void *arg)
@@ -175,8 +175,10 @@ flusher_main(void *arg)
         /* an engine call stuck inside CUPTI may hold its locks: stay out of CUPTI meanwhile */
         if (sampler_watchdog())
             continue;
-        if (atomic_load(&A.um_wanted))
-            um_start();
+        if (atomic_load(&A.um_wanted) && !atomic_load(&A.um_done)) {
+            um_configure(); /* once: the flusher alone makes these calls */
+            atomic_store(&A.um_done, 1);
+        }
         sampler_flush();
         engine_flush();
         if (atomic_load(&A.activity_on))
@@ -380,17 +382,6 @@ um_configure(void)
     else
         snprintf(v, sizeof v, "on (%s)", n == NKINDS ? words : "htod, dtoh");
     push_meta("um_tracking", v);
-}
-
-/* The flusher's call (A.um_wanted), once. */
-static void
-um_start(void)
-{
-    static atomic_int done;
-    if (atomic_exchange(&done, 1))
-        return;
-    um_configure();
-    atomic_store(&A.um_done, 1);
 }
 
 /*

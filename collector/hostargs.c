@@ -29,7 +29,6 @@ hostargs_scan(const struct hostargs_api *api, CUfunction f, void *const *params,
             as_kernel = 1;
             r = api->kernel_param_info((CUkernel)f, i, &off, &size);
         }
-        out->as_kernel = (uint8_t)as_kernel;
         if (r != CUDA_SUCCESS)
             break; /* past the last parameter */
         out->params = (uint8_t)(i + 1);
@@ -54,5 +53,6 @@ hostargs_scan(const struct hostargs_api *api, CUfunction f, void *const *params,
         }
         found++;
     }
+    out->as_kernel = (uint8_t)as_kernel;
     return found;
 }

@@ -735,7 +735,7 @@ expect nvtrace "trace mode: nvperf never opened" "$(meta nvtrace nvperf_open)" "
 expect nvtrace "trace mode: the start short" \
     "$(q nvtrace "SELECT CAST(value AS REAL) < 600 FROM meta WHERE key = 'collector_init_ms'")" 1
 
-# Unified-memory events (collector/activity.c um_start(), schema.sql um_event): configured once, by the
+# Unified-memory events (collector/activity.c um_configure(), schema.sql um_event): configured once, by the
 # flusher after the first context (the fake counts a configuration inside a callback as a violation),
 # all five kinds; the migrations alone where the platform refuses the others; none where it refuses all,
 # and GPUHIER_UM_TRACKING=off asks nothing. The program goes on in each.

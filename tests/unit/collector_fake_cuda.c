@@ -863,14 +863,13 @@ cuptiActivityEnable(CUpti_ActivityKind k)
 }
 
 /*
- * Unified-memory counters (collector/activity.c um_start()): FAKE_UM=refuse
+ * Unified-memory counters (collector/activity.c um_configure()): FAKE_UM=refuse
  * answers as a platform without the driver's unified-memory events,
  * FAKE_UM=partial takes at most the two migration kinds. The counters must
  * be configured on a thread that is not inside a driver call, as CUPTI's
  * sample does after cuInit: one configured inside a launch or resource
  * callback is a violation.
  */
-
 EXPORT CUptiResult
 cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config,
                                            uint32_t count)
