@@ -21,7 +21,7 @@ static const char *const tiers[] = {"registers", "shared", "l1", "l2", "dram", "
 static const char *const severities[] = {"error", "warning", "note", NULL};
 static const char *const cappings[] = {"normal", "residual", "none", NULL};
 /* `lines:` kinds: the v_inst_line columns KIND_excess and KIND_share_pct. */
-static const char *const line_kinds[] = {"gld", "gst", "shared", "local", "narrow", NULL};
+static const char *const line_kinds[] = {"gld", "gst", "atomic", "shared", "local", "narrow", NULL};
 static const char *const estimates[] = {"exact", "bound", "model", NULL};
 static const char *const markings[] = {"waiting", NULL};
 static const char *const ops[] = {"<", "<=", ">", ">=", NULL};

@@ -1196,7 +1196,9 @@ FROM finding f LEFT JOIN kernel k ON k.id = f.kernel_id LEFT JOIN config c ON c.
 -- inst_executed), thread instructions, 32-byte sectors (`_sectors`),
 -- shared-memory wavefronts (`_wavefronts`). Load and store sectors are
 -- told apart by the instruction: a pc that executed global loads is a
--- load (LDG), one that executed global stores a store (STG). Metrics are
+-- load (LDG), one that executed global stores a store (STG); since
+-- 2026-12-07 one that moved global sectors and executed neither (nor an
+-- LDGSTS or TMA copy) an atomic or reduction (atomic_*). Metrics are
 -- matched by id (one lookup of each name), not by name per row. The
 -- counts are inst_count's rows and inst_run's runs expanded to one row per
 -- instruction (since version 3), summed per instruction.
@@ -1313,6 +1315,18 @@ SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
             ELSE 0 END AS gst_sectors_ideal,
        CASE WHEN p.gst_inst > 0 AND COALESCE(p.gld_inst, 0) = 0
             THEN MAX(0, COALESCE(p.global_sectors, 0) - COALESCE(p.global_sectors_ideal, 0)) ELSE 0 END AS gst_excess,
+       -- since 2026-12-07: a global instruction that moved sectors and neither loads nor stores (the load
+       -- count covers LDG and generic LD, the store count STG and ST) nor copies asynchronously is an
+       -- atomic or a reduction (ATOM, ATOMG, RED): its sectors are judged against their ideal as a load's
+       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
+                 AND COALESCE(p.async_inst, 0) = 0 THEN COALESCE(p.inst_executed, 0) ELSE 0 END AS atomic_inst,
+       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
+                 AND COALESCE(p.async_inst, 0) = 0 THEN p.global_sectors ELSE 0 END AS atomic_sectors,
+       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
+                 AND COALESCE(p.async_inst, 0) = 0 THEN p.global_sectors_ideal ELSE 0 END AS atomic_sectors_ideal,
+       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
+                 AND COALESCE(p.async_inst, 0) = 0
+            THEN MAX(0, p.global_sectors - COALESCE(p.global_sectors_ideal, 0)) ELSE 0 END AS atomic_excess,
        COALESCE(p.shared_inst, 0) AS shared_inst,                   -- shared load/store warp instructions
        COALESCE(p.shared_wavefronts, 0) AS shared_wavefronts,       -- shared-memory wavefronts
        CASE WHEN COALESCE(p.shared_wavefronts, 0) = 0 THEN 0 ELSE p.shared_wavefronts_ideal END
@@ -1353,6 +1367,10 @@ SELECT config_id, kernel_id, launch_id,
        CASE WHEN COUNT(CASE WHEN gst_sectors > 0 AND gst_sectors_ideal IS NULL THEN 1 END) = 0
             THEN SUM(gst_sectors_ideal) END AS gst_sectors_ideal,
        SUM(gst_excess) AS gst_excess,
+       SUM(atomic_inst) AS atomic_inst, SUM(atomic_sectors) AS atomic_sectors, -- since 2026-12-07: global atomics and reductions
+       CASE WHEN COUNT(CASE WHEN atomic_sectors > 0 AND atomic_sectors_ideal IS NULL THEN 1 END) = 0
+            THEN SUM(atomic_sectors_ideal) END AS atomic_sectors_ideal,
+       SUM(atomic_excess) AS atomic_excess,
        SUM(global_sectors) AS global_sectors, NULL AS global_bytes, -- (changed: 2026-12-03) NULL, as in v_inst
        SUM(shared_inst) AS shared_inst, SUM(shared_wavefronts) AS shared_wavefronts,
        CASE WHEN COUNT(CASE WHEN shared_wavefronts > 0 AND shared_wavefronts_ideal IS NULL THEN 1 END) = 0
@@ -1387,7 +1405,7 @@ WITH i AS (
            ROW_NUMBER() OVER (PARTITION BY v.config_id,
                                   CASE WHEN v.file IS NOT NULL THEN v.file || ':' || v.line
                                        ELSE v.function || '+0x' || printf('%x', v.pc) END
-                              ORDER BY v.gld_excess + v.gst_excess + v.shared_excess + v.local_sectors DESC,
+                              ORDER BY v.gld_excess + v.gst_excess + v.atomic_excess + v.shared_excess + v.local_sectors DESC,
                                        v.inst_executed DESC, v.pc) AS rank_in_line
     FROM v_inst v
 ),
@@ -1397,6 +1415,8 @@ l AS (
            SUM(inst_executed) AS inst_executed, SUM(thread_inst_executed) AS thread_inst_executed,
            SUM(gld_sectors) AS gld_sectors, SUM(gld_sectors_ideal) AS gld_sectors_ideal, SUM(gld_excess) AS gld_excess,
            SUM(gst_sectors) AS gst_sectors, SUM(gst_sectors_ideal) AS gst_sectors_ideal, SUM(gst_excess) AS gst_excess,
+           SUM(atomic_sectors) AS atomic_sectors, SUM(atomic_sectors_ideal) AS atomic_sectors_ideal,
+           SUM(atomic_excess) AS atomic_excess,
            SUM(shared_wavefronts) AS shared_wavefronts, SUM(shared_wavefronts_ideal) AS shared_wavefronts_ideal,
            SUM(shared_excess) AS shared_excess,
            SUM(local_sectors) AS local_sectors, SUM(local_sectors) AS local_excess,
@@ -1409,6 +1429,7 @@ SELECT l.*,
        l.gld_excess + l.gst_excess AS global_excess, -- load and store sectors beyond the ideal
        100.0 * l.gld_excess / NULLIF(SUM(l.gld_excess) OVER (PARTITION BY l.config_id), 0) AS gld_share_pct,
        100.0 * l.gst_excess / NULLIF(SUM(l.gst_excess) OVER (PARTITION BY l.config_id), 0) AS gst_share_pct,
+       100.0 * l.atomic_excess / NULLIF(SUM(l.atomic_excess) OVER (PARTITION BY l.config_id), 0) AS atomic_share_pct,
        100.0 * l.shared_excess / NULLIF(SUM(l.shared_excess) OVER (PARTITION BY l.config_id), 0) AS shared_share_pct,
        100.0 * l.local_excess / NULLIF(SUM(l.local_excess) OVER (PARTITION BY l.config_id), 0) AS local_share_pct,
        100.0 * l.narrow_excess / NULLIF(SUM(l.narrow_excess) OVER (PARTITION BY l.config_id), 0) AS narrow_share_pct

@@ -20,7 +20,7 @@ foreach(fx ${GH_RULE_FIXTURES})
 endforeach()
 
 # The pattern rules together on exact per-instruction counts (tests/fixtures/exact-patterns.sql).
-set(GH_PATTERN_RULES uncoalesced-global-load uncoalesced-global-store shared-bank-conflicts
+set(GH_PATTERN_RULES uncoalesced-global-load uncoalesced-global-store uncoalesced-global-atomic shared-bank-conflicts
     local-memory-traffic scalar-access)
 list(TRANSFORM GH_PATTERN_RULES PREPEND ${PROJECT_SOURCE_DIR}/rules/)
 list(TRANSFORM GH_PATTERN_RULES APPEND .rule)

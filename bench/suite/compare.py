@@ -97,6 +97,8 @@ SUPPORT = [
     ("uncoalesced-global-store", "UncoalescedGlobalAccess", None, "both", "as for loads"),
     ("uncoalesced-global-store", "MemoryCacheAccessPattern", r"global stores|stores from L1TEX to L2", "both",
      "sectors per request of global stores"),
+    ("uncoalesced-global-atomic", "UncoalescedGlobalAccess", None, "both",
+     "excess sectors of global instructions: ncu counts atomics and reductions with loads and stores"),
     ("scalar-access", "MemoryCacheAccessPattern", r"global (loads|stores)", "both",
      "bytes per thread per request against the sectors moved"),
     ("scalar-access", "CPIStall.*", r"wider|fewer .*memory|vectori", "both",

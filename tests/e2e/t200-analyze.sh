@@ -125,7 +125,7 @@ if grep -q "$(printf '\033')" "$t/ej"; then bad "json has no raw ESC"; else ok "
 
 # gpuhier rules
 expect "rules list" 0 "" -- "$bin" rules --rules "$rules"
-[ "$(grep -c '^[a-z0-9-]* *\(registers\|shared\|l1\|l2\|dram\|host\) ' "$t/out")" = 24 ] && ok "24 rules listed" || bad "24 rules listed"
+[ "$(grep -c '^[a-z0-9-]* *\(registers\|shared\|l1\|l2\|dram\|host\) ' "$t/out")" = 25 ] && ok "25 rules listed" || bad "25 rules listed"
 expect "rules explain" 0 "" -- "$bin" rules --rules "$rules" explain l2-reread-miss
 grep -q "max_hit_rate_pct = 50" "$t/out" && grep -q "^query:" "$t/out" && ok "explain shows thresholds and query" || bad "explain shows thresholds and query"
 expect "explain unknown" 2 "no rule" -- "$bin" rules --rules "$rules" explain nope

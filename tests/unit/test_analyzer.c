@@ -596,18 +596,31 @@ test_analyzer_default_rules_load(void)
         free(d);
         return;
     }
-    const char *ids[] = {"local-memory-traffic",    "occupancy-registers",
-                         "shared-bank-conflicts",   "occupancy-shared-memory",
-                         "smem-optin-48k",          "reread-not-staged",
-                         "stream-evicts-reused",    "l2-reread-miss",
-                         "uncoalesced-global-load", "uncoalesced-global-store",
-                         "scalar-access",           "floor-distance",
-                         "latency-not-hidden",      "block-shape",
-                         "pageable-copy",           "transfer-exceeds-work",
-                         "round-trip-copy",         "small-copies",
-                         "host-memory-access",      "constant-divergent",
-                         "atomic-contention",       "idle-kernel",
-                         "host-pointer-argument",   "managed-migration"};
+    const char *ids[] = {"local-memory-traffic",
+                         "occupancy-registers",
+                         "shared-bank-conflicts",
+                         "occupancy-shared-memory",
+                         "smem-optin-48k",
+                         "reread-not-staged",
+                         "stream-evicts-reused",
+                         "l2-reread-miss",
+                         "uncoalesced-global-load",
+                         "uncoalesced-global-store",
+                         "scalar-access",
+                         "floor-distance",
+                         "latency-not-hidden",
+                         "block-shape",
+                         "pageable-copy",
+                         "transfer-exceeds-work",
+                         "round-trip-copy",
+                         "small-copies",
+                         "host-memory-access",
+                         "constant-divergent",
+                         "atomic-contention",
+                         "idle-kernel",
+                         "host-pointer-argument",
+                         "managed-migration",
+                         "uncoalesced-global-atomic"};
     CHECK_EQ_INT(rs->n, sizeof(ids) / sizeof(ids[0]));
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         const struct rule *r = ruleset_find(rs, ids[i]);
@@ -1434,7 +1447,7 @@ test_analyzer_open_report_read_only(void)
     CHECK(analyzer_analyze(db, &oo) == 0);
     sqlite3_close(db);
     CHECK(analyzer_open_report(path, &o, &r) == 0);
-    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM rule_run"), 24);
+    CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM rule_run"), 25);
     CHECK_EQ_INT(count(r, "SELECT COUNT(*) FROM finding WHERE rule_id = 'toy-slow'"), 0);
     sqlite3_close(r);
     CHECK(store_open(path, STORE_READ_ONLY, &db) == 0);
