@@ -13,6 +13,17 @@
 //   defect 64 Mi / 32 = 2 097 152 (one RED per warp per key); fixed: 1056 blocks x 1 warp (threads
 //   0..15 of warp 0) = 1056 on a 132-SM H200.
 // Harness: the 16 bins (64 B) come back through pinned memory and are checked in full.
+// Case (argv): scatter -- kernel scatter_add: out[dest(i)] += 1 for 16 Mi updates, each destination once;
+//   grid = SMs x 8 blocks of 256 threads, grid-stride loop.
+//   Defect: dest(i) = (i * 0x9E3779B1) mod 16 Mi, a permutation that gives a warp's 32 lanes destinations
+//   far apart: each warp's RED.E.ADD touches 32 sectors for 128 requested bytes (ideal 4), as a scatter-add
+//   indexed by data does (PyTorch's scatter_add_, index_add_).
+//   FIXED: the updates sorted by destination, dest(i) = i: the same reductions, 4 sectors each.
+// Findings: defect: must uncoalesced-global-atomic; may floor-distance, scalar-access, latency-not-hidden.
+//   fixed: none; may floor-distance, scalar-access, latency-not-hidden.
+// Key metric: global reduction warp instructions smsp__inst_executed_op_global_red.sum = 16 Mi / 32 =
+//   524 288 in both.
+// Harness: every one of the 16 Mi destinations must hold 1 after each repetition (checked in full).
 #include "tk_common.h"
 
 #define N ((size_t)64 << 20)
@@ -47,10 +58,58 @@ __global__ void histogram(unsigned *__restrict__ hist)
 #endif
 }
 
+#define SCATTER_N ((size_t)16 << 20)
+
+__host__ __device__ static inline size_t dest_of(size_t i)
+{
+#ifdef FIXED
+  return i;
+#else
+  return (size_t)((unsigned)i * 0x9E3779B1u) & (SCATTER_N - 1); /* odd multiplier: a permutation mod 2^24 */
+#endif
+}
+
+__global__ void scatter_add(float *__restrict__ out)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < SCATTER_N; i += (size_t)gridDim.x * blockDim.x)
+    atomicAdd(&out[dest_of(i)], 1.0f);
+}
+
+static int scatter(const cudaDeviceProp &p)
+{
+  unsigned blocks = (unsigned)p.multiProcessorCount * 8;
+  float *out;
+  CK(cudaMalloc(&out, SCATTER_N * sizeof(float)));
+  const char *r = getenv("TK_REPS");
+  int reps = r ? atoi(r) : 10;
+  auto go = [&] {
+    CK(cudaMemsetAsync(out, 0, SCATTER_N * sizeof(float)));
+    scatter_add<<<blocks, 256>>>(out);
+  };
+  float ms = 0;
+  if (reps <= 0) {
+    go();
+    CKL();
+  } else {
+    ms = tk_time(reps, go);
+  }
+  float *h = tk_host_copy(out, SCATTER_N);
+  for (size_t j = 0; j < SCATTER_N; j++)
+    if (h[j] != 1.0f)
+      tk_fail("scatter_add", (long)j, h[j], 1.0f);
+  tk_free_host(h);
+  if (ms > 0)
+    tk_report("scatter", "scatter_add", ms, 0);
+  CK(cudaFree(out));
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc >= 2 && !strcmp(argv[1], "scatter"))
+    return scatter(tk_device());
   if (argc < 2 || strcmp(argv[1], "hist"))
-    tk_usage(argv[0], "hist");
+    tk_usage(argv[0], "hist|scatter");
   cudaDeviceProp p = tk_device();
   unsigned blocks = (unsigned)p.multiProcessorCount * 8;
   unsigned *hist;

@@ -19,6 +19,7 @@ RULES = {
     "uncoalesced-global-load", "uncoalesced-global-store", "scalar-access", "floor-distance",
     "latency-not-hidden", "block-shape", "pageable-copy", "transfer-exceeds-work", "round-trip-copy",
     "small-copies", "host-memory-access", "constant-divergent", "atomic-contention", "managed-migration",
+    "uncoalesced-global-atomic",
 }
 SEVERITIES = {"error", "warning", "note"}
 SOURCES = {"ncu", "ncu-launch", "activity"}

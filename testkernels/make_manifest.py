@@ -257,6 +257,13 @@ case("atomic-hist", "tk_atomic", ["hist"], "histogram", must=["atomic-contention
 case("atomic-hist-fixed", "tk_atomic_fixed", ["hist"], "histogram", may=[FLOOR], role="fixed",
      what="shared-memory histogram per block, one global add per bin per block",
      key=km("smsp__inst_executed_op_global_red.sum", WAVE_BLOCKS, "one RED (16 lanes) per block"))
+case("atomic-scatter", "tk_atomic", ["scatter"], "scatter_add", must=["uncoalesced-global-atomic"],
+     may=[FLOOR, SCALAR, "latency-not-hidden"], twin="atomic-scatter-fixed",
+     what="16 Mi float reductions, each to its own destination, a warp's lanes 32 sectors apart",
+     key=km("smsp__inst_executed_op_global_red.sum", (16 << 20) // 32, "one RED per warp per update"))
+case("atomic-scatter-fixed", "tk_atomic_fixed", ["scatter"], "scatter_add", may=[FLOOR, SCALAR, "latency-not-hidden"],
+     role="fixed", what="the same reductions sorted by destination, 4 sectors a warp",
+     key=km("smsp__inst_executed_op_global_red.sum", (16 << 20) // 32, "one RED per warp per update"))
 
 # --- host link (H §4.6, G §4.7) ----------------------------------------------------------------
 TEW = "transfer-exceeds-work"
