@@ -58,6 +58,18 @@ __global__ void histogram(unsigned *__restrict__ hist)
 #endif
 }
 
+// TK_REPS timed repetitions of go (10 by default); 0 or less: one untimed run, 0 ms.
+template <typename F> static float timed_reps(F go)
+{
+  const char *r = getenv("TK_REPS");
+  int reps = r ? atoi(r) : 10;
+  if (reps > 0)
+    return tk_time(reps, go);
+  go();
+  CKL();
+  return 0;
+}
+
 #define SCATTER_N ((size_t)16 << 20)
 
 __host__ __device__ static inline size_t dest_of(size_t i)
@@ -80,19 +92,10 @@ static int scatter(const cudaDeviceProp &p)
   unsigned blocks = (unsigned)p.multiProcessorCount * 8;
   float *out;
   CK(cudaMalloc(&out, SCATTER_N * sizeof(float)));
-  const char *r = getenv("TK_REPS");
-  int reps = r ? atoi(r) : 10;
-  auto go = [&] {
+  float ms = timed_reps([&] {
     CK(cudaMemsetAsync(out, 0, SCATTER_N * sizeof(float)));
     scatter_add<<<blocks, 256>>>(out);
-  };
-  float ms = 0;
-  if (reps <= 0) {
-    go();
-    CKL();
-  } else {
-    ms = tk_time(reps, go);
-  }
+  });
   float *h = tk_host_copy(out, SCATTER_N);
   for (size_t j = 0; j < SCATTER_N; j++)
     if (h[j] != 1.0f)
@@ -114,19 +117,10 @@ int main(int argc, char **argv)
   unsigned blocks = (unsigned)p.multiProcessorCount * 8;
   unsigned *hist;
   CK(cudaMalloc(&hist, BINS * sizeof(unsigned)));
-  const char *r = getenv("TK_REPS");
-  int reps = r ? atoi(r) : 10;
-  auto go = [&] {
+  float ms = timed_reps([&] {
     CK(cudaMemsetAsync(hist, 0, BINS * sizeof(unsigned)));
     histogram<<<blocks, 256>>>(hist);
-  };
-  float ms = 0;
-  if (reps <= 0) {
-    go();
-    CKL();
-  } else {
-    ms = tk_time(reps, go);
-  }
+  });
   unsigned *h = tk_host_copy(hist, BINS), want[BINS] = {0};
   for (size_t i = 0; i < N; i++)
     want[key_of(i)]++;
