@@ -745,6 +745,26 @@ test_collector_writer_joins(void)
 }
 
 /*
+ * Hands one buffer of records to the writer, waits for it to be released,
+ * stops the writer and opens its report: the report, or NULL after a
+ * failed check.
+ */
+static sqlite3 *
+write_buffer(const char *path, union fake_slot *buf, size_t bytes)
+{
+    released = 0;
+    writer_push_buffer((uint8_t *)buf, bytes, fake_release);
+    for (int i = 0; i < 200 && released == 0; i++)
+        usleep(5000);
+    writer_stop(1);
+    gh.cuptiActivityGetNextRecord = NULL;
+    CHECK_EQ_INT(released, 1);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    return db;
+}
+
+/*
  * A configuration first seen through a replayed (profiled) launch: its
  * record has no timestamps and 0 local bytes and carveout (as on the
  * H200). The config row keeps them NULL, and the first complete record of
@@ -768,13 +788,7 @@ test_collector_writer_provisional_config(void)
     fake_kernel(&buf[2], "_Z4onlyv", 32, 0, 0); /* only ever replayed */
     buf[2].k.start = buf[2].k.end = 0;
     buf[2].k.sharedMemoryExecuted = 0;
-    writer_push_buffer((uint8_t *)buf, sizeof(buf), fake_release);
-    for (int i = 0; i < 200 && released == 0; i++)
-        usleep(5000);
-    writer_stop(1);
-    gh.cuptiActivityGetNextRecord = NULL;
-    sqlite3 *db = NULL;
-    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    sqlite3 *db = write_buffer(path, buf, sizeof(buf));
     CHECK_EQ_INT(query_long(db, "SELECT count(*) FROM config c JOIN kernel k ON k.id = c.kernel_id "
                                 "WHERE k.mangled_name = '_Z5spillv' AND c.launches = 2 AND "
                                 "c.local_bytes_per_thread = 256 AND c.carveout_bytes = 32768"),
@@ -788,26 +802,6 @@ test_collector_writer_provisional_config(void)
                                 "NULL AND carveout_bytes IS NULL AND blocks_per_sm > 0"),
                  1);
     sqlite3_close(db);
-}
-
-/*
- * Hands one buffer of records to the writer, waits for it to be released,
- * stops the writer and opens its report: the report, or NULL after a
- * failed check.
- */
-static sqlite3 *
-write_buffer(const char *path, union fake_slot *buf, size_t bytes)
-{
-    released = 0;
-    writer_push_buffer((uint8_t *)buf, bytes, fake_release);
-    for (int i = 0; i < 200 && released == 0; i++)
-        usleep(5000);
-    writer_stop(1);
-    gh.cuptiActivityGetNextRecord = NULL;
-    CHECK_EQ_INT(released, 1);
-    sqlite3 *db = NULL;
-    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
-    return db;
 }
 
 static void
