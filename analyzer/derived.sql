@@ -94,11 +94,12 @@ WITH base AS (
   -- the instrumentation engine's exact counts of its instrumented launch (v_inst_config; NULL when
   -- it has none): global load and store sectors, their ideal (the fewest sectors the requested bytes
   -- fit: NULL when an instruction that moved sectors has none), every global sector (atomics too),
-  -- local sectors, and the asynchronous copy instructions (LDGSTS, TMA), whose bytes no sector counts
+  -- local sectors, the asynchronous copy instructions (LDGSTS, TMA), whose bytes no sector counts,
+  -- and the atomics' and reductions' sectors and their ideal
   ic.launch_id AS ic_launch_id, ic.gld_sectors AS ic_gld_sectors, ic.gst_sectors AS ic_gst_sectors,
   ic.gld_sectors_ideal AS ic_gld_ideal, ic.gst_sectors_ideal AS ic_gst_ideal,
   ic.global_sectors AS ic_global_sectors, ic.local_sectors AS ic_local_sectors,
-  ic.async_inst AS ic_async_inst,
+  ic.async_inst AS ic_async_inst, ic.atomic_sectors AS ic_atomic_sectors, ic.atomic_sectors_ideal AS ic_atomic_ideal,
   -- every v_profiled column (pagg_config_id, profiled_launch_id, then the catalogue's columns)
   p.*
   FROM main.config c JOIN main.kernel k ON k.id = c.kernel_id LEFT JOIN main.device d ON d.id = c.device_id
@@ -123,13 +124,18 @@ tiers AS (
   -- the instrumented launch's ideal sectors, 32 bytes each (exact to the sector: a load of 4 bytes a
   -- lane is 4 sectors a warp either way), when every instruction that moved sectors has its ideal
   -- and the DRAM bytes were measured (requested bytes served by the caches are no floor: the useful
-  -- bytes below take the fewer of the two)
+  -- bytes below take the fewer of the two). An atomic or a reduction reads its destination and
+  -- writes it back (in the L2, which fetches the line and writes it back to DRAM), so its ideal
+  -- bytes count as loaded and as stored (since 2026-12-07: before, a kernel of reductions alone
+  -- needed 0 bytes, and tk_atomic scatter's fixed twin ran at 9.5x a floor of 0 B on an H100)
   CASE WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL
          THEN COALESCE(gld_requested_bytes, 0) + COALESCE(gst_requested_bytes, 0)
        WHEN ic_launch_id IS NOT NULL AND COALESCE(dram_read_bytes, dram_write_bytes) IS NOT NULL
             AND (ic_gld_ideal IS NOT NULL OR ic_gld_sectors = 0)
             AND (ic_gst_ideal IS NOT NULL OR ic_gst_sectors = 0)
-         THEN 32.0 * (COALESCE(ic_gld_ideal, 0) + COALESCE(ic_gst_ideal, 0)) END AS requested_bytes,
+            AND (ic_atomic_ideal IS NOT NULL OR COALESCE(ic_atomic_sectors, 0) = 0)
+         THEN 32.0 * (COALESCE(ic_gld_ideal, 0) + COALESCE(ic_gst_ideal, 0) + 2.0 * COALESCE(ic_atomic_ideal, 0))
+       END AS requested_bytes,
   -- bytes read and written in device memory (dram_read_bytes + dram_write_bytes)
   CASE WHEN dram_read_bytes IS NULL AND dram_write_bytes IS NULL THEN NULL
        ELSE COALESCE(dram_read_bytes, 0) + COALESCE(dram_write_bytes, 0) END AS dram_bytes,
@@ -198,10 +204,10 @@ useful AS (
   -- requested_bytes' loads and stores apart (NULL where it is), from the same source
   CASE WHEN requested_bytes IS NULL THEN NULL
        WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL THEN COALESCE(gld_requested_bytes, 0)
-       ELSE 32.0 * COALESCE(ic_gld_ideal, 0) END AS requested_ld_bytes,
+       ELSE 32.0 * (COALESCE(ic_gld_ideal, 0) + COALESCE(ic_atomic_ideal, 0)) END AS requested_ld_bytes,
   CASE WHEN requested_bytes IS NULL THEN NULL
        WHEN gld_requested_bytes IS NOT NULL OR gst_requested_bytes IS NOT NULL THEN COALESCE(gst_requested_bytes, 0)
-       ELSE 32.0 * COALESCE(ic_gst_ideal, 0) END AS requested_st_bytes,
+       ELSE 32.0 * (COALESCE(ic_gst_ideal, 0) + COALESCE(ic_atomic_ideal, 0)) END AS requested_st_bytes,
   -- without requested bytes, the global loads' and stores' sectors, at most 16 per warp instruction
   32.0 * COALESCE(MIN(gld_sectors, 16.0 * COALESCE(gld_inst, gld_sectors)), 0) AS sector_ld_bytes,
   32.0 * COALESCE(MIN(gst_sectors, 16.0 * COALESCE(gst_inst, gst_sectors)), 0) AS sector_st_bytes,
