@@ -333,16 +333,18 @@ init_activity(void)
  * calls, as CUPTI's own sample makes them from a thread after cuInit and
  * not from inside a driver call. A platform without the driver's events
  * says so in meta 'um_tracking' and everything else goes on.
- * GPUHIER_UM_TRACKING=off leaves them off.
+ * GPUHIER_UM_TRACKING=off leaves them off; =migrations asks for the
+ * migrations alone (htod, dtoh), what the managed-migration rule reads.
  */
 static void
 um_configure(void)
 {
-    const char *off = env("GPUHIER_UM_TRACKING");
-    if (off && !strcmp(off, "off")) {
+    const char *want = env("GPUHIER_UM_TRACKING");
+    if (want && !strcmp(want, "off")) {
         push_meta("um_tracking", "off: GPUHIER_UM_TRACKING=off");
         return;
     }
+    int migrations_only = want && !strcmp(want, "migrations");
     if (!gh.cuptiActivityConfigureUnifiedMemoryCounter) {
         push_meta("um_tracking",
                   "off: this CUPTI has no cuptiActivityConfigureUnifiedMemoryCounter");
@@ -363,11 +365,15 @@ um_configure(void)
         cfg[i].kind = kinds[i];
         cfg[i].enable = 1;
     }
-    /* the migrations alone when the platform refuses the others */
-    CUptiResult rc = gh.cuptiActivityConfigureUnifiedMemoryCounter(cfg, NKINDS);
-    int n = NKINDS;
-    if (rc != CUPTI_SUCCESS &&
-        (n = 2, gh.cuptiActivityConfigureUnifiedMemoryCounter(cfg, 2)) != CUPTI_SUCCESS) {
+    /* the migrations alone when asked for, or when the platform refuses the others */
+    int n = migrations_only ? 2 : NKINDS;
+    CUptiResult rc = gh.cuptiActivityConfigureUnifiedMemoryCounter(cfg, (uint32_t)n);
+    if (rc != CUPTI_SUCCESS && n == NKINDS &&
+        gh.cuptiActivityConfigureUnifiedMemoryCounter(cfg, 2) == CUPTI_SUCCESS) {
+        n = 2;
+        rc = CUPTI_SUCCESS;
+    }
+    if (rc != CUPTI_SUCCESS) {
         char v[200];
         snprintf(v, sizeof v, "off: cuptiActivityConfigureUnifiedMemoryCounter failed: %s",
                  cupti_err(rc));

@@ -748,6 +748,10 @@ like umrefuse "refused, said" "$(meta umrefuse um_tracking)" "off: cuptiActivity
 expect umrefuse "traced as before" "$(q umrefuse "SELECT count(*) > 0 FROM launch")" 1
 run umoff GPUHIER_MODE=trace GPUHIER_UM_TRACKING=off
 expect umoff "off by the variable" "$(meta umoff um_tracking)" "off: GPUHIER_UM_TRACKING=off"
+run ummig GPUHIER_MODE=trace GPUHIER_UM_TRACKING=migrations FAKE_UM=two
+expect ummig "the migrations alone, asked for" "$(meta ummig um_tracking)" "on (htod, dtoh)"
+run ummigrefuse GPUHIER_MODE=trace GPUHIER_UM_TRACKING=migrations FAKE_UM=refuse
+like ummigrefuse "the migrations alone, refused" "$(meta ummigrefuse um_tracking)" "off: cuptiActivityConfigureUnifiedMemoryCounter failed: *"
 
 # Pointer arguments into page-locked host memory (collector/hostargs.c, schema.sql launch_host_arg):
 # the fake's `hostarg` kernel, launched twice, takes a host pointer (parameter 0), a device pointer

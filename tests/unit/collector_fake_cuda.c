@@ -865,7 +865,9 @@ cuptiActivityEnable(CUpti_ActivityKind k)
 /*
  * Unified-memory counters (collector/activity.c um_configure()): FAKE_UM=refuse
  * answers as a platform without the driver's unified-memory events,
- * FAKE_UM=partial takes at most the two migration kinds. The counters must
+ * FAKE_UM=partial takes at most the two migration kinds, FAKE_UM=two counts
+ * asking for more than those two a violation (GPUHIER_UM_TRACKING=migrations
+ * must ask for them alone). The counters must
  * be configured on a thread that is not inside a driver call, as CUPTI's
  * sample does after cuInit: one configured inside a launch or resource
  * callback is a violation.
@@ -883,6 +885,8 @@ cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterCon
         return CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED;
     if (um && !strcmp(um, "partial") && count > 2)
         return CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE;
+    if (um && !strcmp(um, "two") && count > 2)
+        violation("cuptiActivityConfigureUnifiedMemoryCounter asked for more than the migrations");
     return CUPTI_SUCCESS;
 }
 
