@@ -558,6 +558,22 @@ append(char **s, const char *add)
 }
 
 /*
+ * Is `file` a header of a CUDA toolkit (its targets/<arch>/include
+ * directory, or include/ under a cuda directory)? The line table names
+ * an inlined function's own line: the scattered reductions of tk_atomic
+ * scatter were charged to sm_20_atomic_functions.hpp:84, atomicAdd's body
+ * (H100, 2026-12-07), not to the line that called it.
+ */
+static int
+is_toolkit_header(const char *file)
+{
+    if (!file)
+        return 0;
+    const char *inc = strstr(file, "/include/");
+    return inc && (strstr(file, "/targets/") || strstr(file, "/cuda/") || strstr(file, "/cuda-"));
+}
+
+/*
  * For each finding of a rule with `lines: KIND UNIT` on a configuration
  * with per-instruction counts: its FINDING_LINES worst lines by
  * v_inst_line's KIND_excess, kept for finding_line and named at the end
@@ -626,6 +642,10 @@ attach_lines(sqlite3 *db, struct findings *fs)
                 append(&f->message, l->sass);
                 append(&f->message, ")");
             }
+            if (is_toolkit_header(l->file))
+                append(&f->message,
+                       " (a CUDA header's function, inlined: the line that called it is "
+                       "not in the line table)");
         }
         if (f->n_lines)
             append(&f->message, ".");
