@@ -855,7 +855,7 @@ CREATE TABLE kernel_summary (
     dram_bytes                REAL,     -- device-memory bytes read + written, per launch
     host_bytes                REAL,     -- system-memory (host link) bytes seen by L2, per launch
     local_bytes               REAL,     -- local-memory (spill) sector bytes, per launch
-    requested_bytes           REAL,     -- bytes requested by global load/store instructions, per launch
+    requested_bytes           REAL,     -- bytes requested by global load/store instructions, per launch (an atomic's or reduction's twice, read and written: since 2026-12-07)
     useful_bytes              REAL,     -- the floor's numerator: min(requested (+ TMA/LDGSTS) bytes, dram_bytes), or the DRAM bytes when most traffic was unseen (docs/analyzer.md "The floor")
     floor_ns                  REAL,     -- useful_bytes / peak_dram_bw (datasheet)
     floor_measured_ns         REAL,     -- useful_bytes / measured copy bandwidth
