@@ -1426,7 +1426,7 @@ l AS (
 )
 SELECT l.*,
        w.function, w.pc, w.sass,
-       l.gld_excess + l.gst_excess AS global_excess, -- load and store sectors beyond the ideal
+       l.gld_excess + l.gst_excess + l.atomic_excess AS global_excess, -- load, store and (since 2026-12-07) atomic sectors beyond the ideal
        100.0 * l.gld_excess / NULLIF(SUM(l.gld_excess) OVER (PARTITION BY l.config_id), 0) AS gld_share_pct,
        100.0 * l.gst_excess / NULLIF(SUM(l.gst_excess) OVER (PARTITION BY l.config_id), 0) AS gst_share_pct,
        100.0 * l.atomic_excess / NULLIF(SUM(l.atomic_excess) OVER (PARTITION BY l.config_id), 0) AS atomic_share_pct,

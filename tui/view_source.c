@@ -142,7 +142,8 @@ load_rows(struct view *v, struct source_priv *p, long long config_id, struct sro
     char *sql =
         tui_inst_query("config_id = ?1", "v_inst_line",
                        "SELECT location, file, line, sass, inst_executed,"
-                       " gld_sectors + gst_sectors, gld_sectors_ideal + gst_sectors_ideal,"
+                       " gld_sectors + gst_sectors + atomic_sectors,"
+                       " gld_sectors_ideal + gst_sectors_ideal + atomic_sectors_ideal,"
                        " 100.0 * global_excess / NULLIF(SUM(global_excess) OVER (), 0),"
                        " shared_wavefronts, shared_wavefronts_ideal, shared_share_pct,"
                        " local_sectors, global_excess + shared_excess + local_excess, pc,"
@@ -327,7 +328,8 @@ source_open(struct view *v)
                                "SELECT i.config_id, c.grid_x, c.grid_y, c.grid_z, c.block_x,"
                                " c.block_y, c.block_z, c.dynamic_smem_bytes, i.launch_id,"
                                " i.instructions, i.lines, i.inst_executed, i.gld_sectors + "
-                               "i.gst_sectors, i.gld_sectors_ideal + i.gst_sectors_ideal,"
+                               "i.gst_sectors + i.atomic_sectors, i.gld_sectors_ideal + "
+                               "i.gst_sectors_ideal + COALESCE(i.atomic_sectors_ideal, 0),"
                                " i.shared_wavefronts, i.shared_wavefronts_ideal, i.local_sectors,"
                                " i.async_inst FROM ",
                                " i LEFT JOIN config c ON c.id = i.config_id"

@@ -34,6 +34,11 @@ grep -q '^Not seen  *65,536 LDGSTS/TMA instructions' l.txt || { cat l.txt; fail 
 # Local traffic: the local load (line 30) carries most of it.
 "$bin" report r.db --view source spill > w.txt
 [ "$(grep -o 'src/spill.cu:[0-9]*' w.txt | head -1)" = src/spill.cu:30 ] || { cat w.txt; fail "spill: worst line is not 30"; }
+# Global atomics and reductions count among the global sectors: the scattered reduction carries the excess.
+"$bin" report r.db --view source scatteradd > a.txt
+grep -q '^Sectors  *327,680 for an ideal of 98,304 (3.3' a.txt || { cat a.txt; fail "scatter-add: atomic sectors not in the totals"; }
+first=$(grep -m1 'sm_20_atomic_functions.hpp:' a.txt)
+case $first in *'sm_20_atomic_functions.hpp:84 '*'262,144'*'100.0%'*) ;; *) cat a.txt; fail "scatter-add: the reduction is not the worst line: $first" ;; esac
 # A version-1 report (the shipped demo): no counts, said in a note; the file is unchanged.
 demo=$src/demo/tk-coalesce.db
 if [ -f "$demo" ]; then
