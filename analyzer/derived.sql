@@ -79,9 +79,6 @@ WITH base AS (
   COALESCE(um.um_launches, 0) AS um_launches, um.um_migrations, um.um_bytes,
   COALESCE(um.um_wait_total_ns, 0) AS um_wait_total_ns,
   COALESCE(um.um_wait_total_ns * 1.0 / NULLIF(s.launches, 0), 0) AS um_wait_ns, um.um_launch_ids,
-  -- ns: the mean launch's time less that wait, what the rules' time models share out (a kernel that
-  -- waits for pages to arrive does not wait on its access pattern or its occupancy meanwhile)
-  MAX(0, s.mean_ns - COALESCE(um.um_wait_total_ns * 1.0 / NULLIF(s.launches, 0), 0)) AS work_ns,
   -- pct of the elapsed cycles each pipe was busy (the compute roof), when the report has the counter
   (SELECT value FROM temp.cfg_metric m WHERE m.config_id = c.id AND m.metric =
     'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed') AS pipe_tensor_pct,
@@ -111,6 +108,10 @@ WITH base AS (
 ),
 tiers AS (
   SELECT base.*,
+  -- ns: the mean launch's time less its wait for managed memory, what the rules' time models share
+  -- out (a kernel that waits for pages to arrive does not wait on its access pattern or its
+  -- occupancy meanwhile)
+  MAX(0, mean_ns - um_wait_ns) AS work_ns,
   -- ns: the compute roof, the busiest pipe's share of the elapsed cycles times the duration
   CASE WHEN COALESCE(pipe_tensor_pct, pipe_fma_pct, pipe_alu_pct, pipe_fp64_pct) IS NULL THEN NULL
        ELSE MAX(COALESCE(pipe_tensor_pct, 0), COALESCE(pipe_fma_pct, 0), COALESCE(pipe_alu_pct, 0),
