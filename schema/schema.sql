@@ -1290,6 +1290,13 @@ p AS ( -- (version 4) the counts a 'gpuhier_inst_implied' mask stands for, added
                                          + ((implied >> 12) & 1) * inst_executed ELSE async_inst END AS async_inst,
            branch_targets_divergent
     FROM p0
+),
+q AS ( -- since 2026-12-07: a global instruction that moved sectors and neither loads nor stores (the load
+       -- count covers LDG and generic LD, the store count STG and ST) nor copies asynchronously is an
+       -- atomic or a reduction (ATOM, ATOMG, RED): its sectors are judged against their ideal as a load's
+    SELECT p.*, p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
+                AND COALESCE(p.async_inst, 0) = 0 AS is_atomic
+    FROM p
 )
 SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
        f.name AS function,            -- mangled function (sass_function.name)
@@ -1315,18 +1322,12 @@ SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
             ELSE 0 END AS gst_sectors_ideal,
        CASE WHEN p.gst_inst > 0 AND COALESCE(p.gld_inst, 0) = 0
             THEN MAX(0, COALESCE(p.global_sectors, 0) - COALESCE(p.global_sectors_ideal, 0)) ELSE 0 END AS gst_excess,
-       -- since 2026-12-07: a global instruction that moved sectors and neither loads nor stores (the load
-       -- count covers LDG and generic LD, the store count STG and ST) nor copies asynchronously is an
-       -- atomic or a reduction (ATOM, ATOMG, RED): its sectors are judged against their ideal as a load's
-       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
-                 AND COALESCE(p.async_inst, 0) = 0 THEN COALESCE(p.inst_executed, 0) ELSE 0 END AS atomic_inst,
-       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
-                 AND COALESCE(p.async_inst, 0) = 0 THEN p.global_sectors ELSE 0 END AS atomic_sectors,
-       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
-                 AND COALESCE(p.async_inst, 0) = 0 THEN p.global_sectors_ideal ELSE 0 END AS atomic_sectors_ideal,
-       CASE WHEN p.global_sectors > 0 AND COALESCE(p.gld_inst, 0) = 0 AND COALESCE(p.gst_inst, 0) = 0
-                 AND COALESCE(p.async_inst, 0) = 0
-            THEN MAX(0, p.global_sectors - COALESCE(p.global_sectors_ideal, 0)) ELSE 0 END AS atomic_excess,
+       -- since 2026-12-07: global atomics and reductions (q.is_atomic)
+       CASE WHEN p.is_atomic THEN COALESCE(p.inst_executed, 0) ELSE 0 END AS atomic_inst,
+       CASE WHEN p.is_atomic THEN p.global_sectors ELSE 0 END AS atomic_sectors,
+       CASE WHEN p.is_atomic THEN p.global_sectors_ideal ELSE 0 END AS atomic_sectors_ideal,
+       CASE WHEN p.is_atomic THEN MAX(0, p.global_sectors - COALESCE(p.global_sectors_ideal, 0))
+            ELSE 0 END AS atomic_excess,
        COALESCE(p.shared_inst, 0) AS shared_inst,                   -- shared load/store warp instructions
        COALESCE(p.shared_wavefronts, 0) AS shared_wavefronts,       -- shared-memory wavefronts
        CASE WHEN COALESCE(p.shared_wavefronts, 0) = 0 THEN 0 ELSE p.shared_wavefronts_ideal END
@@ -1343,7 +1344,7 @@ SELECT il.config_id, il.kernel_id, p.launch_id, p.function_id,
        COALESCE(p.async_inst, 0) AS async_inst,                     -- LDGSTS and TMA instructions (their traffic is not in global_sectors)
        NULL AS branch_targets,                                      -- (changed: 2026-12-03) always NULL, see above
        COALESCE(p.branch_targets_divergent, 0) AS branch_targets_divergent -- branch targets taken by part of a warp
-FROM p
+FROM q AS p
 JOIN inst_launch il ON il.launch_id = p.launch_id
 JOIN sass_function f ON f.id = p.function_id
 LEFT JOIN sass_line sl ON sl.function_id = p.function_id AND sl.pc = p.pc
