@@ -567,10 +567,8 @@ append(char **s, const char *add)
 static int
 is_toolkit_header(const char *file)
 {
-    if (!file)
-        return 0;
-    const char *inc = strstr(file, "/include/");
-    return inc && (strstr(file, "/targets/") || strstr(file, "/cuda/") || strstr(file, "/cuda-"));
+    return file && strstr(file, "/include/") &&
+           (strstr(file, "/targets/") || strstr(file, "/cuda/") || strstr(file, "/cuda-"));
 }
 
 /*
