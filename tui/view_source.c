@@ -329,7 +329,7 @@ source_open(struct view *v)
                                " c.block_y, c.block_z, c.dynamic_smem_bytes, i.launch_id,"
                                " i.instructions, i.lines, i.inst_executed, i.gld_sectors + "
                                "i.gst_sectors + i.atomic_sectors, i.gld_sectors_ideal + "
-                               "i.gst_sectors_ideal + COALESCE(i.atomic_sectors_ideal, 0),"
+                               "i.gst_sectors_ideal + i.atomic_sectors_ideal,"
                                " i.shared_wavefronts, i.shared_wavefronts_ideal, i.local_sectors,"
                                " i.async_inst FROM ",
                                " i LEFT JOIN config c ON c.id = i.config_id"
