@@ -744,9 +744,12 @@ CREATE INDEX allocation_by_time ON allocation(device_id, time_ns);
 -- cudaMallocHost, cudaHostRegister; the driver's
 -- CU_POINTER_ATTRIBUTE_MEMORY_TYPE says CU_MEMORYTYPE_HOST). The
 -- collector looks at the launches the engines serve (launch.profiled or
--- an inst_launch row), outside stream capture, at each 8-byte parameter
--- passed directly (cuFuncGetParamInfo): a pointer inside a structure
--- passed by value is not seen. Meta 'host_args' = 'on' when it looked.
+-- an inst_launch row), outside stream capture, at each 8-byte word of
+-- the parameters (cuFuncGetParamInfo): a pointer passed directly or a
+-- pointer field of a structure passed by value (param_index is then the
+-- structure's, range_bytes the sum of the distinct allocations it points
+-- into), up to 2 KB of parameters a launch. Meta 'host_args' = 'on' when
+-- it looked.
 CREATE TABLE launch_host_arg (
     launch_id    INTEGER NOT NULL REFERENCES launch(id),
     param_index  INTEGER NOT NULL,  -- the kernel's parameter, from 0

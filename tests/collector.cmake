@@ -149,7 +149,7 @@ if(NOT GPUHIER_SANITIZE)
 endif()
 if(CMAKE_CUDA_COMPILER AND NOT GPUHIER_SANITIZE)
   enable_language(CUDA)
-  foreach(p multistream sigkill devreset smemfail capture nvtx overlap)
+  foreach(p multistream sigkill devreset smemfail capture nvtx overlap hostargs)
     add_executable(gh_gpu_${p} ${CMAKE_CURRENT_SOURCE_DIR}/gpu/${p}.cu)
     set_target_properties(gh_gpu_${p} PROPERTIES CUDA_ARCHITECTURES 90 OUTPUT_NAME ${p}
       RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A short subset of t150 for re-checking a build on the device in a few
 # seconds: 8 threads x 4 streams under profiling, cudaDeviceReset, stream
-# capture + graphs, SIGKILL. Exit 77 without a GPU. The collector's default
+# capture + graphs, pointers into host memory in structures, SIGKILL. Exit 77 without a GPU. The collector's default
 # (no GPUHIER_REPLAY): each configuration's first launch instrumented (the
 # instrumentation engine, issue 17), then one one-pass group per profiled
 # launch, group 1 first (first_of_config), on 8 threads at once;
@@ -39,6 +39,11 @@ gh cg.db "$gpu/capture" > /dev/null 2>&1 || { echo "FAIL capture exit"; fail=1; 
 # instrumented (its nodes 'instrumented', the others 'graph': docs/collector.md "Graphs")
 expect "graph kernels" cg.db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL" 15
 expect "graph kernels not range-profiled" cg.db "SELECT count(*) FROM launch WHERE graph_id IS NOT NULL AND profiled = 1" 0
+# pointers into mapped host memory: passed directly, as a structure's field, in a structure's array
+# (collector/hostargs.c): each kernel's served launches record the parameter holding it, 4 MB
+gh ha.db "$gpu/hostargs" > ha.out 2> ha.err || { echo "FAIL hostargs exit"; fail=1; }
+grep -q "sum ok" ha.out || { echo "FAIL hostargs result"; fail=1; }
+expect "host pointer arguments" ha.db "SELECT group_concat(x, ' ') FROM (SELECT DISTINCT k.short_name || ':' || a.param_index || ':' || a.range_bytes AS x FROM launch_host_arg a JOIN launch l ON l.id = a.launch_id JOIN kernel k ON k.id = l.kernel_id ORDER BY x)" "read_array:0:4194304 read_direct:0:4194304 read_struct:1:4194304"
 . "$here/sigkill_step.sh"
 sigkill_step sk.db 1.5
 [ "$sk_ok" = 1 ] && echo "ok   killed program gone (pid $sk_pid)" || { echo "FAIL killed program still ran after SIGKILL (pid $sk_pid)"; fail=1; }
