@@ -134,16 +134,20 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         " su AS (%s),"
         " gr AS (SELECT config_id FROM launch WHERE config_id IS NOT NULL"
         "  GROUP BY config_id HAVING MIN(graph_id IS NOT NULL) = 1),"
+        " df AS (SELECT DISTINCT config_id FROM launch WHERE profile_reason = 'profile_budget'"
+        "  AND config_id IS NOT NULL),"
         " cn AS (" STORE_CONFIG_NS "),"
         " cf AS (SELECT config.id, MAX(cn.ns) AS ns,"
         "  (MAX(pt.config_id) IS NOT NULL)%s AS pat,"
         "  COALESCE(MAX(st.n), 0) AS nst, MAX(wt.config_id) IS NOT NULL AS waiting,"
-        "  MAX(gr.config_id) IS NOT NULL AS graph, MAX(su.config_id) IS NOT NULL AS setup"
+        "  MAX(gr.config_id) IS NOT NULL AS graph, MAX(su.config_id) IS NOT NULL AS setup,"
+        "  MAX(df.config_id) IS NOT NULL AS deferred"
         "  FROM config JOIN cn ON cn.id = config.id"
         "  LEFT JOIN st ON st.config_id = config.id"
         "  LEFT JOIN pt ON pt.config_id = config.id"
         "  LEFT JOIN wt ON wt.config_id = config.id"
         "  LEFT JOIN gr ON gr.config_id = config.id"
+        "  LEFT JOIN df ON df.config_id = config.id"
         "  LEFT JOIN su ON su.config_id = config.id GROUP BY config.id)"
         " SELECT COUNT(*), SUM(pat AND NOT waiting), SUM(nst > 0 AND NOT waiting),"
         "  SUM(nst >= 5 AND NOT waiting), total(CASE WHEN NOT waiting THEN ns END),"
@@ -155,7 +159,9 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         "  total(CASE WHEN graph AND NOT pat AND nst = 0 AND NOT waiting THEN ns END),"
         "  SUM(setup AND NOT waiting), total(CASE WHEN NOT setup AND NOT waiting THEN ns END),"
         "  total(CASE WHEN pat AND NOT setup AND NOT waiting THEN ns END),"
-        "  total(CASE WHEN nst > 0 AND NOT setup AND NOT waiting THEN ns END)"
+        "  total(CASE WHEN nst > 0 AND NOT setup AND NOT waiting THEN ns END),"
+        "  SUM(deferred AND nst = 0 AND NOT waiting),"
+        "  total(CASE WHEN deferred AND nst = 0 AND NOT waiting THEN ns END)"
         " FROM cf",
         kept, setup, pattern_inst);
     free(kept);
@@ -179,6 +185,7 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         c->waiting_ns = sqlite3_column_double(st, 8);
         c->graph_only_configs = sqlite3_column_int64(st, 9);
         c->setup_configs = sqlite3_column_int64(st, 11);
+        c->deferred_configs = sqlite3_column_int64(st, 15);
         double rep = sqlite3_column_double(st, 12);
         if (c->setup_configs > 0 && rep > 0) {
             c->repeated_ns = rep;
@@ -189,6 +196,7 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         }
         if (c->gpu_ns > 0) {
             c->graph_only_pct = 100.0 * sqlite3_column_double(st, 10) / c->gpu_ns;
+            c->deferred_pct = 100.0 * sqlite3_column_double(st, 16) / c->gpu_ns;
             c->pattern_pct = 100.0 * sqlite3_column_double(st, 5) / c->gpu_ns;
             c->hardware_pct = 100.0 * sqlite3_column_double(st, 6) / c->gpu_ns;
             c->complete_pct = 100.0 * sqlite3_column_double(st, 7) / c->gpu_ns;

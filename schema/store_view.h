@@ -60,6 +60,11 @@ char *store_view_query(const char *name, const char *head, const char *tail);
  * never serves graph nodes, the instrumentation engine only those of the
  * graphs whose instantiation it armed (docs/collector.md "Graphs"), so no
  * sampling choice could cover that time.
+ * deferred: a configuration (not waiting) without hardware counters, a
+ * launch of which was chosen and deferred (launch.profile_reason
+ * 'profile_budget': the budget, or a one-pass group waiting for its run):
+ * a sampling choice left that time without them, which `--sample all`
+ * would not.
  */
 struct store_coverage {
     long long configs; /* configurations in all */
@@ -69,6 +74,8 @@ struct store_coverage {
     double waiting_ns; /* the time of configurations an analysis found waiting (left out) */
     double pattern_pct, hardware_pct, complete_pct; /* of gpu_ns, 0..100; 0 without time */
     double graph_only_pct;                          /* of gpu_ns, the graph_only configurations' */
+    long long deferred_configs; /* no hardware counters, a launch deferred ('profile_budget') */
+    double deferred_pct;        /* of gpu_ns, the deferred configurations' */
     long long setup_configs; /* one-time set-up configurations (0: none found, or not analyzed) */
     double repeated_ns;      /* gpu_ns less the set-up's; 0 when setup_configs is 0 */
     double repeated_pattern_pct, repeated_hardware_pct; /* of repeated_ns, 0..100 */
@@ -78,7 +85,14 @@ struct store_coverage {
     "'dram__bytes_read.sum', 'lts__t_sectors_lookup_hit.sum', 'lts__t_sectors_lookup_miss.sum', "  \
     "'l1tex__t_sector_hit_rate.pct', 'sm__warps_active.avg.pct_of_peak_sustained_active'"
 
-/* Fills *c (zeroed first). 0, or -1 with the message. Reads profiles, not launches. */
+/*
+ * The share of the time (deferred_pct) from which the run's summary, the
+ * report and the TUI say that deferred configurations lack hardware
+ * counters and how to give them some.
+ */
+#define STORE_DEFERRED_HINT_PCT 10.0
+
+/* Fills *c (zeroed first). 0, or -1 with the message. Reads profiles and the launches' reasons. */
 int store_counter_coverage(sqlite3 *db, struct store_coverage *c);
 
 /*
