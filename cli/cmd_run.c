@@ -297,13 +297,13 @@ print_coverage(sqlite3 *db, const char *shown)
                 cov.graph_only_configs == 1 ? "" : "s");
     if (cov.deferred_configs > 0 && cov.deferred_pct >= STORE_DEFERRED_HINT_PCT)
         fprintf(stderr,
-                "==gpuhier==   %s: %.1f %% of it in %lld configuration%s without hardware "
+                "==gpuhier==   %s: %.1f %% of %s in %lld configuration%s without hardware "
                 "counters, whose launches were deferred (the profiling budget, or a one-pass "
                 "group waiting for its run: a program that rarely repeats a configuration; "
                 "docs/sampling.md): `gpuhier run --sample all` profiles every launch, at a "
                 "higher cost\n",
-                shown, cov.deferred_pct, cov.deferred_configs,
-                cov.deferred_configs == 1 ? "" : "s");
+                shown, cov.deferred_pct, cov.setup_counts ? "the repeated work" : "it",
+                cov.deferred_configs, cov.deferred_configs == 1 ? "" : "s");
     if (cov.groups_partial > 0)
         fprintf(stderr,
                 "==gpuhier==   %s: %lld configuration%s got only some one-pass counter "

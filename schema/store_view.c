@@ -160,8 +160,8 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         "  SUM(setup AND NOT waiting), total(CASE WHEN NOT setup AND NOT waiting THEN ns END),"
         "  total(CASE WHEN pat AND NOT setup AND NOT waiting THEN ns END),"
         "  total(CASE WHEN nst > 0 AND NOT setup AND NOT waiting THEN ns END),"
-        "  SUM(deferred AND nst = 0 AND NOT waiting),"
-        "  total(CASE WHEN deferred AND nst = 0 AND NOT waiting THEN ns END)"
+        "  SUM(deferred AND nst = 0 AND NOT setup AND NOT waiting),"
+        "  total(CASE WHEN deferred AND nst = 0 AND NOT setup AND NOT waiting THEN ns END)"
         " FROM cf",
         kept, setup, pattern_inst);
     free(kept);
@@ -196,7 +196,8 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
         }
         if (c->gpu_ns > 0) {
             c->graph_only_pct = 100.0 * sqlite3_column_double(st, 10) / c->gpu_ns;
-            c->deferred_pct = 100.0 * sqlite3_column_double(st, 16) / c->gpu_ns;
+            c->deferred_pct = 100.0 * sqlite3_column_double(st, 16) /
+                              (c->setup_counts ? c->repeated_ns : c->gpu_ns);
             c->pattern_pct = 100.0 * sqlite3_column_double(st, 5) / c->gpu_ns;
             c->hardware_pct = 100.0 * sqlite3_column_double(st, 6) / c->gpu_ns;
             c->complete_pct = 100.0 * sqlite3_column_double(st, 7) / c->gpu_ns;

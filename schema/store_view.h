@@ -60,11 +60,12 @@ char *store_view_query(const char *name, const char *head, const char *tail);
  * never serves graph nodes, the instrumentation engine only those of the
  * graphs whose instantiation it armed (docs/collector.md "Graphs"), so no
  * sampling choice could cover that time.
- * deferred: a configuration (not waiting) without hardware counters, a
- * launch of which was chosen and deferred (launch.profile_reason
- * 'profile_budget': the budget, or a one-pass group waiting for its run):
- * a sampling choice left that time without them, which `--sample all`
- * would not.
+ * deferred: a configuration of the repeated work (not waiting, not
+ * set-up) without hardware counters, a launch of which was chosen and
+ * deferred (launch.profile_reason 'profile_budget': the budget, or a
+ * one-pass group waiting for its run): a sampling choice left that time
+ * without them, which `--sample all` would not. deferred_pct is of the
+ * repeated work's time when setup_counts, else of gpu_ns.
  */
 struct store_coverage {
     long long configs; /* configurations in all */
@@ -75,7 +76,7 @@ struct store_coverage {
     double pattern_pct, hardware_pct, complete_pct; /* of gpu_ns, 0..100; 0 without time */
     double graph_only_pct;                          /* of gpu_ns, the graph_only configurations' */
     long long deferred_configs; /* no hardware counters, a launch deferred ('profile_budget') */
-    double deferred_pct;        /* of gpu_ns, the deferred configurations' */
+    double deferred_pct;        /* the deferred configurations', of repeated_ns or gpu_ns */
     long long setup_configs; /* one-time set-up configurations (0: none found, or not analyzed) */
     double repeated_ns;      /* gpu_ns less the set-up's; 0 when setup_configs is 0 */
     double repeated_pattern_pct, repeated_hardware_pct; /* of repeated_ns, 0..100 */

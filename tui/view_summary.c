@@ -233,10 +233,10 @@ add_counter_coverage(struct view *v)
                     LABEL, "", c.groups_partial, c.groups_partial == 1 ? "" : "s");
     if (c.deferred_configs > 0 && c.deferred_pct >= STORE_DEFERRED_HINT_PCT)
         view_printf(v, LINE_DIM,
-                    "%-*s %.1f %% in %lld configuration%s without hardware counters, their "
-                    "launches deferred: `gpuhier run --sample all` profiles every launch",
-                    LABEL, "", c.deferred_pct, c.deferred_configs,
-                    c.deferred_configs == 1 ? "" : "s");
+                    "%-*s %.1f %%%s in %lld configuration%s without hardware counters, "
+                    "their launches deferred: `gpuhier run --sample all` profiles every launch",
+                    LABEL, "", c.deferred_pct, c.setup_counts ? " of the repeated work" : "",
+                    c.deferred_configs, c.deferred_configs == 1 ? "" : "s");
 }
 
 static void
