@@ -13,6 +13,7 @@
 #include "export/export.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
+#include "schema/store_view.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -212,6 +213,21 @@ print_text(sqlite3 *db, const char *path, int top, int all)
                "(v_config_groups lists them; docs/analyzer.md)\n\n",
                gm, gm == 1 ? "" : "s", gm_pct, store_has_waiting(db) ? "working" : "traced",
                gm == 1 ? "it" : "them");
+    /* configurations left without any hardware counter by a sampling choice: not judged by those rules */
+    struct store_coverage cov;
+    if (store_counter_coverage(db, &cov) == 0 && cov.deferred_configs > 0 &&
+        cov.deferred_pct >= STORE_DEFERRED_HINT_PCT)
+        printf("note: %lld configuration%s (%.1f %% of the %s kernel time) got no hardware "
+               "counters: %s launches were deferred (the profiling budget, or a one-pass group "
+               "waiting for its run: a program that rarely repeats a configuration; "
+               "docs/sampling.md), so the rules that read hardware counters did not judge %s; "
+               "`gpuhier run --sample all` profiles every launch\n\n",
+               cov.deferred_configs, cov.deferred_configs == 1 ? "" : "s", cov.deferred_pct,
+               cov.setup_counts        ? "repeated work's"
+               : store_has_waiting(db) ? "working"
+                                       : "traced",
+               cov.deferred_configs == 1 ? "its" : "their",
+               cov.deferred_configs == 1 ? "it" : "them");
     /* Kernels that wait are left out of the ranking (docs/analyzer.md "Kernels that wait"): say so once. */
     if (store_prepare(db,
                       "SELECT COUNT(*), SUM(total_ns) FROM kernel_summary WHERE config_id IS NULL"
