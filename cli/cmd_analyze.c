@@ -153,6 +153,12 @@ print_json(sqlite3 *db, const char *path, int top, int saved)
         json_object_set_new(
             root, "groups_missing",
             json_pack("{s:I,s:f}", "configurations", (json_int_t)gm, "gpu_pct", gm_pct));
+    struct store_coverage cov;
+    if (store_counter_coverage(db, &cov) == 0)
+        json_object_set_new(root, "hardware_deferred",
+                            json_pack("{s:I,s:f,s:b}", "configurations",
+                                      (json_int_t)cov.deferred_configs, "gpu_pct", cov.deferred_pct,
+                                      "of_repeated_work", cov.setup_counts));
     int rc =
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);

@@ -30,6 +30,10 @@ lacks "$t/a" "got no hardware counters" "no deferred note under 10 % of the kern
 has "$t/a" "^note: 1 configuration (64.5 % of the traced kernel time) got no hardware counters: its launches were deferred" \
   "the deferred note counts the configuration and its share"
 has "$t/a" "gpuhier run --sample all. profiles every launch" "the deferred note says what gives it counters"
+"$bin" analyze "$t/r.db" --format json > "$t/j" 2>&1 || { bad "analyze json"; cat "$t/j"; }
+has "$t/j" '"hardware_deferred": {' "the JSON document holds them"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["hardware_deferred"]; assert d["configurations"] == 1 and abs(d["gpu_pct"] - 64.5) < 0.1, d' "$t/j" \
+  && ok "JSON hardware_deferred: 1 configuration, 64.5 %" || bad "JSON hardware_deferred"
 "$bin" report "$t/r.db" > "$t/rep" 2>&1 || { bad "report"; cat "$t/rep"; }
 has "$t/rep" "64.5 % in 1 configuration without hardware counters, their launches deferred" \
   "the report's summary says the same"
