@@ -221,8 +221,7 @@ print_text(sqlite3 *db, const char *path, int top, int all)
                gm == 1 ? "it" : "them");
     /* configurations left without any hardware counter by a sampling choice: not judged by those rules */
     struct store_coverage cov;
-    if (store_counter_coverage(db, &cov) == 0 && cov.deferred_configs > 0 &&
-        cov.deferred_pct >= STORE_DEFERRED_HINT_PCT)
+    if (store_counter_coverage(db, &cov) == 0 && cov.deferred_counts)
         printf("note: %lld configuration%s (%.1f %% of the %s kernel time) got no hardware "
                "counters: %s launches were deferred (the profiling budget, or a one-pass group "
                "waiting for its run: a program that rarely repeats a configuration; "

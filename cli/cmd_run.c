@@ -295,7 +295,7 @@ print_coverage(sqlite3 *db, const char *shown)
                 "them (JAX: XLA_FLAGS=--xla_gpu_enable_command_buffer=)\n",
                 shown, cov.graph_only_pct, cov.graph_only_configs,
                 cov.graph_only_configs == 1 ? "" : "s");
-    if (cov.deferred_configs > 0 && cov.deferred_pct >= STORE_DEFERRED_HINT_PCT)
+    if (cov.deferred_counts)
         fprintf(stderr,
                 "==gpuhier==   %s: %.1f %% of %s in %lld configuration%s without hardware "
                 "counters, whose launches were deferred (the profiling budget, or a one-pass "

@@ -198,6 +198,8 @@ store_counter_coverage(sqlite3 *db, struct store_coverage *c)
             c->graph_only_pct = 100.0 * sqlite3_column_double(st, 10) / c->gpu_ns;
             c->deferred_pct = 100.0 * sqlite3_column_double(st, 16) /
                               (c->setup_counts ? c->repeated_ns : c->gpu_ns);
+            c->deferred_counts =
+                c->deferred_configs > 0 && c->deferred_pct >= STORE_DEFERRED_HINT_PCT;
             c->pattern_pct = 100.0 * sqlite3_column_double(st, 5) / c->gpu_ns;
             c->hardware_pct = 100.0 * sqlite3_column_double(st, 6) / c->gpu_ns;
             c->complete_pct = 100.0 * sqlite3_column_double(st, 7) / c->gpu_ns;

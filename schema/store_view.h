@@ -77,6 +77,7 @@ struct store_coverage {
     double graph_only_pct;                          /* of gpu_ns, the graph_only configurations' */
     long long deferred_configs; /* no hardware counters, a launch deferred ('profile_budget') */
     double deferred_pct;        /* the deferred configurations', of repeated_ns or gpu_ns */
+    int deferred_counts; /* deferred_pct reaches STORE_DEFERRED_HINT_PCT: worth a line (a note) */
     long long setup_configs; /* one-time set-up configurations (0: none found, or not analyzed) */
     double repeated_ns;      /* gpu_ns less the set-up's; 0 when setup_configs is 0 */
     double repeated_pattern_pct, repeated_hardware_pct; /* of repeated_ns, 0..100 */
@@ -88,8 +89,8 @@ struct store_coverage {
 
 /*
  * The share of the time (deferred_pct) from which the run's summary, the
- * report and the TUI say that deferred configurations lack hardware
- * counters and how to give them some.
+ * report, the TUI and `gpuhier analyze` say that deferred configurations
+ * lack hardware counters and how to give them some (deferred_counts).
  */
 #define STORE_DEFERRED_HINT_PCT 10.0
 

@@ -231,7 +231,7 @@ add_counter_coverage(struct view *v)
         view_printf(v, LINE_DIM,
                     "%-*s %lld configuration%s got only some one-pass groups (v_config_groups)",
                     LABEL, "", c.groups_partial, c.groups_partial == 1 ? "" : "s");
-    if (c.deferred_configs > 0 && c.deferred_pct >= STORE_DEFERRED_HINT_PCT)
+    if (c.deferred_counts)
         view_printf(v, LINE_DIM,
                     "%-*s %.1f %%%s in %lld configuration%s without hardware counters, "
                     "their launches deferred: `gpuhier run --sample all` profiles every launch",

@@ -303,7 +303,7 @@ test_store_counter_coverage(void)
     CHECK_EQ_INT(c.graph_only_configs, 1); /* 6 */
     CHECK_NEAR(c.gpu_ns, 5500, 1e-9);
     CHECK_NEAR(c.graph_only_pct, 100.0 * 3000 / 5500, 1e-9);
-    CHECK_EQ_INT(c.deferred_configs, 0);
+    CHECK(c.deferred_configs == 0 && !c.deferred_counts);
     /*
      * Deferred: a configuration without hardware counters one of whose
      * launches was chosen and deferred ('profile_budget': the budget, or a
@@ -316,6 +316,7 @@ test_store_counter_coverage(void)
     CHECK_EQ_INT(store_counter_coverage(db, &c), 0);
     CHECK_EQ_INT(c.deferred_configs, 1); /* 7 */
     CHECK_NEAR(c.deferred_pct, 100.0 * 1000 / 5500, 1e-9);
+    CHECK(c.deferred_counts); /* 18 %: at least STORE_DEFERRED_HINT_PCT */
     CHECK_EQ_INT(store_exec(db, "UPDATE launch SET profile_reason = NULL WHERE id IN (12, 13)"), 0);
     /*
      * Analyzed, a configuration's time is the analysis's estimate (kernel_
