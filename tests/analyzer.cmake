@@ -36,6 +36,12 @@ gh_add_test(NAME analyzer.golden.exact-unseen
           ${GH_PATTERN_RULE_LIST} ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-unseen.expected
   LABELS unit analyzer)
 
+# And on tk_unseen2's, written before its first device run (tests/fixtures/exact-unseen2.sql).
+gh_add_test(NAME analyzer.golden.exact-unseen2
+  COMMAND test_analyzer golden ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-unseen2.sql
+          ${GH_PATTERN_RULE_LIST} ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/exact-unseen2.expected
+  LABELS unit analyzer)
+
 file(GLOB GH_AN_E2E CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/e2e/t2*.sh)
 foreach(t ${GH_AN_E2E})
   get_filename_component(name ${t} NAME_WE)
