@@ -49,7 +49,8 @@ static int
 param_points_to_host(const struct hostargs_api *api, const unsigned char *p, size_t size,
                      size_t *words, uint64_t *range)
 {
-    uint64_t seen[HOSTARGS_MAX];
+    /* every allocation start met, so that none is counted twice: at most one a word looked at */
+    uint64_t seen[HOSTARGS_WORDS];
     int found = 0, kept = 0, unknown = 0;
     *range = 0;
     for (size_t off = 0; off + sizeof(uint64_t) <= size && *words < HOSTARGS_WORDS;
@@ -65,7 +66,7 @@ param_points_to_host(const struct hostargs_api *api, const unsigned char *p, siz
         if (!again) {
             *range += bytes;
             unknown |= bytes == 0;
-            if (kept < HOSTARGS_MAX)
+            if (start && kept < HOSTARGS_WORDS)
                 seen[kept++] = start;
         }
         found = 1;

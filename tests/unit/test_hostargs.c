@@ -33,8 +33,9 @@ static const size_t *sizes;
 static const struct {
     uint64_t start, bytes;
     int range_known;
-} host[] = {
-    {0x7f0000000000ull, 1 << 20, 1}, {0x7f1000000000ull, 4096, 0}, {0x7f2000000000ull, 1 << 16, 1}};
+} host[] = {{0x7f0000000000ull, 1 << 20, 1}, {0x7f1000000000ull, 4096, 0},
+            {0x7f2000000000ull, 1 << 16, 1}, {0x7f3000000000ull, 4096, 1},
+            {0x7f4000000000ull, 4096, 1},    {0x7f5000000000ull, 4096, 1}};
 static int queries;
 
 static CUresult
@@ -128,6 +129,15 @@ main(void)
     /* the same with one pointer whose allocation's size the driver will not give: unknown */
     words[3] = 0x7f1000000000ull;
     CHECK(hostargs_scan(&api, f, struct_params, &h) == 1 && h.range_bytes[0] == 0);
+
+    /* pointers into five allocations, more than HOSTARGS_MAX, the last two met again: each counted once */
+    static const size_t one_wide[] = {56, 0};
+    uint64_t wide[7] = {0x7f0000000000ull, 0x7f2000000000ull, 0x7f3000000000ull, 0x7f4000000000ull,
+                        0x7f5000000000ull, 0x7f5000000800ull, 0x7f4000000010ull};
+    void *wide_params[] = {wide};
+    sizes = one_wide;
+    CHECK(hostargs_scan(&api, f, wide_params, &h) == 1 && h.n == 1);
+    CHECK(h.range_bytes[0] == (1 << 20) + (1 << 16) + 3 * 4096);
 
     /* a structure larger than HOSTARGS_WORDS words: its pointer past the last word looked at */
     static uint64_t big[HOSTARGS_WORDS + 1];
