@@ -36,6 +36,7 @@ struct fline {
     char *location, *file, *function, *sass;
     long long line, pc; /* line 0: none */
     double excess, share_pct;
+    double times_ideal; /* the line's sectors or wavefronts over their ideal; 0 unknown */
     int own_pc; /* no line info, in the finding's own kernel (not a callee): named by its pc */
 };
 
@@ -587,13 +588,27 @@ attach_lines(sqlite3 *db, struct findings *fs)
         char kind[16] = "", sql[1024];
         if (!f->rule->lines || !f->config_id || sscanf(f->rule->lines, "%15s", kind) != 1)
             continue;
-        /* kind is one of rulefile.c's line_kinds: a column prefix, checked at load. */
+        /*
+         * kind is one of rulefile.c's line_kinds: a column prefix, checked at
+         * load. The kinds with an ideal (global sectors, shared wavefronts)
+         * also give each line's own ratio to it: a finding's figure is the
+         * configuration's average, which conflict-free accesses on other
+         * lines dilute (tk_unseen2's transpose of doubles: 8.5 ways on
+         * average, 16 at the column read).
+         */
+        int shared = !strcmp(kind, "shared");
+        int sectors = !strcmp(kind, "gld") || !strcmp(kind, "gst") || !strcmp(kind, "atomic");
+        char ratio[96] = "NULL";
+        if (shared || sectors)
+            snprintf(ratio, sizeof(ratio), "%s_%s * 1.0 / NULLIF(%s_%s_ideal, 0)", kind,
+                     shared ? "wavefronts" : "sectors", kind, shared ? "wavefronts" : "sectors");
         snprintf(sql, sizeof(sql),
                  "SELECT location, file, line, function, pc, sass, %s_excess, %s_share_pct,"
-                 " function = (SELECT mangled_name FROM kernel WHERE id = v_inst_line.kernel_id)"
+                 " function = (SELECT mangled_name FROM kernel WHERE id = v_inst_line.kernel_id),"
+                 " %s"
                  " FROM v_inst_line WHERE config_id = ?1 AND %s_excess > 0"
                  " ORDER BY %s_excess DESC, location LIMIT %d",
-                 kind, kind, kind, kind, FINDING_LINES);
+                 kind, kind, ratio, kind, kind, FINDING_LINES);
         sqlite3_stmt *st = NULL;
         if (store_prepare(db, sql, &st))
             return an_fail(ANALYZER_ERR_INTERNAL, "worst lines: %s", store_error());
@@ -610,6 +625,7 @@ attach_lines(sqlite3 *db, struct findings *fs)
             l->sass = col_s(st, 5);
             l->excess = col_d(st, 6, 0);
             l->share_pct = col_d(st, 7, 0);
+            l->times_ideal = col_d(st, 9, 0);
             any_file |= l->file != NULL;
         }
         sqlite3_finalize(st);
@@ -633,9 +649,18 @@ attach_lines(sqlite3 *db, struct findings *fs)
             } else {
                 append(&f->message, l->location ? l->location : "?");
             }
-            snprintf(piece, sizeof(piece), " (%.1f%% of the excess%s", l->share_pct,
-                     l->sass ? ", " : ")");
+            snprintf(piece, sizeof(piece), " (%.1f%% of the excess", l->share_pct);
             append(&f->message, piece);
+            /* shared wavefronts over their ideal are the line's n ways (1 to 32, as the rule's) */
+            if (l->times_ideal >= 1 && !strcmp(kind, "shared"))
+                snprintf(piece, sizeof(piece), ", %.1f-way",
+                         l->times_ideal < 32 ? l->times_ideal : 32);
+            else if (l->times_ideal >= 1)
+                snprintf(piece, sizeof(piece), ", %.1f\xc3\x97 the ideal sectors", l->times_ideal);
+            else
+                piece[0] = 0;
+            append(&f->message, piece);
+            append(&f->message, l->sass ? ", " : ")");
             if (l->sass) {
                 append(&f->message, l->sass);
                 append(&f->message, ")");

@@ -62,7 +62,7 @@ rc=0; "$bin" report r.db --view source > /dev/null 2>&1 || rc=$?
 "$helper" sql r.db "UPDATE source_file SET path = '/opt/elsewhere/gather.cu' WHERE path = 'src/gather.cu'" > /dev/null
 "$bin" analyze r.db --format json > a.json 2>/dev/null || "$bin" analyze r.db > /dev/null
 "$bin" export r.db --format md --one -o t.md
-grep -q 'Worst lines\\: src/struct12.cu\\:9 \\(100.0% of the excess, LDG.E R5' t.md || { cat t.md; fail "md: no worst line in the message"; }
+grep -q 'Worst lines\\: src/struct12.cu\\:9 \\(100.0% of the excess, 3.0× the ideal sectors, LDG.E R5' t.md || { cat t.md; fail "md: no worst line in the message"; }
 grep -q '^src/struct12.cu:9:     out\[i\] = s\[i\].x; /\* 12-byte stride \*/$' t.md || { cat t.md; fail "md: line 9 not quoted"; }
 ! grep -q 'gather.cu:5: ' t.md || fail "md: quoted a file that is not readable here"
 # SARIF: region.startLine and a uri relative to run.cwd; the file elsewhere: a plain-text location.
