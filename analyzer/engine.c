@@ -637,6 +637,10 @@ attach_lines(sqlite3 *db, struct findings *fs)
          * says where (its mangled name, 100-200 characters for a PyTorch
          * kernel, said it twice per finding); a callee keeps function+pc.
          */
+        int header_lines = 0;
+        for (size_t j = 0; j < f->n_lines; j++)
+            header_lines += is_toolkit_header(f->lines[j].file);
+        int headers = header_lines;
         for (size_t j = 0; j < f->n_lines; j++) {
             const struct fline *l = &f->lines[j];
             char piece[160];
@@ -665,10 +669,14 @@ attach_lines(sqlite3 *db, struct findings *fs)
                 append(&f->message, l->sass);
                 append(&f->message, ")");
             }
-            if (is_toolkit_header(l->file))
+            /* said once, after the last such line: two or three of them repeated it */
+            if (is_toolkit_header(l->file) && --headers == 0)
                 append(&f->message,
-                       " (a CUDA header's function, inlined: the line that called it is "
-                       "not in the line table)");
+                       header_lines > 1
+                           ? " (CUDA headers' functions, inlined: the lines that called them are "
+                             "not in the line table)"
+                           : " (a CUDA header's function, inlined: the line that called it is "
+                             "not in the line table)");
         }
         if (f->n_lines)
             append(&f->message, ".");
