@@ -653,7 +653,12 @@ attach_lines(sqlite3 *db, struct findings *fs)
             } else {
                 append(&f->message, l->location ? l->location : "?");
             }
-            snprintf(piece, sizeof(piece), " (%.1f%% of the excess", l->share_pct);
+            /* a share of what the rule counts: beyond the ideal, or all local traffic, or all
+               narrow instructions (scalar-access: none of them is "excess") */
+            snprintf(piece, sizeof(piece), " (%.1f%% of the %s", l->share_pct,
+                     !strcmp(kind, "local")    ? "local traffic"
+                     : !strcmp(kind, "narrow") ? "narrow instructions"
+                                               : "excess");
             append(&f->message, piece);
             /* shared wavefronts over their ideal are the line's n ways (1 to 32, as the rule's) */
             if (l->times_ideal >= 1 && !strcmp(kind, "shared"))
