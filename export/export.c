@@ -16,6 +16,7 @@
 #include "schema/store.h"
 #include "schema/store_view.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <regex.h>
@@ -124,6 +125,23 @@ export_fmt_number(char *buf, size_t n, double v, int digits)
 }
 
 const char *
+export_unit_for(char *buf, size_t n, double v, const char *unit)
+{
+    snprintf(buf, n, "%s", unit ? unit : "");
+    size_t len = strlen(buf);
+    if (v != 1 || len < 2 || buf[len - 1] != 's' || !strcmp(buf, "ns"))
+        return buf;
+    for (size_t i = 0; i < len; i++)
+        if (!isalpha((unsigned char)buf[i]))
+            return buf; /* B/s, requests/inst: a rate, not a count */
+    if (len > 3 && !strcmp(buf + len - 3, "ies"))
+        strcpy(buf + len - 3, "y"); /* copies -> copy */
+    else
+        buf[len - 1] = '\0';
+    return buf;
+}
+
+const char *
 ex_fmt_num(char *buf, size_t n, double v)
 {
     return export_fmt_number(buf, n, v, 4);
@@ -137,9 +155,9 @@ ex_fmt_evidence(char *buf, size_t n, const struct ex_evidence *e)
     else if (!e->has_value || !isfinite(e->value))
         snprintf(buf, n, "not measured");
     else {
-        char v[64];
+        char v[64], u[64];
         snprintf(buf, n, "%s%s%s", ex_fmt_num(v, sizeof(v), e->value), e->unit ? " " : "",
-                 e->unit ? e->unit : "");
+                 export_unit_for(u, sizeof(u), e->value, e->unit));
     }
     return buf;
 }

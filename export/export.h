@@ -229,6 +229,15 @@ int export_severity_rank(const char *severity);
 const char *export_fmt_number(char *buf, size_t n, double v, int digits);
 
 /*
+ * `unit` as it reads after the value `v`: a count's plural noun in the
+ * singular when v is exactly 1 ("1 warp", "1 copy", "1 SM"; the evidence of
+ * idle-kernel and latency-not-hidden on a one-block grid read "1 warps").
+ * Units that are not plural nouns (%, x, ns, B/s, requests/inst) come back
+ * as they are. Writes at most n bytes to buf and returns buf ("" for NULL).
+ */
+const char *export_unit_for(char *buf, size_t n, double v, const char *unit);
+
+/*
  * Registers the SQL function gh_kname(kernel_id) on `db`: the kernel's
  * name by the naming rule of export/kname.h, unique among the report's
  * kernels (sanitized; NULL for an unknown id, or when the names cannot

@@ -154,10 +154,11 @@ add_evidence(struct view *v)
         line_add(l, LINE_DEFAULT, 2, " ");
         line_add_untrusted(l, LINE_LABEL, 26, col_text(st, 0), 200);
         const char *unit = col_text(st, 3);
-        char num[48];
+        char num[48], u[32];
         if (sqlite3_column_type(st, 1) != SQLITE_NULL)
             snprintf(val, sizeof(val), "%s %.20s",
-                     export_fmt_number(num, sizeof(num), tui_col_num(st, 1), 4), unit ? unit : "");
+                     export_fmt_number(num, sizeof(num), tui_col_num(st, 1), 4),
+                     export_unit_for(u, sizeof(u), tui_col_num(st, 1), unit));
         else
             snprintf(val, sizeof(val), "%.60s", col_text(st, 2) ? col_text(st, 2) : "not measured");
         line_add_untrusted(l, LINE_DEFAULT, 16, val, 0);

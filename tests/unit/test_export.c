@@ -851,6 +851,19 @@ test_export_evidence_value(void)
     char b[128];
     struct ex_evidence num = {.value = 32, .has_value = 1, .unit = "sectors"};
     CHECK_STR(ex_fmt_evidence(b, sizeof(b), &num), "32 sectors");
+    /* a count of one in the singular; rates and percentages as they are */
+    struct ex_evidence one = {.value = 1, .has_value = 1, .unit = "warps"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &one), "1 warp");
+    struct ex_evidence copy = {.value = 1, .has_value = 1, .unit = "copies"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &copy), "1 copy");
+    struct ex_evidence sms = {.value = 1, .has_value = 1, .unit = "SMs"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &sms), "1 SM");
+    struct ex_evidence rate = {.value = 1, .has_value = 1, .unit = "requests/inst"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &rate), "1 requests/inst");
+    struct ex_evidence ns = {.value = 1, .has_value = 1, .unit = "ns"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &ns), "1 ns");
+    struct ex_evidence two = {.value = 2, .has_value = 1, .unit = "warps"};
+    CHECK_STR(ex_fmt_evidence(b, sizeof(b), &two), "2 warps");
     struct ex_evidence bare = {.value = 1.5, .has_value = 1};
     CHECK_STR(ex_fmt_evidence(b, sizeof(b), &bare), "1.5");
     struct ex_evidence text = {.value = NAN, .text_value = "partial last wave"};
