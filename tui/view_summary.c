@@ -471,7 +471,9 @@ add_time_split(struct view *v, double gpu_ns)
     if (n == 0)
         view_printf(v, LINE_DIM, "  no kernel launches in this report");
     else if (gpu_ns > shown * 1.0001)
-        view_printf(v, LINE_DIM, "  ... the other kernels: %.1f%% (Kernels view: press 2)",
+        /* the same words in the TUI, its dump ('P') and `gpuhier report`, where no key works */
+        view_printf(v, LINE_DIM,
+                    "  ... the other kernels: %.1f%% (key 2, or gpuhier report --view kernels)",
                     100 * (gpu_ns - shown) / gpu_ns);
 }
 

@@ -13,6 +13,9 @@ for v in summary kernels configs findings copies; do
   [ -s $v.txt ] || fail "--view $v printed nothing"
 done
 grep -q '^Launches    2,000 launches (40 profiled) of 12 kernels in 24 configurations$' summary.txt || fail "summary totals"
+# No key works in text output: the hint for the kernels left out names the report's option too.
+! grep -q 'press' summary.txt || fail "summary text tells of a key alone: $(grep press summary.txt)"
+grep -q 'the other kernels: .*gpuhier report --view kernels)$' summary.txt || fail "summary: no --view kernels hint"
 [ "$(wc -l < kernels.txt)" -eq 13 ] || fail "kernels: want header + 12 rows, got $(wc -l < kernels.txt)"
 [ "$(wc -l < configs.txt)" -eq 25 ] || fail "configs: want header + 24 rows"
 head -1 findings.txt | grep -q 'Rule' || fail "findings header"
