@@ -560,13 +560,25 @@ kernel_open(struct view *v)
     fmt_ns(c, sizeof(c), s.total_ns);
     fmt_ns(d, sizeof(d), s.mean_ns);
     fmt_pct(e, sizeof(e), s.share_pct);
-    view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; %s total (%s), mean %s", LABEL,
-                "Launches", a, b, c, e, d);
+    /* A kernel whose launches all ran instrumented has no traced time (a patched run keeps none):
+       "0 ns total" beside a finding's time lost read as a contradiction. */
+    if (isnan(s.mean_ns) && !(s.total_ns > 0))
+        view_printf(v, LINE_DEFAULT,
+                    "%-*s %s traced, %s profiled; no traced time (its launches ran instrumented)",
+                    LABEL, "Launches", a, b);
+    else
+        view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; %s total (%s), mean %s", LABEL,
+                    "Launches", a, b, c, e, d);
     fmt_ns(a, sizeof(a), s.floor_ns);
     fmt_ratio(b, sizeof(b), s.floor_ratio);
     fmt_ns(c, sizeof(c), s.floor_measured_ns);
     fmt_ratio(d, sizeof(d), s.floor_ratio_measured);
-    if (s.has) {
+    if (s.has && isnan(s.floor_ns)) {
+        view_printf(v, LINE_DIM, "%-*s not measured (it got no hardware counters)", LABEL, "Floor");
+    } else if (s.has && isnan(s.floor_ratio)) {
+        view_printf(v, LINE_DEFAULT, "%-*s %s at peak bandwidth; no traced time to set against it",
+                    LABEL, "Floor", a);
+    } else if (s.has) {
         enum line_type ft = s.floor_ratio > 2 ? LINE_WARNING : LINE_DEFAULT;
         view_printf(v, ft, "%-*s %s at peak bandwidth: the mean is %s the floor", LABEL, "Floor", a,
                     b);

@@ -32,11 +32,16 @@ static const struct column config_cols[] = {
  * ?2 an NVTX range filter (NULL: none): only kernels (configurations)
  * with a launch whose path matches; ?3 = 1 (--all) names a worst finding
  * that the findings view hides (a note of no time lost), else it is left
- * blank: the column then names only findings the list shows.
+ * blank: the column then names only findings the list shows. A total of
+ * 0 is no traced time (the configuration's only launches were instrumented,
+ * whose patched runs keep none), shown "-" as its mean is: "0 ns" beside a
+ * time lost read as a contradiction (tk_unseen's fill_particles, 0 ns and
+ * 62.6 us lost on the H100 report of 2026-12-07 10:19 UTC).
  */
 static const char summary_sql[] =
     "SELECT k.id, ks.config_id, coalesce(gh_kname(k.id), k.short_name, k.demangled_name,"
-    " k.mangled_name), ks.launches, ks.total_ns, ks.mean_ns, ks.floor_ratio, ks.time_lost_ns,"
+    " k.mangled_name), ks.launches, nullif(ks.total_ns, 0), ks.mean_ns, ks.floor_ratio,"
+    " ks.time_lost_ns,"
     " CASE WHEN ?3 OR NOT (ks.worst_severity = 'note' AND coalesce(ks.time_lost_ns, 0) <= 0)"
     " THEN ks.worst_severity END,"
     " CASE WHEN ?3 OR NOT (ks.worst_severity = 'note' AND coalesce(ks.time_lost_ns, 0) <= 0)"
@@ -51,8 +56,9 @@ static const char summary_sql[] =
 
 static const char raw_sql[] =
     "SELECT k.id, CASE WHEN ?1 = 1 THEN c.id END, coalesce(gh_kname(k.id), k.short_name,"
-    " k.demangled_name, k.mangled_name), sum(c.launches), sum(c.total_ns),"
-    " CASE WHEN sum(c.launches) > 0 THEN CAST(sum(c.total_ns) AS REAL) / sum(c.launches) END,"
+    " k.demangled_name, k.mangled_name), sum(c.launches), nullif(sum(c.total_ns), 0),"
+    " CASE WHEN sum(c.launches) > 0 THEN CAST(nullif(sum(c.total_ns), 0) AS REAL) / sum(c.launches)"
+    " END,"
     " NULL, NULL, NULL, NULL, min(c.grid_x), min(c.grid_y), min(c.grid_z), min(c.block_x),"
     " min(c.block_y), min(c.block_z), coalesce(k.demangled_name, k.mangled_name), NULL"
     " FROM config c JOIN kernel k ON k.id = c.kernel_id"

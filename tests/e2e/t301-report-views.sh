@@ -118,6 +118,17 @@ sqlite3 memset.db "$sql" 2>/dev/null ||
 "$bin" report --raw memset.db --view copies > memset.txt || fail "--view copies with a memset"
 grep -q '^memset  device  ' memset.txt || fail "memset row: $(grep memset memset.txt)"
 ! grep -q '?' memset.txt || fail "a '?' in the copies view: $(grep '?' memset.txt)"
+# A configuration with no traced time (its only launch instrumented) shows its total as its mean, "-", not "0 ns".
+cp small.db untimed.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE kernel_summary SET total_ns = 0, mean_ns = NULL WHERE config_id = (SELECT MIN(id) FROM config)"); c.commit()' untimed.db
+"$bin" report --raw untimed.db --view configs > untimed.txt || fail "--view configs on an untimed configuration"
+[ "$(awk '$1 ~ /^synthetic::stream_kernel_1</ && $3 == "-" && $4 == "-"' untimed.txt | wc -l)" = 1 ] ||
+  fail "an untimed configuration's total and mean are not '-': $(grep 'stream_kernel_1<' untimed.txt)"
+# The same for a whole kernel: its detail says it has no traced time and no floor, not "0 ns total" and "- the floor".
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE kernel_summary SET total_ns = 0, mean_ns = NULL, floor_ns = NULL, floor_ratio = NULL WHERE kernel_id = 1"); c.commit()' untimed.db
+"$bin" report --raw untimed.db --view kernel '#1' > untimed-k.txt || fail "--view kernel on an untimed kernel"
+grep -q '^Launches .*; no traced time (its launches ran instrumented)$' untimed-k.txt || fail "untimed kernel: $(grep '^Launches' untimed-k.txt)"
+grep -q '^Floor  *not measured (it got no hardware counters)$' untimed-k.txt || fail "untimed kernel floor: $(grep '^Floor' untimed-k.txt)"
 echo "not a report" > junk.db
 "$bin" report --raw junk.db 2> err.txt; rc=$?
 [ $rc = 3 ] || fail "junk report: rc $rc"
