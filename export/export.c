@@ -591,6 +591,10 @@ load_kernels(sqlite3 *db, const regex_t *re, struct ex_report *r)
         k->launches = col_int(st, 6);
         k->total_ns = ex_col_real(st, 7);
         k->mean_ns = ex_col_real(st, 8);
+        /* No traced time (every launch ran instrumented, a patched run keeps none) is unknown,
+           not 0 ns: `gpuhier diff` read "tk_fill 0 ns -> 24 us" */
+        if (isnan(k->mean_ns) && !(k->total_ns > 0))
+            k->total_ns = NAN;
         if (isnan(k->mean_ns) && k->launches > 0 && isfinite(k->total_ns))
             k->mean_ns = k->total_ns / (double)k->launches;
         k->share_pct = ex_col_real(st, 9);

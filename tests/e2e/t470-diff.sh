@@ -52,6 +52,11 @@ if [ -x "$val" ]; then
 else
     echo "note: markdownlint not installed (tests/validators/install.sh); Markdown lint skipped"
 fi
+# A kernel with no traced time (its launches ran instrumented) reads "unknown", not "0 ns".
+cp before.db untimed.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE kernel_summary SET total_ns = 0, mean_ns = NULL WHERE kernel_id = (SELECT id FROM kernel WHERE short_name = \x27transpose_naive\x27)"); c.commit()' untimed.db
+expect_rc 0 "$G" diff untimed.db after.db --raw
+grep -q '^transpose_naive  *matched  *unknown -> 35 µs' rc.out || bad "text: an untimed kernel: $(grep '^transpose_naive' rc.out)"
 expect_rc 2 "$G" diff before.db --raw
 expect_rc 2 "$G" diff before.db after.db --raw --format pdf
 expect_rc 2 "$G" diff before.db after.db --raw --map nonsense
