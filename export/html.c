@@ -744,7 +744,7 @@ write_finding(xmlTextWriterPtr w, const struct ex_finding *f)
     if (isfinite(f->share_pct))
         textf(w, " (%s %% of the GPU time)", export_fmt_number(b, sizeof(b), f->share_pct, 3));
     if (f->launches >= 0)
-        textf(w, " over %lld launches", f->launches);
+        textf(w, " over %lld launch%s", f->launches, f->launches == 1 ? "" : "es");
     if (f->config_id >= 0) {
         char g[64], bl[64];
         textf(w, " \xc2\xb7 grid %s block %s", ex_fmt_dim(g, sizeof(g), f->grid),
@@ -1340,8 +1340,12 @@ write_kernel(xmlTextWriterPtr w, const struct ex_report *r, const struct hdata *
     attrf(w, "id", "kernel-%lld", k->id);
     el(w, "summary", NULL);
     el_text(w, "code", NULL, k->display_name ? k->display_name : k->demangled_name);
-    textf(w, " \xe2\x80\x94 %s over %lld launches", ex_fmt_ns(a, sizeof(a), k->total_ns),
-          k->launches > 0 ? k->launches : 0);
+    long long nl = k->launches > 0 ? k->launches : 0;
+    if (isfinite(k->total_ns))
+        textf(w, " \xe2\x80\x94 %s over %lld launch%s", ex_fmt_ns(a, sizeof(a), k->total_ns), nl,
+              nl == 1 ? "" : "es");
+    else /* every launch ran instrumented: a patched run keeps no time */
+        textf(w, " \xe2\x80\x94 no traced time over %lld launch%s", nl, nl == 1 ? "" : "es");
     if (isfinite(k->share_pct))
         textf(w, " (%s %%)", export_fmt_number(b, sizeof(b), k->share_pct, 3));
     if (k->bound_tier)

@@ -69,5 +69,11 @@ fi
 mkdir ro && cp nasty.db ro/ && chmod 444 ro/nasty.db && chmod 555 ro
 expect_rc 0 "$G" export ro/nasty.db --raw --format sarif -o ro.sarif
 ls ro | grep -qv '^nasty.db$' && bad "export left files beside a read-only report"
+# A kernel with no traced time (its launches ran instrumented): the page says so, never "0 ns" or "unknown".
+cp nasty.db untimed.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE kernel_summary SET total_ns = 0, mean_ns = NULL"); c.commit()' untimed.db
+expect_rc 0 "$G" export untimed.db --raw --format html -o untimed.html
+grep -q 'no traced time over [0-9]* launch' untimed.html || bad "html: an untimed kernel's summary"
+grep -q '</code> \(—\|&#8212;\) \(0 ns\|unknown\) over' untimed.html && bad "html: an untimed kernel reads 0 ns or unknown"
 [ $fail = 0 ] && echo "t450: export formats ok"
 exit $fail
