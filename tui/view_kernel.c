@@ -557,6 +557,17 @@ kernel_open(struct view *v)
     char a[32], b[32], c[32], d[32], e[32], f[32];
     fmt_count(a, sizeof(a), s.launches);
     fmt_count(b, sizeof(b), s.profiled);
+    /* "0 profiled" beside exact counts read as none: the instrumented launches are counted apart */
+    long long instrumented =
+        store_user_version(v->db) >= 2
+            ? tui_query_int(v->db, "SELECT count(*) FROM inst_launch WHERE kernel_id = ?1", v->id,
+                            0)
+            : 0;
+    char pb[96];
+    if (instrumented > 0)
+        snprintf(pb, sizeof(pb), "%s profiled, %lld instrumented", b, instrumented);
+    else
+        snprintf(pb, sizeof(pb), "%s profiled", b);
     fmt_ns(c, sizeof(c), s.total_ns);
     fmt_ns(d, sizeof(d), s.mean_ns);
     fmt_pct(e, sizeof(e), s.share_pct);
@@ -564,11 +575,11 @@ kernel_open(struct view *v)
        "0 ns total" beside a finding's time lost read as a contradiction. */
     if (isnan(s.mean_ns) && !(s.total_ns > 0))
         view_printf(v, LINE_DEFAULT,
-                    "%-*s %s traced, %s profiled; no traced time (its launches ran instrumented)",
-                    LABEL, "Launches", a, b);
+                    "%-*s %s traced, %s; no traced time (its launches ran instrumented)", LABEL,
+                    "Launches", a, pb);
     else
-        view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s profiled; %s total (%s), mean %s", LABEL,
-                    "Launches", a, b, c, e, d);
+        view_printf(v, LINE_DEFAULT, "%-*s %s traced, %s; %s total (%s), mean %s", LABEL,
+                    "Launches", a, pb, c, e, d);
     fmt_ns(a, sizeof(a), s.floor_ns);
     fmt_ratio(b, sizeof(b), s.floor_ratio);
     fmt_ns(c, sizeof(c), s.floor_measured_ns);

@@ -128,6 +128,11 @@ python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UP
 python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE kernel_summary SET total_ns = 0, mean_ns = NULL, floor_ns = NULL, floor_ratio = NULL WHERE kernel_id = 1"); c.commit()' untimed.db
 "$bin" report --raw untimed.db --view kernel '#1' > untimed-k.txt || fail "--view kernel on an untimed kernel"
 grep -q '^Launches .*; no traced time (its launches ran instrumented)$' untimed-k.txt || fail "untimed kernel: $(grep '^Launches' untimed-k.txt)"
+# Instrumented launches are counted beside the range-profiled ones ("0 profiled" beside exact counts read as none).
+grep -q '^Launches .* profiled;' untimed-k.txt || fail "no instrumented launch: $(grep '^Launches' untimed-k.txt)"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("INSERT INTO inst_launch (launch_id, config_id, kernel_id, reason) SELECT id, config_id, kernel_id, \x27first_of_config\x27 FROM launch WHERE kernel_id = 1 ORDER BY id LIMIT 1"); c.commit()' untimed.db
+"$bin" report --raw untimed.db --view kernel '#1' > untimed-k.txt || fail "--view kernel with an instrumented launch"
+grep -q '^Launches .* profiled, 1 instrumented;' untimed-k.txt || fail "instrumented launch not counted: $(grep '^Launches' untimed-k.txt)"
 grep -q '^Floor  *not measured (it got no hardware counters)$' untimed-k.txt || fail "untimed kernel floor: $(grep '^Floor' untimed-k.txt)"
 echo "not a report" > junk.db
 "$bin" report --raw junk.db 2> err.txt; rc=$?
