@@ -598,6 +598,11 @@ attach_lines(sqlite3 *db, struct findings *fs)
          */
         int shared = !strcmp(kind, "shared");
         int sectors = !strcmp(kind, "gld") || !strcmp(kind, "gst") || !strcmp(kind, "atomic");
+        /* what a line's share is of: beyond the ideal, or all local traffic, or all narrow
+           instructions (scalar-access: none of them is "excess") */
+        const char *of = shared || sectors        ? "excess"
+                         : !strcmp(kind, "local") ? "local traffic"
+                                                  : "narrow instructions";
         char ratio[96] = "NULL";
         if (shared || sectors)
             snprintf(ratio, sizeof(ratio), "%s_%s * 1.0 / NULLIF(%s_%s_ideal, 0)", kind,
@@ -653,15 +658,10 @@ attach_lines(sqlite3 *db, struct findings *fs)
             } else {
                 append(&f->message, l->location ? l->location : "?");
             }
-            /* a share of what the rule counts: beyond the ideal, or all local traffic, or all
-               narrow instructions (scalar-access: none of them is "excess") */
-            snprintf(piece, sizeof(piece), " (%.1f%% of the %s", l->share_pct,
-                     !strcmp(kind, "local")    ? "local traffic"
-                     : !strcmp(kind, "narrow") ? "narrow instructions"
-                                               : "excess");
+            snprintf(piece, sizeof(piece), " (%.1f%% of the %s", l->share_pct, of);
             append(&f->message, piece);
             /* shared wavefronts over their ideal are the line's n ways (1 to 32, as the rule's) */
-            if (l->times_ideal >= 1 && !strcmp(kind, "shared"))
+            if (l->times_ideal >= 1 && shared)
                 snprintf(piece, sizeof(piece), ", %.1f-way",
                          l->times_ideal < 32 ? l->times_ideal : 32);
             else if (l->times_ideal >= 1)

@@ -223,9 +223,8 @@ print_text(sqlite3 *db, const char *path, int top, int all)
     struct store_coverage cov;
     if (store_counter_coverage(db, &cov) == 0 && cov.deferred_counts)
         printf("note: %lld configuration%s (%.1f %% of the %s kernel time) got no hardware "
-               "counters: %s launches were deferred (the profiling budget, or a one-pass group "
-               "waiting for its run: a program that rarely repeats a configuration; "
-               "docs/sampling.md), so the rules that read hardware counters did not judge %s; "
+               "counters: %s launches were deferred (" STORE_DEFERRED_WHY
+               "), so the rules that read hardware counters did not judge %s; "
                "`gpuhier run --sample all` profiles every launch\n\n",
                cov.deferred_configs, cov.deferred_configs == 1 ? "" : "s", cov.deferred_pct,
                cov.setup_counts        ? "repeated work's"

@@ -298,9 +298,8 @@ print_coverage(sqlite3 *db, const char *shown)
     if (cov.deferred_counts)
         fprintf(stderr,
                 "==gpuhier==   %s: %.1f %% of %s in %lld configuration%s without hardware "
-                "counters, whose launches were deferred (the profiling budget, or a one-pass "
-                "group waiting for its run: a program that rarely repeats a configuration; "
-                "docs/sampling.md): `gpuhier run --sample all` profiles every launch, at a "
+                "counters, whose launches were deferred (" STORE_DEFERRED_WHY
+                "): `gpuhier run --sample all` profiles every launch, at a "
                 "higher cost\n",
                 shown, cov.deferred_pct, cov.setup_counts ? "the repeated work" : "it",
                 cov.deferred_configs, cov.deferred_configs == 1 ? "" : "s");

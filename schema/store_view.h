@@ -94,6 +94,11 @@ struct store_coverage {
  */
 #define STORE_DEFERRED_HINT_PCT 10.0
 
+/* Why deferred configurations have no hardware counters, as `gpuhier run` and `gpuhier analyze` say it. */
+#define STORE_DEFERRED_WHY                                                                         \
+    "the profiling budget, or a one-pass group waiting for its run: a program that rarely "        \
+    "repeats a configuration; docs/sampling.md"
+
 /* Fills *c (zeroed first). 0, or -1 with the message. Reads profiles and the launches' reasons. */
 int store_counter_coverage(sqlite3 *db, struct store_coverage *c);
 
