@@ -25,6 +25,14 @@
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
+/*
+ * The ending of a count's noun in the collector's messages: "1 launch",
+ * "2 launches", "1 configuration" (a one-kernel program's events read
+ * "1 configurations" before).
+ */
+#define PLURAL_S(n) ((n) == 1 ? "" : "s")
+#define PLURAL_ES(n) ((n) == 1 ? "" : "es")
+
 /* ------------------------------------------------------------- records */
 
 #define REC_NAME_MAX 256 /* kernel names in failure records (truncated) */

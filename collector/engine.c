@@ -184,10 +184,10 @@ instrumentation_state(char *buf, size_t n)
     else if (sampler_stuck(&engine_sass, stuck, sizeof(stuck)))
         snprintf(buf, n, "stuck: %.190s", stuck);
     else if (!strcmp(s, "ran") && graphs)
-        snprintf(buf, n, "ran: %ld launch%s, %ld graph launch%s%s", launches,
-                 launches == 1 ? "" : "es", graphs, graphs == 1 ? "" : "es", tail);
+        snprintf(buf, n, "ran: %ld launch%s, %ld graph launch%s%s", launches, PLURAL_ES(launches),
+                 graphs, PLURAL_ES(graphs), tail);
     else if (!strcmp(s, "ran"))
-        snprintf(buf, n, "ran: %ld launch%s%s", launches, launches == 1 ? "" : "es", tail);
+        snprintf(buf, n, "ran: %ld launch%s%s", launches, PLURAL_ES(launches), tail);
     else
         snprintf(buf, n, "%s%s", s, strncmp(s, "failed", 6) ? tail : "");
 }

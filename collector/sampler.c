@@ -890,19 +890,20 @@ phase_at_exit(void)
     char st[160];
     sass_state(st, sizeof(st), &launches, &graphs, NULL);
     long n = atomic_load(&P.launches);
+    long closed_at = atomic_load(&P.closed_at), late = atomic_load(&P.late);
     if (atomic_load(&P.open))
         push_event("info", "instrumentation_window",
                    "the instrumentation window never closed: pattern counters on %ld "
-                   "configurations over all %ld launches; the range profiler did not run",
-                   launches, n);
+                   "configuration%s over all %ld launch%s; the range profiler did not run",
+                   launches, PLURAL_S(launches), n, PLURAL_ES(n));
     else
         push_event("info", "instrumentation_window",
-                   "pattern counters on %ld configurations during the first %ld launches%s; %ld "
-                   "configurations first launched after the window have none",
-                   launches, atomic_load(&P.closed_at),
+                   "pattern counters on %ld configuration%s during the first %ld launch%s%s; %ld "
+                   "configuration%s first launched after the window %s none",
+                   launches, PLURAL_S(launches), closed_at, PLURAL_ES(closed_at),
                    atomic_load(&P.by_failure) ? " (closed when the instrumentation engine failed)"
                                               : "",
-                   atomic_load(&P.late));
+                   late, PLURAL_S(late), late == 1 ? "has" : "have");
 }
 
 void
@@ -915,22 +916,25 @@ sampler_at_exit(void)
     if (opt.sampling_ok && !opt.trace_only && opt.instrument == ENGINES_BOTH &&
         S.sampling.opts.inst_allowance_ns >= 0) {
         char v[200];
+        long deferred = atomic_load(&S.inst_deferred);
         snprintf(v, sizeof v,
-                 "%.1f ms and %.0fx the native time (%s %ld configurations); %ld launches "
-                 "instrumented past the allowance, %ld configurations waited to the end",
+                 "%.1f ms and %.0fx the native time (%s %ld configuration%s); %ld launch%s "
+                 "instrumented past the allowance, %ld configuration%s waited to the end",
                  SAMPLING_INST_FIXED_NS / 1e6, slowdown, learned ? "learned from" : "default,",
-                 learned, atomic_load(&S.inst_deferred), waited);
+                 learned, PLURAL_S(learned), deferred, PLURAL_ES(deferred), waited,
+                 PLURAL_S(waited));
         push_meta("instrumentation_price", v);
     }
     if (waited) {
         push_event(
             "info", "instrumentation_budget",
-            "%ld configurations have no exact per-instruction counts: they came after the "
+            "%ld configuration%s %s no exact per-instruction counts: they came after the "
             "instrumentation engine had spent its allowance (%.0f ms), and were launched "
             "fewer than %d times or their price (%.0f ms and %.0fx their native time, %s) "
             "never fit in %.0f %% of the program's own time (GPUHIER_INSTRUMENT_ALLOWANCE_MS, "
             "GPUHIER_INSTRUMENT_BUDGET; docs/sampling.md)",
-            waited, (double)S.sampling.opts.inst_allowance_ns / 1e6, SAMPLING_INST_REPEATS,
+            waited, PLURAL_S(waited), waited == 1 ? "has" : "have",
+            (double)S.sampling.opts.inst_allowance_ns / 1e6, SAMPLING_INST_REPEATS,
             SAMPLING_INST_FIXED_NS / 1e6, slowdown,
             learned ? "learned from this run" : "before any was measured",
             S.sampling.opts.inst_budget_pct);

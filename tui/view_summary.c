@@ -266,20 +266,22 @@ add_totals(struct view *v, double *gpu_ns)
         fmt_count(b, sizeof(b), tui_col_num(st, 4));
         fmt_ns(c, sizeof(c), tui_col_num(st, 1));
         *gpu_ns = tui_col_num(st, 1);
+        long long kernels = sqlite3_column_int64(st, 2), configs = sqlite3_column_int64(st, 3);
         view_printf(v, LINE_DEFAULT,
-                    "%-*s %s launches (%s profiled) of %lld kernels in %lld configurations", LABEL,
-                    "Launches", a, b, (long long)sqlite3_column_int64(st, 2),
-                    (long long)sqlite3_column_int64(st, 3));
+                    "%-*s %s launch%s (%s profiled) of %lld kernel%s in %lld configuration%s",
+                    LABEL, "Launches", a, tui_col_num(st, 0) == 1 ? "" : "es", b, kernels,
+                    kernels == 1 ? "" : "s", configs, configs == 1 ? "" : "s");
         fmt_count(d, sizeof(d), tui_col_num(st, 5));
         fmt_bytes(e, sizeof(e), tui_col_num(st, 6));
         fmt_ns(f, sizeof(f), tui_col_num(st, 7));
         struct tline *cl =
-            view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s copies moving %s in %s", LABEL,
-                        "GPU time", c, d, e, f);
+            view_printf(v, LINE_DEFAULT, "%-*s %s kernel time; %s cop%s moving %s in %s", LABEL,
+                        "GPU time", c, d, tui_col_num(st, 5) == 1 ? "y" : "ies", e, f);
         cl->target = TARGET_COPIES;
         if (sqlite3_column_int64(st, 8) > 0)
-            view_printf(v, LINE_ERROR, "%-*s %lld launches failed (see the launch_failure table)",
-                        LABEL, "Failures", (long long)sqlite3_column_int64(st, 8));
+            view_printf(v, LINE_ERROR, "%-*s %lld launch%s failed (see the launch_failure table)",
+                        LABEL, "Failures", (long long)sqlite3_column_int64(st, 8),
+                        sqlite3_column_int64(st, 8) == 1 ? "" : "es");
     }
     sqlite3_finalize(st);
 }

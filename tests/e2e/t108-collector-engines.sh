@@ -348,9 +348,9 @@ expect instprice "a at its first launch, c at its third, b never" \
     "$(q instprice "SELECT group_concat(k.mangled_name || ':' || l.config_launch_index || ':' || i.reason, ',') FROM inst_launch i JOIN launch l ON l.id = i.launch_id JOIN kernel k ON k.id = i.kernel_id")" \
     "_Z1aPf:0:first_of_config,_Z1cPf:2:inst_deferred"
 like instprice "the event counts b" "$(q instprice "SELECT message FROM event WHERE code = 'instrumentation_budget'")" \
-    "1 configurations have no exact per-instruction counts: *"
+    "1 configuration has no exact per-instruction counts: *"
 like instprice "the price learned from a" "$(meta instprice instrumentation_price)" \
-    "5.0 ms and 9[5-9]x the native time (learned from 2 configurations); 1 launches instrumented past the allowance, 1 configurations waited to the end"
+    "5.0 ms and 9[5-9]x the native time (learned from 2 configurations); 1 launch instrumented past the allowance, 1 configuration waited to the end"
 # ... and `gpuhier run` says so under its coverage line, in the collector's words (its own
 # collector: not under a sanitizer twin's GPUHIER_COLLECTOR).
 if [ -z "${GPUHIER_COLLECTOR:-}" ]; then
@@ -361,7 +361,7 @@ if [ -z "${GPUHIER_COLLECTOR:-}" ]; then
         bad "runprice: gpuhier run failed: $(cat "$tmp/runprice.err")"
     like runprice "gpuhier run's summary says which configurations waited" \
         "$(grep 'per-instruction' "$tmp/runprice.err")" \
-        "==gpuhier==   *runprice.db: 1 configurations have no exact per-instruction counts: they came after *"
+        "==gpuhier==   *runprice.db: 1 configuration has no exact per-instruction counts: they came after *"
 fi
 # 2c''. Within the allowance a first launch is taken blind, unless another configuration of the
 #      same kernel cost more than a tenth of the allowance to instrument (XLA's autotuning
@@ -451,7 +451,7 @@ expect late "strided range-profiled at its first launch" \
     "$(q late "SELECT l.config_launch_index || ':' || l.profile_reason FROM launch l JOIN kernel k ON k.id = l.kernel_id WHERE k.mangled_name = '_Z7stridedPfPKf' AND l.profiled = 1 ORDER BY l.id LIMIT 1")" \
     "0:first_of_config"
 expect late "the window's event" "$(q late "SELECT message FROM event WHERE code = 'instrumentation_window'")" \
-    "pattern counters on 1 configurations during the first 1 launches; 1 configurations first launched after the window have none"
+    "pattern counters on 1 configuration during the first 1 launch; 1 configuration first launched after the window has none"
 expect late "instrumentation state" "$(meta late engine_instrumentation)" \
     "ran: 1 launch (window closed after 1 launch)"
 
@@ -462,7 +462,7 @@ expect phasedfail "one SetConfig, one UnsetConfig" \
     "$(grep '^fake_sass_' "$tmp/phasedfail.out" | tr '\n' ' ')" "fake_sass_configs=1 fake_sass_unsets=1 "
 like phasedfail "the event says it closed by the failure" \
     "$(q phasedfail "SELECT message FROM event WHERE code = 'instrumentation_window'")" \
-    "pattern counters on 0 configurations during the first 1 launches (closed when the instrumentation engine failed)*"
+    "pattern counters on 0 configurations during the first 1 launch (closed when the instrumentation engine failed)*"
 np=$(q phasedfail "SELECT count(*) FROM launch WHERE profiled = 1")
 [ "${np:-0}" -gt 0 ] 2>/dev/null && echo "ok   phasedfail: $np launches range-profiled" || bad "phasedfail: profiled launches '$np'"
 

@@ -13,6 +13,17 @@ for v in summary kernels configs findings copies; do
   [ -s $v.txt ] || fail "--view $v printed nothing"
 done
 grep -q '^Launches    2,000 launches (40 profiled) of 12 kernels in 24 configurations$' summary.txt || fail "summary totals"
+# A one-kernel program's summary counts in the singular ("1 launches of 1 kernels" before).
+cp small.db one.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect("one.db"); c.executescript(sys.argv[1]); c.commit()' "
+  DELETE FROM kernel_summary; DELETE FROM config WHERE id <> (SELECT min(id) FROM config);
+  UPDATE config SET launches = 1; DELETE FROM kernel WHERE id NOT IN (SELECT kernel_id FROM config);
+  DELETE FROM launch WHERE id <> (SELECT min(id) FROM launch);
+  DELETE FROM profile WHERE rowid <> (SELECT min(rowid) FROM profile);
+  DELETE FROM copy WHERE rowid <> (SELECT min(rowid) FROM copy);" || fail "one.db"
+"$bin" report --raw one.db --view summary > one.txt || fail "--view summary of one.db failed"
+grep -q '^Launches    1 launch (1 profiled) of 1 kernel in 1 configuration$' one.txt || fail "one-launch summary: $(grep '^Launches' one.txt)"
+grep -q '^GPU time    .* kernel time; 1 copy moving ' one.txt || fail "one-copy summary: $(grep '^GPU time' one.txt)"
 # No key works in text output: the hint for the kernels left out names the report's option too.
 ! grep -q 'press' summary.txt || fail "summary text tells of a key alone: $(grep press summary.txt)"
 grep -q 'the other kernels: .*gpuhier report --view kernels)$' summary.txt || fail "summary: no --view kernels hint"
