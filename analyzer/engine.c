@@ -854,18 +854,27 @@ sev_rank(const char *s)
 }
 
 /*
- * Most time lost first, set-up's findings after every other one unless
- * they are a tenth of the wall time: the set-up is paid once however
- * long the program runs, so what it lost in the run profiled does not
- * put it before the program's own work (docs/severity.md "One-time
- * set-up").
+ * Where a finding ranks: the work's findings that lose time, then the
+ * set-up's that lose time (unless they are a tenth of the wall time:
+ * the set-up is paid once however long the program runs, so what it
+ * lost in the run profiled does not put it before the program's own
+ * work; docs/severity.md "One-time set-up"), then those that lose none,
+ * the set-up's last again. A zero-cost note is hidden by default, so
+ * ranking the set-up's after it made the list shown start past rank 1.
  */
+static int
+rank_class(const struct found *f)
+{
+    return (f->lost_total > 0 ? 0 : 2) + f->ranks_after_work;
+}
+
+/* Most time lost first within a class of rank_class(). */
 static int
 cmp_rank(const void *a, const void *b)
 {
     const struct found *x = a, *y = b;
-    if (x->ranks_after_work != y->ranks_after_work)
-        return x->ranks_after_work - y->ranks_after_work;
+    if (rank_class(x) != rank_class(y))
+        return rank_class(x) - rank_class(y);
     if (x->lost_total != y->lost_total)
         return x->lost_total < y->lost_total ? 1 : -1;
     int s = sev_rank(x->final_severity) - sev_rank(y->final_severity);
