@@ -376,6 +376,13 @@ double tui_query_num(sqlite3 *db, const char *sql, long long param);
  */
 long long tui_query_int(sqlite3 *db, const char *sql, long long param, long long fallback);
 
+/*
+ * What the lists left out by default, as their message says it: "N notes
+ * with no time lost hidden (--all shows them)", the singular for one, in
+ * buf; "" when --all is on or nothing is hidden. Returns the count.
+ */
+long long tui_hidden_notes(sqlite3 *db, char *buf, size_t n);
+
 /* ------------------------------------------------------------------ */
 /* Keys (keys.c)                                                        */
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,7 @@
  */
 #include "tui/tui_int.h"
 
+#include "export/export.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
 #include "schema/store_view.h"
@@ -795,4 +796,22 @@ tui_query_int(sqlite3 *db, const char *sql, long long param, long long fallback)
     long long v = st ? sqlite3_column_int64(st, 0) : fallback;
     sqlite3_finalize(st);
     return v;
+}
+
+long long
+tui_hidden_notes(sqlite3 *db, char *buf, size_t n)
+{
+    long long hidden =
+        view_show_all
+            ? 0
+            : tui_query_int(db,
+                            "SELECT count(*) FROM finding WHERE NOT (" EXPORT_FINDING_SHOWN
+                            ") AND ?1 >= 0",
+                            0, 0);
+    if (hidden > 0)
+        snprintf(buf, n, "%lld note%s with no time lost hidden (--all shows %s)", hidden,
+                 hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
+    else if (n)
+        buf[0] = '\0';
+    return hidden;
 }

@@ -64,18 +64,9 @@ findings_open(struct view *v)
         r->note = xsanitize((const char *)sqlite3_column_text(st, 8), 0);
     }
     sqlite3_finalize(st);
-    long long hidden =
-        view_show_all
-            ? 0
-            : tui_query_int(v->db,
-                            "SELECT count(*) FROM finding WHERE NOT (" EXPORT_FINDING_SHOWN
-                            ") AND ?1 >= 0",
-                            0, 0);
-    if (hidden > 0 && !v->message) {
-        char m[128];
-        snprintf(m, sizeof(m), "%lld notes with no time lost hidden (--all shows them)", hidden);
+    char m[128];
+    if (tui_hidden_notes(v->db, m, sizeof(m)) > 0 && !v->message)
         v->message = xstrdup(m);
-    }
     if (v->nrows == 0 && !v->message)
         v->message = xstrdup(v->nvtx ? "no findings on kernels run in these NVTX ranges"
                                      : "no findings: every rule passed");

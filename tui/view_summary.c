@@ -416,7 +416,10 @@ add_findings(struct view *v, double gpu_ns)
         n++;
     }
     sqlite3_finalize(st);
-    if (n == 0)
+    char hidden[128];
+    if (n == 0 && tui_hidden_notes(v->db, hidden, sizeof(hidden)) > 0)
+        view_printf(v, LINE_DEFAULT, "  none that loses time; %s", hidden);
+    else if (n == 0)
         view_printf(v, LINE_GOOD, "  none: every rule passed");
 }
 

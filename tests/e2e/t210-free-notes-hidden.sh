@@ -64,6 +64,14 @@ mkdir "$t/rules2"
 sed 's/config_id = 1/config_id = 2/; s/^id: free/id: free2/' "$t/rules/free.rule" > "$t/rules2/free2.rule"
 "$bin" analyze "$t/r.db" --rules "$t/rules2" > /dev/null 2>&1
 "$bin" report "$t/r.db" --raw --view kernels > "$t/kk" 2>&1
+# only a hidden note: the summary's top list and the findings view say a note is hidden, not that
+# every rule passed (a trace report of 23 zero-cost notes read "none: every rule passed")
+"$bin" report "$t/r.db" --raw --view summary > "$t/s2" 2>&1
+lacks "$t/s2" "every rule passed" "summary: not 'every rule passed' beside a hidden note"
+has "$t/s2" "^  none that loses time; 1 note with no time lost hidden (--all shows it)\$" \
+  "summary: the top list says the note is hidden"
+"$bin" report "$t/r.db" --raw --view findings > "$t/f3" 2>&1
+has "$t/f3" "1 note with no time lost hidden (--all shows it)" "findings view: the singular"
 lacks "$t/kk" "free2" "kernels view: no Worst for a kernel whose only finding is hidden"
 "$bin" report "$t/r.db" --raw --all --view kernels > "$t/kk2" 2>&1
 has "$t/kk2" "free2" "kernels view --all: names it"
