@@ -36,12 +36,17 @@ static const struct column config_cols[] = {
  * 0 is no traced time (the configuration's only launches were instrumented,
  * whose patched runs keep none), shown "-" as its mean is: "0 ns" beside a
  * time lost read as a contradiction (tk_unseen's fill_particles, 0 ns and
- * 62.6 us lost on the H100 report of 2026-12-07 10:19 UTC).
+ * 62.6 us lost on the H100 report of 2026-12-07 10:19 UTC). A time lost
+ * of 0 is "-" too where no counters of either engine came: nothing
+ * judged the kernel's memory (a trace-mode report read "0 ns" lost on
+ * every kernel beside a floor of "-").
  */
 static const char summary_sql[] =
     "SELECT k.id, ks.config_id, coalesce(gh_kname(k.id), k.short_name, k.demangled_name,"
     " k.mangled_name), ks.launches, nullif(ks.total_ns, 0), ks.mean_ns, ks.floor_ratio,"
-    " ks.time_lost_ns,"
+    " CASE WHEN coalesce(ks.time_lost_ns, 0) > 0 OR coalesce(ks.profiled_launches, 0) > 0"
+    " OR EXISTS (SELECT 1 FROM inst_launch i WHERE i.kernel_id = k.id"
+    " AND (ks.config_id IS NULL OR i.config_id = ks.config_id)) THEN ks.time_lost_ns END,"
     " CASE WHEN ?3 OR NOT (ks.worst_severity = 'note' AND coalesce(ks.time_lost_ns, 0) <= 0)"
     " THEN ks.worst_severity END,"
     " CASE WHEN ?3 OR NOT (ks.worst_severity = 'note' AND coalesce(ks.time_lost_ns, 0) <= 0)"

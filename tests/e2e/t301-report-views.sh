@@ -34,6 +34,15 @@ head -1 findings.txt | grep -q 'Rule' || fail "findings header"
 awk 'NR > 1 {print $1}' findings.txt | sort -n -c || fail "findings not by rank"
 # "<…>" is the naming rule's elided template, not a cut.
 ! sed 's/<…>//g' kernels.txt findings.txt | grep -q '…' || fail "text output cut a name"
+# Lost: "0 ns" where counters judged the kernel and found nothing, "-" where no counters of either
+# engine came (a trace-mode report's every kernel read "0 ns" lost beside a floor of "-").
+cp small.db judged.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect("judged.db"); c.executescript(sys.argv[1]); c.commit()' "
+  UPDATE kernel_summary SET time_lost_ns = 0 WHERE kernel_id IN (1, 7);
+  UPDATE kernel_summary SET profiled_launches = 0 WHERE kernel_id = 7;" || fail "judged.db"
+"$bin" report --raw judged.db --view kernels > judged.txt || fail "--view kernels of judged.db"
+grep -q '^synthetic::stream_kernel_1<…> .* 0 ns *$' judged.txt || fail "a judged kernel's 0 ns: $(grep stream_kernel_1 judged.txt)"
+grep -q '^synthetic_c_kernel_7 .*× *- *$' judged.txt || fail "an unjudged kernel's lost: $(grep c_kernel_7 judged.txt)"
 "$bin" report --raw small.db --view kernel synthetic::strided_kernel_8 > k.txt || fail "--view kernel exact"
 grep -q '^Kernel       synthetic::strided_kernel_8<…>$' k.txt || fail "kernel detail name"
 grep -q 'Raw metrics' k.txt || fail "kernel text lists the raw metrics"
