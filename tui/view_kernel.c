@@ -203,7 +203,8 @@ add_config(struct view *v)
                     (long long)sqlite3_column_int64(st, 13));
         char carve[32], waves[32], local[32] = "-";
         fmt_bytes(carve, sizeof(carve), tui_col_num(st, 14));
-        snprintf(waves, sizeof(waves), "%.2f", tui_col_num(st, 15));
+        /* 3 significant digits, as latency-not-hidden's message gives them ("0.00 waves" for one block before) */
+        export_fmt_number(waves, sizeof(waves), tui_col_num(st, 15), 3);
         /* NULL: only replayed launches were recorded (schema.sql, config) */
         if (!isnan(tui_col_num(st, 10)))
             snprintf(local, sizeof(local), "%lld B", (long long)sqlite3_column_int64(st, 10));

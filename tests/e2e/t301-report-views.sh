@@ -24,6 +24,11 @@ python3 -c 'import sqlite3, sys; c = sqlite3.connect("one.db"); c.executescript(
 "$bin" report --raw one.db --view summary > one.txt || fail "--view summary of one.db failed"
 grep -q '^Launches    1 launch (1 profiled) of 1 kernel in 1 configuration$' one.txt || fail "one-launch summary: $(grep '^Launches' one.txt)"
 grep -q '^GPU time    .* kernel time; 1 copy moving ' one.txt || fail "one-copy summary: $(grep '^GPU time' one.txt)"
+# A one-block grid's waves in 3 significant digits, as latency-not-hidden's message gives them ("0.00 waves" before).
+python3 -c 'import sqlite3, sys; c = sqlite3.connect("one.db"); c.execute(sys.argv[1]); c.commit()' \
+  "UPDATE config SET grid_x = 1, grid_y = 1, grid_z = 1, blocks = 1, waves = 1.0 / 1056" || fail "one.db grid"
+"$bin" report --raw one.db --view kernel synthetic::stream_kernel_1 > one-k.txt || fail "--view kernel of one.db"
+grep -q '; 0.000947 waves$' one-k.txt || fail "one-block waves: $(grep waves one-k.txt)"
 # No key works in text output: the hint for the kernels left out names the report's option too.
 ! grep -q 'press' summary.txt || fail "summary text tells of a key alone: $(grep press summary.txt)"
 grep -q 'the other kernels: .*gpuhier report --view kernels)$' summary.txt || fail "summary: no --view kernels hint"
