@@ -211,7 +211,9 @@ fmt_si(char *buf, size_t n, double v, const char *unit)
     }
     char num[24];
     export_fmt_number(num, sizeof(num), v, 3);
-    snprintf(buf, n, "%s %s%s", num, pre[i], unit ? unit : "");
+    /* "420" for a count with neither prefix nor unit: "420 " left a double space in "420  warp" */
+    const char *u = unit ? unit : "";
+    snprintf(buf, n, "%s%s%s%s", num, *pre[i] || *u ? " " : "", pre[i], u);
     return buf;
 }
 
@@ -1061,7 +1063,8 @@ write_roofline(xmlTextWriterPtr w, const struct ex_report *r, const struct hdata
             if (p->device_id != v->id || !placed(p))
                 continue;
             double x = p->inst / p->dram_bytes, y = p->inst / p->mean_ns * 1e9;
-            char cls[48], g[64], bl[64], t[64], fr[64], tip[EX_NAME_MAX + 512];
+            /* one buffer per number: two arguments that share one buffer print the same text */
+            char cls[48], g[64], bl[64], t[64], fr[64], rate[64], ratio[64], tip[EX_NAME_MAX + 512];
             bound_class(p->bound_tier, cls, sizeof(cls));
             snprintf(tip, sizeof(tip),
                      "%s, grid %s block %s: %s warp instructions and %s from DRAM per launch, "
@@ -1069,9 +1072,9 @@ write_roofline(xmlTextWriterPtr w, const struct ex_report *r, const struct hdata
                      kernel_name(r, p->kernel_id), ex_fmt_dim(g, sizeof(g), p->grid),
                      ex_fmt_dim(bl, sizeof(bl), p->block), fmt_si(a, sizeof(a), p->inst, NULL),
                      fmt_bytes(b, sizeof(b), p->dram_bytes), ex_fmt_ns(t, sizeof(t), p->mean_ns),
-                     export_fmt_number(fr, sizeof(fr), x, 3), fmt_si(g, sizeof(g), y, NULL),
+                     export_fmt_number(fr, sizeof(fr), x, 3), fmt_si(rate, sizeof(rate), y, NULL),
                      p->bound_tier ? p->bound_tier : "unknown",
-                     export_fmt_number(bl, sizeof(bl), p->floor_ratio, 3));
+                     export_fmt_number(ratio, sizeof(ratio), p->floor_ratio, 3));
             double px = px_x(&ax, x), py = px_y(&ax, y);
             if (isfinite(p->l2_bytes) && p->l2_bytes > 0) {
                 double lx = px_x(&ax, p->inst / p->l2_bytes);

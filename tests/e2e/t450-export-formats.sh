@@ -72,6 +72,17 @@ ls ro | grep -qv '^nasty.db$' && bad "export left files beside a read-only repor
 # A kernel with no traced time (its launches ran instrumented): the page says so, never "0 ns" or "unknown".
 cp nasty.db untimed.db
 python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE kernel_summary SET total_ns = 0, mean_ns = NULL"); c.commit()' untimed.db
+# The roofline's tooltips on a recorded report: each number in its place (the grid and block were
+# printed as the warp instructions per second and the floor ratio, buffers reused in one call),
+# no double space after a count without a unit prefix ("420  warp instructions").
+if [ -f "$SRC/demo/demo.db" ]; then
+    cp "$SRC/demo/demo.db" demo.db && chmod u+w demo.db
+    expect_rc 0 "$G" export demo.db --format html -o demo.html
+    grep -q 'per DRAM byte, [0-9.]* \([kMGTPE] \)\{0,1\}warp inst/s; bound by [a-z0-9]*; [0-9.]*\(×\|&#215;\) its floor' demo.html ||
+        bad "html: a roofline tooltip's numbers out of place: $(grep -o '[^;]*warp inst/s; [^<]*' demo.html | head -1)"
+    grep -q 'x1 warp inst/s\|x1\(×\|&#215;\) its floor' demo.html && bad "html: a grid or block as a roofline tooltip's number"
+    grep -q '[0-9]  warp instructions' demo.html && bad "html: a double space before warp instructions"
+fi
 expect_rc 0 "$G" export untimed.db --raw --format html -o untimed.html
 grep -q 'no traced time over [0-9]* launch' untimed.html || bad "html: an untimed kernel's summary"
 grep -q '</code> \(—\|&#8212;\) \(0 ns\|unknown\) over' untimed.html && bad "html: an untimed kernel reads 0 ns or unknown"
