@@ -94,6 +94,25 @@ int export_engines_load(sqlite3 *db, struct export_engines *x);
 void export_engines_release(struct export_engines *x);
 
 /*
+ * A kernel's exact per-instruction counts summed over its configurations
+ * (schema.sql v_inst_config): global load sectors, their ideal and the
+ * load instructions; shared-memory wavefronts, their ideal and the shared
+ * instructions; the memory instructions counted (> 0: the kernel was
+ * instrumented, so a kind it lacks is none, not unknown). NaN where the
+ * kernel has none (the sectors and wavefronts also where an ideal is
+ * unknown).
+ * 0, or -1 with store_error() when the query fails. The kernel view and
+ * the HTML page read a tier from them before the range profiler's
+ * estimates where the rules did (export/exact.c).
+ */
+struct export_exact {
+    double gld_sectors, gld_ideal, gld_inst;
+    double shared_wavefronts, shared_ideal, shared_inst;
+    double instructions;
+};
+int export_exact_counts(sqlite3 *db, long long kernel_id, struct export_exact *x);
+
+/*
  * "range profiler: refused: no permission ... (ERR_NVGPUCTRPERM): ...",
  * "instrumentation: ran on 12 launches (7 configurations) and 2 graph
  * launches": a new string (free()), sanitized.

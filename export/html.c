@@ -303,7 +303,8 @@ struct hkern {
     long long kernel_id, device_id;
     double bytes[6]; /* per launch: registers (local), shared, l1, l2, dram, host; NaN unknown */
     double mean_ns, regs;
-    double m[HM_N]; /* NaN when not measured */
+    double m[HM_N];         /* NaN when not measured */
+    struct export_exact ex; /* its exact counts (NaN when none) */
 };
 
 struct hcopy {
@@ -529,6 +530,7 @@ load_hierarchy(sqlite3 *db, const struct ex_report *r, struct hdata *d)
         k->device_id = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
         for (int j = 0; j < HM_N; j++)
             k->m[j] = NAN;
+        (void)export_exact_counts(db, k->kernel_id, &k->ex); /* NaN where it fails */
         rc = SQLITE_DONE;
     }
     while (rc == SQLITE_DONE && (rc = sqlite3_step(mt)) == SQLITE_ROW) {
@@ -1244,6 +1246,7 @@ static void
 tier_details(const struct hkern *k, const struct hdev *v, double frac[6], char det[6][96])
 {
     const double *m = k->m;
+    const struct export_exact *x = &k->ex;
     double b[6];
     memcpy(b, k->bytes, sizeof(b));
     char s1[32], s2[32], s3[32];
@@ -1273,14 +1276,36 @@ tier_details(const struct hkern *k, const struct hdev *v, double frac[6], char d
         else
             snprintf(det[1], 96, "%s-way conflicts (ideal 1)",
                      export_fmt_number(s1, sizeof(s1), ways, 2));
+    } else if (!isnan(x->shared_wavefronts) && !isnan(x->shared_ideal) && x->shared_ideal > 0) {
+        /* the exact counts, where no conflict counters came (as the kernel view) */
+        double ways = fmin(32, fmax(1, x->shared_wavefronts / x->shared_ideal));
+        frac[1] = 1 / ways;
+        snprintf(det[1], 96, "%s-way conflicts (ideal 1, exact)",
+                 export_fmt_number(s1, sizeof(s1), ways, 2));
     } else if (!isnan(shw) && !isnan(shi) && shi > 0) {
         snprintf(det[1], 96, "%s wavefronts/instruction",
                  export_fmt_number(s1, sizeof(s1), shw / shi, 2));
     } else {
-        snprintf(det[1], 96, "%s", shi == 0 ? "no shared-memory access" : "not measured");
+        snprintf(det[1], 96, "%s",
+                 shi == 0 || (x->instructions > 0 && !(x->shared_inst > 0))
+                     ? "no shared-memory access"
+                     : "not measured");
     }
-    /* L1: sectors per global load request against the ideal, hit rate */
-    if (!isnan(m[HM_GLD_SEC]) && !isnan(m[HM_GLD_REQ]) && m[HM_GLD_REQ] > 0) {
+    /*
+     * L1: global load sectors against their ideal, the exact counts first
+     * (as the kernel view), else the range profiler's sectors per request
+     */
+    /* ", hit rate 12.5 %", or nothing unmeasured ("hit rate unknown %" before) */
+    char hit[48] = "";
+    if (!isnan(m[HM_L1_HIT]))
+        snprintf(hit, sizeof(hit), ", hit rate %s %%",
+                 export_fmt_number(s3, sizeof(s3), m[HM_L1_HIT], 3));
+    if (!isnan(x->gld_sectors) && !isnan(x->gld_ideal) && x->gld_inst > 0 && x->gld_sectors > 0) {
+        frac[2] = fmin(1, x->gld_ideal / x->gld_sectors);
+        snprintf(det[2], 96, "%s sectors/load (ideal %s, exact)%s",
+                 export_fmt_number(s1, sizeof(s1), x->gld_sectors / x->gld_inst, 3),
+                 export_fmt_number(s2, sizeof(s2), x->gld_ideal / x->gld_inst, 3), hit);
+    } else if (!isnan(m[HM_GLD_SEC]) && !isnan(m[HM_GLD_REQ]) && m[HM_GLD_REQ] > 0) {
         double spr = m[HM_GLD_SEC] / m[HM_GLD_REQ];
         double ideal = !isnan(m[HM_GLD_BYTES]) && !isnan(m[HM_GLD_INST]) && m[HM_GLD_INST] > 0
                            ? ceil(m[HM_GLD_BYTES] / m[HM_GLD_INST] / 32)
@@ -1288,10 +1313,9 @@ tier_details(const struct hkern *k, const struct hdev *v, double frac[6], char d
         if (ideal < 1)
             ideal = 1;
         frac[2] = spr > 0 ? fmin(1, ideal / spr) : -1;
-        snprintf(
-            det[2], 96, "%s sectors/request (ideal %s), hit rate %s %%",
-            export_fmt_number(s1, sizeof(s1), spr, 2), export_fmt_number(s2, sizeof(s2), ideal, 2),
-            isnan(m[HM_L1_HIT]) ? "unknown" : export_fmt_number(s3, sizeof(s3), m[HM_L1_HIT], 3));
+        snprintf(det[2], 96, "%s sectors/request (ideal %s)%s",
+                 export_fmt_number(s1, sizeof(s1), spr, 2),
+                 export_fmt_number(s2, sizeof(s2), ideal, 2), hit);
     } else {
         snprintf(det[2], 96, "no global loads measured");
     }

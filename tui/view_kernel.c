@@ -298,6 +298,9 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
     double gbytes = metric(p, "smsp__sass_data_bytes_mem_global_op_ld.sum");
     double ginst = metric(p, "smsp__inst_executed_op_global_ld.sum");
     double l1hit = metric(p, "l1tex__t_sector_hit_rate.pct");
+    /* exact counts (NaN where none, or where the query failed: the estimates then stand) */
+    struct export_exact ex;
+    (void)export_exact_counts(v->db, v->id, &ex);
     double l2h = metric(p, "lts__t_sectors_lookup_hit.sum"),
            l2m = metric(p, "lts__t_sectors_lookup_miss.sum");
     double dram = metric(p, "dram__bytes_read.sum") + nz(metric(p, "dram__bytes_write.sum"));
@@ -366,13 +369,20 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
                      isinf(raw) ? "every wavefront a conflict" : "more");
         else
             snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1)", ways);
+    } else if (!isnan(ex.shared_wavefronts) && !isnan(ex.shared_ideal) && ex.shared_ideal > 0) {
+        /* the exact counts, where no conflict counters came: wavefronts over their ideal */
+        double ways = fmin(32, fmax(1, ex.shared_wavefronts / ex.shared_ideal));
+        t[1].frac = 1 / ways;
+        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1, exact)", ways);
     } else if (!isnan(shw) && !isnan(shi) && shi > 0) {
         t[1].frac = -1;
         snprintf(t[1].detail, sizeof(t[1].detail), "%.1f wavefronts/instruction", shw / shi);
     } else {
         t[1].frac = -1;
         snprintf(t[1].detail, sizeof(t[1].detail), "%s",
-                 shi == 0 ? "no shared-memory access" : "not measured");
+                 shi == 0 || (ex.instructions > 0 && !(ex.shared_inst > 0))
+                     ? "no shared-memory access"
+                     : "not measured");
     }
     /*
      * L1: global load sectors against their ideal. Exact per-instruction
@@ -381,26 +391,7 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
      * them, the range profiler's sectors per request. A PyTorch copy read
      * "no global loads measured" here beside its finding's exact 12.5 %.
      */
-    double xs = NAN, xi = NAN, xn = NAN;
-    sqlite3_stmt *xq = NULL;
-    /* only this kernel's launches pivoted (a report before schema version 2 has no counts) */
-    char *xsql =
-        store_user_version(v->db) >= 2
-            ? tui_inst_query("kernel_id = ?1", "v_inst_config",
-                             "SELECT sum(gld_sectors), sum(gld_sectors_ideal), sum(gld_inst)"
-                             " FROM ",
-                             " WHERE gld_sectors_ideal IS NOT NULL")
-            : NULL;
-    if (xsql && tui_prepare(v->db, xsql, &xq) == 0) {
-        sqlite3_bind_int64(xq, 1, v->id);
-        if (sqlite3_step(xq) == SQLITE_ROW && sqlite3_column_type(xq, 0) != SQLITE_NULL) {
-            xs = sqlite3_column_double(xq, 0);
-            xi = sqlite3_column_double(xq, 1);
-            xn = sqlite3_column_double(xq, 2);
-        }
-    }
-    free(xsql);
-    sqlite3_finalize(xq);
+    double xs = ex.gld_sectors, xi = ex.gld_ideal, xn = ex.gld_inst;
     if (!isnan(xs) && !isnan(xi) && !isnan(xn) && xs > 0 && xn > 0) {
         t[2].frac = xi / xs;
         if (t[2].frac > 1)

@@ -82,6 +82,24 @@ assert sp["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 2
 for r in res:
     assert "python" not in json.dumps(r["locations"]), r
 PY
+# The memory hierarchy of the kernel view and of the HTML page read the exact counts, as the rules
+# do: the transpose's 32-way conflicts and the gather's 18 sectors per load, not "not measured" and
+# "no global loads measured" beside the findings on them; a kernel with no shared instruction has
+# no shared-memory access.
+"$bin" report r.db --view kernel transpose > kt.txt
+grep -q 'shared .*32.0-way conflicts (ideal 1, exact)' kt.txt || { cat kt.txt; fail "kernel view: transpose's shared tier"; }
+"$bin" report r.db --view kernel gather > kg.txt
+grep -q 'L1 .*18.0 sectors/load (ideal 4.0, exact)' kg.txt || { cat kg.txt; fail "kernel view: gather's L1 tier"; }
+grep -q 'shared .*no shared-memory access' kg.txt || { cat kg.txt; fail "kernel view: gather has no shared access"; }
+"$bin" export r.db --format html -o r.html
+python3 - r.html <<'PY' || fail "html: the hierarchy does not read the exact counts"
+import html, re, sys
+text = html.unescape(re.sub(r"<[^>]+>", " ", open(sys.argv[1]).read()))
+text = re.sub(r"\s+", " ", text)
+assert re.search(r"transpose — .{0,200}? shared .{0,60}?32(\.0)?-way conflicts \(ideal 1, exact\)", text), "transpose"
+assert re.search(r"gather — .{0,300}? L1 .{0,60}?18(\.0)? sectors/load \(ideal 4(\.0)?, exact\)", text), "gather"
+assert "unknown %" not in text, "a percentage of unknown"
+PY
 schemas=$src/../shared/schemas val=$src/tests/validators
 if [ -f "$schemas/sarif-schema-2.1.0.json" ] && [ -d "$val/node_modules/ajv-draft-04" ]; then
     node "$val/validate-sarif.cjs" "$schemas/sarif-schema-2.1.0.json" r.sarif || fail "r.sarif is not valid SARIF 2.1.0"
