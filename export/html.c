@@ -1471,7 +1471,7 @@ write_hierarchies(xmlTextWriterPtr w, const struct ex_report *r, const struct hd
 static void
 write_copies(xmlTextWriterPtr w, const struct hdata *d)
 {
-    char a[64], b[64], c[64], e2[64];
+    char a[64], b[64], c[64];
     el(w, "section", NULL);
     attr(w, "id", "copies");
     el_text(w, "h2", NULL, "Copies and memsets over time");
@@ -1535,11 +1535,20 @@ write_copies(xmlTextWriterPtr w, const struct hdata *d)
                 n++;
             }
             svg_rect(w, xa, y + 5, fmax(1, xb - xa), lane_h - 10, d->cp[i].cls);
+            /*
+             * Its duration (or the span of the merged ones) and its start:
+             * both ends in 3 significant digits read "from 7.63 s to 7.63 s"
+             * for 155 us of copies.
+             */
             char tip[256];
-            snprintf(tip, sizeof(tip), "%zu %s, %s, %s from %s to %s", n,
-                     n == 1 ? "operation" : "operations", fmt_bytes(a, sizeof(a), bytes),
-                     ex_fmt_ns(b, sizeof(b), e - s), ex_fmt_ns(c, sizeof(c), s - t0),
-                     ex_fmt_ns(e2, sizeof(e2), e - t0));
+            if (n == 1)
+                snprintf(tip, sizeof(tip), "1 operation, %s, %s at %s",
+                         fmt_bytes(a, sizeof(a), bytes), ex_fmt_ns(b, sizeof(b), e - s),
+                         ex_fmt_ns(c, sizeof(c), s - t0));
+            else
+                snprintf(tip, sizeof(tip), "%zu operations, %s, within %s from %s", n,
+                         fmt_bytes(a, sizeof(a), bytes), ex_fmt_ns(b, sizeof(b), e - s),
+                         ex_fmt_ns(c, sizeof(c), s - t0));
             svg_title(w, tip);
             svg_end(w);
             i = j;

@@ -82,6 +82,10 @@ if [ -f "$SRC/demo/demo.db" ]; then
         bad "html: a roofline tooltip's numbers out of place: $(grep -o '[^;]*warp inst/s; [^<]*' demo.html | head -1)"
     grep -q 'x1 warp inst/s\|x1\(×\|&#215;\) its floor' demo.html && bad "html: a grid or block as a roofline tooltip's number"
     grep -q '[0-9]  warp instructions' demo.html && bad "html: a double space before warp instructions"
+    # the copies timeline's bars: a span and where it starts, not "from 7.63 s to 7.63 s" (both ends
+    # in 3 significant digits read the same)
+    grep -qE 'from ([0-9.]+ [mµn]?s) to \1<' demo.html && bad "html: a copy bar from one time to the same: $(grep -oE 'operations?, [^<]*from ([0-9.]+ [mµn]?s) to \1<' demo.html | head -1)"
+    grep -qE '<title>[0-9]+ operations, [^<]* within [^<]* from [0-9.]+ [mµn]?s</title>' demo.html || bad "html: no merged copy bar says its span"
 fi
 expect_rc 0 "$G" export untimed.db --raw --format html -o untimed.html
 grep -q 'no traced time over [0-9]* launch' untimed.html || bad "html: an untimed kernel's summary"
