@@ -256,7 +256,8 @@ struct hpoint {
     long long config_id, kernel_id, device_id;
     long long grid[3], block[3];
     double mean_ns, dram_bytes, l2_bytes, inst, floor_ratio; /* per launch; NaN when unknown */
-    double pipe_pct;  /* busiest pipe's share of the elapsed cycles, %; NaN without counters */
+    double
+        pipe_pct; /* busiest pipe's share of the elapsed cycles, %; NaN without all four counters */
     const char *pipe; /* its name: "tensor", "fma", "alu", "fp64" (ours), or NULL */
     char *bound_tier; /* sanitized, may be NULL */
 };
@@ -475,15 +476,24 @@ load_points(sqlite3 *db, const struct ex_report *r, struct hdata *d)
         p->floor_ratio = ex_col_real(st, 12);
         p->bound_tier = ex_col_text(st, 13, 64);
         p->inst = ex_col_real(st, 14);
+        /*
+         * The busiest pipe is known only when every pipe's counter came: one
+         * group may hold the tensor pipe's alone (an FFMA GEMM's 0.0003 %
+         * put its tick 300,000x above its circle, and the axis with it).
+         */
         static const char *pipes[] = {"tensor", "fma", "alu", "fp64"};
         p->pipe_pct = NAN;
+        int measured = 0;
         for (int i = 0; i < 4; i++) {
             double v = ex_col_real(st, 15 + i);
+            measured += isfinite(v);
             if (isfinite(v) && (isnan(p->pipe_pct) || v > p->pipe_pct)) {
                 p->pipe_pct = v;
                 p->pipe = pipes[i];
             }
         }
+        if (measured < 4)
+            p->pipe_pct = NAN;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(db, rc, "reading profiled configurations");
@@ -1195,7 +1205,7 @@ write_rooflines(xmlTextWriterPtr w, const struct ex_report *r, const struct hdat
             "L2 at the bandwidth the analyzer assumes, and the issue rate of 4 warp instructions "
             "per SM per cycle at the SM clock. A tick above a circle is where the configuration "
             "would be with its busiest pipe (tensor, FMA, ALU, FP64) at its peak, when the "
-            "report has the pipe counters.");
+            "report has all four pipes' counters for it.");
     if (d->n_dev == 0)
         el_text(w, "p", "note", "The report has no device.");
     for (size_t i = 0; i < d->n_dev; i++)

@@ -86,6 +86,17 @@ if [ -f "$SRC/demo/demo.db" ]; then
     # in 3 significant digits read the same)
     grep -qE 'from ([0-9.]+ [mµn]?s) to \1<' demo.html && bad "html: a copy bar from one time to the same: $(grep -oE 'operations?, [^<]*from ([0-9.]+ [mµn]?s) to \1<' demo.html | head -1)"
     grep -qE '<title>[0-9]+ operations, [^<]* within [^<]* from [0-9.]+ [mµn]?s</title>' demo.html || bad "html: no merged copy bar says its span"
+    # A pipe tick needs every pipe's counter: with only the tensor pipe's (0.0003 %, a group with it
+    # alone) the tick of an FFMA kernel stood 300,000x above its circle and the y axis ran to 1 P.
+    cp demo.db pipe.db
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect("pipe.db"); c.executescript(sys.argv[1]); c.commit()' "
+      INSERT INTO metric_name (name) VALUES ('sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed');
+      INSERT INTO metric (launch_id, metric_id, value) SELECT 2, id, 0.0003 FROM metric_name
+        WHERE name = 'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed';" || bad "pipe.db"
+    expect_rc 0 "$G" export pipe.db --format html -o pipe.html
+    grep -q 'pipe at [0-9.]* %' pipe.html && bad "html: a pipe tick from one pipe's counter: $(grep -o '[a-z0-9]* pipe at [^<]*' pipe.html | head -1)"
+    [ "$(grep -oE '<text[^>]*>[0-9.]+ [kMGTPE]</text>' pipe.html | tail -1)" = "$(grep -oE '<text[^>]*>[0-9.]+ [kMGTPE]</text>' demo.html | tail -1)" ] ||
+        bad "html: the roofline's y axis changed with a tensor-pipe counter alone"
 fi
 expect_rc 0 "$G" export untimed.db --raw --format html -o untimed.html
 grep -q 'no traced time over [0-9]* launch' untimed.html || bad "html: an untimed kernel's summary"

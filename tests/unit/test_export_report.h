@@ -116,11 +116,19 @@ exr_html_rows(sqlite3 *db)
         " (2, 'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed'),"
         " (3, 'lts__t_sectors_lookup_hit.sum'), (4, 'lts__t_sectors_lookup_miss.sum'),"
         " (5, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'),"
-        " (6, 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum');"
+        " (6, 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum'),"
+        " (7, 'sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed'),"
+        " (8, 'sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed'),"
+        " (9, 'sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed');"
+        /*
+         * config 3 (launch 3) has every pipe's counter: a pipe tick; config 2
+         * (launch 11) the tensor pipe's alone: its busiest pipe is unknown, no tick
+         */
         /* config 4 (launch 4) has no instruction count: profiled, not placed */
         "INSERT INTO metric(launch_id, metric_id, value) VALUES"
         " (1, 1, 4.2e6), (1, 3, 1.0e6), (1, 4, 4.0e6), (1, 5, 4.2e6), (1, 6, 1.3e5),"
-        " (11, 1, 3.1e6), (3, 1, 9.0e5), (3, 2, 40), (5, 1, 2.0e5), (6, 1, 5.0e4),"
+        " (11, 1, 3.1e6), (11, 2, 0.0003), (3, 1, 9.0e5), (3, 2, 40), (3, 7, 5), (3, 8, 3),"
+        " (3, 9, 0), (5, 1, 2.0e5), (6, 1, 5.0e4),"
         " (7, 1, 8.0e5), (4, 3, 10), (4, 4, 10);"
         "INSERT INTO kernel_summary(kernel_id, config_id, launches, profiled_launches,"
         " total_ns, mean_ns, dram_bytes, l2_bytes, floor_ratio, bound_tier) VALUES"
