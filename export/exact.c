@@ -25,36 +25,17 @@ export_exact_counts(sqlite3 *db, long long kernel_id, struct export_exact *x)
     if (store_user_version(db) < 2)
         return 0; /* no per-instruction counts before schema version 2 */
     /*
-     * Only this kernel's launches are pivoted: the statement shadows
-     * inst_launch and v_inst with this build's definitions (reading the
-     * views as they are pivots every count of the report). An ideal
-     * missing on an instruction leaves the sums of its kind unknown.
+     * Only this kernel's launches are pivoted (store_inst_query()). An
+     * ideal missing on an instruction leaves the sums of its kind unknown.
      */
-    char *inst = store_view_query("v_inst", "", "");
-    char *cfg =
-        inst ? store_view_query(
-                   "v_inst_config",
-                   "SELECT sum(CASE WHEN gld_sectors_ideal IS NOT NULL THEN gld_sectors END),"
-                   " sum(gld_sectors_ideal),"
-                   " sum(CASE WHEN gld_sectors_ideal IS NOT NULL THEN gld_inst END),"
-                   " sum(CASE WHEN shared_wavefronts_ideal IS NOT NULL THEN shared_wavefronts"
-                   " END), sum(shared_wavefronts_ideal),"
-                   " sum(shared_inst), sum(instructions)"
-                   " FROM ",
-                   "")
-             : NULL;
-    char *sql = NULL;
-    if (cfg) {
-        size_t n = strlen(inst) + strlen(cfg) + 128;
-        sql = malloc(n);
-        if (sql)
-            snprintf(sql, n,
-                     "WITH inst_launch AS (SELECT * FROM main.inst_launch WHERE kernel_id = ?1),"
-                     " v_inst AS %s %s",
-                     inst, cfg);
-    }
-    free(inst);
-    free(cfg);
+    char *sql = store_inst_query(
+        "kernel_id = ?1", "v_inst_config",
+        "SELECT sum(CASE WHEN gld_sectors_ideal IS NOT NULL THEN gld_sectors END),"
+        " sum(gld_sectors_ideal),"
+        " sum(CASE WHEN gld_sectors_ideal IS NOT NULL THEN gld_inst END),"
+        " sum(CASE WHEN shared_wavefronts_ideal IS NOT NULL THEN shared_wavefronts END),"
+        " sum(shared_wavefronts_ideal), sum(shared_inst), sum(instructions) FROM ",
+        "");
     sqlite3_stmt *st = NULL;
     int rc = sql ? store_prepare(db, sql, &st) : -1;
     free(sql);

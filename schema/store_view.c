@@ -91,6 +91,27 @@ store_groups_query(const char *head, const char *tail)
     return sql;
 }
 
+char *
+store_inst_query(const char *filter, const char *view, const char *head, const char *tail)
+{
+    char *inst = store_view_query("v_inst", "", "");
+    char *q = inst ? store_view_query(view, head, tail) : NULL;
+    char *sql = NULL;
+    if (q) {
+        static const char fmt[] = "WITH inst_launch AS (SELECT * FROM main.inst_launch WHERE %s),"
+                                  " v_inst AS %s %s";
+        size_t n = sizeof(fmt) + strlen(filter) + strlen(inst) + strlen(q);
+        sql = malloc(n);
+        if (sql)
+            snprintf(sql, n, fmt, filter, inst, q);
+        else
+            store_set_error("out of memory reading view '%s'", view);
+    }
+    free(inst);
+    free(q);
+    return sql;
+}
+
 int
 store_counter_coverage(sqlite3 *db, struct store_coverage *c)
 {

@@ -110,4 +110,17 @@ int store_counter_coverage(sqlite3 *db, struct store_coverage *c);
  */
 char *store_groups_query(const char *head, const char *tail);
 
+/*
+ * `head` + the body of the per-instruction view `view` (v_inst or one that
+ * reads it: v_inst_config, v_inst_line) + `tail`, its counts restricted to
+ * the instrumented launches `filter` selects (an SQL condition on
+ * inst_launch's columns): the statement shadows inst_launch and v_inst
+ * with CTEs of this build's definitions, so only those launches are
+ * pivoted. Reading the views as they are pivots every count of the report
+ * (SQLite does not push a condition into the grouped pivot), and a
+ * read-only connection cannot materialize them as the analyzer does. A
+ * new string (free()), or NULL with the message.
+ */
+char *store_inst_query(const char *filter, const char *view, const char *head, const char *tail);
+
 #endif

@@ -339,13 +339,6 @@ void view_add_wrapped(struct view *v, enum line_type t, int indent, const char *
 /* SQL helpers (view.c): -1 with store_error() set on failure. */
 int tui_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
 /*
- * `head` + the body of the per-instruction view `view` (v_inst_line,
- * v_inst_config) + `tail`, its counts restricted to the instrumented
- * launches `filter` selects (an SQL condition on inst_launch's columns), so
- * that only those are pivoted (view.c). NULL with store_error() on failure.
- */
-char *tui_inst_query(const char *filter, const char *view, const char *head, const char *tail);
-/*
  * The view's kernel row: prepares `sql` (a SELECT from kernel with ?1 for
  * the view's id) and steps it. 1: *st holds the row (finalize it); 0: no
  * such kernel, an error line says so; -1: SQLite failed.

@@ -686,30 +686,6 @@ view_write_text(struct view *v, FILE *f)
 /* SQL helpers                                                         */
 /* ------------------------------------------------------------------ */
 
-/*
- * `head` + the body of the per-instruction view `view` + `tail`, its
- * counts restricted to the instrumented launches `filter` selects (an SQL
- * condition on inst_launch's columns): the statement shadows inst_launch
- * and v_inst with CTEs of this build's definitions (store_view_query()),
- * so only those launches are pivoted. Reading the views as they are
- * pivots every count of the report (SQLite does not push a configuration
- * into the grouped pivot), and a read-only connection cannot materialize
- * them as the analyzer does. NULL with store_error() on failure.
- */
-char *
-tui_inst_query(const char *filter, const char *view, const char *head, const char *tail)
-{
-    char *inst = store_view_query("v_inst", "", "");
-    char *q = inst ? store_view_query(view, head, tail) : NULL;
-    char *sql = q ? xasprintf("WITH inst_launch AS (SELECT * FROM main.inst_launch WHERE %s),"
-                              " v_inst AS %s %s",
-                              filter, inst, q)
-                  : NULL;
-    free(inst);
-    free(q);
-    return sql;
-}
-
 int
 tui_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 {

@@ -9,7 +9,7 @@
  *
  * The rows are schema.sql's v_inst_line, one configuration after the
  * other (the one with most traced time first): nothing is summed here
- * (tui_inst_query() only keeps the pivot to the kernel's launches).
+ * (store_inst_query() only keeps the pivot to the kernel's launches).
  * A line's text comes from the file itself when it is readable below the
  * current directory or the run's working directory (export/srcfile.h);
  * otherwise the row shows the SASS of the line's worst instruction.
@@ -140,16 +140,16 @@ load_rows(struct view *v, struct source_priv *p, long long config_id, struct sro
                                   " inst_executed DESC, location";
     char *tail = xasprintf(" WHERE config_id = ?1%s", order);
     char *sql =
-        tui_inst_query("config_id = ?1", "v_inst_line",
-                       "SELECT location, file, line, sass, inst_executed,"
-                       " gld_sectors + gst_sectors + atomic_sectors,"
-                       " gld_sectors_ideal + gst_sectors_ideal + atomic_sectors_ideal,"
-                       " 100.0 * global_excess / NULLIF(SUM(global_excess) OVER (), 0),"
-                       " shared_wavefronts, shared_wavefronts_ideal, shared_share_pct,"
-                       " local_sectors, global_excess + shared_excess + local_excess, pc,"
-                       " function = (SELECT mangled_name FROM kernel WHERE id = ?2), function"
-                       " FROM ",
-                       tail);
+        store_inst_query("config_id = ?1", "v_inst_line",
+                         "SELECT location, file, line, sass, inst_executed,"
+                         " gld_sectors + gst_sectors + atomic_sectors,"
+                         " gld_sectors_ideal + gst_sectors_ideal + atomic_sectors_ideal,"
+                         " 100.0 * global_excess / NULLIF(SUM(global_excess) OVER (), 0),"
+                         " shared_wavefronts, shared_wavefronts_ideal, shared_share_pct,"
+                         " local_sectors, global_excess + shared_excess + local_excess, pc,"
+                         " function = (SELECT mangled_name FROM kernel WHERE id = ?2), function"
+                         " FROM ",
+                         tail);
     free(tail);
     if (!sql)
         return -1;
@@ -324,16 +324,16 @@ source_open(struct view *v)
                              "before per-instruction counts existed (schema version 1)");
         return 0;
     }
-    char *sql = tui_inst_query("kernel_id = ?1 AND (?2 < 0 OR config_id = ?2)", "v_inst_config",
-                               "SELECT i.config_id, c.grid_x, c.grid_y, c.grid_z, c.block_x,"
-                               " c.block_y, c.block_z, c.dynamic_smem_bytes, i.launch_id,"
-                               " i.instructions, i.lines, i.inst_executed, i.gld_sectors + "
-                               "i.gst_sectors + i.atomic_sectors, i.gld_sectors_ideal + "
-                               "i.gst_sectors_ideal + i.atomic_sectors_ideal,"
-                               " i.shared_wavefronts, i.shared_wavefronts_ideal, i.local_sectors,"
-                               " i.async_inst FROM ",
-                               " i LEFT JOIN config c ON c.id = i.config_id"
-                               " ORDER BY c.total_ns DESC, i.config_id");
+    char *sql = store_inst_query("kernel_id = ?1 AND (?2 < 0 OR config_id = ?2)", "v_inst_config",
+                                 "SELECT i.config_id, c.grid_x, c.grid_y, c.grid_z, c.block_x,"
+                                 " c.block_y, c.block_z, c.dynamic_smem_bytes, i.launch_id,"
+                                 " i.instructions, i.lines, i.inst_executed, i.gld_sectors + "
+                                 "i.gst_sectors + i.atomic_sectors, i.gld_sectors_ideal + "
+                                 "i.gst_sectors_ideal + i.atomic_sectors_ideal,"
+                                 " i.shared_wavefronts, i.shared_wavefronts_ideal, i.local_sectors,"
+                                 " i.async_inst FROM ",
+                                 " i LEFT JOIN config c ON c.id = i.config_id"
+                                 " ORDER BY c.total_ns DESC, i.config_id");
     int prc = sql ? tui_prepare(v->db, sql, &st) : -1;
     free(sql);
     if (prc)
