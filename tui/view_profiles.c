@@ -354,9 +354,11 @@ profiles_open(struct view *v)
     if (p->n == 0) {
         /* The table would be empty: say why instead (the report prints it as a note). */
         free(v->message);
-        v->message = launches ? xasprintf("none of the %lld launches of %s was profiled: %s",
-                                          launches, of, counts)
-                              : xasprintf("%s has no launch in the report", of);
+        v->message = launches == 1
+                         ? xasprintf("the one launch of %s was not profiled: %s", of, counts)
+                     : launches ? xasprintf("none of the %lld launches of %s was profiled: %s",
+                                            launches, of, counts)
+                                : xasprintf("%s has no launch in the report", of);
         free(counts);
         return 0;
     }

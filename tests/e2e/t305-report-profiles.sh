@@ -41,6 +41,14 @@ cmp out.txt analyzed.txt || fail "the analysis changed the profiles view"
 [ "$(sed -n 2p out.txt)" = "note: none of the 167 launches of this kernel was profiled: 167 filtered_name" ] ||
   fail "never profiled: note"
 [ "$(wc -l < out.txt)" -eq 2 ] || fail "never profiled: nothing but the header and the note"
+# One launch, in the singular ("none of the 1 launches" before).
+cp p.db one.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect("one.db"); c.execute(sys.argv[1]); c.commit()' \
+  "DELETE FROM launch WHERE id IN (SELECT l.id FROM launch l JOIN kernel k ON k.id = l.kernel_id
+     WHERE k.short_name = 'synthetic::stream_kernel_1' ORDER BY l.id LIMIT -1 OFFSET 1)" || fail "one.db"
+"$bin" report --raw one.db --view profiles stream_kernel_1 > one.txt || fail "one launch: rc"
+[ "$(sed -n 2p one.txt)" = "note: the one launch of this kernel was not profiled: 1 filtered_name" ] ||
+  fail "one launch: $(sed -n 2p one.txt)"
 # Untrusted reasons are sanitized like every other string.
 sql="UPDATE launch SET profile_reason = 'evil' || char(27) || '[31m' WHERE id = 84;"
 sqlite3 p.db "$sql" 2>/dev/null ||
