@@ -51,3 +51,29 @@ export_exact_counts(sqlite3 *db, long long kernel_id, struct export_exact *x)
     sqlite3_finalize(st);
     return 0;
 }
+
+double
+export_exact_ways(const struct export_exact *x)
+{
+    if (isnan(x->shared_wavefronts) || isnan(x->shared_ideal) || !(x->shared_ideal > 0))
+        return NAN;
+    return fmin(32, fmax(1, x->shared_wavefronts / x->shared_ideal));
+}
+
+int
+export_exact_no_shared(const struct export_exact *x)
+{
+    return x->instructions > 0 && !(x->shared_inst > 0);
+}
+
+int
+export_exact_loads(const struct export_exact *x, double *per_load, double *ideal_per_load,
+                   double *frac)
+{
+    if (isnan(x->gld_sectors) || isnan(x->gld_ideal) || !(x->gld_inst > 0) || !(x->gld_sectors > 0))
+        return 0;
+    *per_load = x->gld_sectors / x->gld_inst;
+    *ideal_per_load = x->gld_ideal / x->gld_inst;
+    *frac = fmin(1, x->gld_ideal / x->gld_sectors);
+    return 1;
+}

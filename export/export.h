@@ -113,6 +113,20 @@ struct export_exact {
 int export_exact_counts(sqlite3 *db, long long kernel_id, struct export_exact *x);
 
 /*
+ * What both readers show of them. export_exact_ways(): the shared
+ * accesses' n-way, wavefronts over their ideal within the 1 to 32 ways 32
+ * banks allow; NaN without exact shared counts. export_exact_no_shared():
+ * 1 when the kernel was instrumented and ran no shared-memory instruction.
+ * export_exact_loads(): 1 when there are exact global load counts, with
+ * the sectors per load, their ideal per load and the ideal's share of the
+ * sectors (at most 1) in *per_load, *ideal_per_load and *frac; else 0.
+ */
+double export_exact_ways(const struct export_exact *x);
+int export_exact_no_shared(const struct export_exact *x);
+int export_exact_loads(const struct export_exact *x, double *per_load, double *ideal_per_load,
+                       double *frac);
+
+/*
  * "range profiler: refused: no permission ... (ERR_NVGPUCTRPERM): ...",
  * "instrumentation: ran on 12 launches (7 configurations) and 2 graph
  * launches": a new string (free()), sanitized.

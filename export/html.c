@@ -1286,20 +1286,18 @@ tier_details(const struct hkern *k, const struct hdev *v, double frac[6], char d
         else
             snprintf(det[1], 96, "%s-way conflicts (ideal 1)",
                      export_fmt_number(s1, sizeof(s1), ways, 2));
-    } else if (!isnan(x->shared_wavefronts) && !isnan(x->shared_ideal) && x->shared_ideal > 0) {
+    } else if (!isnan(export_exact_ways(x))) {
         /* the exact counts, where no conflict counters came (as the kernel view) */
-        double ways = fmin(32, fmax(1, x->shared_wavefronts / x->shared_ideal));
-        frac[1] = 1 / ways;
+        frac[1] = 1 / export_exact_ways(x);
         snprintf(det[1], 96, "%s-way conflicts (ideal 1, exact)",
-                 export_fmt_number(s1, sizeof(s1), ways, 2));
+                 export_fmt_number(s1, sizeof(s1), export_exact_ways(x), 2));
     } else if (!isnan(shw) && !isnan(shi) && shi > 0) {
         snprintf(det[1], 96, "%s wavefronts/instruction",
                  export_fmt_number(s1, sizeof(s1), shw / shi, 2));
     } else {
         snprintf(det[1], 96, "%s",
-                 shi == 0 || (x->instructions > 0 && !(x->shared_inst > 0))
-                     ? "no shared-memory access"
-                     : "not measured");
+                 shi == 0 || export_exact_no_shared(x) ? "no shared-memory access"
+                                                       : "not measured");
     }
     /*
      * L1: global load sectors against their ideal, the exact counts first
@@ -1310,11 +1308,11 @@ tier_details(const struct hkern *k, const struct hdev *v, double frac[6], char d
     if (!isnan(m[HM_L1_HIT]))
         snprintf(hit, sizeof(hit), ", hit rate %s %%",
                  export_fmt_number(s3, sizeof(s3), m[HM_L1_HIT], 3));
-    if (!isnan(x->gld_sectors) && !isnan(x->gld_ideal) && x->gld_inst > 0 && x->gld_sectors > 0) {
-        frac[2] = fmin(1, x->gld_ideal / x->gld_sectors);
+    double per_load, ideal_per_load;
+    if (export_exact_loads(x, &per_load, &ideal_per_load, &frac[2])) {
         snprintf(det[2], 96, "%s sectors/load (ideal %s, exact)%s",
-                 export_fmt_number(s1, sizeof(s1), x->gld_sectors / x->gld_inst, 3),
-                 export_fmt_number(s2, sizeof(s2), x->gld_ideal / x->gld_inst, 3), hit);
+                 export_fmt_number(s1, sizeof(s1), per_load, 3),
+                 export_fmt_number(s2, sizeof(s2), ideal_per_load, 3), hit);
     } else if (!isnan(m[HM_GLD_SEC]) && !isnan(m[HM_GLD_REQ]) && m[HM_GLD_REQ] > 0) {
         double spr = m[HM_GLD_SEC] / m[HM_GLD_REQ];
         double ideal = !isnan(m[HM_GLD_BYTES]) && !isnan(m[HM_GLD_INST]) && m[HM_GLD_INST] > 0

@@ -10,7 +10,6 @@
 #include "export/export.h"
 #include "export/sanitize.h"
 #include "schema/store.h"
-#include "schema/store_view.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -369,20 +369,19 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
                      isinf(raw) ? "every wavefront a conflict" : "more");
         else
             snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1)", ways);
-    } else if (!isnan(ex.shared_wavefronts) && !isnan(ex.shared_ideal) && ex.shared_ideal > 0) {
+    } else if (!isnan(export_exact_ways(&ex))) {
         /* the exact counts, where no conflict counters came: wavefronts over their ideal */
-        double ways = fmin(32, fmax(1, ex.shared_wavefronts / ex.shared_ideal));
-        t[1].frac = 1 / ways;
-        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1, exact)", ways);
+        t[1].frac = 1 / export_exact_ways(&ex);
+        snprintf(t[1].detail, sizeof(t[1].detail), "%.1f-way conflicts (ideal 1, exact)",
+                 export_exact_ways(&ex));
     } else if (!isnan(shw) && !isnan(shi) && shi > 0) {
         t[1].frac = -1;
         snprintf(t[1].detail, sizeof(t[1].detail), "%.1f wavefronts/instruction", shw / shi);
     } else {
         t[1].frac = -1;
         snprintf(t[1].detail, sizeof(t[1].detail), "%s",
-                 shi == 0 || (ex.instructions > 0 && !(ex.shared_inst > 0))
-                     ? "no shared-memory access"
-                     : "not measured");
+                 shi == 0 || export_exact_no_shared(&ex) ? "no shared-memory access"
+                                                         : "not measured");
     }
     /*
      * L1: global load sectors against their ideal. Exact per-instruction
@@ -391,17 +390,15 @@ add_pyramid(struct view *v, struct kernel_priv *p, const struct summary *s)
      * them, the range profiler's sectors per request. A PyTorch copy read
      * "no global loads measured" here beside its finding's exact 12.5 %.
      */
-    double xs = ex.gld_sectors, xi = ex.gld_ideal, xn = ex.gld_inst;
-    if (!isnan(xs) && !isnan(xi) && !isnan(xn) && xs > 0 && xn > 0) {
-        t[2].frac = xi / xs;
-        if (t[2].frac > 1)
-            t[2].frac = 1;
+    double per_load, ideal_per_load;
+    if (export_exact_loads(&ex, &per_load, &ideal_per_load, &t[2].frac)) {
         if (!isnan(l1hit))
             snprintf(t[2].detail, sizeof(t[2].detail),
-                     "%.1f sectors/load (ideal %.1f, exact), hit %.0f%%", xs / xn, xi / xn, l1hit);
+                     "%.1f sectors/load (ideal %.1f, exact), hit %.0f%%", per_load, ideal_per_load,
+                     l1hit);
         else
             snprintf(t[2].detail, sizeof(t[2].detail), "%.1f sectors/load (ideal %.1f, exact)",
-                     xs / xn, xi / xn);
+                     per_load, ideal_per_load);
     } else if (!isnan(gsec) && !isnan(greq) && greq > 0) {
         double spr = gsec / greq;
         double ideal =
